@@ -1,0 +1,63 @@
+# toolerr — run `make` for the list of targets.
+.DEFAULT_GOAL := help
+SHELL := /bin/bash
+GO ?= go
+DIST := dist
+FUZZTIME ?= 10s
+
+.PHONY: help build wasm cshared demo test test-go conformance test-python test-node test-rust fuzz bench lint fmt check clean
+
+help: ## show this list
+	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  %-12s %s\n", $$1, $$2}'
+
+build: wasm cshared ## build dist/toolerr.wasm, dist/libtoolerr.{so,a} and dist/toolerr.h
+	$(GO) build -trimpath -o $(DIST)/toolerr ./cmd/toolerr
+
+wasm: ## build dist/toolerr.wasm (GOOS=wasip1, -buildmode=c-shared)
+	bash scripts/build-wasm.sh $(DIST)
+
+cshared: ## build dist/libtoolerr.so, dist/libtoolerr.a and dist/toolerr.h
+	bash scripts/build-cshared.sh $(DIST)
+
+demo: ## the main job: the seed's worked example, then every real recording classified
+	$(GO) run ./cmd/toolerr demo
+
+test: test-go conformance test-python test-node test-rust ## every test of every target and binding
+
+test-go: ## Go unit tests, examples and vendor oracles
+	$(GO) vet ./...
+	$(GO) test -count=1 ./...
+	bash scripts/test-modules.sh
+
+conformance: build ## the shared fixtures through every build target
+	bash scripts/test-conformance.sh $(DIST)
+
+test-python: build ## the Python binding
+	bash scripts/test-python.sh $(DIST)
+
+test-node: build ## the Node binding
+	bash scripts/test-node.sh $(DIST)
+
+test-rust: build ## the Rust binding
+	bash scripts/test-rust.sh $(DIST)
+
+fuzz: ## every fuzz target for FUZZTIME each (default 10s)
+	bash scripts/fuzz.sh $(FUZZTIME)
+
+bench: build ## benchmarks of every target, with ratios to the baselines
+	bash scripts/bench.sh $(DIST)
+
+lint: ## gofmt and go vet
+	@out=$$(gofmt -l $$(git ls-files '*.go')); if [ -n "$$out" ]; then echo "gofmt needed:"; echo "$$out"; exit 1; fi
+	$(GO) vet ./...
+
+fmt: ## gofmt -w every Go file
+	gofmt -w $$(git ls-files '*.go')
+
+check: lint ## lint, the pure core built for wasip1, go mod tidy, clean git diff
+	GOOS=wasip1 GOARCH=wasm CGO_ENABLED=0 $(GO) build ./core/...
+	$(GO) mod tidy
+	git diff --exit-code
+
+clean: ## remove build output
+	rm -rf $(DIST)

@@ -1,0 +1,45 @@
+// Package core is toolerr's portable core: the five-field error envelope, its
+// code registry, canonical JSON, classification of real failures, the wire
+// formats of every model provider, transcript checks and repair, and the
+// retry, breaker and budget decisions, all behind one JSON entry point,
+// Invoke.
+//
+// # Why one JSON entry point
+//
+// The same core runs natively, as a WASI module in JavaScript runtimes and as a
+// C library under Python and Rust. Invoke takes one JSON request and returns
+// one canonical JSON response (RFC 8785), so every target moves bytes and
+// nothing else, a conformance fixture is a request and its expected response,
+// and "byte-identical on every target" can be checked by comparing bytes.
+//
+// # Why the core is pure
+//
+// core imports no clock, randomness, file system, network or cgo, and keeps no
+// mutable package state: now_ms, random draws and breaker or budget state come
+// in the request and go out in the response. Decisions are deterministic and
+// fixtures pin them; the library is safe across threads and forks; the state
+// lives where the user keeps it (memory, Redis). Code that needs a clock or a
+// network (the retry executor, the Redis breaker store) lives outside core.
+// core/purity_test.go checks the import graph and `make check` builds core
+// for GOOS=wasip1.
+//
+// # Surface
+//
+//   - Envelope, Code, CodeInfo, Source and Codes: the envelope and its registry.
+//   - Invoke, ABIVersion, Version, MaxRequestBytes: the one ABI.
+//   - RequestError, ErrBadRequest, ErrUnknownOp: bad requests as values.
+//   - Typed Go functions for each op (NewEnvelope, Classify..., Serialize...,
+//     Parse..., Check, Repair, ...), each a thin layer over the same code
+//     Invoke runs.
+//
+// # Decision order
+//
+// For one tool call the orchestrator asks, in this order:
+//
+//	budget → loopguard → breaker → call → classify → retry
+//
+// A spent budget stops everything; a loop guard stops a call that keeps
+// failing the same way; an open breaker stops calls to a sick tool; only then
+// is the call made, its failure classified into an Envelope, and a retry
+// considered, which never happens when Retryable is false.
+package core

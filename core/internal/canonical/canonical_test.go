@@ -1,0 +1,139 @@
+package canonical
+
+import (
+	"math"
+	"testing"
+)
+
+func TestAppendFloat_es6(t *testing.T) {
+	// Expected strings from RFC 8785 Appendix B and ECMAScript Number::toString.
+	tests := []struct {
+		in   float64
+		want string
+	}{
+		{0, "0"},
+		{math.Copysign(0, -1), "0"},
+		{1, "1"},
+		{-1, "-1"},
+		{1.5, "1.5"},
+		{0.1, "0.1"},
+		{1e21, "1e+21"},
+		{1e20, "100000000000000000000"},
+		{123456789012345680000, "123456789012345680000"},
+		{1e-6, "0.000001"},
+		{1e-7, "1e-7"},
+		{4.5, "4.5"},
+		{2e-3, "0.002"},
+		{0.000001234, "0.000001234"},
+		{1.234e-7, "1.234e-7"},
+		{math.MaxFloat64, "1.7976931348623157e+308"},
+		{5e-324, "5e-324"},
+		{9007199254740992, "9007199254740992"},
+		{9007199254740993, "9007199254740992"},
+		{9223372036854775807, "9223372036854776000"},
+		{333333333.3333333, "333333333.3333333"},
+		{1e23, "1e+23"},
+	}
+	for _, tc := range tests {
+		got, err := AppendFloat(nil, tc.in)
+		if err != nil || string(got) != tc.want {
+			t.Errorf("AppendFloat(%v) = %q, %v; want %q", tc.in, got, err, tc.want)
+		}
+	}
+	for _, bad := range []float64{math.NaN(), math.Inf(1), math.Inf(-1)} {
+		if _, err := AppendFloat(nil, bad); err == nil {
+			t.Errorf("AppendFloat(%v) gave no error", bad)
+		}
+	}
+}
+
+func TestCanonicalize_rfc8785(t *testing.T) {
+	tests := []struct{ name, in, want string }{
+		{"sorted keys and no white space", `{ "b": 1, "a" : [true, false, null] }`, `{"a":[true,false,null],"b":1}`},
+		{"utf16 key order puts astral before private use", `{"\ue000":1,"\ud83d\ude00":2,"a":3}`, "{\"a\":3,\"\U0001F600\":2,\"\ue000\":1}"},
+		{"escapes use the short forms", `"\u0008\u0009\u000a\u000c\u000d\u001f\u0022\u005c\/"`, `"\b\t\n\f\r\u001f\"\\/"`},
+		{"non-ascii is literal", `"\u6771\u4eac na\u00efve \u2028"`, "\"東京 naïve \u2028\""},
+		{"lone surrogate becomes U+FFFD", `"a\ud800b"`, "\"a\uFFFDb\""},
+		{"numbers are shortest doubles", `[1.0, 1e2, -0, 0.10, 1E-7, 12345678901234567890]`, `[1,100,0,0.1,1e-7,12345678901234567000]`},
+		{"html characters are not escaped", `"<a>&"`, `"<a>&"`},
+		{"nested", `{"z":{"y":[{"b":1,"a":2}]}}`, `{"z":{"y":[{"a":2,"b":1}]}}`},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			got, err := Canonicalize([]byte(tc.in))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if string(got) != tc.want {
+				t.Errorf("got %s want %s", got, tc.want)
+			}
+		})
+	}
+}
+
+func TestParse_invalidUTF8Replaced(t *testing.T) {
+	got, err := Canonicalize([]byte("\"a\xffb\xc3\""))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if string(got) != "\"a\uFFFDb\uFFFD\"" {
+		t.Errorf("got %q", got)
+	}
+	if s := string(AppendString(nil, "x\xfey")); s != "\"x\uFFFDy\"" {
+		t.Errorf("AppendString got %q", s)
+	}
+}
+
+func TestParse_errors(t *testing.T) {
+	tests := []struct {
+		in     string
+		offset int64
+	}{
+		{``, 0},
+		{`{"a":1,"a":2}`, 7},
+		{`[1,]`, 3},
+		{`{"a" 1}`, 5},
+		{`01`, 1},
+		{`1e999`, 0},
+		{`"abc`, 4},
+		{`[1] x`, 4},
+		{"\"a\x01\"", 2},
+		{`tru`, 0},
+	}
+	for _, tc := range tests {
+		_, err := Parse([]byte(tc.in))
+		se, ok := err.(*SyntaxError)
+		if !ok {
+			t.Errorf("Parse(%q) err = %v, want *SyntaxError", tc.in, err)
+			continue
+		}
+		if se.Offset != tc.offset {
+			t.Errorf("Parse(%q) offset = %d want %d (%v)", tc.in, se.Offset, tc.offset, se)
+		}
+	}
+}
+
+func TestParse_depthLimit(t *testing.T) {
+	deep := make([]byte, 0, 2*MaxDepth+2)
+	for i := 0; i < MaxDepth+1; i++ {
+		deep = append(deep, '[')
+	}
+	for i := 0; i < MaxDepth+1; i++ {
+		deep = append(deep, ']')
+	}
+	if _, err := Parse(deep); err == nil {
+		t.Fatal("no error for nesting beyond MaxDepth")
+	}
+	if _, err := Parse(deep[1 : len(deep)-1]); err != nil {
+		t.Fatalf("MaxDepth nesting refused: %v", err)
+	}
+}
+
+func TestLessUTF16(t *testing.T) {
+	if !LessUTF16("a", "ab") || LessUTF16("ab", "a") || LessUTF16("a", "a") {
+		t.Fatal("prefix order wrong")
+	}
+	if !LessUTF16("\U0001F600", "\uE000") {
+		t.Fatal("astral character must sort before U+E000 in UTF-16 order")
+	}
+}

@@ -1,0 +1,303 @@
+package canonical
+
+import (
+	"errors"
+	"math"
+	"sort"
+	"strconv"
+	"unicode/utf8"
+)
+
+// Appender is a value that writes its own canonical JSON form.
+//
+// AppendCanonical appends the RFC 8785 form of the value to dst and returns
+// the extended slice. Implementations must emit canonical bytes themselves.
+type Appender interface {
+	AppendCanonical(dst []byte) ([]byte, error)
+}
+
+// ErrUnsupported is returned (wrapped in an *UnsupportedError) for a Go value
+// the writer does not know, or for a number JSON cannot carry (NaN, ±Inf).
+var ErrUnsupported = errors.New("canonical: unsupported value")
+
+// UnsupportedError names the value Append could not write.
+type UnsupportedError struct {
+	What string
+}
+
+// Error returns "canonical: unsupported value: <what>".
+func (e *UnsupportedError) Error() string { return "canonical: unsupported value: " + e.What }
+
+// Is reports whether target is ErrUnsupported.
+func (e *UnsupportedError) Is(target error) bool { return target == ErrUnsupported }
+
+// Marshal returns the canonical JSON (RFC 8785) of v.
+//
+// v is a value tree as returned by Parse, possibly with int, int64, uint64,
+// []string, map[string]string and Appender values mixed in. Returns an
+// *UnsupportedError for NaN, ±Inf and any other Go type.
+func Marshal(v any) ([]byte, error) {
+	return Append(make([]byte, 0, 128), v)
+}
+
+// Canonicalize parses JSON text and returns its canonical form.
+//
+// It returns the *SyntaxError of Parse for malformed input.
+func Canonicalize(data []byte) ([]byte, error) {
+	v, err := Parse(data)
+	if err != nil {
+		return nil, err
+	}
+	return Marshal(v)
+}
+
+// Append appends the canonical JSON of v to dst; see Marshal.
+func Append(dst []byte, v any) ([]byte, error) {
+	switch x := v.(type) {
+	case nil:
+		return append(dst, "null"...), nil
+	case bool:
+		if x {
+			return append(dst, "true"...), nil
+		}
+		return append(dst, "false"...), nil
+	case string:
+		return AppendString(dst, x), nil
+	case float64:
+		return AppendFloat(dst, x)
+	case int:
+		return AppendFloat(dst, float64(x))
+	case int64:
+		return AppendFloat(dst, float64(x))
+	case uint64:
+		return AppendFloat(dst, float64(x))
+	case map[string]any:
+		return appendObject(dst, x)
+	case []any:
+		dst = append(dst, '[')
+		for i, e := range x {
+			if i > 0 {
+				dst = append(dst, ',')
+			}
+			var err error
+			if dst, err = Append(dst, e); err != nil {
+				return dst, err
+			}
+		}
+		return append(dst, ']'), nil
+	case []string:
+		dst = append(dst, '[')
+		for i, e := range x {
+			if i > 0 {
+				dst = append(dst, ',')
+			}
+			dst = AppendString(dst, e)
+		}
+		return append(dst, ']'), nil
+	case map[string]string:
+		m := make(map[string]any, len(x))
+		for k, s := range x {
+			m[k] = s
+		}
+		return appendObject(dst, m)
+	case Appender:
+		return x.AppendCanonical(dst)
+	default:
+		return dst, &UnsupportedError{What: "Go type not in the value tree"}
+	}
+}
+
+func appendObject(dst []byte, m map[string]any) ([]byte, error) {
+	keys := SortedKeys(m)
+	dst = append(dst, '{')
+	for i, k := range keys {
+		if i > 0 {
+			dst = append(dst, ',')
+		}
+		dst = AppendString(dst, k)
+		dst = append(dst, ':')
+		var err error
+		if dst, err = Append(dst, m[k]); err != nil {
+			return dst, err
+		}
+	}
+	return append(dst, '}'), nil
+}
+
+// SortedKeys returns the keys of m in RFC 8785 order (section 3.2.3): by their
+// UTF-16 code units, compared as unsigned integers.
+func SortedKeys(m map[string]any) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	sort.Slice(keys, func(i, j int) bool { return LessUTF16(keys[i], keys[j]) })
+	return keys
+}
+
+// LessUTF16 reports whether a sorts before b when both are compared as
+// sequences of UTF-16 code units (RFC 8785 section 3.2.3). For text without
+// characters above U+FFFF this is plain byte order.
+func LessUTF16(a, b string) bool {
+	for len(a) > 0 && len(b) > 0 {
+		ra, na := utf8.DecodeRuneInString(a)
+		rb, nb := utf8.DecodeRuneInString(b)
+		if ra != rb {
+			return utf16First(ra) < utf16First(rb)
+		}
+		a, b = a[na:], b[nb:]
+	}
+	return len(a) == 0 && len(b) > 0
+}
+
+// utf16First returns the first UTF-16 code unit of r.
+func utf16First(r rune) rune {
+	if r >= 0x10000 {
+		return 0xD800 + ((r - 0x10000) >> 10)
+	}
+	return r
+}
+
+const hexDigits = "0123456789abcdef"
+
+// AppendString appends s as a canonical JSON string (RFC 8785 section
+// 3.2.2.2): only '"', '\\' and control characters are escaped, with the short
+// forms \b \t \n \f \r where they exist and \u00xx (lower-case hex) otherwise.
+// Invalid UTF-8 becomes U+FFFD.
+func AppendString(dst []byte, s string) []byte {
+	dst = append(dst, '"')
+	start := 0
+	for i := 0; i < len(s); {
+		c := s[i]
+		if c >= 0x20 && c != '"' && c != '\\' && c < 0x80 {
+			i++
+			continue
+		}
+		if c >= 0x80 {
+			r, size := utf8.DecodeRuneInString(s[i:])
+			if r == utf8.RuneError && size == 1 {
+				dst = append(dst, s[start:i]...)
+				dst = append(dst, "\uFFFD"...)
+				i++
+				start = i
+				continue
+			}
+			i += size
+			continue
+		}
+		dst = append(dst, s[start:i]...)
+		switch c {
+		case '"':
+			dst = append(dst, '\\', '"')
+		case '\\':
+			dst = append(dst, '\\', '\\')
+		case '\b':
+			dst = append(dst, '\\', 'b')
+		case '\t':
+			dst = append(dst, '\\', 't')
+		case '\n':
+			dst = append(dst, '\\', 'n')
+		case '\f':
+			dst = append(dst, '\\', 'f')
+		case '\r':
+			dst = append(dst, '\\', 'r')
+		default:
+			dst = append(dst, '\\', 'u', '0', '0', hexDigits[c>>4], hexDigits[c&0xF])
+		}
+		i++
+		start = i
+	}
+	dst = append(dst, s[start:]...)
+	return append(dst, '"')
+}
+
+// AppendFloat appends f in the ECMAScript Number-to-String form that RFC 8785
+// section 3.2.2.3 prescribes: the shortest digits that round-trip, plain
+// notation for exponents in [-6, 21), otherwise d.ddde±x. -0 is written as 0.
+// Returns an *UnsupportedError for NaN and ±Inf.
+func AppendFloat(dst []byte, f float64) ([]byte, error) {
+	if math.IsNaN(f) || math.IsInf(f, 0) {
+		return dst, &UnsupportedError{What: "NaN or infinite number"}
+	}
+	if f == 0 {
+		return append(dst, '0'), nil
+	}
+	if f < 0 {
+		dst = append(dst, '-')
+		f = -f
+	}
+	// Integers up to 2^53 take the fast path.
+	if f < 1e21 && f == math.Trunc(f) && f <= 1<<53 {
+		return strconv.AppendUint(dst, uint64(f), 10), nil
+	}
+	var tmp [32]byte
+	e := strconv.AppendFloat(tmp[:0], f, 'e', -1, 64) // d[.ddd]e±xx
+	mant := e
+	exp := 0
+	for i := range e {
+		if e[i] == 'e' {
+			mant = e[:i]
+			x, _ := strconv.Atoi(string(e[i+1:]))
+			exp = x
+			break
+		}
+	}
+	var digits [24]byte
+	k := 0
+	for _, c := range mant {
+		if c != '.' {
+			digits[k] = c
+			k++
+		}
+	}
+	ds := digits[:k]
+	n := exp + 1 // position of the decimal point
+	switch {
+	case k <= n && n <= 21:
+		dst = append(dst, ds...)
+		for i := 0; i < n-k; i++ {
+			dst = append(dst, '0')
+		}
+	case 0 < n && n <= 21:
+		dst = append(dst, ds[:n]...)
+		dst = append(dst, '.')
+		dst = append(dst, ds[n:]...)
+	case -6 < n && n <= 0:
+		dst = append(dst, '0', '.')
+		for i := 0; i < -n; i++ {
+			dst = append(dst, '0')
+		}
+		dst = append(dst, ds...)
+	default:
+		dst = append(dst, ds[0])
+		if k > 1 {
+			dst = append(dst, '.')
+			dst = append(dst, ds[1:]...)
+		}
+		dst = append(dst, 'e')
+		if n-1 >= 0 {
+			dst = append(dst, '+')
+		}
+		dst = strconv.AppendInt(dst, int64(n-1), 10)
+	}
+	return dst, nil
+}
+
+// ValidString returns s with every invalid UTF-8 sequence replaced by U+FFFD.
+// It returns s itself, without copying, when s is already valid.
+func ValidString(s string) string {
+	if utf8.ValidString(s) {
+		return s
+	}
+	b := make([]byte, 0, len(s)+8)
+	for i := 0; i < len(s); {
+		r, size := utf8.DecodeRuneInString(s[i:])
+		if r == utf8.RuneError && size == 1 {
+			b = append(b, "\uFFFD"...)
+		} else {
+			b = append(b, s[i:i+size]...)
+		}
+		i += size
+	}
+	return string(b)
+}

@@ -1,0 +1,336 @@
+package canonical
+
+import (
+	"strconv"
+	"unicode/utf16"
+	"unicode/utf8"
+)
+
+// MaxDepth is the deepest nesting of arrays and objects Parse accepts. Deeper
+// input is refused with a *SyntaxError rather than risking the stack.
+const MaxDepth = 512
+
+// SyntaxError describes JSON text that Parse cannot read.
+//
+// Offset is the number of bytes of input read before the error was found.
+type SyntaxError struct {
+	Msg    string
+	Offset int64
+}
+
+// Error returns "canonical: <msg> at byte offset N".
+func (e *SyntaxError) Error() string {
+	return "canonical: " + e.Msg + " at byte offset " + strconv.FormatInt(e.Offset, 10)
+}
+
+// Parse decodes one JSON text (RFC 8259) into a value tree of nil, bool,
+// float64, string, []any and map[string]any.
+//
+// Leading and trailing white space is allowed; anything else after the value is
+// an error. Invalid UTF-8 in strings and lone surrogate escapes become U+FFFD.
+// Returns a *SyntaxError, with the byte offset, for malformed text, a number
+// outside the float64 range, a duplicate object key, or nesting deeper than
+// MaxDepth.
+func Parse(data []byte) (any, error) {
+	p := parser{data: data}
+	p.skipSpace()
+	v, err := p.value(0)
+	if err != nil {
+		return nil, err
+	}
+	p.skipSpace()
+	if p.pos != len(p.data) {
+		return nil, p.fail("unexpected data after the JSON value")
+	}
+	return v, nil
+}
+
+type parser struct {
+	data []byte
+	pos  int
+}
+
+func (p *parser) fail(msg string) error {
+	return &SyntaxError{Msg: msg, Offset: int64(p.pos)}
+}
+
+func (p *parser) skipSpace() {
+	for p.pos < len(p.data) {
+		switch p.data[p.pos] {
+		case ' ', '\t', '\n', '\r':
+			p.pos++
+		default:
+			return
+		}
+	}
+}
+
+func (p *parser) value(depth int) (any, error) {
+	if p.pos >= len(p.data) {
+		if len(p.data) == 0 {
+			return nil, p.fail("empty input")
+		}
+		return nil, p.fail("unexpected end of input")
+	}
+	switch c := p.data[p.pos]; {
+	case c == '{':
+		if depth >= MaxDepth {
+			return nil, p.fail("nesting deeper than " + strconv.Itoa(MaxDepth))
+		}
+		return p.object(depth + 1)
+	case c == '[':
+		if depth >= MaxDepth {
+			return nil, p.fail("nesting deeper than " + strconv.Itoa(MaxDepth))
+		}
+		return p.array(depth + 1)
+	case c == '"':
+		return p.str()
+	case c == '-' || (c >= '0' && c <= '9'):
+		return p.number()
+	case c == 't':
+		return p.literal("true", true)
+	case c == 'f':
+		return p.literal("false", false)
+	case c == 'n':
+		return p.literal("null", nil)
+	default:
+		return nil, p.fail("invalid character " + strconv.QuoteRune(rune(c)) + " looking for a value")
+	}
+}
+
+func (p *parser) literal(word string, v any) (any, error) {
+	if len(p.data)-p.pos < len(word) || string(p.data[p.pos:p.pos+len(word)]) != word {
+		return nil, p.fail("invalid literal, expected " + word)
+	}
+	p.pos += len(word)
+	return v, nil
+}
+
+func (p *parser) object(depth int) (any, error) {
+	p.pos++ // '{'
+	m := map[string]any{}
+	p.skipSpace()
+	if p.pos < len(p.data) && p.data[p.pos] == '}' {
+		p.pos++
+		return m, nil
+	}
+	for {
+		p.skipSpace()
+		if p.pos >= len(p.data) || p.data[p.pos] != '"' {
+			return nil, p.fail("expected a string object key")
+		}
+		keyAt := p.pos
+		k, err := p.str()
+		if err != nil {
+			return nil, err
+		}
+		if _, dup := m[k]; dup {
+			return nil, &SyntaxError{Msg: "duplicate object key " + strconv.Quote(k), Offset: int64(keyAt)}
+		}
+		p.skipSpace()
+		if p.pos >= len(p.data) || p.data[p.pos] != ':' {
+			return nil, p.fail("expected ':' after object key")
+		}
+		p.pos++
+		p.skipSpace()
+		v, err := p.value(depth)
+		if err != nil {
+			return nil, err
+		}
+		m[k] = v
+		p.skipSpace()
+		if p.pos >= len(p.data) {
+			return nil, p.fail("unexpected end of input in object")
+		}
+		switch p.data[p.pos] {
+		case ',':
+			p.pos++
+		case '}':
+			p.pos++
+			return m, nil
+		default:
+			return nil, p.fail("expected ',' or '}' in object")
+		}
+	}
+}
+
+func (p *parser) array(depth int) (any, error) {
+	p.pos++ // '['
+	a := []any{}
+	p.skipSpace()
+	if p.pos < len(p.data) && p.data[p.pos] == ']' {
+		p.pos++
+		return a, nil
+	}
+	for {
+		p.skipSpace()
+		v, err := p.value(depth)
+		if err != nil {
+			return nil, err
+		}
+		a = append(a, v)
+		p.skipSpace()
+		if p.pos >= len(p.data) {
+			return nil, p.fail("unexpected end of input in array")
+		}
+		switch p.data[p.pos] {
+		case ',':
+			p.pos++
+		case ']':
+			p.pos++
+			return a, nil
+		default:
+			return nil, p.fail("expected ',' or ']' in array")
+		}
+	}
+}
+
+// str reads a string literal starting at the opening quote.
+func (p *parser) str() (string, error) {
+	p.pos++ // opening quote
+	start := p.pos
+	// Fast path: no escapes, all ASCII printable.
+	for p.pos < len(p.data) {
+		c := p.data[p.pos]
+		if c == '"' {
+			s := string(p.data[start:p.pos])
+			p.pos++
+			return s, nil
+		}
+		if c == '\\' || c < 0x20 || c >= 0x80 {
+			break
+		}
+		p.pos++
+	}
+	buf := make([]byte, 0, p.pos-start+16)
+	buf = append(buf, p.data[start:p.pos]...)
+	for p.pos < len(p.data) {
+		c := p.data[p.pos]
+		switch {
+		case c == '"':
+			p.pos++
+			return string(buf), nil
+		case c < 0x20:
+			return "", p.fail("control character in string")
+		case c == '\\':
+			if p.pos+1 >= len(p.data) {
+				return "", p.fail("unexpected end of input in string escape")
+			}
+			e := p.data[p.pos+1]
+			p.pos += 2
+			switch e {
+			case '"', '\\', '/':
+				buf = append(buf, e)
+			case 'b':
+				buf = append(buf, '\b')
+			case 'f':
+				buf = append(buf, '\f')
+			case 'n':
+				buf = append(buf, '\n')
+			case 'r':
+				buf = append(buf, '\r')
+			case 't':
+				buf = append(buf, '\t')
+			case 'u':
+				r, ok := p.hex4()
+				if !ok {
+					return "", p.fail("invalid \\u escape")
+				}
+				if utf16.IsSurrogate(r) {
+					r2 := utf8.RuneError
+					if r < 0xDC00 && p.pos+1 < len(p.data) && p.data[p.pos] == '\\' && p.data[p.pos+1] == 'u' {
+						save := p.pos
+						p.pos += 2
+						low, ok := p.hex4()
+						if ok && low >= 0xDC00 && low <= 0xDFFF {
+							r2 = utf16.DecodeRune(r, low)
+						} else {
+							p.pos = save // lone high surrogate; reread what follows
+						}
+					}
+					r = r2
+				}
+				buf = utf8.AppendRune(buf, r)
+			default:
+				return "", p.fail("invalid escape character " + strconv.QuoteRune(rune(e)))
+			}
+		case c < 0x80:
+			buf = append(buf, c)
+			p.pos++
+		default:
+			r, size := utf8.DecodeRune(p.data[p.pos:])
+			if r == utf8.RuneError && size <= 1 {
+				buf = append(buf, "\uFFFD"...)
+				p.pos++
+				continue
+			}
+			buf = append(buf, p.data[p.pos:p.pos+size]...)
+			p.pos += size
+		}
+	}
+	return "", p.fail("unexpected end of input in string")
+}
+
+func (p *parser) hex4() (rune, bool) {
+	if len(p.data)-p.pos < 4 {
+		return 0, false
+	}
+	var r rune
+	for i := 0; i < 4; i++ {
+		c := p.data[p.pos+i]
+		var d byte
+		switch {
+		case c >= '0' && c <= '9':
+			d = c - '0'
+		case c >= 'a' && c <= 'f':
+			d = c - 'a' + 10
+		case c >= 'A' && c <= 'F':
+			d = c - 'A' + 10
+		default:
+			return 0, false
+		}
+		r = r<<4 | rune(d)
+	}
+	p.pos += 4
+	return r, true
+}
+
+func (p *parser) number() (any, error) {
+	start := p.pos
+	if p.data[p.pos] == '-' {
+		p.pos++
+	}
+	digits := func() int {
+		n := 0
+		for p.pos < len(p.data) && p.data[p.pos] >= '0' && p.data[p.pos] <= '9' {
+			p.pos++
+			n++
+		}
+		return n
+	}
+	if p.pos < len(p.data) && p.data[p.pos] == '0' {
+		p.pos++
+	} else if digits() == 0 {
+		return nil, p.fail("invalid number")
+	}
+	if p.pos < len(p.data) && p.data[p.pos] == '.' {
+		p.pos++
+		if digits() == 0 {
+			return nil, p.fail("invalid number: no digits after '.'")
+		}
+	}
+	if p.pos < len(p.data) && (p.data[p.pos] == 'e' || p.data[p.pos] == 'E') {
+		p.pos++
+		if p.pos < len(p.data) && (p.data[p.pos] == '+' || p.data[p.pos] == '-') {
+			p.pos++
+		}
+		if digits() == 0 {
+			return nil, p.fail("invalid number: no digits in exponent")
+		}
+	}
+	f, err := strconv.ParseFloat(string(p.data[start:p.pos]), 64)
+	if err != nil {
+		return nil, &SyntaxError{Msg: "number out of the float64 range", Offset: int64(start)}
+	}
+	return f, nil
+}

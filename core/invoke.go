@@ -1,0 +1,245 @@
+package core
+
+import (
+	"strconv"
+
+	"github.com/toolerr/toolerr/core/internal/canonical"
+	"github.com/toolerr/toolerr/core/internal/envelope"
+	"github.com/toolerr/toolerr/core/internal/field"
+	"github.com/toolerr/toolerr/core/internal/sanitize"
+)
+
+// ABIVersion is the version of the Invoke contract: the request and response
+// shapes of every op. It grows by one on any incompatible change; new ops and
+// new optional members do not change it. The wasm and C exports return it.
+const ABIVersion = 1
+
+// Version is the toolerr release this core belongs to.
+const Version = "0.1.0"
+
+// MaxRequestBytes is the largest request Invoke reads, in bytes (32 MiB).
+// A larger one gets an INVALID_INPUT error without being parsed.
+const MaxRequestBytes = 32 << 20
+
+// Invoke runs one request and returns one response; it is the only ABI of the
+// WASI module and the C library.
+//
+// request is a JSON object {"op": "<name>", ...members of that op}. The
+// response is always canonical JSON (RFC 8785): {"ok": <result>} on success,
+// or {"error": <envelope>} with source "orchestrator" when the request itself
+// is bad (code INVALID_INPUT, details {op, path, offset}) or toolerr failed
+// (code INTERNAL). Invoke never panics and keeps no state between calls: time
+// (now_ms), random draws and breaker or budget state travel in the request.
+// The ops and their members are listed in the README ("Invoke reference").
+func Invoke(request []byte) (response []byte) {
+	op := ""
+	defer func() {
+		if r := recover(); r != nil {
+			response = errorResponse(envelope.Envelope{
+				Code:    envelope.Internal,
+				Message: "toolerr failed internally while handling the request.",
+				Details: map[string]any{"op": op},
+				Source:  envelope.SourceOrchestrator,
+			})
+		}
+	}()
+	if len(request) > MaxRequestBytes {
+		return badRequest(&RequestError{Offset: -1, Msg: "request is " + strconv.Itoa(len(request)) + " bytes; the limit is " + strconv.Itoa(MaxRequestBytes)})
+	}
+	v, err := canonical.Parse(request)
+	if err != nil {
+		re := &RequestError{Offset: -1, Msg: "request is not valid JSON: " + err.Error(), err: err}
+		if se, ok := err.(*canonical.SyntaxError); ok {
+			re.Offset = se.Offset
+			re.Msg = "request is not valid JSON: " + se.Msg
+		}
+		return badRequest(re)
+	}
+	req, ok := v.(map[string]any)
+	if !ok {
+		return badRequest(&RequestError{Offset: -1, Msg: "request must be a JSON object, got " + field.TypeName(v)})
+	}
+	op, err = field.RequiredString(req, "op", "")
+	if err != nil {
+		return badRequest(requestError("", err))
+	}
+	result, err := dispatch(op, req)
+	if err != nil {
+		return badRequest(requestError(op, err))
+	}
+	out := append(make([]byte, 0, 256), `{"ok":`...)
+	out, err = canonical.Append(out, result)
+	if err != nil {
+		return errorResponse(envelope.Envelope{
+			Code:    envelope.Internal,
+			Message: "toolerr could not encode its response.",
+			Details: map[string]any{"op": op},
+			Source:  envelope.SourceOrchestrator,
+		})
+	}
+	return append(out, '}')
+}
+
+// dispatch maps an op name to its handler. Each handler reads its members from
+// req and returns a value tree for "ok", or an error that becomes INVALID_INPUT.
+func dispatch(op string, req map[string]any) (any, error) {
+	switch op {
+	case "version":
+		return map[string]any{"abi": ABIVersion, "version": Version}, nil
+	case "codes":
+		return opCodes(), nil
+	case "envelope":
+		return opEnvelope(req)
+	case "canonicalize":
+		return opCanonicalize(req)
+	case "sanitize":
+		return opSanitize(req)
+	}
+	if h := classifyOps(op); h != nil {
+		return h(req)
+	}
+	if h := formatOps(op); h != nil {
+		return h(req)
+	}
+	if h := transcriptOps(op); h != nil {
+		return h(req)
+	}
+	if h := decideOps(op); h != nil {
+		return h(req)
+	}
+	return nil, &RequestError{Path: "op", Offset: -1, Msg: "unknown op " + strconv.Quote(op), err: ErrUnknownOp}
+}
+
+// handler is the shape of every op.
+type handler func(req map[string]any) (any, error)
+
+func badRequest(re *RequestError) []byte {
+	d := map[string]any{"path": re.Path}
+	if re.Op != "" {
+		d["op"] = re.Op
+	}
+	if re.Offset >= 0 {
+		d["offset"] = re.Offset
+	}
+	return errorResponse(envelope.Envelope{
+		Code:    envelope.InvalidInput,
+		Message: sanitize.Message(re.Error()),
+		Details: d,
+		Source:  envelope.SourceOrchestrator,
+	})
+}
+
+func errorResponse(e envelope.Envelope) []byte {
+	out := append(make([]byte, 0, 256), `{"error":`...)
+	out, _ = e.AppendCanonical(out)
+	return append(out, '}')
+}
+
+func opCodes() []any {
+	rows := envelope.Codes()
+	out := make([]any, 0, len(rows))
+	for _, r := range rows {
+		st := make([]any, 0, len(r.Statuses))
+		for _, s := range r.Statuses {
+			st = append(st, s)
+		}
+		pe := make([]any, 0, len(r.ProviderErrors))
+		for _, p := range r.ProviderErrors {
+			pe = append(pe, p)
+		}
+		out = append(out, map[string]any{
+			"code": string(r.Code), "retryable": r.Retryable, "source": string(r.Source),
+			"statuses": st, "provider_errors": pe, "meaning": r.Meaning,
+		})
+	}
+	return out
+}
+
+// opCanonicalize returns "value" unchanged: Invoke's encoder makes it canonical.
+func opCanonicalize(req map[string]any) (any, error) {
+	v, ok := req["value"]
+	if !ok {
+		return nil, field.Errorf("value", "is required")
+	}
+	return v, nil
+}
+
+// opSanitize: {"text": string, "max_chars"?: int} -> {"text", "truncated", "original_chars"}.
+func opSanitize(req map[string]any) (any, error) {
+	text, ok, err := field.String(req, "text", "")
+	if err != nil {
+		return nil, err
+	}
+	if !ok {
+		return nil, field.Errorf("text", "is required")
+	}
+	max, hasMax, err := field.Int(req, "max_chars", "", 1, 1<<30)
+	if err != nil {
+		return nil, err
+	}
+	out := sanitize.Text(text)
+	info := sanitize.CapInfo{OriginalChars: -1}
+	if hasMax {
+		out, info = sanitize.Cap(out, int(max))
+	}
+	res := map[string]any{"text": out, "truncated": info.Truncated}
+	if info.OriginalChars >= 0 {
+		res["original_chars"] = info.OriginalChars
+	}
+	return res, nil
+}
+
+// NewEnvelope builds an envelope for code with the registry's defaults: the
+// code's default retryable value and usual source when source is "". message
+// and every string in details are sanitized (secrets redacted, one sentence).
+// An unregistered code is kept with retryable false.
+func NewEnvelope(code Code, message string, details map[string]any, source Source) Envelope {
+	info, known := envelope.Lookup(code)
+	if source == "" {
+		source = SourceOrchestrator
+		if known {
+			source = info.Source
+		}
+	}
+	return Envelope{
+		Code:      code,
+		Message:   sanitize.Message(message),
+		Retryable: known && info.Retryable,
+		Details:   sanitize.Details(details),
+		Source:    source,
+	}
+}
+
+// opEnvelope: {"code", "message", "retryable"?, "details"?, "source"?} -> the
+// normalized envelope: defaults from the registry, text sanitized.
+func opEnvelope(req map[string]any) (any, error) {
+	code, err := field.RequiredString(req, "code", "")
+	if err != nil {
+		return nil, err
+	}
+	if !envelope.ValidCodeToken(code) {
+		return nil, field.Errorf("code", "must be an UPPER_SNAKE token, got "+strconv.Quote(code))
+	}
+	msg, _, err := field.String(req, "message", "")
+	if err != nil {
+		return nil, err
+	}
+	details, _, err := field.Obj(req, "details", "")
+	if err != nil {
+		return nil, err
+	}
+	src, _, err := field.String(req, "source", "")
+	if err != nil {
+		return nil, err
+	}
+	if src != "" && !Source(src).Valid() {
+		return nil, field.Errorf("source", "must be tool, provider or orchestrator, got "+strconv.Quote(src))
+	}
+	e := NewEnvelope(Code(code), msg, details, Source(src))
+	if r, ok, err := field.Bool(req, "retryable", ""); err != nil {
+		return nil, err
+	} else if ok {
+		e.Retryable = r
+	}
+	return e, nil
+}

@@ -1,0 +1,3 @@
+module github.com/toolerr/toolerr
+
+go 1.26
