@@ -101,6 +101,9 @@ func dispatch(op string, req map[string]any) (any, error) {
 	if h := formatOps(op); h != nil {
 		return h(req)
 	}
+	if h := argsOps(op); h != nil {
+		return h(req)
+	}
 	if h := transcriptOps(op); h != nil {
 		return h(req)
 	}

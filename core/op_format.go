@@ -1,9 +1,85 @@
 package core
 
+import (
+	"strconv"
+
+	"github.com/toolerr/toolerr/core/internal/field"
+	"github.com/toolerr/toolerr/core/internal/format"
+	"github.com/toolerr/toolerr/core/internal/format/outcome"
+)
+
 // formatOps returns the handler of a wire-format op, or nil.
-// Owned by the wire-format work (issue 2, item 5).
 func formatOps(op string) handler {
 	switch op {
+	case "serialize":
+		return opSerialize
+	case "parse":
+		return opParse
 	}
 	return nil
+}
+
+func codecOf(req map[string]any) (format.Codec, error) {
+	name, err := field.RequiredString(req, "format", "")
+	if err != nil {
+		return nil, err
+	}
+	c := format.Lookup(name)
+	if c == nil {
+		return nil, field.Errorf("format", "unknown format "+strconv.Quote(name)+"; known: "+joinNames(format.Names()))
+	}
+	return c, nil
+}
+
+func joinNames(n []string) string {
+	s := ""
+	for i, x := range n {
+		if i > 0 {
+			s += ", "
+		}
+		s += x
+	}
+	return s
+}
+
+// opSerialize: {"format", "results": [{"call", "error"|"result"}]} (or one
+// outcome as top-level "call" and "error"|"result") -> the messages to append.
+func opSerialize(req map[string]any) (any, error) {
+	c, err := codecOf(req)
+	if err != nil {
+		return nil, err
+	}
+	outs, err := outcome.Read(req)
+	if err != nil {
+		return nil, err
+	}
+	msgs, err := c.Serialize(outs)
+	if err != nil {
+		return nil, err
+	}
+	return msgs, nil
+}
+
+// opParse: {"format", "messages": [...]} -> [{"call", "error"|"result"}].
+func opParse(req map[string]any) (any, error) {
+	c, err := codecOf(req)
+	if err != nil {
+		return nil, err
+	}
+	msgs, ok, err := field.Array(req, "messages", "")
+	if err != nil {
+		return nil, err
+	}
+	if !ok {
+		return nil, field.Errorf("messages", "is required")
+	}
+	outs, err := c.Parse(msgs)
+	if err != nil {
+		return nil, err
+	}
+	res := make([]any, 0, len(outs))
+	for _, o := range outs {
+		res = append(res, outcome.Value(o))
+	}
+	return res, nil
 }

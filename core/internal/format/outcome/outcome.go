@@ -1,0 +1,295 @@
+// Package outcome is the provider-neutral form of one tool call's outcome,
+// shared by every wire format: the call (id, name), and either a failure (an
+// Envelope) or a success Result (empty, text, a JSON value, or text and image
+// blocks). It also reads and writes that form as the members of the
+// serialize and parse ops.
+package outcome
+
+import (
+	"strings"
+
+	"github.com/toolerr/toolerr/core/internal/canonical"
+	"github.com/toolerr/toolerr/core/internal/envelope"
+	"github.com/toolerr/toolerr/core/internal/field"
+	"github.com/toolerr/toolerr/core/internal/sanitize"
+)
+
+// Call identifies the tool call an outcome answers. ID is the provider's call
+// id (tool_call_id, call_id, tool_use_id, toolUseId, functionCall.id) and may
+// be "" where the format has none (Gemini without ids, MCP). Name is the
+// function name; Gemini requires it, other formats do not carry it.
+type Call struct {
+	ID   string
+	Name string
+}
+
+// Kind is what a successful Result holds.
+type Kind int
+
+// The kinds of a successful result.
+const (
+	Empty  Kind = iota // nothing (or only white space): formats that reject empty text get EmptyPlaceholder
+	Text               // a string
+	JSON               // any JSON value other than a string (a JSON string is Text)
+	Blocks             // text and image blocks, in order
+)
+
+// Block is one element of a Blocks result: Type "text" with Text, or Type
+// "image" with MediaType (image/png, image/jpeg, image/gif, image/webp) and
+// Data, the image bytes in standard base64.
+type Block struct {
+	Type      string
+	Text      string
+	MediaType string
+	Data      string
+}
+
+// Result is a successful outcome.
+type Result struct {
+	Kind   Kind
+	Text   string
+	JSON   any
+	Blocks []Block
+}
+
+// Outcome is one call and what came of it: exactly one of Error and Result is
+// set.
+type Outcome struct {
+	Call   Call
+	Error  *envelope.Envelope
+	Result *Result
+}
+
+// EmptyPlaceholder is the text sent where a format rejects empty content
+// (Anthropic text blocks, OpenAI content and output). Parsers map it back to
+// an Empty result.
+const EmptyPlaceholder = "(empty result)"
+
+// EnvelopeText returns the canonical JSON text of e, the string form every
+// text-only format carries.
+func EnvelopeText(e envelope.Envelope) string {
+	b, _ := e.AppendCanonical(make([]byte, 0, 192))
+	return string(b)
+}
+
+// ParseEnvelopeText returns the envelope in s when s is exactly the JSON of
+// an envelope (the five keys, typed), and false otherwise.
+func ParseEnvelopeText(s string) (envelope.Envelope, bool) {
+	t := strings.TrimSpace(s)
+	if len(t) < 2 || t[0] != '{' {
+		return envelope.Envelope{}, false
+	}
+	v, err := canonical.Parse([]byte(t))
+	if err != nil {
+		return envelope.Envelope{}, false
+	}
+	e, err := envelope.FromValue(v, "")
+	if err != nil {
+		return envelope.Envelope{}, false
+	}
+	return e, true
+}
+
+// JSONText returns the canonical JSON text of a value tree.
+func JSONText(v any) string {
+	b, err := canonical.Marshal(v)
+	if err != nil {
+		return ""
+	}
+	return string(b)
+}
+
+// Safe returns e with its message and details sanitized again: whatever
+// reaches a wire format has passed the sanitizer, even if the caller built
+// the envelope by hand.
+func Safe(e envelope.Envelope) envelope.Envelope {
+	e.Message = sanitize.Message(e.Message)
+	e.Details = sanitize.Details(e.Details)
+	return e
+}
+
+// IsBlank reports whether s is empty or only white space.
+func IsBlank(s string) bool { return strings.TrimSpace(s) == "" }
+
+// Read reads the outcomes of a serialize request: either "results", an array
+// of {"call", "error"|"result"}, or the shorthand of one outcome as top-level
+// "call" and "error"|"result" members.
+func Read(req map[string]any) ([]Outcome, error) {
+	if arr, ok, err := field.Array(req, "results", ""); err != nil {
+		return nil, err
+	} else if ok {
+		if len(arr) == 0 {
+			return nil, field.Errorf("results", "must hold at least one outcome")
+		}
+		outs := make([]Outcome, 0, len(arr))
+		for i, v := range arr {
+			p := field.Index("results", i)
+			m, err := field.Object(v, p)
+			if err != nil {
+				return nil, err
+			}
+			o, err := readOne(m, p)
+			if err != nil {
+				return nil, err
+			}
+			outs = append(outs, o)
+		}
+		return outs, nil
+	}
+	o, err := readOne(req, "")
+	if err != nil {
+		return nil, err
+	}
+	return []Outcome{o}, nil
+}
+
+func readOne(m map[string]any, path string) (Outcome, error) {
+	var o Outcome
+	cm, ok, err := field.Obj(m, "call", path)
+	if err != nil {
+		return o, err
+	}
+	if !ok {
+		return o, field.Errorf(field.Join(path, "call"), "is required ({\"id\": ..., \"name\": ...})")
+	}
+	cp := field.Join(path, "call")
+	if o.Call.ID, _, err = field.String(cm, "id", cp); err != nil {
+		return o, err
+	}
+	if o.Call.Name, _, err = field.String(cm, "name", cp); err != nil {
+		return o, err
+	}
+	ev, hasErr := m["error"]
+	rv, hasRes := m["result"]
+	switch {
+	case hasErr && hasRes:
+		return o, field.Errorf(path, "give either error or result, not both")
+	case hasErr:
+		e, err := envelope.FromValue(ev, field.Join(path, "error"))
+		if err != nil {
+			return o, err
+		}
+		o.Error = &e
+	case hasRes:
+		r, err := ReadResult(rv, field.Join(path, "result"))
+		if err != nil {
+			return o, err
+		}
+		o.Result = &r
+	default:
+		return o, field.Errorf(path, "needs an error (an envelope) or a result")
+	}
+	return o, nil
+}
+
+// ReadResult reads a success result: {} (empty), {"text": s}, {"json": v} or
+// {"blocks": [{"type":"text","text":s} | {"type":"image","media_type":m,"data":b64}]}.
+// A JSON string is read as text; blank text as empty.
+func ReadResult(v any, path string) (Result, error) {
+	m, err := field.Object(v, path)
+	if err != nil {
+		return Result{}, err
+	}
+	if len(m) > 1 {
+		return Result{}, field.Errorf(path, "holds at most one of text, json, blocks")
+	}
+	if t, ok, err := field.String(m, "text", path); err != nil {
+		return Result{}, err
+	} else if ok {
+		return textResult(t), nil
+	}
+	if jv, ok := m["json"]; ok {
+		if s, isStr := jv.(string); isStr {
+			return textResult(s), nil
+		}
+		return Result{Kind: JSON, JSON: jv}, nil
+	}
+	if arr, ok, err := field.Array(m, "blocks", path); err != nil {
+		return Result{}, err
+	} else if ok {
+		bp := field.Join(path, "blocks")
+		blocks := make([]Block, 0, len(arr))
+		for i, bv := range arr {
+			ip := field.Index(bp, i)
+			bm, err := field.Object(bv, ip)
+			if err != nil {
+				return Result{}, err
+			}
+			typ, err := field.RequiredString(bm, "type", ip)
+			if err != nil {
+				return Result{}, err
+			}
+			switch typ {
+			case "text":
+				t, _, err := field.String(bm, "text", ip)
+				if err != nil {
+					return Result{}, err
+				}
+				blocks = append(blocks, Block{Type: "text", Text: canonical.ValidString(t)})
+			case "image":
+				mt, err := field.RequiredString(bm, "media_type", ip)
+				if err != nil {
+					return Result{}, err
+				}
+				data, err := field.RequiredString(bm, "data", ip)
+				if err != nil {
+					return Result{}, err
+				}
+				blocks = append(blocks, Block{Type: "image", MediaType: mt, Data: data})
+			default:
+				return Result{}, field.Errorf(field.Join(ip, "type"), "must be text or image")
+			}
+		}
+		return Result{Kind: Blocks, Blocks: blocks}, nil
+	}
+	if len(m) == 1 {
+		for k := range m {
+			return Result{}, field.Errorf(field.Join(path, k), "is not a result member (want text, json or blocks)")
+		}
+	}
+	return Result{Kind: Empty}, nil
+}
+
+func textResult(t string) Result {
+	if IsBlank(t) {
+		return Result{Kind: Empty}
+	}
+	return Result{Kind: Text, Text: canonical.ValidString(t)}
+}
+
+// Value returns o in the JSON form Read accepts (the parse op's result).
+func Value(o Outcome) map[string]any {
+	c := map[string]any{}
+	if o.Call.ID != "" {
+		c["id"] = o.Call.ID
+	}
+	if o.Call.Name != "" {
+		c["name"] = o.Call.Name
+	}
+	out := map[string]any{"call": c}
+	if o.Error != nil {
+		out["error"] = *o.Error
+		return out
+	}
+	r := map[string]any{}
+	if o.Result != nil {
+		switch o.Result.Kind {
+		case Text:
+			r["text"] = o.Result.Text
+		case JSON:
+			r["json"] = o.Result.JSON
+		case Blocks:
+			bs := make([]any, 0, len(o.Result.Blocks))
+			for _, b := range o.Result.Blocks {
+				if b.Type == "image" {
+					bs = append(bs, map[string]any{"type": "image", "media_type": b.MediaType, "data": b.Data})
+				} else {
+					bs = append(bs, map[string]any{"type": "text", "text": b.Text})
+				}
+			}
+			r["blocks"] = bs
+		}
+	}
+	out["result"] = r
+	return out
+}

@@ -1,0 +1,32 @@
+// Package format maps a wire-format name to its codec. Each provider format
+// lives in its own subpackage (openaichat, openairesponses, anthropic, gemini,
+// geminiopenai, bedrock, mcp) with a serializer and a parser over the neutral
+// outcome model of package outcome.
+package format
+
+import "github.com/toolerr/toolerr/core/internal/format/outcome"
+
+// Codec serializes outcomes into one provider's wire messages and parses them
+// back.
+//
+// Serialize returns the messages (value trees) to append to that provider's
+// history for one turn of outcomes, in call order. Parse reads such messages
+// back; parse(serialize(x)) gives x for failures, and for results up to what
+// the format can carry (README, "Wire formats").
+type Codec interface {
+	Serialize(outs []outcome.Outcome) ([]any, error)
+	Parse(msgs []any) ([]outcome.Outcome, error)
+}
+
+// Lookup returns the codec of a wire-format name, or nil for an unknown one.
+func Lookup(name string) Codec {
+	switch name {
+	// one line per format, e.g.: case "bedrock": return bedrock.Codec{}
+	}
+	return nil
+}
+
+// Names lists the wire-format names this build knows, in README order.
+func Names() []string {
+	return []string{"openai-chat", "openai-responses", "anthropic", "gemini", "gemini-openai", "bedrock", "mcp"}
+}
