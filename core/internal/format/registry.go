@@ -4,7 +4,16 @@
 // outcome model of package outcome.
 package format
 
-import "github.com/toolerr/toolerr/core/internal/format/outcome"
+import (
+	"github.com/toolerr/toolerr/core/internal/format/anthropic"
+	"github.com/toolerr/toolerr/core/internal/format/bedrock"
+	"github.com/toolerr/toolerr/core/internal/format/gemini"
+	"github.com/toolerr/toolerr/core/internal/format/geminiopenai"
+	"github.com/toolerr/toolerr/core/internal/format/mcp"
+	"github.com/toolerr/toolerr/core/internal/format/openaichat"
+	"github.com/toolerr/toolerr/core/internal/format/openairesponses"
+	"github.com/toolerr/toolerr/core/internal/format/outcome"
+)
 
 // Codec serializes outcomes into one provider's wire messages and parses them
 // back.
@@ -21,7 +30,20 @@ type Codec interface {
 // Lookup returns the codec of a wire-format name, or nil for an unknown one.
 func Lookup(name string) Codec {
 	switch name {
-	// one line per format, e.g.: case "bedrock": return bedrock.Codec{}
+	case "openai-chat":
+		return openaichat.Codec{}
+	case "openai-responses":
+		return openairesponses.Codec{}
+	case "anthropic":
+		return anthropic.Codec{}
+	case "gemini":
+		return gemini.Codec{}
+	case "gemini-openai":
+		return geminiopenai.Codec{}
+	case "bedrock":
+		return bedrock.Codec{}
+	case "mcp":
+		return mcp.Codec{}
 	}
 	return nil
 }

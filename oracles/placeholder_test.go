@@ -4,8 +4,6 @@ import (
 	_ "github.com/anthropics/anthropic-sdk-go/v2"
 	_ "github.com/openai/openai-go/v3"
 	_ "github.com/santhosh-tekuri/jsonschema/v6"
-	_ "github.com/stretchr/testify/require"
-	_ "github.com/toolerr/toolerr/core"
 	_ "go.yaml.in/yaml/v3"
 	_ "google.golang.org/genai"
 )

@@ -1,6 +1,0 @@
-package core
-
-import (
-	_ "github.com/santhosh-tekuri/jsonschema/v6"
-	_ "github.com/stretchr/testify/require"
-)

@@ -1,0 +1,106 @@
+package core
+
+import (
+	"github.com/toolerr/toolerr/core/internal/format"
+	"github.com/toolerr/toolerr/core/internal/format/outcome"
+)
+
+// Format names a provider wire format (kebab-case, as in the README table).
+type Format string
+
+// The wire formats. Each rule's vendor source is in the README's wire-format
+// table and in the doc of the codec package.
+const (
+	// FormatOpenAIChat is a Chat Completions tool message {"role":"tool","tool_call_id","content"}.
+	// See shared/specs/openai-openapi.yaml, ChatCompletionRequestToolMessage.
+	FormatOpenAIChat Format = "openai-chat"
+	// FormatOpenAIResponses is a Responses API function_call_output input item.
+	// See shared/specs/openai-openapi.yaml, FunctionCallOutputItemParam.
+	FormatOpenAIResponses Format = "openai-responses"
+	// FormatAnthropic is a user message holding tool_result blocks (is_error on failure).
+	// See https://platform.claude.com/docs/en/agents-and-tools/tool-use/handle-tool-calls.
+	FormatAnthropic Format = "anthropic"
+	// FormatGemini is a user Content holding functionResponse parts; response is always an object.
+	// See googleapis google/ai/generativelanguage/v1beta/content.proto, FunctionResponse.
+	FormatGemini Format = "gemini"
+	// FormatGeminiOpenAI is Gemini's OpenAI-compatible endpoint: the openai-chat shape.
+	// See https://ai.google.dev/gemini-api/docs/openai.
+	FormatGeminiOpenAI Format = "gemini-openai"
+	// FormatBedrock is a Converse user message holding toolResult blocks (status "error" on failure).
+	// See shared/specs/aws-bedrock-runtime-2023-09-30-service-2.json, ToolResultBlock.
+	FormatBedrock Format = "bedrock"
+	// FormatMCP is an MCP CallToolResult (isError on failure).
+	// See shared/specs/mcp-schema-2025-11-25.json, CallToolResult.
+	FormatMCP Format = "mcp"
+)
+
+// Formats returns the names of every wire format this build knows.
+func Formats() []Format {
+	names := format.Names()
+	out := make([]Format, len(names))
+	for i, n := range names {
+		out[i] = Format(n)
+	}
+	return out
+}
+
+// Outcome is one tool call and what came of it: exactly one of Error (an
+// *Envelope) and Result (a *Result) is set. See the README, "Wire formats".
+type Outcome = outcome.Outcome
+
+// Call identifies the tool call an Outcome answers: ID (the provider's call
+// id, "" where the format has none) and Name (the function name; Gemini needs
+// it).
+type Call = outcome.Call
+
+// Result is a successful tool result: Kind Empty, Text, JSON (any JSON value
+// but a string) or Blocks (text and image blocks).
+type Result = outcome.Result
+
+// Block is a text or image element of a Blocks result; image Data is standard
+// base64.
+type Block = outcome.Block
+
+// ResultKind says what a Result holds.
+type ResultKind = outcome.Kind
+
+// The kinds of Result.
+const (
+	ResultEmpty  = outcome.Empty
+	ResultText   = outcome.Text
+	ResultJSON   = outcome.JSON
+	ResultBlocks = outcome.Blocks
+)
+
+// Serialize returns the messages to append to f's history for one turn of
+// outcomes, as value trees (map[string]any, []any, ...); pass them to
+// canonical JSON or your SDK. Returns a *RequestError for an unknown format or
+// an outcome the format cannot carry (for example a Gemini call without a
+// name).
+func Serialize(f Format, outs []Outcome) ([]any, error) {
+	c := format.Lookup(string(f))
+	if c == nil {
+		return nil, &RequestError{Op: "serialize", Path: "format", Offset: -1, Msg: "unknown format " + string(f)}
+	}
+	msgs, err := c.Serialize(outs)
+	if err != nil {
+		return nil, requestError("serialize", err)
+	}
+	return msgs, nil
+}
+
+// Parse reads f's tool-result messages back into outcomes; an envelope found
+// in the content comes back as Error, even from OpenAI's flagless strings.
+// Returns a *RequestError for an unknown format or messages that are not that
+// format's tool results.
+func Parse(f Format, msgs []any) ([]Outcome, error) {
+	c := format.Lookup(string(f))
+	if c == nil {
+		return nil, &RequestError{Op: "parse", Path: "format", Offset: -1, Msg: "unknown format " + string(f)}
+	}
+	outs, err := c.Parse(msgs)
+	if err != nil {
+		return nil, requestError("parse", err)
+	}
+	return outs, nil
+}

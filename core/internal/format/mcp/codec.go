@@ -1,0 +1,19 @@
+// Package mcp is a wire-format codec. STUB: replaced by the wire-format work.
+package mcp
+
+import (
+	"errors"
+
+	"github.com/toolerr/toolerr/core/internal/format/outcome"
+)
+
+// Codec is the mcp codec.
+type Codec struct{}
+
+var errTodo = errors.New("format not implemented yet")
+
+// Serialize is not implemented yet.
+func (Codec) Serialize(outs []outcome.Outcome) ([]any, error) { return nil, errTodo }
+
+// Parse is not implemented yet.
+func (Codec) Parse(msgs []any) ([]outcome.Outcome, error) { return nil, errTodo }
