@@ -1,0 +1,220 @@
+// Command toolerr is the command-line face of toolerr's core: classify a
+// recorded failure, wrap a failure into a provider's wire message, check,
+// repair, convert and trim transcripts, replay failure traces, or call the
+// raw Invoke ABI. Every command reads JSON from a file or standard input and
+// writes canonical JSON (RFC 8785) to standard output.
+//
+// Exit status: 0 on success; 1 when the core answered with an error envelope
+// (printed to standard output as {"error": ...}, and summarized on standard
+// error); 2 for a usage error or input that cannot be read.
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"strings"
+
+	"github.com/toolerr/toolerr/core"
+)
+
+// command is one subcommand: its name, a one-line summary, and its runner.
+type command struct {
+	name, usage, summary string
+	run                  func(args []string, stdin io.Reader, stdout, stderr io.Writer) int
+}
+
+func commands() []command {
+	return []command{
+		{"classify", "classify [flags] [FILE]", "classify a recorded HTTP failure, SSE error event or error text into an envelope", runClassify},
+		{"wrap", "wrap --provider P [flags] [FILE]", "turn a failure (an envelope) or a result into provider P's tool-result messages", runWrap},
+		{"invoke", "invoke [FILE]", "send one raw Invoke request ({\"op\": ...}) and print the response", runInvoke},
+		{"check", "check --format P [FILE]", "list what provider P would reject in a transcript", passthrough("check")},
+		{"repair", "repair --format P [FILE]", "answer unanswered calls, drop orphans, reorder and merge results", passthrough("repair")},
+		{"convert", "convert --from P --to Q [FILE]", "translate a transcript from provider P's shape to Q's", passthrough("convert")},
+		{"trim", "trim --format P --max-chars N [FILE]", "drop the oldest turns to fit a size, never splitting a call from its results", passthrough("trim")},
+		{"replay", "replay [--format P] TRACE", "replay a recorded failure trace through a provider's adapter", passthrough("replay")},
+		{"demo", "demo [--shared DIR]", "the main job: the seed's worked example, then every real recording classified", runDemo},
+		{"version", "version", "print the toolerr and ABI versions", runVersion},
+	}
+}
+
+func main() {
+	os.Exit(run(os.Args[1:], os.Stdin, os.Stdout, os.Stderr))
+}
+
+func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	if len(args) == 0 || args[0] == "-h" || args[0] == "--help" || args[0] == "help" {
+		usage(stderr)
+		if len(args) == 0 {
+			return 2
+		}
+		return 0
+	}
+	for _, c := range commands() {
+		if c.name == args[0] {
+			return c.run(args[1:], stdin, stdout, stderr)
+		}
+	}
+	fmt.Fprintf(stderr, "toolerr: unknown command %q\n\n", args[0])
+	usage(stderr)
+	return 2
+}
+
+func usage(w io.Writer) {
+	fmt.Fprintln(w, "usage: toolerr <command> [flags] [FILE]   (FILE omitted or - reads standard input)")
+	fmt.Fprintln(w)
+	for _, c := range commands() {
+		fmt.Fprintf(w, "  %-38s %s\n", c.usage, c.summary)
+	}
+}
+
+// newFlags returns a FlagSet that reports errors on stderr without exiting.
+func newFlags(name string, stderr io.Writer) *flag.FlagSet {
+	fs := flag.NewFlagSet("toolerr "+name, flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	return fs
+}
+
+// readInput reads the single FILE argument, or standard input for none or "-".
+func readInput(args []string, stdin io.Reader) ([]byte, error) {
+	switch {
+	case len(args) > 1:
+		return nil, fmt.Errorf("expected at most one FILE, got %d arguments", len(args))
+	case len(args) == 0 || args[0] == "-":
+		return io.ReadAll(io.LimitReader(stdin, core.MaxRequestBytes+1))
+	default:
+		return os.ReadFile(args[0])
+	}
+}
+
+// decodeJSON parses input JSON with numbers kept exact, for building requests.
+func decodeJSON(b []byte) (any, error) {
+	dec := json.NewDecoder(bytes.NewReader(b))
+	dec.UseNumber()
+	var v any
+	if err := dec.Decode(&v); err != nil {
+		return nil, fmt.Errorf("input is not valid JSON: %v", err)
+	}
+	if dec.More() {
+		return nil, errors.New("input holds more than one JSON value")
+	}
+	return v, nil
+}
+
+// invoke marshals req, calls core.Invoke, prints the response and returns the
+// exit status (1 for an error response).
+func invoke(req any, stdout, stderr io.Writer) int {
+	b, err := json.Marshal(req)
+	if err != nil {
+		fmt.Fprintf(stderr, "toolerr: cannot encode request: %v\n", err)
+		return 2
+	}
+	return printResponse(core.Invoke(b), stdout, stderr)
+}
+
+func printResponse(resp []byte, stdout, stderr io.Writer) int {
+	stdout.Write(resp)
+	io.WriteString(stdout, "\n")
+	if bytes.HasPrefix(resp, []byte(`{"error":`)) {
+		var r struct {
+			Error core.Envelope `json:"error"`
+		}
+		if json.Unmarshal(resp, &r) == nil {
+			where := ""
+			if p, ok := r.Error.Details["path"].(string); ok && p != "" {
+				where = " (at " + p + ")"
+			}
+			fmt.Fprintf(stderr, "toolerr: %s: %s%s\n", r.Error.Code, r.Error.Message, where)
+		}
+		return 1
+	}
+	return 0
+}
+
+func fail(stderr io.Writer, err error) int {
+	fmt.Fprintf(stderr, "toolerr: %v\n", err)
+	return 2
+}
+
+func runInvoke(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	fs := newFlags("invoke", stderr)
+	if err := fs.Parse(args); err != nil {
+		return 2
+	}
+	in, err := readInput(fs.Args(), stdin)
+	if err != nil {
+		return fail(stderr, err)
+	}
+	return printResponse(core.Invoke(in), stdout, stderr)
+}
+
+func runVersion(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	return printResponse(core.Invoke([]byte(`{"op":"version"}`)), stdout, stderr)
+}
+
+// passthrough builds a command that wraps its input in {"op": op, ...flags}.
+// The input is a message list (sent as "messages"), or an object whose members
+// are merged into the request (so a whole request body also works).
+func passthrough(op string) func([]string, io.Reader, io.Writer, io.Writer) int {
+	return func(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+		fs := newFlags(op, stderr)
+		format := fs.String("format", "", "provider wire format (openai-chat, openai-responses, anthropic, gemini, gemini-openai, bedrock, mcp)")
+		from := fs.String("from", "", "source wire format (convert)")
+		to := fs.String("to", "", "target wire format (convert)")
+		maxChars := fs.Int("max-chars", 0, "size budget in characters of canonical JSON (trim)")
+		if err := fs.Parse(args); err != nil {
+			return 2
+		}
+		in, err := readInput(fs.Args(), stdin)
+		if err != nil {
+			return fail(stderr, err)
+		}
+		v, err := decodeJSON(in)
+		if err != nil {
+			return fail(stderr, err)
+		}
+		req := map[string]any{}
+		switch x := v.(type) {
+		case []any:
+			if op == "replay" {
+				return fail(stderr, errors.New("a trace must be a JSON object"))
+			}
+			req["messages"] = x
+		case map[string]any:
+			if op == "replay" {
+				if _, ok := x["trace"]; !ok {
+					x = map[string]any{"trace": x}
+				}
+			}
+			for k, val := range x {
+				req[k] = val
+			}
+		default:
+			return fail(stderr, errors.New("input must be a JSON array of messages or an object"))
+		}
+		req["op"] = op
+		for k, val := range map[string]string{"format": *format, "from": *from, "to": *to} {
+			if val != "" {
+				req[k] = val
+			}
+		}
+		if *maxChars > 0 {
+			req["max_chars"] = *maxChars
+		}
+		return invoke(req, stdout, stderr)
+	}
+}
+
+// lowerKeys returns the header map with lower-case names, joining nothing.
+func lowerKeys(h map[string]any) map[string]any {
+	out := make(map[string]any, len(h))
+	for k, v := range h {
+		out[strings.ToLower(k)] = v
+	}
+	return out
+}

@@ -1,0 +1,56 @@
+package main
+
+import (
+	"errors"
+	"io"
+)
+
+// runWrap: toolerr wrap --provider P [--call-id ID] [--name NAME] [FILE]
+//
+// The input is an envelope (the five keys), one outcome {"call", "error" |
+// "result"}, or {"results": [...]} for a whole turn. With a bare envelope,
+// --call-id and --name say which call it answers.
+func runWrap(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	fs := newFlags("wrap", stderr)
+	provider := fs.String("provider", "", "wire format: openai-chat, openai-responses, anthropic, gemini, gemini-openai, bedrock, mcp (required)")
+	callID := fs.String("call-id", "", "the tool call id the failure answers (tool_call_id, call_id, tool_use_id, toolUseId)")
+	name := fs.String("name", "", "the function name (required by gemini)")
+	if err := fs.Parse(args); err != nil {
+		return 2
+	}
+	if *provider == "" {
+		return fail(stderr, errors.New("wrap needs --provider"))
+	}
+	in, err := readInput(fs.Args(), stdin)
+	if err != nil {
+		return fail(stderr, err)
+	}
+	v, err := decodeJSON(in)
+	if err != nil {
+		return fail(stderr, err)
+	}
+	m, ok := v.(map[string]any)
+	if !ok {
+		return fail(stderr, errors.New("input must be a JSON object: an envelope, an outcome or {\"results\": [...]}"))
+	}
+	req := map[string]any{"op": "serialize", "format": *provider}
+	_, hasResults := m["results"]
+	_, hasCall := m["call"]
+	switch {
+	case hasResults || hasCall:
+		for k, val := range m {
+			req[k] = val
+		}
+	default: // a bare envelope
+		call := map[string]any{}
+		if *callID != "" {
+			call["id"] = *callID
+		}
+		if *name != "" {
+			call["name"] = *name
+		}
+		req["call"] = call
+		req["error"] = m
+	}
+	return invoke(req, stdout, stderr)
+}
