@@ -1,0 +1,81 @@
+package main
+
+import (
+	"bytes"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+func runCLI(t *testing.T, stdin string, args ...string) (code int, stdout, stderr string) {
+	t.Helper()
+	var out, errb bytes.Buffer
+	code = run(args, strings.NewReader(stdin), &out, &errb)
+	return code, out.String(), errb.String()
+}
+
+func TestRun_usage(t *testing.T) {
+	code, _, stderr := runCLI(t, "")
+	assert.Equal(t, 2, code)
+	assert.Contains(t, stderr, "usage: toolerr <command>")
+	code, _, stderr = runCLI(t, "", "frobnicate")
+	assert.Equal(t, 2, code)
+	assert.Contains(t, stderr, `unknown command "frobnicate"`)
+}
+
+func TestRun_invoke(t *testing.T) {
+	code, stdout, _ := runCLI(t, `{"op":"version"}`, "invoke")
+	assert.Equal(t, 0, code)
+	assert.Equal(t, "{\"ok\":{\"abi\":1,\"version\":\"0.1.0\"}}\n", stdout)
+
+	code, stdout, stderr := runCLI(t, `{"op":`, "invoke", "-")
+	assert.Equal(t, 1, code)
+	assert.True(t, strings.HasPrefix(stdout, `{"error":{"code":"INVALID_INPUT"`), stdout)
+	assert.Contains(t, stderr, "toolerr: INVALID_INPUT: toolerr: request is not valid JSON")
+}
+
+func TestRun_badInput(t *testing.T) {
+	code, _, stderr := runCLI(t, "", "invoke", "/nonexistent/file.json")
+	assert.Equal(t, 2, code)
+	assert.Contains(t, stderr, "no such file")
+
+	code, _, stderr = runCLI(t, `{}`, "wrap")
+	assert.Equal(t, 2, code)
+	assert.Contains(t, stderr, "wrap needs --provider")
+
+	code, _, stderr = runCLI(t, `[1,2`, "wrap", "--provider", "anthropic")
+	assert.Equal(t, 2, code)
+	assert.Contains(t, stderr, "input is not valid JSON")
+
+	code, _, stderr = runCLI(t, `"x"`, "check", "--format", "anthropic")
+	assert.Equal(t, 2, code)
+	assert.Contains(t, stderr, "input must be a JSON array of messages or an object")
+
+	code, _, _ = runCLI(t, `{}`, "classify", "--no-such-flag")
+	assert.Equal(t, 2, code)
+}
+
+func TestClassifyRequest_shapes(t *testing.T) {
+	rec := `{"provider":"gemini","kind":"error_response","response":{"status":429,
+	  "headers":{"Date":"Wed, 01 Jan 2025 00:00:00 GMT","Retry-After":"3"},"body":{"error":{"code":429}}}}`
+	req, err := classifyRequest([]byte(rec))
+	require.NoError(t, err)
+	assert.Equal(t, "gemini", req["provider"])
+	assert.Equal(t, int64(1735689600000), req["now_ms"])
+	h := req["http"].(map[string]any)
+	assert.Equal(t, map[string]any{"date": "Wed, 01 Jan 2025 00:00:00 GMT", "retry-after": "3"}, h["headers"])
+
+	req, err = classifyRequest([]byte("dial tcp 127.0.0.1:9: connect: connection refused\n"))
+	require.NoError(t, err)
+	assert.Equal(t, map[string]any{"op": "classify", "error_text": "dial tcp 127.0.0.1:9: connect: connection refused"}, req)
+
+	req, err = classifyRequest([]byte(`{"sse_event":{"event":"error","data":"{}"}}`))
+	require.NoError(t, err)
+	assert.Equal(t, "classify", req["op"])
+	assert.Contains(t, req, "sse_event")
+
+	_, err = classifyRequest([]byte(`[1]`))
+	assert.Error(t, err)
+}
