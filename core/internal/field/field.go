@@ -13,12 +13,12 @@ type Error struct {
 	Msg  string
 }
 
-// Error returns "<path>: <msg>".
+// Error returns "toolerr: <path>: <msg>".
 func (e *Error) Error() string {
 	if e.Path == "" {
-		return e.Msg
+		return "toolerr: " + e.Msg
 	}
-	return e.Path + ": " + e.Msg
+	return "toolerr: " + e.Path + ": " + e.Msg
 }
 
 // Errorf builds an *Error at path.
