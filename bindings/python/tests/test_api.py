@@ -1,0 +1,94 @@
+"""The thin request builders: each reaches its op and maps the answer to Python types."""
+
+import json
+from typing import Any, Dict
+
+import pytest
+
+import toolerr
+
+ERR = toolerr.Envelope("TIMEOUT", "Search timed out after 10 s.", True, {"tool": "search"}, "tool")
+
+
+class FakeHTTPXResponse:  # the attributes httpx.Response and requests.Response share
+    def __init__(self, status: int, headers: Dict[str, str], text: str) -> None:
+        self.status_code, self.headers, self.text = status, headers, text
+
+
+class FakeAPIStatusError(Exception):  # openai.APIStatusError / anthropic.APIStatusError
+    def __init__(self, response: FakeHTTPXResponse, body: Any) -> None:
+        super().__init__("Error code: 429")
+        self.response, self.status_code, self.body = response, response.status_code, body
+
+
+class FakeGenaiAPIError(Exception):  # google.genai.errors.APIError: .code, .details, .response
+    def __init__(self, code: int, details: Any) -> None:
+        super().__init__(f"{code} error")
+        self.code, self.details, self.response = code, details, None
+
+
+def test_classify_http_reads_retry_after() -> None:
+    e = toolerr.classify_http(429, {"Retry-After": "7"}, tool="get_weather")
+    assert (e.code, e.retryable, e.details["retry_after_seconds"]) == ("RATE_LIMITED", True, 7)
+
+
+def test_classify_response_reads_httpx_like_and_sdk_errors_alike() -> None:
+    body = '{"type":"error","error":{"type":"overloaded_error","message":"Overloaded"}}'
+    r = FakeHTTPXResponse(529, {"content-type": "application/json"}, body)
+    direct = toolerr.classify_response(r, provider="anthropic")
+    via_sdk = toolerr.classify_response(FakeAPIStatusError(r, json.loads(body)), provider="anthropic")
+    assert direct == via_sdk
+    assert (direct.code, direct.retryable, direct.details["status"]) == ("OVERLOADED", True, 529)
+
+
+def test_classify_response_reads_google_genai_errors() -> None:
+    details = {"error": {"code": 503, "status": "UNAVAILABLE", "message": "The model is overloaded."}}
+    e = toolerr.classify_response(FakeGenaiAPIError(503, details), provider="gemini")
+    assert e.retryable and e.details["status"] == 503
+
+
+def test_classify_exception_never_leaks_the_traceback() -> None:
+    try:
+        raise ConnectionRefusedError("[Errno 111] Connection refused; key=sk-abcdefghijklmnopqrstuvwx")
+    except ConnectionRefusedError as exc:
+        e = toolerr.classify_exception(exc, tool="search")
+    assert e.source == "tool" and e.details["tool"] == "search"
+    assert "Traceback" not in e.message and "sk-abcdefghijklmnopqrstuvwx" not in e.message
+
+
+def test_classify_response_without_status_falls_back_to_the_exception() -> None:
+    e = toolerr.classify_response(TimeoutError("read timed out"))
+    assert e.code == "TIMEOUT"
+
+
+@pytest.mark.parametrize("fmt", ["openai-chat", "openai-responses", "anthropic", "gemini", "bedrock", "mcp"])
+def test_serialize_then_parse_gives_the_outcome_back(fmt: str) -> None:
+    o = toolerr.Outcome("call_1", "search", error=ERR)
+    msgs = toolerr.serialize(fmt, [o])
+    assert toolerr.parse(fmt, msgs) == [toolerr.Outcome("call_1" if fmt != "mcp" else "",
+                                                        "search" if fmt == "gemini" else "", error=ERR)]
+
+
+def test_to_functions_give_each_vendor_shape() -> None:
+    o = [toolerr.Outcome("call_1", "search", error=ERR)]
+    [chat] = toolerr.to_openai_chat(o)
+    assert chat["role"] == "tool" and set(json.loads(chat["content"])) == {
+        "code", "message", "retryable", "details", "source"}
+    assert toolerr.to_openai_responses(o)[0]["type"] == "function_call_output"
+    assert toolerr.to_anthropic(o)[0]["content"][0]["is_error"] is True
+    assert "error" in toolerr.to_gemini(o)[0]["parts"][0]["functionResponse"]["response"]
+    assert toolerr.to_bedrock(o)[0]["content"][0]["toolResult"]["status"] == "error"
+    assert toolerr.to_mcp(o)[0]["isError"] is True
+
+
+def test_retry_decision_never_retries_a_terminal_error() -> None:
+    bad = toolerr.envelope("INVALID_ARGS", "city is required")
+    assert toolerr.retry_decision(bad, 1, draw=0.5)["retry"] is False
+    assert toolerr.retry_decision(ERR, 1, draw=0.5)["retry"] is True
+
+
+def test_breaker_opens_after_failures() -> None:
+    state = None
+    for t in range(3):
+        state = toolerr.breaker(state, "failure", now_ms=1000 + t, error=ERR)["state"]
+    assert toolerr.breaker(state, "allow", now_ms=2000)["allowed"] is False

@@ -1,0 +1,94 @@
+"""Safety: threads, fork, memory over many calls, bad input."""
+
+import math
+import os
+import subprocess
+import sys
+import threading
+import time
+from pathlib import Path
+
+import pytest
+
+import toolerr
+
+REQ = b'{"op":"envelope","code":"TIMEOUT","message":"Search timed out after 10 s"}'
+WANT = toolerr.invoke_bytes(REQ)
+
+
+def test_threads_get_identical_answers() -> None:
+    errors: list = []
+
+    def work(i: int) -> None:
+        for j in range(2000):
+            e = toolerr.envelope("RATE_LIMITED", f"worker {i} call {j}", details={"n": j})
+            if e.details != {"n": j} or not e.message.startswith(f"worker {i} call {j}"):
+                errors.append(e)
+
+    threads = [threading.Thread(target=work, args=(i,)) for i in range(8)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert errors == []
+
+
+def _fork_and_call() -> None:
+    pid = os.fork()
+    if pid == 0:  # child: exit 0 only when the call answers correctly
+        ok = all(toolerr.invoke_bytes(REQ) == WANT for _ in range(20000))
+        os._exit(0 if ok else 3)
+    assert toolerr.invoke_bytes(REQ) == WANT
+    _, status = os.waitpid(pid, 0)
+    assert os.waitstatus_to_exitcode(status) == 0
+
+
+def test_fork_after_import_calls_in_both_processes() -> None:
+    # A fresh interpreter: import, fork before any call, call in both.
+    code = ("import os, toolerr\npid = os.fork()\nv = toolerr.version()['abi']\n"
+            "if pid == 0: os._exit(0 if v == 1 else 3)\n"
+            "_, s = os.waitpid(pid, 0); assert os.waitstatus_to_exitcode(s) == 0 and v == 1; print('ok')")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
+    assert out.stdout.strip() == "ok", out.stderr
+
+
+def test_fork_after_the_library_ran_calls_in_both_processes() -> None:
+    toolerr.version()  # loaded and used here; the child maps a private copy
+    _fork_and_call()
+
+
+def _rss_bytes() -> int:
+    return int(Path("/proc/self/statm").read_text().split()[1]) * os.sysconf("SC_PAGE_SIZE")
+
+
+@pytest.mark.skipif(not Path("/proc/self/statm").exists(), reason="needs /proc (Linux)")
+def test_many_calls_leave_rss_flat() -> None:
+    n = int(os.environ.get("TOOLERR_MEMORY_CALLS", "1000000"))
+    for _ in range(50000):  # warm up: Go heap and ctypes caches reach their steady size
+        toolerr.invoke_bytes(REQ)
+    before, t0 = _rss_bytes(), time.perf_counter()
+    for _ in range(n):
+        toolerr.invoke_bytes(REQ)
+    grown = _rss_bytes() - before
+    print(f"{n} calls in {time.perf_counter() - t0:.1f} s, RSS grew {grown / 1e6:.2f} MB")
+    assert grown < 16 << 20
+
+
+@pytest.mark.parametrize("request_, path", [
+    ({}, "op"),
+    ({"op": 5}, "op"),
+    ({"op": "no_such_op"}, "op"),
+    ({"op": "canonicalize", "value": math.nan}, ""),
+    ({"op": "envelope", "message": "no code"}, "code"),
+])
+def test_bad_input_raises_with_the_envelope(request_: dict, path: str) -> None:
+    with pytest.raises(toolerr.ToolerrError) as ei:
+        toolerr.invoke(request_)
+    e = ei.value
+    assert (e.code, e.retryable, e.source) == ("INVALID_INPUT", False, "orchestrator")
+    assert e.details["path"] == path and e.message == e.envelope.message != ""
+
+
+@pytest.mark.parametrize("raw", [b"", b"not json", b"[1,2]", b"\xff\xfe{", b'{"op":"version"' * 1000])
+def test_bad_bytes_answer_with_an_error_envelope(raw: bytes) -> None:
+    assert toolerr.invoke_bytes(raw).startswith(b'{"error":{"code":"INVALID_INPUT"')

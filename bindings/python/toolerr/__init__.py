@@ -1,0 +1,325 @@
+"""toolerr: tool-call errors for LLM agents, over the one Go core.
+
+Every function builds one Invoke request, runs it through libtoolerr.so and
+returns the "ok" value; an {"error": envelope} response raises ToolerrError.
+All rules (codes, retryable defaults, messages, sanitizing, wire shapes,
+canonical JSON) live in the core, so Python gets the same bytes as Go, Node
+and Rust. See docs/bindings.md and the README's "Invoke reference".
+"""
+
+from __future__ import annotations
+
+import json
+import traceback
+from dataclasses import dataclass, field
+from typing import Any, Dict, Iterable, List, Mapping, Optional
+
+from ._native import abi_version, invoke_bytes, library_path
+
+__all__ = [
+    "Envelope", "Outcome", "ToolerrError", "abi_version", "breaker", "budget", "canonicalize", "check",
+    "classify_exception", "classify_http", "classify_response", "codes", "convert", "envelope", "invoke",
+    "invoke_bytes", "library_path", "loop_guard", "normalize_ids", "parse", "repair", "replay", "retry_decision",
+    "sanitize", "serialize", "to_anthropic", "to_bedrock", "to_gemini", "to_mcp", "to_openai_chat",
+    "to_openai_responses", "trim", "version",
+]
+
+JSON = Any
+Message = Dict[str, Any]
+
+
+@dataclass(frozen=True)
+class Envelope:
+    """The five-field error envelope (README, "The envelope").
+
+    code is an UPPER_SNAKE registry token; message one sanitized sentence for
+    the model; retryable whether the orchestrator may retry without the model;
+    details machine fields ({} when empty); source "tool", "provider" or
+    "orchestrator".
+    """
+
+    code: str
+    message: str
+    retryable: bool
+    details: Dict[str, Any] = field(default_factory=dict)
+    source: str = "tool"
+
+    @classmethod
+    def from_dict(cls, d: Mapping[str, Any]) -> Envelope:
+        """Build an Envelope from the five members of a response."""
+        return cls(d["code"], d["message"], d["retryable"], dict(d["details"]), d["source"])
+
+    def to_dict(self) -> Dict[str, Any]:
+        """Return the envelope as the JSON object the core reads."""
+        return {"code": self.code, "message": self.message, "retryable": self.retryable,
+                "details": self.details, "source": self.source}
+
+
+class ToolerrError(Exception):
+    """An {"error": envelope} response; .envelope holds all five fields.
+
+    Raised for bad requests (code INVALID_INPUT, details.path naming the member)
+    and internal failures (INTERNAL), both with source "orchestrator".
+    """
+
+    def __init__(self, envelope: Envelope) -> None:
+        super().__init__(f"{envelope.code}: {envelope.message}")
+        self.envelope = envelope
+
+    @property
+    def code(self) -> str:
+        """The envelope's code."""
+        return self.envelope.code
+
+    @property
+    def message(self) -> str:
+        """The envelope's message."""
+        return self.envelope.message
+
+    @property
+    def retryable(self) -> bool:
+        """The envelope's retryable flag."""
+        return self.envelope.retryable
+
+    @property
+    def details(self) -> Dict[str, Any]:
+        """The envelope's details."""
+        return self.envelope.details
+
+    @property
+    def source(self) -> str:
+        """The envelope's source."""
+        return self.envelope.source
+
+
+def invoke(request: Mapping[str, Any]) -> JSON:
+    """Run one Invoke request ({"op": ..., ...}) and return its "ok" value.
+
+    Raises ToolerrError carrying the envelope when the core answers {"error": ...};
+    TypeError when request holds a value json.dumps cannot write.
+    """
+    resp = json.loads(invoke_bytes(json.dumps(request, separators=(",", ":")).encode()))
+    if "error" in resp:
+        raise ToolerrError(Envelope.from_dict(resp["error"]))
+    return resp["ok"]
+
+
+def _op(op: str, members: Mapping[str, Any]) -> JSON:
+    return invoke({"op": op, **{k: v for k, v in members.items() if v is not None}})
+
+
+def version() -> Dict[str, Any]:
+    """Return {"abi": int, "version": str} of the loaded core."""
+    return _op("version", {})  # type: ignore[no-any-return]
+
+
+def codes() -> List[Dict[str, Any]]:
+    """Return the code registry rows (code, retryable, source, statuses, provider_errors, meaning)."""
+    return _op("codes", {})  # type: ignore[no-any-return]
+
+
+def envelope(code: str, message: str, *, retryable: Optional[bool] = None,
+             details: Optional[Mapping[str, Any]] = None, source: Optional[str] = None) -> Envelope:
+    """Return an envelope for code with the registry defaults and sanitized text."""
+    return Envelope.from_dict(_op("envelope", dict(code=code, message=message, retryable=retryable,
+                                                   details=details, source=source)))
+
+
+def canonicalize(value: JSON) -> str:
+    """Return value as RFC 8785 canonical JSON text (as the core writes it)."""
+    out = invoke_bytes(json.dumps({"op": "canonicalize", "value": value}, separators=(",", ":")).encode())
+    if out.startswith(b'{"error":'):
+        invoke({"op": "canonicalize", "value": value})  # raises the ToolerrError
+    return out[len(b'{"ok":'):-1].decode()
+
+
+def sanitize(text: str, *, max_chars: Optional[int] = None) -> Dict[str, Any]:
+    """Return {"text", "truncated", "original_chars"?}: secrets redacted, traces cut, capped."""
+    return _op("sanitize", dict(text=text, max_chars=max_chars))  # type: ignore[no-any-return]
+
+
+def classify_http(status: int, headers: Optional[Mapping[str, str]] = None, body: JSON = None, *,
+                  provider: Optional[str] = None, source: Optional[str] = None, tool: Optional[str] = None,
+                  attempt: Optional[int] = None, now_ms: Optional[int] = None) -> Envelope:
+    """Classify an HTTP failure: status, response headers, body (text or parsed JSON).
+
+    provider ("openai", "anthropic", "gemini", "bedrock", ...) hints how to read
+    the body. now_ms (milliseconds since the Unix epoch) is needed only to turn
+    an HTTP-date Retry-After or a reset time into details.retry_after_seconds.
+    """
+    http = {k: v for k, v in (("status", status), ("headers", dict(headers or {})), ("body", body)) if v is not None}
+    return Envelope.from_dict(_op("classify", dict(http=http, provider=provider, source=source, tool=tool,
+                                                   attempt=attempt, now_ms=now_ms)))
+
+
+def classify_exception(exc: BaseException, *, tool: Optional[str] = None) -> Envelope:
+    """Classify a Python exception from its type, message and printed traceback.
+
+    The core sanitizes: no traceback line or secret reaches the message.
+    """
+    t = type(exc)
+    name = t.__qualname__ if t.__module__ == "builtins" else f"{t.__module__}.{t.__qualname__}"
+    tb = "".join(traceback.format_exception(t, exc, exc.__traceback__))
+    return Envelope.from_dict(_op("classify_exception", dict(
+        exception={"type": name, "message": str(exc), "traceback": tb}, tool=tool)))
+
+
+def classify_response(obj: Any, *, provider: Optional[str] = None, source: Optional[str] = None,
+                      tool: Optional[str] = None, now_ms: Optional[int] = None) -> Envelope:
+    """Classify an httpx/requests response or an openai/anthropic/google-genai SDK error.
+
+    Read by duck typing: status from .status_code (or .code), headers and body
+    text from the object or its .response, else the SDK's parsed .body/.details.
+    An exception with no HTTP status (a connection error) goes to
+    classify_exception.
+    """
+    resp = getattr(obj, "response", None)
+    status = next((s for s in (getattr(obj, "status_code", None), getattr(resp, "status_code", None),
+                               getattr(obj, "code", None)) if isinstance(s, int)), None)
+    if status is None and isinstance(obj, BaseException):
+        return classify_exception(obj, tool=tool)
+    carrier = resp if resp is not None else obj
+    try:
+        body: JSON = getattr(carrier, "text", None)
+    except Exception:  # an unread streaming body
+        body = None
+    if not isinstance(body, str):
+        body = getattr(obj, "body", None) or getattr(obj, "details", None)
+    headers = {str(k): str(v) for k, v in dict(getattr(carrier, "headers", None) or {}).items()}
+    return classify_http(status or 0, headers, body, provider=provider, source=source, tool=tool, now_ms=now_ms)
+
+
+@dataclass(frozen=True)
+class Outcome:
+    """One tool call and what came of it: error (an Envelope) or result.
+
+    call_id is the provider's call id ("" where the format has none); name the
+    function name (Gemini needs it). result is {} (empty), {"text": s},
+    {"json": v} or {"blocks": [{"type": "text", "text": s} |
+    {"type": "image", "media_type": m, "data": base64}]}.
+    """
+
+    call_id: str = ""
+    name: str = ""
+    error: Optional[Envelope] = None
+    result: Optional[Mapping[str, Any]] = None
+
+    def to_dict(self) -> Dict[str, Any]:
+        """Return the neutral {"call", "error"|"result"} object of the serialize op."""
+        d: Dict[str, Any] = {"call": {"id": self.call_id, "name": self.name}}
+        if self.error is not None:
+            d["error"] = self.error.to_dict()
+        if self.result is not None:
+            d["result"] = dict(self.result)
+        return d
+
+    @classmethod
+    def from_dict(cls, d: Mapping[str, Any]) -> Outcome:
+        """Build an Outcome from one element of a parse response."""
+        e = d.get("error")
+        return cls(d["call"].get("id", ""), d["call"].get("name", ""),
+                   Envelope.from_dict(e) if e is not None else None, d.get("result"))
+
+
+def serialize(format: str, outcomes: Iterable[Outcome]) -> List[Message]:
+    """Return the messages to append to a format's history for one turn of outcomes."""
+    return _op("serialize", {"format": format, "results": [o.to_dict() for o in outcomes]})  # type: ignore[no-any-return]
+
+
+def parse(format: str, messages: Iterable[Message]) -> List[Outcome]:
+    """Read the tool outcomes back from a format's messages (the failure flag restored)."""
+    return [Outcome.from_dict(o) for o in _op("parse", {"format": format, "messages": list(messages)})]
+
+
+def to_openai_chat(outcomes: Iterable[Outcome]) -> List[Message]:
+    """Chat Completions tool messages (role "tool"), one per outcome."""
+    return serialize("openai-chat", outcomes)
+
+
+def to_openai_responses(outcomes: Iterable[Outcome]) -> List[Message]:
+    """Responses API function_call_output input items, one per outcome."""
+    return serialize("openai-responses", outcomes)
+
+
+def to_anthropic(outcomes: Iterable[Outcome]) -> List[Message]:
+    """One Anthropic user message holding a tool_result block per outcome."""
+    return serialize("anthropic", outcomes)
+
+
+def to_gemini(outcomes: Iterable[Outcome]) -> List[Message]:
+    """One Gemini user Content holding a functionResponse part per outcome."""
+    return serialize("gemini", outcomes)
+
+
+def to_bedrock(outcomes: Iterable[Outcome]) -> List[Message]:
+    """One Bedrock Converse user message holding a toolResult block per outcome."""
+    return serialize("bedrock", outcomes)
+
+
+def to_mcp(outcomes: Iterable[Outcome]) -> List[Message]:
+    """MCP CallToolResult objects, one per outcome."""
+    return serialize("mcp", outcomes)
+
+
+def check(format: str, messages: Iterable[Message], **options: Any) -> JSON:
+    """Return the findings a provider would reject in a transcript (op "check")."""
+    return _op("check", {"format": format, "messages": list(messages), **options})
+
+
+def repair(format: str, messages: Iterable[Message], **options: Any) -> JSON:
+    """Return the repaired transcript and what changed (op "repair")."""
+    return _op("repair", {"format": format, "messages": list(messages), **options})
+
+
+def convert(messages: Iterable[Message], *, from_format: str, to_format: str, **options: Any) -> JSON:
+    """Translate a transcript between formats, failure flags carried (op "convert")."""
+    return _op("convert", {"from": from_format, "to": to_format, "messages": list(messages), **options})
+
+
+def trim(format: str, messages: Iterable[Message], **options: Any) -> JSON:
+    """Trim a transcript to a size budget without separating calls from results (op "trim")."""
+    return _op("trim", {"format": format, "messages": list(messages), **options})
+
+
+def normalize_ids(format: str, messages: Iterable[Message], **options: Any) -> JSON:
+    """Rewrite call ids to the target's id rules; returns the messages and the id map."""
+    return _op("normalize_ids", {"format": format, "messages": list(messages), **options})
+
+
+def loop_guard(**members: Any) -> JSON:
+    """Decide whether repeated failing calls form a loop (op "loop_guard"); state is the caller's."""
+    return _op("loop_guard", members)
+
+
+def retry_decision(error: Envelope, attempt: int, *, draw: float,
+                   policy: Optional[Mapping[str, Any]] = None) -> Dict[str, Any]:
+    """Decide whether and when to retry: {"retry", "delay_ms", "reason"} (op "retry").
+
+    attempt is the 1-based number of the attempt that just failed; draw a
+    uniform random number in [0, 1) (full jitter); policy overrides defaults.
+    """
+    return _op("retry", dict(error=error.to_dict(), attempt=attempt, draw=draw,  # type: ignore[no-any-return]
+                             policy=policy))
+
+
+def breaker(state: Optional[Mapping[str, Any]], event: str, *, now_ms: int,
+            settings: Optional[Mapping[str, Any]] = None, error: Optional[Envelope] = None,
+            tool: Optional[str] = None) -> Dict[str, Any]:
+    """Advance a circuit breaker for one event ("allow", "success", "failure") at now_ms.
+
+    state is the previous "state" (None for a new breaker); returns {"state",
+    "allowed"?, "error"?}. Keep the state yourself (memory, Redis).
+    """
+    return _op("breaker", dict(state=state, event=event, now_ms=now_ms, settings=settings,  # type: ignore[no-any-return]
+                               error=error.to_dict() if error else None, tool=tool))
+
+
+def budget(state: Optional[Mapping[str, Any]], *, limits: Mapping[str, Any], now_ms: int,
+           charge: Optional[Mapping[str, Any]] = None) -> Dict[str, Any]:
+    """Charge a step/token/time budget before spending: {"allowed", "state", "remaining", "error"?}."""
+    return _op("budget", dict(state=state, limits=limits, now_ms=now_ms, charge=charge))  # type: ignore[no-any-return]
+
+
+def replay(trace: Mapping[str, Any], format: str) -> Dict[str, Any]:
+    """Replay a recorded failure trace through a format with the scripted model (op "replay")."""
+    return _op("replay", dict(trace=trace, format=format))  # type: ignore[no-any-return]

@@ -1,0 +1,86 @@
+"""Loading libtoolerr.so and moving bytes through toolerr_invoke.
+
+The library is loaded on the first call, not at import, so a process may fork
+after ``import toolerr`` and both sides load their own copy. A Go runtime does
+not survive fork (its threads stay behind in the parent), so a child forked
+after the library was loaded maps a private copy of the file on its first call.
+"""
+
+from __future__ import annotations
+
+import ctypes
+import os
+import shutil
+import tempfile
+import threading
+from pathlib import Path
+from typing import Optional
+
+_lock = threading.Lock()
+_lib: Optional[ctypes.CDLL] = None
+_stale = False  # set in a forked child whose parent had loaded the library
+
+
+def library_path() -> str:
+    """Return the path of libtoolerr.so: $TOOLERR_LIB, else the bundled file."""
+    return os.environ.get("TOOLERR_LIB") or str(Path(__file__).with_name("libtoolerr.so"))
+
+
+def _open(path: str) -> ctypes.CDLL:
+    lib = ctypes.CDLL(path)
+    lib.toolerr_invoke.argtypes = [ctypes.c_char_p, ctypes.c_size_t, ctypes.POINTER(ctypes.c_size_t)]
+    lib.toolerr_invoke.restype = ctypes.c_void_p
+    lib.toolerr_free.argtypes = [ctypes.c_void_p]
+    lib.toolerr_free.restype = None
+    lib.toolerr_abi_version.argtypes = []
+    lib.toolerr_abi_version.restype = ctypes.c_uint32
+    return lib
+
+
+def _open_private_copy(path: str) -> ctypes.CDLL:
+    # dlopen of the same path returns the parent's (dead) runtime; a copy under
+    # another name gets a fresh one. The file is unlinked once mapped.
+    d = tempfile.mkdtemp(prefix="toolerr-")
+    p = os.path.join(d, "libtoolerr.so")
+    try:
+        shutil.copyfile(path, p)
+        return _open(p)
+    finally:
+        shutil.rmtree(d, ignore_errors=True)
+
+
+def lib() -> ctypes.CDLL:
+    """Return the loaded library, loading it on first use (thread-safe)."""
+    global _lib, _stale
+    if _lib is not None and not _stale:
+        return _lib
+    with _lock:
+        if _lib is None or _stale:
+            _lib = _open_private_copy(library_path()) if _stale else _open(library_path())
+            _stale = False
+        return _lib
+
+
+def _after_fork_in_child() -> None:
+    global _stale, _lock
+    _lock = threading.Lock()
+    _stale = _lib is not None
+
+
+os.register_at_fork(after_in_child=_after_fork_in_child)
+
+
+def invoke_bytes(request: bytes) -> bytes:
+    """Run one request through toolerr_invoke and return the response bytes."""
+    h = lib()
+    n = ctypes.c_size_t(0)
+    p = h.toolerr_invoke(request, len(request), ctypes.byref(n))
+    try:
+        return ctypes.string_at(p, n.value)
+    finally:
+        h.toolerr_free(p)
+
+
+def abi_version() -> int:
+    """Return the ABI version the loaded library implements."""
+    return int(lib().toolerr_abi_version())
