@@ -1,0 +1,204 @@
+package classify
+
+import (
+	"strconv"
+	"strings"
+
+	"github.com/toolerr/toolerr/core/internal/envelope"
+)
+
+// msgFacts is everything the message sentence is built from. The provider's
+// own message text is deliberately not among them (seed 000 checklist item 5).
+type msgFacts struct {
+	code            envelope.Code
+	retryable       bool
+	source          envelope.Source
+	tool, provider  string
+	status          int
+	stream, partial bool
+	waitNs          int64
+	hasWait         bool
+	repair, cause   string
+	param           string
+	excType, excMsg string
+	excTransient    bool
+}
+
+// message writes the one sentence the model reads: who failed, what
+// happened, the status, and what to do next, e.g. "The get_weather tool was
+// rate limited (HTTP 429); retry after 12 seconds."
+func message(m msgFacts) string {
+	var b strings.Builder
+	b.Grow(96)
+	b.WriteString(subject(m))
+	b.WriteByte(' ')
+	if m.code == envelope.ToolError && m.excType != "" {
+		b.WriteString("raised ")
+		b.WriteString(m.excType)
+		if msg := strings.TrimRight(m.excMsg, " .!?;:"); msg != "" {
+			b.WriteString(": ")
+			b.WriteString(msg)
+		}
+		b.WriteByte('.')
+		return b.String()
+	}
+	b.WriteString(predicate(m))
+	switch {
+	case m.status != 0:
+		b.WriteString(" (HTTP ")
+		b.WriteString(strconv.Itoa(m.status))
+		b.WriteByte(')')
+	case m.excTransient:
+		b.WriteString(" (")
+		b.WriteString(m.excType)
+		b.WriteByte(')')
+	}
+	if m.stream {
+		if m.partial {
+			b.WriteString(" in the response stream, after part of the output was sent")
+		} else {
+			b.WriteString(" in the response stream")
+		}
+	}
+	b.WriteString(advice(m))
+	b.WriteByte('.')
+	return b.String()
+}
+
+func subject(m msgFacts) string {
+	if m.source == envelope.SourceTool {
+		if m.tool != "" {
+			return "The " + m.tool + " tool"
+		}
+		return "The tool"
+	}
+	switch m.provider {
+	case "":
+		return "The model provider"
+	case "openai":
+		return "The OpenAI API"
+	case "anthropic":
+		return "The Anthropic API"
+	case "gemini", "google", "vertex", "gemini-openai":
+		return "The Gemini API"
+	case "bedrock":
+		return "The Bedrock API"
+	case "mistral":
+		return "The Mistral API"
+	case "cohere":
+		return "The Cohere API"
+	case "ollama":
+		return "The Ollama API"
+	}
+	return "The " + m.provider + " API"
+}
+
+func predicate(m msgFacts) string {
+	switch m.code {
+	case envelope.RateLimited:
+		return "was rate limited"
+	case envelope.QuotaExhausted:
+		return "reported a used-up quota or spend limit"
+	case envelope.Overloaded:
+		return "is overloaded"
+	case envelope.ServerError:
+		return "failed with a server error"
+	case envelope.Transport:
+		switch m.cause {
+		case CauseConnectionRefused:
+			return "refused the connection"
+		case CauseConnectionReset:
+			return "dropped the connection"
+		case CauseDNS:
+			return "could not be found (DNS lookup failed)"
+		case CauseTLS:
+			return "failed the TLS handshake"
+		case CauseTLSCertificate:
+			return "presented a TLS certificate that could not be verified"
+		case CauseNetwork:
+			return "could not be reached"
+		}
+		return "is unavailable"
+	case envelope.Timeout:
+		return "timed out"
+	case envelope.Conflict:
+		return "reported a conflict"
+	case envelope.InvalidRequest:
+		return "rejected the request as invalid"
+	case envelope.RequestTooLarge:
+		return "rejected the request as too large"
+	case envelope.Authentication:
+		return "rejected the credentials"
+	case envelope.PermissionDenied:
+		return "denied permission for the request"
+	case envelope.NotFound:
+		return "could not find the requested model or resource"
+	case envelope.Cancelled:
+		return "call was cancelled"
+	case envelope.Unsupported:
+		return "does not support the request"
+	case envelope.ClientError:
+		return "rejected the request"
+	case envelope.UnexpectedStatus:
+		if m.status != 0 {
+			return "returned an unexpected status"
+		}
+		return "failed with an error toolerr could not classify"
+	case envelope.InvalidArgs:
+		if m.param != "" {
+			return "rejected the arguments (field " + m.param + ")"
+		}
+		return "rejected the arguments"
+	case envelope.ToolError:
+		return "failed"
+	}
+	return "failed"
+}
+
+// advice is the clause after the semicolon: when to retry, or what to change.
+func advice(m msgFacts) string {
+	if m.retryable {
+		if m.hasWait {
+			return "; retry after " + SecondsText(m.waitNs)
+		}
+		return "; retry later"
+	}
+	switch m.repair {
+	case RepairUnansweredToolUse:
+		return "; give every tool call in the conversation a result, then send it once more"
+	case RepairOrphanToolResult:
+		return "; remove the tool results that answer no tool call, then send it once more"
+	}
+	switch m.code {
+	case envelope.InvalidArgs:
+		return "; fix the arguments before calling it again"
+	case envelope.RequestTooLarge:
+		return "; shorten the request before sending it again"
+	case envelope.QuotaExhausted:
+		if m.hasWait {
+			return "; do not retry for " + SecondsText(m.waitNs)
+		}
+		return "; do not retry until the quota resets"
+	case envelope.Authentication, envelope.PermissionDenied:
+		return "; check the credentials and their access, do not retry"
+	case envelope.InvalidRequest, envelope.ClientError, envelope.NotFound, envelope.Unsupported:
+		return "; change the request before sending it again"
+	case envelope.Cancelled:
+		return ""
+	}
+	return "; do not retry"
+}
+
+// SecondsText writes a wait in words: "12 seconds", "1 second", "0.5 seconds".
+func SecondsText(ns int64) string {
+	if ns == 1e9 {
+		return "1 second"
+	}
+	var s string
+	if ns%1e9 == 0 {
+		s = strconv.FormatInt(ns/1e9, 10)
+	} else {
+		s = strconv.FormatFloat(float64(ns)/1e9, 'f', -1, 64)
+	}
+	return s + " seconds"
+}

@@ -1,0 +1,278 @@
+package classify
+
+import (
+	"strings"
+	"time"
+)
+
+// Header is a set of HTTP response headers, as net/http's Header is: a name
+// maps to its values. Names match case-insensitively, so a caller may pass
+// resp.Header (canonical names) or lower-case names from JSON.
+type Header map[string][]string
+
+// Get returns the first value of the header named name (lower case), and
+// whether it is present. When the map holds the same name in several cases,
+// the lexically smallest spelling wins, so the result never depends on map
+// order.
+func (h Header) Get(name string) (string, bool) {
+	if len(h) == 0 {
+		return "", false
+	}
+	if v, ok := h[name]; ok && len(v) > 0 {
+		return strings.TrimSpace(v[0]), true
+	}
+	best, found := "", false
+	var val string
+	for k, v := range h {
+		if len(v) == 0 || len(k) != len(name) || !strings.EqualFold(k, name) {
+			continue
+		}
+		if !found || k < best {
+			best, val, found = k, v[0], true
+		}
+	}
+	return strings.TrimSpace(val), found
+}
+
+// maxWaitNs bounds every wait hint: ten years in nanoseconds. A larger value
+// is absent (no real server asks for it, and it would overflow a duration).
+const maxWaitNs = int64(10 * 366 * 24 * time.Hour)
+
+// Wait is a parsed wait hint in nanoseconds, and the header or field it came
+// from.
+type Wait struct {
+	Ns   int64
+	From string
+}
+
+// waitHint returns the wait the response asks for, in precedence order:
+//
+//  1. retry-after-ms (milliseconds; openai-python and anthropic-sdk-python read it first)
+//  2. Retry-After: delay-seconds (non-integer seconds accepted, as the SDKs do)
+//     or an HTTP-date minus nowMs (RFC 9110, 10.2.3)
+//  3. x-amz-retry-after (milliseconds; AWS SDK retry behaviour)
+//  4. google.rpc.RetryInfo.retryDelay in the body ("58s", "1.250s")
+//  5. only for a rate limit (rateLimited): OpenAI x-ratelimit-reset-requests /
+//     -tokens (Go durations), then Anthropic anthropic-ratelimit-*-reset
+//     (RFC 3339 minus nowMs); the larger wait of the exhausted buckets
+//     (remaining "0"), or of all buckets when none says it is exhausted.
+//
+// A hint that does not parse is skipped, never guessed; the next one is
+// tried. hasNow false makes the date-based hints absent.
+func waitHint(h Header, retryDelay string, rateLimited bool, nowMs int64, hasNow bool) (Wait, bool) {
+	if v, ok := h.Get("retry-after-ms"); ok {
+		if ns, ok := parseDecimal(v, 1e6); ok {
+			return Wait{ns, "retry-after-ms"}, true
+		}
+	}
+	if v, ok := h.Get("retry-after"); ok {
+		if ns, ok := parseDecimal(v, 1e9); ok {
+			return Wait{ns, "retry-after"}, true
+		}
+		if hasNow {
+			if ms, ok := parseHTTPDate(v); ok {
+				return Wait{untilNs(ms, nowMs), "retry-after"}, true
+			}
+		}
+	}
+	if v, ok := h.Get("x-amz-retry-after"); ok {
+		if ns, ok := parseDecimal(v, 1e6); ok {
+			return Wait{ns, "x-amz-retry-after"}, true
+		}
+	}
+	if retryDelay != "" {
+		if ns, ok := parseProtoDuration(retryDelay); ok {
+			return Wait{ns, "retryDelay"}, true
+		}
+	}
+	if !rateLimited {
+		return Wait{}, false
+	}
+	if w, ok := bucketWait(h, openAIBuckets(), parseGoDuration); ok {
+		return w, true
+	}
+	if hasNow {
+		if w, ok := bucketWait(h, anthropicBuckets(), func(v string) (int64, bool) {
+			ms, ok := parseRFC3339(v)
+			if !ok {
+				return 0, false
+			}
+			return untilNs(ms, nowMs), true
+		}); ok {
+			return w, true
+		}
+	}
+	return Wait{}, false
+}
+
+// bucket names the reset and remaining headers of one rate-limit bucket.
+type bucket struct{ reset, remaining string }
+
+// openAIBuckets are OpenAI's rate-limit buckets.
+//
+// See https://platform.openai.com/docs/guides/rate-limits#rate-limits-in-headers.
+func openAIBuckets() []bucket {
+	return []bucket{
+		{"x-ratelimit-reset-requests", "x-ratelimit-remaining-requests"},
+		{"x-ratelimit-reset-tokens", "x-ratelimit-remaining-tokens"},
+	}
+}
+
+// anthropicBuckets are Anthropic's rate-limit buckets.
+//
+// See https://docs.claude.com/en/api/rate-limits#response-headers.
+func anthropicBuckets() []bucket {
+	return []bucket{
+		{"anthropic-ratelimit-requests-reset", "anthropic-ratelimit-requests-remaining"},
+		{"anthropic-ratelimit-tokens-reset", "anthropic-ratelimit-tokens-remaining"},
+		{"anthropic-ratelimit-input-tokens-reset", "anthropic-ratelimit-input-tokens-remaining"},
+		{"anthropic-ratelimit-output-tokens-reset", "anthropic-ratelimit-output-tokens-remaining"},
+	}
+}
+
+// bucketWait implements the rate-limit bucket rule of field report B18: the
+// larger reset of the exhausted buckets (remaining "0"); when no bucket says
+// it is exhausted, the larger reset of all buckets that have one.
+func bucketWait(h Header, buckets []bucket, parse func(string) (int64, bool)) (Wait, bool) {
+	var all, exhausted Wait
+	var anyAll, anyExhausted bool
+	for _, b := range buckets {
+		v, ok := h.Get(b.reset)
+		if !ok {
+			continue
+		}
+		ns, ok := parse(v)
+		if !ok {
+			continue
+		}
+		if !anyAll || ns > all.Ns {
+			all, anyAll = Wait{ns, b.reset}, true
+		}
+		if r, ok := h.Get(b.remaining); ok && r == "0" {
+			if !anyExhausted || ns > exhausted.Ns {
+				exhausted, anyExhausted = Wait{ns, b.reset}, true
+			}
+		}
+	}
+	if anyExhausted {
+		return exhausted, true
+	}
+	return all, anyAll
+}
+
+// untilNs returns the nanoseconds from nowMs to atMs, 0 when atMs is past.
+func untilNs(atMs, nowMs int64) int64 {
+	d := atMs - nowMs
+	if d <= 0 {
+		return 0
+	}
+	if d > maxWaitNs/1e6 {
+		return maxWaitNs
+	}
+	return d * 1e6
+}
+
+// parseDecimal parses unsigned decimal digits with an optional fraction
+// ("7", "1.5", " 120 ") as a count of units of unitNs nanoseconds. Signs,
+// exponents, "inf" and anything else do not parse. RFC 9110's delay-seconds
+// is 1*DIGIT; the fraction is accepted because openai-python and
+// anthropic-sdk-python read Retry-After with float().
+func parseDecimal(s string, unitNs int64) (int64, bool) {
+	s = strings.TrimSpace(s)
+	if s == "" {
+		return 0, false
+	}
+	var whole int64
+	i := 0
+	for ; i < len(s) && s[i] >= '0' && s[i] <= '9'; i++ {
+		whole = whole*10 + int64(s[i]-'0')
+		if whole > maxWaitNs/unitNs {
+			return 0, false
+		}
+	}
+	if i == 0 {
+		return 0, false
+	}
+	ns := whole * unitNs
+	if i < len(s) {
+		if s[i] != '.' || i+1 == len(s) {
+			return 0, false
+		}
+		scale := unitNs
+		for i++; i < len(s); i++ {
+			c := s[i]
+			if c < '0' || c > '9' {
+				return 0, false
+			}
+			scale /= 10
+			ns += int64(c-'0') * scale
+		}
+	}
+	return ns, true
+}
+
+// parseProtoDuration parses the JSON form of a google.protobuf.Duration:
+// decimal seconds with up to nine fractional digits and an "s" suffix
+// ("58s", "1.250s"). A negative duration does not parse.
+//
+// See google/protobuf/duration.proto (JSON mapping).
+func parseProtoDuration(s string) (int64, bool) {
+	s = strings.TrimSpace(s)
+	if len(s) < 2 || s[len(s)-1] != 's' {
+		return 0, false
+	}
+	return parseDecimal(s[:len(s)-1], 1e9)
+}
+
+// parseGoDuration parses a Go duration string as OpenAI sends it in
+// x-ratelimit-reset-* ("1s", "6m0s", "20ms", "2m30.5s", "1h2m3s"); see
+// time.ParseDuration. A negative duration does not parse.
+//
+// See https://platform.openai.com/docs/guides/rate-limits (headers).
+func parseGoDuration(s string) (int64, bool) {
+	s = strings.TrimSpace(s)
+	if s == "" || s[0] == '-' || s[0] == '+' {
+		return 0, false
+	}
+	d, err := time.ParseDuration(s)
+	if err != nil || int64(d) > maxWaitNs {
+		return 0, false
+	}
+	return int64(d), true
+}
+
+// parseHTTPDate parses an HTTP-date in any of the three forms RFC 9110, 5.6.7
+// requires a recipient to accept (IMF-fixdate, RFC 850, asctime) and returns
+// milliseconds since the Unix epoch.
+func parseHTTPDate(s string) (int64, bool) {
+	for _, layout := range [...]string{
+		"Mon, 02 Jan 2006 15:04:05 GMT",  // IMF-fixdate
+		"Monday, 02-Jan-06 15:04:05 GMT", // obsolete RFC 850 format
+		"Mon Jan _2 15:04:05 2006",       // ANSI C asctime() format
+	} {
+		if t, err := time.Parse(layout, s); err == nil {
+			return t.UnixMilli(), true
+		}
+	}
+	return 0, false
+}
+
+// parseRFC3339 parses an RFC 3339 timestamp ("2024-03-26T20:00:00Z") as
+// Anthropic sends it in anthropic-ratelimit-*-reset, in milliseconds since the
+// Unix epoch.
+func parseRFC3339(s string) (int64, bool) {
+	t, err := time.Parse(time.RFC3339Nano, strings.TrimSpace(s))
+	if err != nil {
+		return 0, false
+	}
+	return t.UnixMilli(), true
+}
+
+// Seconds returns ns as seconds for details.retry_after_seconds: an int64
+// when whole, else a float64.
+func Seconds(ns int64) any {
+	if ns%1e9 == 0 {
+		return ns / 1e9
+	}
+	return float64(ns) / 1e9
+}
