@@ -1,0 +1,73 @@
+//go:build wasip1
+
+// Command wasm is core.Invoke as a WASI reactor module (dist/toolerr.wasm):
+// four go:wasmexport functions that move bytes in and out of linear memory.
+// The ABI is in cshared/toolerr.h's WASM section and docs/targets.md.
+package main
+
+import (
+	"unsafe"
+
+	"github.com/toolerr/toolerr/core"
+)
+
+// maxAlloc is the largest buffer toolerr_alloc hands out, in bytes (128 MiB):
+// room for requests over MaxRequestBytes, so a host can send an oversized
+// request and get core's structured INVALID_INPUT error.
+const maxAlloc = 4 * core.MaxRequestBytes
+
+// live keeps every buffer handed to the host reachable until toolerr_free,
+// keyed by its address in linear memory (Go's GC does not move objects).
+var live = map[uint32][]byte{}
+
+// sink backs the length-only view of a request longer than MaxRequestBytes,
+// which core.Invoke refuses without reading a byte.
+var sink [1]byte
+
+func main() {}
+
+//go:wasmexport toolerr_abi_version
+func abiVersion() int32 { return core.ABIVersion }
+
+//go:wasmexport toolerr_alloc
+func alloc(size int32) int32 {
+	if size <= 0 || size > maxAlloc {
+		return 0
+	}
+	return int32(keep(make([]byte, size)))
+}
+
+//go:wasmexport toolerr_free
+func free(ptr int32) { delete(live, uint32(ptr)) }
+
+// invoke runs core.Invoke on the n bytes at ptr (a toolerr_alloc buffer) and
+// returns (out_ptr << 32) | out_len; the host frees out_ptr with toolerr_free.
+//
+//go:wasmexport toolerr_invoke
+func invoke(ptr, n int32) int64 {
+	out := core.Invoke(request(uint32(ptr), uint32(n)))
+	return int64(keep(out))<<32 | int64(len(out))
+}
+
+// request returns the bytes the host passed. A range outside any live buffer
+// reads as empty unless its length alone is over MaxRequestBytes; either way
+// core.Invoke answers with INVALID_INPUT.
+func request(ptr, n uint32) []byte {
+	if buf, ok := live[ptr]; ok && uint64(n) <= uint64(len(buf)) {
+		return buf[:n]
+	}
+	if n > core.MaxRequestBytes {
+		return unsafe.Slice(&sink[0], n)
+	}
+	return nil
+}
+
+// keep registers buf in live and returns its address (0 for an empty buffer).
+func keep(buf []byte) uint32 {
+	if len(buf) == 0 {
+		return 0
+	}
+	p := uint32(uintptr(unsafe.Pointer(&buf[0])))
+	live[p] = buf
+	return p
+}
