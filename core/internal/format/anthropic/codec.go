@@ -1,19 +1,273 @@
-// Package anthropic is a wire-format codec. STUB: replaced by the wire-format work.
+// Package anthropic is the wire format of Anthropic's Messages API: one user
+// message whose content holds a tool_result block per tool call, in call
+// order.
+//
+// # Shapes
+//
+//	failure:  {"type":"tool_result","tool_use_id":id,"content":"<canonical envelope JSON>","is_error":true}
+//	text:     {"type":"tool_result","tool_use_id":id,"content":"text"}
+//	JSON:     {"type":"tool_result","tool_use_id":id,"content":"<canonical JSON text>"}
+//	blocks:   {"type":"tool_result","tool_use_id":id,"content":[{"type":"text","text":..},
+//	           {"type":"image","source":{"type":"base64","media_type":..,"data":..}}]}
+//	empty:    {"type":"tool_result","tool_use_id":id}
+//
+// Every failed result carries is_error true, whatever its code, retryable or
+// source: the rule of seed 000 and checklist item 3 wins over the seed's own
+// sketch, which set it only for some failures (shared/design.md; field
+// reports B06, B07). is_error is omitted on success (it defaults to false).
+// Empty content is omitted rather than sent as an empty text block, which the
+// API rejects ("text content blocks must be non-empty"; B12); blank text
+// blocks inside a blocks result are dropped. Images stay in the tool_result
+// (B13).
+//
+// See shared/reference/wire-formats.md §1.3 and §6,
+// https://platform.claude.com/docs/en/agents-and-tools/tool-use/handle-tool-calls
+// and anthropic-sdk-go ToolResultBlockParam.
 package anthropic
 
 import (
-	"errors"
+	"strconv"
 
+	"github.com/toolerr/toolerr/core/internal/canonical"
+	"github.com/toolerr/toolerr/core/internal/field"
 	"github.com/toolerr/toolerr/core/internal/format/outcome"
 )
 
-// Codec is the anthropic codec.
+// Codec is the anthropic codec: Serialize writes one user message of
+// tool_result blocks, Parse reads them back.
+//
+// See https://platform.claude.com/docs/en/agents-and-tools/tool-use/handle-tool-calls.
 type Codec struct{}
 
-var errTodo = errors.New("format not implemented yet")
+// Serialize returns one user message {"role":"user","content":[tool_result...]}
+// holding every outcome in call order, as a value tree. It returns a
+// *field.Error for a missing or malformed call id (results[i].call.id), an
+// image Anthropic cannot take, or an outcome with neither or both of error and
+// result.
+//
+// See shared/reference/wire-formats.md §1.3.
+func (Codec) Serialize(outs []outcome.Outcome) ([]any, error) {
+	return outcome.SerializeTurn(outs, AppendTurn)
+}
 
-// Serialize is not implemented yet.
-func (Codec) Serialize(outs []outcome.Outcome) ([]any, error) { return nil, errTodo }
+// AppendTurn appends the canonical JSON (RFC 8785) of the user message that
+// Serialize returns to dst: the fast path that writes wire bytes directly.
+// Errors are those of Serialize; on error dst may hold a partial message.
+func AppendTurn(dst []byte, outs []outcome.Outcome) ([]byte, error) {
+	return outcome.AppendTurn(dst, outs, `{"content":[`, `],"role":"user"}`, appendResult)
+}
 
-// Parse is not implemented yet.
-func (Codec) Parse(msgs []any) ([]outcome.Outcome, error) { return nil, errTodo }
+// appendResult writes one tool_result block; keys in canonical order:
+// content, is_error, tool_use_id, type.
+func appendResult(dst []byte, i int, o *outcome.Outcome) ([]byte, error) {
+	if err := outcome.Check(i, o); err != nil {
+		return dst, err
+	}
+	id := o.Call.ID
+	if id == "" {
+		return dst, field.Errorf(outcome.Path(i, "call.id"), "is required: the id of the tool_use block this result answers")
+	}
+	// Anthropic validates tool_use ids against ^[a-zA-Z0-9_-]+$ (wire-formats §1.3, ANT-OBS-ID).
+	if !outcome.ValidToolID(id, 0) {
+		return dst, field.Errorf(outcome.Path(i, "call.id"), "must match ^[a-zA-Z0-9_-]+$ for Anthropic, got "+strconv.Quote(id))
+	}
+	dst = append(dst, '{')
+	var err error
+	if o.Error != nil {
+		dst = append(dst, `"content":`...)
+		if dst, err = outcome.AppendEnvelopeString(dst, *o.Error); err != nil {
+			return dst, err
+		}
+		// Every failed result: is_error true (seed 000 checklist item 3, B06).
+		dst = append(dst, `,"is_error":true,"tool_use_id":`...)
+	} else {
+		if dst, err = appendContent(dst, i, o.Result); err != nil {
+			return dst, err
+		}
+		dst = append(dst, `"tool_use_id":`...)
+	}
+	dst = canonical.AppendString(dst, id)
+	return append(dst, `,"type":"tool_result"}`...), nil
+}
+
+// appendContent writes `"content":...,` for a success, or nothing for an
+// empty one (B12: never an empty text block).
+func appendContent(dst []byte, i int, r *outcome.Result) ([]byte, error) {
+	switch r.Kind {
+	case outcome.Text:
+		if outcome.IsBlank(r.Text) {
+			return dst, nil
+		}
+		dst = append(dst, `"content":`...)
+		dst = canonical.AppendString(dst, r.Text)
+	case outcome.JSON:
+		if s, ok := r.JSON.(string); ok {
+			return appendContent(dst, i, &outcome.Result{Kind: outcome.Text, Text: s})
+		}
+		dst = append(dst, `"content":`...)
+		var err error
+		if dst, err = outcome.AppendJSONString(dst, r.JSON); err != nil {
+			return dst, field.Errorf(outcome.Path(i, "result.json"), err.Error())
+		}
+	case outcome.Blocks:
+		bs := outcome.NonBlank(r.Blocks)
+		if len(bs) == 0 {
+			return dst, nil
+		}
+		dst = append(dst, `"content":[`...)
+		for j, b := range bs {
+			if j > 0 {
+				dst = append(dst, ',')
+			}
+			if b.Type == "image" {
+				if err := outcome.CheckImage(i, j, b, true); err != nil {
+					return dst, err
+				}
+				dst = append(dst, `{"source":{"data":`...)
+				dst = canonical.AppendString(dst, b.Data)
+				dst = append(dst, `,"media_type":`...)
+				dst = canonical.AppendString(dst, b.MediaType)
+				dst = append(dst, `,"type":"base64"},"type":"image"}`...)
+				continue
+			}
+			dst = append(dst, `{"text":`...)
+			dst = canonical.AppendString(dst, b.Text)
+			dst = append(dst, `,"type":"text"}`...)
+		}
+		dst = append(dst, ']')
+	default:
+		return dst, nil
+	}
+	return append(dst, ','), nil
+}
+
+// Parse reads tool_result blocks back into outcomes, in order. Each element
+// of msgs is a user message ({"role":"user","content":[...]}) or a bare
+// content block; blocks other than tool_result (a trailing text block) are
+// skipped. A tool_result's content may be a string or a list of text and
+// image blocks.
+//
+// With is_error true the content is read as an envelope when it is one, and
+// otherwise becomes a TOOL_ERROR envelope with the text, sanitized, as its
+// message (a result written by another library). Without it, a string is
+// read by outcome.ReadText, a list as Blocks, no content as Empty. The call
+// name is not on the wire and comes back "". Returns a *field.Error with the
+// path for anything else, and when msgs hold no tool_result at all.
+//
+// See shared/reference/wire-formats.md §1.3.
+func (Codec) Parse(msgs []any) ([]outcome.Outcome, error) {
+	var outs []outcome.Outcome
+	isBlock := func(m map[string]any) bool { _, ok := m["type"]; return ok }
+	err := outcome.ReadMessages(msgs, "content", false, isBlock, func(m map[string]any, p string) (err error) {
+		outs, err = parseBlock(outs, m, p)
+		return err
+	})
+	if err != nil {
+		return nil, err
+	}
+	if len(outs) == 0 {
+		return nil, field.Errorf("messages", "holds no tool_result block")
+	}
+	return outs, nil
+}
+
+func parseBlock(outs []outcome.Outcome, m map[string]any, p string) ([]outcome.Outcome, error) {
+	typ, err := field.RequiredString(m, "type", p)
+	if err != nil {
+		return outs, err
+	}
+	if typ != "tool_result" {
+		return outs, nil
+	}
+	id, err := field.RequiredString(m, "tool_use_id", p)
+	if err != nil {
+		return outs, err
+	}
+	isErr, _, err := field.Bool(m, "is_error", p)
+	if err != nil {
+		return outs, err
+	}
+	o := outcome.Outcome{Call: outcome.Call{ID: id}}
+	cv, has := m["content"]
+	cp := field.Join(p, "content")
+	var blocks []outcome.Block
+	if has && cv != nil {
+		if _, isStr := cv.(string); !isStr {
+			if blocks, err = parseContent(cv, cp); err != nil {
+				return outs, err
+			}
+		}
+	}
+	s, _ := cv.(string)
+	switch {
+	case isErr:
+		if blocks != nil {
+			s = outcome.JoinTexts(blocks)
+		}
+		e := outcome.FailureText(s)
+		o.Error = &e
+	case blocks != nil:
+		bs := outcome.NonBlank(blocks)
+		if len(bs) == 0 {
+			o.Result = &outcome.Result{Kind: outcome.Empty}
+		} else {
+			o.Result = &outcome.Result{Kind: outcome.Blocks, Blocks: bs}
+		}
+	default:
+		r := outcome.ReadText(s)
+		o.Result = &r
+	}
+	return append(outs, o), nil
+}
+
+// parseContent reads a content list of text and image blocks.
+func parseContent(v any, p string) ([]outcome.Block, error) {
+	arr, ok := v.([]any)
+	if !ok {
+		return nil, field.Errorf(p, "must be a string or an array of blocks, got "+field.TypeName(v))
+	}
+	blocks := make([]outcome.Block, 0, len(arr))
+	for j, bv := range arr {
+		bp := field.Index(p, j)
+		bm, err := field.Object(bv, bp)
+		if err != nil {
+			return nil, err
+		}
+		typ, err := field.RequiredString(bm, "type", bp)
+		if err != nil {
+			return nil, err
+		}
+		switch typ {
+		case "text":
+			t, _, err := field.String(bm, "text", bp)
+			if err != nil {
+				return nil, err
+			}
+			blocks = append(blocks, outcome.Block{Type: "text", Text: canonical.ValidString(t)})
+		case "image":
+			src, ok, err := field.Obj(bm, "source", bp)
+			if err != nil {
+				return nil, err
+			}
+			sp := field.Join(bp, "source")
+			if !ok {
+				return nil, field.Errorf(sp, "is required")
+			}
+			if st, _, _ := field.String(src, "type", sp); st != "base64" {
+				return nil, field.Errorf(field.Join(sp, "type"), "must be base64: toolerr carries inline images only")
+			}
+			mt, err := field.RequiredString(src, "media_type", sp)
+			if err != nil {
+				return nil, err
+			}
+			data, err := field.RequiredString(src, "data", sp)
+			if err != nil {
+				return nil, err
+			}
+			blocks = append(blocks, outcome.Block{Type: "image", MediaType: mt, Data: data})
+		default:
+			return nil, field.Errorf(field.Join(bp, "type"), "must be text or image, got "+strconv.Quote(typ))
+		}
+	}
+	return blocks, nil
+}

@@ -1,19 +1,309 @@
-// Package gemini is a wire-format codec. STUB: replaced by the wire-format work.
+// Package gemini is the wire format of the Gemini API (generateContent): one
+// user Content whose parts are one functionResponse per tool call, in call
+// order, and nothing else (field report B08: parallel responses split across
+// contents, or with sibling parts, are rejected).
+//
+// # Shapes
+//
+//	failure:  {"functionResponse":{"id"?,"name":n,"response":{"error":<envelope object>}}}
+//	text:     {"functionResponse":{"id"?,"name":n,"response":{"output":"text"}}}
+//	JSON:     {"functionResponse":{"id"?,"name":n,"response":<the object> | {"output":v}}}
+//	blocks:   {"functionResponse":{"id"?,"name":n,"response":{"output":"text"}?,
+//	           "parts":[{"inlineData":{"mimeType":m,"data":b64}}]}}
+//	empty:    {"functionResponse":{"id"?,"name":n,"response":{}}}
+//
+// response is always a JSON object (a google.protobuf.Struct; B10). Google's
+// guidance: "output" for results, "error" for failures, and an object with
+// neither counts as output. So a JSON object result passes through as-is
+// unless it is empty or has an "error" or "output" key; then it is wrapped
+// under "output", or Gemini would read it as a failure or unwrap it. Any other
+// JSON value goes under "output". name is required; id is copied only when the
+// call had one. Images go in FunctionResponse.parts as inlineData, the text of
+// a blocks result in response.output (wire-formats §1.4: text is not sent as
+// bytes).
+//
+// See shared/reference/wire-formats.md §1.4 and §6, googleapis
+// google/ai/generativelanguage/v1beta/content.proto (FunctionResponse) and
+// google.golang.org/genai FunctionResponse.
 package gemini
 
 import (
-	"errors"
 
+	"github.com/toolerr/toolerr/core/internal/canonical"
+	"github.com/toolerr/toolerr/core/internal/envelope"
+	"github.com/toolerr/toolerr/core/internal/field"
 	"github.com/toolerr/toolerr/core/internal/format/outcome"
 )
 
-// Codec is the gemini codec.
+// Codec is the gemini codec: Serialize writes one user Content of
+// functionResponse parts, Parse reads them back.
+//
+// See google/ai/generativelanguage/v1beta/content.proto, FunctionResponse.
 type Codec struct{}
 
-var errTodo = errors.New("format not implemented yet")
+// Serialize returns one Content {"role":"user","parts":[functionResponse...]}
+// holding every outcome in call order, as a value tree. It returns a
+// *field.Error for a call without a name (results[i].call.name), image data
+// that is not base64, or an outcome with neither or both of error and result.
+//
+// See shared/reference/wire-formats.md §1.4.
+func (Codec) Serialize(outs []outcome.Outcome) ([]any, error) {
+	return outcome.SerializeTurn(outs, AppendTurn)
+}
 
-// Serialize is not implemented yet.
-func (Codec) Serialize(outs []outcome.Outcome) ([]any, error) { return nil, errTodo }
+// AppendTurn appends the canonical JSON (RFC 8785) of the Content that
+// Serialize returns to dst, writing wire bytes directly. Errors are those of
+// Serialize; on error dst may hold a partial message.
+func AppendTurn(dst []byte, outs []outcome.Outcome) ([]byte, error) {
+	return outcome.AppendTurn(dst, outs, `{"parts":[`, `],"role":"user"}`, appendPart)
+}
 
-// Parse is not implemented yet.
-func (Codec) Parse(msgs []any) ([]outcome.Outcome, error) { return nil, errTodo }
+// appendPart writes one functionResponse part; keys in canonical order: id,
+// name, parts, response.
+func appendPart(dst []byte, i int, o *outcome.Outcome) ([]byte, error) {
+	if err := outcome.Check(i, o); err != nil {
+		return dst, err
+	}
+	if o.Call.Name == "" {
+		return dst, field.Errorf(outcome.Path(i, "call.name"), "is required: Gemini matches a functionResponse to its call by name")
+	}
+	dst = append(dst, `{"functionResponse":{`...)
+	if o.Call.ID != "" { // id only when the call had one (wire-formats §1.4)
+		dst = append(dst, `"id":`...)
+		dst = canonical.AppendString(dst, o.Call.ID)
+		dst = append(dst, ',')
+	}
+	dst = append(dst, `"name":`...)
+	dst = canonical.AppendString(dst, o.Call.Name)
+	var err error
+	if o.Error != nil {
+		dst = append(dst, `,"response":{"error":`...)
+		if dst, err = outcome.Safe(*o.Error).AppendCanonical(dst); err != nil {
+			return dst, err
+		}
+		return append(dst, `}}}`...), nil
+	}
+	if dst, err = appendResponse(dst, i, o.Result); err != nil {
+		return dst, err
+	}
+	return append(dst, `}}`...), nil
+}
+
+// appendResponse writes `,"parts":[...]` for images and `,"response":{...}`.
+func appendResponse(dst []byte, i int, r *outcome.Result) ([]byte, error) {
+	switch r.Kind {
+	case outcome.Text:
+		if outcome.IsBlank(r.Text) {
+			return append(dst, `,"response":{}`...), nil
+		}
+		dst = append(dst, `,"response":{"output":`...)
+		dst = canonical.AppendString(dst, r.Text)
+		return append(dst, '}'), nil
+	case outcome.JSON:
+		if s, ok := r.JSON.(string); ok {
+			return appendResponse(dst, i, &outcome.Result{Kind: outcome.Text, Text: s})
+		}
+		dst = append(dst, `,"response":`...)
+		m, isObj := r.JSON.(map[string]any)
+		_, hasErr := m["error"]
+		_, hasOut := m["output"]
+		wrap := !isObj || len(m) == 0 || hasErr || hasOut
+		if wrap {
+			dst = append(dst, `{"output":`...)
+		}
+		var err error
+		if dst, err = canonical.Append(dst, r.JSON); err != nil {
+			return dst, field.Errorf(outcome.Path(i, "result.json"), err.Error())
+		}
+		if wrap {
+			dst = append(dst, '}')
+		}
+		return dst, nil
+	case outcome.Blocks:
+		bs := outcome.NonBlank(r.Blocks)
+		images := 0
+		for j, b := range bs {
+			if b.Type == "image" {
+				if err := outcome.CheckImage(i, j, b, false); err != nil {
+					return dst, err
+				}
+				images++
+			}
+		}
+		if images > 0 {
+			dst = append(dst, `,"parts":[`...)
+			n := 0
+			for _, b := range bs {
+				if b.Type != "image" {
+					continue
+				}
+				if n > 0 {
+					dst = append(dst, ',')
+				}
+				n++
+				dst = append(dst, `{"inlineData":{"data":`...)
+				dst = canonical.AppendString(dst, b.Data)
+				dst = append(dst, `,"mimeType":`...)
+				dst = canonical.AppendString(dst, b.MediaType)
+				dst = append(dst, `}}`...)
+			}
+			dst = append(dst, ']')
+		}
+		if images == len(bs) {
+			return append(dst, `,"response":{}`...), nil
+		}
+		dst = append(dst, `,"response":{"output":`...)
+		dst = canonical.AppendString(dst, outcome.JoinTexts(bs))
+		return append(dst, '}'), nil
+	}
+	return append(dst, `,"response":{}`...), nil
+}
+
+// Parse reads functionResponse parts back into outcomes, in order. Each
+// element of msgs is a Content ({"role":"user","parts":[...]}) or a bare
+// part; parts without a functionResponse are skipped. The role, when
+// present, must be user. Field names may be
+// lowerCamelCase or snake_case, as proto JSON allows.
+//
+// A response with an "error" key is a failure: an envelope there is returned
+// as is; anything else (a string, as other libraries and the Python SDK's MCP
+// bridge write) becomes a TOOL_ERROR envelope whose message is that text,
+// sanitized (an object's "message" member, or its JSON text). Otherwise
+// {"output": s} is Text (Empty when blank), {"output": v} is JSON v, {} or no
+// response is Empty, and any other object is a JSON result. inlineData parts
+// make a Blocks result: the output text first, then the images. Returns a
+// *field.Error with the path for anything else, and when msgs hold no
+// functionResponse at all.
+//
+// See shared/reference/wire-formats.md §1.4.
+func (Codec) Parse(msgs []any) ([]outcome.Outcome, error) {
+	var outs []outcome.Outcome
+	isPart := func(m map[string]any) bool { _, ok := m["parts"]; return !ok }
+	err := outcome.ReadMessages(msgs, "parts", true, isPart, func(m map[string]any, p string) (err error) {
+		outs, err = parsePart(outs, m, p)
+		return err
+	})
+	if err != nil {
+		return nil, err
+	}
+	if len(outs) == 0 {
+		return nil, field.Errorf("messages", "holds no functionResponse part")
+	}
+	return outs, nil
+}
+
+// member returns m[camel], or m[snake] when camel is absent, with the key used.
+func member(m map[string]any, camel, snake string) (any, string) {
+	if v, ok := m[camel]; ok {
+		return v, camel
+	}
+	if v, ok := m[snake]; ok {
+		return v, snake
+	}
+	return nil, camel
+}
+
+func parsePart(outs []outcome.Outcome, part map[string]any, p string) ([]outcome.Outcome, error) {
+	fv, key := member(part, "functionResponse", "function_response")
+	if fv == nil {
+		return outs, nil
+	}
+	fp := field.Join(p, key)
+	fr, err := field.Object(fv, fp)
+	if err != nil {
+		return outs, err
+	}
+	name, err := field.RequiredString(fr, "name", fp)
+	if err != nil {
+		return outs, err
+	}
+	id, _, err := field.String(fr, "id", fp)
+	if err != nil {
+		return outs, err
+	}
+	o := outcome.Outcome{Call: outcome.Call{ID: id, Name: name}}
+	resp, _, err := field.Obj(fr, "response", fp)
+	if err != nil {
+		return outs, err
+	}
+	if ev, isErr := resp["error"]; isErr {
+		e, ferr := envelope.FromValue(ev, "")
+		if ferr != nil {
+			e = outcome.ForeignValue(ev)
+		}
+		o.Error = &e
+		return append(outs, o), nil
+	}
+	r := readResponse(resp)
+	images, err := parseImages(fr, fp)
+	if err != nil {
+		return outs, err
+	}
+	if len(images) > 0 {
+		var bs []outcome.Block
+		switch r.Kind {
+		case outcome.Text:
+			bs = append(bs, outcome.Block{Type: "text", Text: r.Text})
+		case outcome.JSON:
+			bs = append(bs, outcome.Block{Type: "text", Text: outcome.JSONText(r.JSON)})
+		}
+		r = outcome.Result{Kind: outcome.Blocks, Blocks: append(bs, images...)}
+	}
+	o.Result = &r
+	return append(outs, o), nil
+}
+
+// readResponse reads a success response object.
+func readResponse(resp map[string]any) outcome.Result {
+	if len(resp) == 0 {
+		return outcome.Result{Kind: outcome.Empty}
+	}
+	if out, ok := resp["output"]; ok && len(resp) == 1 {
+		if s, isStr := out.(string); isStr {
+			if outcome.IsBlank(s) {
+				return outcome.Result{Kind: outcome.Empty}
+			}
+			return outcome.Result{Kind: outcome.Text, Text: s}
+		}
+		return outcome.Result{Kind: outcome.JSON, JSON: out}
+	}
+	return outcome.Result{Kind: outcome.JSON, JSON: resp}
+}
+
+// parseImages reads FunctionResponse.parts: inlineData blobs only (fileData is
+// not supported by the Gemini API; wire-formats §1.4).
+func parseImages(fr map[string]any, fp string) ([]outcome.Block, error) {
+	parts, _, err := field.Array(fr, "parts", fp)
+	if err != nil || len(parts) == 0 {
+		return nil, err
+	}
+	pp := field.Join(fp, "parts")
+	out := make([]outcome.Block, 0, len(parts))
+	for j, pv := range parts {
+		jp := field.Index(pp, j)
+		pm, err := field.Object(pv, jp)
+		if err != nil {
+			return nil, err
+		}
+		iv, key := member(pm, "inlineData", "inline_data")
+		if iv == nil {
+			return nil, field.Errorf(jp, "must hold inlineData: toolerr carries inline images only")
+		}
+		ip := field.Join(jp, key)
+		im, err := field.Object(iv, ip)
+		if err != nil {
+			return nil, err
+		}
+		mv, mkey := member(im, "mimeType", "mime_type")
+		mt, ok := mv.(string)
+		if !ok || mt == "" {
+			return nil, field.Errorf(field.Join(ip, mkey), "is required and must be a non-empty string")
+		}
+		data, err := field.RequiredString(im, "data", ip)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, outcome.Block{Type: "image", MediaType: mt, Data: data})
+	}
+	return out, nil
+}

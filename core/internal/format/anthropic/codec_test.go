@@ -1,0 +1,157 @@
+package anthropic
+
+import (
+	"errors"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+	"github.com/toolerr/toolerr/core/internal/canonical"
+	"github.com/toolerr/toolerr/core/internal/envelope"
+	"github.com/toolerr/toolerr/core/internal/field"
+	"github.com/toolerr/toolerr/core/internal/format/outcome"
+)
+
+// timeoutEnv is the running example of wire-formats §6, already sanitized.
+func timeoutEnv() *envelope.Envelope {
+	return &envelope.Envelope{Code: "TIMEOUT", Message: "Weather service timed out after 10s.", Retryable: true,
+		Details: map[string]any{"timeout_ms": 10000.0}, Source: envelope.SourceTool}
+}
+
+const timeoutText = `{\"code\":\"TIMEOUT\",\"details\":{\"timeout_ms\":10000},\"message\":\"Weather service timed out after 10s.\",\"retryable\":true,\"source\":\"tool\"}`
+
+const png1x1 = "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNkYPhfDwAChwGA60e6kgAAAABJRU5ErkJggg=="
+
+func result(id string, r outcome.Result) outcome.Outcome {
+	return outcome.Outcome{Call: outcome.Call{ID: id, Name: "get_weather"}, Result: &r}
+}
+
+func TestSerialize_shapes(t *testing.T) {
+	tests := []struct {
+		name string
+		outs []outcome.Outcome
+		want string
+	}{
+		{"failure carries the envelope text and is_error", []outcome.Outcome{{Call: outcome.Call{ID: "toolu_01A", Name: "get_weather"}, Error: timeoutEnv()}},
+			`{"content":[{"content":"` + timeoutText + `","is_error":true,"tool_use_id":"toolu_01A","type":"tool_result"}],"role":"user"}`},
+		{"not retryable failure still sets is_error", []outcome.Outcome{{Call: outcome.Call{ID: "t1"}, Error: &envelope.Envelope{Code: "INVALID_ARGS", Message: "City is required.", Source: envelope.SourceTool}}},
+			`{"content":[{"content":"{\"code\":\"INVALID_ARGS\",\"details\":{},\"message\":\"City is required.\",\"retryable\":false,\"source\":\"tool\"}","is_error":true,"tool_use_id":"t1","type":"tool_result"}],"role":"user"}`},
+		{"text success omits is_error", []outcome.Outcome{result("toolu_B", outcome.Result{Kind: outcome.Text, Text: "3 hits"})},
+			`{"content":[{"content":"3 hits","tool_use_id":"toolu_B","type":"tool_result"}],"role":"user"}`},
+		{"JSON success is canonical text with literal non-ASCII", []outcome.Outcome{result("t", outcome.Result{Kind: outcome.JSON, JSON: map[string]any{"note": "naïve", "city": "東京"}})},
+			`{"content":[{"content":"{\"city\":\"東京\",\"note\":\"naïve\"}","tool_use_id":"t","type":"tool_result"}],"role":"user"}`},
+		{"empty result omits content", []outcome.Outcome{result("toolu_E", outcome.Result{Kind: outcome.Empty})},
+			`{"content":[{"tool_use_id":"toolu_E","type":"tool_result"}],"role":"user"}`},
+		{"blank text omits content", []outcome.Outcome{result("toolu_E", outcome.Result{Kind: outcome.Text, Text: " \n"})},
+			`{"content":[{"tool_use_id":"toolu_E","type":"tool_result"}],"role":"user"}`},
+		{"only an empty text block omits content", []outcome.Outcome{result("toolu_E", outcome.Result{Kind: outcome.Blocks, Blocks: []outcome.Block{{Type: "text"}}})},
+			`{"content":[{"tool_use_id":"toolu_E","type":"tool_result"}],"role":"user"}`},
+		{"text and image stay in the tool_result", []outcome.Outcome{result("toolu_I", outcome.Result{Kind: outcome.Blocks, Blocks: []outcome.Block{{Type: "text", Text: "captured"}, {Type: "text", Text: ""}, {Type: "image", MediaType: "image/png", Data: png1x1}}})},
+			`{"content":[{"content":[{"text":"captured","type":"text"},{"source":{"data":"` + png1x1 + `","media_type":"image/png","type":"base64"},"type":"image"}],"tool_use_id":"toolu_I","type":"tool_result"}],"role":"user"}`},
+		{"parallel results in call order in one message", []outcome.Outcome{
+			{Call: outcome.Call{ID: "toolu_A"}, Error: &envelope.Envelope{Code: "NO_RESULT", Message: "No result was recorded for this tool call.", Source: envelope.SourceOrchestrator}},
+			result("toolu_B", outcome.Result{Kind: outcome.Text, Text: "3 hits"})},
+			`{"content":[{"content":"{\"code\":\"NO_RESULT\",\"details\":{},\"message\":\"No result was recorded for this tool call.\",\"retryable\":false,\"source\":\"orchestrator\"}","is_error":true,"tool_use_id":"toolu_A","type":"tool_result"},{"content":"3 hits","tool_use_id":"toolu_B","type":"tool_result"}],"role":"user"}`},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			got, err := AppendTurn(nil, tc.outs)
+			require.NoError(t, err)
+			assert.Equal(t, tc.want, string(got))
+			c, err := canonical.Canonicalize(got)
+			require.NoError(t, err)
+			assert.Equal(t, string(c), string(got), "AppendTurn output is canonical")
+			msgs, err := Codec{}.Serialize(tc.outs)
+			require.NoError(t, err)
+			b, err := canonical.Marshal(msgs[0])
+			require.NoError(t, err)
+			assert.Equal(t, tc.want, string(b), "Serialize equals AppendTurn")
+		})
+	}
+}
+
+func TestSerialize_invalid(t *testing.T) {
+	tests := []struct {
+		name, path string
+		outs       []outcome.Outcome
+	}{
+		{"missing id", "results[0].call.id", []outcome.Outcome{{Error: timeoutEnv()}}},
+		{"id with a colon", "results[1].call.id", []outcome.Outcome{result("ok", outcome.Result{}), result("call:1", outcome.Result{})}},
+		{"neither error nor result", "results[0]", []outcome.Outcome{{Call: outcome.Call{ID: "t"}}}},
+		{"both error and result", "results[0]", []outcome.Outcome{{Call: outcome.Call{ID: "t"}, Error: timeoutEnv(), Result: &outcome.Result{}}}},
+		{"image type Anthropic rejects", "results[0].result.blocks[0].media_type", []outcome.Outcome{result("t", outcome.Result{Kind: outcome.Blocks, Blocks: []outcome.Block{{Type: "image", MediaType: "image/bmp", Data: png1x1}}})}},
+		{"image data not base64", "results[0].result.blocks[0].data", []outcome.Outcome{result("t", outcome.Result{Kind: outcome.Blocks, Blocks: []outcome.Block{{Type: "image", MediaType: "image/png", Data: "not base64!"}}})}},
+		{"no outcome", "results", nil},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			_, err := Codec{}.Serialize(tc.outs)
+			var fe *field.Error
+			require.True(t, errors.As(err, &fe), "want a *field.Error, got %v", err)
+			assert.Equal(t, tc.path, fe.Path)
+		})
+	}
+}
+
+func TestParse_foreign(t *testing.T) {
+	tests := []struct {
+		name string
+		msgs string
+		want []outcome.Outcome
+	}{
+		{"B06 plain text with is_error becomes TOOL_ERROR",
+			`[{"role":"user","content":[{"type":"tool_result","tool_use_id":"toolu_X","content":"File not found: missing.txt","is_error":true}]}]`,
+			[]outcome.Outcome{{Call: outcome.Call{ID: "toolu_X"}, Error: &envelope.Envelope{Code: "TOOL_ERROR", Message: "File not found: missing.txt.", Details: map[string]any{}, Source: "tool"}}}},
+		{"B03 text block after results is skipped and SDK list content is read",
+			`[{"role":"user","content":[{"type":"tool_result","tool_use_id":"toolu_B","content":[{"type":"text","text":"3 hits"}]},{"type":"text","text":"continue"}]}]`,
+			[]outcome.Outcome{{Call: outcome.Call{ID: "toolu_B"}, Result: &outcome.Result{Kind: outcome.Blocks, Blocks: []outcome.Block{{Type: "text", Text: "3 hits"}}}}}},
+		{"envelope in a text block list with is_error",
+			`[{"type":"tool_result","tool_use_id":"t","is_error":true,"content":[{"type":"text","text":"` + timeoutText + `"}]}]`,
+			[]outcome.Outcome{{Call: outcome.Call{ID: "t"}, Error: timeoutEnv()}}},
+		{"is_error without content names no message",
+			`[{"type":"tool_result","tool_use_id":"t","is_error":true}]`,
+			[]outcome.Outcome{{Call: outcome.Call{ID: "t"}, Error: &envelope.Envelope{Code: "TOOL_ERROR", Message: "The tool reported an error without a message.", Details: map[string]any{}, Source: "tool"}}}},
+		{"B12 placeholder reads as empty",
+			`[{"type":"tool_result","tool_use_id":"toolu_E","content":"(empty result)"}]`,
+			[]outcome.Outcome{{Call: outcome.Call{ID: "toolu_E"}, Result: &outcome.Result{Kind: outcome.Empty}}}},
+		{"is_error false is a success",
+			`[{"type":"tool_result","tool_use_id":"t","is_error":false,"content":"ok"}]`,
+			[]outcome.Outcome{{Call: outcome.Call{ID: "t"}, Result: &outcome.Result{Kind: outcome.Text, Text: "ok"}}}},
+		{"a plain user text message is skipped",
+			`[{"role":"user","content":"hello"},{"type":"tool_result","tool_use_id":"t","content":"[1,2]"}]`,
+			[]outcome.Outcome{{Call: outcome.Call{ID: "t"}, Result: &outcome.Result{Kind: outcome.JSON, JSON: []any{1.0, 2.0}}}}},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			v, err := canonical.Parse([]byte(tc.msgs))
+			require.NoError(t, err)
+			got, err := Codec{}.Parse(v.([]any))
+			require.NoError(t, err)
+			assert.Equal(t, tc.want, got)
+		})
+	}
+}
+
+func TestParse_invalid(t *testing.T) {
+	tests := []struct{ name, msgs, path string }{
+		{"not an object", `[1]`, "messages[0]"},
+		{"assistant role", `[{"role":"assistant","content":[]}]`, "messages[0].role"},
+		{"no tool_result", `[{"role":"user","content":[{"type":"text","text":"hi"}]}]`, "messages"},
+		{"missing tool_use_id", `[{"type":"tool_result","content":"x"}]`, "messages[0].tool_use_id"},
+		{"is_error not a boolean", `[{"type":"tool_result","tool_use_id":"t","is_error":"yes"}]`, "messages[0].is_error"},
+		{"content a number", `[{"type":"tool_result","tool_use_id":"t","content":5}]`, "messages[0].content"},
+		{"document block", `[{"type":"tool_result","tool_use_id":"t","content":[{"type":"document"}]}]`, "messages[0].content[0].type"},
+		{"url image", `[{"type":"tool_result","tool_use_id":"t","content":[{"type":"image","source":{"type":"url","url":"https://x"}}]}]`, "messages[0].content[0].source.type"},
+		{"content missing in a message", `[{"role":"user"}]`, "messages[0].content"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			v, err := canonical.Parse([]byte(tc.msgs))
+			require.NoError(t, err)
+			_, err = Codec{}.Parse(v.([]any))
+			var fe *field.Error
+			require.True(t, errors.As(err, &fe), "want a *field.Error, got %v", err)
+			assert.Equal(t, tc.path, fe.Path)
+		})
+	}
+}

@@ -1,0 +1,139 @@
+package anthropic
+
+// Round trips and benchmarks of the three formats owned together (anthropic,
+// gemini, bedrock), kept in one place so that each case states what every
+// format gives back.
+
+import (
+	"strconv"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+	"github.com/toolerr/toolerr/core/internal/canonical"
+	"github.com/toolerr/toolerr/core/internal/envelope"
+	"github.com/toolerr/toolerr/core/internal/format/bedrock"
+	"github.com/toolerr/toolerr/core/internal/format/gemini"
+	"github.com/toolerr/toolerr/core/internal/format/outcome"
+)
+
+type codec interface {
+	Serialize(outs []outcome.Outcome) ([]any, error)
+	Parse(msgs []any) ([]outcome.Outcome, error)
+}
+
+// carriesName: only Gemini puts the call name on the wire.
+var threeFormats = []struct {
+	name        string
+	c           codec
+	carriesName bool
+}{{"anthropic", Codec{}, false}, {"gemini", gemini.Codec{}, true}, {"bedrock", bedrock.Codec{}, false}}
+
+func res(r outcome.Result) *outcome.Result { return &r }
+
+func text(s string) *outcome.Result { return res(outcome.Result{Kind: outcome.Text, Text: s}) }
+
+func jsonRes(v any) *outcome.Result { return res(outcome.Result{Kind: outcome.JSON, JSON: v}) }
+
+func blocks(bs ...outcome.Block) *outcome.Result {
+	return res(outcome.Result{Kind: outcome.Blocks, Blocks: bs})
+}
+
+func TestRoundTrip_threeFormats(t *testing.T) {
+	img := outcome.Block{Type: "image", MediaType: "image/png", Data: png1x1}
+	txt := func(s string) outcome.Block { return outcome.Block{Type: "text", Text: s} }
+	empty := res(outcome.Result{Kind: outcome.Empty})
+	tests := []struct {
+		name string
+		in   *outcome.Result // nil: the failure timeoutEnv
+		// what each format gives back when it differs from in (the lossy cases)
+		anthropic, gemini, bedrock *outcome.Result
+	}{
+		{name: "failure", in: nil},
+		{name: "text", in: text("3 hits")},
+		{name: "text that looks like JSON but is not canonical", in: text(`{ "a": 1 }`)},
+		{name: "empty", in: empty},
+		{name: "JSON object", in: jsonRes(map[string]any{"time": "10:00"})},
+		{name: "JSON empty object", in: jsonRes(map[string]any{})},
+		{name: "JSON object with an error key", in: jsonRes(map[string]any{"error": "none", "n": 1.0})},
+		{name: "JSON object with only an output key", in: jsonRes(map[string]any{"output": 5.0})},
+		{name: "JSON array", in: jsonRes([]any{1.0, 2.0, 3.0})},
+		{name: "JSON number", in: jsonRes(42.0), anthropic: text("42")},
+		{name: "JSON null", in: jsonRes(nil), anthropic: text("null")},
+		{name: "text and image", in: blocks(txt("captured"), img)},
+		{name: "image only", in: blocks(img)},
+		{name: "one text block", in: blocks(txt("only")), gemini: text("only"), bedrock: text("only")},
+		{name: "two text blocks", in: blocks(txt("a"), txt("b")), gemini: text("a\nb")},
+		{name: "image before text", in: blocks(img, txt("after")), gemini: blocks(txt("after"), img)},
+		{name: "blank text blocks dropped", in: blocks(txt(""), img, txt(" ")), anthropic: blocks(img), gemini: blocks(img), bedrock: blocks(img)},
+		{name: "only blank text blocks", in: blocks(txt("")), anthropic: empty, gemini: empty, bedrock: empty},
+	}
+	for _, f := range threeFormats {
+		for _, tc := range tests {
+			t.Run(f.name+"/"+tc.name, func(t *testing.T) {
+				in := outcome.Outcome{Call: outcome.Call{ID: "call_7", Name: "get_weather"}, Result: tc.in}
+				if tc.in == nil {
+					in.Error = timeoutEnv()
+				}
+				want := in
+				if !f.carriesName {
+					want.Call.Name = ""
+				}
+				for _, w := range []struct {
+					f string
+					r *outcome.Result
+				}{{"anthropic", tc.anthropic}, {"gemini", tc.gemini}, {"bedrock", tc.bedrock}} {
+					if w.f == f.name && w.r != nil {
+						want.Result = w.r
+					}
+				}
+				wire, err := f.c.Serialize([]outcome.Outcome{in})
+				require.NoError(t, err)
+				got, err := f.c.Parse(wire)
+				require.NoError(t, err)
+				assert.Equal(t, []outcome.Outcome{want}, got, "parse(serialize(x))")
+				again, err := f.c.Serialize(got)
+				require.NoError(t, err)
+				assert.Equal(t, mustJSON(t, wire), mustJSON(t, again), "serialize(parse(serialize(x))) == serialize(x)")
+			})
+		}
+	}
+}
+
+func mustJSON(t *testing.T, v any) string {
+	t.Helper()
+	b, err := canonical.Marshal(v)
+	require.NoError(t, err)
+	return string(b)
+}
+
+// TestSerialize_everyFailureFlagged is seed checklist item 3 for one turn
+// mixing every code of the registry, retryable or not, from every source:
+// each failure is flagged in all three formats.
+func TestSerialize_everyFailureFlagged(t *testing.T) {
+	var outs []outcome.Outcome
+	for _, ci := range envelope.Codes() {
+		for _, retry := range []bool{true, false} {
+			e := envelope.Envelope{Code: ci.Code, Message: ci.Meaning, Retryable: retry, Source: ci.Source}
+			outs = append(outs, outcome.Outcome{Call: outcome.Call{ID: "call_" + strconv.Itoa(len(outs)), Name: "f"}, Error: &e})
+		}
+	}
+	msgs, err := Codec{}.Serialize(outs)
+	require.NoError(t, err)
+	blocks := msgs[0].(map[string]any)["content"].([]any)
+	require.Len(t, blocks, len(outs))
+	for _, b := range blocks {
+		assert.Equal(t, true, b.(map[string]any)["is_error"], "anthropic %v", b)
+	}
+	msgs, err = bedrock.Codec{}.Serialize(outs)
+	require.NoError(t, err)
+	for _, b := range msgs[0].(map[string]any)["content"].([]any) {
+		assert.Equal(t, "error", b.(map[string]any)["toolResult"].(map[string]any)["status"])
+	}
+	msgs, err = gemini.Codec{}.Serialize(outs)
+	require.NoError(t, err)
+	for _, p := range msgs[0].(map[string]any)["parts"].([]any) {
+		resp := p.(map[string]any)["functionResponse"].(map[string]any)["response"].(map[string]any)
+		assert.True(t, envelope.IsEnvelope(resp["error"]), "gemini %v", resp)
+	}
+}

@@ -1,0 +1,142 @@
+package bedrock
+
+import (
+	"errors"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+	"github.com/toolerr/toolerr/core/internal/canonical"
+	"github.com/toolerr/toolerr/core/internal/envelope"
+	"github.com/toolerr/toolerr/core/internal/field"
+	"github.com/toolerr/toolerr/core/internal/format/outcome"
+)
+
+func timeoutEnv() *envelope.Envelope {
+	return &envelope.Envelope{Code: "TIMEOUT", Message: "Weather service timed out after 10s.", Retryable: true,
+		Details: map[string]any{"timeout_ms": 10000.0}, Source: envelope.SourceTool}
+}
+
+const timeoutJSON = `{"code":"TIMEOUT","details":{"timeout_ms":10000},"message":"Weather service timed out after 10s.","retryable":true,"source":"tool"}`
+
+const png1x1 = "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNkYPhfDwAChwGA60e6kgAAAABJRU5ErkJggg=="
+
+func ok(id string, r outcome.Result) outcome.Outcome {
+	return outcome.Outcome{Call: outcome.Call{ID: id, Name: "f"}, Result: &r}
+}
+
+func TestSerialize_shapes(t *testing.T) {
+	tests := []struct {
+		name string
+		outs []outcome.Outcome
+		want string
+	}{
+		{"failure has status error and the envelope as a json block", []outcome.Outcome{{Call: outcome.Call{ID: "tooluse_kZJMlvQmRJ6eAyJE5GIl7Q"}, Error: timeoutEnv()}},
+			`{"content":[{"toolResult":{"content":[{"json":` + timeoutJSON + `}],"status":"error","toolUseId":"tooluse_kZJMlvQmRJ6eAyJE5GIl7Q"}}],"role":"user"}`},
+		{"text success has no status", []outcome.Outcome{ok("t1", outcome.Result{Kind: outcome.Text, Text: "permission granted"})},
+			`{"content":[{"toolResult":{"content":[{"text":"permission granted"}],"toolUseId":"t1"}}],"role":"user"}`},
+		{"JSON object is a json block", []outcome.Outcome{ok("t1", outcome.Result{Kind: outcome.JSON, JSON: map[string]any{"song": "x"}})},
+			`{"content":[{"toolResult":{"content":[{"json":{"song":"x"}}],"toolUseId":"t1"}}],"role":"user"}`},
+		{"JSON array goes under output", []outcome.Outcome{ok("t1", outcome.Result{Kind: outcome.JSON, JSON: []any{1.0, "a"}})},
+			`{"content":[{"toolResult":{"content":[{"json":{"output":[1,"a"]}}],"toolUseId":"t1"}}],"role":"user"}`},
+		{"empty result is the placeholder text", []outcome.Outcome{ok("t1", outcome.Result{Kind: outcome.Empty})},
+			`{"content":[{"toolResult":{"content":[{"text":"(empty result)"}],"toolUseId":"t1"}}],"role":"user"}`},
+		{"B13 image is an image block with base64 bytes", []outcome.Outcome{ok("toolu_I", outcome.Result{Kind: outcome.Blocks, Blocks: []outcome.Block{{Type: "text", Text: "captured"}, {Type: "image", MediaType: "image/png", Data: png1x1}}})},
+			`{"content":[{"toolResult":{"content":[{"text":"captured"},{"image":{"format":"png","source":{"bytes":"` + png1x1 + `"}}}],"toolUseId":"toolu_I"}}],"role":"user"}`},
+		{"parallel results in call order in one message", []outcome.Outcome{ok("a", outcome.Result{Kind: outcome.Text, Text: "1"}), {Call: outcome.Call{ID: "b"}, Error: timeoutEnv()}},
+			`{"content":[{"toolResult":{"content":[{"text":"1"}],"toolUseId":"a"}},{"toolResult":{"content":[{"json":` + timeoutJSON + `}],"status":"error","toolUseId":"b"}}],"role":"user"}`},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			got, err := AppendTurn(nil, tc.outs)
+			require.NoError(t, err)
+			assert.Equal(t, tc.want, string(got))
+			c, err := canonical.Canonicalize(got)
+			require.NoError(t, err)
+			assert.Equal(t, string(c), string(got), "AppendTurn output is canonical")
+		})
+	}
+}
+
+func TestSerialize_invalid(t *testing.T) {
+	tests := []struct {
+		name, path string
+		outs       []outcome.Outcome
+	}{
+		{"missing id", "results[0].call.id", []outcome.Outcome{{Error: timeoutEnv()}}},
+		{"id with a dot (botocore allows it, the API reference does not)", "results[0].call.id", []outcome.Outcome{ok("a.b", outcome.Result{})}},
+		{"id of 65 characters", "results[0].call.id", []outcome.Outcome{ok(strings.Repeat("a", 65), outcome.Result{})}},
+		{"image type Bedrock has no format for", "results[0].result.blocks[0].media_type", []outcome.Outcome{ok("t", outcome.Result{Kind: outcome.Blocks, Blocks: []outcome.Block{{Type: "image", MediaType: "image/svg+xml", Data: png1x1}}})}},
+		{"both error and result", "results[0]", []outcome.Outcome{{Call: outcome.Call{ID: "t"}, Error: timeoutEnv(), Result: &outcome.Result{}}}},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			_, err := Codec{}.Serialize(tc.outs)
+			var fe *field.Error
+			require.True(t, errors.As(err, &fe), "want a *field.Error, got %v", err)
+			assert.Equal(t, tc.path, fe.Path)
+		})
+	}
+	_, err := Codec{}.Serialize([]outcome.Outcome{ok(strings.Repeat("a", 64), outcome.Result{})})
+	assert.NoError(t, err, "64 characters is the limit")
+}
+
+func TestParse_foreign(t *testing.T) {
+	tests := []struct {
+		name string
+		msgs string
+		want []outcome.Outcome
+	}{
+		{"B07 status error with plain text becomes TOOL_ERROR",
+			`[{"toolResult":{"toolUseId":"toolu_X","status":"error","content":[{"text":"permission denied"}]}}]`,
+			[]outcome.Outcome{{Call: outcome.Call{ID: "toolu_X"}, Error: &envelope.Envelope{Code: "TOOL_ERROR", Message: "permission denied.", Details: map[string]any{}, Source: "tool"}}}},
+		{"envelope text in a text block with status error",
+			`[{"role":"user","content":[{"toolResult":{"toolUseId":"t","status":"error","content":[{"text":` + string(canonical.AppendString(nil, timeoutJSON)) + `}]}}]}]`,
+			[]outcome.Outcome{{Call: outcome.Call{ID: "t"}, Error: timeoutEnv()}}},
+		{"status success is a success",
+			`[{"toolResult":{"toolUseId":"t","status":"success","content":[{"text":"ok"}]}}]`,
+			[]outcome.Outcome{{Call: outcome.Call{ID: "t"}, Result: &outcome.Result{Kind: outcome.Text, Text: "ok"}}}},
+		{"envelope json without status error stays a success",
+			`[{"toolResult":{"toolUseId":"t","content":[{"json":` + timeoutJSON + `}]}}]`,
+			[]outcome.Outcome{{Call: outcome.Call{ID: "t"}, Result: &outcome.Result{Kind: outcome.JSON, JSON: timeoutEnv().Value()}}}},
+		{"empty text and empty content are empty",
+			`[{"toolResult":{"toolUseId":"a","content":[{"text":""}]}},{"toolResult":{"toolUseId":"b","content":[]}}]`,
+			[]outcome.Outcome{{Call: outcome.Call{ID: "a"}, Result: &outcome.Result{Kind: outcome.Empty}}, {Call: outcome.Call{ID: "b"}, Result: &outcome.Result{Kind: outcome.Empty}}}},
+		{"json among several blocks becomes text",
+			`[{"toolResult":{"toolUseId":"t","content":[{"text":"a"},{"json":{"b":1}}]}}]`,
+			[]outcome.Outcome{{Call: outcome.Call{ID: "t"}, Result: &outcome.Result{Kind: outcome.Blocks, Blocks: []outcome.Block{{Type: "text", Text: "a"}, {Type: "text", Text: `{"b":1}`}}}}}},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			v, err := canonical.Parse([]byte(tc.msgs))
+			require.NoError(t, err)
+			got, err := Codec{}.Parse(v.([]any))
+			require.NoError(t, err)
+			assert.Equal(t, tc.want, got)
+		})
+	}
+}
+
+func TestParse_invalid(t *testing.T) {
+	tests := []struct{ name, msgs, path string }{
+		{"assistant role", `[{"role":"assistant","content":[]}]`, "messages[0].role"},
+		{"no toolResult", `[{"role":"user","content":[{"text":"hi"}]}]`, "messages"},
+		{"missing toolUseId", `[{"toolResult":{"content":[]}}]`, "messages[0].toolResult.toolUseId"},
+		{"unknown status", `[{"toolResult":{"toolUseId":"t","status":"failed","content":[]}}]`, "messages[0].toolResult.status"},
+		{"two union members", `[{"toolResult":{"toolUseId":"t","content":[{"text":"a","json":{}}]}}]`, "messages[0].toolResult.content[0]"},
+		{"document block", `[{"toolResult":{"toolUseId":"t","content":[{"document":{}}]}}]`, "messages[0].toolResult.content[0].document"},
+		{"image format bmp", `[{"toolResult":{"toolUseId":"t","content":[{"image":{"format":"bmp","source":{"bytes":"AA=="}}}]}}]`, "messages[0].toolResult.content[0].image.format"},
+		{"s3 image source", `[{"toolResult":{"toolUseId":"t","content":[{"image":{"format":"png","source":{"s3Location":{}}}}]}}]`, "messages[0].toolResult.content[0].image.source.bytes"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			v, err := canonical.Parse([]byte(tc.msgs))
+			require.NoError(t, err)
+			_, err = Codec{}.Parse(v.([]any))
+			var fe *field.Error
+			require.True(t, errors.As(err, &fe), "want a *field.Error, got %v", err)
+			assert.Equal(t, tc.path, fe.Path)
+		})
+	}
+}

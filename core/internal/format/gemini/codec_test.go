@@ -1,0 +1,150 @@
+package gemini
+
+import (
+	"errors"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+	"github.com/toolerr/toolerr/core/internal/canonical"
+	"github.com/toolerr/toolerr/core/internal/envelope"
+	"github.com/toolerr/toolerr/core/internal/field"
+	"github.com/toolerr/toolerr/core/internal/format/outcome"
+)
+
+func timeoutEnv() *envelope.Envelope {
+	return &envelope.Envelope{Code: "TIMEOUT", Message: "Weather service timed out after 10s.", Retryable: true,
+		Details: map[string]any{"timeout_ms": 10000.0}, Source: envelope.SourceTool}
+}
+
+const timeoutJSON = `{"code":"TIMEOUT","details":{"timeout_ms":10000},"message":"Weather service timed out after 10s.","retryable":true,"source":"tool"}`
+
+const png1x1 = "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNkYPhfDwAChwGA60e6kgAAAABJRU5ErkJggg=="
+
+func ok(id, name string, r outcome.Result) outcome.Outcome {
+	return outcome.Outcome{Call: outcome.Call{ID: id, Name: name}, Result: &r}
+}
+
+func TestSerialize_shapes(t *testing.T) {
+	tests := []struct {
+		name string
+		outs []outcome.Outcome
+		want string
+	}{
+		{"failure puts the envelope object under error", []outcome.Outcome{{Call: outcome.Call{ID: "fc_7f3a", Name: "get_weather"}, Error: timeoutEnv()}},
+			`{"parts":[{"functionResponse":{"id":"fc_7f3a","name":"get_weather","response":{"error":` + timeoutJSON + `}}}],"role":"user"}`},
+		{"no id when the call had none", []outcome.Outcome{ok("", "get_time", outcome.Result{Kind: outcome.Text, Text: "10:00"})},
+			`{"parts":[{"functionResponse":{"name":"get_time","response":{"output":"10:00"}}}],"role":"user"}`},
+		{"B08 parallel responses in one content in call order", []outcome.Outcome{
+			ok("", "get_time", outcome.Result{Kind: outcome.JSON, JSON: map[string]any{"time": "10:00"}}),
+			{Call: outcome.Call{Name: "get_weather"}, Error: timeoutEnv()}},
+			`{"parts":[{"functionResponse":{"name":"get_time","response":{"time":"10:00"}}},{"functionResponse":{"name":"get_weather","response":{"error":` + timeoutJSON + `}}}],"role":"user"}`},
+		{"B10 a list goes under output", []outcome.Outcome{ok("", "list_ids", outcome.Result{Kind: outcome.JSON, JSON: []any{1.0, 2.0, 3.0}})},
+			`{"parts":[{"functionResponse":{"name":"list_ids","response":{"output":[1,2,3]}}}],"role":"user"}`},
+		{"B10 null goes under output", []outcome.Outcome{ok("", "f", outcome.Result{Kind: outcome.JSON, JSON: nil})},
+			`{"parts":[{"functionResponse":{"name":"f","response":{"output":null}}}],"role":"user"}`},
+		{"object with an error key is wrapped, not read as failure", []outcome.Outcome{ok("", "f", outcome.Result{Kind: outcome.JSON, JSON: map[string]any{"error": "none"}})},
+			`{"parts":[{"functionResponse":{"name":"f","response":{"output":{"error":"none"}}}}],"role":"user"}`},
+		{"empty result is an empty object", []outcome.Outcome{ok("", "f", outcome.Result{Kind: outcome.Empty})},
+			`{"parts":[{"functionResponse":{"name":"f","response":{}}}],"role":"user"}`},
+		{"image goes in FunctionResponse parts, text in output", []outcome.Outcome{ok("c1", "screenshot", outcome.Result{Kind: outcome.Blocks, Blocks: []outcome.Block{{Type: "text", Text: "captured"}, {Type: "image", MediaType: "image/png", Data: png1x1}}})},
+			`{"parts":[{"functionResponse":{"id":"c1","name":"screenshot","parts":[{"inlineData":{"data":"` + png1x1 + `","mimeType":"image/png"}}],"response":{"output":"captured"}}}],"role":"user"}`},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			got, err := AppendTurn(nil, tc.outs)
+			require.NoError(t, err)
+			assert.Equal(t, tc.want, string(got))
+			c, err := canonical.Canonicalize(got)
+			require.NoError(t, err)
+			assert.Equal(t, string(c), string(got), "AppendTurn output is canonical")
+		})
+	}
+}
+
+func TestSerialize_invalid(t *testing.T) {
+	tests := []struct {
+		name, path string
+		outs       []outcome.Outcome
+	}{
+		{"missing name", "results[0].call.name", []outcome.Outcome{{Call: outcome.Call{ID: "x"}, Error: timeoutEnv()}}},
+		{"image data not base64", "results[0].result.blocks[1].data", []outcome.Outcome{ok("", "f", outcome.Result{Kind: outcome.Blocks, Blocks: []outcome.Block{{Type: "text", Text: "t"}, {Type: "image", MediaType: "image/png", Data: "abc"}}})}},
+		{"neither error nor result", "results[0]", []outcome.Outcome{{Call: outcome.Call{Name: "f"}}}},
+		{"no outcome", "results", nil},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			_, err := Codec{}.Serialize(tc.outs)
+			var fe *field.Error
+			require.True(t, errors.As(err, &fe), "want a *field.Error, got %v", err)
+			assert.Equal(t, tc.path, fe.Path)
+		})
+	}
+}
+
+func TestParse_foreign(t *testing.T) {
+	toolErr := func(msg string) *envelope.Envelope {
+		return &envelope.Envelope{Code: "TOOL_ERROR", Message: msg, Details: map[string]any{}, Source: "tool"}
+	}
+	tests := []struct {
+		name string
+		msgs string
+		want []outcome.Outcome
+	}{
+		{"B07 error string becomes TOOL_ERROR",
+			`[{"role":"user","parts":[{"functionResponse":{"name":"f","response":{"error":"permission denied"}}}]}]`,
+			[]outcome.Outcome{{Call: outcome.Call{Name: "f"}, Error: toolErr("permission denied.")}}},
+		{"MCP bridge string of the Python SDK",
+			`[{"functionResponse":{"name":"f","response":{"error":"MCP response is error."}}}]`,
+			[]outcome.Outcome{{Call: outcome.Call{Name: "f"}, Error: toolErr("MCP response is error.")}}},
+		{"error object with a message member",
+			`[{"functionResponse":{"name":"f","response":{"error":{"message":"quota","code":7}}}}]`,
+			[]outcome.Outcome{{Call: outcome.Call{Name: "f"}, Error: toolErr("quota.")}}},
+		{"error null still a failure",
+			`[{"functionResponse":{"name":"f","response":{"error":null,"output":"x"}}}]`,
+			[]outcome.Outcome{{Call: outcome.Call{Name: "f"}, Error: toolErr("The tool reported an error without a message.")}}},
+		{"snake_case field names",
+			`[{"function_response":{"id":"a","name":"f","response":{"output":"hi"},"parts":[{"inline_data":{"mime_type":"image/png","data":"` + png1x1 + `"}}]}}]`,
+			[]outcome.Outcome{{Call: outcome.Call{ID: "a", Name: "f"}, Result: &outcome.Result{Kind: outcome.Blocks, Blocks: []outcome.Block{{Type: "text", Text: "hi"}, {Type: "image", MediaType: "image/png", Data: png1x1}}}}}},
+		{"no response is empty (the SDK omits an empty map)",
+			`[{"functionResponse":{"name":"f"}}]`,
+			[]outcome.Outcome{{Call: outcome.Call{Name: "f"}, Result: &outcome.Result{Kind: outcome.Empty}}}},
+		{"object without output or error is a JSON result",
+			`[{"role":"user","parts":[{"text":"note"},{"functionResponse":{"name":"f","response":{"time":"10:00"}}}]}]`,
+			[]outcome.Outcome{{Call: outcome.Call{Name: "f"}, Result: &outcome.Result{Kind: outcome.JSON, JSON: map[string]any{"time": "10:00"}}}}},
+		{"blank output is empty",
+			`[{"functionResponse":{"name":"f","response":{"output":"  "}}}]`,
+			[]outcome.Outcome{{Call: outcome.Call{Name: "f"}, Result: &outcome.Result{Kind: outcome.Empty}}}},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			v, err := canonical.Parse([]byte(tc.msgs))
+			require.NoError(t, err)
+			got, err := Codec{}.Parse(v.([]any))
+			require.NoError(t, err)
+			assert.Equal(t, tc.want, got)
+		})
+	}
+}
+
+func TestParse_invalid(t *testing.T) {
+	tests := []struct{ name, msgs, path string }{
+		{"model role", `[{"role":"model","parts":[]}]`, "messages[0].role"},
+		{"no functionResponse", `[{"role":"user","parts":[{"text":"hi"}]}]`, "messages"},
+		{"missing name", `[{"functionResponse":{"response":{}}}]`, "messages[0].functionResponse.name"},
+		{"response an array", `[{"functionResponse":{"name":"f","response":[1]}}]`, "messages[0].functionResponse.response"},
+		{"fileData part", `[{"functionResponse":{"name":"f","parts":[{"fileData":{"fileUri":"gs://x"}}]}}]`, "messages[0].functionResponse.parts[0]"},
+		{"inlineData without mimeType", `[{"functionResponse":{"name":"f","parts":[{"inlineData":{"data":"AA=="}}]}}]`, "messages[0].functionResponse.parts[0].inlineData.mimeType"},
+		{"parts not an array", `[{"role":"user","parts":{}}]`, "messages[0].parts"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			v, err := canonical.Parse([]byte(tc.msgs))
+			require.NoError(t, err)
+			_, err = Codec{}.Parse(v.([]any))
+			var fe *field.Error
+			require.True(t, errors.As(err, &fe), "want a *field.Error, got %v", err)
+			assert.Equal(t, tc.path, fe.Path)
+		})
+	}
+}
