@@ -1,11 +1,19 @@
-// Package sanitize makes text safe to hand to a model: secrets redacted,
-// stack traces reduced to their final exception line, one sentence, capped.
+// Package sanitize makes text safe to hand to a model: invalid UTF-8
+// replaced, secrets redacted, stack traces reduced to their final exception
+// line, one sentence, capped in characters.
 //
-// STUB: the sanitize helper replaces this file (see issue 2, item 4).
+// Everything here is written as small hand-made scanners over bytes: no
+// regexp (it would add most of a megabyte to the WASI build) and no
+// allocation when the text needs no change. Counts are always in characters,
+// meaning Unicode code points, never bytes.
+//
+// See shared/cases/field-reports.md B23 (secrets), B24 (size cap) and B14
+// (invalid UTF-8 becomes U+FFFD).
 package sanitize
 
 import (
 	"strings"
+	"unicode/utf8"
 
 	"github.com/toolerr/toolerr/core/internal/canonical"
 )
@@ -13,30 +21,206 @@ import (
 // MaxMessageChars is the longest Message result, in characters (code points).
 const MaxMessageChars = 300
 
-// MaxDetailChars is the longest string Details keeps, in characters.
+// MaxDetailChars is the longest string Details keeps, in characters (code
+// points); a longer one is shortened by Cap, keeping its head and tail.
 const MaxDetailChars = 1000
 
-// CapInfo reports what Cap did.
+// Redacted replaces every secret Text finds.
+const Redacted = "[REDACTED]"
+
+// withheld is what Text returns in the impossible case that a scanner fails:
+// the original text is never returned when redaction may have applied.
+const withheld = "[text withheld: the sanitizer failed on it]"
+
+// CapInfo reports what Cap did. OriginalChars is the length of the input in
+// characters (code points); OmittedChars is how many of them the result does
+// not carry (0 when Truncated is false).
 type CapInfo struct {
 	Truncated     bool
 	OriginalChars int
 	OmittedChars  int
 }
 
-// Text redacts secrets in s and replaces invalid UTF-8.
-func Text(s string) string { return canonical.ValidString(s) }
+// Text returns s with invalid UTF-8 replaced by U+FFFD and every secret it
+// recognises replaced by [REDACTED]: provider API keys (OpenAI, Anthropic,
+// Google, AWS, GitHub, Slack, ...), JWTs, the credential after "Bearer" or
+// "Basic", the password in URL userinfo, and the value of secret-named
+// parameters and pairs (key=..., "api_key": "...", X-Amz-Signature=...).
+// Text that merely looks like prose is returned unchanged, and s itself is
+// returned (no copy) when nothing changes.
+//
+// See shared/cases/field-reports.md B23 and docs/sanitize.md for every rule.
+func Text(s string) string {
+	return guard(s, redact)
+}
 
-// Message turns error text into one sanitized sentence.
+// guard runs fn on the valid-UTF-8 form of s and never lets a fault in fn
+// leak the original text: on a panic it returns a fixed placeholder.
+func guard(s string, fn func(string) string) (out string) {
+	defer func() {
+		if recover() != nil {
+			out = withheld
+		}
+	}()
+	return fn(canonical.ValidString(s))
+}
+
+// redact applies every redaction pass in order. Each pass returns its input
+// unchanged when it finds nothing.
+func redact(s string) string {
+	s = redactTokens(s)
+	s = redactUserinfo(s)
+	s = redactPairs(s)
+	return redactAuthSchemes(s)
+}
+
+// Message turns error text into the one sentence an envelope's message
+// carries: Text, then a stack trace (Python, JavaScript, Go, Java, Rust)
+// reduced to its final exception line with frames and file paths dropped,
+// white space collapsed to single spaces, the first sentence kept, at most
+// MaxMessageChars characters (a longer one ends in "…"), ending in terminal
+// punctuation ('.' is added when missing). Empty or blank text gives "".
+//
+// See shared/cases/field-reports.md B23 and docs/sanitize.md.
 func Message(s string) string {
-	s = strings.TrimSpace(Text(s))
-	if s != "" && !strings.HasSuffix(s, ".") {
-		s += "."
+	return guard(s, message)
+}
+
+func message(s string) string {
+	s = redact(s)
+	if strings.TrimSpace(s) == "" {
+		return ""
+	}
+	before, exc, found := reduceTrace(s)
+	var m string
+	if found {
+		before = firstSentence(collapse(dropFrames(before)))
+		exc = firstSentence(collapse(exc))
+		switch {
+		case before == "" && exc == "":
+			m = "An error occurred (stack trace omitted)"
+		case before == "":
+			m = exc
+		case exc == "":
+			m = before
+		default:
+			m = strings.TrimRight(before, ".:;,!? ") + ": " + exc
+		}
+	} else {
+		m = firstSentence(collapse(dropFrames(s)))
+	}
+	m = redact(m) // joining lines must not form a new secret-shaped pair
+	return finishSentence(m, MaxMessageChars)
+}
+
+// finishSentence caps m at max characters with "…" and makes it end in
+// terminal punctuation.
+func finishSentence(m string, max int) string {
+	m = strings.TrimRight(m, " ,;:")
+	if m == "" {
+		return ""
+	}
+	n := utf8.RuneCountInString(m)
+	last, _ := utf8.DecodeLastRuneInString(m)
+	terminal := last == '.' || last == '!' || last == '?' || last == '…'
+	if n > max || (!terminal && n+1 > max) {
+		return cutWords(m, max-1) + "…"
+	}
+	if !terminal {
+		m += "."
+	}
+	return m
+}
+
+// cutWords returns the first n characters of s, shortened to end before a
+// space when one lies in the last 20 characters.
+func cutWords(s string, n int) string {
+	h := headChars(s, n)
+	if len(h) < len(s) && s[len(h)] != ' ' {
+		if i := strings.LastIndexByte(h, ' '); i > 0 && utf8.RuneCountInString(h[i:]) <= 20 {
+			h = h[:i]
+		}
+	}
+	return strings.TrimRight(h, " ,;:")
+}
+
+// headChars returns the first n code points of s (all of s when shorter).
+func headChars(s string, n int) string {
+	if n <= 0 {
+		return ""
+	}
+	for i := range s {
+		if n == 0 {
+			return s[:i]
+		}
+		n--
 	}
 	return s
 }
 
-// Cap truncates s to at most maxChars characters, keeping head and tail.
-func Cap(s string, maxChars int) (string, CapInfo) { return s, CapInfo{OriginalChars: len([]rune(s))} }
+// Details returns a deep copy of d in which every string, at any depth and in
+// arrays too, is passed through Text and capped at MaxDetailChars characters;
+// a string under a secret-named key ("api_key", "Authorization", "password",
+// ...) is replaced by [REDACTED] whole (an auth scheme such as "Bearer " is
+// kept). Keys are unchanged; nil stays nil. Values other than strings, maps
+// and arrays are copied as they are.
+//
+// See shared/cases/field-reports.md B23.
+func Details(d map[string]any) map[string]any {
+	if d == nil {
+		return nil
+	}
+	out, ok := detailValue(d, false).(map[string]any)
+	if !ok {
+		return map[string]any{}
+	}
+	return out
+}
 
-// Details returns a copy of d with every string sanitized by Text and capped.
-func Details(d map[string]any) map[string]any { return d }
+func detailValue(v any, secret bool) any {
+	switch x := v.(type) {
+	case string:
+		if secret {
+			return redactWhole(x)
+		}
+		s, _ := Cap(Text(x), MaxDetailChars)
+		return s
+	case map[string]any:
+		m := make(map[string]any, len(x))
+		for k, e := range x {
+			m[k] = detailValue(e, secret || secretName(k))
+		}
+		return m
+	case []any:
+		a := make([]any, len(x))
+		for i, e := range x {
+			a[i] = detailValue(e, secret)
+		}
+		return a
+	case map[string]string:
+		m := make(map[string]any, len(x))
+		for k, e := range x {
+			m[k] = detailValue(e, secret || secretName(k))
+		}
+		return m
+	case []string:
+		a := make([]any, len(x))
+		for i, e := range x {
+			a[i] = detailValue(e, secret)
+		}
+		return a
+	}
+	return v
+}
+
+// redactWhole replaces a secret value, keeping a leading auth scheme word
+// ("Bearer abc" becomes "Bearer [REDACTED]").
+func redactWhole(s string) string {
+	if s == "" {
+		return ""
+	}
+	if i := strings.IndexByte(s, ' '); i > 0 && isAlphaWord(s[:i]) && strings.TrimSpace(s[i:]) != "" {
+		return canonical.ValidString(s[:i]) + " " + Redacted
+	}
+	return Redacted
+}

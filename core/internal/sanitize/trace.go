@@ -1,0 +1,297 @@
+package sanitize
+
+import (
+	"strings"
+	"unicode"
+	"unicode/utf8"
+)
+
+// reduceTrace finds a stack trace in s and splits s into the text before the
+// trace and the trace's final exception line; found is false when s holds no
+// trace. Languages are tried in a fixed order: Python, Rust, Go, then the
+// "at ..." frames that Java and JavaScript share.
+func reduceTrace(s string) (before, exc string, found bool) {
+	if !strings.Contains(s, "Traceback (most recent call last):") && !strings.Contains(s, "panicked at ") &&
+		!strings.Contains(s, "stack backtrace:") && !strings.Contains(s, "goroutine ") && !strings.Contains(s, "at ") {
+		return "", "", false
+	}
+	lines := strings.Split(s, "\n")
+	for i, l := range lines {
+		lines[i] = strings.TrimSuffix(l, "\r")
+	}
+	for _, f := range [...]func([]string) (string, string, bool){pythonTrace, rustTrace, goTrace, atTrace} {
+		if b, e, ok := f(lines); ok {
+			return b, e, true
+		}
+	}
+	return "", "", false
+}
+
+func join(lines []string) string { return strings.Join(lines, "\n") }
+
+func indented(l string) bool { return l != "" && (l[0] == ' ' || l[0] == '\t') }
+
+// pythonTrace: "Traceback (most recent call last):", indented frames, then
+// the exception line(s). With chained exceptions the last traceback wins.
+//
+// See https://docs.python.org/3/library/traceback.html.
+func pythonTrace(lines []string) (string, string, bool) {
+	first, last := -1, -1
+	for i, l := range lines {
+		if strings.TrimSpace(l) == "Traceback (most recent call last):" {
+			if first < 0 {
+				first = i
+			}
+			last = i
+		}
+	}
+	if first < 0 {
+		return "", "", false
+	}
+	j := last + 1
+	for j < len(lines) && (indented(lines[j]) || strings.TrimSpace(lines[j]) == "") {
+		j++
+	}
+	k := j
+	for k < len(lines) && strings.TrimSpace(lines[k]) != "" {
+		k++
+	}
+	return join(lines[:first]), join(lines[j:k]), true
+}
+
+// rustTrace: "thread 'main' panicked at src/main.rs:2:5:" followed by the
+// message (Rust 1.73+), or "thread 'main' panicked at 'msg', src/main.rs:2:5"
+// (older); "note: run with `RUST_BACKTRACE=1`" and "stack backtrace:" with
+// everything after it are dropped.
+//
+// See https://doc.rust-lang.org/std/macro.panic.html.
+func rustTrace(lines []string) (string, string, bool) {
+	for i, l := range lines {
+		t := strings.TrimSpace(l)
+		if strings.HasPrefix(t, "thread '") {
+			at := strings.Index(t, "' panicked at ")
+			if at < 0 {
+				continue
+			}
+			rest := t[at+len("' panicked at "):]
+			if strings.HasPrefix(rest, "'") { // old format: the message is quoted
+				if q := strings.LastIndex(rest, "', "); q > 0 {
+					return join(lines[:i]), rest[1:q], true
+				}
+				return join(lines[:i]), "", true
+			}
+			k := i + 1
+			for k < len(lines) {
+				u := strings.TrimSpace(lines[k])
+				if u == "" || strings.HasPrefix(u, "note: ") || u == "stack backtrace:" {
+					break
+				}
+				k++
+			}
+			return join(lines[:i]), join(lines[i+1 : k]), true
+		}
+		if t == "stack backtrace:" {
+			return join(lines[:i]), "", true
+		}
+	}
+	return "", "", false
+}
+
+// goTrace: "panic: <message>" (or "fatal error: ...") then "goroutine N
+// [running]:" and its frames; everything from the first goroutine header on
+// is dropped and the last panic line before it is the exception.
+//
+// See https://pkg.go.dev/runtime#hdr-Environment_Variables (GOTRACEBACK).
+func goTrace(lines []string) (string, string, bool) {
+	for g, l := range lines {
+		if !goroutineHeader(strings.TrimSpace(l)) {
+			continue
+		}
+		for p := g - 1; p >= 0; p-- {
+			t := strings.TrimSpace(lines[p])
+			if strings.HasPrefix(t, "panic: ") || strings.HasPrefix(t, "fatal error: ") {
+				// the first panic of a chain starts the exception text
+				q := p
+				for q > 0 && strings.HasPrefix(strings.TrimSpace(lines[q-1]), "panic: ") {
+					q--
+				}
+				return join(lines[:q]), t, true
+			}
+		}
+		return join(lines[:g]), "", true
+	}
+	return "", "", false
+}
+
+// goroutineHeader matches "goroutine 1 [running]:".
+func goroutineHeader(t string) bool {
+	rest, ok := strings.CutPrefix(t, "goroutine ")
+	if !ok {
+		return false
+	}
+	d := span(rest, 0, func(c byte) bool { return c >= '0' && c <= '9' })
+	return d > 0 && strings.HasPrefix(rest[d:], " [") && strings.HasSuffix(rest, "]:")
+}
+
+// atTrace: Java ("\tat com.x.Y.f(Y.java:1)", "Caused by: ...", "\t... 3
+// more") and JavaScript ("    at f (file.js:1:2)"). The line before the
+// first frame is the exception; the last "Caused by:" line, the root cause,
+// replaces it. Text after the trace is dropped.
+//
+// See https://docs.oracle.com/javase/8/docs/api/java/lang/Throwable.html#printStackTrace--
+// and https://v8.dev/docs/stack-trace-api.
+func atTrace(lines []string) (string, string, bool) {
+	f := -1
+	for i, l := range lines {
+		if atFrame(l) {
+			f = i
+			break
+		}
+	}
+	if f < 0 {
+		return "", "", false
+	}
+	exc, head := "", f
+	if f > 0 {
+		head = f - 1
+		exc = strings.TrimSpace(lines[head])
+	}
+	for _, l := range lines[f+1:] {
+		if c, ok := strings.CutPrefix(strings.TrimSpace(l), "Caused by: "); ok {
+			exc = c
+		}
+	}
+	if rest, ok := strings.CutPrefix(exc, "Exception in thread \""); ok {
+		if q := strings.Index(rest, "\" "); q >= 0 {
+			exc = rest[q+2:]
+		}
+	}
+	return join(lines[:head]), exc, true
+}
+
+// atFrame matches an indented "at ..." frame that names a location.
+func atFrame(l string) bool {
+	if !indented(l) {
+		return false
+	}
+	t := strings.TrimSpace(l)
+	if !strings.HasPrefix(t, "at ") {
+		return false
+	}
+	return hasLineNumber(t) || strings.Contains(t, "(Native Method)") ||
+		strings.Contains(t, "(Unknown Source)") || strings.Contains(t, "<anonymous>") || strings.HasSuffix(t, "(native)")
+}
+
+// hasLineNumber reports whether t contains ':' followed by a digit.
+func hasLineNumber(t string) bool {
+	for i := 0; i+1 < len(t); i++ {
+		if t[i] == ':' && t[i+1] >= '0' && t[i+1] <= '9' {
+			return true
+		}
+	}
+	return false
+}
+
+// frameLine reports whether a line is a stack frame of any of the five
+// languages (it carries a file path) or trace furniture.
+func frameLine(lines []string, i int) bool {
+	l := lines[i]
+	t := strings.TrimSpace(l)
+	switch {
+	case t == "":
+		return false
+	case atFrame(l):
+		return true
+	case strings.HasPrefix(t, `File "`) && strings.Contains(t, `", line `): // Python
+		return true
+	case strings.Trim(t, "^~ ") == "": // Python 3.11 carets
+		return true
+	case strings.HasPrefix(t, "...") && (strings.HasSuffix(t, " more") || strings.HasSuffix(t, "omitted")): // Java
+		return true
+	case indented(l) && goFileLine(t): // Go: "\t/app/main.go:12 +0x1d"
+		return true
+	case i+1 < len(lines) && indented(lines[i+1]) && goFileLine(strings.TrimSpace(lines[i+1])) && strings.HasSuffix(t, ")"):
+		return true // Go: the function line before its file line
+	case strings.HasPrefix(t, "created by ") && i+1 < len(lines) && goFileLine(strings.TrimSpace(lines[i+1])):
+		return true
+	case strings.HasPrefix(t, "note: run with `RUST_BACKTRACE"), strings.HasPrefix(t, "note: Some details are omitted"):
+		return true
+	}
+	return false
+}
+
+// goFileLine matches "path/file.go:12" optionally followed by " +0x1d".
+func goFileLine(t string) bool {
+	i := strings.Index(t, ".go:")
+	return i > 0 && i+4 < len(t) && t[i+4] >= '0' && t[i+4] <= '9'
+}
+
+// dropFrames removes stack-frame lines from s.
+func dropFrames(s string) string {
+	if !strings.Contains(s, "\n") && !strings.HasPrefix(s, " ") && !strings.HasPrefix(s, "\t") {
+		return s
+	}
+	lines := strings.Split(s, "\n")
+	kept := lines[:0:0]
+	for i := range lines {
+		if !frameLine(lines, i) {
+			kept = append(kept, lines[i])
+		}
+	}
+	return join(kept)
+}
+
+// collapse replaces every run of white space with one space and trims both
+// ends; s itself is returned when it has nothing to collapse.
+func collapse(s string) string {
+	if !needsCollapse(s) {
+		return s
+	}
+	b := make([]byte, 0, len(s))
+	space := false
+	for _, r := range s {
+		if unicode.IsSpace(r) {
+			space = true
+			continue
+		}
+		if space && len(b) > 0 {
+			b = append(b, ' ')
+		}
+		space = false
+		b = utf8.AppendRune(b, r)
+	}
+	return string(b)
+}
+
+func needsCollapse(s string) bool {
+	prevSpace := true // a leading space needs trimming
+	for _, r := range s {
+		sp := unicode.IsSpace(r)
+		if sp && (r != ' ' || prevSpace) {
+			return true
+		}
+		prevSpace = sp
+	}
+	return prevSpace && s != ""
+}
+
+// firstSentence returns s up to the end of its first sentence: '.', '!' or
+// '?' followed by a space and an upper-case letter. A single-letter word
+// before the '.' ("e.g. X", "U.S. Army") does not end a sentence.
+func firstSentence(s string) string {
+	for i := 0; i+2 < len(s); i++ {
+		c := s[i]
+		if (c != '.' && c != '!' && c != '?') || s[i+1] != ' ' {
+			continue
+		}
+		r, _ := utf8.DecodeRuneInString(s[i+2:])
+		if !unicode.IsUpper(r) {
+			continue
+		}
+		if c == '.' && i >= 1 && (i == 1 || s[i-2] == ' ' || s[i-2] == '.') && isAlnum(s[i-1]) {
+			continue
+		}
+		return s[:i+1]
+	}
+	return s
+}
