@@ -1,8 +1,187 @@
 package core
 
-// decideOps returns the handler of a decision op (retry, breaker, budget), or nil (issue 6).
+import (
+	"github.com/toolerr/toolerr/core/internal/decide"
+	"github.com/toolerr/toolerr/core/internal/envelope"
+	"github.com/toolerr/toolerr/core/internal/field"
+)
+
+// decideOps returns the handler of a decision op (retry, breaker, budget,
+// replay), or nil (issue 6).
 func decideOps(op string) handler {
 	switch op {
+	case "retry":
+		return opRetry
+	case "breaker":
+		return opBreaker
+	case "budget":
+		return opBudget
+	case "replay":
+		return opReplay
 	}
 	return nil
+}
+
+// maxNowMs is the largest now_ms accepted (2^53 ms, exact in a float64).
+const maxNowMs = 1 << 53
+
+func readNowMs(req map[string]any) (int64, error) {
+	n, ok, err := field.Int(req, "now_ms", "", 0, maxNowMs)
+	if err != nil {
+		return 0, err
+	}
+	if !ok {
+		return 0, field.Errorf("now_ms", "is required (milliseconds since the Unix epoch)")
+	}
+	return n, nil
+}
+
+// opRetry: {"error": <envelope>, "attempt": n, "policy"?, "draw": u} ->
+// {"retry", "delay_ms", "reason"}.
+func opRetry(req map[string]any) (any, error) {
+	ev, ok := req["error"]
+	if !ok {
+		return nil, field.Errorf("error", "is required (the envelope of the failed attempt)")
+	}
+	e, err := envelope.FromValue(ev, "error")
+	if err != nil {
+		return nil, err
+	}
+	attempt, ok, err := field.Int(req, "attempt", "", 1, 1<<31)
+	if err != nil {
+		return nil, err
+	}
+	if !ok {
+		return nil, field.Errorf("attempt", "is required (1-based number of the attempt that just failed)")
+	}
+	p, err := decide.ReadRetryPolicy(req, "policy")
+	if err != nil {
+		return nil, err
+	}
+	draw, ok, err := field.Number(req, "draw", "")
+	if err != nil {
+		return nil, err
+	}
+	if !ok || draw < 0 || draw >= 1 {
+		return nil, field.Errorf("draw", "is required: a uniform random number in [0, 1)")
+	}
+	return decide.Retry(e, attempt, p, draw).Value(), nil
+}
+
+// opBreaker: {"state": <state>|null, "event": "allow"|"success"|"failure",
+// "now_ms", "settings"?, "error"?, "tool"?} -> {"state", "allowed"?, "error"?}.
+func opBreaker(req map[string]any) (any, error) {
+	st, err := decide.ReadBreakerState(req["state"], "state")
+	if err != nil {
+		return nil, err
+	}
+	name, err := field.RequiredString(req, "event", "")
+	if err != nil {
+		return nil, err
+	}
+	var ev decide.BreakerEvent
+	switch name {
+	case "allow":
+		ev = decide.EventAllow
+	case "success":
+		ev = decide.EventSuccess
+	case "failure":
+		ev = decide.EventFailure
+	default:
+		return nil, field.Errorf("event", "must be allow, success or failure")
+	}
+	now, err := readNowMs(req)
+	if err != nil {
+		return nil, err
+	}
+	s, err := decide.ReadBreakerSettings(req, "settings")
+	if err != nil {
+		return nil, err
+	}
+	var failure *envelope.Envelope
+	if v, ok := req["error"]; ok && v != nil {
+		if ev != decide.EventFailure {
+			return nil, field.Errorf("error", "applies to failure events only")
+		}
+		e, err := envelope.FromValue(v, "error")
+		if err != nil {
+			return nil, err
+		}
+		failure = &e
+	}
+	tool, _, err := field.String(req, "tool", "")
+	if err != nil {
+		return nil, err
+	}
+	r := decide.Breaker(st, ev, now, s, failure, tool)
+	out := map[string]any{"state": r.State.Value()}
+	if ev == decide.EventAllow {
+		out["allowed"] = r.Allowed
+	}
+	if r.Error != nil {
+		out["error"] = *r.Error
+	}
+	return out, nil
+}
+
+// opBudget: {"state"?, "limits", "charge"?, "now_ms"} -> {"allowed", "state",
+// "remaining", "error"?}.
+func opBudget(req map[string]any) (any, error) {
+	st, err := decide.ReadBudgetState(req["state"], "state")
+	if err != nil {
+		return nil, err
+	}
+	lv, ok := req["limits"]
+	if !ok {
+		return nil, field.Errorf("limits", "is required ({\"steps\", \"tokens\", \"wall_ms\"}, 0 or absent = no limit)")
+	}
+	l, err := decide.ReadBudgetLimits(lv, "limits")
+	if err != nil {
+		return nil, err
+	}
+	c, err := decide.ReadBudgetCharge(req["charge"], "charge")
+	if err != nil {
+		return nil, err
+	}
+	now, err := readNowMs(req)
+	if err != nil {
+		return nil, err
+	}
+	r := decide.Budget(st, l, c, now)
+	out := map[string]any{"allowed": r.Allowed, "state": r.State.Value(), "remaining": r.Remaining()}
+	if r.Error != nil {
+		out["error"] = *r.Error
+	}
+	return out, nil
+}
+
+// opReplay: {"trace": <trace>, "format": P, "transcript"?: bool} ->
+// {"calls", "turns", "terminated", "reason", "transcript"}; "transcript":
+// false leaves the transcript out of the response (it is still serialized).
+func opReplay(req map[string]any) (any, error) {
+	c, err := codecOf(req)
+	if err != nil {
+		return nil, err
+	}
+	tv, ok := req["trace"]
+	if !ok {
+		return nil, field.Errorf("trace", "is required")
+	}
+	t, err := decide.ReadTrace(tv, "trace")
+	if err != nil {
+		return nil, err
+	}
+	withTranscript, ok, err := field.Bool(req, "transcript", "")
+	if err != nil {
+		return nil, err
+	}
+	r, err := decide.Replay(t, c.Serialize)
+	if err != nil {
+		return nil, err
+	}
+	v := r.Value()
+	if ok && !withTranscript {
+		delete(v, "transcript")
+	}
+	return v, nil
 }

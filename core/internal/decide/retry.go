@@ -1,0 +1,222 @@
+package decide
+
+import (
+	"math"
+	"strconv"
+	"strings"
+
+	"github.com/toolerr/toolerr/core/internal/canonical"
+	"github.com/toolerr/toolerr/core/internal/envelope"
+	"github.com/toolerr/toolerr/core/internal/field"
+)
+
+// RetryReason says why Retry decided as it did. Its string form is the
+// snake_case "reason" of the retry op.
+type RetryReason int
+
+// The retry reasons, in the order Retry checks them.
+const (
+	ReasonNotRetryable      RetryReason = iota // the envelope says retryable false: the model must act
+	ReasonAttemptsExhausted                    // attempt reached Policy.MaxAttempts
+	ReasonRetryAfterTooLong                    // the server's wait hint exceeds Policy.MaxWaitMs
+	ReasonBackoff                              // retry after a full-jitter backoff delay
+	ReasonRetryAfter                           // retry after the server's wait hint (longer than the backoff)
+)
+
+// String returns the snake_case name of r, or "unknown retry reason: N".
+func (r RetryReason) String() string {
+	switch r {
+	case ReasonNotRetryable:
+		return "not_retryable"
+	case ReasonAttemptsExhausted:
+		return "attempts_exhausted"
+	case ReasonRetryAfterTooLong:
+		return "retry_after_too_long"
+	case ReasonBackoff:
+		return "backoff"
+	case ReasonRetryAfter:
+		return "retry_after"
+	}
+	return "unknown retry reason: " + itoa(int64(r))
+}
+
+// The retry policy defaults (used for a zero or absent field).
+const (
+	// DefaultMaxAttempts is 3 attempts in all (2 retries): openai-python and
+	// anthropic-sdk-python max_retries=2, botocore standard mode 3 attempts.
+	DefaultMaxAttempts = 3
+	// DefaultBaseMs is 500 ms: openai-python INITIAL_RETRY_DELAY 0.5 s.
+	DefaultBaseMs = 500
+	// DefaultCapMs is 8000 ms: openai-python MAX_RETRY_DELAY 8 s.
+	DefaultCapMs = 8000
+	// DefaultMaxWaitMs is 120000 ms: openai-python gives up at once when the
+	// server asks for more than 120 s.
+	DefaultMaxWaitMs = 120000
+)
+
+// RetryPolicy bounds retries of one tool call. A zero field takes its default.
+//
+// MaxAttempts counts every attempt including the first (default 3); 1 means
+// never retry. BaseMs and CapMs shape the backoff ceiling
+// min(CapMs, BaseMs * 2^(attempt-1)) in milliseconds (defaults 500 and 8000).
+// MaxWaitMs is the longest server wait hint (retry_after_seconds) the
+// orchestrator accepts, in milliseconds (default 120000); a longer hint means
+// no retry.
+//
+// See shared/reference/wire-formats.md §4 (SDK retry table).
+type RetryPolicy struct {
+	MaxAttempts int64
+	BaseMs      int64
+	CapMs       int64
+	MaxWaitMs   int64
+}
+
+// WithDefaults returns p with every zero field set to its default.
+func (p RetryPolicy) WithDefaults() RetryPolicy {
+	if p.MaxAttempts <= 0 {
+		p.MaxAttempts = DefaultMaxAttempts
+	}
+	if p.BaseMs <= 0 {
+		p.BaseMs = DefaultBaseMs
+	}
+	if p.CapMs <= 0 {
+		p.CapMs = DefaultCapMs
+	}
+	if p.MaxWaitMs <= 0 {
+		p.MaxWaitMs = DefaultMaxWaitMs
+	}
+	return p
+}
+
+// RetryDecision is the outcome of Retry: whether to retry, after how many
+// milliseconds, and why.
+type RetryDecision struct {
+	Retry   bool
+	DelayMs int64
+	Reason  RetryReason
+}
+
+// Retry decides whether the orchestrator retries a call whose attempt number
+// attempt (1-based: the attempt that just failed) ended in e.
+//
+// draw is a uniform random number in [0, 1) supplied by the caller. The
+// decision, in order:
+//
+//  1. e.Retryable false: no retry, ever (seed 000 checklist item 2).
+//  2. attempt >= MaxAttempts: no retry.
+//  3. a wait hint details.retry_after_seconds above MaxWaitMs: no retry
+//     (openai-python's give-up rule).
+//  4. otherwise retry after max(full jitter, hint): full jitter is
+//     floor(draw * min(CapMs, BaseMs * 2^(attempt-1))), the hint is
+//     ceil(retry_after_seconds * 1000).
+//
+// Exponent convention: the first retry (after attempt 1) draws from
+// [0, BaseMs), the second from [0, 2*BaseMs), as botocore's
+// min(2^(attempt-1), cap) and openai-python's 0.5*2^retries.
+//
+// See https://aws.amazon.com/blogs/architecture/exponential-backoff-and-jitter/
+// ("Full Jitter") and shared/reference/wire-formats.md §4.
+func Retry(e envelope.Envelope, attempt int64, p RetryPolicy, draw float64) RetryDecision {
+	p = p.WithDefaults()
+	if !e.Retryable {
+		return RetryDecision{Reason: ReasonNotRetryable}
+	}
+	if attempt >= p.MaxAttempts {
+		return RetryDecision{Reason: ReasonAttemptsExhausted}
+	}
+	hintMs, hasHint := RetryAfterMs(e)
+	if hasHint && hintMs > p.MaxWaitMs {
+		return RetryDecision{Reason: ReasonRetryAfterTooLong}
+	}
+	delay := int64(math.Floor(draw * float64(BackoffCeilingMs(attempt, p))))
+	if hasHint && hintMs > delay {
+		return RetryDecision{Retry: true, DelayMs: hintMs, Reason: ReasonRetryAfter}
+	}
+	return RetryDecision{Retry: true, DelayMs: delay, Reason: ReasonBackoff}
+}
+
+// BackoffCeilingMs returns min(p.CapMs, p.BaseMs * 2^(attempt-1)) in
+// milliseconds, without overflow; attempt below 1 counts as 1. p should have
+// its defaults applied.
+func BackoffCeilingMs(attempt int64, p RetryPolicy) int64 {
+	if attempt < 1 {
+		attempt = 1
+	}
+	c := p.BaseMs
+	for i := int64(1); i < attempt && c < p.CapMs; i++ {
+		c *= 2
+	}
+	if c > p.CapMs {
+		c = p.CapMs
+	}
+	return c
+}
+
+// RetryAfterMs returns details.retry_after_seconds of e in whole milliseconds
+// (rounded up), and false when it is absent, not a number, or negative.
+func RetryAfterMs(e envelope.Envelope) (int64, bool) {
+	v, ok := e.Details["retry_after_seconds"]
+	if !ok {
+		return 0, false
+	}
+	var s float64
+	switch x := v.(type) {
+	case float64:
+		s = x
+	case int:
+		s = float64(x)
+	case int64:
+		s = float64(x)
+	default:
+		return 0, false
+	}
+	if s < 0 || math.IsNaN(s) || math.IsInf(s, 0) || s > 1e12 {
+		return 0, false
+	}
+	return int64(math.Ceil(s * 1000)), true
+}
+
+// ReadRetryPolicy reads the policy object {"max_attempts", "base_ms",
+// "cap_ms", "max_wait_ms"} (all optional, each >= 1) under key of m; an
+// absent policy is all defaults.
+func ReadRetryPolicy(m map[string]any, key string) (RetryPolicy, error) {
+	return readRetryPolicy(m, key, "")
+}
+
+func readRetryPolicy(m map[string]any, key, parent string) (RetryPolicy, error) {
+	var p RetryPolicy
+	o, ok, err := field.Obj(m, key, parent)
+	if err != nil || !ok {
+		return p, err
+	}
+	err = readInts(o, field.Join(parent, key), 1, []string{"max_attempts", "base_ms", "cap_ms", "max_wait_ms"}, &p.MaxAttempts, &p.BaseMs, &p.CapMs, &p.MaxWaitMs)
+	return p, err
+}
+
+// maxMs is the largest millisecond value a request may carry (about 285,000
+// years): integers up to it are exact in a float64.
+const maxMs = 1 << 53
+
+// Value returns d as the retry op's result {"retry", "delay_ms", "reason"}.
+func (d RetryDecision) Value() map[string]any {
+	return map[string]any{"retry": d.Retry, "delay_ms": d.DelayMs, "reason": d.Reason.String()}
+}
+
+// onlyKeys returns an *field.Error naming the first member of o not in keys.
+func onlyKeys(o map[string]any, path string, keys ...string) error {
+	for _, k := range canonical.SortedKeys(o) {
+		known := false
+		for _, want := range keys {
+			if k == want {
+				known = true
+				break
+			}
+		}
+		if !known {
+			return field.Errorf(field.Join(path, k), "is not a known member (want "+strings.Join(keys, ", ")+")")
+		}
+	}
+	return nil
+}
+
+func itoa(n int64) string { return strconv.FormatInt(n, 10) }
