@@ -1,19 +1,29 @@
-// Package geminiopenai is a wire-format codec. STUB: replaced by the wire-format work.
+// Package geminiopenai is the gemini-openai wire format: Gemini called
+// through its OpenAI-compatible endpoint (base URL
+// https://generativelanguage.googleapis.com/v1beta/openai/), which takes the
+// Chat Completions tool message of openai-chat. Every rule, fallback and lossy
+// case is openaichat's; this package only gives the format its own name.
+//
+// See shared/reference/wire-formats.md §1.5 and https://ai.google.dev/gemini-api/docs/openai.
 package geminiopenai
 
 import (
-	"errors"
-
+	"github.com/toolerr/toolerr/core/internal/format/openaichat"
 	"github.com/toolerr/toolerr/core/internal/format/outcome"
 )
 
-// Codec is the geminiopenai codec.
+// Codec is the gemini-openai codec: openaichat.Codec under another name. The
+// zero value is ready to use.
+//
+// See shared/reference/wire-formats.md §1.5.
 type Codec struct{}
 
-var errTodo = errors.New("format not implemented yet")
+// Serialize returns what openaichat.Codec.Serialize returns for outs.
+func (Codec) Serialize(outs []outcome.Outcome) ([]any, error) {
+	return openaichat.Codec{}.Serialize(outs)
+}
 
-// Serialize is not implemented yet.
-func (Codec) Serialize(outs []outcome.Outcome) ([]any, error) { return nil, errTodo }
-
-// Parse is not implemented yet.
-func (Codec) Parse(msgs []any) ([]outcome.Outcome, error) { return nil, errTodo }
+// Parse returns what openaichat.Codec.Parse returns for msgs.
+func (Codec) Parse(msgs []any) ([]outcome.Outcome, error) {
+	return openaichat.Codec{}.Parse(msgs)
+}

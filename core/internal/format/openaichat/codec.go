@@ -1,19 +1,300 @@
-// Package openaichat is a wire-format codec. STUB: replaced by the wire-format work.
 package openaichat
 
 import (
-	"errors"
+	"strconv"
+	"strings"
 
+	"github.com/toolerr/toolerr/core/internal/field"
 	"github.com/toolerr/toolerr/core/internal/format/outcome"
 )
 
-// Codec is the openaichat codec.
+// Codec is the openai-chat codec; the zero value is ready to use.
+//
+// See shared/reference/wire-formats.md §1.1.
 type Codec struct{}
 
-var errTodo = errors.New("format not implemented yet")
+// Serialize returns one tool message per outcome, in call order, then, when
+// any success holds images, one user message carrying them (field report
+// B13: a tool message may hold only text).
+//
+// Returns a *field.Error naming results[i].call.id when a call has no id or
+// repeats an earlier one (tool_call_id is required and pairs the message with
+// one tool call), results[i] when an outcome holds neither or both of error
+// and result, and results[i].result.blocks[j] for an image that is not png,
+// jpeg, gif or webp with standard base64 data.
+//
+// See shared/reference/wire-formats.md §1.1 and §6.
+func (Codec) Serialize(outs []outcome.Outcome) ([]any, error) {
+	msgs := make([]any, 0, len(outs)+1)
+	var parts []any
+	seen := make(map[string]int, len(outs))
+	for i := range outs {
+		o := &outs[i]
+		if err := checkCall(o, i, seen); err != nil {
+			return nil, err
+		}
+		content := OutcomeText(*o)
+		if o.Result != nil && o.Result.Kind == outcome.Blocks {
+			imgs, err := images(i, o.Result.Blocks)
+			if err != nil {
+				return nil, err
+			}
+			if n := len(imgs); n > 0 {
+				content = withNote(o.Result.Blocks, n)
+				for k, b := range imgs {
+					parts = append(parts,
+						map[string]any{"type": "text", "text": ImageCaption(o.Call.ID, k+1, n)},
+						map[string]any{"type": "image_url", "image_url": map[string]any{"url": DataURL(b)}})
+				}
+			}
+		}
+		msgs = append(msgs, map[string]any{"role": "tool", "tool_call_id": o.Call.ID, "content": content})
+	}
+	if len(parts) > 0 {
+		msgs = append(msgs, map[string]any{"role": "user", "content": parts})
+	}
+	return msgs, nil
+}
 
-// Serialize is not implemented yet.
-func (Codec) Serialize(outs []outcome.Outcome) ([]any, error) { return nil, errTodo }
+// checkCall returns the *field.Error of outcome i when it is malformed or its
+// call id is missing or already in seen (id -> index), and records the id.
+func checkCall(o *outcome.Outcome, i int, seen map[string]int) error {
+	if err := outcome.Check(i, o); err != nil {
+		return err
+	}
+	id := o.Call.ID
+	if id == "" {
+		return field.Errorf(outcome.Path(i, "call.id"), "is required: tool_call_id must echo the id of the assistant's tool call")
+	}
+	if j, dup := seen[id]; dup {
+		return field.Errorf(outcome.Path(i, "call.id"), "repeats the id of results["+strconv.Itoa(j)+"]; each tool call gets exactly one result")
+	}
+	seen[id] = i
+	return nil
+}
 
-// Parse is not implemented yet.
-func (Codec) Parse(msgs []any) ([]outcome.Outcome, error) { return nil, errTodo }
+// images returns the image blocks of outcome i's blocks, checked, and an
+// *field.Error for a block of unknown type or an image OpenAI cannot take.
+func images(i int, bs []outcome.Block) ([]outcome.Block, error) {
+	var imgs []outcome.Block
+	for j, b := range bs {
+		switch b.Type {
+		case "text":
+		case "image":
+			if err := outcome.CheckImage(i, j, b, true); err != nil {
+				return nil, err
+			}
+			imgs = append(imgs, b)
+		default:
+			return nil, field.Errorf(field.Join(field.Index(outcome.Path(i, "result.blocks"), j), "type"), "must be text or image")
+		}
+	}
+	return imgs, nil
+}
+
+// withNote returns the tool message text of a Blocks result with n images:
+// its text (ResultText rules) and ImageNote(n) on the last line, or the note
+// alone when there is no text.
+func withNote(bs []outcome.Block, n int) string {
+	if outcome.IsBlank(outcome.JoinTexts(bs)) {
+		return ImageNote(n)
+	}
+	return ResultText(outcome.Result{Kind: outcome.Blocks, Blocks: bs}) + "\n" + ImageNote(n)
+}
+
+// Parse reads tool messages, and the user message Serialize adds for
+// images, back into outcomes in tool-message order. Content that is an
+// envelope is a failure; images are re-attached to their call after its text.
+//
+// Returns a *field.Error naming messages[i] (and the member) for a message
+// that is not a tool message or the image carrier, a missing or repeated
+// tool_call_id, content that is neither a string nor text parts, and an image
+// whose call has no tool message or failed.
+//
+// See shared/reference/wire-formats.md §1.1.
+func (Codec) Parse(msgs []any) ([]outcome.Outcome, error) {
+	outs := make([]outcome.Outcome, 0, len(msgs))
+	byID := make(map[string]int, len(msgs))
+	var raw []string
+	var imgIDs []string
+	var imgs []outcome.Block
+	var imgPaths []string
+	for i, v := range msgs {
+		p := field.Index("messages", i)
+		m, err := field.Object(v, p)
+		if err != nil {
+			return nil, err
+		}
+		role, err := field.RequiredString(m, "role", p)
+		if err != nil {
+			return nil, err
+		}
+		switch role {
+		case "tool":
+			id, err := field.RequiredString(m, "tool_call_id", p)
+			if err != nil {
+				return nil, err
+			}
+			if _, dup := byID[id]; dup {
+				return nil, field.Errorf(field.Join(p, "tool_call_id"), "repeats the tool_call_id of an earlier tool message")
+			}
+			byID[id] = len(outs)
+			name, _, err := field.String(m, "name", p)
+			if err != nil {
+				return nil, err
+			}
+			s, err := readContent(m, p)
+			if err != nil {
+				return nil, err
+			}
+			o := ReadContent(s)
+			o.Call = outcome.Call{ID: id, Name: name}
+			outs = append(outs, o)
+			raw = append(raw, s)
+		case "user":
+			ids, bs, paths, err := readCarrier(m, p)
+			if err != nil {
+				return nil, err
+			}
+			imgIDs = append(imgIDs, ids...)
+			imgs = append(imgs, bs...)
+			imgPaths = append(imgPaths, paths...)
+		default:
+			return nil, field.Errorf(field.Join(p, "role"), "must be \"tool\" (or \"user\" for the message carrying tool-result images), got "+strconv.Quote(role))
+		}
+	}
+	if err := attach(outs, byID, raw, imgIDs, imgs, imgPaths); err != nil {
+		return nil, err
+	}
+	return outs, nil
+}
+
+// readContent returns a tool message's content as one string: the string
+// itself, or the text of its text parts joined by "\n".
+func readContent(m map[string]any, p string) (string, error) {
+	cp := field.Join(p, "content")
+	switch c := m["content"].(type) {
+	case string:
+		return c, nil
+	case []any:
+		if len(c) == 0 {
+			return "", field.Errorf(cp, "must hold at least one text part")
+		}
+		var sb strings.Builder
+		for j, pv := range c {
+			pp := field.Index(cp, j)
+			pm, err := field.Object(pv, pp)
+			if err != nil {
+				return "", err
+			}
+			if t, _, _ := field.String(pm, "type", pp); t != "text" {
+				return "", field.Errorf(field.Join(pp, "type"), "must be \"text\": a tool message holds only text parts")
+			}
+			t, ok, err := field.String(pm, "text", pp)
+			if err != nil {
+				return "", err
+			}
+			if !ok {
+				return "", field.Errorf(field.Join(pp, "text"), "is required")
+			}
+			if j > 0 {
+				sb.WriteString("\n")
+			}
+			sb.WriteString(t)
+		}
+		return sb.String(), nil
+	case nil:
+		return "", field.Errorf(cp, "is required (a string or text parts)")
+	default:
+		return "", field.Errorf(cp, "must be a string or an array of text parts, got "+field.TypeName(c))
+	}
+}
+
+// readCarrier reads the user message Serialize writes for images: pairs of an
+// ImageCaption text part and an image_url part holding a base64 data URL.
+func readCarrier(m map[string]any, p string) (ids []string, bs []outcome.Block, paths []string, err error) {
+	cp := field.Join(p, "content")
+	parts, ok, err := field.Array(m, "content", p)
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	if !ok || len(parts) == 0 || len(parts)%2 != 0 {
+		return nil, nil, nil, field.Errorf(cp, "a user message is read only as the carrier of tool-result images: pairs of a caption text part and an image_url part")
+	}
+	for j := 0; j < len(parts); j += 2 {
+		tp := field.Index(cp, j)
+		tm, err := field.Object(parts[j], tp)
+		if err != nil {
+			return nil, nil, nil, err
+		}
+		text, _, _ := field.String(tm, "text", tp)
+		typ, _, _ := field.String(tm, "type", tp)
+		id, ok := captionCallID(text)
+		if typ != "text" || !ok {
+			return nil, nil, nil, field.Errorf(tp, "must be a caption text part (\"Image <k> of <n> from tool call <id>:\")")
+		}
+		ip := field.Index(cp, j+1)
+		im, err := field.Object(parts[j+1], ip)
+		if err != nil {
+			return nil, nil, nil, err
+		}
+		if t, _, _ := field.String(im, "type", ip); t != "image_url" {
+			return nil, nil, nil, field.Errorf(field.Join(ip, "type"), "must be \"image_url\"")
+		}
+		u, ok, err := field.Obj(im, "image_url", ip)
+		if err != nil {
+			return nil, nil, nil, err
+		}
+		if !ok {
+			return nil, nil, nil, field.Errorf(field.Join(ip, "image_url"), "is required")
+		}
+		url, _, err := field.String(u, "url", field.Join(ip, "image_url"))
+		if err != nil {
+			return nil, nil, nil, err
+		}
+		b, ok := ParseDataURL(url)
+		if !ok {
+			return nil, nil, nil, field.Errorf(field.Join(ip, "image_url.url"), "must be a data:image/<type>;base64,<data> URL")
+		}
+		ids = append(ids, id)
+		bs = append(bs, b)
+		paths = append(paths, ip)
+	}
+	return ids, bs, paths, nil
+}
+
+// attach moves each carried image into the Blocks result of its call (byID:
+// call id -> index in outs): the tool message's text without its ImageNote,
+// then the images in order.
+func attach(outs []outcome.Outcome, byID map[string]int, raw, ids []string, imgs []outcome.Block, paths []string) error {
+	if len(ids) == 0 {
+		return nil
+	}
+	own := make(map[int][]outcome.Block)
+	for j, id := range ids {
+		k, ok := byID[id]
+		if !ok {
+			return field.Errorf(paths[j], "is an image for tool call "+strconv.Quote(id)+", which has no tool message")
+		}
+		if outs[k].Error != nil {
+			return field.Errorf(paths[j], "is an image for tool call "+strconv.Quote(id)+", whose result is a failure")
+		}
+		own[k] = append(own[k], imgs[j])
+	}
+	for k, bs := range own {
+		text := raw[k]
+		note := ImageNote(len(bs))
+		switch {
+		case text == note:
+			text = ""
+		case strings.HasSuffix(text, "\n"+note):
+			text = text[:len(text)-len(note)-1]
+		}
+		blocks := make([]outcome.Block, 0, len(bs)+1)
+		if !outcome.IsBlank(text) {
+			blocks = append(blocks, outcome.Block{Type: "text", Text: text})
+		}
+		outs[k].Result = &outcome.Result{Kind: outcome.Blocks, Blocks: append(blocks, bs...)}
+	}
+	return nil
+}

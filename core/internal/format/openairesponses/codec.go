@@ -1,19 +1,214 @@
-// Package openairesponses is a wire-format codec. STUB: replaced by the wire-format work.
 package openairesponses
 
 import (
-	"errors"
+	"strconv"
+	"unicode/utf8"
 
+	"github.com/toolerr/toolerr/core/internal/canonical"
+	"github.com/toolerr/toolerr/core/internal/envelope"
+	"github.com/toolerr/toolerr/core/internal/field"
+	"github.com/toolerr/toolerr/core/internal/format/openaichat"
 	"github.com/toolerr/toolerr/core/internal/format/outcome"
 )
 
-// Codec is the openairesponses codec.
+// Codec is the openai-responses codec; the zero value is ready to use.
+//
+// See shared/reference/wire-formats.md §1.2.
 type Codec struct{}
 
-var errTodo = errors.New("format not implemented yet")
+// MaxCallIDChars is the longest call_id the Responses API accepts, in
+// characters (FunctionCallOutputItemParam.call_id maxLength).
+const MaxCallIDChars = 64
 
-// Serialize is not implemented yet.
-func (Codec) Serialize(outs []outcome.Outcome) ([]any, error) { return nil, errTodo }
+// Serialize returns one function_call_output item per outcome, in call order.
+// output is the string openaichat.OutcomeText gives, except for a Blocks
+// result with at least one image or non-blank text block, whose output is the
+// array of input_text and input_image items.
+//
+// Returns a *field.Error naming results[i].call.id when a call id is missing,
+// longer than MaxCallIDChars or repeats an earlier one, results[i] when an
+// outcome holds neither or both of error and result, and
+// results[i].result.blocks[j] for an image that is not png, jpeg, gif or webp
+// with standard base64 data.
+//
+// See shared/reference/wire-formats.md §1.2 and §6.
+func (Codec) Serialize(outs []outcome.Outcome) ([]any, error) {
+	items := make([]any, 0, len(outs))
+	seen := make(map[string]int, len(outs))
+	for i := range outs {
+		o := &outs[i]
+		if err := outcome.Check(i, o); err != nil {
+			return nil, err
+		}
+		id := o.Call.ID
+		switch {
+		case id == "":
+			return nil, field.Errorf(outcome.Path(i, "call.id"), "is required: call_id pairs the output with the model's function_call")
+		case utf8.RuneCountInString(id) > MaxCallIDChars:
+			return nil, field.Errorf(outcome.Path(i, "call.id"), "must be at most 64 characters (Responses API call_id)")
+		}
+		if j, dup := seen[id]; dup {
+			return nil, field.Errorf(outcome.Path(i, "call.id"), "repeats the id of results["+strconv.Itoa(j)+"]; each function_call gets exactly one output")
+		}
+		seen[id] = i
+		var output any
+		if o.Result != nil && o.Result.Kind == outcome.Blocks {
+			arr, err := blockItems(i, o.Result.Blocks)
+			if err != nil {
+				return nil, err
+			}
+			if len(arr) > 0 {
+				output = arr
+			}
+		}
+		if output == nil {
+			output = openaichat.OutcomeText(*o)
+		}
+		items = append(items, map[string]any{"type": "function_call_output", "call_id": id, "output": output})
+	}
+	return items, nil
+}
 
-// Parse is not implemented yet.
-func (Codec) Parse(msgs []any) ([]outcome.Outcome, error) { return nil, errTodo }
+// blockItems returns the output array of a Blocks result: an input_text item
+// per non-blank text block (B12) and an input_image item with a data URL per
+// image, in order.
+func blockItems(i int, bs []outcome.Block) ([]any, error) {
+	arr := make([]any, 0, len(bs))
+	for j, b := range bs {
+		switch b.Type {
+		case "text":
+			if !outcome.IsBlank(b.Text) {
+				arr = append(arr, map[string]any{"type": "input_text", "text": b.Text})
+			}
+		case "image":
+			if err := outcome.CheckImage(i, j, b, true); err != nil {
+				return nil, err
+			}
+			arr = append(arr, map[string]any{"type": "input_image", "image_url": openaichat.DataURL(b)})
+		default:
+			return nil, field.Errorf(field.Join(field.Index(outcome.Path(i, "result.blocks"), j), "type"), "must be text or image")
+		}
+	}
+	return arr, nil
+}
+
+// Parse reads function_call_output items back into outcomes, in order. A
+// string output is read by openaichat.ReadContent (an envelope is a
+// failure); an array output is a Blocks result (an empty array is Empty).
+//
+// Returns a *field.Error naming messages[i] (and the member) for an item
+// that is not a function_call_output, a missing or repeated call_id, an
+// output that is neither a string nor an array, and an array item other than
+// input_text or an input_image with a base64 data URL (file ids, http URLs
+// and input_file items have no neutral form).
+//
+// See shared/reference/wire-formats.md §1.2.
+func (Codec) Parse(msgs []any) ([]outcome.Outcome, error) {
+	outs := make([]outcome.Outcome, 0, len(msgs))
+	seen := make(map[string]bool, len(msgs))
+	for i, v := range msgs {
+		p := field.Index("messages", i)
+		m, err := field.Object(v, p)
+		if err != nil {
+			return nil, err
+		}
+		if t, _, _ := field.String(m, "type", p); t != "function_call_output" {
+			return nil, field.Errorf(field.Join(p, "type"), "must be \"function_call_output\"")
+		}
+		id, err := field.RequiredString(m, "call_id", p)
+		if err != nil {
+			return nil, err
+		}
+		if seen[id] {
+			return nil, field.Errorf(field.Join(p, "call_id"), "repeats the call_id of an earlier item")
+		}
+		seen[id] = true
+		name, _, err := field.String(m, "name", p)
+		if err != nil {
+			return nil, err
+		}
+		var o outcome.Outcome
+		op := field.Join(p, "output")
+		switch out := m["output"].(type) {
+		case string:
+			o = openaichat.ReadContent(out)
+		case []any:
+			r, err := readItems(out, op)
+			if err != nil {
+				return nil, err
+			}
+			o.Result = &r
+		case nil:
+			return nil, field.Errorf(op, "is required (a string or an array of input items)")
+		default:
+			return nil, field.Errorf(op, "must be a string or an array, got "+field.TypeName(out))
+		}
+		o.Call = outcome.Call{ID: id, Name: name}
+		outs = append(outs, o)
+	}
+	return outs, nil
+}
+
+// readItems reads an output array into a Blocks result (Empty when empty).
+func readItems(arr []any, p string) (outcome.Result, error) {
+	if len(arr) == 0 {
+		return outcome.Result{Kind: outcome.Empty}, nil
+	}
+	bs := make([]outcome.Block, 0, len(arr))
+	for j, v := range arr {
+		ip := field.Index(p, j)
+		m, err := field.Object(v, ip)
+		if err != nil {
+			return outcome.Result{}, err
+		}
+		t, _, _ := field.String(m, "type", ip)
+		switch t {
+		case "input_text":
+			s, ok, err := field.String(m, "text", ip)
+			if err != nil {
+				return outcome.Result{}, err
+			}
+			if !ok {
+				return outcome.Result{}, field.Errorf(field.Join(ip, "text"), "is required")
+			}
+			bs = append(bs, outcome.Block{Type: "text", Text: s})
+		case "input_image":
+			u, _, err := field.String(m, "image_url", ip)
+			if err != nil {
+				return outcome.Result{}, err
+			}
+			b, ok := openaichat.ParseDataURL(u)
+			if !ok {
+				return outcome.Result{}, field.Errorf(field.Join(ip, "image_url"), "must be a data:image/<type>;base64,<data> URL (file ids and web URLs have no neutral form)")
+			}
+			bs = append(bs, b)
+		default:
+			return outcome.Result{}, field.Errorf(field.Join(ip, "type"), "must be input_text or input_image")
+		}
+	}
+	return outcome.Result{Kind: outcome.Blocks, Blocks: bs}, nil
+}
+
+// AppendFunctionCallOutput appends the canonical JSON (RFC 8785) of the
+// function_call_output item carrying failure e for call callID to dst and
+// returns the extended slice: byte for byte what canonical.Marshal writes for
+// the item Codec.Serialize returns, without building a value tree. With
+// enough capacity in dst it allocates nothing beyond what the sanitizer
+// needs.
+//
+// callID must be 1 to MaxCallIDChars characters; AppendFunctionCallOutput
+// does not check it. Returns dst unchanged and the canonical writer's error
+// when e.Details holds a value JSON cannot carry (NaN, ±Inf).
+//
+// See shared/specs/openai-openapi.yaml FunctionCallOutputItemParam.
+func AppendFunctionCallOutput(dst []byte, callID string, e envelope.Envelope) ([]byte, error) {
+	start := len(dst)
+	dst = append(dst, `{"call_id":`...)
+	dst = canonical.AppendString(dst, callID)
+	dst = append(dst, `,"output":`...)
+	dst, err := outcome.AppendEnvelopeString(dst, e)
+	if err != nil {
+		return dst[:start], err
+	}
+	return append(dst, `,"type":"function_call_output"}`...), nil
+}

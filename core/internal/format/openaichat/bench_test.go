@@ -1,0 +1,99 @@
+package openaichat_test
+
+import (
+	"encoding/json" // baseline only: the core itself never imports encoding/json
+	"testing"
+
+	"github.com/toolerr/toolerr/core/internal/canonical"
+	"github.com/toolerr/toolerr/core/internal/envelope"
+	"github.com/toolerr/toolerr/core/internal/format/openaichat"
+	"github.com/toolerr/toolerr/core/internal/format/openairesponses"
+	"github.com/toolerr/toolerr/core/internal/format/outcome"
+)
+
+// benchEnv is the running example of shared/reference/wire-formats.md §6.
+var benchEnv = envelope.Envelope{Code: "UPSTREAM_TIMEOUT", Message: "Weather service timed out after 10s.", Retryable: true,
+	Details: map[string]any{"timeout_ms": 10000}, Source: envelope.SourceTool}
+
+// jsonEnvelope and the message structs are what a program using
+// encoding/json would marshal for the same wire message.
+type jsonEnvelope struct {
+	Code      string         `json:"code"`
+	Details   map[string]any `json:"details"`
+	Message   string         `json:"message"`
+	Retryable bool           `json:"retryable"`
+	Source    string         `json:"source"`
+}
+
+type jsonToolMessage struct {
+	Content    string `json:"content"`
+	Role       string `json:"role"`
+	ToolCallID string `json:"tool_call_id"`
+}
+
+type jsonFunctionCallOutput struct {
+	CallID string `json:"call_id"`
+	Output string `json:"output"`
+	Type   string `json:"type"`
+}
+
+func jsonEnv() jsonEnvelope {
+	return jsonEnvelope{Code: string(benchEnv.Code), Details: benchEnv.Details, Message: benchEnv.Message, Retryable: benchEnv.Retryable, Source: string(benchEnv.Source)}
+}
+
+// BenchmarkSerializeEnvelope measures one failure serialized to wire bytes.
+// Sub-benchmarks: toolerr (the Append fast path into a reused buffer), codec
+// (Codec.Serialize, then canonical.Append, as Invoke does) and encoding_json
+// (json.Marshal of the envelope struct, then of the message struct holding
+// it as a string). make bench divides toolerr by encoding_json.
+func BenchmarkSerializeEnvelope(b *testing.B) {
+	const id = "call_abc123"
+	b.Run("openai-chat/toolerr", func(b *testing.B) {
+		buf := make([]byte, 0, 512)
+		b.ReportAllocs()
+		for b.Loop() {
+			buf, _ = openaichat.AppendToolMessage(buf[:0], id, benchEnv)
+		}
+	})
+	b.Run("openai-chat/codec", func(b *testing.B) {
+		outs := []outcome.Outcome{{Call: outcome.Call{ID: id}, Error: &benchEnv}}
+		buf := make([]byte, 0, 512)
+		b.ReportAllocs()
+		for b.Loop() {
+			msgs, _ := openaichat.Codec{}.Serialize(outs)
+			buf, _ = canonical.Append(buf[:0], msgs[0])
+		}
+	})
+	b.Run("openai-chat/encoding_json", func(b *testing.B) {
+		env := jsonEnv()
+		b.ReportAllocs()
+		for b.Loop() {
+			content, _ := json.Marshal(env)
+			_, _ = json.Marshal(jsonToolMessage{Content: string(content), Role: "tool", ToolCallID: id})
+		}
+	})
+	b.Run("openai-responses/toolerr", func(b *testing.B) {
+		buf := make([]byte, 0, 512)
+		b.ReportAllocs()
+		for b.Loop() {
+			buf, _ = openairesponses.AppendFunctionCallOutput(buf[:0], id, benchEnv)
+		}
+	})
+	b.Run("openai-responses/codec", func(b *testing.B) {
+		outs := []outcome.Outcome{{Call: outcome.Call{ID: id}, Error: &benchEnv}}
+		buf := make([]byte, 0, 512)
+		b.ReportAllocs()
+		for b.Loop() {
+			msgs, _ := openairesponses.Codec{}.Serialize(outs)
+			buf, _ = canonical.Append(buf[:0], msgs[0])
+		}
+	})
+	b.Run("openai-responses/encoding_json", func(b *testing.B) {
+		env := jsonEnv()
+		b.ReportAllocs()
+		for b.Loop() {
+			output, _ := json.Marshal(env)
+			_, _ = json.Marshal(jsonFunctionCallOutput{CallID: id, Output: string(output), Type: "function_call_output"})
+		}
+	})
+}

@@ -1,0 +1,81 @@
+package openaichat
+
+import (
+	"strings"
+
+	"github.com/toolerr/toolerr/core/internal/envelope"
+	"github.com/toolerr/toolerr/core/internal/format/outcome"
+)
+
+// ResultText returns the one string a flagless text field (Chat content,
+// Responses output) carries for success r:
+//
+//   - Empty, or blank text: outcome.EmptyPlaceholder (field report B12: an
+//     empty content or output is rejected and poisons the stored history).
+//   - Text: the text unchanged.
+//   - JSON: its canonical JSON text, non-ASCII characters literal (B14).
+//   - Blocks: the non-blank text blocks joined by "\n"; image blocks are left
+//     to the caller (Serialize adds the B13 fallback).
+//
+// A text or JSON value that is itself an envelope is written as the canonical
+// text of the sanitized envelope: on a flagless wire the model and every
+// parser read it as a failure anyway, and writing it exactly as one keeps
+// serialize(parse(serialize(x))) == serialize(x).
+//
+// See shared/reference/wire-formats.md §1.1, §1.2; field reports B12, B14.
+func ResultText(r outcome.Result) string {
+	var s string
+	switch r.Kind {
+	case outcome.Text:
+		s = r.Text
+	case outcome.JSON:
+		if e, err := envelope.FromValue(r.JSON, ""); err == nil {
+			return outcome.EnvelopeText(outcome.Safe(e))
+		}
+		s = outcome.JSONText(r.JSON)
+	case outcome.Blocks:
+		s = outcome.JoinTexts(outcome.NonBlank(r.Blocks))
+	}
+	if outcome.IsBlank(s) {
+		return outcome.EmptyPlaceholder
+	}
+	if looksLikeEnvelope(s) {
+		if e, ok := outcome.ParseEnvelopeText(s); ok {
+			return outcome.EnvelopeText(outcome.Safe(e))
+		}
+	}
+	return s
+}
+
+// looksLikeEnvelope is a cheap test run before ParseEnvelopeText's full
+// parse, so that ordinary text results are not parsed as JSON.
+func looksLikeEnvelope(s string) bool {
+	t := strings.TrimSpace(s)
+	return len(t) > 2 && t[0] == '{' && strings.Contains(t, `"retryable"`)
+}
+
+// OutcomeText returns the string a flagless text field carries for o: the
+// canonical JSON of the sanitized envelope for a failure (all five keys, no
+// code fence: OpenAI has no error flag), ResultText for a success.
+//
+// See shared/reference/wire-formats.md §1.1, §6; shared/seeds checklist item 4.
+func OutcomeText(o outcome.Outcome) string {
+	if o.Error != nil {
+		return outcome.EnvelopeText(outcome.Safe(*o.Error))
+	}
+	return ResultText(*o.Result)
+}
+
+// ReadContent reads a string written by OutcomeText back: an envelope (the
+// whole string, surrounding white space allowed) is a failure; anything else
+// is a success read by outcome.ReadText (placeholder or blank = Empty,
+// canonical JSON object or array = JSON, else Text). The Call is left empty.
+func ReadContent(s string) outcome.Outcome {
+	if looksLikeEnvelope(s) {
+		if e, ok := outcome.ParseEnvelopeText(s); ok {
+			return outcome.Outcome{Error: &e}
+		}
+	}
+	r := outcome.ReadText(s)
+	return outcome.Outcome{Result: &r}
+}

@@ -1,0 +1,179 @@
+package openairesponses
+
+import (
+	"errors"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+	"github.com/toolerr/toolerr/core/internal/canonical"
+	"github.com/toolerr/toolerr/core/internal/envelope"
+	"github.com/toolerr/toolerr/core/internal/field"
+	"github.com/toolerr/toolerr/core/internal/format/outcome"
+)
+
+const png1x1 = "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNkYPhfDwAChwGA60e6kgAAAABJRU5ErkJggg=="
+
+func timeoutEnv() *envelope.Envelope {
+	return &envelope.Envelope{Code: "UPSTREAM_TIMEOUT", Message: "Weather service timed out after 10s.", Retryable: true,
+		Details: map[string]any{"timeout_ms": float64(10000)}, Source: envelope.SourceTool}
+}
+
+const timeoutText = `{"code":"UPSTREAM_TIMEOUT","details":{"timeout_ms":10000},"message":"Weather service timed out after 10s.","retryable":true,"source":"tool"}`
+
+func res(r outcome.Result) *outcome.Result { return &r }
+
+func marshal(t *testing.T, v any) string {
+	t.Helper()
+	b, err := canonical.Marshal(v)
+	require.NoError(t, err)
+	return string(b)
+}
+
+func TestSerialize_shapes(t *testing.T) {
+	call := outcome.Call{ID: "call_abc123", Name: "get_weather"}
+	img := outcome.Block{Type: "image", MediaType: "image/png", Data: png1x1}
+	tests := []struct {
+		name string
+		in   outcome.Outcome
+		want string
+	}{
+		{"failure is the envelope text", outcome.Outcome{Call: call, Error: timeoutEnv()},
+			`{"call_id":"call_abc123","output":` + string(canonical.AppendString(nil, timeoutText)) + `,"type":"function_call_output"}`},
+		{"text", outcome.Outcome{Call: call, Result: res(outcome.Result{Kind: outcome.Text, Text: "Sunny"})},
+			`{"call_id":"call_abc123","output":"Sunny","type":"function_call_output"}`},
+		{"json non-ascii literal (B14)", outcome.Outcome{Call: call, Result: res(outcome.Result{Kind: outcome.JSON, JSON: map[string]any{"city": "東京"}})},
+			`{"call_id":"call_abc123","output":"{\"city\":\"東京\"}","type":"function_call_output"}`},
+		{"empty is the placeholder (B12)", outcome.Outcome{Call: call, Result: res(outcome.Result{Kind: outcome.Empty})},
+			`{"call_id":"call_abc123","output":"(empty result)","type":"function_call_output"}`},
+		{"blocks are input items; blank text dropped (B12, B13)", outcome.Outcome{Call: call, Result: res(outcome.Result{Kind: outcome.Blocks, Blocks: []outcome.Block{{Type: "text", Text: "captured"}, {Type: "text", Text: " "}, img}})},
+			`{"call_id":"call_abc123","output":[{"text":"captured","type":"input_text"},{"image_url":"data:image/png;base64,` + png1x1 + `","type":"input_image"}],"type":"function_call_output"}`},
+		{"blocks with only blank text are the placeholder", outcome.Outcome{Call: call, Result: res(outcome.Result{Kind: outcome.Blocks, Blocks: []outcome.Block{{Type: "text", Text: ""}}})},
+			`{"call_id":"call_abc123","output":"(empty result)","type":"function_call_output"}`},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			got, err := Codec{}.Serialize([]outcome.Outcome{tc.in})
+			require.NoError(t, err)
+			require.Len(t, got, 1)
+			assert.Equal(t, tc.want, marshal(t, got[0]))
+		})
+	}
+}
+
+func TestSerialize_errors(t *testing.T) {
+	ok := res(outcome.Result{Kind: outcome.Text, Text: "x"})
+	tests := []struct {
+		name string
+		outs []outcome.Outcome
+		path string
+	}{
+		{"missing id", []outcome.Outcome{{Result: ok}}, "results[0].call.id"},
+		{"id longer than 64", []outcome.Outcome{{Call: outcome.Call{ID: strings.Repeat("é", 65)}, Result: ok}}, "results[0].call.id"},
+		{"repeated id", []outcome.Outcome{{Call: outcome.Call{ID: "a"}, Result: ok}, {Call: outcome.Call{ID: "a"}, Error: timeoutEnv()}}, "results[1].call.id"},
+		{"neither", []outcome.Outcome{{Call: outcome.Call{ID: "a"}}}, "results[0]"},
+		{"bad image", []outcome.Outcome{{Call: outcome.Call{ID: "a"}, Result: res(outcome.Result{Kind: outcome.Blocks, Blocks: []outcome.Block{{Type: "image", MediaType: "image/png", Data: "%%"}}})}}, "results[0].result.blocks[0].data"},
+		{"unknown block", []outcome.Outcome{{Call: outcome.Call{ID: "a"}, Result: res(outcome.Result{Kind: outcome.Blocks, Blocks: []outcome.Block{{Type: "video"}}})}}, "results[0].result.blocks[0].type"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			_, err := Codec{}.Serialize(tc.outs)
+			var fe *field.Error
+			require.True(t, errors.As(err, &fe), "want a *field.Error, got %v", err)
+			assert.Equal(t, tc.path, fe.Path)
+		})
+	}
+	_, err := Codec{}.Serialize([]outcome.Outcome{{Call: outcome.Call{ID: strings.Repeat("é", 64)}, Result: ok}})
+	assert.NoError(t, err, "64 characters is the limit, not 64 bytes")
+}
+
+func TestParse_roundTrip(t *testing.T) {
+	call := outcome.Call{ID: "call_1", Name: "lookup"}
+	noName := outcome.Call{ID: "call_1"}
+	img := outcome.Block{Type: "image", MediaType: "image/png", Data: png1x1}
+	blocks := []outcome.Block{{Type: "text", Text: "a"}, img, {Type: "text", Text: "b"}}
+	tests := []struct {
+		name string
+		in   outcome.Outcome
+		want outcome.Outcome
+	}{
+		{"failure exact", outcome.Outcome{Call: call, Error: timeoutEnv()}, outcome.Outcome{Call: noName, Error: timeoutEnv()}},
+		{"text exact", outcome.Outcome{Call: call, Result: res(outcome.Result{Kind: outcome.Text, Text: "t"})}, outcome.Outcome{Call: noName, Result: res(outcome.Result{Kind: outcome.Text, Text: "t"})}},
+		{"empty exact", outcome.Outcome{Call: call, Result: res(outcome.Result{Kind: outcome.Empty})}, outcome.Outcome{Call: noName, Result: res(outcome.Result{Kind: outcome.Empty})}},
+		{"json array exact", outcome.Outcome{Call: call, Result: res(outcome.Result{Kind: outcome.JSON, JSON: []any{1.0, 2.0}})}, outcome.Outcome{Call: noName, Result: res(outcome.Result{Kind: outcome.JSON, JSON: []any{1.0, 2.0}})}},
+		{"json null becomes text", outcome.Outcome{Call: call, Result: res(outcome.Result{Kind: outcome.JSON, JSON: nil})}, outcome.Outcome{Call: noName, Result: res(outcome.Result{Kind: outcome.Text, Text: "null"})}},
+		{"blocks exact, in order", outcome.Outcome{Call: call, Result: res(outcome.Result{Kind: outcome.Blocks, Blocks: blocks})}, outcome.Outcome{Call: noName, Result: res(outcome.Result{Kind: outcome.Blocks, Blocks: blocks})}},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			msgs, err := Codec{}.Serialize([]outcome.Outcome{tc.in})
+			require.NoError(t, err)
+			got, err := Codec{}.Parse(msgs)
+			require.NoError(t, err)
+			require.Equal(t, []outcome.Outcome{tc.want}, got)
+			again, err := Codec{}.Serialize(got)
+			require.NoError(t, err)
+			assert.Equal(t, marshal(t, msgs), marshal(t, again))
+		})
+	}
+}
+
+func TestParse_foreign(t *testing.T) {
+	got, err := Codec{}.Parse([]any{
+		map[string]any{"type": "function_call_output", "call_id": "c1", "name": "f", "id": "fc_1", "status": "completed", "output": []any{}},
+		map[string]any{"type": "function_call_output", "call_id": "c2", "output": "  " + timeoutText + "\n"},
+	})
+	require.NoError(t, err)
+	assert.Equal(t, []outcome.Outcome{
+		{Call: outcome.Call{ID: "c1", Name: "f"}, Result: res(outcome.Result{Kind: outcome.Empty})},
+		{Call: outcome.Call{ID: "c2"}, Error: timeoutEnv()},
+	}, got)
+}
+
+func TestParse_errors(t *testing.T) {
+	item := func(kv ...any) map[string]any {
+		m := map[string]any{"type": "function_call_output", "call_id": "c", "output": "x"}
+		for i := 0; i < len(kv); i += 2 {
+			if kv[i+1] == nil {
+				delete(m, kv[i].(string))
+			} else {
+				m[kv[i].(string)] = kv[i+1]
+			}
+		}
+		return m
+	}
+	tests := []struct {
+		name string
+		msgs []any
+		path string
+	}{
+		{"not an object", []any{1.0}, "messages[0]"},
+		{"wrong type", []any{item("type", "function_call")}, "messages[0].type"},
+		{"missing call_id", []any{item("call_id", nil)}, "messages[0].call_id"},
+		{"repeated call_id", []any{item(), item()}, "messages[1].call_id"},
+		{"name not a string", []any{item("name", 3.0)}, "messages[0].name"},
+		{"missing output", []any{item("output", nil)}, "messages[0].output"},
+		{"output an object", []any{item("output", map[string]any{})}, "messages[0].output"},
+		{"input_file item", []any{item("output", []any{map[string]any{"type": "input_file", "file_id": "f"}})}, "messages[0].output[0].type"},
+		{"image by file id", []any{item("output", []any{map[string]any{"type": "input_image", "file_id": "f"}})}, "messages[0].output[0].image_url"},
+		{"text item without text", []any{item("output", []any{map[string]any{"type": "input_text"}})}, "messages[0].output[0].text"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			_, err := Codec{}.Parse(tc.msgs)
+			var fe *field.Error
+			require.True(t, errors.As(err, &fe), "want a *field.Error, got %v", err)
+			assert.Equal(t, tc.path, fe.Path)
+		})
+	}
+}
+
+func TestAppendFunctionCallOutput_matchesSerialize(t *testing.T) {
+	e := envelope.Envelope{Code: envelope.InvalidArgs, Message: "quote \" and \\ and\ttab.", Details: map[string]any{"path": "/a\"b"}, Source: envelope.SourceTool}
+	msgs, err := Codec{}.Serialize([]outcome.Outcome{{Call: outcome.Call{ID: "call_9"}, Error: &e}})
+	require.NoError(t, err)
+	got, err := AppendFunctionCallOutput(nil, "call_9", e)
+	require.NoError(t, err)
+	assert.Equal(t, marshal(t, msgs[0]), string(got))
+}
