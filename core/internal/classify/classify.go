@@ -105,11 +105,18 @@ func SSE(event string, data any, contentEmitted bool, opt Options) envelope.Enve
 // (StatusInText) is classified exactly like a typed one, with any JSON object
 // in the text read as the body; else a transport cause (CauseInText) gives
 // TIMEOUT, TRANSPORT or CANCELLED; else the failure is TOOL_ERROR (source
-// tool) or UNEXPECTED_STATUS... never retried: text toolerr cannot read is no
-// reason to resend (field report B21).
+// tool) or UNEXPECTED_STATUS (source provider), never retried: text toolerr
+// cannot read is no reason to resend (field report B21).
 func Text(text string, opt Options) envelope.Envelope {
 	in := textInput(text)
 	return build(&in, opt)
+}
+
+// Cause classifies a transport failure whose cause is already known (a Go
+// error value matched with errors.Is or a Timeout method): one of the Cause*
+// constants.
+func Cause(cause string, opt Options) envelope.Envelope {
+	return build(&input{cause: cause}, opt)
 }
 
 func textInput(text string) input {

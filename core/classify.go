@@ -1,0 +1,130 @@
+package core
+
+import (
+	"context"
+	"errors"
+
+	"github.com/toolerr/toolerr/core/internal/classify"
+)
+
+// ClassifyOptions are the facts about a failure that its response does not
+// carry; the zero value means "a provider call, nothing else known".
+//
+// Source is who made the failing call: SourceProvider (also for "") or
+// SourceTool, for which a 400 or 422 means the model's arguments were wrong
+// (CodeInvalidArgs). Provider is a hint ("openai", "anthropic", "gemini",
+// "bedrock", "mistral", "cohere", "ollama", ...), "" to detect it from the
+// body. Tool is copied to details.tool ("" = absent); Attempt to
+// details.attempt (0 = absent). NowMs is the time of the response in
+// milliseconds since the Unix epoch (0 = unknown); without it an HTTP-date
+// Retry-After and Anthropic's RFC 3339 reset headers give no wait.
+//
+// See the request members of op classify in docs/classify.md.
+type ClassifyOptions struct {
+	Source   Source
+	Provider string
+	Tool     string
+	Attempt  int
+	NowMs    int64
+}
+
+func (o ClassifyOptions) internal() classify.Options {
+	return classify.Options{
+		Source: o.Source, Provider: o.Provider, Tool: o.Tool,
+		Attempt: int64(o.Attempt), HasAttempt: o.Attempt != 0,
+		NowMs: o.NowMs, HasNow: o.NowMs != 0,
+	}
+}
+
+// ClassifyHTTP classifies an HTTP error response into an Envelope.
+//
+// status is the HTTP status code (outside 100-599: CodeUnexpectedStatus);
+// header maps names to values, names in any case, so resp.Header (an
+// http.Header) can be passed as it is; body is the raw response body, read as
+// JSON when it parses (a JSON array wrapping the error, as Google's
+// OpenAI-compatible endpoint sends, is accepted) and as text otherwise. The
+// code comes from the status table, unless the body names a more specific
+// provider error; details carry status, retry_after_seconds (from
+// retry-after-ms, Retry-After, x-amz-retry-after, Google RetryInfo, then the
+// OpenAI and Anthropic rate-limit reset headers), the provider's error type
+// and code, and the request id. The message is written by toolerr and never
+// quotes the provider's message.
+//
+// See RFC 9110, 10.2.3 and 15; shared/reference/wire-formats.md §2-§5;
+// docs/classify.md for every rule and its source.
+func ClassifyHTTP(status int, header map[string][]string, body []byte, opt ClassifyOptions) Envelope {
+	return classify.HTTP(status, classify.Header(header), classify.ParseBody(body), opt.internal())
+}
+
+// ClassifySSE classifies an error event inside a stream whose HTTP status
+// was 200 (Anthropic's "event: error" with overloaded_error, an OpenAI stream
+// error, a Bedrock stream exception member such as "throttlingException").
+//
+// event is the event name ("" means "error"); data is its payload, read as
+// ClassifyHTTP reads a body. contentEmitted true, when output was already
+// streamed, sets details.partial_output: the failure stays retryable but the
+// caller must discard what it streamed before retrying.
+//
+// See https://docs.claude.com/en/api/errors and field report B20.
+func ClassifySSE(event string, data []byte, contentEmitted bool, opt ClassifyOptions) Envelope {
+	if event == "" {
+		event = "error"
+	}
+	return classify.SSE(event, classify.ParseBody(data), contentEmitted, opt.internal())
+}
+
+// ClassifyError classifies a Go error value from an HTTP client or a tool,
+// without importing net: errors.Is context.DeadlineExceeded gives
+// CodeTimeout, context.Canceled CodeCancelled, an error with a Timeout() bool
+// method that reports true (net.Error, url.Error) CodeTimeout; any other error
+// is classified by its text (ClassifyText). A nil error gives the zero
+// Envelope.
+//
+// See field report B21 and docs/classify.md ("Error text").
+func ClassifyError(err error, opt ClassifyOptions) Envelope {
+	if err == nil {
+		return Envelope{}
+	}
+	switch {
+	case errors.Is(err, context.DeadlineExceeded):
+		return classify.Cause(classify.CauseTimeout, opt.internal())
+	case errors.Is(err, context.Canceled):
+		return classify.Cause(classify.CauseCancelled, opt.internal())
+	}
+	var t interface{ Timeout() bool }
+	if errors.As(err, &t) && t.Timeout() {
+		return classify.Cause(classify.CauseTimeout, opt.internal())
+	}
+	return ClassifyText(err.Error(), opt)
+}
+
+// ClassifyText classifies an error printed as text: a status in it
+// ("upstream request failed: status code: 400, message: ...", "HTTP 503",
+// "Error code: 429 - {...}") is classified exactly like a typed one, with any
+// JSON object in the text read as the body; else a transport cause
+// (timeout, connection refused or reset, DNS, TLS) gives CodeTimeout or
+// CodeTransport; else the failure is CodeToolError (source tool) or
+// CodeUnexpectedStatus (source provider), not retryable.
+//
+// See field report B21 and docs/classify.md ("Error text").
+func ClassifyText(text string, opt ClassifyOptions) Envelope {
+	return classify.Text(text, opt.internal())
+}
+
+// ClassifyException classifies an exception a tool raised into an Envelope
+// with source tool.
+//
+// typ is the exception's type name ("ValueError", "httpx.ReadTimeout",
+// "java.net.ConnectException"); message its message; traceback the printed
+// traceback, used only to find the type and message when typ is "" (the
+// final exception line of a Python, JavaScript, Go, Java or Rust trace). A
+// well-known transient type gives CodeTimeout or CodeTransport, retryable; a
+// message naming an HTTP status 400-599 is classified as that status; else
+// CodeToolError, not retryable, with a one-sentence message naming the type
+// ("The search tool raised ValueError: ..."), even when message is empty.
+// The traceback never reaches the output; opt.Source is ignored.
+//
+// See docs/classify.md ("Exceptions").
+func ClassifyException(typ, message, traceback string, opt ClassifyOptions) Envelope {
+	return classify.Exception(typ, message, traceback, opt.internal())
+}
