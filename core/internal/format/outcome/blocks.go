@@ -136,35 +136,19 @@ func NonBlank(bs []Block) []Block {
 // QuoteTail turns dst[start:], which holds canonical JSON text, into one
 // canonical JSON string holding that text, in place: the way a text-only
 // content field carries an envelope or a JSON value without a second buffer.
-// The result equals canonical.AppendString(dst[:start], string(dst[start:])).
+// Canonical JSON text holds no raw control character (RFC 8785 escapes them),
+// so only '"' and '\\' need escaping; the result equals
+// canonical.AppendString(dst[:start], string(dst[start:])).
 func QuoteTail(dst []byte, start int) []byte {
 	n := len(dst)
 	dst = append(dst, '"')
 	run := start
 	for i := start; i < n; i++ {
-		c := dst[i]
-		if c >= 0x20 && c != '"' && c != '\\' {
-			continue
-		}
-		dst = append(dst, dst[run:i]...)
-		switch c {
-		case '"', '\\':
+		if c := dst[i]; c == '"' || c == '\\' {
+			dst = append(dst, dst[run:i]...)
 			dst = append(dst, '\\', c)
-		case '\n':
-			dst = append(dst, '\\', 'n')
-		case '\t':
-			dst = append(dst, '\\', 't')
-		case '\r':
-			dst = append(dst, '\\', 'r')
-		case '\b':
-			dst = append(dst, '\\', 'b')
-		case '\f':
-			dst = append(dst, '\\', 'f')
-		default:
-			const hex = "0123456789abcdef"
-			dst = append(dst, '\\', 'u', '0', '0', hex[c>>4], hex[c&0xF])
+			run = i + 1
 		}
-		run = i + 1
 	}
 	dst = append(dst, dst[run:n]...)
 	dst = append(dst, '"')

@@ -8,7 +8,7 @@ import (
 )
 
 func TestQuoteTail_equalsAppendString(t *testing.T) {
-	for _, s := range []string{``, `{"a":"b\"c\\d"}`, "tab\there\nnew\x01ctl", `東京 "q"`, `\\\"`} {
+	for _, s := range []string{``, `{"a":"b\"c\\d"}`, `{"t":"tab\there\nnew\u0001ctl"}`, `"東京 \"q\""`, `[1,"\\\""]`} {
 		t.Run(s, func(t *testing.T) {
 			prefix := []byte(`{"content":`)
 			dst := append(append([]byte{}, prefix...), s...)
