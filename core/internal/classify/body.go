@@ -44,7 +44,7 @@ func (f *facts) text(s string) {
 
 // readBody reads the error body v (a value tree of package canonical) and the
 // headers h. hint is the caller's provider hint, lower case ("" when absent).
-func readBody(v any, h Header, hint string) facts {
+func readBody(v any, h *headers, hint string) facts {
 	var f facts
 	if arr, ok := v.([]any); ok && len(arr) > 0 {
 		// Google's OpenAI-compatible and streaming endpoints wrap the error
@@ -58,7 +58,7 @@ func readBody(v any, h Header, hint string) facts {
 	if id, ok := m["request_id"].(string); ok {
 		f.requestID = id
 	}
-	if amz, ok := h.Get("x-amzn-errortype"); ok && amz != "" {
+	if amz, ok := h.get(hAmznErrorType); ok && amz != "" {
 		readBedrock(&f, bedrockName(amz), m)
 		return f
 	}

@@ -187,7 +187,8 @@ func build(in *input, opt Options) envelope.Envelope {
 		opt.Source = envelope.SourceProvider
 	}
 	hint := strings.ToLower(strings.TrimSpace(opt.Provider))
-	f := readBody(in.body, in.h, hint)
+	hs := scanHeaders(in.h)
+	f := readBody(in.body, &hs, hint)
 	if in.stream && !f.hasRule && in.event != "" && in.event != "error" {
 		if name := bedrockName(in.event); name != "" {
 			if r, ok := bedrockRule(name); ok {
@@ -215,21 +216,23 @@ func build(in *input, opt Options) envelope.Envelope {
 		r = f.rule
 	}
 
-	repair, overflow := phrases(f.texts[:f.nTexts])
+	repair := ""
 	switch r.Code {
 	case envelope.InvalidRequest, envelope.ClientError, envelope.RequestTooLarge:
+		// Only a rejected request is read for phrases: a context overflow
+		// (B24) or a history hole the repair pass can fix (B21).
+		var overflow bool
+		repair, overflow = phrases(f.texts[:f.nTexts])
 		if overflow {
 			r = Rule{envelope.RequestTooLarge, false}
 			repair = ""
 		}
-	default:
-		repair = ""
 	}
 	if opt.Source == envelope.SourceTool && r.Code == envelope.InvalidRequest {
 		r.Code = envelope.InvalidArgs
 		repair = ""
 	}
-	if v, ok := in.h.Get("x-should-retry"); ok {
+	if v, ok := hs.get(hShouldRetry); ok {
 		switch strings.ToLower(v) {
 		case "true":
 			r.Retryable = true
@@ -237,7 +240,7 @@ func build(in *input, opt Options) envelope.Envelope {
 			r.Retryable = false
 		}
 	}
-	wait, hasWait := waitHint(in.h, f.retryDelay, r.Code == envelope.RateLimited, opt.NowMs, opt.HasNow)
+	wait, hasWait := waitHint(&hs, f.retryDelay, r.Code == envelope.RateLimited, opt.NowMs, opt.HasNow)
 
 	provider := f.provider
 	if hint != "" {
@@ -261,7 +264,7 @@ func build(in *input, opt Options) envelope.Envelope {
 	putString(d, "provider_code", f.providerCode)
 	putString(d, "param", f.param)
 	putString(d, "quota_id", f.quotaID)
-	putString(d, "request_id", requestID(in.h, f.requestID))
+	putString(d, "request_id", requestID(&hs, f.requestID))
 	putString(d, "repairable", repair)
 	putString(d, "cause", in.cause)
 	putString(d, "exception_type", in.excType)
@@ -294,9 +297,9 @@ func putString(d map[string]any, k, v string) {
 // requestID returns the provider's request id: the request-id (Anthropic),
 // x-request-id (OpenAI) or x-amzn-requestid (AWS) header, else the body's
 // request_id.
-func requestID(h Header, body string) string {
-	for _, name := range [...]string{"request-id", "x-request-id", "x-amzn-requestid"} {
-		if v, ok := h.Get(name); ok && v != "" {
+func requestID(h *headers, body string) string {
+	for _, i := range [...]int{hRequestID, hXRequestID, hAmznRequestID} {
+		if v, ok := h.get(i); ok && v != "" {
 			return v
 		}
 	}

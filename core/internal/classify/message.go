@@ -60,7 +60,7 @@ func message(m msgFacts) string {
 			b.WriteString(" in the response stream")
 		}
 	}
-	b.WriteString(advice(m))
+	advice(&b, m)
 	b.WriteByte('.')
 	return b.String()
 }
@@ -110,7 +110,7 @@ func predicate(m msgFacts) string {
 		case CauseConnectionReset:
 			return "dropped the connection"
 		case CauseDNS:
-			return "could not be found (DNS lookup failed)"
+			return "could not be found by DNS"
 		case CauseTLS:
 			return "failed the TLS handshake"
 		case CauseTLSCertificate:
@@ -155,14 +155,22 @@ func predicate(m msgFacts) string {
 	return "failed"
 }
 
-// advice is the clause after the semicolon: when to retry, or what to change.
-func advice(m msgFacts) string {
+// advice writes the clause after the semicolon: when to retry, or what to
+// change.
+func advice(b *strings.Builder, m msgFacts) {
 	if m.retryable {
 		if m.hasWait {
-			return "; retry after " + SecondsText(m.waitNs)
+			b.WriteString("; retry after ")
+			writeSeconds(b, m.waitNs)
+			return
 		}
-		return "; retry later"
+		b.WriteString("; retry later")
+		return
 	}
+	b.WriteString(adviceTerminal(m))
+}
+
+func adviceTerminal(m msgFacts) string {
 	switch m.repair {
 	case RepairUnansweredToolUse:
 		return "; give every tool call in the conversation a result, then send it once more"
@@ -191,14 +199,21 @@ func advice(m msgFacts) string {
 
 // SecondsText writes a wait in words: "12 seconds", "1 second", "0.5 seconds".
 func SecondsText(ns int64) string {
+	var b strings.Builder
+	writeSeconds(&b, ns)
+	return b.String()
+}
+
+func writeSeconds(b *strings.Builder, ns int64) {
 	if ns == 1e9 {
-		return "1 second"
+		b.WriteString("1 second")
+		return
 	}
-	var s string
+	var buf [32]byte
 	if ns%1e9 == 0 {
-		s = strconv.FormatInt(ns/1e9, 10)
+		b.Write(strconv.AppendInt(buf[:0], ns/1e9, 10))
 	} else {
-		s = strconv.FormatFloat(float64(ns)/1e9, 'f', -1, 64)
+		b.Write(strconv.AppendFloat(buf[:0], float64(ns)/1e9, 'f', -1, 64))
 	}
-	return s + " seconds"
+	b.WriteString(" seconds")
 }

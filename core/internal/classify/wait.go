@@ -34,16 +34,93 @@ func (h Header) Get(name string) (string, bool) {
 	return strings.TrimSpace(val), found
 }
 
+// The response headers classification reads, as indexes into headers.
+const (
+	hRetryAfterMs = iota
+	hRetryAfter
+	hAmzRetryAfter
+	hShouldRetry
+	hAmznErrorType
+	hRequestID
+	hXRequestID
+	hAmznRequestID
+	hResetRequests
+	hRemainingRequests
+	hResetTokens
+	hRemainingTokens
+	hAnthRequestsReset
+	hAnthRequestsRemaining
+	hAnthTokensReset
+	hAnthTokensRemaining
+	hAnthInputReset
+	hAnthInputRemaining
+	hAnthOutputReset
+	hAnthOutputRemaining
+	nHeaders
+)
+
+// headerNames are the lower-case names of the headers classification reads.
+func headerNames() [nHeaders]string {
+	return [nHeaders]string{
+		"retry-after-ms", "retry-after", "x-amz-retry-after", "x-should-retry", "x-amzn-errortype",
+		"request-id", "x-request-id", "x-amzn-requestid",
+		"x-ratelimit-reset-requests", "x-ratelimit-remaining-requests",
+		"x-ratelimit-reset-tokens", "x-ratelimit-remaining-tokens",
+		"anthropic-ratelimit-requests-reset", "anthropic-ratelimit-requests-remaining",
+		"anthropic-ratelimit-tokens-reset", "anthropic-ratelimit-tokens-remaining",
+		"anthropic-ratelimit-input-tokens-reset", "anthropic-ratelimit-input-tokens-remaining",
+		"anthropic-ratelimit-output-tokens-reset", "anthropic-ratelimit-output-tokens-remaining",
+	}
+}
+
+// headers holds the first value of each header classification reads, found
+// in one pass over the map (names compared case-insensitively; the lexically
+// smallest spelling wins when a name appears in several cases, as in
+// Header.Get).
+type headers struct {
+	val [nHeaders]string
+	key [nHeaders]string
+	has [nHeaders]bool
+}
+
+func scanHeaders(h Header) headers {
+	var out headers
+	if len(h) == 0 {
+		return out
+	}
+	names := headerNames()
+	for k, v := range h {
+		if len(v) == 0 || len(k) < 10 || len(k) > 43 {
+			continue
+		}
+		for i := range names {
+			if len(names[i]) != len(k) || !strings.EqualFold(names[i], k) {
+				continue
+			}
+			if !out.has[i] || k < out.key[i] {
+				out.val[i], out.key[i], out.has[i] = strings.TrimSpace(v[0]), k, true
+			}
+			break
+		}
+	}
+	return out
+}
+
+func (hs *headers) get(i int) (string, bool) { return hs.val[i], hs.has[i] }
+
 // maxWaitNs bounds every wait hint: ten years in nanoseconds. A larger value
 // is absent (no real server asks for it, and it would overflow a duration).
 const maxWaitNs = int64(10 * 366 * 24 * time.Hour)
 
-// Wait is a parsed wait hint in nanoseconds, and the header or field it came
-// from.
+// Wait is a parsed wait hint in nanoseconds, and the header (an index into
+// headerNames, or fromRetryDelay) it came from.
 type Wait struct {
 	Ns   int64
-	From string
+	From int
 }
+
+// fromRetryDelay marks a wait read from google.rpc.RetryInfo.retryDelay.
+const fromRetryDelay = -1
 
 // waitHint returns the wait the response asks for, in precedence order:
 //
@@ -59,30 +136,30 @@ type Wait struct {
 //
 // A hint that does not parse is skipped, never guessed; the next one is
 // tried. hasNow false makes the date-based hints absent.
-func waitHint(h Header, retryDelay string, rateLimited bool, nowMs int64, hasNow bool) (Wait, bool) {
-	if v, ok := h.Get("retry-after-ms"); ok {
+func waitHint(h *headers, retryDelay string, rateLimited bool, nowMs int64, hasNow bool) (Wait, bool) {
+	if v, ok := h.get(hRetryAfterMs); ok {
 		if ns, ok := parseDecimal(v, 1e6); ok {
-			return Wait{ns, "retry-after-ms"}, true
+			return Wait{ns, hRetryAfterMs}, true
 		}
 	}
-	if v, ok := h.Get("retry-after"); ok {
+	if v, ok := h.get(hRetryAfter); ok {
 		if ns, ok := parseDecimal(v, 1e9); ok {
-			return Wait{ns, "retry-after"}, true
+			return Wait{ns, hRetryAfter}, true
 		}
 		if hasNow {
 			if ms, ok := parseHTTPDate(v); ok {
-				return Wait{untilNs(ms, nowMs), "retry-after"}, true
+				return Wait{untilNs(ms, nowMs), hRetryAfter}, true
 			}
 		}
 	}
-	if v, ok := h.Get("x-amz-retry-after"); ok {
+	if v, ok := h.get(hAmzRetryAfter); ok {
 		if ns, ok := parseDecimal(v, 1e6); ok {
-			return Wait{ns, "x-amz-retry-after"}, true
+			return Wait{ns, hAmzRetryAfter}, true
 		}
 	}
 	if retryDelay != "" {
 		if ns, ok := parseProtoDuration(retryDelay); ok {
-			return Wait{ns, "retryDelay"}, true
+			return Wait{ns, fromRetryDelay}, true
 		}
 	}
 	if !rateLimited {
@@ -105,16 +182,16 @@ func waitHint(h Header, retryDelay string, rateLimited bool, nowMs int64, hasNow
 	return Wait{}, false
 }
 
-// bucket names the reset and remaining headers of one rate-limit bucket.
-type bucket struct{ reset, remaining string }
+// bucket indexes the reset and remaining headers of one rate-limit bucket.
+type bucket struct{ reset, remaining int }
 
 // openAIBuckets are OpenAI's rate-limit buckets.
 //
 // See https://platform.openai.com/docs/guides/rate-limits#rate-limits-in-headers.
 func openAIBuckets() []bucket {
 	return []bucket{
-		{"x-ratelimit-reset-requests", "x-ratelimit-remaining-requests"},
-		{"x-ratelimit-reset-tokens", "x-ratelimit-remaining-tokens"},
+		{hResetRequests, hRemainingRequests},
+		{hResetTokens, hRemainingTokens},
 	}
 }
 
@@ -123,21 +200,21 @@ func openAIBuckets() []bucket {
 // See https://docs.claude.com/en/api/rate-limits#response-headers.
 func anthropicBuckets() []bucket {
 	return []bucket{
-		{"anthropic-ratelimit-requests-reset", "anthropic-ratelimit-requests-remaining"},
-		{"anthropic-ratelimit-tokens-reset", "anthropic-ratelimit-tokens-remaining"},
-		{"anthropic-ratelimit-input-tokens-reset", "anthropic-ratelimit-input-tokens-remaining"},
-		{"anthropic-ratelimit-output-tokens-reset", "anthropic-ratelimit-output-tokens-remaining"},
+		{hAnthRequestsReset, hAnthRequestsRemaining},
+		{hAnthTokensReset, hAnthTokensRemaining},
+		{hAnthInputReset, hAnthInputRemaining},
+		{hAnthOutputReset, hAnthOutputRemaining},
 	}
 }
 
 // bucketWait implements the rate-limit bucket rule of field report B18: the
 // larger reset of the exhausted buckets (remaining "0"); when no bucket says
 // it is exhausted, the larger reset of all buckets that have one.
-func bucketWait(h Header, buckets []bucket, parse func(string) (int64, bool)) (Wait, bool) {
+func bucketWait(h *headers, buckets []bucket, parse func(string) (int64, bool)) (Wait, bool) {
 	var all, exhausted Wait
 	var anyAll, anyExhausted bool
 	for _, b := range buckets {
-		v, ok := h.Get(b.reset)
+		v, ok := h.get(b.reset)
 		if !ok {
 			continue
 		}
@@ -148,7 +225,7 @@ func bucketWait(h Header, buckets []bucket, parse func(string) (int64, bool)) (W
 		if !anyAll || ns > all.Ns {
 			all, anyAll = Wait{ns, b.reset}, true
 		}
-		if r, ok := h.Get(b.remaining); ok && r == "0" {
+		if r, ok := h.get(b.remaining); ok && r == "0" {
 			if !anyExhausted || ns > exhausted.Ns {
 				exhausted, anyExhausted = Wait{ns, b.reset}, true
 			}

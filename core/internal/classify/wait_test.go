@@ -82,14 +82,19 @@ func TestWaitHint_headers(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			w, ok := waitHint(tc.h, tc.delay, tc.rl, tc.now, tc.now >= 0)
+			hs := scanHeaders(tc.h)
+			w, ok := waitHint(&hs, tc.delay, tc.rl, tc.now, tc.now >= 0)
 			if tc.want == nil {
-				assert.False(t, ok, "got %v from %s", w.Ns, w.From)
+				assert.False(t, ok, "got %v from %d", w.Ns, w.From)
 				return
 			}
 			require.True(t, ok)
 			assert.Equal(t, tc.want, Seconds(w.Ns))
-			assert.Equal(t, tc.source, w.From)
+			from := "retryDelay"
+			if w.From != fromRetryDelay {
+				from = headerNames()[w.From]
+			}
+			assert.Equal(t, tc.source, from)
 		})
 	}
 }

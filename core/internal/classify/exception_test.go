@@ -1,0 +1,126 @@
+package classify
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+
+	"github.com/toolerr/toolerr/core/internal/envelope"
+)
+
+func TestFinalException_languages(t *testing.T) {
+	tests := []struct {
+		name, tb, typ, msg string
+	}{
+		{"python", "Traceback (most recent call last):\n  File \"/srv/app/tool.py\", line 12, in run\n    raise ValueError(\"city must not be empty\")\nValueError: city must not be empty\n",
+			"ValueError", "city must not be empty"},
+		{"python chained", "Traceback (most recent call last):\n  File \"a.py\", line 1, in <module>\nKeyError: 'x'\n\nDuring handling of the above exception, another exception occurred:\n\nTraceback (most recent call last):\n  File \"a.py\", line 3, in <module>\nrequests.exceptions.ConnectionError: HTTPSConnectionPool(host='api.x', port=443): Max retries exceeded\n",
+			"requests.exceptions.ConnectionError", "HTTPSConnectionPool(host='api.x', port=443): Max retries exceeded"},
+		{"python bare type", "Traceback (most recent call last):\n  File \"a.py\", line 1, in <module>\nKeyboardInterrupt\n", "KeyboardInterrupt", ""},
+		{"python 3.11 carets", "Traceback (most recent call last):\n  File \"a.py\", line 2, in <module>\n    1/0\n    ~^~\nZeroDivisionError: division by zero\n", "ZeroDivisionError", "division by zero"},
+		{"javascript", "TypeError: Cannot read properties of undefined (reading 'city')\n    at run (/app/tool.js:10:15)\n    at process.processTicksAndRejections (node:internal/process/task_queues:95:5)",
+			"TypeError", "Cannot read properties of undefined (reading 'city')"},
+		{"node uncaught", "/app/db.js:10\n  throw err;\n  ^\n\nError: connect ECONNREFUSED 127.0.0.1:5432\n    at TCPConnectWrap.afterConnect [as oncomplete] (node:net:1555:16) {\n  errno: -111,\n  code: 'ECONNREFUSED'\n}",
+			"Error", "connect ECONNREFUSED 127.0.0.1:5432"},
+		{"go panic", "panic: runtime error: index out of range [5] with length 3\n\ngoroutine 1 [running]:\nmain.main()\n\t/tmp/x.go:8 +0x1d\nexit status 2",
+			"panic", "runtime error: index out of range [5] with length 3"},
+		{"java thread", "Exception in thread \"main\" java.lang.IllegalStateException: boom\n\tat com.example.Main.main(Main.java:5)",
+			"java.lang.IllegalStateException", "boom"},
+		{"java caused by", "Exception in thread \"main\" java.lang.RuntimeException: fetch failed\n\tat com.example.Main.main(Main.java:5)\nCaused by: java.io.IOException: wrapped\n\t... 1 more\nCaused by: java.net.ConnectException: Connection refused\n\tat java.base/sun.nio.ch.Net.connect0(Native Method)\n\t... 2 more",
+			"java.net.ConnectException", "Connection refused"},
+		{"java plain trace", "java.net.SocketTimeoutException: Read timed out\n\tat java.base/java.net.SocketInputStream.socketRead0(Native Method)",
+			"java.net.SocketTimeoutException", "Read timed out"},
+		{"rust new", "thread 'main' panicked at src/main.rs:5:10:\ncalled `Option::unwrap()` on a `None` value\nnote: run with `RUST_BACKTRACE=1` environment variable to display a backtrace",
+			"panic", "called `Option::unwrap()` on a `None` value"},
+		{"rust old", "thread 'main' panicked at 'index out of bounds: the len is 3 but the index is 5', src/main.rs:4:5\nnote: run with `RUST_BACKTRACE=1`",
+			"panic", "index out of bounds: the len is 3 but the index is 5"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			typ, msg, ok := FinalException(tc.tb)
+			assert.True(t, ok)
+			assert.Equal(t, tc.typ, typ)
+			assert.Equal(t, tc.msg, msg)
+		})
+	}
+	_, _, ok := FinalException("this is just prose, no exception here")
+	assert.False(t, ok)
+}
+
+func TestException_mapping(t *testing.T) {
+	tests := []struct {
+		typ, msg, tb string
+		code         envelope.Code
+		retry        bool
+		message      string
+	}{
+		{"ValueError", "city must not be empty", "", envelope.ToolError, false, "The search tool raised ValueError: city must not be empty."},
+		{"ValueError", "", "", envelope.ToolError, false, "The search tool raised ValueError."},
+		{"KeyError", "'x'.", "", envelope.ToolError, false, "The search tool raised KeyError: 'x'."},
+		{"TimeoutError", "", "", envelope.Timeout, true, "The search tool timed out (TimeoutError); retry later."},
+		{"socket.timeout", "timed out", "", envelope.Timeout, true, "The search tool timed out (socket.timeout); retry later."},
+		{"ConnectionError", "", "", envelope.Transport, true, "The search tool could not be reached (ConnectionError); retry later."},
+		{"ConnectionRefusedError", "[Errno 111] Connection refused", "", envelope.Transport, true, "The search tool refused the connection (ConnectionRefusedError); retry later."},
+		{"ConnectionResetError", "", "", envelope.Transport, true, "The search tool dropped the connection (ConnectionResetError); retry later."},
+		{"httpx.ConnectTimeout", "", "", envelope.Timeout, true, ""},
+		{"httpx.ReadTimeout", "", "", envelope.Timeout, true, ""},
+		{"httpx.ConnectError", "", "", envelope.Transport, true, ""},
+		{"requests.exceptions.ConnectionError", "", "", envelope.Transport, true, ""},
+		{"requests.exceptions.Timeout", "", "", envelope.Timeout, true, ""},
+		{"ETIMEDOUT", "", "", envelope.Timeout, true, ""},
+		{"ECONNREFUSED", "", "", envelope.Transport, true, ""},
+		{"ECONNRESET", "", "", envelope.Transport, true, ""},
+		{"ENOTFOUND", "", "", envelope.Transport, true, "The search tool could not be found by DNS (ENOTFOUND); retry later."},
+		{"AbortError", "This operation was aborted", "", envelope.Timeout, true, ""},
+		{"TimeoutError", "The operation was aborted due to timeout", "", envelope.Timeout, true, ""},
+		{"java.net.SocketTimeoutException", "Read timed out", "", envelope.Timeout, true, ""},
+		{"java.net.ConnectException", "", "", envelope.Transport, true, ""},
+		{"java.net.UnknownHostException", "api.x", "", envelope.Transport, true, ""},
+		{"Error", "connect ECONNREFUSED 127.0.0.1:5432", "", envelope.Transport, true, "The search tool refused the connection (Error); retry later."},
+		{"panic", `Get "http://x": context deadline exceeded`, "", envelope.Timeout, true, ""},
+		{"*url.Error", "Get \"http://x\": dial tcp: i/o timeout", "", envelope.Timeout, true, ""},
+		{"reqwest::Error", "error sending request: operation timed out", "", envelope.Timeout, true, ""},
+		{"hyper::Error", "error trying to connect: tcp connect error: Connection refused (os error 111)", "", envelope.Transport, true, ""},
+		// a specific type keeps its meaning even when its message mentions a timeout
+		{"ValueError", "timeout must be positive", "", envelope.ToolError, false, "The search tool raised ValueError: timeout must be positive."},
+		// an HTTP status in the message is classified as that status, source tool
+		{"requests.exceptions.HTTPError", "503 Server Error: Service Unavailable for url: http://127.0.0.1:8080/search?q=x", "", envelope.Transport, true,
+			"The search tool is unavailable (HTTP 503); retry later."},
+		{"requests.exceptions.HTTPError", "400 Client Error: Bad Request for url: http://127.0.0.1:8080/search", "", envelope.InvalidArgs, false,
+			"The search tool rejected the arguments (HTTP 400); fix the arguments before calling it again."},
+		// traceback only
+		{"", "", "Traceback (most recent call last):\n  File \"/srv/app/secret_path.py\", line 3, in run\nValueError: bad city\n", envelope.ToolError, false, "The search tool raised ValueError: bad city."},
+		{"", "", "Error: connect ECONNREFUSED 127.0.0.1:5432\n    at TCPConnectWrap.afterConnect (node:net:1555:16)", envelope.Transport, true, ""},
+		{"", "", "Exception in thread \"main\" java.lang.RuntimeException: x\n\tat A.b(A.java:1)\nCaused by: java.net.SocketTimeoutException: connect timed out\n", envelope.Timeout, true, ""},
+		{"", "", "goroutine 1 [running]:\nno panic line here", envelope.ToolError, false, "The search tool raised Exception."},
+	}
+	for _, tc := range tests {
+		t.Run(tc.typ+"/"+tc.msg, func(t *testing.T) {
+			e := Exception(tc.typ, tc.msg, tc.tb, Options{Tool: "search", Source: envelope.SourceProvider})
+			assert.Equal(t, tc.code, e.Code, e.Message)
+			assert.Equal(t, tc.retry, e.Retryable)
+			assert.Equal(t, envelope.SourceTool, e.Source, "an exception is always source tool")
+			assert.Equal(t, "search", e.Details["tool"])
+			if tc.message != "" {
+				assert.Equal(t, tc.message, e.Message)
+			}
+			if tc.tb != "" {
+				assert.NotContains(t, e.Message, "File ")
+				assert.NotContains(t, e.Message, "    at ")
+				for _, v := range e.Details {
+					if s, ok := v.(string); ok {
+						assert.False(t, strings.Contains(s, "\n"), "a detail holds traceback text: %q", s)
+					}
+				}
+			}
+		})
+	}
+}
+
+func TestException_noTool(t *testing.T) {
+	e := Exception("ValueError", "x", "", Options{})
+	assert.Equal(t, "The tool raised ValueError: x.", e.Message)
+	assert.Equal(t, "ValueError", e.Details["exception_type"])
+	assert.NotContains(t, e.Details, "tool")
+}
