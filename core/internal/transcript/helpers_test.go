@@ -1,0 +1,37 @@
+package transcript
+
+import (
+	"testing"
+
+	"github.com/stretchr/testify/require"
+	"github.com/toolerr/toolerr/core/internal/canonical"
+)
+
+// parse reads JSON text into a value tree.
+func parse(t testing.TB, s string) any {
+	t.Helper()
+	v, err := canonical.Parse([]byte(s))
+	require.NoError(t, err, s)
+	return v
+}
+
+// text returns the canonical JSON of v.
+func text(t testing.TB, v any) string {
+	t.Helper()
+	b, err := canonical.Marshal(v)
+	require.NoError(t, err)
+	return string(b)
+}
+
+func read(t testing.TB, f Format, s string) []Message {
+	t.Helper()
+	msgs, err := Read(f, parse(t, s).([]any))
+	require.NoError(t, err)
+	return msgs
+}
+
+func repairText(t testing.TB, f Format, s string) (string, Changes) {
+	t.Helper()
+	out, ch := Repair(f, read(t, f, s))
+	return text(t, Write(f, out)), ch
+}

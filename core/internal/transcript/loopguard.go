@@ -1,0 +1,74 @@
+package transcript
+
+import (
+	"github.com/toolerr/toolerr/core/internal/canonical"
+	"github.com/toolerr/toolerr/core/internal/envelope"
+)
+
+// DefaultLoopThreshold is how many failures in a row of the same call block
+// it when no threshold is given.
+const DefaultLoopThreshold = 3
+
+// Attempt is one earlier tool call: its tool name, arguments and whether it
+// succeeded.
+type Attempt struct {
+	Tool string
+	Args any
+	OK   bool
+}
+
+// ArgsKey is the canonical JSON of arguments, so that key order and white
+// space do not matter; a string holding a JSON object or array (OpenAI's
+// arguments) counts as that value.
+func ArgsKey(v any) string {
+	if s, ok := v.(string); ok && len(s) > 0 && (s[0] == '{' || s[0] == '[') {
+		if pv, err := canonical.Parse([]byte(s)); err == nil {
+			v = pv
+		}
+	}
+	b, err := canonical.Marshal(v)
+	if err != nil {
+		return ""
+	}
+	return string(b)
+}
+
+// LoopGuard decides whether call may run given history (oldest first). It
+// counts, newest first, the attempts of the same tool that failed with the
+// same canonical arguments; the first success of that tool or the first
+// attempt of it with other arguments ends the count (attempts of other tools
+// are skipped). When the count reaches threshold (<= 0 means
+// DefaultLoopThreshold) it returns false and a LOOP_DETECTED envelope,
+// retryable false, telling the model not to repeat the call.
+func LoopGuard(history []Attempt, call Attempt, threshold int) (bool, *envelope.Envelope) {
+	if threshold <= 0 {
+		threshold = DefaultLoopThreshold
+	}
+	key := ArgsKey(call.Args)
+	n := 0
+	for i := len(history) - 1; i >= 0; i-- {
+		h := history[i]
+		if h.Tool != call.Tool {
+			continue
+		}
+		if h.OK || ArgsKey(h.Args) != key {
+			break
+		}
+		n++
+	}
+	if n < threshold {
+		return true, nil
+	}
+	name := call.Tool
+	if name == "" {
+		name = "this"
+	}
+	e := envelope.Envelope{
+		Code:      envelope.LoopDetected,
+		Message:   "The " + name + " tool failed " + itoa(n) + " times in a row with these same arguments, so do not call it again with them; change the arguments or try another approach.",
+		Retryable: false,
+		Details:   map[string]any{"tool": call.Tool, "failures": n, "threshold": threshold},
+		Source:    envelope.SourceOrchestrator,
+	}
+	return false, &e
+}

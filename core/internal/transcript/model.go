@@ -1,0 +1,128 @@
+package transcript
+
+import (
+	"github.com/toolerr/toolerr/core/internal/envelope"
+	"github.com/toolerr/toolerr/core/internal/format/outcome"
+)
+
+// Format names a message-list shape (the wire-format names of package format).
+type Format string
+
+// The message-list formats this package reads and writes.
+const (
+	OpenAIChat      Format = "openai-chat"
+	OpenAIResponses Format = "openai-responses"
+	Anthropic       Format = "anthropic"
+	Gemini          Format = "gemini"
+	Bedrock         Format = "bedrock"
+)
+
+// Formats lists the formats in README order.
+func Formats() []Format {
+	return []Format{OpenAIChat, OpenAIResponses, Anthropic, Gemini, Bedrock}
+}
+
+// Known reports whether f is one of Formats.
+func Known(f Format) bool {
+	for _, k := range Formats() {
+		if k == f {
+			return true
+		}
+	}
+	return false
+}
+
+// Role is the neutral role of a message.
+type Role string
+
+// The neutral roles. RoleTool holds tool results that travel as messages of
+// their own (openai-chat tool messages, openai-responses function_call_output
+// items); RoleOther is a message toolerr does not model (passed through).
+const (
+	RoleSystem    Role = "system"
+	RoleUser      Role = "user"
+	RoleAssistant Role = "assistant"
+	RoleTool      Role = "tool"
+	RoleOther     Role = ""
+)
+
+// Kind says what a Part holds.
+type Kind uint8
+
+// The kinds of Part.
+const (
+	KindText Kind = iota + 1
+	KindImage
+	KindCall
+	KindResult
+	KindOther
+)
+
+// Call is a tool call the model made. Args is the arguments as a canonical
+// value tree (an object, normally; a string when the provider's argument text
+// is not JSON).
+type Call struct {
+	ID   string
+	Name string
+	Args any
+}
+
+// Result is the answer to one call: Outcome.Call names the call (ID, and
+// Name where the format carries it), and Outcome holds an envelope (Error)
+// or content (Result). Failed is true for every failure: always with an
+// envelope, and also for content the provider flagged as failed (is_error,
+// status "error", a Gemini "error" key) that is not an envelope.
+type Result struct {
+	Outcome outcome.Outcome
+	Failed  bool
+}
+
+// ID returns the id of the call the result answers.
+func (r *Result) ID() string { return r.Outcome.Call.ID }
+
+// Image is an image: MediaType and Data (standard base64), or URL.
+type Image struct {
+	MediaType string
+	Data      string
+	URL       string
+}
+
+// Part is one element of a message.
+type Part struct {
+	Kind   Kind
+	Text   string
+	Image  Image
+	Call   Call
+	Result Result
+	// Raw is the part as read (nil for a part toolerr made); Dirty marks a
+	// read part whose modelled fields changed.
+	Raw   any
+	Dirty bool
+}
+
+// Message is one message (or item) of a list.
+type Message struct {
+	Role  Role
+	Parts []Part
+	// Raw is the message as read (nil for a message toolerr made); Dirty marks
+	// a read message whose parts changed.
+	Raw   any
+	Dirty bool
+}
+
+// noResult is the envelope repair puts where a call has no result.
+func noResult(name string) envelope.Envelope {
+	msg := "No result was recorded for this tool call, so it must be treated as failed."
+	d := map[string]any{}
+	if name != "" {
+		msg = "No result was recorded for this call of " + name + ", so it must be treated as failed."
+		d["tool"] = name
+	}
+	return envelope.Envelope{Code: envelope.NoResult, Message: msg, Retryable: false, Details: d, Source: envelope.SourceOrchestrator}
+}
+
+// synthResult is the result part repair adds for an unanswered call.
+func synthResult(c Call) Part {
+	e := noResult(c.Name)
+	return Part{Kind: KindResult, Result: Result{Outcome: outcome.Outcome{Call: outcome.Call{ID: c.ID, Name: c.Name}, Error: &e}, Failed: true}}
+}

@@ -1,0 +1,88 @@
+package transcript
+
+import (
+	"unicode/utf8"
+)
+
+// Limit is a trim budget: MaxChars, characters (code points) of the canonical
+// JSON of the whole list, and MaxMessages, elements of the list; 0 = no limit.
+type Limit struct {
+	MaxChars    int
+	MaxMessages int
+}
+
+// units splits a list into the pieces trim drops whole: a call turn with
+// its reply region (and, for Responses, the reasoning and message items of
+// the same model turn before it) is one unit; every other message is one.
+func units(f Format, msgs []Message) [][2]int {
+	var out [][2]int
+	gs := findGroups(f, msgs)
+	gi := 0
+	for i := 0; i < len(msgs); {
+		if gi < len(gs) && gs[gi].at == i {
+			end := max(gs[gi].hi, i+1)
+			out = append(out, [2]int{i, end})
+			i = end
+			gi++
+			continue
+		}
+		if f == OpenAIResponses && msgs[i].Role == RoleAssistant && gi < len(gs) {
+			// reasoning or text right before the calls of one model turn
+			j := i
+			for j < len(msgs) && msgs[j].Role == RoleAssistant && j != gs[gi].at {
+				j++
+			}
+			if j == gs[gi].at {
+				end := max(gs[gi].hi, j+1)
+				out = append(out, [2]int{i, end})
+				i = end
+				gi++
+				continue
+			}
+		}
+		out = append(out, [2]int{i, i + 1})
+		i++
+	}
+	return out
+}
+
+// Trim drops the oldest units until the list fits lim; a leading system
+// message is always kept. It returns the list and how many messages it
+// dropped. When even the newest unit does not fit, everything but the
+// system message goes.
+func Trim(f Format, msgs []Message, lim Limit) ([]Message, int) {
+	sizes := make([]int, len(msgs))
+	for i := range msgs {
+		sizes[i] = utf8.RuneCountInString(canonicalText(Write(f, msgs[i:i+1])[0]))
+	}
+	start := 0
+	if len(msgs) > 0 && msgs[0].Role == RoleSystem {
+		start = 1
+	}
+	us := units(f, msgs[start:])
+	total, count := 2, len(msgs)
+	for i := range msgs {
+		total += sizes[i]
+	}
+	if count > 1 {
+		total += count - 1
+	}
+	fits := func() bool {
+		return (lim.MaxChars <= 0 || total <= lim.MaxChars) && (lim.MaxMessages <= 0 || count <= lim.MaxMessages)
+	}
+	cut := start
+	for _, u := range us {
+		if fits() {
+			break
+		}
+		for i := u[0] + start; i < u[1]+start; i++ {
+			total -= sizes[i] + 1
+			count--
+		}
+		cut = u[1] + start
+	}
+	out := make([]Message, 0, len(msgs)-cut+start)
+	out = append(out, msgs[:start]...)
+	out = append(out, msgs[cut:]...)
+	return out, cut - start
+}

@@ -1,0 +1,668 @@
+package transcript
+
+import (
+	"strconv"
+	"strings"
+
+	"github.com/toolerr/toolerr/core/internal/envelope"
+	"github.com/toolerr/toolerr/core/internal/format/outcome"
+	"github.com/toolerr/toolerr/core/internal/sanitize"
+)
+
+// writer builds one format's message list from neutral messages.
+type writer struct {
+	to      Format
+	same    bool // the messages were read from `to`: Raw trees are reused
+	notes   []string
+	system  []string // system text a format keeps outside its list
+	pending []outcome.Block
+	dropped map[string]int
+}
+
+// Write writes messages read from f (and perhaps changed) back in f: every
+// unchanged message and part is emitted exactly as read.
+func Write(f Format, msgs []Message) []any {
+	w := &writer{to: f, same: true}
+	return w.list(msgs)
+}
+
+func (w *writer) list(msgs []Message) []any {
+	out := make([]any, 0, len(msgs)+2)
+	for _, m := range msgs {
+		if w.same && !m.Dirty && m.Raw != nil {
+			out = w.flush(out)
+			out = append(out, m.Raw)
+			continue
+		}
+		var vs []any
+		switch w.to {
+		case OpenAIChat:
+			vs = w.chat(m)
+		case OpenAIResponses:
+			vs = w.responses(m)
+		case Anthropic:
+			vs = w.anthropic(m)
+		case Gemini:
+			vs = w.gemini(m)
+		case Bedrock:
+			vs = w.bedrock(m)
+		}
+		for _, v := range vs {
+			if vm, ok := v.(map[string]any); !ok || vm["role"] != "tool" {
+				out = w.flush(out)
+			}
+			out = append(out, v)
+		}
+	}
+	return w.flush(out)
+}
+
+// flush emits the images of openai-chat tool results as one user message
+// after the tool messages (tool messages carry text only; B13).
+func (w *writer) flush(out []any) []any {
+	if len(w.pending) == 0 {
+		return out
+	}
+	parts := make([]any, 0, len(w.pending))
+	for _, b := range w.pending {
+		parts = append(parts, map[string]any{"type": "image_url", "image_url": map[string]any{"url": dataURL(b.MediaType, b.Data)}})
+	}
+	w.pending = nil
+	return append(out, map[string]any{"role": "user", "content": parts})
+}
+
+// drop records a part the target cannot carry.
+func (w *writer) drop(p Part) {
+	if w.same && p.Raw != nil {
+		return
+	}
+	if w.dropped == nil {
+		w.dropped = map[string]int{}
+	}
+	w.dropped[strings.Trim(describeOther(p.Raw), "[]")]++
+}
+
+// raw returns the part's original tree when it can be reused as is.
+func (w *writer) raw(p Part) (any, bool) {
+	if w.same && !p.Dirty && p.Raw != nil {
+		return p.Raw, true
+	}
+	return nil, false
+}
+
+// base returns the starting object of a rebuilt element: a copy of the
+// original in the same format, else a new object.
+func (w *writer) base(raw any) map[string]any {
+	if w.same {
+		return clone(raw)
+	}
+	return map[string]any{}
+}
+
+func textOf(parts []Part) string {
+	var b strings.Builder
+	for _, p := range parts {
+		if p.Kind == KindText {
+			if b.Len() > 0 {
+				b.WriteString("\n")
+			}
+			b.WriteString(p.Text)
+		}
+	}
+	return b.String()
+}
+
+func split(parts []Part) (results, calls, rest []Part) {
+	for _, p := range parts {
+		switch p.Kind {
+		case KindResult:
+			results = append(results, p)
+		case KindCall:
+			calls = append(calls, p)
+		default:
+			rest = append(rest, p)
+		}
+	}
+	return
+}
+
+// failure returns the envelope a flagless format carries for a failed result.
+func failure(r Result) envelope.Envelope {
+	if r.Outcome.Error != nil {
+		return outcome.Safe(*r.Outcome.Error)
+	}
+	text := strings.TrimSpace(resultText(r.Outcome))
+	msg := sanitize.Message(text)
+	d := map[string]any{}
+	if text == "" {
+		msg = "The tool reported a failure without a message."
+	} else if msg != text && msg != text+"." {
+		d["output"] = text
+	}
+	if r.Outcome.Call.Name != "" {
+		d["tool"] = r.Outcome.Call.Name
+	}
+	return envelope.Envelope{Code: envelope.ToolError, Message: msg, Details: sanitize.Details(d), Source: envelope.SourceTool}
+}
+
+// flatText is the one string openai formats carry for a result: the envelope
+// JSON for every failure, the placeholder for empty content.
+func flatText(r Result) string {
+	if r.Failed {
+		return outcome.EnvelopeText(failure(r))
+	}
+	t := resultText(r.Outcome)
+	if outcome.IsBlank(t) && len(images(r.Outcome)) == 0 {
+		return outcome.EmptyPlaceholder
+	}
+	return t
+}
+
+// ---- openai-chat ----
+
+func (w *writer) chat(m Message) []any {
+	results, calls, rest := split(m.Parts)
+	out := make([]any, 0, len(results)+1)
+	for _, r := range results {
+		out = append(out, w.chatResult(r))
+	}
+	switch m.Role {
+	case RoleOther:
+		for _, p := range rest {
+			if v, ok := w.raw(p); ok {
+				out = append(out, v)
+			} else {
+				w.drop(p)
+			}
+		}
+		return out
+	case RoleTool:
+		return out
+	case RoleAssistant:
+		b := w.base(m.Raw)
+		b["role"] = "assistant"
+		if !w.same {
+			if t := textOf(rest); !outcome.IsBlank(t) {
+				b["content"] = t
+			} else {
+				b["content"] = nil
+			}
+			w.dropOthers(rest)
+		}
+		if len(calls) > 0 {
+			tc := make([]any, 0, len(calls))
+			for _, c := range calls {
+				if v, ok := w.raw(c); ok {
+					tc = append(tc, v)
+					continue
+				}
+				cb := w.base(c.Raw)
+				cb["id"] = c.Call.ID
+				cb["type"] = "function"
+				fn := clone(cb["function"])
+				fn["name"] = c.Call.Name
+				if _, ok := fn["arguments"]; !ok || !w.same {
+					fn["arguments"] = argsText(c.Call.Args)
+				}
+				cb["function"] = fn
+				tc = append(tc, cb)
+			}
+			b["tool_calls"] = tc
+		} else {
+			delete(b, "tool_calls")
+		}
+		return append(out, b)
+	}
+	if len(rest) == 0 && (len(results) > 0 || m.Role == RoleUser) {
+		return out
+	}
+	b := w.base(m.Raw)
+	b["role"] = string(m.Role)
+	if !w.same || b["content"] == nil {
+		b["content"] = w.chatParts(rest, m.Role == RoleSystem)
+	}
+	return append(out, b)
+}
+
+// chatParts writes user or system content: one string, or parts when there
+// is an image.
+func (w *writer) chatParts(parts []Part, textOnly bool) any {
+	hasImage := false
+	for _, p := range parts {
+		hasImage = hasImage || p.Kind == KindImage
+	}
+	if !hasImage || textOnly {
+		w.dropOthers(parts)
+		return textOf(parts)
+	}
+	arr := make([]any, 0, len(parts))
+	for _, p := range parts {
+		switch p.Kind {
+		case KindText:
+			arr = append(arr, map[string]any{"type": "text", "text": p.Text})
+		case KindImage:
+			arr = append(arr, map[string]any{"type": "image_url", "image_url": map[string]any{"url": p.Image.url()}})
+		default:
+			w.drop(p)
+		}
+	}
+	return arr
+}
+
+func (w *writer) dropOthers(parts []Part) {
+	for _, p := range parts {
+		if p.Kind == KindOther || (p.Kind == KindImage && w.to != OpenAIChat) {
+			w.drop(p)
+		}
+	}
+}
+
+func (w *writer) chatResult(p Part) any {
+	if v, ok := w.raw(p); ok {
+		return v
+	}
+	b := w.base(p.Raw)
+	b["role"] = "tool"
+	b["tool_call_id"] = p.Result.ID()
+	text := flatText(p.Result)
+	if imgs := images(p.Result.Outcome); len(imgs) > 0 {
+		n := "an image"
+		if len(imgs) > 1 {
+			n = strconv.Itoa(len(imgs)) + " images"
+		}
+		sep := " "
+		if outcome.IsBlank(text) {
+			text, sep = "", ""
+		}
+		text += sep + "[" + n + " attached in the next message]"
+		w.pending = append(w.pending, imgs...)
+	}
+	b["content"] = text
+	return b
+}
+
+// ---- openai-responses ----
+
+func (w *writer) responses(m Message) []any {
+	results, calls, rest := split(m.Parts)
+	out := make([]any, 0, len(m.Parts))
+	if m.Role == RoleOther || (m.Role == RoleAssistant && len(rest) == 1 && rest[0].Kind == KindOther) {
+		for _, p := range rest {
+			if v, ok := w.raw(p); ok {
+				out = append(out, v)
+			} else {
+				w.drop(p)
+			}
+		}
+		rest = nil
+	}
+	if m.Role == RoleAssistant && len(rest) > 0 {
+		if t := textOf(rest); !outcome.IsBlank(t) {
+			out = append(out, map[string]any{"role": "assistant", "content": t})
+		}
+		w.dropOthers(rest)
+	}
+	for _, c := range calls {
+		if v, ok := w.raw(c); ok {
+			out = append(out, v)
+			continue
+		}
+		b := w.base(c.Raw)
+		b["type"] = "function_call"
+		b["call_id"] = c.Call.ID
+		b["name"] = c.Call.Name
+		if _, ok := b["arguments"]; !ok || !w.same {
+			b["arguments"] = argsText(c.Call.Args)
+		}
+		out = append(out, b)
+	}
+	for _, r := range results {
+		out = append(out, w.responsesResult(r))
+	}
+	if (m.Role == RoleUser || m.Role == RoleSystem) && len(rest) > 0 {
+		b := w.base(m.Raw)
+		b["role"] = string(m.Role)
+		if !w.same || b["content"] == nil {
+			c := w.chatParts(rest, m.Role == RoleSystem)
+			if arr, ok := c.([]any); ok {
+				for i, e := range arr {
+					em := e.(map[string]any)
+					if em["type"] == "text" {
+						arr[i] = map[string]any{"type": "input_text", "text": em["text"]}
+					} else {
+						arr[i] = map[string]any{"type": "input_image", "image_url": em["image_url"].(map[string]any)["url"]}
+					}
+				}
+			}
+			b["content"] = c
+		}
+		out = append(out, b)
+	}
+	return out
+}
+
+func (w *writer) responsesResult(p Part) any {
+	if v, ok := w.raw(p); ok {
+		return v
+	}
+	b := w.base(p.Raw)
+	b["type"] = "function_call_output"
+	b["call_id"] = p.Result.ID()
+	text := flatText(p.Result)
+	if imgs := images(p.Result.Outcome); len(imgs) > 0 {
+		arr := []any{}
+		if !outcome.IsBlank(text) {
+			arr = append(arr, map[string]any{"type": "input_text", "text": text})
+		}
+		for _, im := range imgs {
+			arr = append(arr, map[string]any{"type": "input_image", "image_url": dataURL(im.MediaType, im.Data)})
+		}
+		b["output"] = arr
+	} else {
+		b["output"] = text
+	}
+	return b
+}
+
+// ---- anthropic ----
+
+func (w *writer) anthropic(m Message) []any {
+	switch m.Role {
+	case RoleOther:
+		return w.others(m)
+	case RoleSystem:
+		return w.toSystem(m)
+	}
+	role := "user"
+	if m.Role == RoleAssistant {
+		role = "assistant"
+	}
+	content := make([]any, 0, len(m.Parts))
+	for _, p := range m.Parts {
+		if v, ok := w.raw(p); ok {
+			content = append(content, v)
+			continue
+		}
+		switch p.Kind {
+		case KindText:
+			if !outcome.IsBlank(p.Text) || w.same {
+				content = append(content, map[string]any{"type": "text", "text": p.Text})
+			}
+		case KindImage:
+			content = append(content, anthropicImageBlock(p.Image))
+		case KindCall:
+			b := w.base(p.Raw)
+			in, _ := argsObject(p.Call.Args)
+			b["type"], b["id"], b["name"], b["input"] = "tool_use", p.Call.ID, p.Call.Name, in
+			content = append(content, b)
+		case KindResult:
+			content = append(content, w.anthropicResult(p))
+		default:
+			w.drop(p)
+		}
+	}
+	return w.wrap(m, role, "content", content)
+}
+
+func anthropicImageBlock(im Image) map[string]any {
+	if im.URL != "" {
+		return map[string]any{"type": "image", "source": map[string]any{"type": "url", "url": im.URL}}
+	}
+	return map[string]any{"type": "image", "source": map[string]any{"type": "base64", "media_type": im.MediaType, "data": im.Data}}
+}
+
+func (w *writer) anthropicResult(p Part) any {
+	b := w.base(p.Raw)
+	r := p.Result
+	b["type"] = "tool_result"
+	b["tool_use_id"] = r.ID()
+	if r.Failed {
+		b["is_error"] = true
+	} else if w.same {
+		if _, had := b["is_error"]; had {
+			b["is_error"] = false
+		}
+	}
+	switch {
+	case r.Outcome.Error != nil:
+		b["content"] = outcome.EnvelopeText(outcome.Safe(*r.Outcome.Error))
+	case r.Outcome.Result != nil && r.Outcome.Result.Kind == outcome.Blocks:
+		arr := []any{}
+		for _, bl := range r.Outcome.Result.Blocks {
+			if bl.Type == "image" {
+				arr = append(arr, anthropicImageBlock(Image{MediaType: bl.MediaType, Data: bl.Data}))
+			} else if !outcome.IsBlank(bl.Text) {
+				arr = append(arr, map[string]any{"type": "text", "text": bl.Text})
+			}
+		}
+		b["content"] = arr
+	default:
+		t := resultText(r.Outcome)
+		if outcome.IsBlank(t) {
+			t = outcome.EmptyPlaceholder
+		}
+		b["content"] = t
+	}
+	return b
+}
+
+func (w *writer) toSystem(m Message) []any {
+	if t := textOf(m.Parts); t != "" {
+		w.system = append(w.system, t)
+	}
+	return nil
+}
+
+func (w *writer) others(m Message) []any {
+	var out []any
+	for _, p := range m.Parts {
+		if v, ok := w.raw(p); ok {
+			out = append(out, v)
+		} else {
+			w.drop(p)
+		}
+	}
+	return out
+}
+
+// ---- gemini ----
+
+func (w *writer) gemini(m Message) []any {
+	switch m.Role {
+	case RoleOther:
+		return w.others(m)
+	case RoleSystem:
+		return w.toSystem(m)
+	}
+	results, _, _ := split(m.Parts)
+	role := "user"
+	if m.Role == RoleAssistant {
+		role = "model"
+	}
+	if len(results) > 0 && len(results) < len(m.Parts) && !w.same {
+		// Responses travel alone in their content (B08); the rest follows.
+		rest := make([]Part, 0, len(m.Parts)-len(results))
+		for _, p := range m.Parts {
+			if p.Kind != KindResult {
+				rest = append(rest, p)
+			}
+		}
+		return append(w.gemini(Message{Role: RoleTool, Parts: results}), w.gemini(Message{Role: m.Role, Parts: rest})...)
+	}
+	parts := make([]any, 0, len(m.Parts))
+	for _, p := range m.Parts {
+		if v, ok := w.raw(p); ok {
+			parts = append(parts, v)
+			continue
+		}
+		switch p.Kind {
+		case KindText:
+			if !outcome.IsBlank(p.Text) || w.same {
+				parts = append(parts, map[string]any{"text": p.Text})
+			}
+		case KindImage:
+			if p.Image.URL != "" {
+				parts = append(parts, map[string]any{"text": "[image: " + p.Image.URL + "]"})
+			} else {
+				parts = append(parts, map[string]any{"inlineData": map[string]any{"mimeType": p.Image.MediaType, "data": p.Image.Data}})
+			}
+		case KindCall:
+			b := w.base(p.Raw)
+			fc := w.base(b["functionCall"])
+			if p.Call.ID != "" {
+				fc["id"] = p.Call.ID
+			}
+			fc["name"] = p.Call.Name
+			fc["args"], _ = argsObject(p.Call.Args)
+			b["functionCall"] = fc
+			parts = append(parts, b)
+		case KindResult:
+			parts = append(parts, w.geminiResult(p))
+		default:
+			w.drop(p)
+		}
+	}
+	return w.wrap(m, role, "parts", parts)
+}
+
+func (w *writer) geminiResult(p Part) any {
+	b := w.base(p.Raw)
+	fr := w.base(b["functionResponse"])
+	r := p.Result
+	if r.ID() != "" {
+		fr["id"] = r.ID()
+	}
+	fr["name"] = r.Outcome.Call.Name
+	delete(fr, "parts")
+	switch {
+	case r.Outcome.Error != nil:
+		fr["response"] = map[string]any{"error": outcome.Safe(*r.Outcome.Error).Value()}
+	case r.Failed:
+		fr["response"] = map[string]any{"error": geminiValue(r.Outcome)}
+	default:
+		v := geminiValue(r.Outcome)
+		if obj, ok := v.(map[string]any); ok && obj["error"] == nil && obj["output"] == nil && len(obj) > 0 {
+			fr["response"] = obj
+		} else {
+			fr["response"] = map[string]any{"output": v}
+		}
+		if imgs := images(r.Outcome); len(imgs) > 0 {
+			arr := make([]any, 0, len(imgs))
+			for _, im := range imgs {
+				arr = append(arr, map[string]any{"inlineData": map[string]any{"mimeType": im.MediaType, "data": im.Data}})
+			}
+			fr["parts"] = arr
+		}
+	}
+	b["functionResponse"] = fr
+	return b
+}
+
+func geminiValue(o outcome.Outcome) any {
+	if o.Result != nil && o.Result.Kind == outcome.JSON {
+		return o.Result.JSON
+	}
+	return resultText(o)
+}
+
+// ---- bedrock ----
+
+func (w *writer) bedrock(m Message) []any {
+	switch m.Role {
+	case RoleOther:
+		return w.others(m)
+	case RoleSystem:
+		if !w.same {
+			return w.toSystem(m)
+		}
+	}
+	role := "user"
+	if m.Role == RoleAssistant {
+		role = "assistant"
+	} else if m.Role == RoleSystem {
+		role = "system"
+	}
+	content := make([]any, 0, len(m.Parts))
+	for _, p := range m.Parts {
+		if v, ok := w.raw(p); ok {
+			content = append(content, v)
+			continue
+		}
+		switch p.Kind {
+		case KindText:
+			if !outcome.IsBlank(p.Text) || w.same {
+				content = append(content, map[string]any{"text": p.Text})
+			}
+		case KindImage:
+			if p.Image.URL != "" {
+				content = append(content, map[string]any{"text": "[image: " + p.Image.URL + "]"})
+			} else {
+				content = append(content, bedrockImageBlock(p.Image.MediaType, p.Image.Data))
+			}
+		case KindCall:
+			b := w.base(p.Raw)
+			tu := w.base(b["toolUse"])
+			tu["toolUseId"], tu["name"] = p.Call.ID, p.Call.Name
+			tu["input"], _ = argsObject(p.Call.Args)
+			b["toolUse"] = tu
+			content = append(content, b)
+		case KindResult:
+			content = append(content, w.bedrockResult(p))
+		default:
+			w.drop(p)
+		}
+	}
+	return w.wrap(m, role, "content", content)
+}
+
+func bedrockImageBlock(media, data string) map[string]any {
+	return map[string]any{"image": map[string]any{"format": strings.TrimPrefix(media, "image/"), "source": map[string]any{"bytes": data}}}
+}
+
+func (w *writer) bedrockResult(p Part) any {
+	b := w.base(p.Raw)
+	tr := w.base(b["toolResult"])
+	r := p.Result
+	tr["toolUseId"] = r.ID()
+	if r.Failed {
+		tr["status"] = "error"
+	} else if tr["status"] != nil {
+		tr["status"] = "success"
+	}
+	var content []any
+	switch {
+	case r.Outcome.Error != nil:
+		content = []any{map[string]any{"json": outcome.Safe(*r.Outcome.Error).Value()}}
+	case r.Outcome.Result != nil && r.Outcome.Result.Kind == outcome.JSON:
+		content = []any{map[string]any{"json": r.Outcome.Result.JSON}}
+	case r.Outcome.Result != nil && r.Outcome.Result.Kind == outcome.Blocks:
+		for _, bl := range r.Outcome.Result.Blocks {
+			if bl.Type == "image" {
+				content = append(content, bedrockImageBlock(bl.MediaType, bl.Data))
+			} else {
+				content = append(content, map[string]any{"text": bl.Text})
+			}
+		}
+	default:
+		t := resultText(r.Outcome)
+		if outcome.IsBlank(t) {
+			t = outcome.EmptyPlaceholder
+		}
+		content = []any{map[string]any{"text": t}}
+	}
+	tr["content"] = content
+	b["toolResult"] = tr
+	return b
+}
+
+// wrap makes the message object holding built elements under key; a
+// converted message left with nothing is dropped.
+func (w *writer) wrap(m Message, role, key string, elems []any) []any {
+	if len(elems) == 0 && !w.same {
+		return nil
+	}
+	b := w.base(m.Raw)
+	b["role"] = role
+	b[key] = elems
+	return []any{b}
+}
