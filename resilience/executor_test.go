@@ -1,0 +1,238 @@
+package resilience
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"log/slog"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/toolerr/toolerr/core"
+)
+
+// clock is a settable test clock.
+type clock struct{ ms atomic.Int64 }
+
+func (c *clock) now() time.Time   { return time.UnixMilli(c.ms.Load()) }
+func (c *clock) advance(ms int64) { c.ms.Add(ms) }
+
+func envErr(code core.Code, details map[string]any) error {
+	return &Error{Envelope: core.NewEnvelope(code, "failed", details, core.SourceTool)}
+}
+
+func newExec(c *clock, decisions *[]Decision) *Executor {
+	var mu sync.Mutex
+	return &Executor{
+		Now:  c.now,
+		Draw: func() float64 { return 0 },
+		OnDecision: func(d Decision) {
+			mu.Lock()
+			*decisions = append(*decisions, d)
+			mu.Unlock()
+		},
+	}
+}
+
+func kinds(ds []Decision) string {
+	var s []string
+	for _, d := range ds {
+		k := d.Kind.String()
+		if !d.Allowed {
+			k += "!"
+		}
+		s = append(s, k)
+	}
+	return strings.Join(s, " ")
+}
+
+func TestExecutor_retriesRetryableThenSucceeds(t *testing.T) {
+	c := &clock{}
+	c.ms.Store(1_000_000)
+	var ds []Decision
+	x := newExec(c, &ds)
+	calls := 0
+	err := x.Do(context.Background(), "search", func(context.Context) error {
+		calls++
+		if calls < 3 {
+			return envErr(core.CodeTransport, map[string]any{"status": 503})
+		}
+		return nil
+	})
+	require.NoError(t, err)
+	assert.Equal(t, 3, calls)
+	assert.Equal(t, "breaker call! retry breaker call! retry breaker call", kinds(ds))
+}
+
+// TestExecutor_retryableFalseNeverRetried is seed 000 checklist item 2
+// through the executor: a 400 (INVALID_ARGS) is called once and returned.
+func TestExecutor_retryableFalseNeverRetried(t *testing.T) {
+	for _, code := range []core.Code{core.CodeInvalidArgs, core.CodeToolError, core.CodeAuthentication, core.CodeQuotaExhausted} {
+		t.Run(string(code), func(t *testing.T) {
+			c := &clock{}
+			var ds []Decision
+			x := newExec(c, &ds)
+			x.Retry = core.RetryPolicy{MaxAttempts: 10}
+			calls := 0
+			err := x.Do(context.Background(), "search", func(context.Context) error {
+				calls++
+				return envErr(code, map[string]any{"retry_after_seconds": 1})
+			})
+			var te *Error
+			require.ErrorAs(t, err, &te)
+			assert.Equal(t, 1, calls)
+			assert.Equal(t, code, te.Envelope.Code)
+			assert.False(t, te.Envelope.Retryable)
+			assert.Equal(t, "not_retryable", ds[len(ds)-1].Reason)
+		})
+	}
+}
+
+func TestExecutor_breakerOpensAndRefuses(t *testing.T) {
+	c := &clock{}
+	c.ms.Store(1_000_000)
+	var ds []Decision
+	x := newExec(c, &ds)
+	x.Retry = core.RetryPolicy{MaxAttempts: 1}
+	calls := 0
+	fail := func(context.Context) error { calls++; return envErr(core.CodeTimeout, nil) }
+	for i := 0; i < 3; i++ {
+		require.Error(t, x.Do(context.Background(), "search", fail))
+	}
+	c.advance(10_000)
+	err := x.Do(context.Background(), "search", fail)
+	require.ErrorIs(t, err, ErrCircuitOpen)
+	var te *Error
+	require.ErrorAs(t, err, &te)
+	assert.Equal(t, int64(20), te.Envelope.Details["retry_after_seconds"])
+	assert.Equal(t, 0, te.Attempts)
+	assert.Equal(t, 3, calls)
+
+	// Another tool has its own breaker.
+	require.NoError(t, x.Do(context.Background(), "fetch", func(context.Context) error { return nil }))
+
+	// After the hold: one probe, and two successes close.
+	c.advance(20_000)
+	ok := func(context.Context) error { calls++; return nil }
+	require.NoError(t, x.Do(context.Background(), "search", ok))
+	st, err := x.BreakerState(context.Background(), "search")
+	require.NoError(t, err)
+	assert.Equal(t, core.BreakerState{Phase: core.BreakerHalfOpen, Successes: 1}, st)
+	require.NoError(t, x.Do(context.Background(), "search", ok))
+	st, err = x.BreakerState(context.Background(), "search")
+	require.NoError(t, err)
+	assert.Equal(t, core.BreakerState{}, st)
+}
+
+func TestExecutor_invalidArgsDoNotOpenBreaker(t *testing.T) {
+	c := &clock{}
+	var ds []Decision
+	x := newExec(c, &ds)
+	for i := 0; i < 10; i++ {
+		require.Error(t, x.Do(context.Background(), "search", func(context.Context) error { return envErr(core.CodeInvalidArgs, nil) }))
+	}
+	st, err := x.BreakerState(context.Background(), "search")
+	require.NoError(t, err)
+	assert.Equal(t, core.BreakerClosed, st.Phase)
+}
+
+func TestExecutor_contextCancelDuringSleep(t *testing.T) {
+	x := &Executor{Draw: func() float64 { return 0.99 }, Retry: core.RetryPolicy{BaseMs: 60_000, CapMs: 60_000}}
+	ctx, cancel := context.WithCancel(context.Background())
+	go func() { time.Sleep(20 * time.Millisecond); cancel() }()
+	start := time.Now()
+	err := x.Do(ctx, "search", func(context.Context) error { return envErr(core.CodeTransport, nil) })
+	assert.Less(t, time.Since(start), 5*time.Second)
+	var te *Error
+	require.ErrorAs(t, err, &te)
+	assert.Equal(t, core.CodeCancelled, te.Envelope.Code)
+	require.ErrorIs(t, err, context.Canceled)
+	assert.Equal(t, 1, te.Attempts)
+}
+
+func TestExecutor_budgetExhausted(t *testing.T) {
+	c := &clock{}
+	var ds []Decision
+	x := newExec(c, &ds)
+	x.Budget = NewBudget(core.BudgetLimits{Steps: 2})
+	calls := 0
+	err := x.Do(context.Background(), "search", func(context.Context) error { calls++; return envErr(core.CodeTransport, nil) })
+	require.ErrorIs(t, err, ErrBudgetExhausted)
+	assert.Equal(t, 2, calls)
+	var te *Error
+	require.ErrorAs(t, err, &te)
+	assert.Equal(t, "steps", te.Envelope.Details["exhausted"])
+	assert.False(t, te.Envelope.Retryable)
+	assert.Equal(t, core.BudgetState{Steps: 2}, x.Budget.State())
+}
+
+func TestExecutor_defaultClassifyGoErrors(t *testing.T) {
+	x := &Executor{Draw: func() float64 { return 0 }, Retry: core.RetryPolicy{MaxAttempts: 2}}
+	calls := 0
+	err := x.Do(context.Background(), "search", func(context.Context) error { calls++; return context.DeadlineExceeded })
+	var te *Error
+	require.ErrorAs(t, err, &te)
+	assert.Equal(t, core.CodeTimeout, te.Envelope.Code)
+	assert.Equal(t, 2, calls)
+	assert.Equal(t, "search", te.Envelope.Details["tool"])
+}
+
+// failingStore always errors, like Redis that cannot be reached.
+type failingStore struct{}
+
+func (failingStore) Load(context.Context, string) ([]byte, error) {
+	return nil, errors.New("dial tcp 127.0.0.1:1: connection refused")
+}
+func (failingStore) CompareAndSwap(context.Context, string, []byte, []byte) ([]byte, bool, error) {
+	return nil, false, errors.New("dial tcp 127.0.0.1:1: connection refused")
+}
+
+func TestExecutor_storeFallbackKeepsDeciding(t *testing.T) {
+	c := &clock{}
+	var ds []Decision
+	x := newExec(c, &ds)
+	x.Store = failingStore{}
+	x.Retry = core.RetryPolicy{MaxAttempts: 1}
+	var buf bytes.Buffer
+	x.Logger = slog.New(slog.NewTextHandler(&buf, &slog.HandlerOptions{Level: slog.LevelDebug}))
+	for i := 0; i < 3; i++ {
+		require.Error(t, x.Do(context.Background(), "search", func(context.Context) error { return envErr(core.CodeTransport, nil) }))
+	}
+	// The local breaker opened: no decision was lost.
+	err := x.Do(context.Background(), "search", func(context.Context) error { return nil })
+	require.ErrorIs(t, err, ErrCircuitOpen)
+	fallbacks := 0
+	for _, d := range ds {
+		if d.Kind == DecisionFallback {
+			fallbacks++
+			assert.Contains(t, d.Err.Error(), "connection refused")
+		}
+	}
+	assert.Equal(t, 7, fallbacks) // 3 x (allow + failure) + 1 allow
+	assert.Contains(t, buf.String(), "kind=fallback")
+	assert.Contains(t, buf.String(), "code=CIRCUIT_OPEN")
+}
+
+func TestCall_returnsValue(t *testing.T) {
+	x := &Executor{}
+	v, err := Call(context.Background(), x, "add", func(context.Context) (int, error) { return 42, nil })
+	require.NoError(t, err)
+	assert.Equal(t, 42, v)
+}
+
+func TestDecisionKind_String(t *testing.T) {
+	assert.Equal(t, "fallback", DecisionFallback.String())
+	assert.Equal(t, "unknown decision kind: 9", DecisionKind(9).String())
+}
+
+func TestError_format(t *testing.T) {
+	e := &Error{Envelope: core.NewEnvelope(core.CodeTimeout, "The call timed out", nil, core.SourceTool)}
+	assert.Equal(t, "toolerr: TIMEOUT: The call timed out.", e.Error())
+	assert.False(t, errors.Is(e, ErrCircuitOpen))
+}
