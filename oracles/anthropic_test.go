@@ -1,10 +1,14 @@
 package oracles
 
 import (
+	"encoding/json"
+	"os"
+	"path/filepath"
 	"testing"
 
 	"github.com/anthropics/anthropic-sdk-go/v2"
 	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 )
 
 // oracleEnvelope is the running example of wire-formats §6 (code from our
@@ -84,6 +88,103 @@ func TestAnthropic_matchesSDK(t *testing.T) {
 			ours := invokeOK(t, req).([]any)
 			assert.Len(t, ours, 1, "one user message per turn")
 			assert.Equal(t, asJSONValue(t, tc.sdk), normalizeAnthropic(ours[0]))
+		})
+	}
+}
+
+// recordedTurn is one user message of a real recording that answers tool
+// calls, with the number of tool results and of failures it holds.
+type recordedTurn struct {
+	file     string
+	msg      map[string]any
+	results  int
+	failures int
+}
+
+// recordedTurns reads every recording of provider in shared/fixtures/real and
+// returns its user messages that hold tool results; isResult reports whether
+// a content block or part is one, and whether it is flagged as a failure.
+// Shared by the anthropic, gemini and bedrock real-recording tests.
+func recordedTurns(t *testing.T, provider, listKey string, isResult func(b map[string]any) (result, failed bool)) []recordedTurn {
+	files, err := filepath.Glob(filepath.Join(sharedDir(t), "fixtures", "real", provider, "*.json"))
+	require.NoError(t, err)
+	var turns []recordedTurn
+	for _, f := range files {
+		raw, err := os.ReadFile(f)
+		require.NoError(t, err)
+		var rec struct {
+			Request struct {
+				Body map[string]any `json:"body"`
+			} `json:"request"`
+		}
+		if json.Unmarshal(raw, &rec) != nil || rec.Request.Body == nil {
+			continue
+		}
+		msgs, _ := rec.Request.Body[listKey].([]any)
+		for _, mv := range msgs {
+			m, _ := mv.(map[string]any)
+			blockKey := "content"
+			if listKey == "contents" {
+				blockKey = "parts"
+			}
+			blocks, _ := m[blockKey].([]any)
+			turn := recordedTurn{file: filepath.Base(f), msg: m}
+			for _, bv := range blocks {
+				b, _ := bv.(map[string]any)
+				if r, failed := isResult(b); r {
+					turn.results++
+					if failed {
+						turn.failures++
+					}
+				}
+			}
+			if turn.results > 0 {
+				turns = append(turns, turn)
+			}
+		}
+	}
+	require.NotEmpty(t, turns, "no recorded %s tool results", provider)
+	return turns
+}
+
+// checkRecordedTurn parses a recorded turn, checks that every result and
+// every failure flag survives, serializes the outcomes again and returns
+// both.
+func checkRecordedTurn(t *testing.T, format string, turn recordedTurn) (parsed []any, again map[string]any) {
+	t.Helper()
+	parsed = invokeOK(t, map[string]any{"op": "parse", "format": format, "messages": []any{turn.msg}}).([]any)
+	require.Len(t, parsed, turn.results)
+	failures := 0
+	for _, o := range parsed {
+		if _, ok := o.(map[string]any)["error"]; ok {
+			failures++
+		}
+	}
+	assert.Equal(t, turn.failures, failures, "failure flags kept")
+	out := invokeOK(t, map[string]any{"op": "serialize", "format": format, "results": parsed}).([]any)
+	require.Len(t, out, 1)
+	return parsed, out[0].(map[string]any)
+}
+
+func TestAnthropic_realRecordings(t *testing.T) {
+	turns := recordedTurns(t, "anthropic", "messages", func(b map[string]any) (bool, bool) {
+		return b["type"] == "tool_result", b["is_error"] == true
+	})
+	for _, turn := range turns {
+		t.Run(turn.file, func(t *testing.T) {
+			parsed, again := checkRecordedTurn(t, "anthropic", turn)
+			flagged := 0
+			for _, b := range again["content"].([]any) {
+				if b.(map[string]any)["is_error"] == true {
+					flagged++
+				}
+			}
+			assert.Equal(t, turn.failures, flagged, "is_error on every failure after the round trip")
+			if turn.file == "transcript_tool_result_is_error_pydantic_ai.json" && turn.failures == 1 {
+				e := parsed[0].(map[string]any)["error"].(map[string]any)
+				assert.Equal(t, "TOOL_ERROR", e["code"])
+				assert.Contains(t, e["message"], "validation error")
+			}
 		})
 	}
 }

@@ -262,3 +262,29 @@ func TestBedrock_botocoreParamValidator(t *testing.T) {
 	}
 	assert.Contains(t, lines[len(msgs)], "Invalid length for parameter messages[0].content[0].toolResult.toolUseId")
 }
+
+func TestBedrock_realRecordings(t *testing.T) {
+	m := loadBedrockModel(t)
+	turns := recordedTurns(t, "bedrock", "messages", func(b map[string]any) (bool, bool) {
+		tr, ok := b["toolResult"].(map[string]any)
+		return ok, ok && tr["status"] == "error"
+	})
+	for _, turn := range turns {
+		t.Run(turn.file, func(t *testing.T) {
+			parsed, again := checkRecordedTurn(t, "bedrock", turn)
+			flagged := 0
+			for _, b := range again["content"].([]any) {
+				if b.(map[string]any)["toolResult"].(map[string]any)["status"] == "error" {
+					flagged++
+				}
+			}
+			assert.Equal(t, turn.failures, flagged, "status error on every failure after the round trip")
+			assert.Empty(t, m.check("Message", again, "message"))
+			if turn.file == "transcript_tool_result_status_error_pydantic_ai.json" {
+				e := parsed[0].(map[string]any)["error"].(map[string]any)
+				assert.Equal(t, "TOOL_ERROR", e["code"])
+				assert.Contains(t, e["message"], "The country is not supported.")
+			}
+		})
+	}
+}
