@@ -38,7 +38,9 @@ func openAICases() []openAICase {
 		{"failure", map[string]any{"error": oracleEnvelope()}, func(t *testing.T) string { return stdJSON(t, oracleEnvelope()) }},
 		{"text", map[string]any{"result": map[string]any{"text": "Sunny, 21 °C"}}, func(*testing.T) string { return "Sunny, 21 °C" }},
 		{"json (B14)", map[string]any{"result": map[string]any{"json": map[string]any{"city": "東京", "note": "naïve — ok", "n": []any{1, 2}}}},
-			func(t *testing.T) string { return stdJSON(t, map[string]any{"city": "東京", "note": "naïve — ok", "n": []any{1, 2}}) }},
+			func(t *testing.T) string {
+				return stdJSON(t, map[string]any{"city": "東京", "note": "naïve — ok", "n": []any{1, 2}})
+			}},
 		{"empty (B12)", map[string]any{"result": map[string]any{}}, func(*testing.T) string { return "(empty result)" }},
 	}
 }
