@@ -190,7 +190,7 @@ func opNormalizeIDs(req map[string]any) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	m := transcript.NormalizeIDs(msgs, rules)
+	m := transcript.NormalizeIDs(f, msgs, rules)
 	return map[string]any{"messages": transcript.Write(f, msgs), "id_map": idMapValue(m)}, nil
 }
 

@@ -29,7 +29,7 @@ func Convert(from, to Format, msgs []Message, rules string) Converted {
 	}
 	r := idRules(to, rules)
 	ids := planIDs(turns, r)
-	applyIDs(turns, ids)
+	applyIDs(to, turns, ids)
 	if to == Anthropic || to == Bedrock {
 		turns = joinUserSide(turns)
 	}

@@ -167,8 +167,10 @@ func planIDs(msgs []Message, rules string) IDMap {
 	return m
 }
 
-// applyIDs rewrites the ids of calls and results by m, marking what changed.
-func applyIDs(msgs []Message, m IDMap) {
+// applyIDs rewrites the ids of calls and results by m. A part read from a
+// list keeps its raw tree with only the id member replaced, so that nothing
+// else about it changes.
+func applyIDs(f Format, msgs []Message, m IDMap) {
 	if len(m.Forward) == 0 {
 		return
 	}
@@ -178,21 +180,54 @@ func applyIDs(msgs []Message, m IDMap) {
 			switch p.Kind {
 			case KindCall:
 				if n, ok := m.Forward[p.Call.ID]; ok {
-					p.Call.ID, p.Dirty, msgs[i].Dirty = n, true, true
+					p.Call.ID, msgs[i].Dirty = n, true
+					p.Raw = withID(f, p.Raw, "id", "call_id", "functionCall", "toolUse", n)
 				}
 			case KindResult:
 				if n, ok := m.Forward[p.Result.ID()]; ok {
-					p.Result.Outcome.Call.ID, p.Dirty, msgs[i].Dirty = n, true, true
+					p.Result.Outcome.Call.ID, msgs[i].Dirty = n, true
+					p.Raw = withID(f, p.Raw, "tool_call_id", "call_id", "functionResponse", "toolResult", n)
 				}
 			}
 		}
 	}
 }
 
+// withID returns a copy of a raw call or result with its id member set: key
+// chat (openai-chat; anthropic uses "id" and "tool_use_id" likewise),
+// respKey (openai-responses), the Gemini wrapper gem, the Bedrock wrapper br.
+func withID(f Format, raw any, chat, respKey, gem, br, id string) any {
+	if raw == nil {
+		return nil
+	}
+	c := clone(raw)
+	switch f {
+	case OpenAIChat:
+		c[chat] = id
+	case OpenAIResponses:
+		c[respKey] = id
+	case Anthropic:
+		if chat == "id" {
+			c["id"] = id
+		} else {
+			c["tool_use_id"] = id
+		}
+	case Gemini:
+		in := clone(c[gem])
+		in["id"] = id
+		c[gem] = in
+	case Bedrock:
+		in := clone(c[br])
+		in["toolUseId"] = id
+		c[br] = in
+	}
+	return c
+}
+
 // NormalizeIDs rewrites every id of msgs that breaks rules, in calls and
 // results alike, and returns the map from new ids to the originals.
-func NormalizeIDs(msgs []Message, rules string) map[string]string {
+func NormalizeIDs(f Format, msgs []Message, rules string) map[string]string {
 	m := planIDs(msgs, rules)
-	applyIDs(msgs, m)
+	applyIDs(f, msgs, m)
 	return m.Back
 }

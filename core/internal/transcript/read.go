@@ -510,7 +510,7 @@ func geminiResponse(fr map[string]any, p string, raw any) (Part, error) {
 		o, _ = valueOutcome(ev)
 	} else if ov, ok := resp["output"]; ok && len(resp) == 1 {
 		o, failed = valueOutcome(ov)
-	} else if resp == nil {
+	} else if len(resp) == 0 {
 		o = outcome.Outcome{Result: &outcome.Result{Kind: outcome.Empty}}
 	} else {
 		o = outcome.Outcome{Result: &outcome.Result{Kind: outcome.JSON, JSON: resp}}

@@ -1,7 +1,6 @@
 package transcript
 
 import (
-	"strconv"
 	"strings"
 
 	"github.com/toolerr/toolerr/core/internal/envelope"
@@ -15,7 +14,7 @@ type writer struct {
 	same    bool // the messages were read from `to`: Raw trees are reused
 	notes   []string
 	system  []string // system text a format keeps outside its list
-	pending []outcome.Block
+	pending []any // openai-chat: messages that follow the run of tool messages
 	dropped map[string]int
 }
 
@@ -57,18 +56,12 @@ func (w *writer) list(msgs []Message) []any {
 	return w.flush(out)
 }
 
-// flush emits the images of openai-chat tool results as one user message
-// after the tool messages (tool messages carry text only; B13).
+// flush emits what openai-chat tool results could not carry (the user
+// message with their images, B13) after the run of tool messages.
 func (w *writer) flush(out []any) []any {
-	if len(w.pending) == 0 {
-		return out
-	}
-	parts := make([]any, 0, len(w.pending))
-	for _, b := range w.pending {
-		parts = append(parts, map[string]any{"type": "image_url", "image_url": map[string]any{"url": dataURL(b.MediaType, b.Data)}})
-	}
+	out = append(out, w.pending...)
 	w.pending = nil
-	return append(out, map[string]any{"role": "user", "content": parts})
+	return out
 }
 
 // drop records a part the target cannot carry.
@@ -145,26 +138,13 @@ func failure(r Result) envelope.Envelope {
 	return envelope.Envelope{Code: envelope.ToolError, Message: msg, Details: sanitize.Details(d), Source: envelope.SourceTool}
 }
 
-// flatText is the one string openai formats carry for a result: the envelope
-// JSON for every failure, the placeholder for empty content.
-func flatText(r Result) string {
-	if r.Failed {
-		return outcome.EnvelopeText(failure(r))
-	}
-	t := resultText(r.Outcome)
-	if outcome.IsBlank(t) && len(images(r.Outcome)) == 0 {
-		return outcome.EmptyPlaceholder
-	}
-	return t
-}
-
 // ---- openai-chat ----
 
 func (w *writer) chat(m Message) []any {
 	results, calls, rest := split(m.Parts)
 	out := make([]any, 0, len(results)+1)
 	for _, r := range results {
-		out = append(out, w.chatResult(r))
+		out = append(out, w.result(r))
 	}
 	switch m.Role {
 	case RoleOther:
@@ -257,30 +237,6 @@ func (w *writer) dropOthers(parts []Part) {
 	}
 }
 
-func (w *writer) chatResult(p Part) any {
-	if v, ok := w.raw(p); ok {
-		return v
-	}
-	b := w.base(p.Raw)
-	b["role"] = "tool"
-	b["tool_call_id"] = p.Result.ID()
-	text := flatText(p.Result)
-	if imgs := images(p.Result.Outcome); len(imgs) > 0 {
-		n := "an image"
-		if len(imgs) > 1 {
-			n = strconv.Itoa(len(imgs)) + " images"
-		}
-		sep := " "
-		if outcome.IsBlank(text) {
-			text, sep = "", ""
-		}
-		text += sep + "[" + n + " attached in the next message]"
-		w.pending = append(w.pending, imgs...)
-	}
-	b["content"] = text
-	return b
-}
-
 // ---- openai-responses ----
 
 func (w *writer) responses(m Message) []any {
@@ -317,7 +273,7 @@ func (w *writer) responses(m Message) []any {
 		out = append(out, b)
 	}
 	for _, r := range results {
-		out = append(out, w.responsesResult(r))
+		out = append(out, w.result(r))
 	}
 	if (m.Role == RoleUser || m.Role == RoleSystem) && len(rest) > 0 {
 		b := w.base(m.Raw)
@@ -339,29 +295,6 @@ func (w *writer) responses(m Message) []any {
 		out = append(out, b)
 	}
 	return out
-}
-
-func (w *writer) responsesResult(p Part) any {
-	if v, ok := w.raw(p); ok {
-		return v
-	}
-	b := w.base(p.Raw)
-	b["type"] = "function_call_output"
-	b["call_id"] = p.Result.ID()
-	text := flatText(p.Result)
-	if imgs := images(p.Result.Outcome); len(imgs) > 0 {
-		arr := []any{}
-		if !outcome.IsBlank(text) {
-			arr = append(arr, map[string]any{"type": "input_text", "text": text})
-		}
-		for _, im := range imgs {
-			arr = append(arr, map[string]any{"type": "input_image", "image_url": dataURL(im.MediaType, im.Data)})
-		}
-		b["output"] = arr
-	} else {
-		b["output"] = text
-	}
-	return b
 }
 
 // ---- anthropic ----
@@ -396,7 +329,7 @@ func (w *writer) anthropic(m Message) []any {
 			b["type"], b["id"], b["name"], b["input"] = "tool_use", p.Call.ID, p.Call.Name, in
 			content = append(content, b)
 		case KindResult:
-			content = append(content, w.anthropicResult(p))
+			content = append(content, w.result(p))
 		default:
 			w.drop(p)
 		}
@@ -409,41 +342,6 @@ func anthropicImageBlock(im Image) map[string]any {
 		return map[string]any{"type": "image", "source": map[string]any{"type": "url", "url": im.URL}}
 	}
 	return map[string]any{"type": "image", "source": map[string]any{"type": "base64", "media_type": im.MediaType, "data": im.Data}}
-}
-
-func (w *writer) anthropicResult(p Part) any {
-	b := w.base(p.Raw)
-	r := p.Result
-	b["type"] = "tool_result"
-	b["tool_use_id"] = r.ID()
-	if r.Failed {
-		b["is_error"] = true
-	} else if w.same {
-		if _, had := b["is_error"]; had {
-			b["is_error"] = false
-		}
-	}
-	switch {
-	case r.Outcome.Error != nil:
-		b["content"] = outcome.EnvelopeText(outcome.Safe(*r.Outcome.Error))
-	case r.Outcome.Result != nil && r.Outcome.Result.Kind == outcome.Blocks:
-		arr := []any{}
-		for _, bl := range r.Outcome.Result.Blocks {
-			if bl.Type == "image" {
-				arr = append(arr, anthropicImageBlock(Image{MediaType: bl.MediaType, Data: bl.Data}))
-			} else if !outcome.IsBlank(bl.Text) {
-				arr = append(arr, map[string]any{"type": "text", "text": bl.Text})
-			}
-		}
-		b["content"] = arr
-	default:
-		t := resultText(r.Outcome)
-		if outcome.IsBlank(t) {
-			t = outcome.EmptyPlaceholder
-		}
-		b["content"] = t
-	}
-	return b
 }
 
 func (w *writer) toSystem(m Message) []any {
@@ -517,45 +415,12 @@ func (w *writer) gemini(m Message) []any {
 			b["functionCall"] = fc
 			parts = append(parts, b)
 		case KindResult:
-			parts = append(parts, w.geminiResult(p))
+			parts = append(parts, w.result(p))
 		default:
 			w.drop(p)
 		}
 	}
 	return w.wrap(m, role, "parts", parts)
-}
-
-func (w *writer) geminiResult(p Part) any {
-	b := w.base(p.Raw)
-	fr := w.base(b["functionResponse"])
-	r := p.Result
-	if r.ID() != "" {
-		fr["id"] = r.ID()
-	}
-	fr["name"] = r.Outcome.Call.Name
-	delete(fr, "parts")
-	switch {
-	case r.Outcome.Error != nil:
-		fr["response"] = map[string]any{"error": outcome.Safe(*r.Outcome.Error).Value()}
-	case r.Failed:
-		fr["response"] = map[string]any{"error": geminiValue(r.Outcome)}
-	default:
-		v := geminiValue(r.Outcome)
-		if obj, ok := v.(map[string]any); ok && obj["error"] == nil && obj["output"] == nil && len(obj) > 0 {
-			fr["response"] = obj
-		} else {
-			fr["response"] = map[string]any{"output": v}
-		}
-		if imgs := images(r.Outcome); len(imgs) > 0 {
-			arr := make([]any, 0, len(imgs))
-			for _, im := range imgs {
-				arr = append(arr, map[string]any{"inlineData": map[string]any{"mimeType": im.MediaType, "data": im.Data}})
-			}
-			fr["parts"] = arr
-		}
-	}
-	b["functionResponse"] = fr
-	return b
 }
 
 func geminiValue(o outcome.Outcome) any {
@@ -607,7 +472,7 @@ func (w *writer) bedrock(m Message) []any {
 			b["toolUse"] = tu
 			content = append(content, b)
 		case KindResult:
-			content = append(content, w.bedrockResult(p))
+			content = append(content, w.result(p))
 		default:
 			w.drop(p)
 		}
@@ -619,41 +484,6 @@ func bedrockImageBlock(media, data string) map[string]any {
 	return map[string]any{"image": map[string]any{"format": strings.TrimPrefix(media, "image/"), "source": map[string]any{"bytes": data}}}
 }
 
-func (w *writer) bedrockResult(p Part) any {
-	b := w.base(p.Raw)
-	tr := w.base(b["toolResult"])
-	r := p.Result
-	tr["toolUseId"] = r.ID()
-	if r.Failed {
-		tr["status"] = "error"
-	} else if tr["status"] != nil {
-		tr["status"] = "success"
-	}
-	var content []any
-	switch {
-	case r.Outcome.Error != nil:
-		content = []any{map[string]any{"json": outcome.Safe(*r.Outcome.Error).Value()}}
-	case r.Outcome.Result != nil && r.Outcome.Result.Kind == outcome.JSON:
-		content = []any{map[string]any{"json": r.Outcome.Result.JSON}}
-	case r.Outcome.Result != nil && r.Outcome.Result.Kind == outcome.Blocks:
-		for _, bl := range r.Outcome.Result.Blocks {
-			if bl.Type == "image" {
-				content = append(content, bedrockImageBlock(bl.MediaType, bl.Data))
-			} else {
-				content = append(content, map[string]any{"text": bl.Text})
-			}
-		}
-	default:
-		t := resultText(r.Outcome)
-		if outcome.IsBlank(t) {
-			t = outcome.EmptyPlaceholder
-		}
-		content = []any{map[string]any{"text": t}}
-	}
-	tr["content"] = content
-	b["toolResult"] = tr
-	return b
-}
 
 // wrap makes the message object holding built elements under key; a
 // converted message left with nothing is dropped.
