@@ -14,7 +14,7 @@ type writer struct {
 	same    bool // the messages were read from `to`: Raw trees are reused
 	notes   []string
 	system  []string // system text a format keeps outside its list
-	pending []any // openai-chat: messages that follow the run of tool messages
+	pending []any    // openai-chat: messages that follow the run of tool messages
 	dropped map[string]int
 }
 
@@ -483,7 +483,6 @@ func (w *writer) bedrock(m Message) []any {
 func bedrockImageBlock(media, data string) map[string]any {
 	return map[string]any{"image": map[string]any{"format": strings.TrimPrefix(media, "image/"), "source": map[string]any{"bytes": data}}}
 }
-
 
 // wrap makes the message object holding built elements under key; a
 // converted message left with nothing is dropped.
