@@ -15,6 +15,13 @@ static uint8_t *call_invoke(void *f, const uint8_t *req, size_t n, size_t *out_l
 	return ((toolerr_invoke_fn)f)(req, n, out_len);
 }
 static void call_free(void *f, uint8_t *p) { ((toolerr_free_fn)f)(p); }
+
+#ifdef __GLIBC__
+#include <malloc.h>
+static void trim_c_heap(void) { malloc_trim(0); }
+#else
+static void trim_c_heap(void) {}
+#endif
 */
 import "C"
 
@@ -94,3 +101,7 @@ func (c *CShared) ABIVersion() uint32 { return uint32(C.call_abi_version(c.fVers
 
 // Close leaves the library loaded: a Go runtime cannot be unloaded.
 func (c *CShared) Close() error { return nil }
+
+// trimCHeap returns the C heap's free pages to the OS (glibc malloc_trim), so
+// that an RSS measurement sees live memory, not malloc's free lists.
+func trimCHeap() { C.trim_c_heap() }

@@ -21,22 +21,38 @@ type wasmABI interface {
 	memory() []byte
 }
 
-// invokeWasm copies req into a toolerr_alloc buffer, calls toolerr_invoke
-// with length n (len(req) for a well-behaved host), copies the response out
-// and frees both buffers, as every host binding does.
-func invokeWasm(w wasmABI, req []byte, n uint32) ([]byte, error) {
-	var ptr int32
-	if len(req) > 0 {
-		var err error
-		if ptr, err = w.alloc(int32(len(req))); err != nil {
+// reqBuf is a request buffer a host keeps across calls: toolerr_alloc once,
+// reused while requests fit, replaced by a larger one when they do not. The
+// request buffer stays the host's, so one call then crosses the boundary
+// twice (toolerr_invoke, toolerr_free of the response) instead of four times.
+type reqBuf struct {
+	ptr  int32
+	size int
+}
+
+// invokeWasm copies req into the reusable toolerr_alloc buffer, calls
+// toolerr_invoke with length n (len(req) for a well-behaved host), copies the
+// response out and frees it, as a host binding does.
+func invokeWasm(w wasmABI, buf *reqBuf, req []byte, n uint32) ([]byte, error) {
+	if len(req) > buf.size {
+		if buf.ptr != 0 {
+			if err := w.free(buf.ptr); err != nil {
+				return nil, err
+			}
+			*buf = reqBuf{}
+		}
+		size := max(len(req), 4096)
+		ptr, err := w.alloc(int32(size))
+		if err != nil {
 			return nil, err
 		}
 		if ptr == 0 {
-			return nil, fmt.Errorf("toolerr_alloc(%d) returned 0", len(req))
+			return nil, fmt.Errorf("toolerr_alloc(%d) returned 0", size)
 		}
-		copy(w.memory()[ptr:], req)
+		*buf = reqBuf{ptr: ptr, size: size}
 	}
-	res, err := w.invoke(ptr, int32(n))
+	copy(w.memory()[buf.ptr:], req)
+	res, err := w.invoke(buf.ptr, int32(n))
 	if err != nil {
 		return nil, err
 	}
@@ -46,15 +62,7 @@ func invokeWasm(w wasmABI, req []byte, n uint32) ([]byte, error) {
 		return nil, fmt.Errorf("toolerr_invoke returned ptr %d len %d outside memory of %d bytes", outPtr, outLen, len(mem))
 	}
 	out := append([]byte(nil), mem[outPtr:outPtr+outLen]...)
-	if err := w.free(int32(outPtr)); err != nil {
-		return nil, err
-	}
-	if ptr != 0 {
-		if err := w.free(ptr); err != nil {
-			return nil, err
-		}
-	}
-	return out, nil
+	return out, w.free(int32(outPtr))
 }
 
 // WazeroEngine is dist/toolerr.wasm compiled once by wazero; Instantiate is
@@ -105,6 +113,7 @@ type Wazero struct {
 	ctx                              context.Context
 	fAlloc, fFree, fInvoke, fVersion api.Function
 	stack                            []uint64
+	buf                              reqBuf
 }
 
 var _ Target = (*Wazero)(nil)
@@ -113,10 +122,14 @@ var _ Target = (*Wazero)(nil)
 func (w *Wazero) Name() string { return "wazero" }
 
 // Invoke runs req through toolerr_invoke.
-func (w *Wazero) Invoke(req []byte) ([]byte, error) { return invokeWasm(w, req, uint32(len(req))) }
+func (w *Wazero) Invoke(req []byte) ([]byte, error) {
+	return invokeWasm(w, &w.buf, req, uint32(len(req)))
+}
 
 // InvokeLen passes n as the length of req (a lying host, for boundary tests).
-func (w *Wazero) InvokeLen(req []byte, n uint32) ([]byte, error) { return invokeWasm(w, req, n) }
+func (w *Wazero) InvokeLen(req []byte, n uint32) ([]byte, error) {
+	return invokeWasm(w, &w.buf, req, n)
+}
 
 // ABIVersion calls toolerr_abi_version.
 func (w *Wazero) ABIVersion() (uint32, error) {
@@ -224,6 +237,7 @@ type Wasmtime struct {
 	store                            *wasmtime.Store
 	mem                              *wasmtime.Memory
 	fAlloc, fFree, fInvoke, fVersion *wasmtime.Func
+	buf                              reqBuf
 }
 
 var _ Target = (*Wasmtime)(nil)
@@ -232,10 +246,14 @@ var _ Target = (*Wasmtime)(nil)
 func (w *Wasmtime) Name() string { return "wasmtime" }
 
 // Invoke runs req through toolerr_invoke.
-func (w *Wasmtime) Invoke(req []byte) ([]byte, error) { return invokeWasm(w, req, uint32(len(req))) }
+func (w *Wasmtime) Invoke(req []byte) ([]byte, error) {
+	return invokeWasm(w, &w.buf, req, uint32(len(req)))
+}
 
 // InvokeLen passes n as the length of req (a lying host, for boundary tests).
-func (w *Wasmtime) InvokeLen(req []byte, n uint32) ([]byte, error) { return invokeWasm(w, req, n) }
+func (w *Wasmtime) InvokeLen(req []byte, n uint32) ([]byte, error) {
+	return invokeWasm(w, &w.buf, req, n)
+}
 
 // ABIVersion calls toolerr_abi_version.
 func (w *Wasmtime) ABIVersion() (uint32, error) {

@@ -1,0 +1,243 @@
+package conformance
+
+import (
+	"bytes"
+	"os"
+	"runtime"
+	"runtime/debug"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+	"github.com/toolerr/toolerr/core"
+)
+
+// wasmTarget is a wasm runtime's instance of toolerr.wasm.
+type wasmTarget interface {
+	Target
+	wasmABI
+	InvokeLen(req []byte, n uint32) ([]byte, error)
+	MemoryBytes() int
+	ABIVersion() (uint32, error)
+}
+
+var (
+	_ wasmTarget = (*Wazero)(nil)
+	_ wasmTarget = (*Wasmtime)(nil)
+)
+
+// wasmTargets opens a fresh instance under each wasm runtime.
+func wasmTargets(t *testing.T) []wasmTarget {
+	var out []wasmTarget
+	for _, mk := range builtinTargets() {
+		if mk.name == "wazero" || mk.name == "wasmtime" {
+			out = append(out, mk.open(t).(wasmTarget))
+		}
+	}
+	return out
+}
+
+// invalidInput is the INVALID_INPUT response core gives a request that is
+// not parsed at all: its message and details.
+func invalidInput(details, message string) string {
+	return `{"error":{"code":"INVALID_INPUT","details":` + details + `,"message":"` + message + `","retryable":false,"source":"orchestrator"}}`
+}
+
+func tooLarge(n uint64) string {
+	return invalidInput(`{"path":""}`, "toolerr: request is "+strconv.FormatUint(n, 10)+" bytes; the limit is 33554432.")
+}
+
+func nested(depth int) []byte {
+	return []byte(`{"op":"canonicalize","value":` + strings.Repeat("[", depth) + strings.Repeat("]", depth) + `}`)
+}
+
+// TestBoundary_badInput sends every kind of bad or extreme input through every
+// target: each answers with the same bytes as core.Invoke, a structured
+// response, never a trap or a crash.
+func TestBoundary_badInput(t *testing.T) {
+	megabyte := strings.Repeat("é", 1<<19) // 1 MiB of UTF-8 text
+	tests := []struct {
+		name string
+		req  []byte
+		want string // "" when only "same as native" is checked
+	}{
+		{"zero length", nil, invalidInput(`{"offset":0,"path":""}`, "toolerr: request is not valid JSON: empty input.")},
+		{"not JSON", []byte("\x00\xffGIF89a"), ""},
+		{"not an object", []byte(`"op"`), invalidInput(`{"path":""}`, "toolerr: request must be a JSON object, got string.")},
+		{"raw invalid UTF-8 in a string", []byte("{\"op\":\"canonicalize\",\"value\":\"a\xffb\xc3\"}"), "{\"ok\":\"a\uFFFDb\uFFFD\"}"},
+		{"raw invalid UTF-8 in a key", []byte("{\"op\":\"canonicalize\",\"value\":{\"\xed\xa0\x80\":1}}"), "{\"ok\":{\"\uFFFD\uFFFD\uFFFD\":1}}"},
+		{"64 MiB request", bytes.Repeat([]byte(" "), 64<<20), tooLarge(64 << 20)},
+		{"exactly MaxRequestBytes", append(append([]byte(`{"op":"version"}`), bytes.Repeat([]byte(" "), core.MaxRequestBytes-18)...), "\n\n"...), `{"ok":{"abi":1,"version":"0.1.0"}}`},
+		{"1 MiB of text", []byte(`{"op":"canonicalize","value":"` + megabyte + `"}`), `{"ok":"` + megabyte + `"}`},
+		{"nesting at the limit", nested(511), `{"ok":` + strings.Repeat("[", 511) + strings.Repeat("]", 511) + `}`},
+		{"nesting 100000 deep", nested(100000), invalidInput(`{"offset":540,"path":""}`, "toolerr: request is not valid JSON: nesting deeper than 512.")},
+	}
+	targets := []Target{Native{}}
+	for _, w := range wasmTargets(t) {
+		targets = append(targets, w)
+	}
+	targets = append(targets, cshared(t))
+	for _, tc := range tests {
+		native := core.Invoke(tc.req)
+		if tc.want != "" {
+			require.Equal(t, tc.want, string(native), "%s: native", tc.name)
+		}
+		assert.True(t, bytes.HasPrefix(native, []byte(`{"ok":`)) || bytes.HasPrefix(native, []byte(`{"error":{"code":"INVALID_INPUT"`)), "%s: %.200s", tc.name, native)
+		for _, tg := range targets {
+			t.Run(tg.Name()+"/"+tc.name, func(t *testing.T) {
+				got, err := tg.Invoke(tc.req)
+				require.NoError(t, err)
+				if !bytes.Equal(got, native) {
+					t.Error(Mismatch(tc.name, tg.Name(), got, native))
+				}
+			})
+		}
+	}
+}
+
+// TestBoundary_wasmLengths calls the wasm exports the way a faulty host
+// might: lengths that do not match the buffer, unknown pointers, bad sizes.
+func TestBoundary_wasmLengths(t *testing.T) {
+	for _, w := range wasmTargets(t) {
+		t.Run(w.Name(), func(t *testing.T) {
+			defer w.Close()
+			v, err := w.ABIVersion()
+			require.NoError(t, err)
+			assert.Equal(t, uint32(core.ABIVersion), v)
+
+			req := []byte(`{"op":"version"}trailing bytes the length leaves out`)
+			got, err := w.InvokeLen(req, 16)
+			require.NoError(t, err)
+			assert.Equal(t, `{"ok":{"abi":1,"version":"0.1.0"}}`, string(got), "a length shorter than the buffer")
+
+			for _, n := range []uint32{1 << 31, 1<<32 - 1, core.MaxRequestBytes + 1} {
+				got, err = w.InvokeLen(req, n)
+				require.NoError(t, err)
+				assert.Equal(t, tooLarge(uint64(n)), string(got), "length %d over a %d-byte buffer", n, len(req))
+			}
+			got, err = w.InvokeLen(req, 1<<20)
+			require.NoError(t, err)
+			assert.Equal(t, invalidInput(`{"offset":0,"path":""}`, "toolerr: request is not valid JSON: empty input."), string(got), "a length past the buffer reads as empty")
+
+			for _, size := range []int32{0, -1, -1 << 31, 4*core.MaxRequestBytes + 1} {
+				p, err := w.alloc(size)
+				require.NoError(t, err)
+				assert.Zero(t, p, "toolerr_alloc(%d)", size)
+			}
+			for _, p := range []int32{0, 8, 1 << 20, -4} {
+				require.NoError(t, w.free(p), "toolerr_free(%d) of an unknown pointer", p)
+			}
+			res, err := w.invoke(1<<20, 10)
+			require.NoError(t, err)
+			out := w.memory()[uint32(uint64(res)>>32) : uint32(uint64(res)>>32)+uint32(res)]
+			assert.Equal(t, invalidInput(`{"offset":0,"path":""}`, "toolerr: request is not valid JSON: empty input."), string(out), "an unknown pointer reads as empty")
+			require.NoError(t, w.free(int32(uint64(res)>>32)))
+		})
+	}
+}
+
+// TestBoundary_cLengths calls the C exports the way a faulty caller might.
+func TestBoundary_cLengths(t *testing.T) {
+	c := cshared(t)
+	assert.Equal(t, uint32(core.ABIVersion), c.ABIVersion())
+	req := []byte(`{"op":"version"}`)
+	got, err := c.InvokeLen(req, 1<<40)
+	require.NoError(t, err)
+	assert.Equal(t, tooLarge(1<<40), string(got), "a length over the buffer, 1 TiB")
+	got, err = c.InvokeLen(req, 1<<63)
+	require.NoError(t, err)
+	assert.Equal(t, tooLarge(1<<40), string(got), "a length past 1 TiB is reported as 1 TiB")
+	got, err = c.InvokeLen(nil, 16)
+	require.NoError(t, err)
+	assert.Equal(t, invalidInput(`{"offset":0,"path":""}`, "toolerr: request is not valid JSON: empty input."), string(got), "NULL req with a length reads as empty")
+	assert.True(t, c.InvokeNilOutLen(req), "out_len NULL returns NULL")
+	c.FreeNil()
+}
+
+// typicalRequests is the mix the memory test and the benchmarks call.
+var typicalRequests = [][]byte{
+	[]byte(`{"op":"serialize","format":"openai-chat","call":{"id":"call_abc123","name":"get_weather"},"error":{"code":"RATE_LIMITED","details":{"retry_after_seconds":12,"status":429,"tool":"get_weather"},"message":"The get_weather tool was rate limited (HTTP 429); retry after 12 seconds.","retryable":true,"source":"tool"}}`),
+	[]byte(`{"op":"envelope","code":"TIMEOUT","message":"Search timed out after 10 s"}`),
+	[]byte(`{"op":"canonicalize","value":{"b":[1.5,"é",1e21],"a":null}}`),
+	[]byte(`{"op":`),
+}
+
+// rssBytes is this process's resident set size, or 0 where /proc is absent.
+func rssBytes() int64 {
+	data, err := os.ReadFile("/proc/self/statm")
+	if err != nil {
+		return 0
+	}
+	f := strings.Fields(string(data))
+	pages, _ := strconv.ParseInt(f[1], 10, 64)
+	return pages * int64(os.Getpagesize())
+}
+
+// settledRSS collects garbage, lets finalizers free their C memory (wasmtime-go
+// frees its per-call types that way), returns free pages to the OS, then
+// reads the RSS.
+func settledRSS() int64 {
+	for range 3 {
+		runtime.GC()
+		time.Sleep(20 * time.Millisecond)
+	}
+	debug.FreeOSMemory()
+	trimCHeap()
+	return rssBytes()
+}
+
+// TestMemory_flat makes up to a million calls per target (at most about 4 s
+// each) after a warm-up: the wasm linear memory does not grow and the
+// process RSS stays within a small slack.
+func TestMemory_flat(t *testing.T) {
+	if testing.Short() {
+		t.Skip("-short: the memory test makes up to a million calls per target")
+	}
+	const (
+		maxCalls    = 1_000_000
+		maxTime     = 4 * time.Second
+		warmup      = 20_000
+		rssSlack    = 24 << 20
+		linearSlack = 0
+	)
+	var targets []Target
+	targets = append(targets, Native{})
+	for _, w := range wasmTargets(t) {
+		targets = append(targets, w)
+	}
+	targets = append(targets, cshared(t))
+	for _, tg := range targets {
+		t.Run(tg.Name(), func(t *testing.T) {
+			defer tg.Close()
+			call := func(i int) {
+				if _, err := tg.Invoke(typicalRequests[i%len(typicalRequests)]); err != nil {
+					t.Fatalf("call %d: %v", i, err)
+				}
+			}
+			for i := range warmup {
+				call(i)
+			}
+			w, isWasm := tg.(wasmTarget)
+			linear0 := 0
+			if isWasm {
+				linear0 = w.MemoryBytes()
+			}
+			rss0 := settledRSS()
+			start, n := time.Now(), warmup
+			for ; n < maxCalls && (n%1024 != 0 || time.Since(start) < maxTime); n++ {
+				call(n)
+			}
+			rss1 := settledRSS()
+			t.Logf("%d calls in %v; RSS %d -> %d KiB", n-warmup, time.Since(start).Round(time.Millisecond), rss0>>10, rss1>>10)
+			if isWasm {
+				linear1 := w.MemoryBytes()
+				t.Logf("linear memory %d -> %d KiB", linear0>>10, linear1>>10)
+				assert.LessOrEqual(t, linear1-linear0, linearSlack, "linear memory grew")
+			}
+			assert.Less(t, rss1-rss0, int64(rssSlack), "RSS grew by %d KiB", (rss1-rss0)>>10)
+		})
+	}
+}
