@@ -64,6 +64,7 @@ type analysis struct {
 	regionOf []int
 	answer   [][]loc // in-place result of each call, msg -1 when none
 	claim    [][]loc // the result repair moves to each call, msg -1 when none
+	dupCall  map[[2]int]bool // a call whose id an earlier call already has
 	res      map[loc]resInfo
 }
 
@@ -161,7 +162,7 @@ func (a *analysis) inPlace(l loc, g, k int) bool {
 }
 
 func analyze(f Format, msgs []Message) *analysis {
-	a := &analysis{f: f, msgs: msgs, groups: findGroups(f, msgs), res: map[loc]resInfo{}}
+	a := &analysis{f: f, msgs: msgs, groups: findGroups(f, msgs), res: map[loc]resInfo{}, dupCall: map[[2]int]bool{}}
 	a.regionOf = make([]int, len(msgs))
 	for i := range a.regionOf {
 		a.regionOf[i] = noGroup
@@ -181,6 +182,8 @@ func analyze(f Format, msgs []Message) *analysis {
 			if id := a.call(g, k).ID; id != "" {
 				if _, dup := byID[id]; !dup {
 					byID[id] = [2]int{g, k}
+				} else {
+					a.dupCall[[2]int{g, k}] = true
 				}
 			}
 		}
@@ -310,7 +313,7 @@ func Check(f Format, msgs []Message, rules string) []Finding {
 	var evs []ev
 	for g, gr := range a.groups {
 		for k, cl := range gr.calls {
-			if a.answer[g][k].msg < 0 && a.claim[g][k].msg < 0 {
+			if a.answer[g][k].msg < 0 && a.claim[g][k].msg < 0 && !a.dupCall[[2]int{g, k}] {
 				evs = append(evs, ev{l: cl, kind: FindUnansweredCall, id: callKey(a.call(g, k)), msg: unansweredMsg(f)})
 			}
 		}

@@ -98,6 +98,8 @@ func Repair(f Format, msgs []Message) ([]Message, Changes) {
 			case a.answer[g][k].msg >= 0:
 				l := a.answer[g][k]
 				plan[g][k] = slot{part: *a.part(l), inLoc: l, source: "kept"}
+			case a.dupCall[[2]int{g, k}]:
+				plan[g][k] = slot{inLoc: loc{-1, -1}, source: "none"}
 			case a.claim[g][k].msg >= 0:
 				plan[g][k] = slot{part: taken[[2]int{g, k}], inLoc: loc{-1, -1}, source: "moved"}
 				ch.Moved++
@@ -142,7 +144,7 @@ func Repair(f Format, msgs []Message) ([]Message, Changes) {
 		after := map[int][]Part{}
 		for g, gr := range a.groups {
 			for k, s := range plan[g] {
-				if s.source == "kept" {
+				if s.source == "kept" || s.source == "none" {
 					continue
 				}
 				at := gr.hi - 1
@@ -178,6 +180,9 @@ func Repair(f Format, msgs []Message) ([]Message, Changes) {
 			results := make([]Part, 0, len(gr.calls))
 			var inOrder []int
 			for _, s := range plan[g] {
+				if s.source == "none" {
+					continue
+				}
 				results = append(results, s.part)
 				if s.source == "kept" {
 					inOrder = append(inOrder, s.inLoc.part)

@@ -1,0 +1,218 @@
+package core
+
+import (
+	"github.com/toolerr/toolerr/core/internal/transcript"
+)
+
+// Finding is one thing in a message list that the provider would reject, as
+// Check reports it.
+//
+// Kind is a stable snake_case token (unanswered_call, orphan_result,
+// misplaced_result, result_not_first, responses_split,
+// response_count_mismatch, extra_part_in_response, duplicate_result,
+// duplicate_call_id, name_mismatch, empty_text, invalid_id; the README table
+// gives each one's rule and source). Index is the message index in the list;
+// Path, when not "", points inside that message ("messages[2].content[1]").
+// IDs are the call ids concerned (for Gemini calls without ids, the function
+// names); Message is one sentence saying what the provider requires.
+//
+// See docs/transcripts.md and shared/reference/wire-formats.md §1.3, §1.8, §1.11.
+type Finding struct {
+	Kind    string
+	Index   int
+	Path    string
+	IDs     []string
+	Message string
+}
+
+// RepairChanges counts what Repair changed; it is never silent.
+//
+// Synthesized is the number of NO_RESULT error results added for calls that
+// had none; DroppedOrphans the results dropped because they answer no call;
+// DroppedDuplicates the second results of a call dropped; Moved the results
+// (and, for Gemini, other parts) moved to where the format requires them;
+// Merged the Gemini contents whose responses were merged into the first one
+// and which were removed; Filled the empty result texts replaced by
+// "(empty result)". IDs lists every call id touched, in order of first
+// change.
+//
+// See docs/transcripts.md, "repair".
+type RepairChanges struct {
+	Synthesized       int
+	DroppedOrphans    int
+	DroppedDuplicates int
+	Moved             int
+	Merged            int
+	Filled            int
+	IDs               []string
+}
+
+// Conversion is a message list written in another provider's shape.
+//
+// Messages is the list; IDMap maps every id toolerr rewrote for the target's
+// rules to the original (empty when none), so ids in the provider's reply can
+// be translated back; Notes says in plain words what could not travel as is
+// (dropped reasoning blocks, images moved next to a tool message, generated
+// ids); System holds system text the target takes outside the list
+// (Anthropic system, Gemini systemInstruction, Bedrock system), "" when none.
+//
+// See docs/transcripts.md, "convert".
+type Conversion struct {
+	Messages []any
+	IDMap    map[string]string
+	Notes    []string
+	System   string
+}
+
+// LoopAttempt is one tool call for LoopGuard: the tool name, its arguments
+// (any JSON value tree; a string holding a JSON object counts as that
+// object) and whether it succeeded.
+type LoopAttempt struct {
+	Tool string
+	Args any
+	OK   bool
+}
+
+// DefaultLoopThreshold is the LoopGuard threshold used when 0 is given: the
+// third identical failure in a row blocks the call.
+const DefaultLoopThreshold = transcript.DefaultLoopThreshold
+
+func listOf(op string, f Format, messages []any) (transcript.Format, []transcript.Message, error) {
+	tf := transcript.Format(f)
+	if !transcript.Known(tf) {
+		return "", nil, &RequestError{Op: op, Path: "format", Offset: -1, Msg: "unknown transcript format " + string(f)}
+	}
+	msgs, err := transcript.Read(tf, messages)
+	if err != nil {
+		return "", nil, requestError(op, err)
+	}
+	return tf, msgs, nil
+}
+
+// Check returns every finding in messages, a message list of format f
+// (openai-chat, openai-responses, anthropic, gemini or bedrock) given as a
+// value tree (map[string]any, []any, string, float64, bool, nil). idRules
+// selects other id rules than f's own ("mistral" for a Mistral chat list; ""
+// = f's). No findings is an empty slice. Returns a *RequestError naming the
+// member path for an unknown format or rules, or a message of the wrong
+// shape.
+//
+// See docs/transcripts.md, "check", and shared/reference/wire-formats.md §1.11.
+func Check(f Format, messages []any, idRules string) ([]Finding, error) {
+	if idRules != "" && !transcript.ValidRules(idRules) {
+		return nil, &RequestError{Op: "check", Path: "id_rules", Offset: -1, Msg: "unknown id rules " + idRules}
+	}
+	tf, msgs, err := listOf("check", f, messages)
+	if err != nil {
+		return nil, err
+	}
+	fs := transcript.Check(tf, msgs, idRules)
+	out := make([]Finding, len(fs))
+	for i, x := range fs {
+		out[i] = Finding(x)
+	}
+	return out, nil
+}
+
+// Repair returns messages (format f) with every tool call answered exactly
+// once where f requires it, and what it changed. An unanswered call gets a
+// NO_RESULT envelope (retryable false) as its result, is_error true for
+// Anthropic, status "error" for Bedrock, an "error" key for Gemini, the
+// envelope JSON for OpenAI; orphan and duplicate results are dropped;
+// misplaced ones moved. A list Check finds nothing in comes back unchanged,
+// so Repair is idempotent. Errors as for Check.
+//
+// See docs/transcripts.md, "repair", and field reports B01, B03, B04, B08.
+func Repair(f Format, messages []any) ([]any, RepairChanges, error) {
+	tf, msgs, err := listOf("repair", f, messages)
+	if err != nil {
+		return nil, RepairChanges{}, err
+	}
+	out, ch := transcript.Repair(tf, msgs)
+	return transcript.Write(tf, out), RepairChanges(ch), nil
+}
+
+// Trim drops the oldest turns of messages (format f) until the canonical
+// JSON of the list is at most maxChars characters (code points) and it holds
+// at most maxMessages messages; 0 means no limit for either. A call and its
+// results go together, and a leading system message is always kept. Returns
+// the list and the number of messages dropped. Errors as for Check.
+//
+// See docs/transcripts.md, "trim".
+func Trim(f Format, messages []any, maxChars, maxMessages int) ([]any, int, error) {
+	if maxChars < 0 || maxMessages < 0 {
+		return nil, 0, &RequestError{Op: "trim", Path: "max_chars", Offset: -1, Msg: "limits must not be negative"}
+	}
+	tf, msgs, err := listOf("trim", f, messages)
+	if err != nil {
+		return nil, 0, err
+	}
+	out, n := transcript.Trim(tf, msgs, transcript.Limit{MaxChars: maxChars, MaxMessages: maxMessages})
+	return transcript.Write(tf, out), n, nil
+}
+
+// NormalizeIDs rewrites every call id in messages (format f) that breaks the
+// id rules named by rules ("anthropic" and "bedrock": ^[a-zA-Z0-9_-]+$, at
+// most 64 characters for Bedrock; "mistral": exactly 9 of [a-zA-Z0-9]; "" =
+// f's own), in calls and results alike. New ids derive from an FNV-1a hash of
+// the original, so the same input gives the same ids; valid ids are kept and
+// distinct ids stay distinct. The map goes from each new id to its original.
+// Errors as for Check.
+//
+// See docs/transcripts.md, "normalize_ids", and field report B16.
+func NormalizeIDs(f Format, rules string, messages []any) ([]any, map[string]string, error) {
+	if rules == "" {
+		rules = string(f)
+	}
+	if !transcript.ValidRules(rules) {
+		return nil, nil, &RequestError{Op: "normalize_ids", Path: "target", Offset: -1, Msg: "unknown id rules " + rules}
+	}
+	tf, msgs, err := listOf("normalize_ids", f, messages)
+	if err != nil {
+		return nil, nil, err
+	}
+	m := transcript.NormalizeIDs(tf, msgs, rules)
+	return transcript.Write(tf, msgs), m, nil
+}
+
+// Convert writes messages read in format from in the shape of format to:
+// each call turn becomes one assistant message and all its results, placed
+// as to requires; Gemini response names come from the calls; the failure of
+// a result is carried across (is_error, status "error", an "error" key, or
+// the envelope JSON for OpenAI, and back); images are carried or moved next
+// to the result with a note; ids are rewritten to to's rules. Errors as for
+// Check (the path names "from" or "to").
+//
+// See docs/transcripts.md, "convert", and field reports B07, B13, B16.
+func Convert(from, to Format, messages []any) (Conversion, error) {
+	if !transcript.Known(transcript.Format(to)) {
+		return Conversion{}, &RequestError{Op: "convert", Path: "to", Offset: -1, Msg: "unknown transcript format " + string(to)}
+	}
+	tf, msgs, err := listOf("convert", from, messages)
+	if err != nil {
+		if re, ok := err.(*RequestError); ok && re.Path == "format" {
+			re.Path = "from"
+		}
+		return Conversion{}, err
+	}
+	c := transcript.Convert(tf, transcript.Format(to), msgs, "")
+	return Conversion(c), nil
+}
+
+// LoopGuard says whether call may run after history (oldest first): when
+// the same tool failed threshold times in a row with the same canonical
+// arguments (key order and white space do not matter), it returns false and
+// a LOOP_DETECTED envelope (retryable false, details tool, failures,
+// threshold) whose message tells the model not to repeat the call. A
+// success of the tool, or a call of it with other arguments, resets the
+// count; calls of other tools do not. threshold <= 0 means
+// DefaultLoopThreshold.
+//
+// See docs/transcripts.md, "loop_guard".
+func LoopGuard(history []LoopAttempt, call LoopAttempt, threshold int) (bool, *Envelope) {
+	h := make([]transcript.Attempt, len(history))
+	for i, a := range history {
+		h[i] = transcript.Attempt(a)
+	}
+	return transcript.LoopGuard(h, transcript.Attempt(call), threshold)
+}
