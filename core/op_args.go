@@ -1,9 +1,33 @@
 package core
 
+import (
+	"github.com/toolerr/toolerr/core/internal/args"
+	"github.com/toolerr/toolerr/core/internal/field"
+)
+
 // argsOps returns the handler of an argument-check op, or nil.
-// Owned by the argument-validation work (issue 2, item 3, last bullet).
 func argsOps(op string) handler {
 	switch op {
+	case "args_error":
+		return opArgsError
 	}
 	return nil
+}
+
+// opArgsError: {"tool"?: string, "failures": [{"path", "keyword", "message"?,
+// "expected"?}, ...]} -> the INVALID_ARGS envelope (see InvalidArgs).
+func opArgsError(req map[string]any) (any, error) {
+	tool, _, err := field.String(req, "tool", "")
+	if err != nil {
+		return nil, err
+	}
+	v, ok := req["failures"]
+	if !ok || v == nil {
+		return nil, field.Errorf("failures", "is required")
+	}
+	fs, err := args.FromValue(v, "failures")
+	if err != nil {
+		return nil, err
+	}
+	return args.Envelope(tool, fs), nil
 }

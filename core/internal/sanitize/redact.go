@@ -348,7 +348,10 @@ func pairValue(e *editor, s string, sep int) int {
 		return -1
 	}
 	if quoted == 0 && s[sep] == ':' && !credentialLike(s[v:end]) && !isAuthName(s[start:j]) {
-		return -1 // "token: expired" is prose, "token: a8Fq2k9x" is not
+		// "token: expired" is prose, "token: a8Fq2k9x" is not. The value is
+		// skipped all the same: a pair inside it would be no more
+		// credential-like, and skipping keeps the scan linear.
+		return end
 	}
 	if isAuthName(s[start:j]) && isAlphaWord(s[v:end]) && end < len(s) && s[end] == ' ' {
 		// Authorization: Scheme credential

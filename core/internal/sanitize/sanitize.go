@@ -70,8 +70,8 @@ func guard(s string, fn func(string) string) (out string) {
 func redact(s string) string {
 	s = redactTokens(s)
 	s = redactUserinfo(s)
-	s = redactPairs(s)
-	return redactAuthSchemes(s)
+	s = redactAuthSchemes(s)
+	return redactPairs(s) // last: it may consume a word an earlier pass keys on
 }
 
 // Message turns error text into the one sentence an envelope's message

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"strings"
 	"testing"
+	"time"
 	"unicode/utf8"
 
 	"github.com/stretchr/testify/assert"
@@ -316,5 +317,22 @@ func BenchmarkMessage(b *testing.B) {
 				_ = Message(in.s)
 			}
 		})
+	}
+}
+
+// TestText_linearOnRepeats guards against quadratic scans: each pattern
+// repeated to 200 KB must be sanitized well within a second ("key:" repeated
+// once took over a minute).
+func TestText_linearOnRepeats(t *testing.T) {
+	for _, u := range []string{"a:", "=", "key=", "key:", "key: ", "\"key\":", "'key': 'x", "key:'", "://", "a://x:@",
+		"bearer ", "Bearer x", "\n", " at f (a.js:1:2)\n", "\tat x(A.java:1)\n", "goroutine 1 [running]:\n",
+		"Traceback (most recent call last):\n", "\"key\": \"", "\\\"key\\\": \\\"", "eyJaaaaaaaaaaaa.", "sk-", ". A",
+		"panic: x\n", "thread 'm' panicked at x:\n", "x.go:1\n", "  File \"a\", line 1\n", "authorization bearer ", "key=[REDACTED]"} {
+		s := strings.Repeat(u, 200000/len(u))
+		start := time.Now()
+		Text(s)
+		Message(s)
+		Cap(s, 100)
+		assert.Less(t, time.Since(start), 2*time.Second, "pattern %q", u)
 	}
 }
