@@ -62,8 +62,8 @@ type analysis struct {
 	msgs     []Message
 	groups   []group
 	regionOf []int
-	answer   [][]loc // in-place result of each call, msg -1 when none
-	claim    [][]loc // the result repair moves to each call, msg -1 when none
+	answer   [][]loc         // in-place result of each call, msg -1 when none
+	claim    [][]loc         // the result repair moves to each call, msg -1 when none
 	dupCall  map[[2]int]bool // a call whose id an earlier call already has
 	res      map[loc]resInfo
 }
