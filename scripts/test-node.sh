@@ -1,4 +1,33 @@
 #!/usr/bin/env bash
-# test-node: placeholder until its issue lands; prints what it skips.
+# test-node DIST: the Node binding. Copies DIST/toolerr.wasm into the package,
+# `npm ci` (node_modules under bindings/node), makes sure Debian's chromium is
+# installed for the browser test (apt-get, as root), runs the tsc check that
+# our outputs are assignable to the official SDKs' parameter types, then
+# node:test (smoke, API, conformance fixtures, worker_threads, memory, bad
+# input, README example, headless Chromium). Idempotent.
+# TOOLERR_EMIT_OUTPUTS=path makes the fixture runner write its outputs there.
 set -euo pipefail
-echo "test-node: nothing to run yet"
+root=$(cd "$(dirname "$0")/.." && pwd)
+dist_arg=${1:-dist}
+dist=$(cd "$root" && cd "$dist_arg" 2>/dev/null && pwd) || {
+  echo "test-node: no dist directory at '$dist_arg'; run 'make build' first" >&2; exit 1; }
+[ -f "$dist/toolerr.wasm" ] || { echo "test-node: $dist/toolerr.wasm is missing; run 'make build' first" >&2; exit 1; }
+
+if [ ! -x /usr/bin/chromium ]; then
+  if [ "$(id -u)" -ne 0 ]; then
+    echo "test-node: /usr/bin/chromium is missing and this is not root; install it with: sudo apt-get install -y chromium" >&2
+    exit 1
+  fi
+  export DEBIAN_FRONTEND=noninteractive
+  apt-get update -qq
+  apt-get install -y -qq --no-install-recommends chromium >/dev/null
+fi
+echo "test-node: $(/usr/bin/chromium --version 2>/dev/null || echo chromium)"
+
+node_dir="$root/bindings/node"
+cp "$dist/toolerr.wasm" "$node_dir/toolerr.wasm"
+cd "$node_dir"
+npm ci --no-audit --no-fund --loglevel=error
+npx tsc -p types-check
+echo "test-node: tsc: toolerr's outputs are assignable to the openai, @anthropic-ai/sdk and @google/genai parameter types"
+node --disable-warning=ExperimentalWarning --test --test-reporter=spec test/

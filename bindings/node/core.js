@@ -1,0 +1,125 @@
+// The runtime-neutral part of the toolerr Node/browser binding: moving bytes
+// through the wasm exports, building requests, mapping {"error": ...} to
+// ToolerrError. index.js (node:wasi) and browser.js (a WASI shim) supply the
+// instance; every rule (codes, messages, wire shapes, canonical JSON) is the
+// core's.
+
+let exportsOf = () => { throw new Error('toolerr: the wasm module is not loaded (browser: await init() first)'); };
+const enc = new TextEncoder();
+const dec = new TextDecoder();
+
+/** Sets the function that returns the instantiated module's exports (used by index.js and browser.js). */
+export function setExports(fn) { exportsOf = fn; }
+
+/** Thrown for an {"error": envelope} response; carries all five envelope fields. */
+export class ToolerrError extends Error {
+  constructor(envelope) {
+    super(envelope.message);
+    this.name = 'ToolerrError';
+    this.envelope = envelope;
+    this.code = envelope.code;
+    this.retryable = envelope.retryable;
+    this.details = envelope.details;
+    this.source = envelope.source;
+  }
+}
+
+/** Runs one request (UTF-8 JSON bytes) through toolerr_invoke; returns the response bytes. */
+export function invokeBytes(request) {
+  const x = exportsOf();
+  const p = x.toolerr_alloc(request.length);
+  if (request.length) new Uint8Array(x.memory.buffer, p, request.length).set(request);
+  const r = BigInt.asUintN(64, x.toolerr_invoke(p, request.length));
+  x.toolerr_free(p);
+  const outPtr = Number(r >> 32n), outLen = Number(r & 0xffffffffn);
+  const out = new Uint8Array(x.memory.buffer, outPtr, outLen).slice();
+  x.toolerr_free(outPtr);
+  return out;
+}
+
+/** Runs one Invoke request ({op, ...}) and returns its "ok" value; throws ToolerrError on {"error": ...}. */
+export function invoke(request) {
+  const resp = JSON.parse(dec.decode(invokeBytes(enc.encode(JSON.stringify(request)))));
+  if ('error' in resp) throw new ToolerrError(resp.error);
+  return resp.ok;
+}
+
+const op = (name, members) => {
+  const req = { op: name };
+  for (const [k, v] of Object.entries(members)) if (v !== undefined && v !== null) req[k] = v;
+  return invoke(req);
+};
+
+export const version = () => op('version', {});
+export const codes = () => op('codes', {});
+export const envelope = (code, message, { retryable, details, source } = {}) =>
+  op('envelope', { code, message, retryable, details, source });
+export function canonicalize(value) {
+  const out = dec.decode(invokeBytes(enc.encode(JSON.stringify({ op: 'canonicalize', value }))));
+  if (out.startsWith('{"error":')) throw new ToolerrError(JSON.parse(out).error);
+  return out.slice('{"ok":'.length, -1);
+}
+export const sanitize = (text, { maxChars } = {}) => op('sanitize', { text, max_chars: maxChars });
+
+export function classifyHttp(status, headers = {}, body, { provider, source, tool, attempt, nowMs } = {}) {
+  const http = { status, headers: { ...headers } };
+  if (body !== undefined && body !== null) http.body = body;
+  return op('classify', { http, provider, source, tool, attempt, now_ms: nowMs });
+}
+
+export function classifyException(err, { tool } = {}) {
+  const type = err?.constructor?.name ?? typeof err;
+  const exception = { type, message: String(err?.message ?? err), traceback: String(err?.stack ?? '') };
+  return op('classify_exception', { exception, tool });
+}
+
+/**
+ * Classifies a fetch Response (give its body text, a Response stream is read
+ * only once) or an openai / @anthropic-ai/sdk / @google/genai error, by duck
+ * typing: status from .status (or .code), headers from .headers (a Headers or
+ * a plain object), body from bodyText, .error or .body. Without a status it
+ * goes to classifyException.
+ */
+export function classifyResponse(obj, { bodyText, provider, source, tool, nowMs } = {}) {
+  const status = [obj?.status, obj?.statusCode, obj?.code].find(Number.isInteger);
+  if (status === undefined) return classifyException(obj, { tool });
+  const h = obj.headers ?? obj.response?.headers;
+  const headers = h && typeof h.entries === 'function' ? Object.fromEntries(h.entries()) : { ...(h ?? {}) };
+  const body = bodyText ?? obj.error ?? obj.body;
+  return classifyHttp(status, headers, body, { provider, source, tool, nowMs });
+}
+
+const outcomeValue = (o) => {
+  const v = { call: { id: o.callId ?? '', name: o.name ?? '' } };
+  if (o.error) v.error = o.error;
+  if (o.result) v.result = o.result;
+  return v;
+};
+const fromOutcomeValue = (v) => {
+  const o = { callId: v.call.id ?? '', name: v.call.name ?? '' };
+  if (v.error) o.error = v.error;
+  if (v.result) o.result = v.result;
+  return o;
+};
+
+export const serialize = (format, outcomes) => op('serialize', { format, results: outcomes.map(outcomeValue) });
+export const parse = (format, messages) => op('parse', { format, messages }).map(fromOutcomeValue);
+export const toOpenAIChat = (outcomes) => serialize('openai-chat', outcomes);
+export const toOpenAIResponses = (outcomes) => serialize('openai-responses', outcomes);
+export const toAnthropic = (outcomes) => serialize('anthropic', outcomes);
+export const toGemini = (outcomes) => serialize('gemini', outcomes);
+export const toBedrock = (outcomes) => serialize('bedrock', outcomes);
+export const toMCP = (outcomes) => serialize('mcp', outcomes);
+
+export const check = (format, messages, options = {}) => op('check', { format, messages, ...options });
+export const repair = (format, messages, options = {}) => op('repair', { format, messages, ...options });
+export const convert = (messages, { from, to, ...options }) => op('convert', { from, to, messages, ...options });
+export const trim = (format, messages, options = {}) => op('trim', { format, messages, ...options });
+export const normalizeIds = (format, messages, options = {}) => op('normalize_ids', { format, messages, ...options });
+export const loopGuard = (members) => op('loop_guard', members);
+
+export const retryDecision = (error, attempt, { draw, policy }) => op('retry', { error, attempt, draw, policy });
+export const breaker = (state, event, { nowMs, settings, error, tool }) =>
+  op('breaker', { state, event, now_ms: nowMs, settings, error, tool });
+export const budget = (state, { limits, nowMs, charge }) => op('budget', { state, limits, now_ms: nowMs, charge });
+export const replay = (trace, format) => op('replay', { trace, format });

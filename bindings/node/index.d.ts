@@ -1,0 +1,119 @@
+// Type declarations of the toolerr package (index.js in Node, browser.js in browsers).
+// The shapes mirror the core's Invoke responses (README, "Invoke reference").
+
+/** Where a failure happened. */
+export type Source = 'tool' | 'provider' | 'orchestrator';
+
+/** The five-field error envelope. */
+export interface Envelope {
+  /** UPPER_SNAKE registry token, e.g. "RATE_LIMITED". */
+  code: string;
+  /** One sanitized sentence for the model. */
+  message: string;
+  /** May the orchestrator retry without the model? */
+  retryable: boolean;
+  /** Machine fields (status, retry_after_seconds, tool, path, ...); {} when empty. */
+  details: Record<string, unknown>;
+  source: Source;
+}
+
+/** Thrown for an {"error": envelope} response. */
+export class ToolerrError extends Error {
+  constructor(envelope: Envelope);
+  readonly envelope: Envelope;
+  readonly code: string;
+  readonly retryable: boolean;
+  readonly details: Record<string, unknown>;
+  readonly source: Source;
+}
+
+/** A successful result: {} (empty), {text}, {json} or {blocks}. */
+export type Result =
+  | Record<string, never>
+  | { text: string }
+  | { json: unknown }
+  | { blocks: Array<{ type: 'text'; text: string } | { type: 'image'; media_type: string; data: string }> };
+
+/** One tool call and what came of it: error or result. */
+export interface Outcome {
+  /** The provider's call id ("" where the format has none). */
+  callId?: string;
+  /** The function name (Gemini needs it). */
+  name?: string;
+  error?: Envelope;
+  result?: Result;
+}
+
+export type Format = 'openai-chat' | 'openai-responses' | 'anthropic' | 'gemini' | 'gemini-openai' | 'bedrock' | 'mcp';
+export type JSONValue = null | boolean | number | string | JSONValue[] | { [k: string]: JSONValue };
+type TextPart = { type: 'text'; text: string };
+type ImageMediaType = 'image/jpeg' | 'image/png' | 'image/gif' | 'image/webp';
+
+/** A Chat Completions tool message (ChatCompletionToolMessageParam). */
+export interface OpenAIChatToolMessage { role: 'tool'; tool_call_id: string; content: string | TextPart[] }
+/** A Responses API function_call_output input item (ResponseInputItem.FunctionCallOutput). */
+export interface OpenAIResponsesOutput { type: 'function_call_output'; call_id: string; output: string }
+/** An Anthropic user message of tool_result blocks (MessageParam). */
+export interface AnthropicMessage {
+  role: 'user';
+  content: Array<{
+    type: 'tool_result';
+    tool_use_id: string;
+    content?: string | Array<TextPart | { type: 'image'; source: { type: 'base64'; media_type: ImageMediaType; data: string } }>;
+    is_error?: boolean;
+  }>;
+}
+/** A Gemini user Content of functionResponse parts (Content). */
+export interface GeminiContent {
+  role: 'user';
+  parts: Array<{ functionResponse: { id?: string; name: string; response: Record<string, unknown> } }>;
+}
+/** A Bedrock Converse user message of toolResult blocks (Message). */
+export interface BedrockMessage {
+  role: 'user';
+  content: Array<{ toolResult: { toolUseId: string; content: Array<Record<string, unknown>>; status?: 'success' | 'error' } }>;
+}
+/** An MCP CallToolResult. */
+export interface MCPCallToolResult { content: Array<Record<string, unknown>>; isError?: boolean; structuredContent?: Record<string, unknown> }
+
+/** Runs one request (UTF-8 JSON bytes) and returns the response bytes, unchanged. */
+export function invokeBytes(request: Uint8Array): Uint8Array;
+/** Runs one Invoke request and returns its "ok" value; throws ToolerrError. */
+export function invoke(request: { op: string; [member: string]: unknown }): any;
+export function version(): { abi: number; version: string };
+export function codes(): Array<{ code: string; retryable: boolean; source: Source; statuses: number[]; provider_errors: string[]; meaning: string }>;
+export function envelope(code: string, message: string, options?: { retryable?: boolean; details?: Record<string, unknown>; source?: Source }): Envelope;
+/** RFC 8785 canonical JSON text of value, as the core writes it. */
+export function canonicalize(value: unknown): string;
+export function sanitize(text: string, options?: { maxChars?: number }): { text: string; truncated: boolean; original_chars?: number };
+
+export interface ClassifyOptions { provider?: string; source?: Source; tool?: string; attempt?: number; /** ms since the Unix epoch */ nowMs?: number }
+export function classifyHttp(status: number, headers?: Record<string, string>, body?: unknown, options?: ClassifyOptions): Envelope;
+export function classifyException(err: unknown, options?: { tool?: string }): Envelope;
+export function classifyResponse(obj: unknown, options?: ClassifyOptions & { bodyText?: string }): Envelope;
+
+export function serialize(format: Format, outcomes: Outcome[]): Array<Record<string, unknown>>;
+export function parse(format: Format, messages: unknown[]): Outcome[];
+export function toOpenAIChat(outcomes: Outcome[]): OpenAIChatToolMessage[];
+export function toOpenAIResponses(outcomes: Outcome[]): OpenAIResponsesOutput[];
+export function toAnthropic(outcomes: Outcome[]): AnthropicMessage[];
+export function toGemini(outcomes: Outcome[]): GeminiContent[];
+export function toBedrock(outcomes: Outcome[]): BedrockMessage[];
+export function toMCP(outcomes: Outcome[]): MCPCallToolResult[];
+
+export function check(format: Format, messages: unknown[], options?: Record<string, unknown>): any;
+export function repair(format: Format, messages: unknown[], options?: Record<string, unknown>): any;
+export function convert(messages: unknown[], options: { from: Format; to: Format; [k: string]: unknown }): any;
+export function trim(format: Format, messages: unknown[], options?: Record<string, unknown>): any;
+export function normalizeIds(format: Format, messages: unknown[], options?: Record<string, unknown>): any;
+export function loopGuard(members: Record<string, unknown>): any;
+
+export function retryDecision(error: Envelope, attempt: number, options: { draw: number; policy?: Record<string, unknown> }): { retry: boolean; delay_ms: number; reason: string };
+export function breaker(state: Record<string, unknown> | null, event: 'allow' | 'success' | 'failure', options: { nowMs: number; settings?: Record<string, unknown>; error?: Envelope; tool?: string }): { state: Record<string, unknown>; allowed?: boolean; error?: Envelope };
+export function budget(state: Record<string, unknown> | null, options: { limits: Record<string, unknown>; nowMs: number; charge?: Record<string, unknown> }): { allowed: boolean; state: Record<string, unknown>; remaining: Record<string, unknown>; error?: Envelope };
+export function replay(trace: Record<string, unknown>, format: Format): any;
+
+/** Browser only (browser.js): loads toolerr.wasm; await it once before any call. */
+export function init(source?: string | URL | Response | WebAssembly.Module): Promise<void>;
+/** Internal: sets the source of the wasm exports. */
+export function setExports(fn: () => WebAssembly.Exports): void;

@@ -1,0 +1,60 @@
+// The thin request builders: each reaches its op and returns the shapes index.d.ts declares.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import * as toolerr from '../index.js';
+
+const ERR = { code: 'TIMEOUT', details: { tool: 'search' }, message: 'Search timed out after 10 s.', retryable: true, source: 'tool' };
+const FORMATS = ['openai-chat', 'openai-responses', 'anthropic', 'gemini', 'bedrock', 'mcp'];
+
+test('classifyHttp reads Retry-After', () => {
+  const e = toolerr.classifyHttp(429, { 'Retry-After': '7' }, undefined, { tool: 'get_weather' });
+  assert.deepEqual([e.code, e.retryable, e.details.retry_after_seconds], ['RATE_LIMITED', true, 7]);
+});
+
+test('classifyResponse reads a fetch Response and an SDK error alike', () => {
+  const body = '{"type":"error","error":{"type":"overloaded_error","message":"Overloaded"}}';
+  const headers = new Headers({ 'content-type': 'application/json' });
+  const direct = toolerr.classifyResponse({ status: 529, headers }, { bodyText: body, provider: 'anthropic' });
+  // @anthropic-ai/sdk APIError: .status, .headers, .error (the parsed body)
+  const sdk = Object.assign(new Error('529 Overloaded'), { status: 529, headers, error: JSON.parse(body) });
+  assert.deepEqual(toolerr.classifyResponse(sdk, { provider: 'anthropic' }), direct);
+  assert.deepEqual([direct.code, direct.retryable, direct.details.status], ['OVERLOADED', true, 529]);
+});
+
+test('classifyException never leaks the stack or a secret', () => {
+  const e = toolerr.classifyException(new TypeError('fetch failed; key=sk-abcdefghijklmnopqrstuvwx'), { tool: 'search' });
+  assert.equal(e.source, 'tool');
+  assert.ok(!e.message.includes('    at ') && !e.message.includes('sk-abcdefghijklmnopqrstuvwx'), e.message);
+});
+
+for (const fmt of FORMATS) {
+  test(`serialize then parse gives the ${fmt} outcome back`, () => {
+    const msgs = toolerr.serialize(fmt, [{ callId: 'call_1', name: 'search', error: ERR }]);
+    assert.deepEqual(toolerr.parse(fmt, msgs), [{
+      callId: fmt === 'mcp' ? '' : 'call_1', name: fmt === 'gemini' ? 'search' : '', error: ERR }]);
+  });
+}
+
+test('the to* functions give each vendor shape', () => {
+  const o = [{ callId: 'call_1', name: 'search', error: ERR }];
+  const [chat] = toolerr.toOpenAIChat(o);
+  assert.deepEqual(Object.keys(chat).sort(), ['content', 'role', 'tool_call_id']);
+  assert.deepEqual(Object.keys(JSON.parse(chat.content)).sort(), ['code', 'details', 'message', 'retryable', 'source']);
+  assert.equal(toolerr.toOpenAIResponses(o)[0].type, 'function_call_output');
+  assert.equal(toolerr.toAnthropic(o)[0].content[0].is_error, true);
+  assert.ok('error' in toolerr.toGemini(o)[0].parts[0].functionResponse.response);
+  assert.equal(toolerr.toBedrock(o)[0].content[0].toolResult.status, 'error');
+  assert.equal(toolerr.toMCP(o)[0].isError, true);
+});
+
+test('retryDecision never retries a terminal error', () => {
+  const bad = toolerr.envelope('INVALID_ARGS', 'city is required');
+  assert.equal(toolerr.retryDecision(bad, 1, { draw: 0.5 }).retry, false);
+  assert.equal(toolerr.retryDecision(ERR, 1, { draw: 0.5 }).retry, true);
+});
+
+test('breaker opens after failures', () => {
+  let state = null;
+  for (let t = 0; t < 3; t++) state = toolerr.breaker(state, 'failure', { nowMs: 1000 + t, error: ERR }).state;
+  assert.equal(toolerr.breaker(state, 'allow', { nowMs: 2000 }).allowed, false);
+});

@@ -1,0 +1,63 @@
+// Safety: worker_threads, memory over many calls, bad input.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { Worker } from 'node:worker_threads';
+import * as toolerr from '../index.js';
+
+const REQ = new TextEncoder().encode('{"op":"envelope","code":"TIMEOUT","message":"Search timed out after 10 s"}');
+const WANT = Buffer.from(toolerr.invokeBytes(REQ)).toString();
+
+test('worker threads each get their own instance and identical answers', async () => {
+  const src = `
+    const { parentPort, workerData } = require('node:worker_threads');
+    import(workerData.url).then((t) => {
+      let bad = 0;
+      for (let j = 0; j < 2000; j++) {
+        const e = t.envelope('RATE_LIMITED', 'worker ' + workerData.i + ' call ' + j, { details: { n: j } });
+        if (e.details.n !== j || !e.message.startsWith('worker ' + workerData.i + ' call ' + j)) bad++;
+      }
+      parentPort.postMessage(bad);
+    });`;
+  const url = new URL('../index.js', import.meta.url).href;
+  const results = await Promise.all([0, 1, 2, 3].map((i) => new Promise((resolve, reject) => {
+    const w = new Worker(src, { eval: true, workerData: { url, i } });
+    w.once('message', resolve);
+    w.once('error', reject);
+  })));
+  assert.deepEqual(results, [0, 0, 0, 0]);
+  assert.equal(Buffer.from(toolerr.invokeBytes(REQ)).toString(), WANT); // main thread unaffected
+});
+
+test('many calls leave memory flat', () => {
+  const n = Number(process.env.TOOLERR_MEMORY_CALLS || 1000000);
+  for (let i = 0; i < 50000; i++) toolerr.invokeBytes(REQ); // warm up to the steady size
+  globalThis.gc?.();
+  const before = process.memoryUsage().rss;
+  const t0 = performance.now();
+  for (let i = 0; i < n; i++) toolerr.invokeBytes(REQ);
+  globalThis.gc?.();
+  const grown = process.memoryUsage().rss - before;
+  console.log(`${n} calls in ${((performance.now() - t0) / 1000).toFixed(1)} s, RSS grew ${(grown / 1e6).toFixed(2)} MB`);
+  assert.equal(Buffer.from(toolerr.invokeBytes(REQ)).toString(), WANT);
+  assert.ok(grown < 32 * 2 ** 20, `RSS grew ${grown} bytes`);
+});
+
+for (const [request, path] of [
+  [{}, 'op'], [{ op: 5 }, 'op'], [{ op: 'no_such_op' }, 'op'], [{ op: 'envelope', message: 'no code' }, 'code'],
+]) {
+  test(`bad input ${JSON.stringify(request)} throws ToolerrError with the envelope`, () => {
+    assert.throws(() => toolerr.invoke(request), (e) => {
+      assert.ok(e instanceof toolerr.ToolerrError && e instanceof Error);
+      assert.deepEqual([e.code, e.retryable, e.source, e.details.path], ['INVALID_INPUT', false, 'orchestrator', path]);
+      assert.equal(e.message, e.envelope.message);
+      return true;
+    });
+  });
+}
+
+for (const raw of ['', 'not json', '[1,2]', '\xff\xfe{', '{"op":"version"'.repeat(1000)]) {
+  test(`bad bytes ${JSON.stringify(raw.slice(0, 20))} answer with an error envelope`, () => {
+    const out = Buffer.from(toolerr.invokeBytes(Buffer.from(raw, 'latin1'))).toString();
+    assert.ok(out.startsWith('{"error":{"code":"INVALID_INPUT"'), out);
+  });
+}
