@@ -204,8 +204,13 @@ func analyze(f Format, msgs []Message) *analysis {
 				if gk, ok := byID[id]; ok {
 					info.g, info.k = gk[0], gk[1]
 				}
-			} else if g := a.regionOf[i]; g != noGroup && f == Gemini {
+			} else if g := a.regionOf[i]; g != noGroup {
+				// no id: Gemini pairs by name and order; the other formats
+				// (where an empty id is itself a finding) by order alone
 				name := p.Result.Outcome.Call.Name
+				if f != Gemini {
+					name = ""
+				}
 				if nameSeen[g] == nil {
 					nameSeen[g] = map[string]int{}
 				}
@@ -213,7 +218,7 @@ func analyze(f Format, msgs []Message) *analysis {
 				nameSeen[g][name]++
 				for k := range a.groups[g].calls {
 					c := a.call(g, k)
-					if c.ID == "" && c.Name == name {
+					if c.ID == "" && (c.Name == name || f != Gemini) {
 						if nth == 0 {
 							info.g, info.k = g, k
 							break
