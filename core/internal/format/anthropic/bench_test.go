@@ -154,3 +154,24 @@ func BenchmarkEncodingJSON_bedrock(b *testing.B) {
 		}
 	}
 }
+
+// BenchmarkSafe is the sanitizer pass every serializer runs on an envelope
+// (outcome.Safe): the part of AppendTurn's cost that is not the codec's.
+func BenchmarkSafe(b *testing.B) {
+	e, _ := benchEnvelope()
+	b.ReportAllocs()
+	for b.Loop() {
+		_ = outcome.Safe(e)
+	}
+}
+
+// BenchmarkAppendCanonical_envelope is the envelope's own canonical writer,
+// which every format embeds.
+func BenchmarkAppendCanonical_envelope(b *testing.B) {
+	e, _ := benchEnvelope()
+	buf := make([]byte, 0, 512)
+	b.ReportAllocs()
+	for b.Loop() {
+		buf, _ = e.AppendCanonical(buf[:0])
+	}
+}
