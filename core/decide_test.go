@@ -131,3 +131,24 @@ func TestParseBreakerState_error(t *testing.T) {
 	require.ErrorAs(t, err, &re)
 	assert.Equal(t, "state.phase", re.Path)
 }
+
+func BenchmarkInvoke_retry(b *testing.B) {
+	req := []byte(`{"op":"retry","attempt":1,"draw":0.5,"error":{"code":"TRANSPORT","message":"503.","retryable":true,"details":{"status":503},"source":"tool"}}`)
+	for i := 0; i < b.N; i++ {
+		_ = Invoke(req)
+	}
+}
+
+func BenchmarkInvoke_breaker(b *testing.B) {
+	req := []byte(`{"op":"breaker","state":{"phase":"half_open","probe_until_ms":63000},"event":"allow","now_ms":34000,"tool":"search"}`)
+	for i := 0; i < b.N; i++ {
+		_ = Invoke(req)
+	}
+}
+
+func BenchmarkInvoke_budget(b *testing.B) {
+	req := []byte(`{"op":"budget","state":{"steps":1,"tokens":1200,"started_ms":1000},"limits":{"steps":10,"tokens":5000,"wall_ms":60000},"charge":{"steps":1,"tokens":100},"now_ms":2000}`)
+	for i := 0; i < b.N; i++ {
+		_ = Invoke(req)
+	}
+}

@@ -1,6 +1,7 @@
 package decide
 
 import (
+	"bytes"
 	"strconv"
 
 	"github.com/toolerr/toolerr/core/internal/canonical"
@@ -131,11 +132,12 @@ type BreakerResult struct {
 //
 // See core/internal/envelope/codes.go (the registry).
 func Counts(e envelope.Envelope) bool {
-	if e.Code == envelope.Conflict || e.Code == envelope.CircuitOpen {
-		return false
+	switch e.Code {
+	case envelope.RateLimited, envelope.Overloaded, envelope.ServerError, envelope.Transport, envelope.Timeout:
+		return true // the registry's rule, unrolled for speed; TestCounts_registry keeps them equal
 	}
-	if info, ok := envelope.Lookup(e.Code); ok {
-		return info.Retryable
+	if _, ok := envelope.Lookup(e.Code); ok {
+		return false
 	}
 	return e.Retryable
 }
@@ -285,11 +287,76 @@ func ParseBreakerState(b []byte) (BreakerState, error) {
 	if len(b) == 0 {
 		return BreakerState{}, nil
 	}
+	if s, ok := parseCanonicalState(b); ok {
+		return s, nil
+	}
 	v, err := canonical.Parse(b)
 	if err != nil {
 		return BreakerState{}, err
 	}
 	return ReadBreakerState(v, "state")
+}
+
+// parseCanonicalState reads exactly the bytes AppendJSON writes, without
+// building a value tree (the store's hot path); anything else is false.
+func parseCanonicalState(b []byte) (BreakerState, bool) {
+	var s BreakerState
+	rest, ok := cutPrefix(b, `{"failures":`)
+	if s.Failures, rest, ok = cutInt(rest, ok); !ok {
+		return s, false
+	}
+	rest, ok = cutPrefix(rest, `,"open_until_ms":`)
+	if s.OpenUntilMs, rest, ok = cutInt(rest, ok); !ok {
+		return s, false
+	}
+	rest, ok = cutPrefix(rest, `,"phase":"`)
+	switch {
+	case !ok:
+		return s, false
+	case bytes.HasPrefix(rest, []byte(`closed"`)):
+		rest = rest[len(`closed"`):]
+	case bytes.HasPrefix(rest, []byte(`open"`)):
+		s.Phase, rest = Open, rest[len(`open"`):]
+	case bytes.HasPrefix(rest, []byte(`half_open"`)):
+		s.Phase, rest = HalfOpen, rest[len(`half_open"`):]
+	default:
+		return s, false
+	}
+	rest, ok = cutPrefix(rest, `,"probe_until_ms":`)
+	if s.ProbeUntilMs, rest, ok = cutInt(rest, ok); !ok {
+		return s, false
+	}
+	rest, ok = cutPrefix(rest, `,"successes":`)
+	if s.Successes, rest, ok = cutInt(rest, ok); !ok {
+		return s, false
+	}
+	return s, len(rest) == 1 && rest[0] == '}'
+}
+
+func cutPrefix(b []byte, p string) ([]byte, bool) {
+	if !bytes.HasPrefix(b, []byte(p)) {
+		return nil, false
+	}
+	return b[len(p):], true
+}
+
+// cutInt reads a canonical non-negative integer (no leading zero) of at most
+// 16 digits from the front of b.
+func cutInt(b []byte, ok bool) (int64, []byte, bool) {
+	if !ok || len(b) == 0 || b[0] < '0' || b[0] > '9' {
+		return 0, nil, false
+	}
+	i, n := 0, int64(0)
+	for ; i < len(b) && b[i] >= '0' && b[i] <= '9'; i++ {
+		if i == 16 || (i == 1 && b[0] == '0') {
+			return 0, nil, false
+		}
+		n = n*10 + int64(b[i]-'0')
+	}
+	if n > maxMs {
+		return 0, nil, false
+	}
+	return n, b[i:], true
 }
 
 // ReadBreakerState reads a state value tree at path; nil is a new breaker.

@@ -101,6 +101,10 @@ func TestCounts_registry(t *testing.T) {
 		}
 	}
 	assert.Equal(t, []string{"RATE_LIMITED", "OVERLOADED", "SERVER_ERROR", "TRANSPORT", "TIMEOUT"}, counted)
+	for _, ci := range envelope.Codes() {
+		rule := ci.Retryable && ci.Code != envelope.Conflict && ci.Code != envelope.CircuitOpen
+		assert.Equal(t, rule, Counts(envelope.Envelope{Code: ci.Code}), ci.Code)
+	}
 	assert.True(t, Counts(envelope.Envelope{Code: "NEW_CODE", Retryable: true}))
 	assert.False(t, Counts(envelope.Envelope{Code: "NEW_CODE"}))
 }
@@ -219,4 +223,32 @@ func TestBreaker_properties(t *testing.T) {
 			require.Equal(t, ev == EventAllow && !r.Allowed, r.Error != nil)
 		}
 	}
+}
+
+func TestParseBreakerState_fastPathAgrees(t *testing.T) {
+	rng := rand.New(rand.NewPCG(1, 1))
+	for i := 0; i < 5000; i++ {
+		s := BreakerState{Phase: BreakerPhase(rng.IntN(3)), Failures: rng.Int64N(10), Successes: rng.Int64N(10), OpenUntilMs: rng.Int64N(1 << 45), ProbeUntilMs: rng.Int64N(1 << 45)}
+		b := s.AppendJSON(nil)
+		fast, ok := parseCanonicalState(b)
+		require.True(t, ok, string(b))
+		require.Equal(t, s, fast)
+		slow, err := ReadBreakerState(mustParse(t, b), "state")
+		require.NoError(t, err)
+		require.Equal(t, s, slow)
+	}
+	for _, in := range []string{`{"failures":01,"open_until_ms":0,"phase":"open","probe_until_ms":0,"successes":0}`,
+		`{"failures":1,"open_until_ms":0,"phase":"ajar","probe_until_ms":0,"successes":0}`,
+		`{"failures":1,"open_until_ms":0,"phase":"open","probe_until_ms":0,"successes":0} `,
+		`{"failures":99999999999999999,"open_until_ms":0,"phase":"open","probe_until_ms":0,"successes":0}`} {
+		_, ok := parseCanonicalState([]byte(in))
+		assert.False(t, ok, in)
+	}
+}
+
+func mustParse(t *testing.T, b []byte) any {
+	t.Helper()
+	v, err := canonical.Parse(b)
+	require.NoError(t, err)
+	return v
 }
