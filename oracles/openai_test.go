@@ -3,6 +3,7 @@ package oracles
 import (
 	"bytes"
 	"encoding/json"
+	"strconv"
 	"testing"
 
 	"github.com/openai/openai-go/v3"
@@ -130,7 +131,7 @@ func TestOpenAIChat_validatesAgainstSpec(t *testing.T) {
 				requireValid(t, user, m, format+" image carrier")
 				continue
 			}
-			requireValid(t, tool, m, format+" tool message "+string(rune('0'+i)))
+			requireValid(t, tool, m, format+" tool message "+strconv.Itoa(i))
 		}
 	}
 }

@@ -46,6 +46,8 @@ func jsonEnv() jsonEnvelope {
 // (Codec.Serialize, then canonical.Append, as Invoke does) and encoding_json
 // (json.Marshal of the envelope struct, then of the message struct holding
 // it as a string). make bench divides toolerr by encoding_json.
+// sanitize-only is the share of toolerr spent in outcome.Safe (the sanitizer
+// every wire output passes through, rule 5), which encoding_json does not do.
 func BenchmarkSerializeEnvelope(b *testing.B) {
 	const id = "call_abc123"
 	b.Run("openai-chat/toolerr", func(b *testing.B) {
@@ -70,6 +72,12 @@ func BenchmarkSerializeEnvelope(b *testing.B) {
 		for b.Loop() {
 			content, _ := json.Marshal(env)
 			_, _ = json.Marshal(jsonToolMessage{Content: string(content), Role: "tool", ToolCallID: id})
+		}
+	})
+	b.Run("sanitize-only", func(b *testing.B) {
+		b.ReportAllocs()
+		for b.Loop() {
+			_ = outcome.Safe(benchEnv)
 		}
 	})
 	b.Run("openai-responses/toolerr", func(b *testing.B) {
