@@ -274,6 +274,14 @@ func build(in *input, opt Options) envelope.Envelope {
 	if in.stream && in.contentEmitted {
 		d["partial_output"] = true
 	}
+	if opt.Source == envelope.SourceTool && !r.Retryable && in.excType == "" && provider == "" && f.nTexts > 0 {
+		// A tool's own service said what was wrong with the request (its
+		// 400 or 404 body, in no model provider's error shape). The model
+		// must act on it, so it goes to details, sanitized to one sentence.
+		// A model provider's message never does (seed 000, checklist item
+		// 5), even when a tool relayed it.
+		putString(d, "tool_message", sanitize.Message(f.texts[0]))
+	}
 	return envelope.Envelope{
 		Code: r.Code,
 		Message: sanitize.Message(message(msgFacts{

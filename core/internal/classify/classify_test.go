@@ -401,3 +401,22 @@ func TestBedrockName(t *testing.T) {
 	assert.Equal(t, "ModelStreamErrorException", bedrockName("modelStreamErrorException"))
 	assert.Equal(t, "", bedrockName(""))
 }
+
+func TestHTTP_toolMessage(t *testing.T) {
+	tool := Options{Source: envelope.SourceTool, Tool: "search"}
+	e := HTTP(400, nil, `{"error":"invalid argument: 'max_results' must be at most 50"}`, tool)
+	require.Equal(t, envelope.InvalidArgs, e.Code)
+	require.Equal(t, "invalid argument: 'max_results' must be at most 50.", e.Details["tool_message"])
+
+	e = HTTP(404, nil, "no city named Atlantis\nTraceback (most recent call last):\n  File \"/srv/x.py\", line 1\nKeyError: 'Atlantis' token=PLACEHOLDER_SECRET_1", tool)
+	require.Equal(t, envelope.NotFound, e.Code)
+	require.NotContains(t, e.Details["tool_message"], "PLACEHOLDER_SECRET_1")
+	require.NotContains(t, e.Details["tool_message"], "/srv/x.py")
+
+	// A model provider's error relayed by a tool never reaches the model.
+	e = HTTP(400, nil, `{"type":"error","error":{"type":"invalid_request_error","message":"max_tokens: field required"}}`, tool)
+	require.NotContains(t, e.Details, "tool_message")
+	// Nor does the body of a retryable failure, or any body for source provider.
+	require.NotContains(t, HTTP(503, nil, `{"error":"backend down"}`, tool).Details, "tool_message")
+	require.NotContains(t, HTTP(400, nil, `{"error":"bad"}`, Options{}).Details, "tool_message")
+}
