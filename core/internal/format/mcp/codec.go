@@ -3,6 +3,7 @@ package mcp
 import (
 	"strconv"
 
+	"github.com/toolerr/toolerr/core/internal/canonical"
 	"github.com/toolerr/toolerr/core/internal/envelope"
 	"github.com/toolerr/toolerr/core/internal/field"
 	"github.com/toolerr/toolerr/core/internal/format/outcome"
@@ -21,8 +22,9 @@ const ResultTypeComplete = "complete"
 // no id (see the package doc).
 //
 // Returns a *field.Error naming results[i] when an outcome holds neither or
-// both of error and result, and results[i].result.blocks[j] for a block of
-// unknown type or an image whose data is not standard base64.
+// both of error and result, results[i].result.json for a value JSON cannot
+// carry (NaN, ±Inf), and results[i].result.blocks[j] for a block of unknown
+// type or an image whose data is not standard base64.
 //
 // See shared/reference/wire-formats.md §1.7 and §6.
 func (Codec) Serialize(outs []outcome.Outcome) ([]any, error) {
@@ -67,7 +69,11 @@ func success(i int, r outcome.Result) (map[string]any, error) {
 			m["content"] = []any{text(r.Text)}
 		}
 	case outcome.JSON:
-		m["content"] = []any{text(outcome.JSONText(r.JSON))}
+		b, err := canonical.Marshal(r.JSON)
+		if err != nil {
+			return nil, field.Errorf(outcome.Path(i, "result.json"), "cannot be written as JSON: "+err.Error())
+		}
+		m["content"] = []any{text(string(b))}
 		if obj, ok := r.JSON.(map[string]any); ok {
 			m["structuredContent"] = obj
 		}

@@ -2,6 +2,7 @@ package mcp
 
 import (
 	"errors"
+	"math"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -71,6 +72,7 @@ func TestSerialize_errors(t *testing.T) {
 		{"image data not base64", []outcome.Outcome{{Result: res(outcome.Result{Kind: outcome.Blocks, Blocks: []outcome.Block{{Type: "image", MediaType: "image/png", Data: "a b"}}})}}, "results[0].result.blocks[0].data"},
 		{"image without media type", []outcome.Outcome{{Result: res(outcome.Result{Kind: outcome.Blocks, Blocks: []outcome.Block{{Type: "image", Data: "AAAA"}}})}}, "results[0].result.blocks[0].media_type"},
 		{"unknown block", []outcome.Outcome{{Result: res(outcome.Result{Kind: outcome.Blocks, Blocks: []outcome.Block{{Type: "audio"}}})}}, "results[0].result.blocks[0].type"},
+		{"json infinity", []outcome.Outcome{{Result: res(outcome.Result{Kind: outcome.JSON, JSON: math.Inf(1)})}}, "results[0].result.json"},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

@@ -33,7 +33,10 @@ func (Codec) Serialize(outs []outcome.Outcome) ([]any, error) {
 		if err := checkCall(o, i, seen); err != nil {
 			return nil, err
 		}
-		content := OutcomeText(*o)
+		content, err := Content(i, *o)
+		if err != nil {
+			return nil, err
+		}
 		if o.Result != nil && o.Result.Kind == outcome.Blocks {
 			imgs, err := images(i, o.Result.Blocks)
 			if err != nil {

@@ -2,6 +2,7 @@ package openaichat
 
 import (
 	"errors"
+	"math"
 	"strings"
 	"testing"
 
@@ -90,6 +91,7 @@ func TestSerialize_errors(t *testing.T) {
 		{"image type OpenAI cannot take", []outcome.Outcome{{Call: outcome.Call{ID: "a"}, Result: res(outcome.Result{Kind: outcome.Blocks, Blocks: []outcome.Block{{Type: "image", MediaType: "image/tiff", Data: "AAAA"}}})}}, "results[0].result.blocks[0].media_type"},
 		{"image data not base64", []outcome.Outcome{{Call: outcome.Call{ID: "a"}, Result: res(outcome.Result{Kind: outcome.Blocks, Blocks: []outcome.Block{{Type: "text", Text: "t"}, {Type: "image", MediaType: "image/png", Data: "not base64!"}}})}}, "results[0].result.blocks[1].data"},
 		{"unknown block type", []outcome.Outcome{{Call: outcome.Call{ID: "a"}, Result: res(outcome.Result{Kind: outcome.Blocks, Blocks: []outcome.Block{{Type: "audio"}}})}}, "results[0].result.blocks[0].type"},
+		{"json NaN", []outcome.Outcome{{Call: outcome.Call{ID: "a"}, Result: res(outcome.Result{Kind: outcome.JSON, JSON: math.NaN()})}}, "results[0].result.json"},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -230,10 +232,10 @@ func TestParse_errors(t *testing.T) {
 	}
 }
 
-// TestOutcomeText_failureHasFiveKeys is seed checklist item 4: every OpenAI
+// TestContent_failureHasFiveKeys is seed checklist item 4: every OpenAI
 // tool message content for a failure parses as JSON with exactly the five
 // envelope keys.
-func TestOutcomeText_failureHasFiveKeys(t *testing.T) {
+func TestContent_failureHasFiveKeys(t *testing.T) {
 	envs := []envelope.Envelope{
 		*timeoutEnv(),
 		{Code: envelope.RateLimited, Message: "Slow down.", Retryable: true, Details: map[string]any{"retry_after_seconds": 12.0, "status": 429.0}, Source: envelope.SourceProvider},
@@ -242,7 +244,8 @@ func TestOutcomeText_failureHasFiveKeys(t *testing.T) {
 	}
 	for _, e := range envs {
 		t.Run(string(e.Code), func(t *testing.T) {
-			content := OutcomeText(outcome.Outcome{Call: outcome.Call{ID: "c"}, Error: &e})
+			content, err := Content(0, outcome.Outcome{Call: outcome.Call{ID: "c"}, Error: &e})
+			require.NoError(t, err)
 			assert.False(t, strings.HasPrefix(content, "```"), "no code fence")
 			v, err := canonical.Parse([]byte(content))
 			require.NoError(t, err)

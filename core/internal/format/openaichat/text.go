@@ -3,7 +3,9 @@ package openaichat
 import (
 	"strings"
 
+	"github.com/toolerr/toolerr/core/internal/canonical"
 	"github.com/toolerr/toolerr/core/internal/envelope"
+	"github.com/toolerr/toolerr/core/internal/field"
 	"github.com/toolerr/toolerr/core/internal/format/outcome"
 )
 
@@ -24,27 +26,38 @@ import (
 //
 // See shared/reference/wire-formats.md §1.1, §1.2; field reports B12, B14.
 func ResultText(r outcome.Result) string {
+	s, _ := resultText(r)
+	return s
+}
+
+// resultText is ResultText, with the canonical writer's error for a JSON value
+// JSON cannot carry (NaN, ±Inf, a Go type outside the value tree).
+func resultText(r outcome.Result) (string, error) {
 	var s string
 	switch r.Kind {
 	case outcome.Text:
 		s = r.Text
 	case outcome.JSON:
 		if e, err := envelope.FromValue(r.JSON, ""); err == nil {
-			return outcome.EnvelopeText(outcome.Safe(e))
+			return outcome.EnvelopeText(outcome.Safe(e)), nil
 		}
-		s = outcome.JSONText(r.JSON)
+		b, err := canonical.Marshal(r.JSON)
+		if err != nil {
+			return "", err
+		}
+		s = string(b)
 	case outcome.Blocks:
 		s = outcome.JoinTexts(outcome.NonBlank(r.Blocks))
 	}
 	if outcome.IsBlank(s) {
-		return outcome.EmptyPlaceholder
+		return outcome.EmptyPlaceholder, nil
 	}
 	if looksLikeEnvelope(s) {
 		if e, ok := outcome.ParseEnvelopeText(s); ok {
-			return outcome.EnvelopeText(outcome.Safe(e))
+			return outcome.EnvelopeText(outcome.Safe(e)), nil
 		}
 	}
-	return s
+	return s, nil
 }
 
 // looksLikeEnvelope is a cheap test run before ParseEnvelopeText's full
@@ -54,19 +67,24 @@ func looksLikeEnvelope(s string) bool {
 	return len(t) > 2 && t[0] == '{' && strings.Contains(t, `"retryable"`)
 }
 
-// OutcomeText returns the string a flagless text field carries for o: the
+// Content returns the string a flagless text field carries for outcome i: the
 // canonical JSON of the sanitized envelope for a failure (all five keys, no
-// code fence: OpenAI has no error flag), ResultText for a success.
+// code fence: OpenAI has no error flag), ResultText for a success. Returns a
+// *field.Error at results[i].result.json for a JSON value JSON cannot carry.
 //
 // See shared/reference/wire-formats.md §1.1, §6; shared/seeds checklist item 4.
-func OutcomeText(o outcome.Outcome) string {
+func Content(i int, o outcome.Outcome) (string, error) {
 	if o.Error != nil {
-		return outcome.EnvelopeText(outcome.Safe(*o.Error))
+		return outcome.EnvelopeText(outcome.Safe(*o.Error)), nil
 	}
-	return ResultText(*o.Result)
+	s, err := resultText(*o.Result)
+	if err != nil {
+		return "", field.Errorf(outcome.Path(i, "result.json"), "cannot be written as JSON: "+err.Error())
+	}
+	return s, nil
 }
 
-// ReadContent reads a string written by OutcomeText back: an envelope (the
+// ReadContent reads a string written by Content back: an envelope (the
 // whole string, surrounding white space allowed) is a failure; anything else
 // is a success read by outcome.ReadText (placeholder or blank = Empty,
 // canonical JSON object or array = JSON, else Text). The Call is left empty.

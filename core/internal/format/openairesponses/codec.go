@@ -21,7 +21,7 @@ type Codec struct{}
 const MaxCallIDChars = 64
 
 // Serialize returns one function_call_output item per outcome, in call order.
-// output is the string openaichat.OutcomeText gives, except for a Blocks
+// output is the string openaichat.Content gives, except for a Blocks
 // result with at least one image or non-blank text block, whose output is the
 // array of input_text and input_image items.
 //
@@ -62,7 +62,11 @@ func (Codec) Serialize(outs []outcome.Outcome) ([]any, error) {
 			}
 		}
 		if output == nil {
-			output = openaichat.OutcomeText(*o)
+			s, err := openaichat.Content(i, *o)
+			if err != nil {
+				return nil, err
+			}
+			output = s
 		}
 		items = append(items, map[string]any{"type": "function_call_output", "call_id": id, "output": output})
 	}

@@ -5,7 +5,7 @@
 // The Responses API has no error flag (status is the item's lifecycle, not
 // success or failure), so a failure's output is the canonical JSON of the
 // whole envelope, exactly as in openai-chat, whose text rules this package
-// reuses (openaichat.OutcomeText, openaichat.ReadContent). A Blocks result is
+// reuses (openaichat.Content, openaichat.ReadContent). A Blocks result is
 // carried natively: output is then an array of input_text and input_image
 // (base64 data URL) items, so images need no fallback here.
 //

@@ -2,6 +2,7 @@ package openairesponses
 
 import (
 	"errors"
+	"math"
 	"strings"
 	"testing"
 
@@ -70,6 +71,7 @@ func TestSerialize_errors(t *testing.T) {
 		path string
 	}{
 		{"missing id", []outcome.Outcome{{Result: ok}}, "results[0].call.id"},
+		{"json NaN", []outcome.Outcome{{Call: outcome.Call{ID: "a"}, Result: res(outcome.Result{Kind: outcome.JSON, JSON: math.NaN()})}}, "results[0].result.json"},
 		{"id longer than 64", []outcome.Outcome{{Call: outcome.Call{ID: strings.Repeat("é", 65)}, Result: ok}}, "results[0].call.id"},
 		{"repeated id", []outcome.Outcome{{Call: outcome.Call{ID: "a"}, Result: ok}, {Call: outcome.Call{ID: "a"}, Error: timeoutEnv()}}, "results[1].call.id"},
 		{"neither", []outcome.Outcome{{Call: outcome.Call{ID: "a"}}}, "results[0]"},
