@@ -2,8 +2,9 @@
 // Schema with github.com/santhosh-tekuri/jsonschema/v6 and turns what fails
 // into toolerr's INVALID_ARGS envelope.
 //
-// It lives outside core on purpose: a full JSON Schema validator adds about
-// 1.5 MB to the WASI build of the core (docs/args.md has the measurement).
+// It lives outside core on purpose: the validator and what it pulls in
+// (encoding/json, regexp, math/big, x/text) add about 3.3 MB to a WASI build
+// of the core (docs/args.md has the measurement).
 // The core keeps only the part every target needs, the Invoke op
 // "args_error", which takes failures in one neutral form (a JSON Pointer and
 // the keyword that failed); this package produces that form from the
