@@ -1,12 +1,23 @@
 package conformance
 
 import (
+	"os"
 	"testing"
 )
 
-// benchRequest is the typical request whose per-call time bench-targets.sh
-// reports: an openai-chat serialize of one failed call's envelope.
-var benchRequest = typicalRequests[0]
+// benchRequest returns the typical request whose per-call time
+// bench-targets.sh reports: the file named by $TOOLERR_BENCH_REQUEST, else an
+// openai-chat serialize of one failed call's envelope.
+func benchRequest(b *testing.B) []byte {
+	if p := os.Getenv("TOOLERR_BENCH_REQUEST"); p != "" {
+		req, err := os.ReadFile(p)
+		if err != nil {
+			b.Fatal(err)
+		}
+		return req
+	}
+	return typicalRequests[0]
+}
 
 // BenchmarkInvoke times one typical serialize request through each target,
 // including the copies in and out that a binding makes.
@@ -15,13 +26,14 @@ func BenchmarkInvoke(b *testing.B) {
 		b.Run(mk.name, func(b *testing.B) {
 			tg := mk.open(b)
 			defer tg.Close()
-			if _, err := tg.Invoke(benchRequest); err != nil {
+			req := benchRequest(b)
+			if _, err := tg.Invoke(req); err != nil {
 				b.Fatal(err)
 			}
 			b.ReportAllocs()
 			b.ResetTimer()
 			for range b.N {
-				if _, err := tg.Invoke(benchRequest); err != nil {
+				if _, err := tg.Invoke(req); err != nil {
 					b.Fatal(err)
 				}
 			}
