@@ -137,3 +137,39 @@ func TestLessUTF16(t *testing.T) {
 		t.Fatal("astral character must sort before U+E000 in UTF-16 order")
 	}
 }
+
+func TestAppend_keyOrderSmallAndLarge(t *testing.T) {
+	small := map[string]any{"b": 1.0, "a": 2.0, "\U0001F600": 3.0, "\ue000": 4.0, "ab": 5.0}
+	got, err := Marshal(small)
+	if err != nil || string(got) != "{\"a\":2,\"ab\":5,\"b\":1,\"\U0001F600\":3,\"\ue000\":4}" {
+		t.Fatalf("small object: %s %v", got, err)
+	}
+	large := map[string]any{}
+	for i := 0; i < 40; i++ {
+		large[string(rune('z'-i%26))+string(rune('a'+i))] = float64(i)
+	}
+	got, err = Marshal(large)
+	if err != nil {
+		t.Fatal(err)
+	}
+	v, _ := Parse(got)
+	again, _ := Marshal(v)
+	if string(again) != string(got) {
+		t.Fatal("large object order not stable")
+	}
+	keys := SortedKeys(large)
+	for i := 1; i < len(keys); i++ {
+		if !LessUTF16(keys[i-1], keys[i]) {
+			t.Fatalf("keys out of order at %d: %q %q", i, keys[i-1], keys[i])
+		}
+	}
+}
+
+func BenchmarkMarshal_envelopeDetails(b *testing.B) {
+	d := map[string]any{"status": 429.0, "retry_after_seconds": 12.0, "tool": "get_weather", "attempt": 3.0}
+	buf := make([]byte, 0, 256)
+	b.ReportAllocs()
+	for i := 0; i < b.N; i++ {
+		buf, _ = Append(buf[:0], d)
+	}
+}

@@ -108,7 +108,19 @@ func Append(dst []byte, v any) ([]byte, error) {
 }
 
 func appendObject(dst []byte, m map[string]any) ([]byte, error) {
-	keys := SortedKeys(m)
+	// Small objects (the common case: envelopes, details, wire messages) sort
+	// their keys in a stack array, so writing them allocates nothing.
+	var buf [16]string
+	var keys []string
+	if len(m) <= len(buf) {
+		keys = buf[:0]
+		for k := range m {
+			keys = append(keys, k)
+		}
+		insertionSort(keys)
+	} else {
+		keys = SortedKeys(m)
+	}
 	dst = append(dst, '{')
 	for i, k := range keys {
 		if i > 0 {
@@ -133,6 +145,15 @@ func SortedKeys(m map[string]any) []string {
 	}
 	sort.Slice(keys, func(i, j int) bool { return LessUTF16(keys[i], keys[j]) })
 	return keys
+}
+
+// insertionSort sorts a few keys in RFC 8785 order without allocating.
+func insertionSort(keys []string) {
+	for i := 1; i < len(keys); i++ {
+		for j := i; j > 0 && LessUTF16(keys[j], keys[j-1]); j-- {
+			keys[j], keys[j-1] = keys[j-1], keys[j]
+		}
+	}
 }
 
 // LessUTF16 reports whether a sorts before b when both are compared as
