@@ -32,6 +32,8 @@ import (
 
 // MaxCachedSchemas is how many compiled schemas a Validator keeps; when full,
 // the oldest entry is dropped.
+//
+// See Validator.
 const MaxCachedSchemas = 256
 
 // schemaURL names the schema inside its private compiler. Relative $refs
@@ -42,10 +44,15 @@ const schemaURL = "mem://toolerr/schema.json"
 
 // ErrSchema is matched (errors.Is) by the *SchemaError Validate returns for a
 // schema that is not JSON or does not compile.
+//
+// See https://pkg.go.dev/github.com/santhosh-tekuri/jsonschema/v6#Compiler.Compile.
 var ErrSchema = errors.New("toolerr: invalid JSON Schema")
 
 // SchemaError is a schema Validate cannot use. Err is the parser's or
-// compiler's error.
+// compiler's error (a *jsonschema.SchemaValidationError, a
+// *jsonschema.LoadURLError for an external $ref, ...).
+//
+// See https://pkg.go.dev/github.com/santhosh-tekuri/jsonschema/v6.
 type SchemaError struct {
 	Err error
 }
@@ -62,6 +69,8 @@ func (e *SchemaError) Unwrap() error { return e.Err }
 // Validator validates arguments and caches compiled schemas by their bytes
 // (at most MaxCachedSchemas). The zero value is ready to use and is safe for
 // concurrent use.
+//
+// See https://pkg.go.dev/github.com/santhosh-tekuri/jsonschema/v6#Compiler.
 type Validator struct {
 	mu    sync.Mutex
 	cache map[string]*jsonschema.Schema
@@ -91,6 +100,8 @@ func (v *Validator) Validate(schema, args []byte, tool string) (env core.Envelop
 
 // Validate is Validator.Validate with no cache: the schema is compiled on
 // every call. Keep a Validator to validate many calls.
+//
+// See docs/args.md.
 func Validate(schema, args []byte, tool string) (env core.Envelope, ok bool, err error) {
 	return new(Validator).Validate(schema, args, tool)
 }
@@ -160,7 +171,10 @@ func validate(sch *jsonschema.Schema, args []byte, tool string) (core.Envelope, 
 // failed. "required", "dependentRequired" and "additionalProperties" give one
 // failure per property, pointing at the property. Expected carries the
 // keyword's value from the schema where the error kind holds it, with
-// numbers as float64.
+// numbers as float64. Message is the validator's English text for the leaf.
+//
+// See https://pkg.go.dev/github.com/santhosh-tekuri/jsonschema/v6#ValidationError
+// and RFC 6901.
 func Failures(ve *jsonschema.ValidationError) []core.ArgFailure {
 	var out []core.ArgFailure
 	collect(ve, &out)

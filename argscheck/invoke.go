@@ -10,6 +10,8 @@ import (
 
 // Invoke is core.Invoke plus the op "validate_args"; it uses no cache (see
 // Validator.Invoke).
+//
+// See docs/args.md.
 func Invoke(req []byte) []byte { return new(Validator).Invoke(req) }
 
 // Invoke is core.Invoke plus one op, for builds that carry the validator

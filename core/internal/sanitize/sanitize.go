@@ -19,13 +19,19 @@ import (
 )
 
 // MaxMessageChars is the longest Message result, in characters (code points).
+//
+// See shared/design.md ("The envelope": message is one sanitized sentence).
 const MaxMessageChars = 300
 
 // MaxDetailChars is the longest string Details keeps, in characters (code
 // points); a longer one is shortened by Cap, keeping its head and tail.
+//
+// See shared/cases/field-reports.md B24.
 const MaxDetailChars = 1000
 
 // Redacted replaces every secret Text finds.
+//
+// See shared/cases/field-reports.md B23 ("key=[REDACTED]").
 const Redacted = "[REDACTED]"
 
 // withheld is what Text returns in the impossible case that a scanner fails:
@@ -35,6 +41,8 @@ const withheld = "[text withheld: the sanitizer failed on it]"
 // CapInfo reports what Cap did. OriginalChars is the length of the input in
 // characters (code points); OmittedChars is how many of them the result does
 // not carry (0 when Truncated is false).
+//
+// See shared/cases/field-reports.md B24 (truncated: true and the original length).
 type CapInfo struct {
 	Truncated     bool
 	OriginalChars int
