@@ -1,0 +1,299 @@
+//! toolerr: tool-call errors for LLM agents, over the one Go core.
+//!
+//! Every function builds one Invoke request, runs it through the statically
+//! linked core (`libtoolerr.a`) and returns the `"ok"` value; an
+//! `{"error": envelope}` response becomes `Err(ToolerrError)`. All rules
+//! (codes, retryable defaults, messages, sanitizing, wire shapes, canonical
+//! JSON) live in the core, so Rust gets the same bytes as Go, Python and Node.
+//! Safe to call from any thread. See docs/bindings.md and the README's
+//! "Invoke reference".
+
+use serde::de::DeserializeOwned;
+use serde::{Deserialize, Serialize};
+use serde_json::{json, Map, Value};
+use std::fmt;
+
+mod wire;
+pub use wire::*;
+
+mod ffi {
+    extern "C" {
+        pub fn toolerr_abi_version() -> u32;
+        pub fn toolerr_invoke(req: *const u8, len: usize, out_len: *mut usize) -> *mut u8;
+        pub fn toolerr_free(buf: *mut u8);
+    }
+}
+
+/// The five-field error envelope (README, "The envelope").
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Envelope {
+    /// UPPER_SNAKE registry token, e.g. `RATE_LIMITED`.
+    pub code: String,
+    /// One sanitized sentence for the model.
+    pub message: String,
+    /// May the orchestrator retry without the model?
+    pub retryable: bool,
+    /// Machine fields (status, retry_after_seconds, tool, path, ...); empty when none.
+    pub details: Map<String, Value>,
+    /// `tool`, `provider` or `orchestrator`.
+    pub source: String,
+}
+
+/// An `{"error": envelope}` response: a bad request (`INVALID_INPUT`, with
+/// `details.path` naming the member) or an internal failure (`INTERNAL`).
+#[derive(Debug, Clone, PartialEq)]
+pub struct ToolerrError {
+    /// All five fields of the error.
+    pub envelope: Envelope,
+}
+
+impl fmt::Display for ToolerrError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}: {}", self.envelope.code, self.envelope.message)
+    }
+}
+
+impl std::error::Error for ToolerrError {}
+
+/// The result of every call.
+pub type Result<T> = std::result::Result<T, ToolerrError>;
+
+/// Returns the ABI version of the linked core (1).
+pub fn abi_version() -> u32 {
+    unsafe { ffi::toolerr_abi_version() }
+}
+
+/// Runs one request (UTF-8 JSON bytes) and returns the response bytes unchanged.
+pub fn invoke_bytes(request: &[u8]) -> Vec<u8> {
+    let mut n = 0usize;
+    unsafe {
+        let p = ffi::toolerr_invoke(request.as_ptr(), request.len(), &mut n);
+        if p.is_null() {
+            return Vec::new();
+        }
+        let out = std::slice::from_raw_parts(p, n).to_vec();
+        ffi::toolerr_free(p);
+        out
+    }
+}
+
+#[derive(Deserialize)]
+struct Response<'a> {
+    #[serde(borrow)]
+    ok: Option<&'a serde_json::value::RawValue>,
+    error: Option<Envelope>,
+}
+
+/// Runs one Invoke request (`{"op": ..., ...}`) and returns its `"ok"` value as `T`.
+///
+/// # Panics
+/// When the core's answer does not fit `T`: a binding and core of different ABI versions.
+pub fn invoke_as<T: DeserializeOwned>(request: &Value) -> Result<T> {
+    let out = invoke_bytes(&serde_json::to_vec(request).expect("a Value always serializes"));
+    let resp: Response = serde_json::from_slice(&out).expect("toolerr: the core answers JSON");
+    if let Some(envelope) = resp.error {
+        return Err(ToolerrError { envelope });
+    }
+    let ok = resp.ok.map_or("null", |r| r.get());
+    Ok(serde_json::from_str(ok).unwrap_or_else(|e| panic!("toolerr: unexpected answer shape ({e}): {ok}")))
+}
+
+/// Runs one Invoke request and returns its `"ok"` value.
+pub fn invoke(request: &Value) -> Result<Value> {
+    invoke_as(request)
+}
+
+fn op<T: DeserializeOwned>(name: &str, members: Value) -> Result<T> {
+    let mut req = Map::new();
+    req.insert("op".into(), name.into());
+    if let Value::Object(m) = members {
+        req.extend(m.into_iter().filter(|(_, v)| !v.is_null()));
+    }
+    invoke_as(&Value::Object(req))
+}
+
+/// Returns `{"abi", "version"}` of the linked core.
+pub fn version() -> Result<Value> {
+    op("version", json!({}))
+}
+
+/// Returns the code registry rows.
+pub fn codes() -> Result<Vec<Value>> {
+    op("codes", json!({}))
+}
+
+/// Returns an envelope for `code` with the registry defaults and sanitized text;
+/// `retryable`, `details` and `source` override them when given.
+pub fn envelope(code: &str, message: &str, retryable: Option<bool>, details: Option<Value>, source: Option<&str>) -> Result<Envelope> {
+    op("envelope", json!({"code": code, "message": message, "retryable": retryable, "details": details, "source": source}))
+}
+
+/// Returns `value` as RFC 8785 canonical JSON text, as the core writes it.
+pub fn canonicalize(value: &Value) -> Result<String> {
+    let out = invoke_bytes(&serde_json::to_vec(&json!({"op": "canonicalize", "value": value})).unwrap());
+    if out.starts_with(b"{\"error\":") {
+        return op("canonicalize", json!({ "value": value }));
+    }
+    Ok(String::from_utf8_lossy(&out[6..out.len() - 1]).into_owned())
+}
+
+/// Returns `{"text", "truncated", "original_chars"?}`: secrets redacted, traces cut, capped to `max_chars`.
+pub fn sanitize(text: &str, max_chars: Option<u64>) -> Result<Value> {
+    op("sanitize", json!({"text": text, "max_chars": max_chars}))
+}
+
+/// Optional members of a classify request.
+#[derive(Debug, Clone, Default, Serialize)]
+pub struct ClassifyOptions {
+    /// `openai`, `anthropic`, `gemini`, `bedrock`, ...: how to read the body.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub provider: Option<String>,
+    /// `tool`, `provider` or `orchestrator`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub source: Option<String>,
+    /// The tool's name, copied into details.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub tool: Option<String>,
+    /// 1-based attempt number, copied into details.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub attempt: Option<u32>,
+    /// Milliseconds since the Unix epoch; only to turn an HTTP-date or reset time into a wait.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub now_ms: Option<i64>,
+}
+
+/// Classifies an HTTP failure: status, response headers (name, value), body (text or JSON).
+pub fn classify_http(status: u16, headers: &[(&str, &str)], body: Option<Value>, opts: &ClassifyOptions) -> Result<Envelope> {
+    let h: Map<String, Value> = headers.iter().map(|(k, v)| (k.to_string(), Value::from(*v))).collect();
+    let mut req = serde_json::to_value(opts).unwrap();
+    req["http"] = json!({"status": status, "headers": h, "body": body});
+    op("classify", req)
+}
+
+/// Classifies a Rust error: its type name, its message and its source chain
+/// (as "Caused by:" lines). The core sanitizes the message.
+pub fn classify_error<E: std::error::Error + 'static>(err: &E, tool: Option<&str>) -> Result<Envelope> {
+    let mut trace = err.to_string();
+    let mut cause = err.source();
+    while let Some(c) = cause {
+        trace.push_str(&format!("\n\nCaused by:\n    {c}"));
+        cause = c.source();
+    }
+    let exception = json!({"type": std::any::type_name::<E>(), "message": err.to_string(), "traceback": trace});
+    op("classify_exception", json!({"exception": exception, "tool": tool}))
+}
+
+/// Classifies an exception given as text: its type, message and printed traceback.
+pub fn classify_exception(type_name: &str, message: &str, traceback: &str, tool: Option<&str>) -> Result<Envelope> {
+    let exception = json!({"type": type_name, "message": message, "traceback": traceback});
+    op("classify_exception", json!({"exception": exception, "tool": tool}))
+}
+
+/// Returns the messages to append to `format`'s history for one turn of outcomes.
+pub fn serialize<T: DeserializeOwned>(format: &str, outcomes: &[Outcome]) -> Result<Vec<T>> {
+    op("serialize", json!({"format": format, "results": outcomes}))
+}
+
+/// Reads the tool outcomes back from `format`'s messages (the failure flag restored).
+pub fn parse<M: Serialize>(format: &str, messages: &[M]) -> Result<Vec<Outcome>> {
+    op("parse", json!({"format": format, "messages": messages}))
+}
+
+/// Chat Completions tool messages (role `tool`), one per outcome.
+pub fn to_openai_chat(outcomes: &[Outcome]) -> Result<Vec<OpenAIChatToolMessage>> {
+    serialize("openai-chat", outcomes)
+}
+
+/// Responses API `function_call_output` input items, one per outcome.
+pub fn to_openai_responses(outcomes: &[Outcome]) -> Result<Vec<OpenAIResponsesOutput>> {
+    serialize("openai-responses", outcomes)
+}
+
+/// One Anthropic user message holding a `tool_result` block per outcome.
+pub fn to_anthropic(outcomes: &[Outcome]) -> Result<Vec<AnthropicMessage>> {
+    serialize("anthropic", outcomes)
+}
+
+/// One Gemini user Content holding a `functionResponse` part per outcome.
+pub fn to_gemini(outcomes: &[Outcome]) -> Result<Vec<GeminiContent>> {
+    serialize("gemini", outcomes)
+}
+
+/// One Bedrock Converse user message holding a `toolResult` block per outcome.
+pub fn to_bedrock(outcomes: &[Outcome]) -> Result<Vec<BedrockMessage>> {
+    serialize("bedrock", outcomes)
+}
+
+/// MCP `CallToolResult` objects, one per outcome.
+pub fn to_mcp(outcomes: &[Outcome]) -> Result<Vec<McpCallToolResult>> {
+    serialize("mcp", outcomes)
+}
+
+fn with(mut base: Value, options: Value) -> Value {
+    if let (Value::Object(b), Value::Object(o)) = (&mut base, options) {
+        b.extend(o);
+    }
+    base
+}
+
+/// The findings a provider would reject in a transcript (op `check`); `options` adds members.
+pub fn check(format: &str, messages: &[Value], options: Value) -> Result<Value> {
+    op("check", with(json!({"format": format, "messages": messages}), options))
+}
+
+/// The repaired transcript and what changed (op `repair`).
+pub fn repair(format: &str, messages: &[Value], options: Value) -> Result<Value> {
+    op("repair", with(json!({"format": format, "messages": messages}), options))
+}
+
+/// A transcript translated between formats, failure flags carried (op `convert`).
+pub fn convert(messages: &[Value], from: &str, to: &str, options: Value) -> Result<Value> {
+    op("convert", with(json!({"from": from, "to": to, "messages": messages}), options))
+}
+
+/// A transcript trimmed to a size budget without separating calls from results (op `trim`).
+pub fn trim(format: &str, messages: &[Value], options: Value) -> Result<Value> {
+    op("trim", with(json!({"format": format, "messages": messages}), options))
+}
+
+/// Call ids rewritten to the target's id rules, with the id map (op `normalize_ids`).
+pub fn normalize_ids(format: &str, messages: &[Value], options: Value) -> Result<Value> {
+    op("normalize_ids", with(json!({"format": format, "messages": messages}), options))
+}
+
+/// Whether repeated failing calls form a loop (op `loop_guard`); `members` is the whole request.
+pub fn loop_guard(members: Value) -> Result<Value> {
+    op("loop_guard", members)
+}
+
+/// A retry decision (op `retry`).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct RetryDecision {
+    /// Whether to retry.
+    pub retry: bool,
+    /// How long to wait first, in milliseconds.
+    pub delay_ms: u64,
+    /// Why, as a short token.
+    pub reason: String,
+}
+
+/// Whether and when to retry after `attempt` (1-based) failed; `draw` is uniform in [0, 1).
+pub fn retry_decision(error: &Envelope, attempt: u32, draw: f64, policy: Option<Value>) -> Result<RetryDecision> {
+    op("retry", json!({"error": error, "attempt": attempt, "draw": draw, "policy": policy}))
+}
+
+/// Advances a circuit breaker for one event (`allow`, `success`, `failure`) at `now_ms`;
+/// returns `{"state", "allowed"?, "error"?}`. `options` may add `settings`, `error`, `tool`.
+pub fn breaker(state: Option<&Value>, event: &str, now_ms: i64, options: Value) -> Result<Value> {
+    op("breaker", with(json!({"state": state, "event": event, "now_ms": now_ms}), options))
+}
+
+/// Charges a budget before spending: `{"allowed", "state", "remaining", "error"?}`.
+pub fn budget(state: Option<&Value>, limits: &Value, now_ms: i64, charge: Option<&Value>) -> Result<Value> {
+    op("budget", json!({"state": state, "limits": limits, "now_ms": now_ms, "charge": charge}))
+}
+
+/// Replays a recorded failure trace through `format` with the scripted model (op `replay`).
+pub fn replay(trace: &Value, format: &str) -> Result<Value> {
+    op("replay", json!({"trace": trace, "format": format}))
+}

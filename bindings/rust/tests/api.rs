@@ -1,0 +1,63 @@
+//! The thin request builders: each reaches its op and maps the answer to Rust types.
+use serde_json::{json, Value};
+use toolerr::{ClassifyOptions, Envelope, Outcome};
+
+fn timeout() -> Envelope {
+    serde_json::from_value(json!({"code": "TIMEOUT", "message": "Search timed out after 10 s.", "retryable": true,
+                                  "details": {"tool": "search"}, "source": "tool"})).unwrap()
+}
+
+#[test]
+fn classify_http_reads_retry_after() {
+    let opts = ClassifyOptions { tool: Some("get_weather".into()), ..Default::default() };
+    let e = toolerr::classify_http(429, &[("Retry-After", "7")], None, &opts).unwrap();
+    assert_eq!((e.code.as_str(), e.retryable, &e.details["retry_after_seconds"]), ("RATE_LIMITED", true, &json!(7)));
+}
+
+#[test]
+fn classify_error_reads_a_rust_error_without_leaking_it() {
+    let err = std::io::Error::new(std::io::ErrorKind::ConnectionRefused, "connection refused; key=sk-abcdefghijklmnopqrstuvwx");
+    let e = toolerr::classify_error(&err, Some("search")).unwrap();
+    assert_eq!(e.source, "tool");
+    assert!(!e.message.contains("sk-abcdefghijklmnopqrstuvwx"), "{}", e.message);
+}
+
+#[test]
+fn serialize_then_parse_gives_the_outcome_back() {
+    for fmt in ["openai-chat", "openai-responses", "anthropic", "gemini", "bedrock", "mcp"] {
+        let msgs: Vec<Value> = toolerr::serialize(fmt, &[Outcome::failed("call_1", "search", timeout())]).unwrap();
+        let want = Outcome::failed(if fmt == "mcp" { "" } else { "call_1" }, if fmt == "gemini" { "search" } else { "" }, timeout());
+        assert_eq!(toolerr::parse(fmt, &msgs).unwrap(), vec![want], "{fmt}");
+    }
+}
+
+#[test]
+fn to_functions_give_each_vendor_shape() {
+    let o = [Outcome::failed("call_1", "search", timeout())];
+    let chat = &toolerr::to_openai_chat(&o).unwrap()[0];
+    assert_eq!((chat.role.as_str(), chat.tool_call_id.as_str()), ("tool", "call_1"));
+    let env: Envelope = serde_json::from_str(chat.content.as_str().unwrap()).unwrap();
+    assert_eq!(env, timeout());
+    assert_eq!(toolerr::to_openai_responses(&o).unwrap()[0].kind, "function_call_output");
+    assert_eq!(toolerr::to_anthropic(&o).unwrap()[0].content[0].is_error, Some(true));
+    assert!(toolerr::to_gemini(&o).unwrap()[0].parts[0].function_response.response.contains_key("error"));
+    assert_eq!(toolerr::to_bedrock(&o).unwrap()[0].content[0].tool_result.status.as_deref(), Some("error"));
+    assert_eq!(toolerr::to_mcp(&o).unwrap()[0].is_error, Some(true));
+}
+
+#[test]
+fn retry_decision_never_retries_a_terminal_error() {
+    let bad = toolerr::envelope("INVALID_ARGS", "city is required", None, None, None).unwrap();
+    assert!(!toolerr::retry_decision(&bad, 1, 0.5, None).unwrap().retry);
+    assert!(toolerr::retry_decision(&timeout(), 1, 0.5, None).unwrap().retry);
+}
+
+#[test]
+fn breaker_opens_after_failures() {
+    let mut state: Option<Value> = None;
+    for t in 0..3 {
+        let out = toolerr::breaker(state.as_ref(), "failure", 1000 + t, json!({"error": timeout()})).unwrap();
+        state = Some(out["state"].clone());
+    }
+    assert_eq!(toolerr::breaker(state.as_ref(), "allow", 2000, json!({})).unwrap()["allowed"], false);
+}
