@@ -97,9 +97,6 @@ func wireStrings(v any) []string {
 
 func TestSeedChecklist_item5NoSecretOrTraceReachesTheWire(t *testing.T) {
 	probe := core.NewEnvelope(core.CodeToolError, plantedMessage, plantedDetails(), "")
-	if strings.Contains(probe.Message, "PLANTED") {
-		t.Skip("the sanitizer is still a stub (issue 2, item 4): nothing to check yet")
-	}
 	raw := core.Envelope{Code: core.CodeTransport, Message: plantedMessage, Retryable: true, Details: plantedDetails(), Source: core.SourceTool}
 	outs := []core.Outcome{
 		{Call: core.Call{ID: "call_1", Name: "search"}, Error: &raw},
@@ -108,9 +105,6 @@ func TestSeedChecklist_item5NoSecretOrTraceReachesTheWire(t *testing.T) {
 	for _, f := range core.Formats() {
 		t.Run(string(f), func(t *testing.T) {
 			msgs, err := core.Serialize(f, outs)
-			if err != nil && strings.Contains(err.Error(), "not implemented") {
-				t.Skipf("%s is still a stub", f)
-			}
 			require.NoError(t, err)
 			b, err := json.Marshal(msgs)
 			require.NoError(t, err)
@@ -128,9 +122,7 @@ func TestSeedChecklist_item5NoSecretOrTraceReachesTheWire(t *testing.T) {
 func TestSeedChecklist_item5NoTraceInDetails(t *testing.T) {
 	trace := "Traceback (most recent call last):\n  File \"/srv/app/client.py\", line 12, in run\nValueError: bad"
 	e := core.NewEnvelope(core.CodeToolError, "The tool failed.", map[string]any{"trace": trace}, "")
-	if strings.Contains(e.Details["trace"].(string), "Traceback") {
-		t.Skip("KNOWN GAP (reported to the lead): sanitize.Details keeps stack traces in details strings")
-	}
+	require.Equal(t, "ValueError: bad", e.Details["trace"])
 	for _, f := range core.Formats() {
 		msgs, err := core.Serialize(f, []core.Outcome{{Call: core.Call{ID: "call_1", Name: "search"}, Error: &e}})
 		require.NoError(t, err)
@@ -143,9 +135,6 @@ func TestSeedChecklist_item5NoTraceInDetails(t *testing.T) {
 // A failure parsed from another library's plain text (is_error on a raw
 // exception string) is sanitized before it reaches any format.
 func TestSeedChecklist_item5ForeignFailureSanitized(t *testing.T) {
-	if strings.Contains(core.NewEnvelope(core.CodeToolError, plantedMessage, nil, "").Message, "PLANTED") {
-		t.Skip("the sanitizer is still a stub (issue 2, item 4): nothing to check yet")
-	}
 	in := []any{map[string]any{"role": "user", "content": []any{map[string]any{
 		"type": "tool_result", "tool_use_id": "toolu_X", "is_error": true, "content": plantedMessage}}}}
 	outs, err := core.Parse(core.FormatAnthropic, in)

@@ -99,27 +99,37 @@ func message(s string) string {
 	if strings.TrimSpace(s) == "" {
 		return ""
 	}
-	before, exc, found := reduceTrace(s)
-	var m string
-	if found {
-		before = firstSentence(collapse(dropFrames(before)))
-		exc = firstSentence(collapse(exc))
-		switch {
-		case before == "" && exc == "":
-			m = "An error occurred (stack trace omitted)"
-		case before == "":
-			m = exc
-		case exc == "":
-			m = before
-		default:
-			m = strings.TrimRight(before, ".:;,!? ") + ": " + exc
-		}
-	} else {
+	m, found := withoutTrace(s, firstSentence)
+	if !found {
 		m = firstSentence(collapse(dropFrames(s)))
 	}
 	m = redact(m) // joining lines must not form a new secret-shaped pair
 	return finishSentence(m, MaxMessageChars)
 }
+
+// withoutTrace reduces a stack trace in s to the text before it joined to the
+// final exception line, each part with frames dropped, white space collapsed
+// and then shortened by keep (firstSentence for a message, identity for a
+// details string). found is false when s holds no trace.
+func withoutTrace(s string, keep func(string) string) (out string, found bool) {
+	before, exc, found := reduceTrace(s)
+	if !found {
+		return s, false
+	}
+	before = keep(collapse(dropFrames(before)))
+	exc = keep(collapse(exc))
+	switch {
+	case before == "" && exc == "":
+		return "An error occurred (stack trace omitted)", true
+	case before == "":
+		return exc, true
+	case exc == "":
+		return before, true
+	}
+	return strings.TrimRight(before, ".:;,!? ") + ": " + exc, true
+}
+
+func same(s string) string { return s }
 
 // finishSentence caps m at max characters with "…" and makes it end in
 // terminal punctuation.
@@ -167,7 +177,9 @@ func headChars(s string, n int) string {
 }
 
 // Details returns a deep copy of d in which every string, at any depth and in
-// arrays too, is passed through Text and capped at MaxDetailChars characters;
+// arrays too, is passed through Text, has any stack trace reduced to its final
+// exception line (as Message does, but without cutting to one sentence) and
+// is capped at MaxDetailChars characters;
 // a string under a secret-named key ("api_key", "Authorization", "password",
 // ...) is replaced by [REDACTED] whole (an auth scheme such as "Bearer " is
 // kept). Keys are unchanged; nil stays nil. Values other than strings, maps
@@ -191,8 +203,7 @@ func detailValue(v any, secret bool) any {
 		if secret {
 			return redactWhole(x)
 		}
-		s, _ := Cap(Text(x), MaxDetailChars)
-		return s
+		return guard(x, detailString)
 	case map[string]any:
 		m := make(map[string]any, len(x))
 		for k, e := range x {
@@ -219,6 +230,18 @@ func detailValue(v any, secret bool) any {
 		return a
 	}
 	return v
+}
+
+// detailString sanitizes one details string: redacted, a stack trace reduced
+// to its final exception line (issue 2, item 4: "every string in details"),
+// capped at MaxDetailChars characters.
+func detailString(s string) string {
+	s = redact(s)
+	if r, found := withoutTrace(s, same); found {
+		s = redact(r)
+	}
+	out, _ := Cap(s, MaxDetailChars)
+	return out
 }
 
 // redactWhole replaces a secret value, keeping a leading auth scheme word

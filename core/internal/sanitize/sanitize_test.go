@@ -336,3 +336,14 @@ func TestText_linearOnRepeats(t *testing.T) {
 		assert.Less(t, time.Since(start), 2*time.Second, "pattern %q", u)
 	}
 }
+
+func TestDetails_tracesReduced(t *testing.T) {
+	d := Details(map[string]any{
+		"trace":  "request failed\nTraceback (most recent call last):\n  File \"/srv/app/client.py\", line 88, in call\nConnectionError: refused token=sk-proj-PLANTEDPLANTEDPLANTED123",
+		"nested": []any{map[string]any{"js": "TypeError: x is undefined\n    at f (/home/u/app.js:1:2)\n    at main (/home/u/app.js:9:1)"}},
+		"plain":  "two sentences. kept whole.",
+	})
+	require.Equal(t, "request failed: ConnectionError: refused token=[REDACTED]", d["trace"])
+	require.Equal(t, "TypeError: x is undefined", d["nested"].([]any)[0].(map[string]any)["js"])
+	require.Equal(t, "two sentences. kept whole.", d["plain"])
+}
