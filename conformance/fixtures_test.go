@@ -9,7 +9,6 @@ import (
 	"testing"
 	"unicode/utf8"
 
-	"github.com/gowebpki/jcs"
 	"github.com/santhosh-tekuri/jsonschema/v6"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -24,8 +23,9 @@ const (
 var forbiddenWords = regexp.MustCompile(`(?i)\bshould\b|\btest that\b`)
 
 // TestFixtures_lint checks every fixture file: the schema, unique and short
-// present-tense descriptions, and responses that an independent RFC 8785
-// implementation (gowebpki/jcs) canonicalizes to the same bytes as core.
+// present-tense descriptions, and responses that core's canonicalize op and
+// an independent RFC 8785 implementation (gowebpki/jcs, which the runner uses
+// for the expected bytes) write identically.
 func TestFixtures_lint(t *testing.T) {
 	schema, err := jsonschema.NewCompiler().Compile("fixtures.schema.json")
 	require.NoError(t, err)
@@ -53,9 +53,12 @@ func TestFixtures_lint(t *testing.T) {
 	}
 	for _, f := range fixtures {
 		t.Run(f.ID, func(t *testing.T) {
-			independent, err := jcs.Transform(f.Test.Response)
-			require.NoError(t, err, "response is not JSON that RFC 8785 accepts")
-			assert.Equal(t, string(independent), string(expected(t, f.Test.Response)), "core and gowebpki/jcs canonicalize the response differently")
+			independent := expected(t, f.Test.Response)
+			ours, ok := coreCanonical(t, f.Test.Response)
+			if !ok {
+				t.Skip("response nests too deep to wrap in a canonicalize request")
+			}
+			assert.Equal(t, string(independent), string(ours), "core and gowebpki/jcs canonicalize the response differently")
 		})
 	}
 }
