@@ -27,6 +27,7 @@ test: test-go conformance test-python test-node test-rust ## every test of every
 test-go: ## Go unit tests, examples and vendor oracles
 	$(GO) vet ./...
 	$(GO) test -count=1 ./...
+	bash scripts/setup-redis.sh
 	bash scripts/test-modules.sh
 
 conformance: build ## the shared fixtures through every build target
