@@ -58,13 +58,32 @@ const (
 	KindOther
 )
 
-// Call is a tool call the model made. Args is the arguments as a canonical
-// value tree (an object, normally; a string when the provider's argument text
-// is not JSON).
+// Call is a tool call the model made. Args is the arguments as a value tree
+// (an object, normally); ArgsText is the provider's argument text when the
+// arguments came as text (OpenAI), parsed only when needed (see Value).
 type Call struct {
-	ID   string
-	Name string
-	Args any
+	ID       string
+	Name     string
+	Args     any
+	ArgsText string
+}
+
+// Value returns the arguments as a value tree: Args, or ArgsText parsed (a
+// string when the text is not JSON).
+func (c *Call) Value() any {
+	if c.Args == nil && c.ArgsText != "" {
+		return argsValue(c.ArgsText)
+	}
+	return c.Args
+}
+
+// Text returns the arguments as JSON text: ArgsText as given, or the
+// canonical JSON of Args.
+func (c *Call) Text() string {
+	if c.ArgsText != "" {
+		return c.ArgsText
+	}
+	return argsText(c.Args)
 }
 
 // Result is the answer to one call: Outcome.Call names the call (ID, and

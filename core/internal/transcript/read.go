@@ -131,7 +131,7 @@ func readChat(v any, p string) (Message, error) {
 		if err != nil {
 			return msg, err
 		}
-		msg.Parts = append(msg.Parts, Part{Kind: KindCall, Call: Call{ID: id, Name: name, Args: argsValue(args)}, Raw: cv})
+		msg.Parts = append(msg.Parts, Part{Kind: KindCall, Call: Call{ID: id, Name: name, ArgsText: args}, Raw: cv})
 	}
 	return msg, nil
 }
@@ -277,7 +277,7 @@ func readResponses(v any, p string) (Message, error) {
 		if err != nil {
 			return Message{}, err
 		}
-		return Message{Role: RoleAssistant, Parts: []Part{{Kind: KindCall, Call: Call{ID: id, Name: name, Args: argsValue(args)}, Raw: v}}}, nil
+		return Message{Role: RoleAssistant, Parts: []Part{{Kind: KindCall, Call: Call{ID: id, Name: name, ArgsText: args}, Raw: v}}}, nil
 	case "function_call_output":
 		id, err := optString(m, "call_id", p)
 		if err != nil {

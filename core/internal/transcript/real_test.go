@@ -123,7 +123,7 @@ func summary(msgs []Message, idMap map[string]string) []string {
 		for _, p := range m.Parts {
 			switch p.Kind {
 			case KindCall:
-				out = append(out, "call "+p.Call.Name+" "+argsText(p.Call.Args))
+				out = append(out, "call "+p.Call.Name+" "+argsText(p.Call.Value()))
 			case KindResult:
 				t := resultText(p.Result.Outcome)
 				if e := p.Result.Outcome.Error; e != nil && e.Code == "TOOL_ERROR" {

@@ -28,8 +28,10 @@ func optString(m map[string]any, key, p string) (string, error) {
 // textOutcome interprets a result's text: an envelope, else text (blank is
 // Empty).
 func textOutcome(s string) (outcome.Outcome, bool) {
-	if e, ok := outcome.ParseEnvelopeText(s); ok {
-		return outcome.Outcome{Error: &e}, true
+	if mayBeEnvelope(s) {
+		if e, ok := outcome.ParseEnvelopeText(s); ok {
+			return outcome.Outcome{Error: &e}, true
+		}
 	}
 	if outcome.IsBlank(s) {
 		return outcome.Outcome{Result: &outcome.Result{Kind: outcome.Empty}}, false
@@ -160,4 +162,10 @@ func argsObject(v any) (map[string]any, bool) {
 		return m, true
 	}
 	return map[string]any{"value": v}, false
+}
+
+// mayBeEnvelope is a cheap test before the full parse: an envelope's JSON
+// text names all five keys.
+func mayBeEnvelope(s string) bool {
+	return len(s) > 40 && strings.Contains(s, `"retryable"`) && strings.Contains(s, `"source"`) && strings.Contains(s, `"code"`)
 }

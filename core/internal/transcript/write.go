@@ -182,7 +182,7 @@ func (w *writer) chat(m Message) []any {
 				fn := clone(cb["function"])
 				fn["name"] = c.Call.Name
 				if _, ok := fn["arguments"]; !ok || !w.same {
-					fn["arguments"] = argsText(c.Call.Args)
+					fn["arguments"] = c.Call.Text()
 				}
 				cb["function"] = fn
 				tc = append(tc, cb)
@@ -268,7 +268,7 @@ func (w *writer) responses(m Message) []any {
 		b["call_id"] = c.Call.ID
 		b["name"] = c.Call.Name
 		if _, ok := b["arguments"]; !ok || !w.same {
-			b["arguments"] = argsText(c.Call.Args)
+			b["arguments"] = c.Call.Text()
 		}
 		out = append(out, b)
 	}
@@ -325,7 +325,7 @@ func (w *writer) anthropic(m Message) []any {
 			content = append(content, anthropicImageBlock(p.Image))
 		case KindCall:
 			b := w.base(p.Raw)
-			in, _ := argsObject(p.Call.Args)
+			in, _ := argsObject(p.Call.Value())
 			b["type"], b["id"], b["name"], b["input"] = "tool_use", p.Call.ID, p.Call.Name, in
 			content = append(content, b)
 		case KindResult:
@@ -411,7 +411,7 @@ func (w *writer) gemini(m Message) []any {
 				fc["id"] = p.Call.ID
 			}
 			fc["name"] = p.Call.Name
-			fc["args"], _ = argsObject(p.Call.Args)
+			fc["args"], _ = argsObject(p.Call.Value())
 			b["functionCall"] = fc
 			parts = append(parts, b)
 		case KindResult:
@@ -468,7 +468,7 @@ func (w *writer) bedrock(m Message) []any {
 			b := w.base(p.Raw)
 			tu := w.base(b["toolUse"])
 			tu["toolUseId"], tu["name"] = p.Call.ID, p.Call.Name
-			tu["input"], _ = argsObject(p.Call.Args)
+			tu["input"], _ = argsObject(p.Call.Value())
 			b["toolUse"] = tu
 			content = append(content, b)
 		case KindResult:

@@ -1,0 +1,112 @@
+package transcript
+
+import (
+	"encoding/json"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/toolerr/toolerr/core/internal/canonical"
+)
+
+// benchTurns is the size of the benchmark transcript, in call turns.
+const benchTurns = 500
+
+// benchList returns a 500-turn transcript of f as JSON bytes: each turn a
+// user question, an assistant message with two parallel calls and their two
+// results (the last turn's second result missing, so repair has work).
+func benchList(f Format) []byte {
+	var b strings.Builder
+	b.WriteString("[")
+	for t := 0; t < benchTurns; t++ {
+		id := func(k int) string { return "call_" + strconv.Itoa(t) + "_" + strconv.Itoa(k) }
+		last := t == benchTurns-1
+		if t > 0 {
+			b.WriteString(",")
+		}
+		switch f {
+		case OpenAIChat:
+			b.WriteString(`{"role":"user","content":"What is the weather in city ` + strconv.Itoa(t) + ` and its neighbour?"},`)
+			b.WriteString(`{"role":"assistant","content":null,"tool_calls":[{"id":"` + id(0) + `","type":"function","function":{"name":"get_weather","arguments":"{\"city\":\"A` + strconv.Itoa(t) + `\"}"}},{"id":"` + id(1) + `","type":"function","function":{"name":"get_weather","arguments":"{\"city\":\"B` + strconv.Itoa(t) + `\"}"}}]},`)
+			b.WriteString(`{"role":"tool","tool_call_id":"` + id(0) + `","content":"{\"temperature\":21,\"unit\":\"C\",\"sky\":\"clear\"}"}`)
+			if !last {
+				b.WriteString(`,{"role":"tool","tool_call_id":"` + id(1) + `","content":"{\"temperature\":19,\"unit\":\"C\",\"sky\":\"rain\"}"}`)
+			}
+		case Anthropic:
+			b.WriteString(`{"role":"user","content":"What is the weather in city ` + strconv.Itoa(t) + ` and its neighbour?"},`)
+			b.WriteString(`{"role":"assistant","content":[{"type":"text","text":"Checking both."},{"type":"tool_use","id":"` + id(0) + `","name":"get_weather","input":{"city":"A` + strconv.Itoa(t) + `"}},{"type":"tool_use","id":"` + id(1) + `","name":"get_weather","input":{"city":"B` + strconv.Itoa(t) + `"}}]},`)
+			b.WriteString(`{"role":"user","content":[{"type":"tool_result","tool_use_id":"` + id(0) + `","content":"{\"temperature\":21,\"unit\":\"C\",\"sky\":\"clear\"}"}`)
+			if !last {
+				b.WriteString(`,{"type":"tool_result","tool_use_id":"` + id(1) + `","content":"{\"temperature\":19,\"unit\":\"C\",\"sky\":\"rain\"}"}`)
+			}
+			b.WriteString(`]}`)
+		}
+	}
+	b.WriteString("]")
+	return []byte(b.String())
+}
+
+func benchFormats() []Format { return []Format{OpenAIChat, Anthropic} }
+
+// BenchmarkJSONDecode is the baseline: encoding/json decoding the same bytes
+// into interface values. Reported per turn.
+func BenchmarkJSONDecode(b *testing.B) {
+	for _, f := range benchFormats() {
+		data := benchList(f)
+		b.Run(string(f), func(b *testing.B) {
+			b.SetBytes(int64(len(data)))
+			for i := 0; i < b.N; i++ {
+				var v any
+				if err := json.Unmarshal(data, &v); err != nil {
+					b.Fatal(err)
+				}
+			}
+			b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/benchTurns, "ns/turn")
+		})
+	}
+}
+
+// BenchmarkCheck is parse (package canonical) + read + check of the bytes.
+func BenchmarkCheck(b *testing.B) {
+	for _, f := range benchFormats() {
+		data := benchList(f)
+		b.Run(string(f), func(b *testing.B) {
+			b.SetBytes(int64(len(data)))
+			for i := 0; i < b.N; i++ {
+				v, _ := canonical.Parse(data)
+				msgs, err := Read(f, v.([]any))
+				if err != nil {
+					b.Fatal(err)
+				}
+				if len(Check(f, msgs, "")) != 1 {
+					b.Fatal("want one finding")
+				}
+			}
+			b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/benchTurns, "ns/turn")
+		})
+	}
+}
+
+// BenchmarkRepair is parse + read + repair + write of the bytes (the value
+// tree Invoke then encodes).
+func BenchmarkRepair(b *testing.B) {
+	for _, f := range benchFormats() {
+		data := benchList(f)
+		b.Run(string(f), func(b *testing.B) {
+			b.SetBytes(int64(len(data)))
+			for i := 0; i < b.N; i++ {
+				v, _ := canonical.Parse(data)
+				msgs, err := Read(f, v.([]any))
+				if err != nil {
+					b.Fatal(err)
+				}
+				out, ch := Repair(f, msgs)
+				if ch.Synthesized != 1 {
+					b.Fatal("want one synthesized result")
+				}
+				_ = Write(f, out)
+			}
+			b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/benchTurns, "ns/turn")
+		})
+	}
+}
