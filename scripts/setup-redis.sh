@@ -9,8 +9,9 @@ if command -v redis-server >/dev/null 2>&1; then
   exit 0
 fi
 if [ "$(id -u)" -ne 0 ]; then
-  echo "setup-redis: redis-server is missing and this is not root; install it with: sudo apt-get install -y redis-server" >&2
-  exit 1
+  echo "setup-redis: redis-server is missing and this is not root; install it with: sudo apt-get install -y redis-server (the Redis tests skip without it, and fail under CI=true)" >&2
+  [ "${CI:-}" = "true" ] && exit 1
+  exit 0
 fi
 export DEBIAN_FRONTEND=noninteractive
 apt-get update
