@@ -42,22 +42,23 @@ func jsonEnv() jsonEnvelope {
 }
 
 // BenchmarkSerializeEnvelope measures one failure serialized to wire bytes.
-// Sub-benchmarks: toolerr (the Append fast path into a reused buffer), codec
-// (Codec.Serialize, then canonical.Append, as Invoke does) and encoding_json
-// (json.Marshal of the envelope struct, then of the message struct holding
-// it as a string). make bench divides toolerr by encoding_json.
-// sanitize-only is the share of toolerr spent in outcome.Safe (the sanitizer
-// every wire output passes through, rule 5), which encoding_json does not do.
+// Sub-benchmarks per format (openai_chat, openai_responses): the bare name is
+// the Append fast path into a reused buffer; _codec is Codec.Serialize then
+// canonical.Append, as Invoke does; _encodingJSON is the baseline, json.Marshal
+// of the envelope struct and then of the message struct holding it as a
+// string (scripts/benchratio prints name / name_encodingJSON). sanitize_only
+// is the share of the fast path spent in outcome.Safe (the sanitizer every
+// wire output passes through, rule 5), which the baseline does not do.
 func BenchmarkSerializeEnvelope(b *testing.B) {
 	const id = "call_abc123"
-	b.Run("openai-chat/toolerr", func(b *testing.B) {
+	b.Run("openai_chat", func(b *testing.B) {
 		buf := make([]byte, 0, 512)
 		b.ReportAllocs()
 		for b.Loop() {
 			buf, _ = openaichat.AppendToolMessage(buf[:0], id, benchEnv)
 		}
 	})
-	b.Run("openai-chat/codec", func(b *testing.B) {
+	b.Run("openai_chat_codec", func(b *testing.B) {
 		outs := []outcome.Outcome{{Call: outcome.Call{ID: id}, Error: &benchEnv}}
 		buf := make([]byte, 0, 512)
 		b.ReportAllocs()
@@ -66,7 +67,7 @@ func BenchmarkSerializeEnvelope(b *testing.B) {
 			buf, _ = canonical.Append(buf[:0], msgs[0])
 		}
 	})
-	b.Run("openai-chat/encoding_json", func(b *testing.B) {
+	b.Run("openai_chat_encodingJSON", func(b *testing.B) {
 		env := jsonEnv()
 		b.ReportAllocs()
 		for b.Loop() {
@@ -74,20 +75,20 @@ func BenchmarkSerializeEnvelope(b *testing.B) {
 			_, _ = json.Marshal(jsonToolMessage{Content: string(content), Role: "tool", ToolCallID: id})
 		}
 	})
-	b.Run("sanitize-only", func(b *testing.B) {
+	b.Run("sanitize_only", func(b *testing.B) {
 		b.ReportAllocs()
 		for b.Loop() {
 			_ = outcome.Safe(benchEnv)
 		}
 	})
-	b.Run("openai-responses/toolerr", func(b *testing.B) {
+	b.Run("openai_responses", func(b *testing.B) {
 		buf := make([]byte, 0, 512)
 		b.ReportAllocs()
 		for b.Loop() {
 			buf, _ = openairesponses.AppendFunctionCallOutput(buf[:0], id, benchEnv)
 		}
 	})
-	b.Run("openai-responses/codec", func(b *testing.B) {
+	b.Run("openai_responses_codec", func(b *testing.B) {
 		outs := []outcome.Outcome{{Call: outcome.Call{ID: id}, Error: &benchEnv}}
 		buf := make([]byte, 0, 512)
 		b.ReportAllocs()
@@ -96,7 +97,7 @@ func BenchmarkSerializeEnvelope(b *testing.B) {
 			buf, _ = canonical.Append(buf[:0], msgs[0])
 		}
 	})
-	b.Run("openai-responses/encoding_json", func(b *testing.B) {
+	b.Run("openai_responses_encodingJSON", func(b *testing.B) {
 		env := jsonEnv()
 		b.ReportAllocs()
 		for b.Loop() {
