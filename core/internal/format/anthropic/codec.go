@@ -95,7 +95,10 @@ func appendResult(dst []byte, i int, o *outcome.Outcome) ([]byte, error) {
 func appendContent(dst []byte, i int, r *outcome.Result) ([]byte, error) {
 	switch r.Kind {
 	case outcome.Text:
-		if outcome.IsBlank(r.Text) {
+		// The placeholder text means "empty" in every format (parsers read
+		// it back as Empty), so it is written as Anthropic writes empty: no
+		// content. That keeps serialize(parse(serialize(x))) == serialize(x).
+		if outcome.IsBlank(r.Text) || r.Text == outcome.EmptyPlaceholder {
 			return dst, nil
 		}
 		dst = append(dst, `"content":`...)

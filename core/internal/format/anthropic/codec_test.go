@@ -155,3 +155,18 @@ func TestParse_invalid(t *testing.T) {
 		})
 	}
 }
+
+func TestSerialize_placeholderTextIsEmpty(t *testing.T) {
+	outs := []outcome.Outcome{{Call: outcome.Call{ID: "toolu_E"}, Result: &outcome.Result{Kind: outcome.Text, Text: outcome.EmptyPlaceholder}}}
+	msgs, err := Codec{}.Serialize(outs)
+	require.NoError(t, err)
+	b, err := canonical.Marshal(msgs)
+	require.NoError(t, err)
+	require.Equal(t, `[{"content":[{"tool_use_id":"toolu_E","type":"tool_result"}],"role":"user"}]`, string(b))
+	back, err := Codec{}.Parse(msgs)
+	require.NoError(t, err)
+	again, err := Codec{}.Serialize(back)
+	require.NoError(t, err)
+	b2, _ := canonical.Marshal(again)
+	require.Equal(t, string(b), string(b2))
+}
