@@ -75,11 +75,7 @@ func TestBoundary_badInput(t *testing.T) {
 		{"nesting at the limit", nested(511), `{"ok":` + strings.Repeat("[", 511) + strings.Repeat("]", 511) + `}`},
 		{"nesting 100000 deep", nested(100000), invalidInput(`{"offset":540,"path":""}`, "toolerr: request is not valid JSON: nesting deeper than 512.")},
 	}
-	targets := []Target{Native{}}
-	for _, w := range wasmTargets(t) {
-		targets = append(targets, w)
-	}
-	targets = append(targets, cshared(t))
+	targets := availableTargets(t)
 	for _, tc := range tests {
 		native := core.Invoke(tc.req)
 		if tc.want != "" {
@@ -203,13 +199,7 @@ func TestMemory_flat(t *testing.T) {
 		rssSlack    = 24 << 20
 		linearSlack = 0
 	)
-	var targets []Target
-	targets = append(targets, Native{})
-	for _, w := range wasmTargets(t) {
-		targets = append(targets, w)
-	}
-	targets = append(targets, cshared(t))
-	for _, tg := range targets {
+	for _, tg := range availableTargets(t) {
 		t.Run(tg.Name(), func(t *testing.T) {
 			defer tg.Close()
 			call := func(i int) {

@@ -6,6 +6,7 @@ import (
 	"encoding/base64"
 	"encoding/json"
 	"fmt"
+	"io"
 	"os/exec"
 	"strings"
 )
@@ -29,6 +30,7 @@ type External struct {
 	TargetName string
 	Argv       []string
 	Dir        string
+	Env        []string // the program's environment; nil inherits this process's
 
 	out map[string]externalResult // by request bytes
 }
@@ -72,7 +74,7 @@ func (e *External) Run(fixtures []Fixture) error {
 		}
 	}
 	cmd := exec.Command(e.Argv[0], e.Argv[1:]...)
-	cmd.Dir, cmd.Stdin = e.Dir, &in
+	cmd.Dir, cmd.Stdin, cmd.Env = e.Dir, &in, e.Env
 	var stderr bytes.Buffer
 	cmd.Stderr = &stderr
 	stdout, err := cmd.Output()
@@ -115,3 +117,29 @@ func (e *External) Invoke(req []byte) ([]byte, error) {
 
 // Close does nothing.
 func (e *External) Close() error { return nil }
+
+// ServeExternal is the program side of the protocol for a Go invoke function:
+// it reads request lines from r and writes one output line per request to w.
+// A binding written in another language does the same in a few lines.
+func ServeExternal(r io.Reader, w io.Writer, invoke func([]byte) []byte) error {
+	sc := bufio.NewScanner(r)
+	sc.Buffer(nil, 256<<20)
+	enc := json.NewEncoder(w)
+	for sc.Scan() {
+		var l externalLine
+		if err := json.Unmarshal(sc.Bytes(), &l); err != nil {
+			return err
+		}
+		req, err := base64.StdEncoding.DecodeString(l.Request)
+		out := externalLine{ID: l.ID}
+		if err != nil {
+			out.Error = err.Error()
+		} else {
+			out.Output = base64.StdEncoding.EncodeToString(invoke(req))
+		}
+		if err := enc.Encode(out); err != nil {
+			return err
+		}
+	}
+	return sc.Err()
+}

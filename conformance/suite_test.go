@@ -62,6 +62,27 @@ func artifact(t testing.TB, name string) string {
 	return p
 }
 
+// haveArtifact reports whether a dist file exists (always true under
+// TOOLERR_REQUIRE_TARGETS=1, so that artifact fails on a missing one).
+func haveArtifact(name string) bool {
+	_, err := os.Stat(filepath.Join(distDir(), name))
+	return err == nil || requireTargets
+}
+
+// availableTargets opens every built-in target whose artifact exists, and
+// logs the ones it leaves out.
+func availableTargets(t *testing.T) []Target {
+	var out []Target
+	for _, mk := range builtinTargets() {
+		if need := mk.artifact; need != "" && !haveArtifact(need) {
+			t.Logf("%s not found in %s: %s left out (run make build)", need, distDir(), mk.name)
+			continue
+		}
+		out = append(out, mk.open(t))
+	}
+	return out
+}
+
 // engines compiles dist/toolerr.wasm once per test binary for each runtime
 // and opens dist/libtoolerr.so once.
 var engines struct {
@@ -108,25 +129,26 @@ func cshared(t testing.TB) *CShared {
 
 // A targetMaker opens a fresh target (or skips when its artifact is missing).
 type targetMaker struct {
-	name string
-	open func(t testing.TB) Target
+	name     string
+	artifact string // the dist file it needs, "" for none
+	open     func(t testing.TB) Target
 }
 
 // builtinTargets is every in-process target, in report order.
 func builtinTargets() []targetMaker {
 	return []targetMaker{
-		{"native", func(testing.TB) Target { return Native{} }},
-		{"wazero", func(t testing.TB) Target {
+		{"native", "", func(testing.TB) Target { return Native{} }},
+		{"wazero", "toolerr.wasm", func(t testing.TB) Target {
 			w, err := wazeroEngine(t).Instantiate()
 			require.NoError(t, err)
 			return w
 		}},
-		{"wasmtime", func(t testing.TB) Target {
+		{"wasmtime", "toolerr.wasm", func(t testing.TB) Target {
 			w, err := wasmtimeEngine(t).Instantiate()
 			require.NoError(t, err)
 			return w
 		}},
-		{"cshared", func(t testing.TB) Target { return cshared(t) }},
+		{"cshared", "libtoolerr.so", func(t testing.TB) Target { return cshared(t) }},
 	}
 }
 
@@ -174,7 +196,7 @@ func expected(t testing.TB, response []byte) []byte {
 func coreCanonical(t testing.TB, v []byte) ([]byte, bool) {
 	t.Helper()
 	out := core.Invoke(append(append([]byte(`{"op":"canonicalize","value":`), v...), '}'))
-	if bytes.Contains(out, []byte("nesting deeper than")) {
+	if bytes.HasPrefix(out, []byte(`{"error":`)) && bytes.Contains(out, []byte("nesting deeper than")) {
 		return nil, false
 	}
 	require.True(t, bytes.HasPrefix(out, []byte(`{"ok":`)), "canonicalize failed: %s", out)
@@ -251,7 +273,18 @@ func printDashboard() {
 	}
 }
 
+// selftestEnv makes the test binary act as an external target (see
+// TestExternal_protocol): it serves core.Invoke over stdin and stdout.
+const selftestEnv = "TOOLERR_CONFORMANCE_SELFTEST"
+
 func TestMain(m *testing.M) {
+	if os.Getenv(selftestEnv) == "1" {
+		if err := ServeExternal(os.Stdin, os.Stdout, core.Invoke); err != nil {
+			fmt.Fprintln(os.Stderr, err)
+			os.Exit(1)
+		}
+		os.Exit(0)
+	}
 	flag.Parse()
 	code := m.Run()
 	if *dashboard {
