@@ -59,3 +59,14 @@ func TestRequestError_is(t *testing.T) {
 		t.Fatalf("errors.Is failed for %v", err)
 	}
 }
+
+func TestInvoke_serializeShorthandPath(t *testing.T) {
+	got := Invoke([]byte(`{"op":"serialize","format":"anthropic","call":{"id":"bad id"},"result":{"text":"x"}}`))
+	if !bytes.Contains(got, []byte(`"path":"call.id"`)) {
+		t.Fatalf("shorthand error path not rewritten: %s", got)
+	}
+	got = Invoke([]byte(`{"op":"serialize","format":"anthropic","results":[{"call":{"id":"bad id"},"result":{"text":"x"}}]}`))
+	if !bytes.Contains(got, []byte(`"path":"results[0].call.id"`)) {
+		t.Fatalf("results error path changed: %s", got)
+	}
+}

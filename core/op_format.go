@@ -55,9 +55,30 @@ func opSerialize(req map[string]any) (any, error) {
 	}
 	msgs, err := c.Serialize(outs)
 	if err != nil {
+		if _, many := req["results"]; !many {
+			err = shorthandPath(err)
+		}
 		return nil, err
 	}
 	return msgs, nil
+}
+
+// shorthandPath rewrites an error path "results[0].x" to "x" for a request
+// that gave its one outcome at the top level, so the path names a member the
+// request really has.
+func shorthandPath(err error) error {
+	fe, ok := err.(*field.Error)
+	if !ok {
+		return err
+	}
+	const p = "results[0]"
+	switch {
+	case fe.Path == p:
+		return &field.Error{Path: "", Msg: fe.Msg}
+	case len(fe.Path) > len(p) && fe.Path[:len(p)+1] == p+".":
+		return &field.Error{Path: fe.Path[len(p)+1:], Msg: fe.Msg}
+	}
+	return err
 }
 
 // opParse: {"format", "messages": [...]} -> [{"call", "error"|"result"}].

@@ -176,7 +176,9 @@ func headChars(s string, n int) string {
 	return s
 }
 
-// Details returns a deep copy of d in which every string, at any depth and in
+// Details returns d sanitized: d itself when nothing in it needs a change
+// (no copy; callers must not rely on getting a fresh map), otherwise a deep
+// copy in which every string, at any depth and in
 // arrays too, is passed through Text, has any stack trace reduced to its final
 // exception line (as Message does, but without cutting to one sentence) and
 // is capped at MaxDetailChars characters;
@@ -190,11 +192,42 @@ func Details(d map[string]any) map[string]any {
 	if d == nil {
 		return nil
 	}
+	if clean(d, false) {
+		return d // nothing to change: no copy (the common case)
+	}
 	out, ok := detailValue(d, false).(map[string]any)
 	if !ok {
 		return map[string]any{}
 	}
 	return out
+}
+
+// clean reports whether detailValue would return v unchanged.
+func clean(v any, secret bool) bool {
+	switch x := v.(type) {
+	case string:
+		if secret {
+			return redactWhole(x) == x
+		}
+		return detailString(x) == x
+	case map[string]any:
+		for k, e := range x {
+			if !clean(e, secret || secretName(k)) {
+				return false
+			}
+		}
+		return true
+	case []any:
+		for _, e := range x {
+			if !clean(e, secret) {
+				return false
+			}
+		}
+		return true
+	case map[string]string, []string:
+		return false // converted to the value tree's types
+	}
+	return true
 }
 
 func detailValue(v any, secret bool) any {
