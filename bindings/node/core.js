@@ -77,7 +77,8 @@ export function classifyException(err, { tool } = {}) {
  * Classifies a fetch Response (give its body text, a Response stream is read
  * only once) or an openai / @anthropic-ai/sdk / @google/genai error, by duck
  * typing: status from .status (or .code), headers from .headers (a Headers or
- * a plain object), body from bodyText, .error or .body. Without a status it
+ * a plain object), body from bodyText, .error, .body or .message (@google/genai
+ * ApiError carries the JSON there). Without a status it
  * goes to classifyException.
  */
 export function classifyResponse(obj, { bodyText, provider, source, tool, nowMs } = {}) {
@@ -85,7 +86,7 @@ export function classifyResponse(obj, { bodyText, provider, source, tool, nowMs 
   if (status === undefined) return classifyException(obj, { tool });
   const h = obj.headers ?? obj.response?.headers;
   const headers = h && typeof h.entries === 'function' ? Object.fromEntries(h.entries()) : { ...(h ?? {}) };
-  const body = bodyText ?? obj.error ?? obj.body;
+  const body = bodyText ?? obj.error ?? obj.body ?? obj.message;
   return classifyHttp(status, headers, body, { provider, source, tool, nowMs });
 }
 

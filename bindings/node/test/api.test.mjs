@@ -21,6 +21,13 @@ test('classifyResponse reads a fetch Response and an SDK error alike', () => {
   assert.deepEqual([direct.code, direct.retryable, direct.details.status], ['OVERLOADED', true, 529]);
 });
 
+test('classifyResponse reads a @google/genai ApiError (JSON in .message)', () => {
+  const body = { error: { code: 503, message: 'The model is overloaded.', status: 'UNAVAILABLE' } };
+  const err = Object.assign(new Error(JSON.stringify(body)), { name: 'ApiError', status: 503 });
+  const e = toolerr.classifyResponse(err, { provider: 'gemini' });
+  assert.deepEqual([e.retryable, e.details.status], [true, 503]);
+});
+
 test('classifyException never leaks the stack or a secret', () => {
   const e = toolerr.classifyException(new TypeError('fetch failed; key=sk-abcdefghijklmnopqrstuvwx'), { tool: 'search' });
   assert.equal(e.source, 'tool');

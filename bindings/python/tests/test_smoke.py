@@ -16,3 +16,10 @@ def test_envelope_gets_registry_defaults() -> None:
 
 def test_canonicalize_sorts_keys_and_shortens_numbers() -> None:
     assert toolerr.canonicalize({"b": 1.0, "a": [2.5e30, "é"]}) == '{"a":[2.5e+30,"é"],"b":1}'
+
+
+def test_toolerr_error_pickles_with_its_envelope() -> None:
+    import pickle
+
+    e = toolerr.ToolerrError(toolerr.Envelope("INVALID_INPUT", "bad.", False, {"path": "op"}, "orchestrator"))
+    assert pickle.loads(pickle.dumps(e)).envelope == e.envelope

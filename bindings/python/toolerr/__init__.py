@@ -12,7 +12,7 @@ from __future__ import annotations
 import json
 import traceback
 from dataclasses import dataclass, field
-from typing import Any, Dict, Iterable, List, Mapping, Optional
+from typing import Any, Dict, Iterable, List, Mapping, Optional, Tuple
 
 from ._native import abi_version, invoke_bytes, library_path
 
@@ -65,6 +65,9 @@ class ToolerrError(Exception):
     def __init__(self, envelope: Envelope) -> None:
         super().__init__(f"{envelope.code}: {envelope.message}")
         self.envelope = envelope
+
+    def __reduce__(self) -> Tuple[Any, Tuple[Envelope]]:
+        return (ToolerrError, (self.envelope,))
 
     @property
     def code(self) -> str:

@@ -16,6 +16,8 @@ import threading
 from pathlib import Path
 from typing import Optional
 
+ABI_VERSION = 1  # the Invoke contract this binding speaks (toolerr.h TOOLERR_ABI_VERSION)
+
 _lock = threading.Lock()
 _lib: Optional[ctypes.CDLL] = None
 _stale = False  # set in a forked child whose parent had loaded the library
@@ -34,6 +36,8 @@ def _open(path: str) -> ctypes.CDLL:
     lib.toolerr_free.restype = None
     lib.toolerr_abi_version.argtypes = []
     lib.toolerr_abi_version.restype = ctypes.c_uint32
+    if lib.toolerr_abi_version() != ABI_VERSION:
+        raise ImportError(f"toolerr: {path} implements ABI {lib.toolerr_abi_version()}, this binding {ABI_VERSION}")
     return lib
 
 

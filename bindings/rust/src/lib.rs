@@ -24,17 +24,17 @@ mod ffi {
     }
 }
 
-/// The five-field error envelope (README, "The envelope").
+/// The five-field error envelope (README, "The envelope"); fields in canonical key order.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Envelope {
     /// UPPER_SNAKE registry token, e.g. `RATE_LIMITED`.
     pub code: String,
+    /// Machine fields (status, retry_after_seconds, tool, path, ...); empty when none.
+    pub details: Map<String, Value>,
     /// One sanitized sentence for the model.
     pub message: String,
     /// May the orchestrator retry without the model?
     pub retryable: bool,
-    /// Machine fields (status, retry_after_seconds, tool, path, ...); empty when none.
-    pub details: Map<String, Value>,
     /// `tool`, `provider` or `orchestrator`.
     pub source: String,
 }
