@@ -167,6 +167,8 @@ func passthrough(op string) func([]string, io.Reader, io.Writer, io.Writer) int 
 		from := fs.String("from", "", "source wire format (convert)")
 		to := fs.String("to", "", "target wire format (convert)")
 		maxChars := fs.Int("max-chars", 0, "size budget in characters of canonical JSON (trim)")
+		maxMessages := fs.Int("max-messages", 0, "size budget in messages (trim)")
+		idRules := fs.String("id-rules", "", "extra id rules to check or apply, e.g. mistral (check, convert)")
 		if err := fs.Parse(args); err != nil {
 			return 2
 		}
@@ -198,13 +200,16 @@ func passthrough(op string) func([]string, io.Reader, io.Writer, io.Writer) int 
 			return fail(stderr, errors.New("input must be a JSON array of messages or an object"))
 		}
 		req["op"] = op
-		for k, val := range map[string]string{"format": *format, "from": *from, "to": *to} {
+		for k, val := range map[string]string{"format": *format, "from": *from, "to": *to, "id_rules": *idRules} {
 			if val != "" {
 				req[k] = val
 			}
 		}
 		if *maxChars > 0 {
 			req["max_chars"] = *maxChars
+		}
+		if *maxMessages > 0 {
+			req["max_messages"] = *maxMessages
 		}
 		return invoke(req, stdout, stderr)
 	}

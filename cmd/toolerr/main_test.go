@@ -79,3 +79,23 @@ func TestClassifyRequest_shapes(t *testing.T) {
 	_, err = classifyRequest([]byte(`[1]`))
 	assert.Error(t, err)
 }
+
+func TestRun_transcriptCommands(t *testing.T) {
+	msgs := `[{"role":"assistant","content":[{"type":"tool_use","id":"toolu_A","name":"search","input":{}}]},{"role":"user","content":[{"type":"text","text":"go on"}]}]`
+	code, stdout, _ := runCLI(t, msgs, "check", "--format", "anthropic")
+	assert.Equal(t, 0, code)
+	assert.Contains(t, stdout, `"kind":"unanswered_call"`)
+
+	code, stdout, _ = runCLI(t, msgs, "repair", "--format", "anthropic")
+	assert.Equal(t, 0, code)
+	assert.Contains(t, stdout, `"synthesized":1`)
+	assert.Contains(t, stdout, `\"code\":\"NO_RESULT\"`)
+
+	code, stdout, _ = runCLI(t, `[{"role":"user","content":"a"},{"role":"assistant","content":"b"},{"role":"user","content":"c"}]`, "trim", "--format", "openai-chat", "--max-messages", "1")
+	assert.Equal(t, 0, code)
+	assert.Contains(t, stdout, `"dropped":2`)
+
+	code, _, stderr := runCLI(t, msgs, "convert", "--from", "anthropic", "--to", "nope")
+	assert.Equal(t, 1, code)
+	assert.Contains(t, stderr, "INVALID_INPUT")
+}
