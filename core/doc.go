@@ -25,12 +25,25 @@
 //
 // # Surface
 //
-//   - Envelope, Code, CodeInfo, Source and Codes: the envelope and its registry.
-//   - Invoke, ABIVersion, Version, MaxRequestBytes: the one ABI.
-//   - RequestError, ErrBadRequest, ErrUnknownOp: bad requests as values.
-//   - Typed Go functions for each op (NewEnvelope, Classify..., Serialize...,
-//     Parse..., Check, Repair, ...), each a thin layer over the same code
-//     Invoke runs.
+//   - The envelope: Envelope, Code (and the Code* constants), CodeInfo, Codes,
+//     Source, NewEnvelope.
+//   - The ABI: Invoke, ABIVersion, Version, MaxRequestBytes; bad requests as
+//     values: RequestError, ErrBadRequest, ErrUnknownOp.
+//   - Classification: ClassifyOptions, ClassifyHTTP, ClassifySSE,
+//     ClassifyError, ClassifyText, ClassifyException; arguments: ArgFailure,
+//     InvalidArgs.
+//   - Wire formats: Format (and the Format* constants), Formats, Outcome,
+//     Call, Result, Block, ResultKind, Serialize, Parse.
+//   - Transcripts: Check, Finding, Repair, RepairChanges, Trim, NormalizeIDs,
+//     Convert, Conversion, LoopGuard, LoopAttempt.
+//   - Decisions: Retry, RetryPolicy, RetryDecision, RetryReason;
+//     BreakerTransition, BreakerState, BreakerSettings, BreakerEvent,
+//     BreakerPhase, BreakerResult, BreakerCounts, ParseBreakerState; Budget,
+//     BudgetLimits, BudgetCharge, BudgetState, BudgetResult; Replay, Trace,
+//     ParseTrace, ReplayResult.
+//
+// Each typed function is a thin layer over the same code Invoke runs, so Go
+// callers and the other languages get the same results.
 //
 // # Decision order
 //
