@@ -21,12 +21,17 @@ func benchRequest(b *testing.B) []byte {
 
 // BenchmarkInvoke times one typical serialize request through each target,
 // including the copies in and out that a binding makes.
-func BenchmarkInvoke(b *testing.B) {
+func BenchmarkInvoke(b *testing.B) { benchInvoke(b, benchRequest(b)) }
+
+// BenchmarkInvokeMinimal times {"op":"version"}: the fixed cost of a call
+// (boundary, copies, parse and write of a tiny request) on each target.
+func BenchmarkInvokeMinimal(b *testing.B) { benchInvoke(b, []byte(`{"op":"version"}`)) }
+
+func benchInvoke(b *testing.B, req []byte) {
 	for _, mk := range builtinTargets() {
 		b.Run(mk.name, func(b *testing.B) {
 			tg := mk.open(b)
 			defer tg.Close()
-			req := benchRequest(b)
 			if _, err := tg.Invoke(req); err != nil {
 				b.Fatal(err)
 			}

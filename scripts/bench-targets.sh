@@ -40,11 +40,12 @@ bench=$(cd conformance && TOOLERR_DIST="$dist" TOOLERR_BENCH_REQUEST="$req" \
 best() { # best ns/op of benchmark $1, in microseconds
   echo "$bench" | awk -v name="^$1(-[0-9]+)?\$" '$1 ~ name {v = $3 + 0; if (min == "" || v < min) min = v} END {if (min == "") print "n/a"; else printf "%.2f", min / 1000}'
 }
-node_inst="n/a" node_call="n/a"
+node_inst="n/a" node_call="n/a" node_min="n/a"
 if command -v node >/dev/null; then
   out=$(node --no-warnings conformance/bench/node.mjs "$dist/toolerr.wasm" "$req")
   node_inst=$(echo "$out" | sed -n 's/.*"instantiate_us":\([0-9.]*\).*/\1/p' | awk '{printf "%.2f", $1 / 1000}')
   node_call=$(echo "$out" | sed -n 's/.*"call_us":\([0-9.]*\).*/\1/p' | awk '{printf "%.2f", $1}')
+  node_min=$(echo "$out" | sed -n 's/.*"call_min_us":\([0-9.]*\).*/\1/p' | awk '{printf "%.2f", $1}')
 fi
 ratio() { awk -v a="$1" -v b="$2" 'BEGIN {printf "%.2fx", a / b}'; }
 goal() { awk -v v="$1" -v g="$2" 'BEGIN {if (v == "n/a") print "not measured"; else if (v + 0 <= g) print "goal <= " g ": met"; else print "goal <= " g ": MISSED"}'; }
@@ -69,6 +70,10 @@ printf '  %-10s %10s\n' cshared "$(best 'BenchmarkInvoke/cshared')"
 w=$(best 'BenchmarkInvoke/wazero'); printf '  %-10s %10s   %s\n' wazero "$w" "$(goal "$w" 10)"
 w=$(best 'BenchmarkInvoke/wasmtime'); printf '  %-10s %10s   %s\n' wasmtime "$w" "$(goal "$w" 5)"
 printf '  %-10s %10s   %s\n' node "$node_call" "$(goal "$node_call" 5)"
+echo
+echo "per call (us): {\"op\":\"version\"}, the fixed cost of a call"
+for t in native cshared wazero wasmtime; do printf '  %-10s %10s\n' "$t" "$(best "BenchmarkInvokeMinimal/$t")"; done
+printf '  %-10s %10s\n' node "$node_min"
 echo
 echo "one boundary crossing, toolerr_abi_version (us)"
 for t in cshared wazero wasmtime; do printf '  %-10s %10s\n' "$t" "$(best "BenchmarkABIVersion/$t")"; done
