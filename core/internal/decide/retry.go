@@ -153,7 +153,9 @@ func BackoffCeilingMs(attempt int64, p RetryPolicy) int64 {
 }
 
 // RetryAfterMs returns details.retry_after_seconds of e in whole milliseconds
-// (rounded up), and false when it is absent, not a number, or negative.
+// (rounded up), and false when it is absent, not a number, or negative. A hint
+// above 2^53 ms (including +Inf) saturates at math.MaxInt64, longer than any
+// MaxWaitMs, so it still means "give up" rather than "no hint".
 func RetryAfterMs(e envelope.Envelope) (int64, bool) {
 	v, ok := e.Details["retry_after_seconds"]
 	if !ok {
@@ -170,10 +172,14 @@ func RetryAfterMs(e envelope.Envelope) (int64, bool) {
 	default:
 		return 0, false
 	}
-	if s < 0 || math.IsNaN(s) || math.IsInf(s, 0) || s > 1e12 {
+	if s < 0 || math.IsNaN(s) {
 		return 0, false
 	}
-	return int64(math.Ceil(s * 1000)), true
+	ms := math.Ceil(s * 1000)
+	if ms > maxMs {
+		return math.MaxInt64, true
+	}
+	return int64(ms), true
 }
 
 // ReadRetryPolicy reads the policy object {"max_attempts", "base_ms",
