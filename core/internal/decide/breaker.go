@@ -7,6 +7,7 @@ import (
 	"github.com/toolerr/toolerr/core/internal/canonical"
 	"github.com/toolerr/toolerr/core/internal/envelope"
 	"github.com/toolerr/toolerr/core/internal/field"
+	"github.com/toolerr/toolerr/core/internal/sanitize"
 )
 
 // BreakerPhase is where a circuit breaker stands.
@@ -178,7 +179,7 @@ func Breaker(prev BreakerState, ev BreakerEvent, nowMs int64, s BreakerSettings,
 			if st.ProbeUntilMs != 0 {
 				return BreakerResult{State: st, Error: circuitOpen(st, st.ProbeUntilMs-nowMs, tool)}
 			}
-			st.ProbeUntilMs = nowMs + s.OpenMs
+			st.ProbeUntilMs = addMs(nowMs, s.OpenMs)
 			return BreakerResult{State: st, Allowed: true}
 		}
 	case EventSuccess:
@@ -202,13 +203,13 @@ func Breaker(prev BreakerState, ev BreakerEvent, nowMs int64, s BreakerSettings,
 			if counted {
 				st.Failures++
 				if st.Failures >= s.FailureThreshold {
-					st = BreakerState{Phase: Open, OpenUntilMs: nowMs + s.OpenMs}
+					st = BreakerState{Phase: Open, OpenUntilMs: addMs(nowMs, s.OpenMs)}
 				}
 			}
 		case HalfOpen:
 			if st.ProbeUntilMs != 0 {
 				if counted {
-					st = BreakerState{Phase: Open, OpenUntilMs: nowMs + s.OpenMs}
+					st = BreakerState{Phase: Open, OpenUntilMs: addMs(nowMs, s.OpenMs)}
 				} else {
 					st.ProbeUntilMs = 0
 				}
@@ -248,7 +249,18 @@ func circuitOpen(st BreakerState, waitMs int64, tool string) *envelope.Envelope 
 	if st.Phase == HalfOpen {
 		msg = "The circuit breaker for " + name + " is testing recovery with one probe call; wait " + itoa(secs) + " seconds before calling it again."
 	}
-	return &envelope.Envelope{Code: envelope.CircuitOpen, Message: msg, Retryable: true, Details: d, Source: envelope.SourceOrchestrator}
+	// The tool name comes from the caller and reaches the model: sanitize it
+	// like every other envelope text (secrets, stack traces).
+	return &envelope.Envelope{Code: envelope.CircuitOpen, Message: sanitize.Message(msg), Retryable: true, Details: sanitize.Details(d), Source: envelope.SourceOrchestrator}
+}
+
+// addMs returns a + b (both in [0, maxMs]) capped at maxMs, the largest
+// timestamp ReadBreakerState accepts back.
+func addMs(a, b int64) int64 {
+	if a > maxMs-b {
+		return maxMs
+	}
+	return a + b
 }
 
 // Value returns s as its JSON object: {"phase", "failures", "successes",
