@@ -255,7 +255,7 @@ func circuitOpen(st BreakerState, waitMs int64, tool string) *envelope.Envelope 
 }
 
 // addMs returns a + b (both in [0, maxMs]) capped at maxMs, the largest
-// timestamp ReadBreakerState accepts back.
+// timestamp or count ReadBreakerState and ReadBudgetState accept back.
 func addMs(a, b int64) int64 {
 	if a > maxMs-b {
 		return maxMs

@@ -68,15 +68,15 @@ func Budget(prev BudgetState, l BudgetLimits, c BudgetCharge, nowMs int64) Budge
 	}
 	r := BudgetResult{State: prev, Limits: l, NowMs: nowMs}
 	switch {
-	case l.WallMs > 0 && nowMs-st.StartedMs >= l.WallMs:
-		r.Error = exhausted("wall_ms", "time", l.WallMs, nowMs-st.StartedMs, 0)
+	case l.WallMs > 0 && elapsedMs(st.StartedMs, nowMs) >= l.WallMs:
+		r.Error = exhausted("wall_ms", "time", l.WallMs, elapsedMs(st.StartedMs, nowMs), 0)
 	case l.Steps > 0 && st.Steps+c.Steps > l.Steps:
 		r.Error = exhausted("steps", "step", l.Steps, st.Steps, c.Steps)
 	case l.Tokens > 0 && st.Tokens+c.Tokens > l.Tokens:
 		r.Error = exhausted("tokens", "token", l.Tokens, st.Tokens, c.Tokens)
 	default:
-		st.Steps += c.Steps
-		st.Tokens += c.Tokens
+		st.Steps = addMs(st.Steps, c.Steps)
+		st.Tokens = addMs(st.Tokens, c.Tokens)
 		r.State = st
 		r.Allowed = true
 	}
@@ -120,9 +120,18 @@ func (r BudgetResult) Remaining() map[string]any {
 		if start == 0 {
 			start = r.NowMs
 		}
-		out["wall_ms"] = left(r.Limits.WallMs, r.NowMs-start)
+		out["wall_ms"] = left(r.Limits.WallMs, elapsedMs(start, r.NowMs))
 	}
 	return out
+}
+
+// elapsedMs returns nowMs - startedMs, or 0 when the start lies in the future
+// (clocks of two processes disagree): the run has not used any wall time yet.
+func elapsedMs(startedMs, nowMs int64) int64 {
+	if nowMs < startedMs {
+		return 0
+	}
+	return nowMs - startedMs
 }
 
 // Value returns s as {"steps", "tokens", "started_ms"}.
