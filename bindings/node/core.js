@@ -24,13 +24,26 @@ export class ToolerrError extends Error {
   }
 }
 
+// One request buffer per instance, reused while requests fit (saves an
+// alloc/free pair per call); replaced, the old one freed, when one does not.
+let scratch = { x: null, ptr: 0, size: 0 };
+
 /** Runs one request (UTF-8 JSON bytes) through toolerr_invoke; returns the response bytes. */
 export function invokeBytes(request) {
   const x = exportsOf();
-  const p = x.toolerr_alloc(request.length);
-  if (request.length) new Uint8Array(x.memory.buffer, p, request.length).set(request);
+  if (scratch.x !== x || scratch.size < request.length) {
+    if (scratch.x === x && scratch.ptr) x.toolerr_free(scratch.ptr);
+    const size = Math.max(4096, request.length);
+    const ptr = x.toolerr_alloc(size); // 0 past 128 MiB: invoke then answers INVALID_INPUT unread
+    scratch = { x, ptr, size: ptr ? size : 0 };
+  }
+  const p = scratch.ptr;
+  if (p && request.length) new Uint8Array(x.memory.buffer, p, request.length).set(request);
   const r = BigInt.asUintN(64, x.toolerr_invoke(p, request.length));
-  x.toolerr_free(p);
+  if (scratch.size > 1 << 20) { // do not keep a large buffer after a large request
+    x.toolerr_free(p);
+    scratch = { x: null, ptr: 0, size: 0 };
+  }
   const outPtr = Number(r >> 32n), outLen = Number(r & 0xffffffffn);
   const out = new Uint8Array(x.memory.buffer, outPtr, outLen).slice();
   x.toolerr_free(outPtr);

@@ -29,7 +29,7 @@ test('worker threads each get their own instance and identical answers', async (
 });
 
 test('many calls leave memory flat', () => {
-  const n = Number(process.env.TOOLERR_MEMORY_CALLS || 1000000);
+  const n = Number(process.env.TOOLERR_MEMORY_CALLS || 300000);
   for (let i = 0; i < 50000; i++) toolerr.invokeBytes(REQ); // warm up to the steady size
   globalThis.gc?.();
   const before = process.memoryUsage().rss;
@@ -54,6 +54,14 @@ for (const [request, path] of [
     });
   });
 }
+
+test('requests past 32 MiB and past the 128 MiB buffer limit are refused, and the next call works', () => {
+  for (const size of [33 * 2 ** 20, 129 * 2 ** 20]) { // over the core's 32 MiB; over the module's 128 MiB
+    const out = Buffer.from(toolerr.invokeBytes(new Uint8Array(size).fill(0x20))).toString();
+    assert.ok(out.startsWith('{"error":{"code":"INVALID_INPUT"'), out);
+  }
+  assert.equal(Buffer.from(toolerr.invokeBytes(REQ)).toString(), WANT);
+});
 
 for (const raw of ['', 'not json', '[1,2]', '\xff\xfe{', '{"op":"version"'.repeat(1000)]) {
   test(`bad bytes ${JSON.stringify(raw.slice(0, 20))} answer with an error envelope`, () => {

@@ -89,6 +89,8 @@ def test_bad_input_raises_with_the_envelope(request_: dict, path: str) -> None:
     assert e.details["path"] == path and e.message == e.envelope.message != ""
 
 
-@pytest.mark.parametrize("raw", [b"", b"not json", b"[1,2]", b"\xff\xfe{", b'{"op":"version"' * 1000])
+@pytest.mark.parametrize("raw", [b"", b"not json", b"[1,2]", b"\xff\xfe{", b'{"op":"version"' * 1000,
+                                 b" " * (33 << 20)],
+                         ids=["empty", "not-json", "array", "invalid-utf8", "truncated-repeats", "over-32MiB"])
 def test_bad_bytes_answer_with_an_error_envelope(raw: bytes) -> None:
     assert toolerr.invoke_bytes(raw).startswith(b'{"error":{"code":"INVALID_INPUT"')

@@ -50,7 +50,8 @@ fn bad_input_is_an_err_with_the_envelope() {
 
 #[test]
 fn bad_bytes_answer_with_an_error_envelope() {
-    for raw in [&b""[..], b"not json", b"[1,2]", b"\xff\xfe{", &br#"{"op":"version""#.repeat(1000)] {
+    let huge = vec![b' '; 33 << 20];
+    for raw in [&b""[..], b"not json", b"[1,2]", b"\xff\xfe{", &br#"{"op":"version""#.repeat(1000), &huge] {
         assert!(toolerr::invoke_bytes(raw).starts_with(br#"{"error":{"code":"INVALID_INPUT""#));
     }
 }
