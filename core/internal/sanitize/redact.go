@@ -165,7 +165,7 @@ func redactTokens(s string) string {
 		if c != 's' && c != 'r' && c != 'A' && c != 'g' && c != 'x' && c != 'h' && c != 'e' {
 			continue
 		}
-		if i > 0 && isTokChar(s[i-1]) {
+		if !tokenStart(s, i) || i > 0 && isTokChar(s[i-1]) {
 			continue
 		}
 		if end := tokenEnd(s, i); end > i {

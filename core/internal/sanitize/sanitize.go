@@ -95,6 +95,14 @@ func Message(s string) string {
 }
 
 func message(s string) string {
+	if quiet(s) {
+		// No pass can change s (see quiet): only the sentence rules apply.
+		m := firstSentence(collapse(s))
+		if len(m) != len(s) && !quiet(m) {
+			m = redact(m)
+		}
+		return finishSentence(m, MaxMessageChars)
+	}
 	s = redact(s)
 	if strings.TrimSpace(s) == "" {
 		return ""
@@ -269,6 +277,9 @@ func detailValue(v any, secret bool) any {
 // to its final exception line (issue 2, item 4: "every string in details"),
 // capped at MaxDetailChars characters.
 func detailString(s string) string {
+	if len(s) <= MaxDetailChars && quiet(s) {
+		return s // no pass changes it and it is short enough (see quiet)
+	}
 	s = redact(s)
 	if r, found := withoutTrace(s, same); found {
 		s = redact(r)

@@ -11,8 +11,7 @@ import (
 // trace. Languages are tried in a fixed order: Python, Rust, Go, then the
 // "at ..." frames that Java and JavaScript share.
 func reduceTrace(s string) (before, exc string, found bool) {
-	if !strings.Contains(s, "Traceback (most recent call last):") && !strings.Contains(s, "panicked at ") &&
-		!strings.Contains(s, "stack backtrace:") && !strings.Contains(s, "goroutine ") && !strings.Contains(s, "at ") {
+	if !maybeTrace(s) {
 		return "", "", false
 	}
 	lines := strings.Split(s, "\n")
@@ -250,7 +249,7 @@ func collapse(s string) string {
 	b := make([]byte, 0, len(s))
 	space := false
 	for _, r := range s {
-		if unicode.IsSpace(r) {
+		if isSpace(r) {
 			space = true
 			continue
 		}
@@ -265,14 +264,27 @@ func collapse(s string) string {
 
 func needsCollapse(s string) bool {
 	prevSpace := true // a leading space needs trimming
-	for _, r := range s {
-		sp := unicode.IsSpace(r)
+	for i := 0; i < len(s); {
+		r, size := rune(s[i]), 1
+		if r >= utf8.RuneSelf {
+			r, size = utf8.DecodeRuneInString(s[i:])
+		}
+		i += size
+		sp := isSpace(r)
 		if sp && (r != ' ' || prevSpace) {
 			return true
 		}
 		prevSpace = sp
 	}
 	return prevSpace && s != ""
+}
+
+// isSpace is unicode.IsSpace with the ASCII case inline.
+func isSpace(r rune) bool {
+	if r < utf8.RuneSelf {
+		return r == ' ' || r == '\t' || r == '\n' || r == '\v' || r == '\f' || r == '\r'
+	}
+	return unicode.IsSpace(r)
 }
 
 // firstSentence returns s up to the end of its first sentence: '.', '!' or
