@@ -132,7 +132,11 @@ func badRequest(re *RequestError) []byte {
 	})
 }
 
+// errorResponse encodes e as {"error": e}. Its details (the op name and the
+// member path come from the request) are sanitized and capped like any
+// envelope's: a secret in a member name or a 10 MB op name is not echoed.
 func errorResponse(e envelope.Envelope) []byte {
+	e.Details = sanitize.Details(e.Details)
 	out := append(make([]byte, 0, 256), `{"error":`...)
 	out, _ = e.AppendCanonical(out)
 	return append(out, '}')
