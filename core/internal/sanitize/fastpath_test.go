@@ -105,6 +105,10 @@ func requireSameAsReference(t *testing.T, s string) {
 	require.Equal(t, ref_detailString(ref_redact(canonical.ValidString(s))), detailString(redact(canonical.ValidString(s))), "detailString(%q)", s)
 	d := map[string]any{"s": s, "api_key": s, "list": []any{s, 1.0}}
 	require.Equal(t, refDetails(d), Details(d), "Details(%q)", s)
+	for _, k := range []string{s, "x-" + s, s + "_token", s + ".password"} {
+		d = map[string]any{k: "Bearer abcdef", "n": map[string]any{k: []any{"v w"}}}
+		require.Equal(t, refDetails(d), Details(d), "Details with key %q", k)
+	}
 }
 
 func TestMessage_matchesReference(t *testing.T) {

@@ -34,7 +34,7 @@ func quiet(s string) bool {
 				return false
 			}
 		case 's', 'r', 'A', 'g', 'x', 'h', 'e':
-			if tokenStart(s, i) && (i == 0 || !isTokChar(s[i-1])) && tokenEnd(s, i) > i {
+			if (i == 0 || !isTokChar(s[i-1])) && tokenStart(s, i) && tokenEnd(s, i) > i {
 				return false
 			}
 		}

@@ -217,11 +217,14 @@ func redactUserinfo(s string) string {
 // secretExact are the normalized names (lower case, '-' as '_') that name a
 // secret on their own; secretSuffix those that do at the end of a longer
 // name (GITHUB_TOKEN, clientSecret, db_password).
+//
+// Both take the name as written: the comparison folds case and '-' (foldSuffix).
 func secretExact(n string) bool {
-	switch n {
-	case "key", "pwd", "pass", "sig", "auth", "authorization", "proxy_authorization",
-		"cookie", "set_cookie", "x_api_key", "api_key", "apikey":
-		return true
+	for _, x := range [...]string{"key", "pwd", "pass", "sig", "auth", "authorization", "proxy_authorization",
+		"cookie", "set_cookie", "x_api_key", "api_key", "apikey"} {
+		if len(n) == len(x) && foldSuffix(n, x) {
+			return true
+		}
 	}
 	return false
 }
@@ -230,7 +233,7 @@ func secretSuffix(n string) bool {
 	for _, suf := range [...]string{"token", "secret", "password", "passwd", "apikey", "api_key",
 		"accesskey", "access_key", "secretkey", "secret_key", "privatekey", "private_key",
 		"signature", "credential", "credentials", "_pwd"} {
-		if strings.HasSuffix(n, suf) {
+		if foldSuffix(n, suf) {
 			return true
 		}
 	}
@@ -247,16 +250,26 @@ func secretName(name string) bool {
 	if name == "" || len(name) > 64 {
 		return false
 	}
-	var buf [64]byte
-	for i := 0; i < len(name); i++ {
+	return secretExact(name) || secretSuffix(name)
+}
+
+// foldSuffix reports whether name ends in suf, a lower-case name with '_'
+// for '-', comparing from the end with ASCII case folded and '-' read as
+// '_'; most names differ at their last byte, so it returns at once.
+func foldSuffix(name, suf string) bool {
+	if len(name) < len(suf) {
+		return false
+	}
+	for i, j := len(name)-1, len(suf)-1; j >= 0; i, j = i-1, j-1 {
 		c := lower(name[i])
 		if c == '-' {
 			c = '_'
 		}
-		buf[i] = c
+		if c != suf[j] {
+			return false
+		}
 	}
-	n := string(buf[:len(name)])
-	return secretExact(n) || secretSuffix(n)
+	return true
 }
 
 func isNameChar(c byte) bool { return isTokChar(c) || c == '.' }

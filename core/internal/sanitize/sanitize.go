@@ -97,7 +97,11 @@ func Message(s string) string {
 func message(s string) string {
 	if quiet(s) {
 		// No pass can change s (see quiet): only the sentence rules apply.
-		m := firstSentence(collapse(s))
+		m := s
+		if strings.Contains(s, "  ") || s != "" && s[len(s)-1] == ' ' {
+			m = collapse(s) // quiet s has no other white space than ' '
+		}
+		m = firstSentence(m)
 		if len(m) != len(s) && !quiet(m) {
 			m = redact(m)
 		}
