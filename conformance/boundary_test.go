@@ -76,6 +76,11 @@ func TestBoundary_badInput(t *testing.T) {
 		{"nesting 100000 deep", nested(100000), invalidInput(`{"offset":540,"path":""}`, "toolerr: request is not valid JSON: nesting deeper than 512.")},
 	}
 	targets := availableTargets(t)
+	defer func() {
+		for _, tg := range targets {
+			tg.Close()
+		}
+	}()
 	for _, tc := range tests {
 		native := core.Invoke(tc.req)
 		if tc.want != "" {
@@ -186,8 +191,11 @@ func settledRSS() int64 {
 }
 
 // TestMemory_flat makes up to a million calls per target (at most about 4 s
-// each) after a warm-up: the wasm linear memory does not grow and the
-// process RSS stays within a small slack.
+// each) after a warm-up: the wasm linear memory does not grow at all and the
+// process RSS stays within a slack. wasmtime-go gets a larger slack: each
+// Func.Call allocates C objects that Go finalizers free later, on whichever
+// thread, so glibc's per-thread arenas hold more pages for a while (400 000
+// calls plateau at about +14 MiB; a leak of 1 KiB a call would still show).
 func TestMemory_flat(t *testing.T) {
 	if testing.Short() {
 		t.Skip("-short: the memory test makes up to a million calls per target")
@@ -197,6 +205,7 @@ func TestMemory_flat(t *testing.T) {
 		maxTime     = 4 * time.Second
 		warmup      = 20_000
 		rssSlack    = 24 << 20
+		rssSlackWT  = 64 << 20
 		linearSlack = 0
 	)
 	for _, tg := range availableTargets(t) {
@@ -227,7 +236,11 @@ func TestMemory_flat(t *testing.T) {
 				t.Logf("linear memory %d -> %d KiB", linear0>>10, linear1>>10)
 				assert.LessOrEqual(t, linear1-linear0, linearSlack, "linear memory grew")
 			}
-			assert.Less(t, rss1-rss0, int64(rssSlack), "RSS grew by %d KiB", (rss1-rss0)>>10)
+			slack := int64(rssSlack)
+			if tg.Name() == "wasmtime" {
+				slack = rssSlackWT
+			}
+			assert.Less(t, rss1-rss0, slack, "RSS grew by %d KiB", (rss1-rss0)>>10)
 		})
 	}
 }
