@@ -53,6 +53,14 @@ func opSerialize(req map[string]any) (any, error) {
 	if err != nil {
 		return nil, err
 	}
+	if a, ok := c.(format.Appender); ok {
+		// The fast path: wire bytes written once, no value tree. On any
+		// error Serialize below runs and gives the error (or the one case
+		// the fast path leaves to it).
+		if b, err := a.AppendSerialized(make([]byte, 0, min(512*len(outs), 64<<10)), outs); err == nil {
+			return rawJSON(b), nil
+		}
+	}
 	msgs, err := c.Serialize(outs)
 	if err != nil {
 		if _, many := req["results"]; !many {
@@ -62,6 +70,13 @@ func opSerialize(req map[string]any) (any, error) {
 	}
 	return msgs, nil
 }
+
+// rawJSON is canonical JSON text already written: Invoke copies it into the
+// response as it is (canonical.Appender).
+type rawJSON []byte
+
+// AppendCanonical appends r to dst.
+func (r rawJSON) AppendCanonical(dst []byte) ([]byte, error) { return append(dst, r...), nil }
 
 // shorthandPath rewrites an error path "results[0].x" to "x" for a request
 // that gave its one outcome at the top level, so the path names a member the

@@ -27,6 +27,20 @@ type Codec interface {
 	Parse(msgs []any) ([]outcome.Outcome, error)
 }
 
+// Appender is a Codec that can also write what Serialize returns straight
+// as canonical JSON (RFC 8785), without building the value tree: the path
+// Invoke takes. Every codec Lookup returns implements it.
+//
+// AppendSerialized appends to dst the canonical JSON of the array Serialize
+// returns for outs and returns the extended slice. On any error the caller
+// must discard dst and call Serialize, which returns the error (the fast path
+// may stop at a case it does not write itself, such as a value JSON cannot
+// carry).
+type Appender interface {
+	Codec
+	AppendSerialized(dst []byte, outs []outcome.Outcome) ([]byte, error)
+}
+
 // Lookup returns the codec of a wire-format name, or nil for an unknown one.
 func Lookup(name string) Codec {
 	switch name {

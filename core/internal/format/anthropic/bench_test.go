@@ -98,6 +98,26 @@ func BenchmarkSerialize_anthropic(b *testing.B) {
 	}
 }
 
+// benchInvokePath is what Invoke's serialize op runs: AppendSerialized into
+// a fresh buffer sized as core/op_format.go sizes it.
+func benchInvokePath(b *testing.B, c interface {
+	AppendSerialized([]byte, []outcome.Outcome) ([]byte, error)
+}) {
+	outs := benchOutcomes()
+	b.ReportAllocs()
+	for b.Loop() {
+		if _, err := c.AppendSerialized(make([]byte, 0, 512*len(outs)), outs); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+func BenchmarkAppendSerialized_anthropic(b *testing.B) { benchInvokePath(b, Codec{}) }
+
+func BenchmarkAppendSerialized_gemini(b *testing.B) { benchInvokePath(b, gemini.Codec{}) }
+
+func BenchmarkAppendSerialized_bedrock(b *testing.B) { benchInvokePath(b, bedrock.Codec{}) }
+
 func BenchmarkEncodingJSON_anthropic(b *testing.B) {
 	_, je := benchEnvelope()
 	b.ReportAllocs()

@@ -50,6 +50,12 @@ func (Codec) Serialize(outs []outcome.Outcome) ([]any, error) {
 	return outcome.SerializeTurn(outs, AppendTurn)
 }
 
+// AppendSerialized appends the canonical JSON of what Serialize returns (an
+// array holding AppendTurn's message) to dst; errors are those of Serialize.
+func (Codec) AppendSerialized(dst []byte, outs []outcome.Outcome) ([]byte, error) {
+	return outcome.AppendTurnArray(dst, outs, AppendTurn)
+}
+
 // AppendTurn appends the canonical JSON (RFC 8785) of the user message that
 // Serialize returns to dst: the fast path that writes wire bytes directly.
 // Errors are those of Serialize; on error dst may hold a partial message.

@@ -23,6 +23,11 @@ func (Codec) Serialize(outs []outcome.Outcome) ([]any, error) {
 	return openaichat.Codec{}.Serialize(outs)
 }
 
+// AppendSerialized is openaichat.Codec.AppendSerialized.
+func (Codec) AppendSerialized(dst []byte, outs []outcome.Outcome) ([]byte, error) {
+	return openaichat.Codec{}.AppendSerialized(dst, outs)
+}
+
 // Parse returns what openaichat.Codec.Parse returns for msgs.
 func (Codec) Parse(msgs []any) ([]outcome.Outcome, error) {
 	return openaichat.Codec{}.Parse(msgs)

@@ -51,6 +51,41 @@ func (Codec) Serialize(outs []outcome.Outcome) ([]any, error) {
 	return res, nil
 }
 
+// AppendSerialized appends the canonical JSON of what Serialize returns to
+// dst; a failure's CallToolResult is written without building its value
+// tree. Errors are those of Serialize, except that a failure whose details
+// hold a value JSON cannot carry is an error here (the caller then runs
+// Serialize; see format.Appender).
+func (Codec) AppendSerialized(dst []byte, outs []outcome.Outcome) ([]byte, error) {
+	dst = append(dst, '[')
+	for i := range outs {
+		o := &outs[i]
+		if err := outcome.Check(i, o); err != nil {
+			return dst, err
+		}
+		if i > 0 {
+			dst = append(dst, ',')
+		}
+		var err error
+		if o.Error != nil {
+			dst = append(dst, `{"content":[{"text":`...)
+			if dst, err = outcome.AppendEnvelopeString(dst, *o.Error); err != nil {
+				return dst, err
+			}
+			dst = append(dst, `,"type":"text"}],"isError":true,"resultType":"`+ResultTypeComplete+`"}`...)
+			continue
+		}
+		m, err := success(i, *o.Result)
+		if err != nil {
+			return dst, err
+		}
+		if dst, err = canonical.Append(dst, m); err != nil {
+			return dst, err
+		}
+	}
+	return append(dst, ']'), nil
+}
+
 func text(s string) map[string]any { return map[string]any{"type": "text", "text": s} }
 
 // placeholder is the content of an empty result: one text block holding the

@@ -44,7 +44,8 @@ func jsonEnv() jsonEnvelope {
 // BenchmarkSerializeEnvelope measures one failure serialized to wire bytes.
 // Sub-benchmarks per format (openai_chat, openai_responses): the bare name is
 // the Append fast path into a reused buffer; _codec is Codec.Serialize then
-// canonical.Append, as Invoke does; _encodingJSON is the baseline, json.Marshal
+// canonical.Append (the value-tree path); _invoke is AppendSerialized into a
+// fresh buffer, as Invoke's serialize op does; _encodingJSON is the baseline, json.Marshal
 // of the envelope struct and then of the message struct holding it as a
 // string (scripts/benchratio prints name / name_encodingJSON). sanitize_only
 // is the share of the fast path spent in outcome.Safe (the sanitizer every
@@ -65,6 +66,13 @@ func BenchmarkSerializeEnvelope(b *testing.B) {
 		for b.Loop() {
 			msgs, _ := openaichat.Codec{}.Serialize(outs)
 			buf, _ = canonical.Append(buf[:0], msgs[0])
+		}
+	})
+	b.Run("openai_chat_invoke", func(b *testing.B) {
+		outs := []outcome.Outcome{{Call: outcome.Call{ID: id}, Error: &benchEnv}}
+		b.ReportAllocs()
+		for b.Loop() {
+			_, _ = openaichat.Codec{}.AppendSerialized(make([]byte, 0, 512), outs)
 		}
 	})
 	b.Run("openai_chat_encodingJSON", func(b *testing.B) {
@@ -95,6 +103,13 @@ func BenchmarkSerializeEnvelope(b *testing.B) {
 		for b.Loop() {
 			msgs, _ := openairesponses.Codec{}.Serialize(outs)
 			buf, _ = canonical.Append(buf[:0], msgs[0])
+		}
+	})
+	b.Run("openai_responses_invoke", func(b *testing.B) {
+		outs := []outcome.Outcome{{Call: outcome.Call{ID: id}, Error: &benchEnv}}
+		b.ReportAllocs()
+		for b.Loop() {
+			_, _ = openairesponses.Codec{}.AppendSerialized(make([]byte, 0, 512), outs)
 		}
 	})
 	b.Run("openai_responses_encodingJSON", func(b *testing.B) {

@@ -4,6 +4,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/toolerr/toolerr/core/internal/canonical"
 	"github.com/toolerr/toolerr/core/internal/field"
 	"github.com/toolerr/toolerr/core/internal/format/outcome"
 )
@@ -27,41 +28,101 @@ type Codec struct{}
 func (Codec) Serialize(outs []outcome.Outcome) ([]any, error) {
 	msgs := make([]any, 0, len(outs)+1)
 	var parts []any
-	seen := make(map[string]int, len(outs))
+	var seen map[string]int
 	for i := range outs {
 		o := &outs[i]
-		if err := checkCall(o, i, seen); err != nil {
+		if err := checkCall(outs, i, &seen); err != nil {
 			return nil, err
 		}
-		content, err := Content(i, *o)
+		content, err := toolContent(i, o, &parts)
 		if err != nil {
 			return nil, err
-		}
-		if o.Result != nil && o.Result.Kind == outcome.Blocks {
-			imgs, err := images(i, o.Result.Blocks)
-			if err != nil {
-				return nil, err
-			}
-			if n := len(imgs); n > 0 {
-				content = withNote(o.Result.Blocks, n)
-				for k, b := range imgs {
-					parts = append(parts,
-						map[string]any{"type": "text", "text": ImageCaption(o.Call.ID, k+1, n)},
-						map[string]any{"type": "image_url", "image_url": map[string]any{"url": DataURL(b)}})
-				}
-			}
 		}
 		msgs = append(msgs, map[string]any{"role": "tool", "tool_call_id": o.Call.ID, "content": content})
 	}
 	if len(parts) > 0 {
-		msgs = append(msgs, map[string]any{"role": "user", "content": parts})
+		msgs = append(msgs, userMessage(parts))
 	}
 	return msgs, nil
 }
 
+// AppendSerialized appends the canonical JSON of what Serialize returns to
+// dst without building the value tree: a failure's tool message is written
+// by AppendToolMessage. Errors are those of Serialize, except that a
+// failure whose details hold a value JSON cannot carry is an error here (the
+// caller then runs Serialize; see format.Appender).
+func (Codec) AppendSerialized(dst []byte, outs []outcome.Outcome) ([]byte, error) {
+	var parts []any
+	var seen map[string]int
+	dst = append(dst, '[')
+	for i := range outs {
+		o := &outs[i]
+		if err := checkCall(outs, i, &seen); err != nil {
+			return dst, err
+		}
+		if i > 0 {
+			dst = append(dst, ',')
+		}
+		var err error
+		if o.Error != nil {
+			if dst, err = AppendToolMessage(dst, o.Call.ID, *o.Error); err != nil {
+				return dst, err
+			}
+			continue
+		}
+		content, err := toolContent(i, o, &parts)
+		if err != nil {
+			return dst, err
+		}
+		dst = append(dst, `{"content":`...)
+		dst = canonical.AppendString(dst, content)
+		dst = append(dst, `,"role":"tool","tool_call_id":`...)
+		dst = canonical.AppendString(dst, o.Call.ID)
+		dst = append(dst, '}')
+	}
+	if len(parts) > 0 {
+		var err error
+		if dst, err = canonical.Append(append(dst, ','), userMessage(parts)); err != nil {
+			return dst, err
+		}
+	}
+	return append(dst, ']'), nil
+}
+
+// toolContent returns the content of outcome i's tool message (Content, or
+// for a success with images its text and ImageNote) and appends the caption
+// and image_url parts of its images to *parts.
+func toolContent(i int, o *outcome.Outcome, parts *[]any) (string, error) {
+	content, err := Content(i, *o)
+	if err != nil {
+		return "", err
+	}
+	if o.Result != nil && o.Result.Kind == outcome.Blocks {
+		imgs, err := images(i, o.Result.Blocks)
+		if err != nil {
+			return "", err
+		}
+		if n := len(imgs); n > 0 {
+			content = withNote(o.Result.Blocks, n)
+			for k, b := range imgs {
+				*parts = append(*parts,
+					map[string]any{"type": "text", "text": ImageCaption(o.Call.ID, k+1, n)},
+					map[string]any{"type": "image_url", "image_url": map[string]any{"url": DataURL(b)}})
+			}
+		}
+	}
+	return content, nil
+}
+
+// userMessage is the user message that carries the images of a turn (B13).
+func userMessage(parts []any) map[string]any {
+	return map[string]any{"role": "user", "content": parts}
+}
+
 // checkCall returns the *field.Error of outcome i when it is malformed or its
-// call id is missing or already in seen (id -> index), and records the id.
-func checkCall(o *outcome.Outcome, i int, seen map[string]int) error {
+// call id is missing or repeats an earlier one (see outcome.RepeatedID).
+func checkCall(outs []outcome.Outcome, i int, seen *map[string]int) error {
+	o := &outs[i]
 	if err := outcome.Check(i, o); err != nil {
 		return err
 	}
@@ -69,10 +130,9 @@ func checkCall(o *outcome.Outcome, i int, seen map[string]int) error {
 	if id == "" {
 		return field.Errorf(outcome.Path(i, "call.id"), "is required: tool_call_id must echo the id of the assistant's tool call")
 	}
-	if j, dup := seen[id]; dup {
+	if j, dup := outcome.RepeatedID(outs, i, seen); dup {
 		return field.Errorf(outcome.Path(i, "call.id"), "repeats the id of results["+strconv.Itoa(j)+"]; each tool call gets exactly one result")
 	}
-	seen[id] = i
 	return nil
 }
 

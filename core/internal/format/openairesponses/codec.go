@@ -34,43 +34,94 @@ const MaxCallIDChars = 64
 // See shared/reference/wire-formats.md §1.2 and §6.
 func (Codec) Serialize(outs []outcome.Outcome) ([]any, error) {
 	items := make([]any, 0, len(outs))
-	seen := make(map[string]int, len(outs))
+	var seen map[string]int
 	for i := range outs {
-		o := &outs[i]
-		if err := outcome.Check(i, o); err != nil {
+		if err := checkCall(outs, i, &seen); err != nil {
 			return nil, err
 		}
-		id := o.Call.ID
-		switch {
-		case id == "":
-			return nil, field.Errorf(outcome.Path(i, "call.id"), "is required: call_id pairs the output with the model's function_call")
-		case utf8.RuneCountInString(id) > MaxCallIDChars:
-			return nil, field.Errorf(outcome.Path(i, "call.id"), "must be at most 64 characters (Responses API call_id)")
+		output, err := itemOutput(i, &outs[i])
+		if err != nil {
+			return nil, err
 		}
-		if j, dup := seen[id]; dup {
-			return nil, field.Errorf(outcome.Path(i, "call.id"), "repeats the id of results["+strconv.Itoa(j)+"]; each function_call gets exactly one output")
-		}
-		seen[id] = i
-		var output any
-		if o.Result != nil && o.Result.Kind == outcome.Blocks {
-			arr, err := blockItems(i, o.Result.Blocks)
-			if err != nil {
-				return nil, err
-			}
-			if len(arr) > 0 {
-				output = arr
-			}
-		}
-		if output == nil {
-			s, err := openaichat.Content(i, *o)
-			if err != nil {
-				return nil, err
-			}
-			output = s
-		}
-		items = append(items, map[string]any{"type": "function_call_output", "call_id": id, "output": output})
+		items = append(items, map[string]any{"type": "function_call_output", "call_id": outs[i].Call.ID, "output": output})
 	}
 	return items, nil
+}
+
+// AppendSerialized appends the canonical JSON of what Serialize returns to
+// dst without building the value tree: a failure's item is written by
+// AppendFunctionCallOutput. Errors are those of Serialize, except that a
+// failure whose details hold a value JSON cannot carry is an error here (the
+// caller then runs Serialize; see format.Appender).
+func (Codec) AppendSerialized(dst []byte, outs []outcome.Outcome) ([]byte, error) {
+	var seen map[string]int
+	dst = append(dst, '[')
+	for i := range outs {
+		o := &outs[i]
+		if err := checkCall(outs, i, &seen); err != nil {
+			return dst, err
+		}
+		if i > 0 {
+			dst = append(dst, ',')
+		}
+		var err error
+		if o.Error != nil {
+			if dst, err = AppendFunctionCallOutput(dst, o.Call.ID, *o.Error); err != nil {
+				return dst, err
+			}
+			continue
+		}
+		output, err := itemOutput(i, o)
+		if err != nil {
+			return dst, err
+		}
+		dst = append(dst, `{"call_id":`...)
+		dst = canonical.AppendString(dst, o.Call.ID)
+		if dst, err = canonical.Append(append(dst, `,"output":`...), output); err != nil {
+			return dst, err
+		}
+		dst = append(dst, `,"type":"function_call_output"}`...)
+	}
+	return append(dst, ']'), nil
+}
+
+// checkCall returns the *field.Error of outcome i when it is malformed or its
+// call id is missing, too long or repeats an earlier one.
+func checkCall(outs []outcome.Outcome, i int, seen *map[string]int) error {
+	o := &outs[i]
+	if err := outcome.Check(i, o); err != nil {
+		return err
+	}
+	id := o.Call.ID
+	switch {
+	case id == "":
+		return field.Errorf(outcome.Path(i, "call.id"), "is required: call_id pairs the output with the model's function_call")
+	case utf8.RuneCountInString(id) > MaxCallIDChars:
+		return field.Errorf(outcome.Path(i, "call.id"), "must be at most 64 characters (Responses API call_id)")
+	}
+	if j, dup := outcome.RepeatedID(outs, i, seen); dup {
+		return field.Errorf(outcome.Path(i, "call.id"), "repeats the id of results["+strconv.Itoa(j)+"]; each function_call gets exactly one output")
+	}
+	return nil
+}
+
+// itemOutput returns the output of outcome i's item: the blockItems array
+// of a Blocks result that has any, else the openaichat.Content string.
+func itemOutput(i int, o *outcome.Outcome) (any, error) {
+	if o.Result != nil && o.Result.Kind == outcome.Blocks {
+		arr, err := blockItems(i, o.Result.Blocks)
+		if err != nil {
+			return nil, err
+		}
+		if len(arr) > 0 {
+			return arr, nil
+		}
+	}
+	s, err := openaichat.Content(i, *o)
+	if err != nil {
+		return nil, err
+	}
+	return s, nil
 }
 
 // blockItems returns the output array of a Blocks result: an input_text item

@@ -274,6 +274,41 @@ func AppendTurn(dst []byte, outs []Outcome, head, tail string, one func(dst []by
 	return append(dst, tail...), nil
 }
 
+// AppendTurnArray appends "[", the one message appendTurn writes, and "]":
+// the canonical JSON of what SerializeTurn returns, for a codec's
+// AppendSerialized.
+func AppendTurnArray(dst []byte, outs []Outcome, appendTurn func(dst []byte, outs []Outcome) ([]byte, error)) ([]byte, error) {
+	dst, err := appendTurn(append(dst, '['), outs)
+	if err != nil {
+		return dst, err
+	}
+	return append(dst, ']'), nil
+}
+
+// RepeatedID returns the index of the first outcome before i whose call id
+// equals outs[i]'s, and whether there is one. It scans the earlier outcomes
+// of a short turn and keeps *seen (id -> first index, made on first use)
+// for a long one; the caller calls it for i = 0, 1, ... in order.
+func RepeatedID(outs []Outcome, i int, seen *map[string]int) (int, bool) {
+	id := outs[i].Call.ID
+	if len(outs) <= 16 {
+		for j := range i {
+			if outs[j].Call.ID == id {
+				return j, true
+			}
+		}
+		return 0, false
+	}
+	if *seen == nil {
+		*seen = make(map[string]int, len(outs))
+	}
+	if j, dup := (*seen)[id]; dup {
+		return j, true
+	}
+	(*seen)[id] = i
+	return 0, false
+}
+
 // SerializeTurn runs appendTurn (a codec's canonical fast path) and returns
 // its one message as a value tree, so that the value tree and the bytes can
 // never disagree.

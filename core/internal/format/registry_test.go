@@ -1,0 +1,122 @@
+package format_test
+
+import (
+	"math"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/toolerr/toolerr/core/internal/canonical"
+	"github.com/toolerr/toolerr/core/internal/envelope"
+	"github.com/toolerr/toolerr/core/internal/format"
+	"github.com/toolerr/toolerr/core/internal/format/outcome"
+)
+
+const png1x1 = "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNkYPhfDwAChwGA60e6kgAAAABJRU5ErkJggg=="
+
+// serializeCorpus is single outcomes of every kind (failures clean and
+// dirty, every result kind, images, bad ids) and turns of two and three.
+func serializeCorpus() [][]outcome.Outcome {
+	envs := []envelope.Envelope{
+		{Code: "RATE_LIMITED", Message: "Weather API returned 429 after 3 attempts.", Retryable: true,
+			Details: map[string]any{"status": 429, "retry_after_seconds": 12, "tool": "get_weather"}, Source: envelope.SourceTool},
+		{Code: "UPSTREAM_TIMEOUT", Message: "timed out", Source: envelope.SourceTool},
+		{Code: "TOOL_ERROR", Message: "Traceback (most recent call last):\n  File \"/a.py\", line 1, in f\nValueError: key=sk-abcdefghijklmnopqrstuvwx \"quoted\" \\ é\u2028",
+			Details: map[string]any{"api_key": "x", "nested": []any{map[string]any{"url": "postgres://u:pw@h/db"}, 1.5, nil, true}}, Source: envelope.SourceTool},
+		{Code: "X", Message: "", Details: map[string]any{}, Source: envelope.SourceProvider},
+		{Code: "X", Message: "nan", Details: map[string]any{"v": math.NaN()}, Source: envelope.SourceTool},
+	}
+	results := []outcome.Result{
+		{Kind: outcome.Empty},
+		{Kind: outcome.Text, Text: "sunny, 21 °C"},
+		{Kind: outcome.Text, Text: "  "},
+		{Kind: outcome.Text, Text: outcome.EmptyPlaceholder},
+		{Kind: outcome.Text, Text: `{"code":"X","details":{},"message":"m token=abc123def","retryable":false,"source":"tool"}`},
+		{Kind: outcome.JSON, JSON: map[string]any{"temp": 21.5, "list": []any{"a", 1.0, nil}}},
+		{Kind: outcome.JSON, JSON: []any{}},
+		{Kind: outcome.JSON, JSON: 3.0},
+		{Kind: outcome.JSON, JSON: map[string]any{"code": "X", "details": map[string]any{}, "message": "m", "retryable": true, "source": "tool"}},
+		{Kind: outcome.JSON, JSON: math.Inf(1)},
+		{Kind: outcome.Blocks, Blocks: []outcome.Block{{Type: "text", Text: "see chart"}, {Type: "image", MediaType: "image/png", Data: png1x1}}},
+		{Kind: outcome.Blocks, Blocks: []outcome.Block{{Type: "image", MediaType: "image/png", Data: png1x1}, {Type: "image", MediaType: "image/jpeg", Data: png1x1}}},
+		{Kind: outcome.Blocks, Blocks: []outcome.Block{{Type: "text", Text: " "}, {Type: "text", Text: "b"}}},
+		{Kind: outcome.Blocks, Blocks: []outcome.Block{}},
+		{Kind: outcome.Blocks, Blocks: []outcome.Block{{Type: "image", MediaType: "image/bmp", Data: png1x1}}},
+		{Kind: outcome.Blocks, Blocks: []outcome.Block{{Type: "image", MediaType: "image/png", Data: "not base64!"}}},
+		{Kind: outcome.Blocks, Blocks: []outcome.Block{{Type: "audio"}}},
+	}
+	calls := []outcome.Call{{ID: "call_1", Name: "get_weather"}, {ID: "toolu_01A09q90qw90lq917835lq9"}, {ID: ""}, {ID: "bad id!"},
+		{ID: strings.Repeat("x", 65)}, {ID: "call_1"}}
+	var ones []outcome.Outcome
+	for i, c := range calls {
+		for k := range envs {
+			ones = append(ones, outcome.Outcome{Call: c, Error: &envs[k]})
+		}
+		for k := range results {
+			if (i+k)%2 == 0 || c.ID == "call_1" {
+				ones = append(ones, outcome.Outcome{Call: c, Result: &results[k]})
+			}
+		}
+	}
+	ones = append(ones, outcome.Outcome{Call: calls[0]}, outcome.Outcome{Call: calls[0], Error: &envs[0], Result: &results[0]})
+	var turns [][]outcome.Outcome
+	for _, o := range ones {
+		turns = append(turns, []outcome.Outcome{o})
+	}
+	for i := 0; i+2 < len(ones); i += 3 {
+		turns = append(turns, []outcome.Outcome{ones[i], ones[i+1]}, []outcome.Outcome{ones[i+2], ones[i], ones[(i*7)%len(ones)]})
+	}
+	big := make([]outcome.Outcome, 20)
+	for i := range big {
+		big[i] = outcome.Outcome{Call: outcome.Call{ID: "call_" + strings.Repeat("a", i%7)}, Error: &envs[0]}
+	}
+	return append(turns, big, big[:7], nil)
+}
+
+// TestAppendSerialized_matchesSerialize holds every codec's AppendSerialized
+// to the canonical JSON of its Serialize, byte for byte, and to its errors.
+func TestAppendSerialized_matchesSerialize(t *testing.T) {
+	corpus := serializeCorpus()
+	for _, name := range format.Names() {
+		t.Run(name, func(t *testing.T) {
+			c, ok := format.Lookup(name).(format.Appender)
+			require.True(t, ok, "%s implements format.Appender", name)
+			for k, outs := range corpus {
+				msgs, serr := c.Serialize(outs)
+				got, aerr := c.AppendSerialized([]byte("prefix"), outs)
+				if serr != nil {
+					require.Error(t, aerr, "turn %d: Serialize failed with %v", k, serr)
+					continue
+				}
+				if aerr != nil {
+					// Allowed only for a value JSON cannot carry: Invoke then
+					// falls back to Serialize.
+					require.True(t, unwritable(outs), "turn %d: AppendSerialized failed with %v", k, aerr)
+					continue
+				}
+				want, werr := canonical.Append([]byte("prefix"), msgs)
+				require.NoError(t, werr)
+				require.Equal(t, string(want), string(got), "turn %d", k)
+			}
+		})
+	}
+}
+
+// unwritable reports whether some failure's details or JSON result holds a
+// value canonical JSON cannot carry (NaN, ±Inf).
+func unwritable(outs []outcome.Outcome) bool {
+	for _, o := range outs {
+		if o.Error != nil {
+			if _, err := canonical.Marshal(o.Error.Details); err != nil {
+				return true
+			}
+		}
+		if o.Result != nil && o.Result.Kind == outcome.JSON {
+			if _, err := canonical.Marshal(o.Result.JSON); err != nil {
+				return true
+			}
+		}
+	}
+	return false
+}
