@@ -31,6 +31,12 @@ fi
 (cd conformance/bench/floor && GOOS=wasip1 GOARCH=wasm CGO_ENABLED=0 go build -trimpath -buildvcs=false \
   -buildmode=c-shared -ldflags="-s -w -buildid=" -o "$tmp/floor.wasm" .)
 raw=$(wc -c <"$dist/toolerr.wasm"); gz=$(gzip -9c "$dist/toolerr.wasm" | wc -c)
+# The same module with its name section, for the per-package breakdown.
+GOOS=wasip1 GOARCH=wasm CGO_ENABLED=0 go build -trimpath -buildvcs=false -buildmode=c-shared -o "$tmp/named.wasm" ./wasm
+(cd conformance/bench/floor && GOOS=wasip1 GOARCH=wasm CGO_ENABLED=0 go build -trimpath -buildvcs=false \
+  -buildmode=c-shared -o "$tmp/floor-named.wasm" .)
+sizes=$(cd conformance && go run ./bench/wasmsize -n 10 "$tmp/named.wasm")
+floorsizes=$(cd conformance && go run ./bench/wasmsize -n 0 "$tmp/floor-named.wasm")
 floor=$(wc -c <"$tmp/floor.wasm"); floorgz=$(gzip -9c "$tmp/floor.wasm" | wc -c)
 
 # 2 and 3. Go benchmarks (best of 3 runs each), then Node.
@@ -58,6 +64,9 @@ printf '  %-24s %10d %12d\n' "dist/toolerr.wasm" "$raw" "$gz"
 printf '  %-24s %10d %12d\n' "floor (Go runtime only)" "$floor" "$floorgz"
 printf '  %-24s %10s %12s   %s\n' "ratio" "$(ratio "$raw" "$floor")" "$(ratio "$gz" "$floorgz")" \
   "$(awk -v r="$raw" -v f="$floor" 'BEGIN {print (r <= 1.5 * f) ? "goal <= 1.5x: met" : "goal <= 1.5x: MISSED"}')"
+echo "where the bytes go (function bodies by package; data segments):"
+echo "$sizes"
+echo "  the floor:${floorsizes#  }"
 echo
 echo "instantiate, module compiled once (ms)"
 printf '  %-10s %10s\n' wazero "$(ms "$(best 'BenchmarkInstantiate/wazero')")"
