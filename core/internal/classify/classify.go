@@ -259,7 +259,9 @@ func build(in *input, opt Options) envelope.Envelope {
 	if opt.HasAttempt {
 		d["attempt"] = opt.Attempt
 	}
-	putString(d, "provider", provider)
+	if provider != "" {
+		d["provider"] = providerValue(provider)
+	}
 	putString(d, "provider_type", f.providerType)
 	putString(d, "provider_code", f.providerCode)
 	putString(d, "param", f.param)
@@ -294,6 +296,25 @@ func build(in *input, opt Options) envelope.Envelope {
 		Details:   sanitize.Details(d),
 		Source:    opt.Source,
 	}
+}
+
+// providerValue returns provider as a details value. A name readBody detects
+// is returned from a constant, which Go boxes statically: no allocation for
+// the common case (a hint the caller gave is boxed as usual).
+func providerValue(provider string) any {
+	switch provider {
+	case "openai":
+		return "openai"
+	case "anthropic":
+		return "anthropic"
+	case "gemini":
+		return "gemini"
+	case "bedrock":
+		return "bedrock"
+	case "mistral":
+		return "mistral"
+	}
+	return provider
 }
 
 func putString(d map[string]any, k, v string) {
