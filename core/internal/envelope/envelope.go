@@ -110,12 +110,20 @@ func FromValue(v any, path string) (Envelope, error) {
 	if err != nil {
 		return Envelope{}, err
 	}
+	// The smallest unknown member is named, so the error does not depend on
+	// map order (no sort, no allocation on the common path).
+	bad, found := "", false
 	for k := range m {
 		switch k {
 		case "code", "message", "retryable", "details", "source":
 		default:
-			return Envelope{}, field.Errorf(field.Join(path, k), "is not an envelope field (want code, message, retryable, details, source)")
+			if !found || k < bad {
+				bad, found = k, true
+			}
 		}
+	}
+	if found {
+		return Envelope{}, field.Errorf(field.Join(path, bad), "is not an envelope field (want code, message, retryable, details, source)")
 	}
 	code, err := field.RequiredString(m, "code", path)
 	if err != nil {
