@@ -96,12 +96,20 @@ func FromValue(v any, path string) ([]Failure, error) {
 		if err != nil {
 			return nil, err
 		}
+		// The smallest unknown member is named, so the error does not depend
+		// on map order.
+		bad, found := "", false
 		for k := range m {
 			switch k {
 			case "path", "keyword", "message", "expected":
 			default:
-				return nil, field.Errorf(field.Join(p, k), "is not a failure member (want path, keyword, message, expected)")
+				if !found || k < bad {
+					bad, found = k, true
+				}
 			}
+		}
+		if found {
+			return nil, field.Errorf(field.Join(p, bad), "is not a failure member (want path, keyword, message, expected)")
 		}
 		var f Failure
 		var has bool
