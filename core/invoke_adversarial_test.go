@@ -45,3 +45,15 @@ func TestInvoke_hugeOpNameIsNotEchoedWhole(t *testing.T) {
 	d := v.(map[string]any)["error"].(map[string]any)["details"].(map[string]any)
 	assert.Equal(t, "op", d["path"])
 }
+
+// The same bad request gets the same error every time: with several bad
+// headers the first in sorted order is named, not a random one.
+func TestInvoke_badHeaderPathIsDeterministic(t *testing.T) {
+	req := map[string]any{"op": "classify", "http": map[string]any{"status": 429,
+		"headers": map[string]any{"x-b": 1.0, "x-a": []any{"1", 2.0}, "x-d": nil, "x-c": true, "x-e": "ok"}}}
+	first := invokeValue(t, req)
+	assert.Contains(t, first, `"path":"http.headers.x-a[1]"`)
+	for i := 0; i < 30; i++ {
+		require.Equal(t, first, invokeValue(t, req))
+	}
+}

@@ -3,6 +3,7 @@ package core
 import (
 	"strconv"
 
+	"github.com/toolerr/toolerr/core/internal/canonical"
 	"github.com/toolerr/toolerr/core/internal/classify"
 	"github.com/toolerr/toolerr/core/internal/envelope"
 	"github.com/toolerr/toolerr/core/internal/field"
@@ -83,7 +84,10 @@ func readHeaders(h map[string]any) (classify.Header, error) {
 		return nil, err
 	}
 	out := make(classify.Header, len(m))
-	for name, v := range m {
+	// Sorted, so that with several bad headers the error names the same one
+	// on every call and every target.
+	for _, name := range canonical.SortedKeys(m) {
+		v := m[name]
 		path := field.Join("http.headers", name)
 		switch x := v.(type) {
 		case string:
