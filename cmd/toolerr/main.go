@@ -81,19 +81,36 @@ func newFlags(name string, stderr io.Writer) *flag.FlagSet {
 }
 
 // readInput reads the single FILE argument, or standard input for none or "-".
+// Input over core.MaxRequestBytes is an error; at most one byte more is read.
 func readInput(args []string, stdin io.Reader) ([]byte, error) {
+	r := stdin
 	switch {
 	case len(args) > 1:
 		return nil, fmt.Errorf("expected at most one FILE, got %d arguments", len(args))
 	case len(args) == 0 || args[0] == "-":
-		return io.ReadAll(io.LimitReader(stdin, core.MaxRequestBytes+1))
 	default:
-		return os.ReadFile(args[0])
+		f, err := os.Open(args[0])
+		if err != nil {
+			return nil, err
+		}
+		defer f.Close()
+		r = f
 	}
+	b, err := io.ReadAll(io.LimitReader(r, core.MaxRequestBytes+1))
+	if err != nil {
+		return nil, err
+	}
+	if len(b) > core.MaxRequestBytes {
+		return nil, fmt.Errorf("input is over the %d-byte request limit", core.MaxRequestBytes)
+	}
+	return b, nil
 }
 
 // decodeJSON parses input JSON with numbers kept exact, for building requests.
 func decodeJSON(b []byte) (any, error) {
+	if len(bytes.TrimSpace(b)) == 0 {
+		return nil, errors.New("input is empty")
+	}
 	dec := json.NewDecoder(bytes.NewReader(b))
 	dec.UseNumber()
 	var v any
@@ -171,6 +188,9 @@ func passthrough(op string) func([]string, io.Reader, io.Writer, io.Writer) int 
 		idRules := fs.String("id-rules", "", "extra id rules to check or apply, e.g. mistral (check, convert)")
 		if err := fs.Parse(args); err != nil {
 			return 2
+		}
+		if *maxChars < 0 || *maxMessages < 0 {
+			return fail(stderr, errors.New("--max-chars and --max-messages must be 1 or more"))
 		}
 		in, err := readInput(fs.Args(), stdin)
 		if err != nil {

@@ -1,0 +1,62 @@
+package main
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+
+	"github.com/toolerr/toolerr/core"
+)
+
+// Empty input gets a message that says so, not Go's bare "EOF".
+func TestRun_emptyInput(t *testing.T) {
+	for _, args := range [][]string{
+		{"check", "--format", "anthropic"},
+		{"replay", "--format", "anthropic"},
+		{"wrap", "--provider", "anthropic"},
+		{"classify"},
+	} {
+		code, _, stderr := runCLI(t, "", args...)
+		assert.Equal(t, 2, code, "%v", args)
+		assert.Contains(t, stderr, "input is empty", "%v", args)
+		assert.NotContains(t, stderr, "EOF", "%v", args)
+	}
+}
+
+// A size flag below zero is a usage error naming the flag, not silently
+// dropped (trim then complained that no budget was given).
+func TestRun_negativeBudgetFlag(t *testing.T) {
+	for _, flag := range []string{"--max-chars", "--max-messages"} {
+		code, stdout, stderr := runCLI(t, `[{"role":"user","content":"hi"}]`, "trim", "--format", "openai-chat", flag, "-5")
+		assert.Equal(t, 2, code, flag)
+		assert.Empty(t, stdout, flag)
+		assert.Contains(t, stderr, strings.TrimLeft(flag, "-"), flag)
+	}
+}
+
+// Input over the request limit is refused with a clear message, from a file
+// as from standard input, without reading a huge file whole.
+func TestRun_inputOverTheLimit(t *testing.T) {
+	big := strings.Repeat(" ", core.MaxRequestBytes) + `{"op":"version"}`
+	path := filepath.Join(t.TempDir(), "big.json")
+	assert.NoError(t, os.WriteFile(path, []byte(big), 0o600))
+	for _, tc := range []struct {
+		name  string
+		stdin string
+		args  []string
+	}{
+		{"file", "", []string{"check", "--format", "anthropic", path}},
+		{"stdin", big, []string{"check", "--format", "anthropic"}},
+		{"invoke file", "", []string{"invoke", path}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			code, _, stderr := runCLI(t, tc.stdin, tc.args...)
+			assert.Equal(t, 2, code)
+			assert.Contains(t, stderr, "limit")
+			assert.NotContains(t, stderr, "not valid JSON")
+		})
+	}
+}
