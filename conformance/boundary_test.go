@@ -2,6 +2,7 @@ package conformance
 
 import (
 	"bytes"
+	"errors"
 	"os"
 	"runtime"
 	"runtime/debug"
@@ -242,5 +243,35 @@ func TestMemory_flat(t *testing.T) {
 			}
 			assert.Less(t, rss1-rss0, slack, "RSS grew by %d KiB", (rss1-rss0)>>10)
 		})
+	}
+}
+
+// TestCShared_concurrent calls toolerr_invoke from many goroutines (so many
+// OS threads) at once, as toolerr.h allows: every answer is the native one.
+func TestCShared_concurrent(t *testing.T) {
+	c := cshared(t)
+	want := make([][]byte, len(typicalRequests))
+	for i, r := range typicalRequests {
+		want[i] = core.Invoke(r)
+	}
+	errs := make(chan error, 8)
+	for g := range 8 {
+		go func() {
+			for i := range 2000 {
+				k := (g + i) % len(typicalRequests)
+				got, err := c.Invoke(typicalRequests[k])
+				if err == nil && !bytes.Equal(got, want[k]) {
+					err = errors.New(Mismatch("typical request "+strconv.Itoa(k), "cshared", got, want[k]))
+				}
+				if err != nil {
+					errs <- err
+					return
+				}
+			}
+			errs <- nil
+		}()
+	}
+	for range 8 {
+		require.NoError(t, <-errs)
 	}
 }
