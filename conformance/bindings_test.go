@@ -1,0 +1,57 @@
+package conformance
+
+import (
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// binding is a binding's fixture runner (its batch program speaking the
+// External protocol), joined to TestConformance as one more target when it is
+// set up, the way uniffi's test_generated_bindings.rs runs every foreign
+// test. Each points at the artifact just built in the dist dir where the
+// binding allows it (TOOLERR_LIB, TOOLERR_WASM).
+type binding struct {
+	name  string
+	need  string   // a file, relative to the repository root, that must exist
+	argv  []string // relative paths resolved from the repository root
+	env   func(dist string) []string
+	setup string // what makes need exist
+}
+
+var bindings = []binding{
+	{"python", "bindings/python/.venv/bin/python", []string{"bindings/python/.venv/bin/python", "bindings/python/tests/batch.py"},
+		func(dist string) []string { return []string{"TOOLERR_LIB=" + filepath.Join(dist, "libtoolerr.so")} }, "make test-python"},
+	{"node", "bindings/node/test/batch.mjs", []string{"node", "--no-warnings", "bindings/node/test/batch.mjs"},
+		func(dist string) []string { return []string{"TOOLERR_WASM=" + filepath.Join(dist, "toolerr.wasm")} }, "make test-node"},
+	{"rust", "bindings/rust/target/release/examples/batch", []string{"bindings/rust/target/release/examples/batch"},
+		func(string) []string { return nil }, "cargo build --release --example batch in bindings/rust (links the libtoolerr.a of its build)"},
+}
+
+func init() {
+	for _, b := range bindings {
+		extraTargets = append(extraTargets, func(t testing.TB) (*External, error) {
+			root, err := filepath.Abs("..")
+			if err != nil {
+				return nil, err
+			}
+			if _, err := os.Stat(filepath.Join(root, b.need)); err != nil {
+				t.Logf("binding %s left out: %s not found (%s)", b.name, b.need, b.setup)
+				return nil, nil
+			}
+			if !strings.Contains(b.argv[0], "/") {
+				if _, err := exec.LookPath(b.argv[0]); err != nil {
+					t.Logf("binding %s left out: %s not on PATH", b.name, b.argv[0])
+					return nil, nil
+				}
+			}
+			dist, err := filepath.Abs(distDir())
+			if err != nil {
+				return nil, err
+			}
+			return &External{TargetName: b.name, Argv: b.argv, Dir: root, Env: append(os.Environ(), b.env(dist)...)}, nil
+		})
+	}
+}
