@@ -1,6 +1,7 @@
 package core
 
 import (
+	"strconv"
 	"strings"
 	"testing"
 
@@ -56,4 +57,22 @@ func TestInvoke_badHeaderPathIsDeterministic(t *testing.T) {
 	for i := 0; i < 30; i++ {
 		require.Equal(t, first, invokeValue(t, req))
 	}
+}
+
+// One 1 MB request must not become a 10 GB replay transcript: with the
+// transcript it is an INVALID_INPUT error at trace.bound; without it, the
+// run is counted without serializing the result 10,000 times.
+func TestInvoke_replayAmplificationIsBounded(t *testing.T) {
+	obj := map[string]any{}
+	for i := 0; i < 20000; i++ {
+		obj["k"+strconv.Itoa(i)] = strings.Repeat("v", 20)
+	}
+	trace := map[string]any{"bound": 10000, "steps": []any{map[string]any{"result": map[string]any{"json": obj}, "feedback": "ambiguous"}}}
+
+	out := invokeValue(t, map[string]any{"op": "replay", "format": "openai-chat", "trace": trace})
+	assert.Contains(t, out, `"path":"trace.bound"`)
+	assert.True(t, strings.HasPrefix(out, `{"error":{"code":"INVALID_INPUT"`), "%.300s", out)
+
+	out = invokeValue(t, map[string]any{"op": "replay", "format": "openai-chat", "trace": trace, "transcript": false})
+	assert.Equal(t, `{"ok":{"calls":10000,"reason":"bound_reached","terminated":false,"turns":10000}}`, out)
 }

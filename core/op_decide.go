@@ -157,7 +157,8 @@ func opBudget(req map[string]any) (any, error) {
 
 // opReplay: {"trace": <trace>, "format": P, "transcript"?: bool} ->
 // {"calls", "turns", "terminated", "reason", "transcript"}; "transcript":
-// false leaves the transcript out of the response (it is still serialized).
+// false leaves the transcript out of the response (each step is then
+// serialized once, to report a serializer error).
 func opReplay(req map[string]any) (any, error) {
 	c, err := codecOf(req)
 	if err != nil {
@@ -175,7 +176,11 @@ func opReplay(req map[string]any) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	r, err := decide.Replay(t, c.Serialize)
+	run := decide.Replay
+	if ok && !withTranscript {
+		run = decide.ReplaySummary // no transcript to build: each step is serialized once
+	}
+	r, err := run(t, c.Serialize)
 	if err != nil {
 		return nil, err
 	}

@@ -3,6 +3,7 @@ package decide
 import (
 	"bytes"
 
+	"github.com/toolerr/toolerr/core/internal/canonical"
 	"github.com/toolerr/toolerr/core/internal/envelope"
 	"github.com/toolerr/toolerr/core/internal/field"
 	"github.com/toolerr/toolerr/core/internal/format/outcome"
@@ -66,6 +67,11 @@ type Trace struct {
 // MaxBound is the largest Trace.Bound accepted.
 const MaxBound = 10000
 
+// MaxTranscriptBytes is the largest transcript Replay builds, in bytes of
+// canonical JSON (32 MiB, the request limit): a large result answered up to
+// MaxBound times would otherwise turn one request into gigabytes.
+const MaxTranscriptBytes = 32 << 20
+
 // ReplayResult is the outcome of Replay. Calls counts every tool call,
 // orchestrator retries included; Turns counts the outcomes the model saw;
 // Terminated is true when the model stopped by itself within the bound;
@@ -91,11 +97,24 @@ type ReplayResult struct {
 // any other terminal code, it stops. Call ids are call_1, call_2, ... by
 // model turn.
 //
-// Returns the serializer's error, if any.
+// Returns the serializer's error, if any, and a *field.Error at
+// "trace.bound" when the transcript would pass MaxTranscriptBytes.
 //
 // See shared/seeds/000 (the AWS reasoning-loop post: ambiguous feedback, 14
 // calls; clear states, 2).
 func Replay(t Trace, serialize func([]outcome.Outcome) ([]any, error)) (ReplayResult, error) {
+	return replay(t, serialize, true)
+}
+
+// ReplaySummary is Replay without the transcript: the result's Transcript is
+// empty, the counts and reason are Replay's, and each step is serialized only
+// once (to report a serializer error), so its cost does not grow with the
+// bound times the size of a result.
+func ReplaySummary(t Trace, serialize func([]outcome.Outcome) ([]any, error)) (ReplayResult, error) {
+	return replay(t, serialize, false)
+}
+
+func replay(t Trace, serialize func([]outcome.Outcome) ([]any, error), keep bool) (ReplayResult, error) {
 	tool := t.Tool
 	if tool == "" {
 		tool = "search"
@@ -107,12 +126,16 @@ func Replay(t Trace, serialize func([]outcome.Outcome) ([]any, error)) (ReplayRe
 	}
 	attempt := int64(1)
 	var lastInvalid []byte
+	var size int       // canonical JSON bytes of the transcript so far
+	var scratch []byte // reused to measure each turn's messages
+	serialized := make([]bool, len(t.Steps))
 	for i := 0; ; i++ {
 		if r.Calls >= t.Bound {
 			r.Reason = ReplayBoundReached
 			return r, nil
 		}
-		step := t.Steps[min(i, len(t.Steps)-1)]
+		si := min(i, len(t.Steps)-1)
+		step := t.Steps[si]
 		r.Calls++
 		if step.Error != nil {
 			if Retry(*step.Error, attempt, t.Policy, 0).Retry {
@@ -123,11 +146,23 @@ func Replay(t Trace, serialize func([]outcome.Outcome) ([]any, error)) (ReplayRe
 		attempt = 1
 		r.Turns++
 		o := outcome.Outcome{Call: outcome.Call{ID: "call_" + itoa(r.Turns), Name: tool}, Error: step.Error, Result: step.Result}
-		msgs, err := serialize([]outcome.Outcome{o})
-		if err != nil {
-			return r, err
+		if keep || !serialized[si] {
+			msgs, err := serialize([]outcome.Outcome{o})
+			if err != nil {
+				return r, err
+			}
+			serialized[si] = true
+			if keep {
+				scratch, err = canonical.Append(scratch[:0], msgs)
+				if err != nil {
+					return r, err
+				}
+				if size += len(scratch); size > MaxTranscriptBytes {
+					return r, field.Errorf("trace.bound", "the transcript would pass "+itoa(MaxTranscriptBytes)+" bytes of JSON after "+itoa(r.Turns)+" turns; lower the bound, shorten the results or leave the transcript out")
+				}
+				r.Transcript = append(r.Transcript, msgs...)
+			}
 		}
-		r.Transcript = append(r.Transcript, msgs...)
 		switch {
 		case step.Result != nil:
 			if !step.Ambiguous {
