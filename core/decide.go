@@ -188,8 +188,9 @@ func ParseTrace(b []byte) (Trace, error) {
 // model sees through format f: the orchestrator retries retryable failures
 // within t.Policy; the model calls again on ambiguous feedback, fixes its
 // arguments once per distinct INVALID_ARGS, and stops on a clear result or a
-// terminal code. Returns a *RequestError for an unknown format or a
-// serializer failure.
+// terminal code. Returns a *RequestError for an unknown format, a
+// serializer failure, or a transcript that would pass 32 MiB of JSON
+// (Path "trace.bound").
 //
 // See shared/seeds/000 (checklist item 6; the AWS reasoning-loop post).
 func Replay(t Trace, f Format) (ReplayResult, error) {
