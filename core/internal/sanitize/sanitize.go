@@ -76,6 +76,9 @@ func guard(s string, fn func(string) string) (out string) {
 // redact applies every redaction pass in order. Each pass returns its input
 // unchanged when it finds nothing.
 func redact(s string) string {
+	if quiet(s) {
+		return s // no pass keys on anything in it
+	}
 	s = redactTokens(s)
 	s = redactUserinfo(s)
 	s = redactAuthSchemes(s)

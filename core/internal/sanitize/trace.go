@@ -265,10 +265,16 @@ func collapse(s string) string {
 func needsCollapse(s string) bool {
 	prevSpace := true // a leading space needs trimming
 	for i := 0; i < len(s); {
-		r, size := rune(s[i]), 1
-		if r >= utf8.RuneSelf {
-			r, size = utf8.DecodeRuneInString(s[i:])
+		if c := s[i]; c < utf8.RuneSelf { // ASCII: no call per byte
+			i++
+			sp := c == ' ' || c-'\t' <= '\r'-'\t'
+			if sp && (c != ' ' || prevSpace) {
+				return true
+			}
+			prevSpace = sp
+			continue
 		}
+		r, size := utf8.DecodeRuneInString(s[i:])
 		i += size
 		sp := isSpace(r)
 		if sp && (r != ' ' || prevSpace) {
