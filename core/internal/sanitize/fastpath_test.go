@@ -186,3 +186,17 @@ func BenchmarkDetails_reference(b *testing.B) {
 		}
 	})
 }
+
+// TestSecretName_matchesReference tries every secret name, changed in case,
+// '-' for '_', with a prefix, a dotted path, and cut by one byte.
+func TestSecretName_matchesReference(t *testing.T) {
+	names := []string{"key", "pwd", "pass", "sig", "auth", "authorization", "proxy_authorization", "cookie", "set_cookie",
+		"x_api_key", "api_key", "apikey", "token", "secret", "password", "passwd", "accesskey", "access_key", "secretkey",
+		"secret_key", "privatekey", "private_key", "signature", "credential", "credentials", "_pwd", "status", "tool", "x"}
+	for _, n := range names {
+		for _, v := range []string{n, strings.ToUpper(n), strings.ReplaceAll(n, "_", "-"), "GITHUB_" + strings.ToUpper(n),
+			"client" + n, "a.b." + n, n + "s", n[:len(n)-1], n + ".", strings.Repeat("x", 60) + n} {
+			require.Equal(t, ref_secretName(v), secretName(v), "secretName(%q)", v)
+		}
+	}
+}

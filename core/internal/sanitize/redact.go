@@ -247,10 +247,21 @@ func secretName(name string) bool {
 	if i := strings.LastIndexByte(name, '.'); i >= 0 {
 		name = name[i+1:]
 	}
-	if name == "" || len(name) > 64 {
+	if len(name) < 3 || len(name) > 64 || !secretTail(lower(name[len(name)-2]), lower(name[len(name)-1])) {
 		return false
 	}
 	return secretExact(name) || secretSuffix(name)
+}
+
+// secretTail reports whether a and b, a name's last two bytes lower-cased,
+// end some name of secretExact or secretSuffix: a name ending otherwise
+// ("status", "tool") is not secret, without comparing it to each.
+func secretTail(a, b byte) bool {
+	switch string([]byte{a, b}) {
+	case "ey", "wd", "ss", "ig", "th", "on", "ie", "en", "et", "rd", "re", "al", "ls":
+		return true
+	}
+	return false
 }
 
 // foldSuffix reports whether name ends in suf, a lower-case name with '_'
