@@ -22,7 +22,7 @@ cshared: ## build dist/libtoolerr.so, dist/libtoolerr.a and dist/toolerr.h
 demo: ## the main job: the seed's worked example, then every real recording classified
 	$(GO) run ./cmd/toolerr demo
 
-test: test-go conformance test-python test-node test-rust ## every test of every target and binding
+test: test-go test-python test-node test-rust conformance ## every test of every target and binding (conformance last, so the bindings join it)
 
 test-go: ## Go unit tests, examples and vendor oracles
 	$(GO) vet ./...
