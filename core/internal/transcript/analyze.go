@@ -1,6 +1,7 @@
 package transcript
 
 import (
+	"sort"
 	"strconv"
 
 	"github.com/toolerr/toolerr/core/internal/field"
@@ -66,6 +67,8 @@ type analysis struct {
 	claim    [][]loc         // the result repair moves to each call, msg -1 when none
 	dupCall  map[[2]int]bool // a call whose id an earlier call already has
 	res      map[loc]resInfo
+	other    map[int]int              // message -> first non-result part (firstOther)
+	noID     map[int]map[string][]int // group -> calls without an id (unnamed)
 }
 
 func (a *analysis) call(g, k int) *Call {
@@ -150,15 +153,54 @@ func (a *analysis) inPlace(l loc, g, k int) bool {
 	case OpenAIResponses:
 		return l.msg > gr.calls[k].msg
 	case Anthropic, Bedrock:
-		for j := 0; j < l.part; j++ {
-			if a.msgs[l.msg].Parts[j].Kind != KindResult {
-				return false
-			}
-		}
+		return l.part <= a.firstOther(l.msg)
 	case Gemini:
 		return l.msg == gr.lo
 	}
 	return true
+}
+
+// firstOther returns the index of the first part of message i that is not a
+// result (len(Parts) when there is none), computed once per message.
+func (a *analysis) firstOther(i int) int {
+	if a.other == nil {
+		a.other = map[int]int{}
+	}
+	if n, ok := a.other[i]; ok {
+		return n
+	}
+	n := len(a.msgs[i].Parts)
+	for j, p := range a.msgs[i].Parts {
+		if p.Kind != KindResult {
+			n = j
+			break
+		}
+	}
+	a.other[i] = n
+	return n
+}
+
+// unnamed returns, for group g, the calls without an id in call order, keyed
+// by the name results pair on ("" outside Gemini, where order alone pairs).
+func (a *analysis) unnamed(g int) map[string][]int {
+	if a.noID == nil {
+		a.noID = map[int]map[string][]int{}
+	}
+	if m, ok := a.noID[g]; ok {
+		return m
+	}
+	m := map[string][]int{}
+	for k := range a.groups[g].calls {
+		if c := a.call(g, k); c.ID == "" {
+			name := c.Name
+			if a.f != Gemini {
+				name = ""
+			}
+			m[name] = append(m[name], k)
+		}
+	}
+	a.noID[g] = m
+	return m
 }
 
 func analyze(f Format, msgs []Message) *analysis {
@@ -216,15 +258,8 @@ func analyze(f Format, msgs []Message) *analysis {
 				}
 				nth := nameSeen[g][name]
 				nameSeen[g][name]++
-				for k := range a.groups[g].calls {
-					c := a.call(g, k)
-					if c.ID == "" && (c.Name == name || f != Gemini) {
-						if nth == 0 {
-							info.g, info.k = g, k
-							break
-						}
-						nth--
-					}
+				if ks := a.unnamed(g)[name]; nth < len(ks) {
+					info.g, info.k = g, ks[nth]
 				}
 			}
 			if info.g != noGroup && a.answer[info.g][info.k].msg < 0 && a.inPlace(l, info.g, info.k) {
@@ -387,12 +422,10 @@ func Check(f Format, msgs []Message, rules string) []Finding {
 		}
 	}
 	// message order, then the order events were raised within a message
-	for i := range msgs {
-		for _, e := range evs {
-			if e.l.msg == i {
-				s.add(e.kind, i, e.path, e.id, e.msg)
-			}
-		}
+	// (a stable sort: one pass over the events, not one per message)
+	sort.SliceStable(evs, func(x, y int) bool { return evs[x].l.msg < evs[y].l.msg })
+	for _, e := range evs {
+		s.add(e.kind, e.l.msg, e.path, e.id, e.msg)
 	}
 	if s.list == nil {
 		return []Finding{}

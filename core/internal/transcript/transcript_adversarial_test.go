@@ -1,0 +1,128 @@
+package transcript
+
+import (
+	"runtime"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+// ---- scaling: check and repair must be linear (or n log n) in the list ----
+
+// minDuration is the fastest of three runs of fn (after a GC), to keep a
+// scaling comparison away from one-off pauses.
+func minDuration(fn func()) time.Duration {
+	best := time.Duration(1 << 62)
+	for i := 0; i < 3; i++ {
+		runtime.GC()
+		start := time.Now()
+		fn()
+		if d := time.Since(start); d < best {
+			best = d
+		}
+	}
+	return best
+}
+
+// assertScales runs op on inputs of n and 8n messages and fails when the
+// larger one takes 25 times as long or more: linear work gives about 8x
+// (up to 12x with cache and GC effects), a quadratic loop 64x. The bound is generous so that a shared machine does not
+// make the test flaky; it only catches quadratic behaviour.
+func assertScales(t *testing.T, n int, build func(n int) string, f Format, op func([]Message)) {
+	t.Helper()
+	if testing.Short() {
+		t.Skip("scaling test skipped in -short mode")
+	}
+	small := read(t, f, build(n))
+	large := read(t, f, build(8*n))
+	ds := minDuration(func() { op(small) })
+	dl := minDuration(func() { op(large) })
+	if ds < time.Millisecond {
+		ds = time.Millisecond // a timer's resolution must not make the ratio huge
+	}
+	ratio := float64(dl) / float64(ds)
+	t.Logf("%d elements: %v; %d elements: %v; ratio %.1f", n, ds, 8*n, dl, ratio)
+	assert.Less(t, ratio, 25.0, "8x the elements took %.1fx the time: quadratic", ratio)
+}
+
+// chatOrphans is one user message and n tool messages answering no call.
+func chatOrphans(n int) string {
+	var b strings.Builder
+	b.WriteString(`[{"role":"user","content":"q"}`)
+	for i := 0; i < n; i++ {
+		b.WriteString(`,{"role":"tool","tool_call_id":"x` + strconv.Itoa(i) + `","content":"r"}`)
+	}
+	b.WriteString("]")
+	return b.String()
+}
+
+// anthropicOrphans is one user message with n orphan tool_result blocks.
+func anthropicOrphans(n int) string {
+	var b strings.Builder
+	b.WriteString(`[{"role":"user","content":[`)
+	for i := 0; i < n; i++ {
+		if i > 0 {
+			b.WriteString(",")
+		}
+		b.WriteString(`{"type":"tool_result","tool_use_id":"x` + strconv.Itoa(i) + `","content":"r"}`)
+	}
+	b.WriteString("]}]")
+	return b.String()
+}
+
+// anthropicParallel is one assistant turn of n calls answered in order in
+// the next user message, then a text block (so every result is in place).
+func anthropicParallel(n int) string {
+	var calls, results strings.Builder
+	for i := 0; i < n; i++ {
+		if i > 0 {
+			calls.WriteString(",")
+			results.WriteString(",")
+		}
+		id := `"t` + strconv.Itoa(i) + `"`
+		calls.WriteString(`{"type":"tool_use","id":` + id + `,"name":"f","input":{}}`)
+		results.WriteString(`{"type":"tool_result","tool_use_id":` + id + `,"content":"r"}`)
+	}
+	return `[{"role":"assistant","content":[` + calls.String() + `]},{"role":"user","content":[` + results.String() + `,{"type":"text","text":"go on"}]}]`
+}
+
+// geminiNoIDs is one model turn of n calls of the same function without ids
+// and the content of their n responses (paired by name and order).
+func geminiNoIDs(n int) string {
+	var calls, results strings.Builder
+	for i := 0; i < n; i++ {
+		if i > 0 {
+			calls.WriteString(",")
+			results.WriteString(",")
+		}
+		calls.WriteString(`{"functionCall":{"name":"f","args":{}}}`)
+		results.WriteString(`{"functionResponse":{"name":"f","response":{"output":"r"}}}`)
+	}
+	return `[{"role":"model","parts":[` + calls.String() + `]},{"role":"user","parts":[` + results.String() + `]}]`
+}
+
+func TestCheck_scalesLinearly(t *testing.T) {
+	tests := []struct {
+		name  string
+		f     Format
+		build func(int) string
+		want  int // findings in the 20,000 list
+	}{
+		{"openai-chat orphan tool messages", OpenAIChat, chatOrphans, 20000},
+		{"anthropic orphan tool_result blocks", Anthropic, anthropicOrphans, 1},
+		{"anthropic parallel results in place", Anthropic, anthropicParallel, 0},
+		{"gemini responses paired by name", Gemini, geminiNoIDs, 0},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			assert.Len(t, Check(tc.f, read(t, tc.f, tc.build(20000)), ""), tc.want)
+			assertScales(t, 2500, tc.build, tc.f, func(m []Message) { Check(tc.f, m, "") })
+		})
+	}
+}
+
+var _ = require.NoError
