@@ -16,13 +16,21 @@ type Changes struct {
 	IDs               []string
 }
 
-func (c *Changes) touch(id string) {
-	for _, x := range c.IDs {
-		if x == id {
-			return
-		}
+// idList is a list of distinct ids in order of first add, with a set so
+// that adding is O(1) (a 20,000-result repair stays linear).
+type idList struct {
+	ids  []string
+	seen map[string]bool
+}
+
+func (l *idList) add(id string) {
+	if l.seen == nil {
+		l.seen = map[string]bool{}
 	}
-	c.IDs = append(c.IDs, id)
+	if !l.seen[id] {
+		l.seen[id] = true
+		l.ids = append(l.ids, id)
+	}
 }
 
 // Repair returns msgs with every call answered exactly once where f requires
@@ -41,6 +49,7 @@ func (c *Changes) touch(id string) {
 func Repair(f Format, msgs []Message) ([]Message, Changes) {
 	a := analyze(f, msgs)
 	var ch Changes
+	var touched idList
 	// 1. Take every result that is not in place out of its message.
 	taken := map[[2]int]Part{} // (group, call) -> moved part
 	removed := make([]map[int]bool, len(msgs))
@@ -71,7 +80,7 @@ func Repair(f Format, msgs []Message) ([]Message, Changes) {
 	for i, m := range msgs {
 		for j, p := range m.Parts {
 			if p.Kind == KindResult && removed[i][j] {
-				ch.touch(resultKey(&msgs[i].Parts[j].Result))
+				touched.add(resultKey(&msgs[i].Parts[j].Result))
 			}
 		}
 	}
@@ -107,7 +116,7 @@ func Repair(f Format, msgs []Message) ([]Message, Changes) {
 				c := *a.call(g, k)
 				plan[g][k] = slot{part: synthResult(c), inLoc: loc{-1, -1}, source: "synth"}
 				ch.Synthesized++
-				ch.touch(callKey(&c))
+				touched.add(callKey(&c))
 				touchedRegion[g] = true
 			}
 		}
@@ -232,10 +241,11 @@ func Repair(f Format, msgs []Message) ([]Message, Changes) {
 				p.Result.Outcome.Result = &outcome.Result{Kind: outcome.Text, Text: outcome.EmptyPlaceholder}
 				p.Dirty, out[i].Dirty = true, true
 				ch.Filled++
-				ch.touch(resultKey(&p.Result))
+				touched.add(resultKey(&p.Result))
 			}
 		}
 	}
+	ch.IDs = touched.ids
 	if ch.IDs == nil {
 		ch.IDs = []string{}
 	}

@@ -125,4 +125,26 @@ func TestCheck_scalesLinearly(t *testing.T) {
 	}
 }
 
+func TestRepair_scalesLinearly(t *testing.T) {
+	tests := []struct {
+		name    string
+		f       Format
+		build   func(int) string
+		dropped int // orphans dropped from the 20,000 list
+	}{
+		{"openai-chat orphan tool messages", OpenAIChat, chatOrphans, 20000},
+		{"anthropic orphan tool_result blocks", Anthropic, anthropicOrphans, 20000},
+		{"anthropic parallel results in place", Anthropic, anthropicParallel, 0},
+		{"gemini responses paired by name", Gemini, geminiNoIDs, 0},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			_, ch := Repair(tc.f, read(t, tc.f, tc.build(20000)))
+			assert.Equal(t, tc.dropped, ch.DroppedOrphans)
+			assert.Len(t, ch.IDs, tc.dropped)
+			assertScales(t, 2500, tc.build, tc.f, func(m []Message) { Repair(tc.f, m) })
+		})
+	}
+}
+
 var _ = require.NoError
