@@ -405,7 +405,7 @@ func Check(f Format, msgs []Message, rules string) []Finding {
 				}
 				if info.g != noGroup && f == Gemini && p.Result.ID() != "" {
 					if c := a.call(info.g, info.k); c.Name != p.Result.Outcome.Call.Name {
-						evs = append(evs, ev{l: l, kind: FindNameMismatch, id: id, path: partPath(f, i, j), msg: "functionResponse.name must equal the name of the functionCall it answers (" + c.Name + ")."})
+						evs = append(evs, ev{l: l, kind: FindNameMismatch, id: id, path: partPath(f, i, j), msg: nameMismatchMsg(c.Name)})
 					}
 				}
 				if f != Gemini && !validID(idRules(f, rules), p.Result.ID()) {
@@ -431,6 +431,15 @@ func Check(f Format, msgs []Message, rules string) []Finding {
 		return []Finding{}
 	}
 	return s.list
+}
+
+// nameMismatchMsg says which name a Gemini response must carry (the call's
+// name as displayName allows).
+func nameMismatchMsg(name string) string {
+	if n := displayName(name); n != "" {
+		return "functionResponse.name must equal the name of the functionCall it answers (" + n + ")."
+	}
+	return "functionResponse.name must equal the name of the functionCall it answers."
 }
 
 func unansweredMsg(f Format) string {

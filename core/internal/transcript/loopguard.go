@@ -3,6 +3,7 @@ package transcript
 import (
 	"github.com/toolerr/toolerr/core/internal/canonical"
 	"github.com/toolerr/toolerr/core/internal/envelope"
+	"github.com/toolerr/toolerr/core/internal/format/outcome"
 )
 
 // DefaultLoopThreshold is how many failures in a row of the same call block
@@ -39,7 +40,9 @@ func ArgsKey(v any) string {
 // attempt of it with other arguments ends the count (attempts of other tools
 // are skipped). When the count reaches threshold (<= 0 means
 // DefaultLoopThreshold) it returns false and a LOOP_DETECTED envelope,
-// retryable false, telling the model not to repeat the call.
+// retryable false, telling the model not to repeat the call. The envelope is
+// sanitized: the tool name appears in the message only as displayName allows
+// ("this tool" otherwise) and details.tool passes sanitize.Details.
 func LoopGuard(history []Attempt, call Attempt, threshold int) (bool, *envelope.Envelope) {
 	if threshold <= 0 {
 		threshold = DefaultLoopThreshold
@@ -59,16 +62,16 @@ func LoopGuard(history []Attempt, call Attempt, threshold int) (bool, *envelope.
 	if n < threshold {
 		return true, nil
 	}
-	name := call.Tool
+	name := displayName(call.Tool)
 	if name == "" {
 		name = "this"
 	}
-	e := envelope.Envelope{
+	e := outcome.Safe(envelope.Envelope{
 		Code:      envelope.LoopDetected,
 		Message:   "The " + name + " tool failed " + itoa(n) + " times in a row with these same arguments, so do not call it again with them; change the arguments or try another approach.",
 		Retryable: false,
 		Details:   map[string]any{"tool": call.Tool, "failures": n, "threshold": threshold},
 		Source:    envelope.SourceOrchestrator,
-	}
+	})
 	return false, &e
 }

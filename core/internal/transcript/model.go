@@ -1,8 +1,12 @@
 package transcript
 
 import (
+	"unicode"
+	"unicode/utf8"
+
 	"github.com/toolerr/toolerr/core/internal/envelope"
 	"github.com/toolerr/toolerr/core/internal/format/outcome"
+	"github.com/toolerr/toolerr/core/internal/sanitize"
 )
 
 // Format names a message-list shape (the wire-format names of package format).
@@ -129,15 +133,41 @@ type Message struct {
 	Dirty bool
 }
 
-// noResult is the envelope repair puts where a call has no result.
+// maxNameChars is the longest tool or member name displayName puts into a
+// sentence, in characters (code points).
+const maxNameChars = 64
+
+// displayName returns name fit to appear inside a sentence toolerr writes
+// (an envelope message, a finding, a note): sanitize.Text applied (a secret
+// becomes [REDACTED]), and "" when what remains is not one short token
+// (empty, longer than maxNameChars, or holding white space or control
+// characters, as a stack trace does), so that the caller says "this tool".
+func displayName(name string) string {
+	t := sanitize.Text(name)
+	if t == "" || utf8.RuneCountInString(t) > maxNameChars {
+		return ""
+	}
+	for _, r := range t {
+		if unicode.IsSpace(r) || unicode.IsControl(r) {
+			return ""
+		}
+	}
+	return t
+}
+
+// noResult is the envelope repair puts where a call has no result. The tool
+// name appears in the message only when displayName allows it; details.tool
+// carries it through sanitize.Details (outcome.Safe).
 func noResult(name string) envelope.Envelope {
 	msg := "No result was recorded for this tool call, so it must be treated as failed."
 	d := map[string]any{}
 	if name != "" {
-		msg = "No result was recorded for this call of " + name + ", so it must be treated as failed."
+		if n := displayName(name); n != "" {
+			msg = "No result was recorded for this call of " + n + ", so it must be treated as failed."
+		}
 		d["tool"] = name
 	}
-	return envelope.Envelope{Code: envelope.NoResult, Message: msg, Retryable: false, Details: d, Source: envelope.SourceOrchestrator}
+	return outcome.Safe(envelope.Envelope{Code: envelope.NoResult, Message: msg, Retryable: false, Details: d, Source: envelope.SourceOrchestrator})
 }
 
 // synthResult is the result part repair adds for an unanswered call.

@@ -237,19 +237,29 @@ func partsBlocks(parts []Part) []outcome.Block {
 }
 
 // describeOther names a block toolerr cannot carry across formats.
-func describeOther(v any) string {
-	typ := "unknown"
+func describeOther(v any) string { return "[" + otherName(v) + " content not carried across formats]" }
+
+// otherName is the name of a block toolerr does not model: its "type", else
+// its first member name in sorted order (deterministic), passed through
+// displayName since it ends up in result text and notes ("unknown" when
+// that leaves nothing).
+func otherName(v any) string {
+	typ := ""
 	if m, ok := v.(map[string]any); ok {
 		if t, ok := m["type"].(string); ok {
 			typ = t
 		} else {
 			for k := range m {
-				typ = k
-				break
+				if typ == "" || k < typ {
+					typ = k
+				}
 			}
 		}
 	}
-	return "[" + typ + " content not carried across formats]"
+	if typ = displayName(typ); typ == "" {
+		typ = "unknown"
+	}
+	return typ
 }
 
 // ---- openai-responses ----

@@ -148,3 +148,77 @@ func TestRepair_scalesLinearly(t *testing.T) {
 }
 
 var _ = require.NoError
+
+// ---- names that reach an envelope, a finding or a note are sanitized ----
+
+const (
+	secretName = "sk-proj-Zq9XkW3mP7vR2tY8uB4nC6dF1gH5jK0L"
+	traceName  = "Traceback (most recent call last):\n  File \"/srv/app.py\", line 3, in f\nValueError: token=sk-proj-Zq9XkW3mP7vR2tY8uB4nC6dF1gH5jK0L"
+)
+
+func TestLoopGuard_sanitizesToolName(t *testing.T) {
+	tests := []struct {
+		name, tool, message, detail string
+	}{
+		{"secret as tool name", secretName,
+			"The [REDACTED] tool failed 3 times in a row with these same arguments, so do not call it again with them; change the arguments or try another approach.",
+			"[REDACTED]"},
+		{"python traceback as tool name", traceName,
+			"The this tool failed 3 times in a row with these same arguments, so do not call it again with them; change the arguments or try another approach.",
+			"ValueError: token=[REDACTED]"},
+		{"plain name kept", "search",
+			"The search tool failed 3 times in a row with these same arguments, so do not call it again with them; change the arguments or try another approach.",
+			"search"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			h := []Attempt{{Tool: tc.tool, Args: map[string]any{}}, {Tool: tc.tool, Args: map[string]any{}}, {Tool: tc.tool, Args: map[string]any{}}}
+			allow, e := LoopGuard(h, Attempt{Tool: tc.tool, Args: map[string]any{}}, 0)
+			require.False(t, allow)
+			require.NotNil(t, e)
+			assert.Equal(t, tc.message, e.Message)
+			assert.Equal(t, tc.detail, e.Details["tool"])
+			assert.NotContains(t, text(t, e.Value()), "sk-proj-")
+		})
+	}
+}
+
+func TestRepair_noResultSanitizesToolName(t *testing.T) {
+	tests := []struct {
+		name, tool, message, detail string
+	}{
+		{"secret as tool name", secretName, "No result was recorded for this call of [REDACTED], so it must be treated as failed.", "[REDACTED]"},
+		{"python traceback as tool name", traceName, "No result was recorded for this tool call, so it must be treated as failed.", "ValueError: token=[REDACTED]"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			e := noResult(tc.tool)
+			assert.Equal(t, tc.message, e.Message)
+			assert.Equal(t, tc.detail, e.Details["tool"])
+			// and through repair and the codec, in a format without a flag
+			in := `[{"role":"assistant","tool_calls":[{"id":"a","type":"function","function":{"name":` + text(t, tc.tool) + `,"arguments":"{}"}}]}]`
+			out, _ := repairText(t, OpenAIChat, in)
+			tail := out[strings.Index(out, `{"content"`):]
+			assert.NotContains(t, tail, "sk-proj-")
+			assert.NotContains(t, tail, "/srv/app.py")
+		})
+	}
+}
+
+func TestCheck_nameMismatchSanitizesName(t *testing.T) {
+	in := `[{"role":"model","parts":[{"functionCall":{"id":"a","name":` + text(t, secretName) + `,"args":{}}}]},{"role":"user","parts":[{"functionResponse":{"id":"a","name":"g","response":{}}}]}]`
+	fs := Check(Gemini, read(t, Gemini, in), "")
+	require.Len(t, fs, 1)
+	assert.Equal(t, "functionResponse.name must equal the name of the functionCall it answers ([REDACTED]).", fs[0].Message)
+}
+
+func TestConvert_dropNoteSanitizesBlockType(t *testing.T) {
+	in := `[{"role":"user","content":[{"type":"text","text":"hi"},{"type":` + text(t, secretName) + `}]}]`
+	c := Convert(Anthropic, OpenAIChat, read(t, Anthropic, in), "")
+	assert.Equal(t, []string{"dropped 1 [REDACTED] content not carried across formats that openai-chat cannot carry"}, c.Notes)
+}
+
+func TestDescribeOther_namesTheBlockDeterministically(t *testing.T) {
+	assert.Equal(t, "[executableCode content not carried across formats]", describeOther(parse(t, `{"thoughtSignature":"x","executableCode":{}}`)))
+	assert.Equal(t, "[unknown content not carried across formats]", describeOther(parse(t, `{"type":"a b"}`)))
+}

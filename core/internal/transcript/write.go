@@ -72,7 +72,7 @@ func (w *writer) drop(p Part) {
 	if w.dropped == nil {
 		w.dropped = map[string]int{}
 	}
-	w.dropped[strings.Trim(describeOther(p.Raw), "[]")]++
+	w.dropped[otherName(p.Raw)+" content not carried across formats"]++
 }
 
 // raw returns the part's original tree when it can be reused as is.
