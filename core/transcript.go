@@ -10,7 +10,7 @@ import (
 // Kind is a stable snake_case token (unanswered_call, orphan_result,
 // misplaced_result, result_not_first, responses_split,
 // response_count_mismatch, extra_part_in_response, duplicate_result,
-// duplicate_call_id, name_mismatch, empty_text, invalid_id; the README table
+// duplicate_call_id, name_mismatch, empty_text, invalid_id, unknown_role; the README table
 // gives each one's rule and source). Index is the message index in the list;
 // Path, when not "", points inside that message ("messages[2].content[1]").
 // IDs are the call ids concerned (for Gemini calls without ids, the function

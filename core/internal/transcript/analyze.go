@@ -22,6 +22,7 @@ const (
 	FindNameMismatch        = "name_mismatch"
 	FindEmptyText           = "empty_text"
 	FindInvalidID           = "invalid_id"
+	FindUnknownRole         = "unknown_role"
 	findNone                = ""
 	statusInPlace           = 1
 	statusMovable           = 2
@@ -378,6 +379,9 @@ func Check(f Format, msgs []Message, rules string) []Finding {
 	}
 	seen := map[string]bool{}
 	for i, m := range msgs {
+		if m.UnknownRole {
+			evs = append(evs, ev{l: loc{i, -1}, kind: FindUnknownRole, path: field.Join(field.Index("messages", i), "role"), msg: unknownRoleMsg(f)})
+		}
 		for j := range m.Parts {
 			p := &msgs[i].Parts[j]
 			l := loc{i, j}
@@ -440,6 +444,21 @@ func nameMismatchMsg(name string) string {
 		return "functionResponse.name must equal the name of the functionCall it answers (" + n + ")."
 	}
 	return "functionResponse.name must equal the name of the functionCall it answers."
+}
+
+// unknownRoleMsg names the roles f accepts (the role given is not quoted:
+// it is caller text).
+func unknownRoleMsg(f Format) string {
+	roles := "user and assistant"
+	switch f {
+	case OpenAIChat:
+		roles = "system, developer, user, assistant, tool and function"
+	case OpenAIResponses:
+		roles = "system, developer, user and assistant"
+	case Gemini:
+		roles = "user and model"
+	}
+	return "This message's role is missing or not one " + string(f) + " accepts (" + roles + ")."
 }
 
 func unansweredMsg(f Format) string {

@@ -131,6 +131,10 @@ type Message struct {
 	// a read message whose parts changed.
 	Raw   any
 	Dirty bool
+	// UnknownRole marks a message whose role member (missing included) is
+	// none its format knows; it is read as RoleOther, kept as is, and check
+	// reports it (unknown_role).
+	UnknownRole bool
 }
 
 // maxNameChars is the longest tool or member name displayName puts into a

@@ -42,6 +42,12 @@ func Read(f Format, msgs []any) ([]Message, error) {
 
 func other(v any) Part { return Part{Kind: KindOther, Raw: v} }
 
+// unknownRole is a message whose role its format does not know: kept as is
+// (RoleOther) and reported by check.
+func unknownRole(v any) Message {
+	return Message{Parts: []Part{other(v)}, UnknownRole: true}
+}
+
 // readParts reads the elements of an array member (content blocks, parts)
 // with one, each at its own path.
 func readParts(arr []any, p string, one func(v any, p string) (Part, error)) ([]Part, error) {
@@ -75,6 +81,10 @@ func readChat(v any, p string) (Message, error) {
 		msg.Role = RoleUser
 	case "assistant":
 		msg.Role = RoleAssistant
+	case "function":
+		// the deprecated function-calling reply: accepted, not modelled
+		msg.Parts = []Part{other(v)}
+		return msg, nil
 	case "tool":
 		id, err := optString(m, "tool_call_id", p)
 		if err != nil {
@@ -89,8 +99,7 @@ func readChat(v any, p string) (Message, error) {
 		msg.Parts = []Part{{Kind: KindResult, Result: Result{Outcome: o, Failed: failed}, Raw: v}}
 		return msg, nil
 	default:
-		msg.Parts = []Part{other(v)}
-		return msg, nil
+		return unknownRole(v), nil
 	}
 	parts, err := chatContent(m["content"], field.Join(p, "content"))
 	if err != nil {
@@ -313,7 +322,7 @@ func readResponses(v any, p string) (Message, error) {
 		case "assistant":
 			msg.Role = RoleAssistant
 		default:
-			return Message{Parts: []Part{other(v)}}, nil
+			return unknownRole(v), nil
 		}
 		msg.Parts, err = chatContent(m["content"], field.Join(p, "content"))
 		return msg, err
@@ -341,7 +350,7 @@ func readAnthropic(v any, p string) (Message, error) {
 	case "assistant":
 		msg.Role = RoleAssistant
 	default:
-		return Message{Parts: []Part{other(v)}}, nil
+		return unknownRole(v), nil
 	}
 	cp := field.Join(p, "content")
 	switch c := m["content"].(type) {
@@ -352,6 +361,9 @@ func readAnthropic(v any, p string) (Message, error) {
 		msg.Parts, err = readParts(c, cp, anthropicBlock)
 		return msg, err
 	case nil:
+		if _, present := m["content"]; present {
+			return msg, field.Errorf(cp, "must be a string or an array, got null")
+		}
 		return msg, nil
 	}
 	return msg, field.Errorf(cp, "must be a string or an array, got "+field.TypeName(m["content"]))
@@ -450,9 +462,9 @@ func readGemini(v any, p string) (Message, error) {
 	case "model":
 		msg.Role = RoleAssistant
 	default:
-		return Message{Parts: []Part{other(v)}}, nil
+		return unknownRole(v), nil
 	}
-	parts, _, err := field.Array(m, "parts", p)
+	parts, err := presentArray(m, "parts", p)
 	if err != nil {
 		return msg, err
 	}
@@ -566,9 +578,9 @@ func readBedrock(v any, p string) (Message, error) {
 	case "system":
 		msg.Role = RoleSystem
 	default:
-		return Message{Parts: []Part{other(v)}}, nil
+		return unknownRole(v), nil
 	}
-	content, _, err := field.Array(m, "content", p)
+	content, err := presentArray(m, "content", p)
 	if err != nil {
 		return msg, err
 	}
@@ -589,7 +601,7 @@ func bedrockBlock(v any, p string) (Part, error) {
 			return Part{Kind: KindImage, Image: img, Raw: v}, nil
 		}
 	}
-	if tu, ok, err := field.Obj(b, "toolUse", p); err != nil {
+	if tu, ok, err := presentObj(b, "toolUse", p); err != nil {
 		return Part{}, err
 	} else if ok {
 		tp := field.Join(p, "toolUse")
@@ -603,7 +615,7 @@ func bedrockBlock(v any, p string) (Part, error) {
 		}
 		return Part{Kind: KindCall, Call: Call{ID: id, Name: name, Args: tu["input"]}, Raw: v}, nil
 	}
-	if tr, ok, err := field.Obj(b, "toolResult", p); err != nil {
+	if tr, ok, err := presentObj(b, "toolResult", p); err != nil {
 		return Part{}, err
 	} else if ok {
 		tp := field.Join(p, "toolResult")

@@ -9,6 +9,7 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+	"github.com/toolerr/toolerr/core/internal/field"
 )
 
 // ---- scaling: check and repair must be linear (or n log n) in the list ----
@@ -221,4 +222,75 @@ func TestConvert_dropNoteSanitizesBlockType(t *testing.T) {
 func TestDescribeOther_namesTheBlockDeterministically(t *testing.T) {
 	assert.Equal(t, "[executableCode content not carried across formats]", describeOther(parse(t, `{"thoughtSignature":"x","executableCode":{}}`)))
 	assert.Equal(t, "[unknown content not carried across formats]", describeOther(parse(t, `{"type":"a b"}`)))
+}
+
+// ---- wrong types and unknown roles ----
+
+func TestRead_nullWhereAnArrayOrObjectIsRequired(t *testing.T) {
+	tests := []struct {
+		name, in, path, msg string
+		f                   Format
+	}{
+		{"gemini parts null", `[{"role":"user","parts":null}]`, "messages[0].parts", "must be an array, got null", Gemini},
+		{"bedrock content null", `[{"role":"user","content":null}]`, "messages[0].content", "must be an array, got null", Bedrock},
+		{"bedrock toolResult null", `[{"role":"user","content":[{"toolResult":null}]}]`, "messages[0].content[0].toolResult", "must be an object, got null", Bedrock},
+		{"bedrock toolUse null", `[{"role":"assistant","content":[{"toolUse":null}]}]`, "messages[0].content[0].toolUse", "must be an object, got null", Bedrock},
+		{"anthropic content null", `[{"role":"user","content":null}]`, "messages[0].content", "must be a string or an array, got null", Anthropic},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			_, err := Read(tc.f, parse(t, tc.in).([]any))
+			var fe *field.Error
+			require.ErrorAs(t, err, &fe)
+			assert.Equal(t, tc.path, fe.Path)
+			assert.Equal(t, tc.msg, fe.Msg)
+		})
+	}
+}
+
+func TestRead_absentMembersAndNullChatMembersStayAccepted(t *testing.T) {
+	tests := []struct {
+		name, in string
+		f        Format
+	}{
+		{"gemini content without parts", `[{"role":"model"}]`, Gemini},
+		{"anthropic message without content", `[{"role":"assistant"}]`, Anthropic},
+		{"openai-chat tool_calls and content null (SDK dumps)", `[{"role":"assistant","content":null,"tool_calls":null}]`, OpenAIChat},
+		{"gemini functionCall null beside text (proto JSON)", `[{"role":"user","parts":[{"text":"hi","functionCall":null}]}]`, Gemini},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			msgs := read(t, tc.f, tc.in)
+			assert.Empty(t, Check(tc.f, msgs, ""))
+			out, ch := Repair(tc.f, msgs)
+			assert.Equal(t, text(t, parse(t, tc.in)), text(t, Write(tc.f, out)))
+			assert.Empty(t, ch.IDs)
+		})
+	}
+}
+
+func TestCheck_unknownRole(t *testing.T) {
+	tests := []struct {
+		name, in, msg string
+		f             Format
+	}{
+		{"openai-chat wizard", `[{"role":"wizard","content":"x"}]`, "This message's role is missing or not one openai-chat accepts (system, developer, user, assistant, tool and function).", OpenAIChat},
+		{"openai-chat missing role", `[{"content":"x"}]`, "This message's role is missing or not one openai-chat accepts (system, developer, user, assistant, tool and function).", OpenAIChat},
+		{"openai-responses message item", `[{"type":"message","role":"wizard","content":"x"}]`, "This message's role is missing or not one openai-responses accepts (system, developer, user and assistant).", OpenAIResponses},
+		{"anthropic system in messages", `[{"role":"system","content":"x"}]`, "This message's role is missing or not one anthropic accepts (user and assistant).", Anthropic},
+		{"gemini wizard", `[{"role":"wizard","parts":[{"text":"x"}]}]`, "This message's role is missing or not one gemini accepts (user and model).", Gemini},
+		{"bedrock wizard", `[{"role":"wizard","content":[{"text":"x"}]}]`, "This message's role is missing or not one bedrock accepts (user and assistant).", Bedrock},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			msgs := read(t, tc.f, tc.in)
+			assert.Equal(t, []Finding{{Kind: FindUnknownRole, Index: 0, Path: "messages[0].role", IDs: []string{}, Message: tc.msg}}, Check(tc.f, msgs, ""))
+			out, ch := Repair(tc.f, msgs) // not repaired: kept as is
+			assert.Equal(t, text(t, parse(t, tc.in)), text(t, Write(tc.f, out)))
+			assert.Empty(t, ch.IDs)
+		})
+	}
+	// the deprecated chat "function" role and Responses items of other types are no finding
+	assert.Empty(t, Check(OpenAIChat, read(t, OpenAIChat, `[{"role":"function","name":"f","content":"x"}]`), ""))
+	assert.Empty(t, Check(OpenAIResponses, read(t, OpenAIResponses, `[{"type":"web_search_call","id":"ws_1"}]`), ""))
 }

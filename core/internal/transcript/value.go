@@ -25,6 +25,26 @@ func optString(m map[string]any, key, p string) (string, error) {
 	return s, err
 }
 
+// presentArray reads an optional array member that, when present, must be
+// an array: null is a *field.Error like any other type (field.Array treats
+// null as absent).
+func presentArray(m map[string]any, key, p string) ([]any, error) {
+	if v, present := m[key]; present && v == nil {
+		return nil, field.Errorf(field.Join(p, key), "must be an array, got null")
+	}
+	a, _, err := field.Array(m, key, p)
+	return a, err
+}
+
+// presentObj reads an optional object member that, when present, must be an
+// object: null is a *field.Error like any other type.
+func presentObj(m map[string]any, key, p string) (map[string]any, bool, error) {
+	if v, present := m[key]; present && v == nil {
+		return nil, false, field.Errorf(field.Join(p, key), "must be an object, got null")
+	}
+	return field.Obj(m, key, p)
+}
+
 // textOutcome interprets a result's text: an envelope, else text (blank is
 // Empty).
 func textOutcome(s string) (outcome.Outcome, bool) {
