@@ -1,7 +1,9 @@
 // Command benchratio reads `go test -bench` output and prints, for every
-// benchmark X that has a baseline X_encodingJSON, the ratio of their median
-// ns/op and their allocs/op, so `make bench` shows how toolerr compares with
-// encoding/json doing the same work.
+// benchmark that has an encoding/json baseline doing the same work, the ratio
+// of their median ns/op and their allocs/op. Baselines are found by name (see
+// baseline): X_encodingJSON; X_codec or X_invoke against X_encodingJSON;
+// AppendTurn_f, AppendSerialized_f and Serialize_f against EncodingJSON_f;
+// Check/f and Repair/f against JSONDecode/f.
 package main
 
 import (
@@ -28,8 +30,8 @@ func main() {
 			continue
 		}
 		name := f[0]
-		if i := strings.LastIndexByte(name, '-'); i > 0 {
-			name = name[:i]
+		if i := strings.LastIndexByte(name, '-'); i > 0 && allDigits(name[i+1:]) {
+			name = name[:i] // the GOMAXPROCS suffix
 		}
 		s := stats[name]
 		if s == nil {
@@ -53,13 +55,52 @@ func main() {
 	fmt.Println()
 	fmt.Printf("%-60s %12s %12s %8s %14s\n", "toolerr vs encoding/json", "toolerr ns", "json ns", "ratio", "allocs (t/j)")
 	for _, name := range order {
-		base := stats[name+"_encodingJSON"]
-		if base == nil || strings.HasSuffix(name, "_encodingJSON") {
+		base := stats[baseline(name, stats)]
+		if base == nil || base == stats[name] {
 			continue
 		}
 		t, j := median(stats[name].ns), median(base.ns)
 		fmt.Printf("%-60s %12.0f %12.0f %7.2fx %7.0f/%-6.0f\n", name, t, j, t/j, stats[name].allocs, base.allocs)
 	}
+}
+
+// baseline returns the name of the encoding/json benchmark that does the same
+// work as name, or "".
+func baseline(name string, stats map[string]*stat) string {
+	if strings.Contains(name, "ncodingJSON") || strings.Contains(name, "JSONDecode") {
+		return ""
+	}
+	cands := []string{name + "_encodingJSON"}
+	for _, suf := range []string{"_codec", "_invoke"} {
+		if strings.HasSuffix(name, suf) {
+			cands = append(cands, strings.TrimSuffix(name, suf)+"_encodingJSON")
+		}
+	}
+	for _, pre := range []string{"BenchmarkAppendTurn_", "BenchmarkAppendSerialized_", "BenchmarkSerialize_"} {
+		if strings.HasPrefix(name, pre) {
+			cands = append(cands, "BenchmarkEncodingJSON_"+strings.TrimPrefix(name, pre))
+		}
+	}
+	for _, pre := range []string{"BenchmarkCheck/", "BenchmarkRepair/"} {
+		if strings.HasPrefix(name, pre) {
+			cands = append(cands, "BenchmarkJSONDecode/"+strings.TrimPrefix(name, pre))
+		}
+	}
+	for _, c := range cands {
+		if stats[c] != nil {
+			return c
+		}
+	}
+	return ""
+}
+
+func allDigits(s string) bool {
+	for _, c := range s {
+		if c < '0' || c > '9' {
+			return false
+		}
+	}
+	return s != ""
 }
 
 func median(v []float64) float64 {
