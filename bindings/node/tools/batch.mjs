@@ -1,7 +1,7 @@
 // The Node binding as an external target of the Go conformance suite
 // (conformance/external.go): reads {"id", "request": base64} lines on stdin,
 // answers {"id", "output": base64} per line on stdout, request bytes unchanged.
-//   go test ./conformance -target "node=node --disable-warning=ExperimentalWarning bindings/node/test/batch.mjs"
+//   go test ./conformance -target "node=node --disable-warning=ExperimentalWarning bindings/node/tools/batch.mjs"
 import { createInterface } from 'node:readline';
 import { invokeBytes } from '../index.js';
 
