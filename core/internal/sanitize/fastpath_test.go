@@ -106,6 +106,9 @@ func requireSameAsReference(t *testing.T, s string) {
 	d := map[string]any{"s": s, "api_key": s, "list": []any{s, 1.0}}
 	require.Equal(t, refDetails(d), Details(d), "Details(%q)", s)
 	for _, k := range []string{s, "x-" + s, s + "_token", s + ".password"} {
+		if detailKey(k) != k {
+			continue // keys are sanitized since the reference was taken (TestDetails_keysSanitized)
+		}
 		d = map[string]any{k: "Bearer abcdef", "n": map[string]any{k: []any{"v w"}}}
 		require.Equal(t, refDetails(d), Details(d), "Details with key %q", k)
 	}

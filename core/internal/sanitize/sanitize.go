@@ -12,6 +12,8 @@
 package sanitize
 
 import (
+	"sort"
+	"strconv"
 	"strings"
 	"unicode/utf8"
 
@@ -227,7 +229,7 @@ func clean(v any, secret bool) bool {
 		return detailString(x) == x
 	case map[string]any:
 		for k, e := range x {
-			if !clean(e, secret || secretName(k)) {
+			if detailKey(k) != k || !clean(e, secret || secretName(k)) {
 				return false
 			}
 		}
@@ -253,11 +255,7 @@ func detailValue(v any, secret bool) any {
 		}
 		return guard(x, detailString)
 	case map[string]any:
-		m := make(map[string]any, len(x))
-		for k, e := range x {
-			m[k] = detailValue(e, secret || secretName(k))
-		}
-		return m
+		return detailMap(x, secret)
 	case []any:
 		a := make([]any, len(x))
 		for i, e := range x {
@@ -267,9 +265,9 @@ func detailValue(v any, secret bool) any {
 	case map[string]string:
 		m := make(map[string]any, len(x))
 		for k, e := range x {
-			m[k] = detailValue(e, secret || secretName(k))
+			m[k] = e
 		}
-		return m
+		return detailMap(m, secret)
 	case []string:
 		a := make([]any, len(x))
 		for i, e := range x {
@@ -293,6 +291,46 @@ func detailString(s string) string {
 	}
 	out, _ := Cap(s, MaxDetailChars)
 	return out
+}
+
+// MaxKeyChars is the longest details key kept, in characters.
+const MaxKeyChars = 100
+
+// detailKey sanitizes a details key like a details string: a key can carry a
+// secret or a traceback too (a tool that used an error text as a key).
+func detailKey(k string) string {
+	if quiet(k) && len(k) <= MaxKeyChars {
+		return k
+	}
+	out, _ := Cap(guard(k, detailString), MaxKeyChars)
+	return out
+}
+
+// detailMap copies a details object with its keys and values sanitized. Keys
+// are visited in sorted order, so two keys that sanitize to the same text
+// ("[REDACTED]") keep both values deterministically: the later ones get
+// " (2)", " (3)", ... appended.
+func detailMap(x map[string]any, secret bool) map[string]any {
+	m := make(map[string]any, len(x))
+	keys := make([]string, 0, len(x))
+	for k := range x {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	for _, k := range keys {
+		nk := detailKey(k)
+		if _, taken := m[nk]; taken {
+			for n := 2; ; n++ {
+				c := nk + " (" + strconv.Itoa(n) + ")"
+				if _, taken := m[c]; !taken {
+					nk = c
+					break
+				}
+			}
+		}
+		m[nk] = detailValue(x[k], secret || secretName(k))
+	}
+	return m
 }
 
 // redactWhole replaces a secret value, keeping a leading auth scheme word

@@ -347,3 +347,23 @@ func TestDetails_tracesReduced(t *testing.T) {
 	require.Equal(t, "TypeError: x is undefined", d["nested"].([]any)[0].(map[string]any)["js"])
 	require.Equal(t, "two sentences. kept whole.", d["plain"])
 }
+
+func TestDetails_keysSanitized(t *testing.T) {
+	d := Details(map[string]any{
+		"sk-proj-Zq9XkW3mP7vR2tY8uB4nC6dF1gH5jK0L":                         1.0,
+		"Traceback (most recent call last):\n  File \"/app/x.py\", line 3": 2.0,
+		"postgres://u:pw@h/db":                                             true,
+		"status":                                                           429.0,
+		"sk-ant-api03-PLANTEDPLANTEDPLANTEDPLANTED":                        3.0,
+	})
+	for k := range d {
+		require.NotContains(t, k, "Zq9XkW3mP7vR2tY8uB4nC6dF1gH5jK0L")
+		require.NotContains(t, k, "PLANTEDPLANTED")
+		require.NotContains(t, k, "/app/x.py")
+		require.NotContains(t, k, ":pw@")
+	}
+	require.Len(t, d, 5, "colliding sanitized keys keep every value: %v", d)
+	require.Equal(t, 429.0, d["status"])
+	clean := map[string]any{"status": 429.0, "tool": "search"}
+	require.Equal(t, clean, Details(clean))
+}
