@@ -80,6 +80,8 @@ func classifyRequest(in []byte) (map[string]any, error) {
 			if ms, ok := dateHeaderMs(h); ok {
 				req["now_ms"] = ms
 			}
+		} else if hv, present := m["headers"]; present {
+			httpReq["headers"] = hv // not an object: the core names the member in its error
 		}
 		if b, ok := m["body"]; ok {
 			httpReq["body"] = b

@@ -37,7 +37,7 @@ func commands() []command {
 		{"repair", "repair --format P [FILE]", "answer unanswered calls, drop orphans, reorder and merge results", passthrough("repair")},
 		{"convert", "convert --from P --to Q [FILE]", "translate a transcript from provider P's shape to Q's", passthrough("convert")},
 		{"trim", "trim --format P --max-chars N [FILE]", "drop the oldest turns to fit a size, never splitting a call from its results", passthrough("trim")},
-		{"replay", "replay [--format P] TRACE", "replay a recorded failure trace through a provider's adapter", passthrough("replay")},
+		{"replay", "replay --format P TRACE", "replay a recorded failure trace through a provider's adapter", passthrough("replay")},
 		{"demo", "demo [--shared DIR]", "the main job: the seed's worked example, then every real recording classified", runDemo},
 		{"version", "version", "print the toolerr and ABI versions", runVersion},
 	}

@@ -99,3 +99,9 @@ func TestRun_transcriptCommands(t *testing.T) {
 	assert.Equal(t, 1, code)
 	assert.Contains(t, stderr, "INVALID_INPUT")
 }
+
+func TestRun_classifyBadHeaders(t *testing.T) {
+	code, stdout, _ := runCLI(t, `{"status":429,"headers":[1]}`, "classify")
+	assert.Equal(t, 1, code)
+	assert.Contains(t, stdout, `"path":"http.headers"`)
+}
