@@ -110,3 +110,29 @@ func BenchmarkRepair(b *testing.B) {
 		})
 	}
 }
+
+// BenchmarkCheckOrphans20k and BenchmarkRepairOrphans20k are the adversarial
+// lists of 20,000 orphan results (one tool message or one tool_result block
+// each) that were quadratic: reported per element.
+func BenchmarkCheckOrphans20k(b *testing.B) {
+	benchOrphans(b, func(f Format, m []Message) { Check(f, m, "") })
+}
+
+func BenchmarkRepairOrphans20k(b *testing.B) {
+	benchOrphans(b, func(f Format, m []Message) { Repair(f, m) })
+}
+
+func benchOrphans(b *testing.B, op func(Format, []Message)) {
+	for _, tc := range []struct {
+		f    Format
+		list string
+	}{{OpenAIChat, chatOrphans(20000)}, {Anthropic, anthropicOrphans(20000)}} {
+		msgs := read(b, tc.f, tc.list)
+		b.Run(string(tc.f), func(b *testing.B) {
+			for i := 0; i < b.N; i++ {
+				op(tc.f, msgs)
+			}
+			b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/20000, "ns/element")
+		})
+	}
+}
