@@ -23,6 +23,9 @@ type Converted struct {
 // are rewritten to the target's rules (rules "" = those of `to`).
 func Convert(from, to Format, msgs []Message, rules string) Converted {
 	var notes []string
+	if n := lostMembers(from, msgs).note(from, to); n != "" {
+		notes = append(notes, n)
+	}
 	turns, generated := regroup(from, msgs, to)
 	if generated > 0 {
 		notes = append(notes, "generated ids for "+itoa(generated)+" calls that had none (Gemini), paired with their responses by name and order")
@@ -183,4 +186,165 @@ func joinUserSide(msgs []Message) []Message {
 		out = append(out, m)
 	}
 	return out
+}
+
+// The members convert carries, per format and element; any other member of
+// a read message or part (not null, not an empty array or object) is one a
+// conversion drops, and lostMembers counts it. Space-separated, with a space
+// at each end.
+const (
+	chatMessageKeys   = " role content tool_calls tool_call_id "
+	chatPartKeys      = " type text image_url "
+	chatImageURLKeys  = " url "
+	chatCallKeys      = " id type function "
+	chatFunctionKeys  = " name arguments "
+	respMessageKeys   = " type role content "
+	respCallKeys      = " type call_id name arguments "
+	respOutputKeys    = " type call_id output "
+	roleContentKeys   = " role content " // anthropic and bedrock messages
+	antTextKeys       = " type text "
+	antImageKeys      = " type source "
+	antToolUseKeys    = " type id name input "
+	antToolResultKeys = " type tool_use_id is_error content "
+	gemContentKeys    = " role parts "
+	gemPartKeys       = " text inlineData functionCall functionResponse thought "
+	gemCallKeys       = " id name args "
+	gemResponseKeys   = " id name response parts "
+	gemInlineKeys     = " mimeType data "
+	brBlockKeys       = " text image toolUse toolResult "
+	brToolUseKeys     = " toolUseId name input "
+	brToolResultKeys  = " toolUseId status content "
+	brImageKeys       = " format source "
+)
+
+// lossCounter counts dropped members by name ("function.strict" for a
+// nested one).
+type lossCounter map[string]int
+
+// check counts the members of v (an object) not listed in keys, naming them
+// prefix+name; it returns v as an object (nil when it is not one).
+func (l lossCounter) check(v any, keys, prefix string) map[string]any {
+	m, _ := v.(map[string]any)
+	for k, x := range m {
+		if strings.Contains(keys, " "+k+" ") || empty(x) {
+			continue
+		}
+		l[prefix+k]++
+	}
+	return m
+}
+
+// empty reports a member value that carries nothing: null, [] or {}.
+func empty(v any) bool {
+	switch x := v.(type) {
+	case nil:
+		return true
+	case []any:
+		return len(x) == 0
+	case map[string]any:
+		return len(x) == 0
+	}
+	return false
+}
+
+// lostMembers counts the members of msgs (read from f) that convert does not
+// carry: provider-specific members such as Gemini's thoughtSignature,
+// Anthropic's cache_control and citations, Responses item ids and status,
+// OpenAI message names. Messages and parts toolerr does not model are not
+// looked into: they are dropped whole and noted as such.
+func lostMembers(f Format, msgs []Message) lossCounter {
+	l := lossCounter{}
+	for _, m := range msgs {
+		if m.Role == RoleOther || m.Raw == nil || (len(m.Parts) > 0 && !hasModelled(m)) {
+			continue // dropped whole (a reasoning item, say) and noted as such
+		}
+		keys := map[Format]string{OpenAIChat: chatMessageKeys, OpenAIResponses: respMessageKeys, Anthropic: roleContentKeys, Gemini: gemContentKeys, Bedrock: roleContentKeys}[f]
+		if f != OpenAIResponses || len(m.Parts) != 1 || (m.Parts[0].Kind != KindCall && m.Parts[0].Kind != KindResult) {
+			l.check(m.Raw, keys, "") // a Responses call or output item is checked as a part
+		}
+		for _, p := range m.Parts {
+			if p.Kind != KindOther && p.Raw != nil && !(f == OpenAIChat && m.Role == RoleTool) {
+				l.part(f, p)
+			}
+		}
+	}
+	return l
+}
+
+// hasModelled reports whether m has a part other than KindOther.
+func hasModelled(m Message) bool {
+	for _, p := range m.Parts {
+		if p.Kind != KindOther {
+			return true
+		}
+	}
+	return false
+}
+
+// part counts the dropped members of one read part of format f.
+func (l lossCounter) part(f Format, p Part) {
+	switch f {
+	case OpenAIChat, OpenAIResponses:
+		switch {
+		case p.Kind == KindCall && f == OpenAIChat:
+			l.check(l.check(p.Raw, chatCallKeys, "")["function"], chatFunctionKeys, "function.")
+		case p.Kind == KindCall:
+			l.check(p.Raw, respCallKeys, "")
+		case p.Kind == KindResult:
+			l.check(p.Raw, respOutputKeys, "")
+		default:
+			if iu, ok := l.check(p.Raw, chatPartKeys, "")["image_url"].(map[string]any); ok {
+				l.check(iu, chatImageURLKeys, "image_url.")
+			}
+		}
+	case Anthropic:
+		switch p.Kind {
+		case KindText:
+			l.check(p.Raw, antTextKeys, "")
+		case KindImage:
+			l.check(p.Raw, antImageKeys, "")
+		case KindCall:
+			l.check(p.Raw, antToolUseKeys, "")
+		case KindResult:
+			content, _ := l.check(p.Raw, antToolResultKeys, "")["content"].([]any)
+			for _, b := range content {
+				l.check(b, antTextKeys+"source ", "content[].")
+			}
+		}
+	case Gemini:
+		b := l.check(p.Raw, gemPartKeys, "")
+		l.check(b["functionCall"], gemCallKeys, "functionCall.")
+		l.check(b["functionResponse"], gemResponseKeys, "functionResponse.")
+		l.check(b["inlineData"], gemInlineKeys, "inlineData.")
+	case Bedrock:
+		b := l.check(p.Raw, brBlockKeys, "")
+		l.check(b["toolUse"], brToolUseKeys, "toolUse.")
+		l.check(b["toolResult"], brToolResultKeys, "toolResult.")
+		l.check(b["image"], brImageKeys, "image.")
+	}
+}
+
+// note says which members a conversion dropped, sorted by name, each name
+// passed through displayName (member names are caller text); "" when none.
+func (l lossCounter) note(from, to Format) string {
+	if len(l) == 0 {
+		return ""
+	}
+	counts := map[string]int{}
+	for k, n := range l {
+		name := displayName(k)
+		if name == "" {
+			name = "(unnamed)"
+		}
+		counts[name] += n
+	}
+	names := make([]string, 0, len(counts))
+	for k := range counts {
+		names = append(names, k)
+	}
+	sort.Strings(names)
+	for i, k := range names {
+		names[i] = k + " (" + itoa(counts[k]) + ")"
+	}
+	return "dropped members " + string(from) + " carries that " + string(to) + " has no place for: " + strings.Join(names, ", ")
 }
