@@ -62,25 +62,61 @@ func readParts(arr []any, p string, one func(v any, p string) (Part, error)) ([]
 	return parts, nil
 }
 
+// roles maps the role names of f's messages that toolerr models to neutral
+// roles (openai-chat's "tool" and "function" are read apart); any other role
+// is unknown (unknown_role).
+func roles(f Format) map[string]Role {
+	switch f {
+	case OpenAIChat, OpenAIResponses:
+		return map[string]Role{"system": RoleSystem, "developer": RoleSystem, "user": RoleUser, "assistant": RoleAssistant}
+	case Gemini:
+		return map[string]Role{"user": RoleUser, "": RoleUser, "function": RoleUser, "tool": RoleUser, "model": RoleAssistant}
+	case Bedrock:
+		return map[string]Role{"user": RoleUser, "assistant": RoleAssistant, "system": RoleSystem}
+	}
+	return map[string]Role{"user": RoleUser, "assistant": RoleAssistant}
+}
+
+// readList reads the array member key of m (null refused, see presentArray)
+// element by element with one.
+func readList(m map[string]any, key, p string, one func(v any, p string) (Part, error)) ([]Part, error) {
+	arr, err := presentArray(m, key, p)
+	if err != nil {
+		return nil, err
+	}
+	return readParts(arr, field.Join(p, key), one)
+}
+
+// objectMember reads v as an object and its optional string member key (a
+// message's role, a block's type).
+func objectMember(v any, p, key string) (map[string]any, string, error) {
+	m, err := field.Object(v, p)
+	if err != nil {
+		return nil, "", err
+	}
+	s, err := optString(m, key, p)
+	return m, s, err
+}
+
+// twoStrings reads two optional string members of m (an id and a name, say).
+func twoStrings(m map[string]any, p, k1, k2 string) (string, string, error) {
+	a, err := optString(m, k1, p)
+	if err != nil {
+		return "", "", err
+	}
+	b, err := optString(m, k2, p)
+	return a, b, err
+}
+
 // ---- openai-chat ----
 
 func readChat(v any, p string) (Message, error) {
-	m, err := field.Object(v, p)
-	if err != nil {
-		return Message{}, err
-	}
-	role, err := optString(m, "role", p)
+	m, role, err := objectMember(v, p, "role")
 	if err != nil {
 		return Message{}, err
 	}
 	var msg Message
 	switch role {
-	case "system", "developer":
-		msg.Role = RoleSystem
-	case "user":
-		msg.Role = RoleUser
-	case "assistant":
-		msg.Role = RoleAssistant
 	case "function":
 		// the deprecated function-calling reply: accepted, not modelled
 		msg.Parts = []Part{other(v)}
@@ -99,7 +135,11 @@ func readChat(v any, p string) (Message, error) {
 		msg.Parts = []Part{{Kind: KindResult, Result: Result{Outcome: o, Failed: failed}, Raw: v}}
 		return msg, nil
 	default:
-		return unknownRole(v), nil
+		r, ok := roles(OpenAIChat)[role]
+		if !ok {
+			return unknownRole(v), nil
+		}
+		msg.Role = r
 	}
 	parts, err := chatContent(m["content"], field.Join(p, "content"))
 	if err != nil {
@@ -132,11 +172,7 @@ func readChat(v any, p string) (Message, error) {
 			continue
 		}
 		fp := field.Join(cp, "function")
-		name, err := optString(fn, "name", fp)
-		if err != nil {
-			return msg, err
-		}
-		args, err := optString(fn, "arguments", fp)
+		name, args, err := twoStrings(fn, fp, "name", "arguments")
 		if err != nil {
 			return msg, err
 		}
@@ -274,11 +310,7 @@ func otherName(v any) string {
 // ---- openai-responses ----
 
 func readResponses(v any, p string) (Message, error) {
-	m, err := field.Object(v, p)
-	if err != nil {
-		return Message{}, err
-	}
-	typ, err := optString(m, "type", p)
+	m, typ, err := objectMember(v, p, "type")
 	if err != nil {
 		return Message{}, err
 	}
@@ -288,11 +320,7 @@ func readResponses(v any, p string) (Message, error) {
 		if err != nil {
 			return Message{}, err
 		}
-		name, err := optString(m, "name", p)
-		if err != nil {
-			return Message{}, err
-		}
-		args, err := optString(m, "arguments", p)
+		name, args, err := twoStrings(m, p, "name", "arguments")
 		if err != nil {
 			return Message{}, err
 		}
@@ -313,17 +341,11 @@ func readResponses(v any, p string) (Message, error) {
 		if err != nil {
 			return Message{}, err
 		}
-		msg := Message{}
-		switch role {
-		case "system", "developer":
-			msg.Role = RoleSystem
-		case "user":
-			msg.Role = RoleUser
-		case "assistant":
-			msg.Role = RoleAssistant
-		default:
+		r, ok := roles(OpenAIResponses)[role]
+		if !ok {
 			return unknownRole(v), nil
 		}
+		msg := Message{Role: r}
 		msg.Parts, err = chatContent(m["content"], field.Join(p, "content"))
 		return msg, err
 	case "reasoning":
@@ -335,23 +357,15 @@ func readResponses(v any, p string) (Message, error) {
 // ---- anthropic ----
 
 func readAnthropic(v any, p string) (Message, error) {
-	m, err := field.Object(v, p)
+	m, role, err := objectMember(v, p, "role")
 	if err != nil {
 		return Message{}, err
 	}
-	role, err := optString(m, "role", p)
-	if err != nil {
-		return Message{}, err
-	}
-	msg := Message{}
-	switch role {
-	case "user":
-		msg.Role = RoleUser
-	case "assistant":
-		msg.Role = RoleAssistant
-	default:
+	r, ok := roles(Anthropic)[role]
+	if !ok {
 		return unknownRole(v), nil
 	}
+	msg := Message{Role: r}
 	cp := field.Join(p, "content")
 	switch c := m["content"].(type) {
 	case string:
@@ -370,11 +384,7 @@ func readAnthropic(v any, p string) (Message, error) {
 }
 
 func anthropicBlock(v any, p string) (Part, error) {
-	b, err := field.Object(v, p)
-	if err != nil {
-		return Part{}, err
-	}
-	typ, err := optString(b, "type", p)
+	b, typ, err := objectMember(v, p, "type")
 	if err != nil {
 		return Part{}, err
 	}
@@ -389,11 +399,7 @@ func anthropicBlock(v any, p string) (Part, error) {
 		}
 		return Part{Kind: KindImage, Image: im, Raw: v}, nil
 	case "tool_use":
-		id, err := optString(b, "id", p)
-		if err != nil {
-			return Part{}, err
-		}
-		name, err := optString(b, "name", p)
+		id, name, err := twoStrings(b, p, "id", "name")
 		if err != nil {
 			return Part{}, err
 		}
@@ -447,28 +453,16 @@ func anthropicImage(b map[string]any) (Image, bool) {
 // ---- gemini ----
 
 func readGemini(v any, p string) (Message, error) {
-	m, err := field.Object(v, p)
+	m, role, err := objectMember(v, p, "role")
 	if err != nil {
 		return Message{}, err
 	}
-	role, err := optString(m, "role", p)
-	if err != nil {
-		return Message{}, err
-	}
-	msg := Message{}
-	switch role {
-	case "user", "", "function", "tool":
-		msg.Role = RoleUser
-	case "model":
-		msg.Role = RoleAssistant
-	default:
+	r, ok := roles(Gemini)[role]
+	if !ok {
 		return unknownRole(v), nil
 	}
-	parts, err := presentArray(m, "parts", p)
-	if err != nil {
-		return msg, err
-	}
-	msg.Parts, err = readParts(parts, field.Join(p, "parts"), geminiPart)
+	msg := Message{Role: r}
+	msg.Parts, err = readList(m, "parts", p, geminiPart)
 	return msg, err
 }
 
@@ -484,11 +478,7 @@ func geminiPart(v any, p string) (Part, error) {
 		return Part{}, err
 	} else if ok {
 		fp := field.Join(p, "functionCall")
-		id, err := optString(fc, "id", fp)
-		if err != nil {
-			return Part{}, err
-		}
-		name, err := optString(fc, "name", fp)
+		id, name, err := twoStrings(fc, fp, "id", "name")
 		if err != nil {
 			return Part{}, err
 		}
@@ -513,11 +503,7 @@ func geminiPart(v any, p string) (Part, error) {
 }
 
 func geminiResponse(fr map[string]any, p string, raw any) (Part, error) {
-	id, err := optString(fr, "id", p)
-	if err != nil {
-		return Part{}, err
-	}
-	name, err := optString(fr, "name", p)
+	id, name, err := twoStrings(fr, p, "id", "name")
 	if err != nil {
 		return Part{}, err
 	}
@@ -561,30 +547,16 @@ func geminiResponse(fr map[string]any, p string, raw any) (Part, error) {
 // ---- bedrock ----
 
 func readBedrock(v any, p string) (Message, error) {
-	m, err := field.Object(v, p)
+	m, role, err := objectMember(v, p, "role")
 	if err != nil {
 		return Message{}, err
 	}
-	role, err := optString(m, "role", p)
-	if err != nil {
-		return Message{}, err
-	}
-	msg := Message{}
-	switch role {
-	case "user":
-		msg.Role = RoleUser
-	case "assistant":
-		msg.Role = RoleAssistant
-	case "system":
-		msg.Role = RoleSystem
-	default:
+	r, ok := roles(Bedrock)[role]
+	if !ok {
 		return unknownRole(v), nil
 	}
-	content, err := presentArray(m, "content", p)
-	if err != nil {
-		return msg, err
-	}
-	msg.Parts, err = readParts(content, field.Join(p, "content"), bedrockBlock)
+	msg := Message{Role: r}
+	msg.Parts, err = readList(m, "content", p, bedrockBlock)
 	return msg, err
 }
 
@@ -605,11 +577,7 @@ func bedrockBlock(v any, p string) (Part, error) {
 		return Part{}, err
 	} else if ok {
 		tp := field.Join(p, "toolUse")
-		id, err := optString(tu, "toolUseId", tp)
-		if err != nil {
-			return Part{}, err
-		}
-		name, err := optString(tu, "name", tp)
+		id, name, err := twoStrings(tu, tp, "toolUseId", "name")
 		if err != nil {
 			return Part{}, err
 		}
@@ -619,11 +587,7 @@ func bedrockBlock(v any, p string) (Part, error) {
 		return Part{}, err
 	} else if ok {
 		tp := field.Join(p, "toolResult")
-		id, err := optString(tr, "toolUseId", tp)
-		if err != nil {
-			return Part{}, err
-		}
-		status, err := optString(tr, "status", tp)
+		id, status, err := twoStrings(tr, tp, "toolUseId", "status")
 		if err != nil {
 			return Part{}, err
 		}

@@ -310,34 +310,61 @@ func (w *writer) anthropic(m Message) []any {
 	if m.Role == RoleAssistant {
 		role = "assistant"
 	}
-	content := make([]any, 0, len(m.Parts))
-	for _, p := range m.Parts {
+	content := w.elements(m.Parts, elemCodec{
+		text:  func(t string) any { return map[string]any{"type": "text", "text": t} },
+		image: anthropicImageBlock,
+		call: func(p Part) any {
+			b := w.base(p.Raw)
+			in, _ := argsObject(p.Call.Value())
+			b["type"], b["id"], b["name"], b["input"] = "tool_use", p.Call.ID, p.Call.Name, in
+			return b
+		},
+	})
+	return w.wrap(m, role, "content", content)
+}
+
+// elemCodec builds one format's elements (content blocks, parts) for the
+// kinds of Part that differ between formats.
+type elemCodec struct {
+	text  func(t string) any
+	image func(im Image) any
+	call  func(p Part) any
+}
+
+// elements writes parts as a message's elements: each unchanged part as
+// read, text (blank text only when writing back the same format), images
+// and calls through c, results through w.result; anything else is dropped
+// and counted.
+func (w *writer) elements(parts []Part, c elemCodec) []any {
+	out := make([]any, 0, len(parts))
+	for _, p := range parts {
 		if v, ok := w.raw(p); ok {
-			content = append(content, v)
+			out = append(out, v)
 			continue
 		}
 		switch p.Kind {
 		case KindText:
 			if !outcome.IsBlank(p.Text) || w.same {
-				content = append(content, map[string]any{"type": "text", "text": p.Text})
+				out = append(out, c.text(p.Text))
 			}
 		case KindImage:
-			content = append(content, anthropicImageBlock(p.Image))
+			out = append(out, c.image(p.Image))
 		case KindCall:
-			b := w.base(p.Raw)
-			in, _ := argsObject(p.Call.Value())
-			b["type"], b["id"], b["name"], b["input"] = "tool_use", p.Call.ID, p.Call.Name, in
-			content = append(content, b)
+			out = append(out, c.call(p))
 		case KindResult:
-			content = append(content, w.result(p))
+			out = append(out, w.result(p))
 		default:
 			w.drop(p)
 		}
 	}
-	return w.wrap(m, role, "content", content)
+	return out
 }
 
-func anthropicImageBlock(im Image) map[string]any {
+// urlText is the text element standing for an image given by URL in a
+// format that takes only inline bytes (Gemini, Bedrock).
+func urlText(im Image) any { return map[string]any{"text": "[image: " + im.URL + "]"} }
+
+func anthropicImageBlock(im Image) any {
 	if im.URL != "" {
 		return map[string]any{"type": "image", "source": map[string]any{"type": "url", "url": im.URL}}
 	}
@@ -387,24 +414,15 @@ func (w *writer) gemini(m Message) []any {
 		}
 		return append(w.gemini(Message{Role: RoleTool, Parts: results}), w.gemini(Message{Role: m.Role, Parts: rest})...)
 	}
-	parts := make([]any, 0, len(m.Parts))
-	for _, p := range m.Parts {
-		if v, ok := w.raw(p); ok {
-			parts = append(parts, v)
-			continue
-		}
-		switch p.Kind {
-		case KindText:
-			if !outcome.IsBlank(p.Text) || w.same {
-				parts = append(parts, map[string]any{"text": p.Text})
+	parts := w.elements(m.Parts, elemCodec{
+		text: func(t string) any { return map[string]any{"text": t} },
+		image: func(im Image) any {
+			if im.URL != "" {
+				return urlText(im)
 			}
-		case KindImage:
-			if p.Image.URL != "" {
-				parts = append(parts, map[string]any{"text": "[image: " + p.Image.URL + "]"})
-			} else {
-				parts = append(parts, map[string]any{"inlineData": map[string]any{"mimeType": p.Image.MediaType, "data": p.Image.Data}})
-			}
-		case KindCall:
+			return map[string]any{"inlineData": map[string]any{"mimeType": im.MediaType, "data": im.Data}}
+		},
+		call: func(p Part) any {
 			b := w.base(p.Raw)
 			fc := w.base(b["functionCall"])
 			if p.Call.ID != "" {
@@ -413,13 +431,9 @@ func (w *writer) gemini(m Message) []any {
 			fc["name"] = p.Call.Name
 			fc["args"], _ = argsObject(p.Call.Value())
 			b["functionCall"] = fc
-			parts = append(parts, b)
-		case KindResult:
-			parts = append(parts, w.result(p))
-		default:
-			w.drop(p)
-		}
-	}
+			return b
+		},
+	})
 	return w.wrap(m, role, "parts", parts)
 }
 
@@ -447,36 +461,23 @@ func (w *writer) bedrock(m Message) []any {
 	} else if m.Role == RoleSystem {
 		role = "system"
 	}
-	content := make([]any, 0, len(m.Parts))
-	for _, p := range m.Parts {
-		if v, ok := w.raw(p); ok {
-			content = append(content, v)
-			continue
-		}
-		switch p.Kind {
-		case KindText:
-			if !outcome.IsBlank(p.Text) || w.same {
-				content = append(content, map[string]any{"text": p.Text})
+	content := w.elements(m.Parts, elemCodec{
+		text: func(t string) any { return map[string]any{"text": t} },
+		image: func(im Image) any {
+			if im.URL != "" {
+				return urlText(im)
 			}
-		case KindImage:
-			if p.Image.URL != "" {
-				content = append(content, map[string]any{"text": "[image: " + p.Image.URL + "]"})
-			} else {
-				content = append(content, bedrockImageBlock(p.Image.MediaType, p.Image.Data))
-			}
-		case KindCall:
+			return bedrockImageBlock(im.MediaType, im.Data)
+		},
+		call: func(p Part) any {
 			b := w.base(p.Raw)
 			tu := w.base(b["toolUse"])
 			tu["toolUseId"], tu["name"] = p.Call.ID, p.Call.Name
 			tu["input"], _ = argsObject(p.Call.Value())
 			b["toolUse"] = tu
-			content = append(content, b)
-		case KindResult:
-			content = append(content, w.result(p))
-		default:
-			w.drop(p)
-		}
-	}
+			return b
+		},
+	})
 	return w.wrap(m, role, "content", content)
 }
 
