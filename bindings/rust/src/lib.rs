@@ -78,24 +78,29 @@ pub fn invoke_bytes(request: &[u8]) -> Vec<u8> {
 }
 
 #[derive(Deserialize)]
-struct Response<'a> {
-    #[serde(borrow)]
-    ok: Option<&'a serde_json::value::RawValue>,
+struct Response<T> {
+    ok: Option<T>, // None also for "ok": null
     error: Option<Envelope>,
 }
 
-/// Runs one Invoke request (`{"op": ..., ...}`) and returns its `"ok"` value as `T`.
+/// Runs one Invoke request (`{"op": ..., ...}`: a `Value` or any serde type
+/// that writes that object) and returns its `"ok"` value as `T`.
 ///
 /// # Panics
-/// When the core's answer does not fit `T`: a binding and core of different ABI versions.
-pub fn invoke_as<T: DeserializeOwned>(request: &Value) -> Result<T> {
-    let out = invoke_bytes(&serde_json::to_vec(request).expect("a Value always serializes"));
-    let resp: Response = serde_json::from_slice(&out).expect("toolerr: the core answers JSON");
-    if let Some(envelope) = resp.error {
-        return Err(ToolerrError { envelope });
+/// When `request` cannot be written as JSON (a map with non-string keys), or
+/// when the core's answer does not fit `T` (a binding and core of different
+/// ABI versions).
+pub fn invoke_as<R: Serialize + ?Sized, T: DeserializeOwned>(request: &R) -> Result<T> {
+    let out = invoke_bytes(&serde_json::to_vec(request).expect("toolerr: the request serializes to JSON"));
+    let shape = |e: serde_json::Error| -> ! {
+        panic!("toolerr: unexpected answer shape ({e}): {}", String::from_utf8_lossy(&out))
+    };
+    let resp: Response<T> = serde_json::from_slice(&out).unwrap_or_else(|e| shape(e));
+    match (resp.error, resp.ok) {
+        (Some(envelope), _) => Err(ToolerrError { envelope }),
+        (None, Some(ok)) => Ok(ok),
+        (None, None) => Ok(serde_json::from_str("null").unwrap_or_else(|e| shape(e))),
     }
-    let ok = resp.ok.map_or("null", |r| r.get());
-    Ok(serde_json::from_str(ok).unwrap_or_else(|e| panic!("toolerr: unexpected answer shape ({e}): {ok}")))
 }
 
 /// Runs one Invoke request and returns its `"ok"` value.
@@ -189,9 +194,16 @@ pub fn classify_exception(type_name: &str, message: &str, traceback: &str, tool:
     op("classify_exception", json!({"exception": exception, "tool": tool}))
 }
 
+#[derive(Serialize)]
+struct SerializeRequest<'a> {
+    op: &'static str,
+    format: &'a str,
+    results: &'a [Outcome],
+}
+
 /// Returns the messages to append to `format`'s history for one turn of outcomes.
 pub fn serialize<T: DeserializeOwned>(format: &str, outcomes: &[Outcome]) -> Result<Vec<T>> {
-    op("serialize", json!({"format": format, "results": outcomes}))
+    invoke_as(&SerializeRequest { op: "serialize", format, results: outcomes })
 }
 
 /// Reads the tool outcomes back from `format`'s messages (the failure flag restored).
