@@ -1,6 +1,0 @@
-//go:build race
-
-package transcript
-
-// raceEnabled is true when the tests run under the race detector.
-const raceEnabled = true
