@@ -2,6 +2,7 @@ package canonical
 
 import (
 	"strconv"
+	"strings"
 	"unicode/utf16"
 	"unicode/utf8"
 )
@@ -31,8 +32,12 @@ func (e *SyntaxError) Error() string {
 // Returns a *SyntaxError, with the byte offset, for malformed text, a number
 // outside the float64 range, a duplicate object key, or nesting deeper than
 // MaxDepth.
+//
+// Strings without escapes share the memory of one copy of data, made once per
+// call, instead of one allocation each: a string in the tree keeps that copy
+// alive as long as it is referenced.
 func Parse(data []byte) (any, error) {
-	p := parser{data: data}
+	p := parser{data: data, text: string(data)}
 	p.skipSpace()
 	v, err := p.value(0)
 	if err != nil {
@@ -47,6 +52,7 @@ func Parse(data []byte) (any, error) {
 
 type parser struct {
 	data []byte
+	text string // string(data), converted once: strings are sliced from it
 	pos  int
 }
 
@@ -189,27 +195,37 @@ func (p *parser) array(depth int) (any, error) {
 func (p *parser) str() (string, error) {
 	p.pos++ // opening quote
 	start := p.pos
-	// Fast path: no escapes, all ASCII printable.
+	// Fast path: no escapes or control characters, and valid UTF-8: the
+	// string is a slice of p.text, no allocation.
+	ascii := true
 	for p.pos < len(p.data) {
 		c := p.data[p.pos]
 		if c == '"' {
-			s := string(p.data[start:p.pos])
-			p.pos++
-			return s, nil
-		}
-		if c == '\\' || c < 0x20 || c >= 0x80 {
+			s := p.text[start:p.pos]
+			if ascii || utf8.ValidString(s) {
+				p.pos++
+				return s, nil
+			}
+			p.pos = start
 			break
+		}
+		if c == '\\' || c < 0x20 {
+			break
+		}
+		if c >= 0x80 {
+			ascii = false
 		}
 		p.pos++
 	}
-	buf := make([]byte, 0, p.pos-start+16)
-	buf = append(buf, p.data[start:p.pos]...)
+	var buf strings.Builder
+	buf.Grow(p.pos - start + 16)
+	buf.WriteString(p.text[start:p.pos])
 	for p.pos < len(p.data) {
 		c := p.data[p.pos]
 		switch {
 		case c == '"':
 			p.pos++
-			return string(buf), nil
+			return buf.String(), nil
 		case c < 0x20:
 			return "", p.fail("control character in string")
 		case c == '\\':
@@ -220,17 +236,17 @@ func (p *parser) str() (string, error) {
 			p.pos += 2
 			switch e {
 			case '"', '\\', '/':
-				buf = append(buf, e)
+				buf.WriteByte(e)
 			case 'b':
-				buf = append(buf, '\b')
+				buf.WriteByte('\b')
 			case 'f':
-				buf = append(buf, '\f')
+				buf.WriteByte('\f')
 			case 'n':
-				buf = append(buf, '\n')
+				buf.WriteByte('\n')
 			case 'r':
-				buf = append(buf, '\r')
+				buf.WriteByte('\r')
 			case 't':
-				buf = append(buf, '\t')
+				buf.WriteByte('\t')
 			case 'u':
 				r, ok := p.hex4()
 				if !ok {
@@ -250,21 +266,21 @@ func (p *parser) str() (string, error) {
 					}
 					r = r2
 				}
-				buf = utf8.AppendRune(buf, r)
+				buf.WriteRune(r)
 			default:
 				return "", p.fail("invalid escape character " + strconv.QuoteRune(rune(e)))
 			}
 		case c < 0x80:
-			buf = append(buf, c)
+			buf.WriteByte(c)
 			p.pos++
 		default:
 			r, size := utf8.DecodeRune(p.data[p.pos:])
 			if r == utf8.RuneError && size <= 1 {
-				buf = append(buf, "\uFFFD"...)
+				buf.WriteString("\uFFFD")
 				p.pos++
 				continue
 			}
-			buf = append(buf, p.data[p.pos:p.pos+size]...)
+			buf.WriteString(p.text[p.pos : p.pos+size])
 			p.pos += size
 		}
 	}
@@ -328,7 +344,7 @@ func (p *parser) number() (any, error) {
 			return nil, p.fail("invalid number: no digits in exponent")
 		}
 	}
-	f, err := strconv.ParseFloat(string(p.data[start:p.pos]), 64)
+	f, err := strconv.ParseFloat(p.text[start:p.pos], 64)
 	if err != nil {
 		return nil, &SyntaxError{Msg: "number out of the float64 range", Offset: int64(start)}
 	}
