@@ -67,7 +67,10 @@ func Invoke(request []byte) (response []byte) {
 	if err != nil {
 		return badRequest(requestError(op, err))
 	}
-	out := append(make([]byte, 0, 256), `{"ok":`...)
+	if r, ok := result.(okResponse); ok {
+		return r
+	}
+	out := append(make([]byte, 0, responseCap(len(request))), okPrefix...)
 	out, err = canonical.Append(out, result)
 	if err != nil {
 		return errorResponse(envelope.Envelope{
@@ -78,6 +81,26 @@ func Invoke(request []byte) (response []byte) {
 		})
 	}
 	return append(out, '}')
+}
+
+// okPrefix opens every successful response.
+const okPrefix = `{"ok":`
+
+// okResponse is a whole successful response a handler wrote itself,
+// okPrefix + canonical result + "}", so that Invoke returns it without a copy.
+// As a value inside a tree it writes the result alone.
+type okResponse []byte
+
+// AppendCanonical appends the result inside r to dst.
+func (r okResponse) AppendCanonical(dst []byte) ([]byte, error) {
+	return append(dst, r[len(okPrefix):len(r)-1]...), nil
+}
+
+// responseCap is the first capacity of the response buffer for a request of n
+// bytes: most responses are under 512 bytes or about the request's size, so
+// one allocation usually holds the whole response.
+func responseCap(n int) int {
+	return max(512, min(n+n/4, 64<<10))
 }
 
 // dispatch maps an op name to its handler. Each handler reads its members from
@@ -137,7 +160,7 @@ func badRequest(re *RequestError) []byte {
 // envelope's: a secret in a member name or a 10 MB op name is not echoed.
 func errorResponse(e envelope.Envelope) []byte {
 	e.Details = sanitize.Details(e.Details)
-	out := append(make([]byte, 0, 256), `{"error":`...)
+	out := append(make([]byte, 0, 512), `{"error":`...)
 	out, _ = e.AppendCanonical(out)
 	return append(out, '}')
 }

@@ -57,8 +57,10 @@ func opSerialize(req map[string]any) (any, error) {
 		// The fast path: wire bytes written once, no value tree. On any
 		// error Serialize below runs and gives the error (or the one case
 		// the fast path leaves to it).
-		if b, err := a.AppendSerialized(make([]byte, 0, min(512*len(outs), 64<<10)), outs); err == nil {
-			return rawJSON(b), nil
+		// The messages go straight into the response buffer (okResponse).
+		buf := append(make([]byte, 0, min(512*len(outs), 64<<10)+len(okPrefix)+1), okPrefix...)
+		if b, err := a.AppendSerialized(buf, outs); err == nil {
+			return okResponse(append(b, '}')), nil
 		}
 	}
 	msgs, err := c.Serialize(outs)
@@ -70,13 +72,6 @@ func opSerialize(req map[string]any) (any, error) {
 	}
 	return msgs, nil
 }
-
-// rawJSON is canonical JSON text already written: Invoke copies it into the
-// response as it is (canonical.Appender).
-type rawJSON []byte
-
-// AppendCanonical appends r to dst.
-func (r rawJSON) AppendCanonical(dst []byte) ([]byte, error) { return append(dst, r...), nil }
 
 // shorthandPath rewrites an error path "results[0].x" to "x" for a request
 // that gave its one outcome at the top level, so the path names a member the
