@@ -26,6 +26,7 @@ __all__ = [
 
 JSON = Any
 Message = Dict[str, Any]
+_encode = json.JSONEncoder(separators=(",", ":")).encode  # built once: json.dumps with options builds one per call
 
 
 @dataclass(frozen=True)
@@ -101,7 +102,7 @@ def invoke(request: Mapping[str, Any]) -> JSON:
     Raises ToolerrError carrying the envelope when the core answers {"error": ...};
     TypeError when request holds a value json.dumps cannot write.
     """
-    resp = json.loads(invoke_bytes(json.dumps(request, separators=(",", ":")).encode()))
+    resp = json.loads(invoke_bytes(_encode(request).encode()).decode())
     if "error" in resp:
         raise ToolerrError(Envelope.from_dict(resp["error"]))
     return resp["ok"]
@@ -130,7 +131,7 @@ def envelope(code: str, message: str, *, retryable: Optional[bool] = None,
 
 def canonicalize(value: JSON) -> str:
     """Return value as RFC 8785 canonical JSON text (as the core writes it)."""
-    out = invoke_bytes(json.dumps({"op": "canonicalize", "value": value}, separators=(",", ":")).encode())
+    out = invoke_bytes(_encode({"op": "canonicalize", "value": value}).encode())
     if out.startswith(b'{"error":'):
         invoke({"op": "canonicalize", "value": value})  # raises the ToolerrError
     return out[len(b'{"ok":'):-1].decode()
