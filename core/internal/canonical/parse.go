@@ -120,6 +120,10 @@ func (p *parser) object(depth int) (any, error) {
 		p.pos++
 		return m, nil
 	}
+	// The first keys are checked for duplicates against this list rather
+	// than by a map lookup, which costs a hash per key.
+	var first [8]string
+	n := 0
 	for {
 		p.skipSpace()
 		if p.pos >= len(p.data) || p.data[p.pos] != '"' {
@@ -130,7 +134,20 @@ func (p *parser) object(depth int) (any, error) {
 		if err != nil {
 			return nil, err
 		}
-		if _, dup := m[k]; dup {
+		dup := false
+		if n < len(first) {
+			for _, f := range first[:n] {
+				if f == k {
+					dup = true
+					break
+				}
+			}
+			first[n] = k
+		} else {
+			_, dup = m[k]
+		}
+		n++
+		if dup {
 			return nil, &SyntaxError{Msg: "duplicate object key " + strconv.Quote(k), Offset: int64(keyAt)}
 		}
 		p.skipSpace()
@@ -313,7 +330,31 @@ func (p *parser) hex4() (rune, bool) {
 
 func (p *parser) number() (any, error) {
 	start := p.pos
-	if p.data[p.pos] == '-' {
+	// Fast path: an integer of at most 15 digits is exact as a float64, so
+	// converting it directly gives what ParseFloat gives.
+	neg := p.data[p.pos] == '-'
+	i := p.pos
+	if neg {
+		i++
+	}
+	var u uint64
+	d := i
+	for d < len(p.data) && d-i < 16 && p.data[d] >= '0' && p.data[d] <= '9' {
+		u = u*10 + uint64(p.data[d]-'0')
+		d++
+	}
+	if digits := d - i; digits > 0 && digits <= 15 && (digits == 1 || p.data[i] != '0') &&
+		(d == len(p.data) || (p.data[d] != '.' && p.data[d] != 'e' && p.data[d] != 'E' && (p.data[d] < '0' || p.data[d] > '9'))) {
+		p.pos = d
+		if neg {
+			return -float64(u), nil
+		}
+		if u < uint64(len(smallNumbers)) {
+			return smallNumbers[u], nil
+		}
+		return float64(u), nil
+	}
+	if neg {
 		p.pos++
 	}
 	digits := func() int {
