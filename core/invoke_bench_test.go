@@ -23,3 +23,7 @@ func benchInvoke(b *testing.B, req []byte) {
 func BenchmarkInvoke_serializeAnthropic(b *testing.B) { benchInvoke(b, benchSerializeAnthropic) }
 
 func BenchmarkInvoke_classifyOpenAI429(b *testing.B) { benchInvoke(b, benchClassifyOpenAI429) }
+
+var benchSerializeResults = []byte(`{"op":"serialize","format":"openai-chat","results":[{"call":{"id":"call_abc123","name":"get_weather"},"error":{"code":"TIMEOUT","details":{"timeout_ms":10000},"message":"Weather service timed out after 10s.","retryable":true,"source":"tool"}},{"call":{"id":"call_def456","name":"search_web"},"result":{"text":"Found 3 results."}}]}`)
+
+func BenchmarkInvoke_serializeResults(b *testing.B) { benchInvoke(b, benchSerializeResults) }

@@ -121,65 +121,85 @@ func Read(req map[string]any) ([]Outcome, error) {
 		if len(arr) == 0 {
 			return nil, field.Errorf("results", "must hold at least one outcome")
 		}
-		outs := make([]Outcome, 0, len(arr))
+		outs := make([]Outcome, len(arr))
+		slots := make([]slot, len(arr))
 		for i, v := range arr {
-			p := field.Index("results", i)
-			m, err := field.Object(v, p)
+			// Paths are built only for an error: on success reading with
+			// the path "" allocates none; on failure the outcome is read
+			// again with its path, which gives the same error with it.
+			m, err := field.Object(v, "")
+			if err == nil {
+				err = readOne(m, "", &outs[i], &slots[i])
+			}
 			if err != nil {
+				p := field.Index("results", i)
+				if m, err = field.Object(v, p); err == nil {
+					err = readOne(m, p, &outs[i], &slots[i])
+				}
 				return nil, err
 			}
-			o, err := readOne(m, p)
-			if err != nil {
-				return nil, err
-			}
-			outs = append(outs, o)
 		}
 		return outs, nil
 	}
-	o, err := readOne(req, "")
-	if err != nil {
+	one := new(single)
+	if err := readOne(req, "", &one.out[0], &one.slot); err != nil {
 		return nil, err
 	}
-	return []Outcome{o}, nil
+	return one.out[:], nil
 }
 
-func readOne(m map[string]any, path string) (Outcome, error) {
-	var o Outcome
+// slot holds what an Outcome points to, allocated with its neighbours.
+type slot struct {
+	e envelope.Envelope
+	r Result
+}
+
+// single is the one outcome of a shorthand request, in one allocation.
+type single struct {
+	out  [1]Outcome
+	slot slot
+}
+
+// readOne reads the outcome m into *o; its Error or Result points into s.
+func readOne(m map[string]any, path string, o *Outcome, s *slot) error {
+	*o = Outcome{}
 	cm, ok, err := field.Obj(m, "call", path)
 	if err != nil {
-		return o, err
+		return err
 	}
 	if !ok {
-		return o, field.Errorf(field.Join(path, "call"), "is required ({\"id\": ..., \"name\": ...})")
+		return field.Errorf(field.Join(path, "call"), "is required ({\"id\": ..., \"name\": ...})")
 	}
 	cp := field.Join(path, "call")
 	if o.Call.ID, _, err = field.String(cm, "id", cp); err != nil {
-		return o, err
+		return err
 	}
 	if o.Call.Name, _, err = field.String(cm, "name", cp); err != nil {
-		return o, err
+		return err
 	}
 	ev, hasErr := m["error"]
 	rv, hasRes := m["result"]
 	switch {
 	case hasErr && hasRes:
-		return o, field.Errorf(path, "give either error or result, not both")
+		return field.Errorf(path, "give either error or result, not both")
 	case hasErr:
 		e, err := envelope.FromValue(ev, field.Join(path, "error"))
 		if err != nil {
-			return o, err
+			return err
 		}
-		o.Error = &e
+		s.e = e
+		o.Error = &s.e
 	case hasRes:
 		r, err := ReadResult(rv, field.Join(path, "result"))
 		if err != nil {
-			return o, err
+			return err
 		}
-		o.Result = &r
+		s.r = r
+		o.Result = &s.r
 	default:
-		return o, field.Errorf(path, "needs an error (an envelope) or a result")
+		return field.Errorf(path, "needs an error (an envelope) or a result")
 	}
-	return o, nil
+	return nil
 }
 
 // ReadResult reads a success result: {} (empty), {"text": s}, {"json": v} or
