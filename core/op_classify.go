@@ -84,29 +84,52 @@ func readHeaders(h map[string]any) (classify.Header, error) {
 		return nil, err
 	}
 	out := make(classify.Header, len(m))
-	// Sorted, so that with several bad headers the error names the same one
-	// on every call and every target.
-	for _, name := range canonical.SortedKeys(m) {
-		v := m[name]
-		path := field.Join("http.headers", name)
+	// The one-value headers share one backing array (each slice capped at
+	// its value). No path or sorted key list is built unless a header is bad.
+	single := make([]string, 0, len(m))
+	for name, v := range m {
 		switch x := v.(type) {
 		case string:
-			out[name] = []string{x}
+			single = append(single, x)
+			n := len(single)
+			out[name] = single[n-1 : n : n]
 		case []any:
 			vals := make([]string, 0, len(x))
-			for i, e := range x {
+			for _, e := range x {
 				s, ok := e.(string)
 				if !ok {
-					return nil, field.Errorf(field.Index(path, i), "must be a string, got "+field.TypeName(e))
+					return nil, headerError(m)
 				}
 				vals = append(vals, s)
 			}
 			out[name] = vals
 		default:
-			return nil, field.Errorf(path, "must be a string or an array of strings, got "+field.TypeName(v))
+			return nil, headerError(m)
 		}
 	}
 	return out, nil
+}
+
+// headerError returns the error of the first bad header in sorted order, so
+// that with several bad headers the error names the same one on every call
+// and every target; nil when every header is good.
+func headerError(m map[string]any) error {
+	for _, name := range canonical.SortedKeys(m) {
+		v := m[name]
+		path := field.Join("http.headers", name)
+		switch x := v.(type) {
+		case string:
+		case []any:
+			for i, e := range x {
+				if _, ok := e.(string); !ok {
+					return field.Errorf(field.Index(path, i), "must be a string, got "+field.TypeName(e))
+				}
+			}
+		default:
+			return field.Errorf(path, "must be a string or an array of strings, got "+field.TypeName(v))
+		}
+	}
+	return nil
 }
 
 // classifyOptions reads "source"?, "provider"?, "tool"?, "attempt"? and,
