@@ -164,6 +164,9 @@ var typicalRequests = [][]byte{
 	[]byte(`{"op":"serialize","format":"openai-chat","call":{"id":"call_abc123","name":"get_weather"},"error":{"code":"RATE_LIMITED","details":{"retry_after_seconds":12,"status":429,"tool":"get_weather"},"message":"The get_weather tool was rate limited (HTTP 429); retry after 12 seconds.","retryable":true,"source":"tool"}}`),
 	[]byte(`{"op":"envelope","code":"TIMEOUT","message":"Search timed out after 10 s"}`),
 	[]byte(`{"op":"canonicalize","value":{"b":[1.5,"é",1e21],"a":null}}`),
+	// codes allocates the most per call: a reactor that never finished a
+	// collection grew by gigabytes on it (wasm/main.go yields for that).
+	[]byte(`{"op":"codes"}`),
 	[]byte(`{"op":`),
 }
 
