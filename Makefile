@@ -10,7 +10,7 @@ FUZZTIME ?= 10s
 help: ## show this list
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  %-12s %s\n", $$1, $$2}'
 
-build: wasm cshared ## build dist/toolerr.wasm, dist/libtoolerr.{so,a} and dist/toolerr.h
+build: wasm cshared ## build dist/toolerr.wasm, dist/libtoolerr.{so,a}, dist/toolerr.h and the CLI dist/toolerr
 	$(GO) build -trimpath -o $(DIST)/toolerr ./cmd/toolerr
 
 wasm: ## build dist/toolerr.wasm (GOOS=wasip1, -buildmode=c-shared)

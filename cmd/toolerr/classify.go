@@ -14,7 +14,7 @@ import (
 // "sse_event" or "error_text"), or plain text, taken as error text.
 func runClassify(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	fs := newFlags("classify", stderr)
-	source := fs.String("source", "", "who made the failing call: provider (default) or tool")
+	source := fs.String("source", "", "who made the failing call: provider or tool (default: tool when --tool is given, else provider)")
 	tool := fs.String("tool", "", "tool name, copied to details.tool")
 	provider := fs.String("provider", "", "provider hint (openai, anthropic, gemini, bedrock, ...); detected from the body when absent")
 	nowMs := fs.Int64("now-ms", 0, "the time of the response in ms since the Unix epoch (default: the response's Date header)")
@@ -32,6 +32,8 @@ func runClassify(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	}
 	if *source != "" {
 		req["source"] = *source
+	} else if *tool != "" {
+		req["source"] = "tool" // naming the tool says a tool made the failing call
 	}
 	if *tool != "" {
 		req["tool"] = *tool
@@ -55,6 +57,9 @@ func classifyRequest(in []byte) (map[string]any, error) {
 		text := strings.TrimSpace(string(in))
 		if text == "" {
 			return nil, err
+		}
+		if text[0] == '{' || text[0] == '[' {
+			return nil, err // meant as JSON: a typo must not pass as error text
 		}
 		return map[string]any{"op": "classify", "error_text": text}, nil
 	}

@@ -1,9 +1,11 @@
 package main
 
 import (
+	"embed"
 	"encoding/json"
 	"fmt"
 	"io"
+	"io/fs"
 	"net"
 	"net/http"
 	"os"
@@ -22,26 +24,37 @@ import (
 // decision is taken, and for the failure that reaches the model we print
 // what each provider's model receives. Part 2 classifies every recorded
 // provider response in shared/fixtures/real (or, on a clone without
-// ../shared, the project's own examples in examples/recordings).
+// ../shared, the project's own examples in recordings/, built into the binary).
 func runDemo(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
-	fs := newFlags("demo", stderr)
-	shared := fs.String("shared", "", "the shared folder holding fixtures/real (default: $TOOLERR_SHARED, then ../shared)")
-	if err := fs.Parse(args); err != nil {
+	flags := newFlags("demo", stderr)
+	shared := flags.String("shared", "", "the shared folder holding fixtures/real (default: $TOOLERR_SHARED, then ../shared)")
+	if err := flags.Parse(args); err != nil {
 		return 2
 	}
 	if err := demoWorkedExample(stdout); err != nil {
 		return fail(stderr, err)
 	}
 	dir, found := recordingsDir(*shared)
-	if !found {
+	var fsys fs.FS
+	label := dir
+	if found {
+		fsys = os.DirFS(dir)
+	} else {
 		fmt.Fprintf(stdout, "\nThe real recordings were not found (looked for %s); classifying the project's own examples instead.\n", dir)
-		dir = filepath.Join(repoRoot(), "examples", "recordings")
+		fsys, _ = fs.Sub(bundled, "recordings")
+		label = "the project's own examples (cmd/toolerr/recordings)"
 	}
-	if err := demoRecordings(stdout, dir); err != nil {
+	if err := demoRecordings(stdout, fsys, label); err != nil {
 		return fail(stderr, err)
 	}
 	return 0
 }
+
+// bundled holds example provider responses written by the toolerr authors,
+// classified by the demo when the real recordings are not beside the clone.
+//
+//go:embed recordings/*.json
+var bundled embed.FS
 
 // call is a tiny helper around core.Invoke for the demo: it returns "ok" or an error.
 func call(req map[string]any) (any, error) {
@@ -185,10 +198,10 @@ func repoRoot() string {
 	}
 }
 
-// demoRecordings classifies every recorded error response below dir.
-func demoRecordings(w io.Writer, dir string) error {
+// demoRecordings classifies every recorded error response in fsys.
+func demoRecordings(w io.Writer, fsys fs.FS, label string) error {
 	var files []string
-	err := filepath.WalkDir(dir, func(p string, d os.DirEntry, err error) error {
+	err := fs.WalkDir(fsys, ".", func(p string, d fs.DirEntry, err error) error {
 		if err == nil && !d.IsDir() && strings.HasSuffix(p, ".json") {
 			files = append(files, p)
 		}
@@ -198,12 +211,12 @@ func demoRecordings(w io.Writer, dir string) error {
 		return err
 	}
 	sort.Strings(files)
-	fmt.Fprintf(w, "\n== 2. Every recorded provider response in %s, classified ==\n", dir)
+	fmt.Fprintf(w, "\n== 2. Every recorded provider response in %s, classified ==\n", label)
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 	fmt.Fprintln(tw, "file\tstatus\tcode\tretryable\tretry_after_seconds")
 	count, retryable := 0, 0
 	for _, f := range files {
-		b, err := os.ReadFile(f)
+		b, err := fs.ReadFile(fsys, f)
 		if err != nil {
 			return err
 		}
@@ -220,7 +233,7 @@ func demoRecordings(w io.Writer, dir string) error {
 		if err != nil {
 			return fmt.Errorf("%s: %w", f, err)
 		}
-		rel, _ := filepath.Rel(dir, f)
+		rel := f
 		ok, err := call(req)
 		if err != nil {
 			fmt.Fprintf(tw, "%s\t%v\t(error: %v)\t\t\n", rel, rec.Response.Status, err)

@@ -6,7 +6,8 @@
 //
 // Exit status: 0 on success; 1 when the core answered with an error envelope
 // (printed to standard output as {"error": ...}, and summarized on standard
-// error); 2 for a usage error or input that cannot be read.
+// error); 2 for a usage error or input that cannot be read; 3 when check
+// found something the provider would reject.
 package main
 
 import (
@@ -17,6 +18,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"strconv"
 	"strings"
 
 	"github.com/toolerr/toolerr/core"
@@ -126,12 +128,31 @@ func decodeJSON(b []byte) (any, error) {
 // invoke marshals req, calls core.Invoke, prints the response and returns the
 // exit status (1 for an error response).
 func invoke(req any, stdout, stderr io.Writer) int {
+	return invokeAndPrint(req, stdout, stderr, false)
+}
+
+// invokeAndPrint is invoke; with findings set, a response whose ok.findings
+// is not empty exits 3 (check found something the provider would reject).
+func invokeAndPrint(req any, stdout, stderr io.Writer, findings bool) int {
 	b, err := json.Marshal(req)
 	if err != nil {
 		fmt.Fprintf(stderr, "toolerr: cannot encode request: %v\n", err)
 		return 2
 	}
-	return printResponse(core.Invoke(b), stdout, stderr)
+	resp := core.Invoke(b)
+	code := printResponse(resp, stdout, stderr)
+	if code == 0 && findings {
+		var r struct {
+			OK struct {
+				Findings []any `json:"findings"`
+			} `json:"ok"`
+		}
+		if json.Unmarshal(resp, &r) == nil && len(r.OK.Findings) > 0 {
+			fmt.Fprintf(stderr, "toolerr: %d finding(s): the provider would reject this transcript\n", len(r.OK.Findings))
+			return 3
+		}
+	}
+	return code
 }
 
 func printResponse(resp []byte, stdout, stderr io.Writer) int {
@@ -146,7 +167,7 @@ func printResponse(resp []byte, stdout, stderr io.Writer) int {
 			if p, ok := r.Error.Details["path"].(string); ok && p != "" {
 				where = " (at " + p + ")"
 			}
-			fmt.Fprintf(stderr, "toolerr: %s: %s%s\n", r.Error.Code, r.Error.Message, where)
+			fmt.Fprintf(stderr, "toolerr: %s: %s%s\n", r.Error.Code, strings.TrimPrefix(r.Error.Message, "toolerr: "), where)
 		}
 		return 1
 	}
@@ -174,23 +195,46 @@ func runVersion(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	return printResponse(core.Invoke([]byte(`{"op":"version"}`)), stdout, stderr)
 }
 
+// passFlags lists, per transcript command, the flags it takes and which of
+// them are required.
+var passFlags = map[string]struct{ flags, required []string }{
+	"check":   {[]string{"format", "id-rules"}, []string{"format"}},
+	"repair":  {[]string{"format"}, []string{"format"}},
+	"convert": {[]string{"from", "to", "id-rules"}, []string{"from", "to"}},
+	"trim":    {[]string{"format", "max-chars", "max-messages"}, []string{"format"}},
+	"replay":  {[]string{"format"}, []string{"format"}},
+}
+
+// flagDocs is the help text of each pass-through flag.
+var flagDocs = map[string]string{
+	"format":       "the transcript's wire format: openai-chat, openai-responses, anthropic, gemini, bedrock (replay: any of the seven)",
+	"from":         "the source wire format",
+	"to":           "the target wire format",
+	"id-rules":     "another provider's id rules to apply, e.g. mistral",
+	"max-chars":    "size budget in characters of canonical JSON",
+	"max-messages": "size budget in messages",
+}
+
 // passthrough builds a command that wraps its input in {"op": op, ...flags}.
 // The input is a message list (sent as "messages"), or an object whose members
-// are merged into the request (so a whole request body also works).
+// are merged into the request (so a whole request body also works, and so
+// does another command's {"ok": {...}} output). check exits 3 when it has
+// findings, so it can gate a CI step.
 func passthrough(op string) func([]string, io.Reader, io.Writer, io.Writer) int {
 	return func(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		fs := newFlags(op, stderr)
-		format := fs.String("format", "", "provider wire format (openai-chat, openai-responses, anthropic, gemini, gemini-openai, bedrock, mcp)")
-		from := fs.String("from", "", "source wire format (convert)")
-		to := fs.String("to", "", "target wire format (convert)")
-		maxChars := fs.Int("max-chars", 0, "size budget in characters of canonical JSON (trim)")
-		maxMessages := fs.Int("max-messages", 0, "size budget in messages (trim)")
-		idRules := fs.String("id-rules", "", "extra id rules to check or apply, e.g. mistral (check, convert)")
+		spec := passFlags[op]
+		vals := map[string]*string{}
+		for _, f := range spec.flags {
+			vals[f] = fs.String(f, "", flagDocs[f])
+		}
 		if err := fs.Parse(args); err != nil {
 			return 2
 		}
-		if *maxChars < 0 || *maxMessages < 0 {
-			return fail(stderr, errors.New("--max-chars and --max-messages must be 1 or more"))
+		for _, f := range spec.required {
+			if *vals[f] == "" {
+				return fail(stderr, fmt.Errorf("%s needs --%s", op, f))
+			}
 		}
 		in, err := readInput(fs.Args(), stdin)
 		if err != nil {
@@ -200,11 +244,16 @@ func passthrough(op string) func([]string, io.Reader, io.Writer, io.Writer) int 
 		if err != nil {
 			return fail(stderr, err)
 		}
+		if m, ok := v.(map[string]any); ok && len(m) == 1 {
+			if inner, ok := m["ok"].(map[string]any); ok {
+				v = inner // another command's output: {"ok": {"messages": [...], ...}}
+			}
+		}
 		req := map[string]any{}
 		switch x := v.(type) {
 		case []any:
 			if op == "replay" {
-				return fail(stderr, errors.New("a trace must be a JSON object"))
+				return fail(stderr, errors.New("a trace must be a JSON object: {\"description\", \"bound\", \"steps\": [...]}"))
 			}
 			req["messages"] = x
 		case map[string]any:
@@ -220,18 +269,23 @@ func passthrough(op string) func([]string, io.Reader, io.Writer, io.Writer) int 
 			return fail(stderr, errors.New("input must be a JSON array of messages or an object"))
 		}
 		req["op"] = op
-		for k, val := range map[string]string{"format": *format, "from": *from, "to": *to, "id_rules": *idRules} {
-			if val != "" {
-				req[k] = val
+		for f, val := range vals {
+			if *val == "" {
+				continue
 			}
+			key := strings.ReplaceAll(f, "-", "_")
+			if f == "max-chars" || f == "max-messages" {
+				n, err := strconv.Atoi(*val)
+				if err != nil || n <= 0 {
+					return fail(stderr, fmt.Errorf("--%s must be a positive whole number, got %q", f, *val))
+				}
+				req[key] = n
+				continue
+			}
+			req[key] = *val
 		}
-		if *maxChars > 0 {
-			req["max_chars"] = *maxChars
-		}
-		if *maxMessages > 0 {
-			req["max_messages"] = *maxMessages
-		}
-		return invoke(req, stdout, stderr)
+		code := invokeAndPrint(req, stdout, stderr, op == "check")
+		return code
 	}
 }
 

@@ -33,7 +33,7 @@ func TestRun_invoke(t *testing.T) {
 	code, stdout, stderr := runCLI(t, `{"op":`, "invoke", "-")
 	assert.Equal(t, 1, code)
 	assert.True(t, strings.HasPrefix(stdout, `{"error":{"code":"INVALID_INPUT"`), stdout)
-	assert.Contains(t, stderr, "toolerr: INVALID_INPUT: toolerr: request is not valid JSON")
+	assert.Contains(t, stderr, "toolerr: INVALID_INPUT: request is not valid JSON")
 }
 
 func TestRun_badInput(t *testing.T) {
@@ -82,20 +82,26 @@ func TestClassifyRequest_shapes(t *testing.T) {
 
 func TestRun_transcriptCommands(t *testing.T) {
 	msgs := `[{"role":"assistant","content":[{"type":"tool_use","id":"toolu_A","name":"search","input":{}}]},{"role":"user","content":[{"type":"text","text":"go on"}]}]`
-	code, stdout, _ := runCLI(t, msgs, "check", "--format", "anthropic")
-	assert.Equal(t, 0, code)
+	code, stdout, stderr := runCLI(t, msgs, "check", "--format", "anthropic")
+	assert.Equal(t, 3, code, "check exits 3 when it has findings")
 	assert.Contains(t, stdout, `"kind":"unanswered_call"`)
+	assert.Contains(t, stderr, "1 finding(s)")
 
 	code, stdout, _ = runCLI(t, msgs, "repair", "--format", "anthropic")
 	assert.Equal(t, 0, code)
 	assert.Contains(t, stdout, `"synthesized":1`)
 	assert.Contains(t, stdout, `\"code\":\"NO_RESULT\"`)
 
+	// repair's output feeds check: {"ok": {...}} is unwrapped.
+	code, stdout, _ = runCLI(t, stdout, "check", "--format", "anthropic")
+	assert.Equal(t, 0, code)
+	assert.Contains(t, stdout, `"findings":[]`)
+
 	code, stdout, _ = runCLI(t, `[{"role":"user","content":"a"},{"role":"assistant","content":"b"},{"role":"user","content":"c"}]`, "trim", "--format", "openai-chat", "--max-messages", "1")
 	assert.Equal(t, 0, code)
 	assert.Contains(t, stdout, `"dropped":2`)
 
-	code, _, stderr := runCLI(t, msgs, "convert", "--from", "anthropic", "--to", "nope")
+	code, _, stderr = runCLI(t, msgs, "convert", "--from", "anthropic", "--to", "nope")
 	assert.Equal(t, 1, code)
 	assert.Contains(t, stderr, "INVALID_INPUT")
 }
@@ -104,4 +110,36 @@ func TestRun_classifyBadHeaders(t *testing.T) {
 	code, stdout, _ := runCLI(t, `{"status":429,"headers":[1]}`, "classify")
 	assert.Equal(t, 1, code)
 	assert.Contains(t, stdout, `"path":"http.headers"`)
+}
+
+func TestRun_cliUsability(t *testing.T) {
+	// Broken JSON is an error, not error text.
+	code, _, stderr := runCLI(t, `{"status":429,"headers":{}`, "classify")
+	assert.Equal(t, 2, code)
+	assert.Contains(t, stderr, "input is not valid JSON")
+	// Plain text is error text.
+	code, stdout, _ := runCLI(t, "dial tcp 127.0.0.1:9: connect: connection refused", "classify", "--tool", "search")
+	assert.Equal(t, 0, code)
+	assert.Contains(t, stdout, `"source":"tool"`, "--tool implies a tool made the call")
+	// A missing required flag is a usage error.
+	code, _, stderr = runCLI(t, `[]`, "check")
+	assert.Equal(t, 2, code)
+	assert.Contains(t, stderr, "check needs --format")
+	code, _, _ = runCLI(t, `[]`, "trim", "--format", "openai-chat", "--max-chars", "-5")
+	assert.Equal(t, 2, code)
+	// wrap completes a partial envelope from the registry.
+	code, stdout, _ = runCLI(t, `{"code":"TIMEOUT","message":"Search timed out"}`, "wrap", "--provider", "openai-chat", "--call-id", "call_1")
+	assert.Equal(t, 0, code)
+	assert.Contains(t, stdout, `\"retryable\":true`)
+	assert.Contains(t, stdout, `\"source\":\"tool\"`)
+}
+
+func TestRun_demoWithoutRecordings(t *testing.T) {
+	t.Setenv("TOOLERR_SHARED", t.TempDir())
+	code, stdout, _ := runCLI(t, "", "demo")
+	assert.Equal(t, 0, code)
+	assert.Contains(t, stdout, "The real recordings were not found")
+	assert.Contains(t, stdout, "openai_429_insufficient_quota.json  429     QUOTA_EXHAUSTED  false")
+	assert.Contains(t, stdout, "6 responses classified: 4 retryable, 2 terminal.")
+	assert.Contains(t, stdout, "attempt 3: HTTP 400 -> code INVALID_ARGS, retryable false, source tool")
 }

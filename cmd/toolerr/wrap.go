@@ -1,8 +1,11 @@
 package main
 
 import (
+	"encoding/json"
 	"errors"
 	"io"
+
+	"github.com/toolerr/toolerr/core"
 )
 
 // runWrap: toolerr wrap --provider P [--call-id ID] [--name NAME] [FILE]
@@ -41,7 +44,12 @@ func runWrap(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		for k, val := range m {
 			req[k] = val
 		}
-	default: // a bare envelope
+	default: // a bare envelope, completed from the registry when members are missing
+		env, code := completeEnvelope(m, stderr)
+		if code != 0 {
+			return code
+		}
+		m = env
 		call := map[string]any{}
 		if *callID != "" {
 			call["id"] = *callID
@@ -53,4 +61,36 @@ func runWrap(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		req["error"] = m
 	}
 	return invoke(req, stdout, stderr)
+}
+
+// completeEnvelope fills the members an envelope lacks (retryable, details,
+// source) with the registry's defaults through the envelope op, so that
+// {"code": "TIMEOUT", "message": "..."} is enough. A complete envelope is
+// returned as it is.
+func completeEnvelope(m map[string]any, stderr io.Writer) (map[string]any, int) {
+	complete := true
+	for _, k := range []string{"code", "message", "retryable", "details", "source"} {
+		if _, ok := m[k]; !ok {
+			complete = false
+		}
+	}
+	if complete {
+		return m, 0
+	}
+	req := map[string]any{"op": "envelope"}
+	for k, v := range m {
+		req[k] = v
+	}
+	b, err := json.Marshal(req)
+	if err != nil {
+		return nil, fail(stderr, err)
+	}
+	resp := core.Invoke(b)
+	var r struct {
+		OK map[string]any `json:"ok"`
+	}
+	if json.Unmarshal(resp, &r) != nil || r.OK == nil {
+		return nil, printResponse(resp, io.Discard, stderr)
+	}
+	return r.OK, 0
 }
