@@ -29,7 +29,7 @@ test('worker threads each get their own instance and identical answers', async (
 });
 
 test('many calls leave memory flat', () => {
-  const n = Number(process.env.TOOLERR_MEMORY_CALLS || 300000);
+  const n = Number(process.env.TOOLERR_MEMORY_CALLS || 1000000);
   for (let i = 0; i < 50000; i++) toolerr.invokeBytes(REQ); // warm up to the steady size
   globalThis.gc?.();
   const before = process.memoryUsage().rss;
