@@ -2,6 +2,7 @@ package anthropic
 
 import (
 	"errors"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -9,22 +10,19 @@ import (
 	"github.com/toolerr/toolerr/core/internal/canonical"
 	"github.com/toolerr/toolerr/core/internal/envelope"
 	"github.com/toolerr/toolerr/core/internal/field"
+	"github.com/toolerr/toolerr/core/internal/format/formattest"
 	"github.com/toolerr/toolerr/core/internal/format/outcome"
 )
 
 // timeoutEnv is the running example of wire-formats §6, already sanitized.
-func timeoutEnv() *envelope.Envelope {
-	return &envelope.Envelope{Code: "TIMEOUT", Message: "Weather service timed out after 10s.", Retryable: true,
-		Details: map[string]any{"timeout_ms": 10000.0}, Source: envelope.SourceTool}
-}
+func timeoutEnv() *envelope.Envelope { return formattest.TimeoutEnv("TIMEOUT") }
 
-const timeoutText = `{\"code\":\"TIMEOUT\",\"details\":{\"timeout_ms\":10000},\"message\":\"Weather service timed out after 10s.\",\"retryable\":true,\"source\":\"tool\"}`
+// timeoutText is its canonical text as it stands inside a JSON string.
+var timeoutText = strings.ReplaceAll(formattest.TimeoutText("TIMEOUT"), `"`, `\"`)
 
-const png1x1 = "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNkYPhfDwAChwGA60e6kgAAAABJRU5ErkJggg=="
+const png1x1 = formattest.PNG1x1
 
-func result(id string, r outcome.Result) outcome.Outcome {
-	return outcome.Outcome{Call: outcome.Call{ID: id, Name: "get_weather"}, Result: &r}
-}
+func result(id string, r outcome.Result) outcome.Outcome { return formattest.OK(id, "get_weather", r) }
 
 func TestSerialize_shapes(t *testing.T) {
 	tests := []struct {

@@ -9,21 +9,17 @@ import (
 	"github.com/toolerr/toolerr/core/internal/canonical"
 	"github.com/toolerr/toolerr/core/internal/envelope"
 	"github.com/toolerr/toolerr/core/internal/field"
+	"github.com/toolerr/toolerr/core/internal/format/formattest"
 	"github.com/toolerr/toolerr/core/internal/format/outcome"
 )
 
-func timeoutEnv() *envelope.Envelope {
-	return &envelope.Envelope{Code: "TIMEOUT", Message: "Weather service timed out after 10s.", Retryable: true,
-		Details: map[string]any{"timeout_ms": 10000.0}, Source: envelope.SourceTool}
-}
+func timeoutEnv() *envelope.Envelope { return formattest.TimeoutEnv("TIMEOUT") }
 
-const timeoutJSON = `{"code":"TIMEOUT","details":{"timeout_ms":10000},"message":"Weather service timed out after 10s.","retryable":true,"source":"tool"}`
+var timeoutJSON = formattest.TimeoutText("TIMEOUT")
 
-const png1x1 = "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNkYPhfDwAChwGA60e6kgAAAABJRU5ErkJggg=="
+const png1x1 = formattest.PNG1x1
 
-func ok(id, name string, r outcome.Result) outcome.Outcome {
-	return outcome.Outcome{Call: outcome.Call{ID: id, Name: name}, Result: &r}
-}
+var ok = formattest.OK
 
 func TestSerialize_shapes(t *testing.T) {
 	tests := []struct {

@@ -11,27 +11,17 @@ import (
 	"github.com/toolerr/toolerr/core/internal/canonical"
 	"github.com/toolerr/toolerr/core/internal/envelope"
 	"github.com/toolerr/toolerr/core/internal/field"
+	"github.com/toolerr/toolerr/core/internal/format/formattest"
 	"github.com/toolerr/toolerr/core/internal/format/outcome"
 )
 
-// png1x1 is a 1x1 PNG in standard base64 (field report B13's repro image).
-const png1x1 = "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNkYPhfDwAChwGA60e6kgAAAABJRU5ErkJggg=="
+const png1x1 = formattest.PNG1x1
 
-func timeoutEnv() *envelope.Envelope {
-	return &envelope.Envelope{Code: "UPSTREAM_TIMEOUT", Message: "Weather service timed out after 10s.", Retryable: true,
-		Details: map[string]any{"timeout_ms": float64(10000)}, Source: envelope.SourceTool}
-}
+func timeoutEnv() *envelope.Envelope { return formattest.TimeoutEnv("UPSTREAM_TIMEOUT") }
 
-const timeoutText = `{"code":"UPSTREAM_TIMEOUT","details":{"timeout_ms":10000},"message":"Weather service timed out after 10s.","retryable":true,"source":"tool"}`
+var timeoutText = formattest.TimeoutText("UPSTREAM_TIMEOUT")
 
-func res(r outcome.Result) *outcome.Result { return &r }
-
-func marshal(t *testing.T, v any) string {
-	t.Helper()
-	b, err := canonical.Marshal(v)
-	require.NoError(t, err)
-	return string(b)
-}
+var res, marshal = formattest.Res, formattest.Marshal
 
 func TestSerialize_shapes(t *testing.T) {
 	call := outcome.Call{ID: "call_abc123", Name: "get_weather"}

@@ -1,0 +1,47 @@
+// Package formattest holds the sample values the wire-format codecs' tests
+// share: the running example envelope of shared/reference/wire-formats.md §6,
+// its canonical text, field report B13's 1x1 PNG, and small builders. Only
+// test files import it.
+package formattest
+
+import (
+	"testing"
+
+	"github.com/toolerr/toolerr/core/internal/canonical"
+	"github.com/toolerr/toolerr/core/internal/envelope"
+	"github.com/toolerr/toolerr/core/internal/format/outcome"
+)
+
+// PNG1x1 is a 1x1 PNG in standard base64 (field report B13's repro image).
+const PNG1x1 = "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNkYPhfDwAChwGA60e6kgAAAABJRU5ErkJggg=="
+
+// TimeoutEnv returns the running example envelope with the given code
+// (already sanitized): "Weather service timed out after 10s.", retryable,
+// details {"timeout_ms": 10000}, source tool.
+func TimeoutEnv(code envelope.Code) *envelope.Envelope {
+	return &envelope.Envelope{Code: code, Message: "Weather service timed out after 10s.", Retryable: true,
+		Details: map[string]any{"timeout_ms": 10000.0}, Source: envelope.SourceTool}
+}
+
+// TimeoutText returns the canonical JSON of TimeoutEnv(code).
+func TimeoutText(code envelope.Code) string {
+	return `{"code":"` + string(code) + `","details":{"timeout_ms":10000},"message":"Weather service timed out after 10s.","retryable":true,"source":"tool"}`
+}
+
+// Res returns a pointer to r.
+func Res(r outcome.Result) *outcome.Result { return &r }
+
+// OK returns a successful outcome of the call id, name.
+func OK(id, name string, r outcome.Result) outcome.Outcome {
+	return outcome.Outcome{Call: outcome.Call{ID: id, Name: name}, Result: &r}
+}
+
+// Marshal returns the canonical JSON of v, failing the test on error.
+func Marshal(t testing.TB, v any) string {
+	t.Helper()
+	b, err := canonical.Marshal(v)
+	if err != nil {
+		t.Fatalf("canonical.Marshal: %v", err)
+	}
+	return string(b)
+}
