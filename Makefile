@@ -5,7 +5,7 @@ GO ?= go
 DIST := dist
 FUZZTIME ?= 10s
 
-.PHONY: help build wasm cshared demo test test-go conformance test-python test-node test-rust fuzz bench lint fmt check clean
+.PHONY: help build wasm cshared demo test test-reset test-go conformance test-python test-node test-rust fuzz bench lint fmt check clean
 
 help: ## show this list
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  %-12s %s\n", $$1, $$2}'
@@ -22,11 +22,15 @@ cshared: ## build dist/libtoolerr.so, dist/libtoolerr.a and dist/toolerr.h
 demo: ## the main job: the seed's worked example, then every real recording classified
 	$(GO) run ./cmd/toolerr demo
 
-test: test-go test-python test-node test-rust conformance ## every test of every target and binding (conformance last, so the bindings join it)
+test: test-reset test-go test-python test-node test-rust conformance ## every test of every target and binding (conformance last, so the bindings join it), then a summary of every skip
+	@bash scripts/testreport.sh summary
+
+test-reset:
+	@bash scripts/testreport.sh reset
 
 test-go: ## Go unit tests, examples and vendor oracles
 	$(GO) vet ./...
-	$(GO) test -count=1 ./...
+	set -o pipefail; $(GO) test -json -count=1 ./... | bash scripts/testreport.sh go 'go (root module)'
 	bash scripts/setup-redis.sh
 	bash scripts/test-modules.sh
 

@@ -23,4 +23,5 @@ if [ -n "${TOOLERR_CONFORMANCE_TARGETS:-}" ]; then
 fi
 cd conformance
 go vet ./...
-TOOLERR_DIST="$dist" TOOLERR_REQUIRE_TARGETS=1 go test -count=1 . -args "${flags[@]}"
+TOOLERR_DIST="$dist" TOOLERR_REQUIRE_TARGETS=1 go test -json -count=1 . -args "${flags[@]}" |
+  bash ../scripts/testreport.sh go conformance

@@ -17,8 +17,8 @@ for mod in $(git ls-files '*/go.mod' | xargs -n1 dirname | sort); do
   if [ "$mod" = conformance ]; then
     (cd "$mod" && go vet ./...)
   elif [ "$mod" = oracles ] && [ -x "$venv/bin/python3" ]; then
-    (cd "$mod" && go vet ./... && PATH="$PWD/../$venv/bin:$PATH" go test -count=1 ./...)
+    (cd "$mod" && go vet ./... && PATH="$PWD/../$venv/bin:$PATH" go test -json -count=1 ./...) | bash scripts/testreport.sh go "go ($mod)"
   else
-    (cd "$mod" && go vet ./... && go test -count=1 ./...)
+    (cd "$mod" && go vet ./... && go test -json -count=1 ./...) | bash scripts/testreport.sh go "go ($mod)"
   fi
 done

@@ -30,4 +30,7 @@ cd "$node_dir"
 npm ci --no-audit --no-fund --loglevel=error
 npx tsc -p types-check
 echo "test-node: tsc: toolerr's outputs are assignable to the openai, @anthropic-ai/sdk and @google/genai parameter types"
-node --disable-warning=ExperimentalWarning --test --test-reporter=spec test/
+mkdir -p "$root/build"
+node --disable-warning=ExperimentalWarning --test --test-reporter=spec --test-reporter-destination=stdout \
+  --test-reporter=junit --test-reporter-destination="$root/build/node-junit.xml" test/
+bash "$root/scripts/testreport.sh" junit node "$root/build/node-junit.xml"

@@ -23,4 +23,5 @@ cd "$py"
 echo "test-python: testing $(cd /tmp && "$py/.venv/bin/python" -c 'import toolerr; print(toolerr.__file__)')"
 "$py/.venv/bin/mypy" --strict --no-error-summary toolerr examples/readme_example.py
 echo "test-python: mypy --strict clean"
-"$py/.venv/bin/pytest" -q -p no:cacheprovider tests
+"$py/.venv/bin/pytest" -q -rs -p no:cacheprovider --junitxml="$root/build/pytest.xml" tests
+bash "$root/scripts/testreport.sh" junit python "$root/build/pytest.xml"

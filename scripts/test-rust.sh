@@ -14,7 +14,7 @@ dist=$(cd "$root" && cd "$dist_arg" 2>/dev/null && pwd) || {
 
 cd "$root/bindings/rust"
 export TOOLERR_DIST="$dist"
-cargo test --release --locked -q
+cargo test --release --locked -q 2>&1 | bash "$root/scripts/testreport.sh" cargo rust
 want=$'RATE_LIMITED true 7\ntool_result true\nINVALID_INPUT op'
 got=$(cargo run -q --release --locked --example readme_example)
 if [ "$got" != "$want" ]; then
