@@ -161,6 +161,9 @@ func advice(b *strings.Builder, m msgFacts) {
 	if m.retryable {
 		if m.hasWait {
 			b.WriteString("; retry after ")
+			if m.waitNs >= MaxWaitNs {
+				b.WriteString("at least ") // a saturated hint: it may have asked for longer
+			}
 			writeSeconds(b, m.waitNs)
 			return
 		}

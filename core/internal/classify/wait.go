@@ -108,9 +108,14 @@ func scanHeaders(h Header) headers {
 
 func (hs *headers) get(i int) (string, bool) { return hs.val[i], hs.has[i] }
 
-// maxWaitNs bounds every wait hint: ten years in nanoseconds. A larger value
-// is absent (no real server asks for it, and it would overflow a duration).
-const maxWaitNs = int64(10 * 366 * 24 * time.Hour)
+// MaxWaitNs bounds every wait hint: ten years in nanoseconds. A hint of at
+// least this long, in any form and of any size (delay-seconds with 400
+// digits, a RetryInfo of 1e12 s, a reset date in the year 9999), is given as
+// exactly MaxWaitNs, which reads "at least ten years": the wait is monotonic
+// in the hint, so every hint above a retry policy's limit gives the same
+// decision as the limit. No real server asks for so long, and ten years stay
+// well inside an int64 of nanoseconds (292 years).
+const MaxWaitNs = int64(10 * 366 * 24 * time.Hour)
 
 // Wait is a parsed wait hint in nanoseconds, and the header (an index into
 // headerNames, or fromRetryDelay) it came from.
@@ -243,8 +248,8 @@ func untilNs(atMs, nowMs int64) int64 {
 	if d <= 0 {
 		return 0
 	}
-	if d > maxWaitNs/1e6 {
-		return maxWaitNs
+	if d > MaxWaitNs/1e6 {
+		return MaxWaitNs
 	}
 	return d * 1e6
 }
@@ -253,18 +258,17 @@ func untilNs(atMs, nowMs int64) int64 {
 // ("7", "1.5", " 120 ") as a count of units of unitNs nanoseconds. Signs,
 // exponents, "inf" and anything else do not parse. RFC 9110's delay-seconds
 // is 1*DIGIT; the fraction is accepted because openai-python and
-// anthropic-sdk-python read Retry-After with float().
+// anthropic-sdk-python read Retry-After with float(). A value of MaxWaitNs or
+// more, however many digits it has, is MaxWaitNs.
 func parseDecimal(s string, unitNs int64) (int64, bool) {
 	s = strings.TrimSpace(s)
-	if s == "" {
-		return 0, false
-	}
 	var whole int64
+	saturated := false
 	i := 0
 	for ; i < len(s) && s[i] >= '0' && s[i] <= '9'; i++ {
-		whole = whole*10 + int64(s[i]-'0')
-		if whole > maxWaitNs/unitNs {
-			return 0, false
+		if !saturated {
+			whole = whole*10 + int64(s[i]-'0')
+			saturated = whole > MaxWaitNs/unitNs
 		}
 	}
 	if i == 0 {
@@ -285,6 +289,9 @@ func parseDecimal(s string, unitNs int64) (int64, bool) {
 			ns += int64(c-'0') * scale
 		}
 	}
+	if saturated || ns > MaxWaitNs {
+		return MaxWaitNs, true
+	}
 	return ns, true
 }
 
@@ -303,7 +310,9 @@ func parseProtoDuration(s string) (int64, bool) {
 
 // parseGoDuration parses a Go duration string as OpenAI sends it in
 // x-ratelimit-reset-* ("1s", "6m0s", "20ms", "2m30.5s", "1h2m3s"); see
-// time.ParseDuration. A negative duration does not parse.
+// time.ParseDuration. A negative duration does not parse; one of MaxWaitNs or
+// more, including one too long for time.ParseDuration ("99999999999h"), is
+// MaxWaitNs.
 //
 // See https://platform.openai.com/docs/guides/rate-limits (headers).
 func parseGoDuration(s string) (int64, bool) {
@@ -312,10 +321,51 @@ func parseGoDuration(s string) (int64, bool) {
 		return 0, false
 	}
 	d, err := time.ParseDuration(s)
-	if err != nil || int64(d) > maxWaitNs {
-		return 0, false
+	switch {
+	case err == nil && int64(d) >= MaxWaitNs:
+		return MaxWaitNs, true
+	case err == nil:
+		return int64(d), true
+	case isGoDuration(s):
+		return MaxWaitNs, true // well formed, too long for an int64
 	}
-	return int64(d), true
+	return 0, false
+}
+
+// isGoDuration reports whether s has the syntax time.ParseDuration accepts
+// without a sign: one or more decimal numbers (digits, an optional fraction,
+// at least one digit in all), each followed by a unit ns, us, µs, μs, ms, s,
+// m or h.
+func isGoDuration(s string) bool {
+	if s == "" {
+		return false
+	}
+	for s != "" {
+		digits, i := 0, 0
+		for ; i < len(s) && s[i] >= '0' && s[i] <= '9'; i++ {
+			digits++
+		}
+		if i < len(s) && s[i] == '.' {
+			for i++; i < len(s) && s[i] >= '0' && s[i] <= '9'; i++ {
+				digits++
+			}
+		}
+		if digits == 0 {
+			return false
+		}
+		s = s[i:]
+		unit := ""
+		for _, u := range [...]string{"ns", "us", "\u00b5s", "\u03bcs", "ms", "s", "m", "h"} {
+			if strings.HasPrefix(s, u) && len(u) > len(unit) {
+				unit = u
+			}
+		}
+		if unit == "" {
+			return false
+		}
+		s = s[len(unit):]
+	}
+	return true
 }
 
 // parseHTTPDate parses an HTTP-date in any of the three forms RFC 9110, 5.6.7

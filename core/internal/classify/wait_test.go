@@ -1,6 +1,7 @@
 package classify
 
 import (
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -48,7 +49,12 @@ func TestWaitHint_headers(t *testing.T) {
 		{"exponent does not parse", Header{"retry-after": {"1e3"}}, "", true, 0, nil, ""},
 		{"garbage does not parse", Header{"retry-after": {"soon"}}, "", true, 0, nil, ""},
 		{"trailing dot does not parse", Header{"retry-after": {"5."}}, "", true, 0, nil, ""},
-		{"absurd value is absent", Header{"retry-after": {"99999999999999999999"}}, "", true, 0, nil, ""},
+		{"absurd value is the cap", Header{"retry-after": {"99999999999999999999"}}, "", true, 0, MaxWaitNs / 1e9, "retry-after"},
+		{"absurd fraction is the cap", Header{"retry-after": {"99999999999999999999.5"}}, "", true, 0, MaxWaitNs / 1e9, "retry-after"},
+		{"absurd ms is the cap", Header{"retry-after-ms": {"1" + strings.Repeat("0", 308)}}, "", true, 0, MaxWaitNs / 1e9, "retry-after-ms"},
+		{"absurd RetryInfo is the cap", nil, strings.Repeat("9", 400) + "s", true, 0, MaxWaitNs / 1e9, "retryDelay"},
+		{"absurd garbage still does not parse", Header{"retry-after": {strings.Repeat("9", 400) + "x"}}, "", true, 0, nil, ""},
+		{"date in the year 9999 is the cap", Header{"retry-after": {"Fri, 31 Dec 9999 23:59:59 GMT"}}, "", true, now2025, MaxWaitNs / 1e9, "retry-after"},
 		{"IMF-fixdate", Header{"retry-after": {"Wed, 01 Jan 2025 00:00:30 GMT"}}, "", true, now2025, int64(30), "retry-after"},
 		{"RFC 850 date", Header{"retry-after": {"Wednesday, 01-Jan-25 00:01:00 GMT"}}, "", true, now2025, int64(60), "retry-after"},
 		{"asctime date", Header{"retry-after": {"Wed Jan  1 00:00:05 2025"}}, "", true, now2025, int64(5), "retry-after"},
@@ -108,7 +114,11 @@ func TestParseGoDuration_B18(t *testing.T) {
 	}{
 		{"1s", int64(1)}, {"6m0s", int64(360)}, {"12ms", 0.012}, {"2m30.5s", 150.5},
 		{"1h2m3s", int64(3723)}, {"0s", int64(0)}, {"20ms", 0.02}, {"garbage", nil},
-		{"-1s", nil}, {"", nil}, {"1", nil},
+		{"-1s", nil}, {"", nil}, {"1", nil}, {"1.s", int64(1)}, {".5s", 0.5}, {".s", nil}, {"1x", nil},
+		// Past time.ParseDuration's int64 (and past the cap): the cap.
+		{"99999999999h", MaxWaitNs / 1e9}, {strings.Repeat("9", 400) + "s", MaxWaitNs / 1e9},
+		{"87840h", MaxWaitNs / 1e9}, {"87839h", int64(87839 * 3600)}, {"1h" + strings.Repeat("9", 30) + "ms", MaxWaitNs / 1e9},
+		{"9999999999999999999999x", nil}, {"1µs", 1e-6}, {"1μs", 1e-6},
 	}
 	for _, tc := range tests {
 		ns, ok := parseGoDuration(tc.in)
