@@ -37,8 +37,9 @@ const (
 
 // Retry decides whether the orchestrator retries a call whose attempt number
 // attempt (1-based, the attempt that just failed) ended in e, and after how
-// long. draw is a uniform random number in [0, 1) from the caller (a value
-// outside is clamped into it).
+// long. draw is a uniform random number in [0, 1) from the caller. An
+// attempt outside [1, 2^31] or a draw outside [0, 1) is a *RequestError
+// (Path "attempt" or "draw"), exactly as the retry op reports it.
 //
 // Never retries when e.Retryable is false, nor once attempt reaches
 // p.MaxAttempts, nor when details.retry_after_seconds asks for more than
@@ -48,14 +49,11 @@ const (
 //
 // See https://aws.amazon.com/blogs/architecture/exponential-backoff-and-jitter/
 // and shared/reference/wire-formats.md §4.
-func Retry(e Envelope, attempt int, p RetryPolicy, draw float64) RetryDecision {
-	if !(draw >= 0) {
-		draw = 0
+func Retry(e Envelope, attempt int, p RetryPolicy, draw float64) (RetryDecision, error) {
+	if err := decide.CheckRetry(int64(attempt), draw); err != nil {
+		return RetryDecision{}, requestError("retry", err)
 	}
-	if draw >= 1 {
-		draw = 0.9999999999999999
-	}
-	return decide.Retry(e, int64(attempt), p, draw)
+	return decide.Retry(e, int64(attempt), p, draw), nil
 }
 
 // BreakerState is the JSON-serializable state of one circuit breaker; the
@@ -194,9 +192,9 @@ func ParseTrace(b []byte) (Trace, error) {
 //
 // See shared/seeds/000 (checklist item 6; the AWS reasoning-loop post).
 func Replay(t Trace, f Format) (ReplayResult, error) {
-	c := format.Lookup(string(f))
-	if c == nil {
-		return ReplayResult{}, &RequestError{Op: "replay", Path: "format", Offset: -1, Msg: "unknown format " + string(f)}
+	c, err := format.Named(string(f), "format")
+	if err != nil {
+		return ReplayResult{}, requestError("replay", err)
 	}
 	r, err := decide.Replay(t, c.Serialize)
 	if err != nil {

@@ -10,11 +10,11 @@ import (
 // to the model, never to a retry.
 func ExampleRetry() {
 	unavailable := core.NewEnvelope(core.CodeTransport, "The search service answered 503.", map[string]any{"status": 503}, core.SourceTool)
-	d := core.Retry(unavailable, 1, core.RetryPolicy{}, 0.5) // draw from your RNG
+	d, _ := core.Retry(unavailable, 1, core.RetryPolicy{}, 0.5) // draw from your RNG
 	fmt.Println(d.Retry, d.DelayMs, d.Reason)
 
 	badArgs := core.NewEnvelope(core.CodeInvalidArgs, "The query is empty.", map[string]any{"status": 400}, core.SourceTool)
-	d = core.Retry(badArgs, 1, core.RetryPolicy{MaxAttempts: 10}, 0.5)
+	d, _ = core.Retry(badArgs, 1, core.RetryPolicy{MaxAttempts: 10}, 0.5)
 	fmt.Println(d.Retry, d.DelayMs, d.Reason)
 	// Output:
 	// true 250 backoff

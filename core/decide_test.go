@@ -107,10 +107,24 @@ func TestInvoke_decideBadInput(t *testing.T) {
 	}
 }
 
-func TestRetry_clampsDraw(t *testing.T) {
+// TestRetry_rejectsWhatTheOpRejects: a draw outside [0, 1) or an attempt
+// below 1 is the same *RequestError the retry op returns.
+func TestRetry_rejectsWhatTheOpRejects(t *testing.T) {
 	e := NewEnvelope(CodeTimeout, "slow", nil, SourceTool)
-	assert.Equal(t, RetryDecision{Retry: true, DelayMs: 499, Reason: RetryBackoff}, Retry(e, 1, RetryPolicy{}, 7))
-	assert.Equal(t, RetryDecision{Retry: true, DelayMs: 0, Reason: RetryBackoff}, Retry(e, 1, RetryPolicy{}, -1))
+	for _, tc := range []struct {
+		attempt int
+		draw    float64
+		path    string
+	}{{1, 7, "draw"}, {1, -1, "draw"}, {1, 1, "draw"}, {0, 0.5, "attempt"}} {
+		_, err := Retry(e, tc.attempt, RetryPolicy{}, tc.draw)
+		var re *RequestError
+		require.ErrorAs(t, err, &re)
+		assert.Equal(t, tc.path, re.Path)
+		assert.Equal(t, "retry", re.Op)
+	}
+	d, err := Retry(e, 1, RetryPolicy{}, 0.999)
+	require.NoError(t, err)
+	assert.Equal(t, RetryDecision{Retry: true, DelayMs: 499, Reason: RetryBackoff}, d)
 }
 
 func TestParseTrace_errors(t *testing.T) {

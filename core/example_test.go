@@ -43,7 +43,7 @@ func ExampleRequestError() {
 	_, err := core.Serialize("carrier-pigeon", nil)
 	fmt.Println(err, errors.Is(err, core.ErrBadRequest))
 	// Output:
-	// toolerr: format: unknown format carrier-pigeon true
+	// toolerr: format: unknown format "carrier-pigeon"; known: openai-chat, openai-responses, anthropic, gemini, gemini-openai, bedrock, mcp true
 }
 
 func ExampleCodes() {

@@ -78,9 +78,9 @@ const (
 // an outcome the format cannot carry (for example a Gemini call without a
 // name).
 func Serialize(f Format, outs []Outcome) ([]any, error) {
-	c := format.Lookup(string(f))
-	if c == nil {
-		return nil, &RequestError{Op: "serialize", Path: "format", Offset: -1, Msg: "unknown format " + string(f)}
+	c, err := format.Named(string(f), "format")
+	if err != nil {
+		return nil, requestError("serialize", err)
 	}
 	msgs, err := c.Serialize(outs)
 	if err != nil {
@@ -94,9 +94,9 @@ func Serialize(f Format, outs []Outcome) ([]any, error) {
 // Returns a *RequestError for an unknown format or messages that are not that
 // format's tool results.
 func Parse(f Format, msgs []any) ([]Outcome, error) {
-	c := format.Lookup(string(f))
-	if c == nil {
-		return nil, &RequestError{Op: "parse", Path: "format", Offset: -1, Msg: "unknown format " + string(f)}
+	c, err := format.Named(string(f), "format")
+	if err != nil {
+		return nil, requestError("parse", err)
 	}
 	outs, err := c.Parse(msgs)
 	if err != nil {

@@ -103,42 +103,6 @@ func responseCap(n int) int {
 	return max(512, min(n+n/4, 64<<10))
 }
 
-// dispatch maps an op name to its handler. Each handler reads its members from
-// req and returns a value tree for "ok", or an error that becomes INVALID_INPUT.
-func dispatch(op string, req map[string]any) (any, error) {
-	switch op {
-	case "version":
-		return map[string]any{"abi": ABIVersion, "version": Version}, nil
-	case "codes":
-		return opCodes(), nil
-	case "envelope":
-		return opEnvelope(req)
-	case "canonicalize":
-		return opCanonicalize(req)
-	case "sanitize":
-		return opSanitize(req)
-	}
-	if h := classifyOps(op); h != nil {
-		return h(req)
-	}
-	if h := formatOps(op); h != nil {
-		return h(req)
-	}
-	if h := argsOps(op); h != nil {
-		return h(req)
-	}
-	if h := transcriptOps(op); h != nil {
-		return h(req)
-	}
-	if h := decideOps(op); h != nil {
-		return h(req)
-	}
-	return nil, &RequestError{Path: "op", Offset: -1, Msg: "unknown op " + strconv.Quote(op), err: ErrUnknownOp}
-}
-
-// handler is the shape of every op.
-type handler func(req map[string]any) (any, error)
-
 func badRequest(re *RequestError) []byte {
 	d := map[string]any{"path": re.Path}
 	if re.Op != "" {
@@ -165,7 +129,13 @@ func errorResponse(e envelope.Envelope) []byte {
 	return append(out, '}')
 }
 
-func opCodes() []any {
+// opVersion: {} -> {"abi", "version"}.
+func opVersion(map[string]any) (any, error) {
+	return map[string]any{"abi": ABIVersion, "version": Version}, nil
+}
+
+// opCodes: {} -> the registry rows.
+func opCodes(map[string]any) (any, error) {
 	rows := envelope.Codes()
 	out := make([]any, 0, len(rows))
 	for _, r := range rows {
@@ -182,7 +152,7 @@ func opCodes() []any {
 			"statuses": st, "provider_errors": pe, "meaning": r.Meaning,
 		})
 	}
-	return out
+	return out, nil
 }
 
 // opCanonicalize returns "value" unchanged: Invoke's encoder makes it canonical.

@@ -5,15 +5,6 @@ import (
 	"github.com/toolerr/toolerr/core/internal/field"
 )
 
-// argsOps returns the handler of an argument-check op, or nil.
-func argsOps(op string) handler {
-	switch op {
-	case "args_error":
-		return opArgsError
-	}
-	return nil
-}
-
 // opArgsError: {"tool"?: string, "failures": [{"path", "keyword", "message"?,
 // "expected"?}, ...]} -> the INVALID_ARGS envelope (see InvalidArgs).
 func opArgsError(req map[string]any) (any, error) {

@@ -9,17 +9,6 @@ import (
 	"github.com/toolerr/toolerr/core/internal/field"
 )
 
-// classifyOps returns the handler of a classification op, or nil.
-func classifyOps(op string) handler {
-	switch op {
-	case "classify":
-		return opClassify
-	case "classify_exception":
-		return opClassifyException
-	}
-	return nil
-}
-
 // opClassify: exactly one of "http" {status, headers?, body?}, "sse_event"
 // {event?, data?, content_emitted?} or "error_text" (string), plus the
 // options "source"?, "provider"?, "tool"?, "attempt"?, "now_ms"? -> the

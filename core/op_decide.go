@@ -6,22 +6,6 @@ import (
 	"github.com/toolerr/toolerr/core/internal/field"
 )
 
-// decideOps returns the handler of a decision op (retry, breaker, budget,
-// replay), or nil (issue 6).
-func decideOps(op string) handler {
-	switch op {
-	case "retry":
-		return opRetry
-	case "breaker":
-		return opBreaker
-	case "budget":
-		return opBudget
-	case "replay":
-		return opReplay
-	}
-	return nil
-}
-
 // maxNowMs is the largest now_ms accepted (2^53 ms, exact in a float64).
 const maxNowMs = 1 << 53
 
@@ -47,7 +31,7 @@ func opRetry(req map[string]any) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	attempt, ok, err := field.Int(req, "attempt", "", 1, 1<<31)
+	attempt, ok, err := field.Int(req, "attempt", "", 1, decide.MaxAttempt)
 	if err != nil {
 		return nil, err
 	}
@@ -62,10 +46,14 @@ func opRetry(req map[string]any) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	if !ok || draw < 0 || draw >= 1 {
-		return nil, field.Errorf("draw", "is required: a uniform random number in [0, 1)")
+	if !ok {
+		draw = -1 // missing: Retry reports it as out of range
 	}
-	return decide.Retry(e, attempt, p, draw).Value(), nil
+	d, err := Retry(e, int(attempt), p, draw)
+	if err != nil {
+		return nil, err
+	}
+	return d.Value(), nil
 }
 
 // opBreaker: {"state": <state>|null, "event": "allow"|"success"|"failure",

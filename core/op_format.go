@@ -1,45 +1,18 @@
 package core
 
 import (
-	"strconv"
-
 	"github.com/toolerr/toolerr/core/internal/field"
 	"github.com/toolerr/toolerr/core/internal/format"
 	"github.com/toolerr/toolerr/core/internal/format/outcome"
 )
 
-// formatOps returns the handler of a wire-format op, or nil.
-func formatOps(op string) handler {
-	switch op {
-	case "serialize":
-		return opSerialize
-	case "parse":
-		return opParse
-	}
-	return nil
-}
-
+// codecOf reads the "format" member and returns its codec.
 func codecOf(req map[string]any) (format.Codec, error) {
 	name, err := field.RequiredString(req, "format", "")
 	if err != nil {
 		return nil, err
 	}
-	c := format.Lookup(name)
-	if c == nil {
-		return nil, field.Errorf("format", "unknown format "+strconv.Quote(name)+"; known: "+joinNames(format.Names()))
-	}
-	return c, nil
-}
-
-func joinNames(n []string) string {
-	s := ""
-	for i, x := range n {
-		if i > 0 {
-			s += ", "
-		}
-		s += x
-	}
-	return s
+	return format.Named(name, "format")
 }
 
 // opSerialize: {"format", "results": [{"call", "error"|"result"}]} (or one
@@ -49,7 +22,7 @@ func opSerialize(req map[string]any) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	outs, err := outcome.Read(req)
+	outs, err := outcome.Read(req, "")
 	if err != nil {
 		return nil, err
 	}

@@ -31,7 +31,7 @@ func TestOpSerialize_fastPathBothShapes(t *testing.T) {
 			require.NoError(t, err, name)
 			ok, isOK := res.(okResponse)
 			require.True(t, isOK, "%s: %T, not the fast path", name)
-			outs, err := outcome.Read(req)
+			outs, err := outcome.Read(req, "")
 			require.NoError(t, err)
 			msgs, err := c.Serialize(outs)
 			require.NoError(t, err)

@@ -1,57 +1,12 @@
 package core
 
 import (
-	"strconv"
-
 	"github.com/toolerr/toolerr/core/internal/field"
 	"github.com/toolerr/toolerr/core/internal/transcript"
 )
 
-// transcriptOps returns the handler of a transcript op, or nil (issue 4).
-func transcriptOps(op string) handler {
-	switch op {
-	case "check":
-		return opCheck
-	case "repair":
-		return opRepair
-	case "trim":
-		return opTrim
-	case "normalize_ids":
-		return opNormalizeIDs
-	case "convert":
-		return opConvert
-	case "loop_guard":
-		return opLoopGuard
-	}
-	return nil
-}
-
-func transcriptFormatNames() string {
-	s := ""
-	for i, f := range transcript.Formats() {
-		if i > 0 {
-			s += ", "
-		}
-		s += string(f)
-	}
-	return s
-}
-
-// listFormat reads member key as a transcript format.
-func listFormat(req map[string]any, key string) (transcript.Format, error) {
-	name, err := field.RequiredString(req, key, "")
-	if err != nil {
-		return "", err
-	}
-	f := transcript.Format(name)
-	if !transcript.Known(f) {
-		return "", field.Errorf(key, "unknown transcript format "+strconv.Quote(name)+"; known: "+transcriptFormatNames())
-	}
-	return f, nil
-}
-
-// readMessages reads "messages" as a list of format f.
-func readMessages(req map[string]any, f transcript.Format) ([]transcript.Message, error) {
+// readMessages reads the "messages" member: the message list itself.
+func readMessages(req map[string]any) ([]any, error) {
 	arr, ok, err := field.Array(req, "messages", "")
 	if err != nil {
 		return nil, err
@@ -59,21 +14,28 @@ func readMessages(req map[string]any, f transcript.Format) ([]transcript.Message
 	if !ok {
 		return nil, field.Errorf("messages", "is required (the message list)")
 	}
-	return transcript.Read(f, arr)
+	return arr, nil
 }
 
-func optRules(req map[string]any, key string) (string, error) {
-	r, _, err := field.String(req, key, "")
-	if err != nil {
-		return "", err
+// stringMembers reads the string members keys of req, each "" when absent;
+// the one named required (if any) must be a non-empty string.
+func stringMembers(req map[string]any, required string, keys ...string) ([]string, error) {
+	out := make([]string, len(keys))
+	for i, k := range keys {
+		var err error
+		if k == required {
+			out[i], err = field.RequiredString(req, k, "")
+		} else {
+			out[i], _, err = field.String(req, k, "")
+		}
+		if err != nil {
+			return nil, err
+		}
 	}
-	if r != "" && !transcript.ValidRules(r) {
-		return "", field.Errorf(key, "unknown id rules "+strconv.Quote(r)+"; known: anthropic, bedrock, mistral, openai-responses, openai-chat, gemini")
-	}
-	return r, nil
+	return out, nil
 }
 
-func findingsValue(fs []transcript.Finding) []any {
+func findingsValue(fs []Finding) []any {
 	out := make([]any, 0, len(fs))
 	for _, f := range fs {
 		ids := make([]any, len(f.IDs))
@@ -99,22 +61,22 @@ func idMapValue(m map[string]string) map[string]any {
 
 // opCheck: {"format", "messages", "id_rules"?} -> {"findings": [...]}.
 func opCheck(req map[string]any) (any, error) {
-	f, err := listFormat(req, "format")
+	m, err := stringMembers(req, "format", "format", "id_rules")
 	if err != nil {
 		return nil, err
 	}
-	rules, err := optRules(req, "id_rules")
+	msgs, err := readMessages(req)
 	if err != nil {
 		return nil, err
 	}
-	msgs, err := readMessages(req, f)
+	fs, err := Check(Format(m[0]), msgs, m[1])
 	if err != nil {
 		return nil, err
 	}
-	return map[string]any{"findings": findingsValue(transcript.Check(f, msgs, rules))}, nil
+	return map[string]any{"findings": findingsValue(fs)}, nil
 }
 
-func changesValue(c transcript.Changes) map[string]any {
+func changesValue(c RepairChanges) map[string]any {
 	ids := make([]any, len(c.IDs))
 	for i, id := range c.IDs {
 		ids[i] = id
@@ -128,95 +90,95 @@ func changesValue(c transcript.Changes) map[string]any {
 
 // opRepair: {"format", "messages"} -> {"messages", "changes"}.
 func opRepair(req map[string]any) (any, error) {
-	f, err := listFormat(req, "format")
+	f, err := field.RequiredString(req, "format", "")
 	if err != nil {
 		return nil, err
 	}
-	msgs, err := readMessages(req, f)
+	msgs, err := readMessages(req)
 	if err != nil {
 		return nil, err
 	}
-	out, ch := transcript.Repair(f, msgs)
-	return map[string]any{"messages": transcript.Write(f, out), "changes": changesValue(ch)}, nil
+	out, ch, err := Repair(Format(f), msgs)
+	if err != nil {
+		return nil, err
+	}
+	return map[string]any{"messages": out, "changes": changesValue(ch)}, nil
 }
 
 // opTrim: {"format", "messages", "max_chars"? , "max_messages"?} -> {"messages", "dropped"}.
 func opTrim(req map[string]any) (any, error) {
-	f, err := listFormat(req, "format")
+	f, err := field.RequiredString(req, "format", "")
 	if err != nil {
 		return nil, err
 	}
-	mc, hasChars, err := field.Int(req, "max_chars", "", 2, 1<<40)
+	mc, _, err := field.Int(req, "max_chars", "", transcript.MinChars, transcript.MaxLimit)
 	if err != nil {
 		return nil, err
 	}
-	mm, hasMsgs, err := field.Int(req, "max_messages", "", 1, 1<<40)
+	mm, _, err := field.Int(req, "max_messages", "", 1, transcript.MaxLimit)
 	if err != nil {
 		return nil, err
 	}
-	if !hasChars && !hasMsgs {
-		return nil, field.Errorf("max_chars", "give max_chars or max_messages (or both)")
-	}
-	msgs, err := readMessages(req, f)
+	msgs, err := readMessages(req)
 	if err != nil {
 		return nil, err
 	}
-	out, dropped := transcript.Trim(f, msgs, transcript.Limit{MaxChars: int(mc), MaxMessages: int(mm)})
-	return map[string]any{"messages": transcript.Write(f, out), "dropped": dropped}, nil
+	out, dropped, err := Trim(Format(f), msgs, int(mc), int(mm))
+	if err != nil {
+		return nil, err
+	}
+	return map[string]any{"messages": out, "dropped": dropped}, nil
 }
 
 // opNormalizeIDs: {"format"?, "target"?, "messages"} -> {"messages", "id_map"}.
 // target names the id rules (anthropic, bedrock, mistral); format the shape
-// of the list, by default the target's own (openai-chat for mistral).
+// of the list, by default the one the target's lists have (openai-chat for
+// mistral).
 func opNormalizeIDs(req map[string]any) (any, error) {
-	rules, err := optRules(req, "target")
+	m, err := stringMembers(req, "", "target", "format")
 	if err != nil {
 		return nil, err
 	}
-	var f transcript.Format
-	if _, has := req["format"]; has || rules == "" {
-		if f, err = listFormat(req, "format"); err != nil {
+	target, f := m[0], m[1]
+	if _, has := req["format"]; has || target == "" {
+		if f, err = field.RequiredString(req, "format", ""); err != nil {
+			if _, rerr := transcript.RulesNamed(target, "target"); rerr != nil {
+				return nil, rerr
+			}
 			return nil, err
 		}
-	} else if rules == transcript.RulesMistral {
-		f = transcript.OpenAIChat
 	} else {
-		f = transcript.Format(rules)
+		f = string(transcript.ListFormat(target))
 	}
-	if rules == "" {
-		rules = string(f)
-	}
-	msgs, err := readMessages(req, f)
+	msgs, err := readMessages(req)
 	if err != nil {
 		return nil, err
 	}
-	m := transcript.NormalizeIDs(f, msgs, rules)
-	return map[string]any{"messages": transcript.Write(f, msgs), "id_map": idMapValue(m)}, nil
+	out, idMap, err := NormalizeIDs(Format(f), target, msgs)
+	if err != nil {
+		return nil, err
+	}
+	return map[string]any{"messages": out, "id_map": idMapValue(idMap)}, nil
 }
 
 // opConvert: {"from", "to", "messages", "id_rules"?} -> {"messages", "id_map"?, "notes"?, "system"?}.
 func opConvert(req map[string]any) (any, error) {
-	from, err := listFormat(req, "from")
+	m, err := stringMembers(req, "", "from", "to", "id_rules")
 	if err != nil {
 		return nil, err
 	}
-	to, err := listFormat(req, "to")
+	msgs, err := readMessages(req)
 	if err != nil {
 		return nil, err
 	}
-	rules, err := optRules(req, "id_rules")
+	c, err := Convert(Format(m[0]), Format(m[1]), msgs, m[2])
 	if err != nil {
 		return nil, err
 	}
-	msgs, err := readMessages(req, from)
-	if err != nil {
-		return nil, err
-	}
-	c := transcript.Convert(from, to, msgs, rules)
 	return conversionValue(c), nil
 }
 
-func conversionValue(c transcript.Converted) map[string]any {
+func conversionValue(c Conversion) map[string]any {
 	out := map[string]any{"messages": c.Messages}
 	if len(c.IDMap) > 0 {
 		out["id_map"] = idMapValue(c.IDMap)

@@ -77,16 +77,22 @@ type LoopAttempt struct {
 // third identical failure in a row blocks the call.
 const DefaultLoopThreshold = transcript.DefaultLoopThreshold
 
-func listOf(op string, f Format, messages []any) (transcript.Format, []transcript.Message, error) {
-	tf := transcript.Format(f)
-	if !transcript.Known(tf) {
-		return "", nil, &RequestError{Op: op, Path: "format", Offset: -1, Msg: "unknown transcript format " + string(f)}
-	}
-	msgs, err := transcript.Read(tf, messages)
+// readList reads messages, a list of format f, for op.
+func readList(op string, f transcript.Format, messages []any) ([]transcript.Message, error) {
+	msgs, err := transcript.Read(f, messages)
 	if err != nil {
-		return "", nil, requestError(op, err)
+		return nil, requestError(op, err)
 	}
-	return tf, msgs, nil
+	return msgs, nil
+}
+
+// formatNamed checks the transcript format name f, the member at path, for op.
+func formatNamed(op string, f Format, path string) (transcript.Format, error) {
+	tf, err := transcript.FormatNamed(string(f), path)
+	if err != nil {
+		return "", requestError(op, err)
+	}
+	return tf, nil
 }
 
 // Check returns every finding in messages, a message list of format f
@@ -94,19 +100,24 @@ func listOf(op string, f Format, messages []any) (transcript.Format, []transcrip
 // value tree (map[string]any, []any, string, float64, bool, nil). idRules
 // selects other id rules than f's own ("mistral" for a Mistral chat list; ""
 // = f's). No findings is an empty slice. Returns a *RequestError naming the
-// member path for an unknown format or rules, or a message of the wrong
-// shape.
+// member path (as the check op does) for an unknown format ("format") or
+// rules ("id_rules"), or a message of the wrong shape ("messages[i]...").
 //
 // See docs/transcripts.md, "check", and shared/reference/wire-formats.md §1.11.
 func Check(f Format, messages []any, idRules string) ([]Finding, error) {
-	if idRules != "" && !transcript.ValidRules(idRules) {
-		return nil, &RequestError{Op: "check", Path: "id_rules", Offset: -1, Msg: "unknown id rules " + idRules}
-	}
-	tf, msgs, err := listOf("check", f, messages)
+	tf, err := formatNamed("check", f, "format")
 	if err != nil {
 		return nil, err
 	}
-	fs := transcript.Check(tf, msgs, idRules)
+	rules, err := transcript.RulesNamed(idRules, "id_rules")
+	if err != nil {
+		return nil, requestError("check", err)
+	}
+	msgs, err := readList("check", tf, messages)
+	if err != nil {
+		return nil, err
+	}
+	fs := transcript.Check(tf, msgs, rules)
 	out := make([]Finding, len(fs))
 	for i, x := range fs {
 		out[i] = Finding(x)
@@ -124,7 +135,11 @@ func Check(f Format, messages []any, idRules string) ([]Finding, error) {
 //
 // See docs/transcripts.md, "repair", and field reports B01, B03, B04, B08.
 func Repair(f Format, messages []any) ([]any, RepairChanges, error) {
-	tf, msgs, err := listOf("repair", f, messages)
+	tf, err := formatNamed("repair", f, "format")
+	if err != nil {
+		return nil, RepairChanges{}, err
+	}
+	msgs, err := readList("repair", tf, messages)
 	if err != nil {
 		return nil, RepairChanges{}, err
 	}
@@ -134,20 +149,28 @@ func Repair(f Format, messages []any) ([]any, RepairChanges, error) {
 
 // Trim drops the oldest turns of messages (format f) until the canonical
 // JSON of the list is at most maxChars characters (code points) and it holds
-// at most maxMessages messages; 0 means no limit for either. A call and its
-// results go together, and a leading system message is always kept. Returns
-// the list and the number of messages dropped. Errors as for Check.
+// at most maxMessages messages; 0 means no limit for either, but one of them
+// must be set. A call and its results go together, and a leading system
+// message is always kept. Returns the list and the number of messages
+// dropped. A maxChars below 2 or above 2^40, a maxMessages above 2^40, or
+// neither set is a *RequestError (Path "max_chars" or "max_messages"), as
+// the trim op reports it; other errors as for Check.
 //
 // See docs/transcripts.md, "trim".
 func Trim(f Format, messages []any, maxChars, maxMessages int) ([]any, int, error) {
-	if maxChars < 0 || maxMessages < 0 {
-		return nil, 0, &RequestError{Op: "trim", Path: "max_chars", Offset: -1, Msg: "limits must not be negative"}
-	}
-	tf, msgs, err := listOf("trim", f, messages)
+	tf, err := formatNamed("trim", f, "format")
 	if err != nil {
 		return nil, 0, err
 	}
-	out, n := transcript.Trim(tf, msgs, transcript.Limit{MaxChars: maxChars, MaxMessages: maxMessages})
+	lim, err := transcript.NewLimit(int64(maxChars), int64(maxMessages))
+	if err != nil {
+		return nil, 0, requestError("trim", err)
+	}
+	msgs, err := readList("trim", tf, messages)
+	if err != nil {
+		return nil, 0, err
+	}
+	out, n := transcript.Trim(tf, msgs, lim)
 	return transcript.Write(tf, out), n, nil
 }
 
@@ -157,19 +180,25 @@ func Trim(f Format, messages []any, maxChars, maxMessages int) ([]any, int, erro
 // f's own), in calls and results alike. New ids derive from an FNV-1a hash of
 // the original, so the same input gives the same ids; valid ids are kept and
 // distinct ids stay distinct. The map goes from each new id to its original.
-// Errors as for Check.
+// Errors as for Check, with unknown rules at Path "target" (the member of
+// the normalize_ids op).
 //
 // See docs/transcripts.md, "normalize_ids", and field report B16.
 func NormalizeIDs(f Format, rules string, messages []any) ([]any, map[string]string, error) {
-	if rules == "" {
-		rules = string(f)
+	rules, err := transcript.RulesNamed(rules, "target")
+	if err != nil {
+		return nil, nil, requestError("normalize_ids", err)
 	}
-	if !transcript.ValidRules(rules) {
-		return nil, nil, &RequestError{Op: "normalize_ids", Path: "target", Offset: -1, Msg: "unknown id rules " + rules}
-	}
-	tf, msgs, err := listOf("normalize_ids", f, messages)
+	tf, err := formatNamed("normalize_ids", f, "format")
 	if err != nil {
 		return nil, nil, err
+	}
+	msgs, err := readList("normalize_ids", tf, messages)
+	if err != nil {
+		return nil, nil, err
+	}
+	if rules == "" {
+		rules = string(tf)
 	}
 	m := transcript.NormalizeIDs(tf, msgs, rules)
 	return transcript.Write(tf, msgs), m, nil
@@ -180,23 +209,29 @@ func NormalizeIDs(f Format, rules string, messages []any) ([]any, map[string]str
 // as to requires; Gemini response names come from the calls; the failure of
 // a result is carried across (is_error, status "error", an "error" key, or
 // the envelope JSON for OpenAI, and back); images are carried or moved next
-// to the result with a note; ids are rewritten to to's rules. Errors as for
-// Check (the path names "from" or "to").
+// to the result with a note; ids are rewritten to the rules named by idRules
+// ("" = to's own). Errors as for Check, with the paths of the convert op
+// ("from", "to", "id_rules").
 //
 // See docs/transcripts.md, "convert", and field reports B07, B13, B16.
-func Convert(from, to Format, messages []any) (Conversion, error) {
-	if !transcript.Known(transcript.Format(to)) {
-		return Conversion{}, &RequestError{Op: "convert", Path: "to", Offset: -1, Msg: "unknown transcript format " + string(to)}
-	}
-	tf, msgs, err := listOf("convert", from, messages)
+func Convert(from, to Format, messages []any, idRules string) (Conversion, error) {
+	ff, err := formatNamed("convert", from, "from")
 	if err != nil {
-		if re, ok := err.(*RequestError); ok && re.Path == "format" {
-			re.Path = "from"
-		}
 		return Conversion{}, err
 	}
-	c := transcript.Convert(tf, transcript.Format(to), msgs, "")
-	return Conversion(c), nil
+	tt, err := formatNamed("convert", to, "to")
+	if err != nil {
+		return Conversion{}, err
+	}
+	rules, err := transcript.RulesNamed(idRules, "id_rules")
+	if err != nil {
+		return Conversion{}, requestError("convert", err)
+	}
+	msgs, err := readList("convert", ff, messages)
+	if err != nil {
+		return Conversion{}, err
+	}
+	return Conversion(transcript.Convert(ff, tt, msgs, rules)), nil
 }
 
 // LoopGuard says whether call may run after history (oldest first): when

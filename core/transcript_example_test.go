@@ -55,7 +55,7 @@ func ExampleConvert() {
 	msgs := list(`[
 	 {"role":"assistant","content":[{"type":"tool_use","id":"toolu_X","name":"read_file","input":{"path":"a.txt"}}]},
 	 {"role":"user","content":[{"type":"tool_result","tool_use_id":"toolu_X","is_error":true,"content":"permission denied"}]}]`)
-	c, _ := core.Convert(core.FormatAnthropic, core.FormatBedrock, msgs)
+	c, _ := core.Convert(core.FormatAnthropic, core.FormatBedrock, msgs, "")
 	fmt.Println(show(c.Messages[1]))
 	// Output:
 	// {"content":[{"toolResult":{"content":[{"text":"permission denied"}],"status":"error","toolUseId":"toolu_X"}}],"role":"user"}

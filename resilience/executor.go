@@ -165,7 +165,10 @@ func (x *Executor) Do(ctx context.Context, tool string, fn func(ctx context.Cont
 		env := x.classify(err, tool, attempt)
 		x.breaker(ctx, tool, attempt, core.BreakerFailure, &env)
 		x.report(ctx, Decision{Kind: DecisionCall, Tool: tool, Attempt: attempt, Envelope: &env, Err: err})
-		d := core.Retry(env, attempt, x.Retry, x.draw())
+		d, derr := core.Retry(env, attempt, x.Retry, x.draw())
+		if derr != nil {
+			return derr // a Draw outside [0, 1)
+		}
 		x.report(ctx, Decision{Kind: DecisionRetry, Tool: tool, Attempt: attempt, Allowed: d.Retry, Reason: d.Reason.String(), DelayMs: d.DelayMs, Envelope: &env})
 		if !d.Retry {
 			return &Error{Envelope: env, Attempts: attempt, Err: err}

@@ -1,7 +1,8 @@
 // Command gen-readme-invoke writes the README's Invoke reference: for every
-// op, its members, one real request and the response core.Invoke gives for
-// it, between the "invoke:begin" and "invoke:end" markers. main_test.go fails
-// when the README and the core drift apart.
+// op of the op table (core.Ops), its members, one real request and the
+// response core.Invoke gives for it, between the "invoke:begin" and
+// "invoke:end" markers. main_test.go fails when the README and the core
+// drift apart.
 //
 // Usage: go run ./scripts/gen-readme-invoke [README.md]
 package main
@@ -19,67 +20,18 @@ const (
 	end   = "<!-- invoke:end -->"
 )
 
-// op documents one Invoke op: its members and an example request.
-type op struct {
-	name, members, result, doc, request string
-}
-
-func ops() []op {
-	env := `{"code":"TRANSPORT","message":"The search tool is unavailable (HTTP 503); retry later.","retryable":true,"details":{"status":503,"tool":"search"},"source":"tool"}`
-	return []op{
-		{"version", "—", "`{abi, version}`", "", `{"op":"version"}`},
-		{"codes", "—", "the registry rows", "README § Code registry", `{"op":"codes"}`},
-		{"envelope", "`code`, `message`, `retryable`?, `details`?, `source`?", "the envelope, registry defaults filled, text sanitized", "",
-			`{"op":"envelope","code":"RATE_LIMITED","message":"Weather API returned 429 after 3 attempts","details":{"status":429,"retry_after_seconds":12,"tool":"get_weather"},"source":"tool"}`},
-		{"canonicalize", "`value`", "`value` in RFC 8785 form", "",
-			`{"op":"canonicalize","value":{"b":[1.0,1e21,"\u00e9"],"a":null}}`},
-		{"sanitize", "`text`, `max_chars`?", "`{text, truncated, original_chars?}`", "docs/sanitize.md",
-			`{"op":"sanitize","text":"GET https://api.example.com/v1?key=PLACEHOLDER_KEY failed: Authorization: Bearer PLACEHOLDER_TOKEN"}`},
-		{"classify", "one of `http` {status, headers, body} / `sse_event` {event, data, content_emitted} / `error_text`; `source`?, `provider`?, `tool`?, `attempt`?, `now_ms`?", "an envelope", "docs/classify.md",
-			`{"op":"classify","provider":"openai","now_ms":1735689600000,"http":{"status":429,"headers":{"retry-after":"7","x-request-id":"req_1"},"body":{"error":{"message":"Rate limit reached for requests","type":"requests","param":null,"code":"rate_limit_exceeded"}}}}`},
-		{"classify_exception", "`exception` {type, message, traceback}, `tool`?, `attempt`?", "a tool envelope (TOOL_ERROR, or TIMEOUT/TRANSPORT for transient types)", "docs/classify.md",
-			`{"op":"classify_exception","tool":"read_file","exception":{"traceback":"Traceback (most recent call last):\n  File \"/srv/app/tools.py\", line 12, in read_file\n    return open(path).read()\nFileNotFoundError: [Errno 2] No such file or directory: 'missing.txt'"}}`},
-		{"args_error", "`tool`?, `failures` [{path (JSON Pointer of the failing value; for required, the missing property), keyword, expected?}]", "an INVALID_ARGS envelope naming the fields", "docs/args.md",
-			`{"op":"args_error","tool":"get_weather","failures":[{"path":"/days","keyword":"maximum","expected":7},{"path":"/city","keyword":"required"}]}`},
-		{"serialize", "`format`, `results` [{call {id, name}, error \\| result}] (or one `call` + `error`/`result`)", "the messages to append, in the provider's shape", "docs/formats-*.md",
-			`{"op":"serialize","format":"anthropic","results":[{"call":{"id":"toolu_01","name":"search"},"error":` + env + `},{"call":{"id":"toolu_02","name":"get_time"},"result":{"json":{"time":"10:00"}}}]}`},
-		{"parse", "`format`, `messages`", "the outcomes: [{call, error \\| result}]", "docs/formats-*.md",
-			`{"op":"parse","format":"openai-chat","messages":[{"role":"tool","tool_call_id":"call_1","content":"{\"code\":\"TIMEOUT\",\"details\":{},\"message\":\"Search timed out.\",\"retryable\":true,\"source\":\"tool\"}"}]}`},
-		{"check", "`format`, `messages`, `id_rules`?", "`{findings: [{kind, index?, path?, ids?, message}]}`", "docs/transcripts.md",
-			`{"op":"check","format":"openai-chat","messages":[{"role":"user","content":"weather?"},{"role":"assistant","content":null,"tool_calls":[{"id":"call_1","type":"function","function":{"name":"get_weather","arguments":"{}"}}]},{"role":"user","content":"and now?"}]}`},
-		{"repair", "`format`, `messages`", "`{messages, changes}`", "docs/transcripts.md",
-			`{"op":"repair","format":"anthropic","messages":[{"role":"assistant","content":[{"type":"tool_use","id":"toolu_A","name":"search","input":{"q":"a"}},{"type":"tool_use","id":"toolu_B","name":"search","input":{"q":"b"}}]},{"role":"user","content":[{"type":"text","text":"continue"},{"type":"tool_result","tool_use_id":"toolu_B","content":"3 hits"}]}]}`},
-		{"convert", "`from`, `to`, `messages`, `id_rules`?", "`{messages, id_map?, notes?}`", "docs/transcripts.md",
-			`{"op":"convert","from":"openai-chat","to":"gemini","messages":[{"role":"assistant","content":null,"tool_calls":[{"id":"call_1","type":"function","function":{"name":"get_weather","arguments":"{\"city\":\"Paris\"}"}}]},{"role":"tool","tool_call_id":"call_1","content":"{\"code\":\"TIMEOUT\",\"details\":{},\"message\":\"Weather service timed out.\",\"retryable\":true,\"source\":\"tool\"}"}]}`},
-		{"trim", "`format`, `messages`, `max_chars`? \\| `max_messages`?", "`{messages, dropped}`", "docs/transcripts.md",
-			`{"op":"trim","format":"openai-chat","max_messages":2,"messages":[{"role":"user","content":"hi"},{"role":"assistant","content":null,"tool_calls":[{"id":"call_1","type":"function","function":{"name":"f","arguments":"{}"}}]},{"role":"tool","tool_call_id":"call_1","content":"ok"},{"role":"user","content":"thanks"}]}`},
-		{"normalize_ids", "`target` (anthropic \\| bedrock \\| mistral), `format`?, `messages`", "`{messages, id_map}`", "docs/transcripts.md",
-			`{"op":"normalize_ids","target":"mistral","format":"openai-chat","messages":[{"role":"assistant","tool_calls":[{"id":"call_0123456789abcdefXYZ","type":"function","function":{"name":"f","arguments":"{}"}}]},{"role":"tool","tool_call_id":"call_0123456789abcdefXYZ","content":"ok"}]}`},
-		{"loop_guard", "`history` [{tool, args, ok}], `call` {tool, args}, `threshold`?", "`{allow}` or `{allow: false, error}`", "docs/transcripts.md",
-			`{"op":"loop_guard","threshold":3,"call":{"tool":"search","args":{"b":1,"a":2}},"history":[{"tool":"search","args":{"a":2,"b":1},"ok":false},{"tool":"search","args":{"a":2,"b":1},"ok":false},{"tool":"search","args":{"b":1,"a":2},"ok":false}]}`},
-		{"retry", "`error`, `attempt`, `draw` in [0,1), `policy`?", "`{retry, delay_ms, reason}`", "docs/resilience.md",
-			`{"op":"retry","attempt":1,"draw":0.5,"error":` + env + `}`},
-		{"breaker", "`state` \\| null, `event` (allow \\| success \\| failure), `now_ms`, `settings`?, `error`?, `tool`?", "`{state, allowed?, error?}`", "docs/resilience.md",
-			`{"op":"breaker","state":{"phase":"closed","failures":2},"event":"failure","now_ms":1000,"error":` + env + `}`},
-		{"budget", "`limits` {steps, tokens, wall_ms}, `charge`?, `state`?, `now_ms`", "`{allowed, state, remaining, error?}`", "docs/resilience.md",
-			`{"op":"budget","state":{"steps":10,"tokens":1200,"started_ms":1000},"limits":{"steps":10,"tokens":5000,"wall_ms":60000},"charge":{"steps":1},"now_ms":3000}`},
-		{"replay", "`format`, `trace` {description, steps, bound}, `transcript`?", "`{calls, terminated, reason, transcript?}`", "docs/resilience.md",
-			`{"op":"replay","format":"anthropic","transcript":false,"trace":{"description":"503 then success","bound":20,"steps":[{"error":` + env + `},{"result":{"text":"Found 5 flights."}}]}}`},
-	}
-}
-
 func section() string {
 	var b strings.Builder
 	b.WriteString("| op | request members (`?` optional) | ok result | details |\n|---|---|---|---|\n")
-	for _, o := range ops() {
-		doc := o.doc
+	for _, o := range core.Ops() {
+		doc := o.Doc
 		if doc == "" {
 			doc = "—"
 		}
-		fmt.Fprintf(&b, "| [`%s`](#op-%s) | %s | %s | %s |\n", o.name, strings.ReplaceAll(o.name, "_", "-"), o.members, o.result, doc)
+		fmt.Fprintf(&b, "| [`%s`](#op-%s) | %s | %s | %s |\n", o.Name, strings.ReplaceAll(o.Name, "_", "-"), o.Members, o.Result, doc)
 	}
-	for _, o := range ops() {
-		fmt.Fprintf(&b, "\n#### op-%s\n\n```json\n%s\n```\n```json\n%s\n```\n", strings.ReplaceAll(o.name, "_", "-"), o.request, core.Invoke([]byte(o.request)))
+	for _, o := range core.Ops() {
+		fmt.Fprintf(&b, "\n#### op-%s\n\n```json\n%s\n```\n```json\n%s\n```\n", strings.ReplaceAll(o.Name, "_", "-"), o.Example, core.Invoke([]byte(o.Example)))
 	}
 	return b.String()
 }

@@ -21,8 +21,8 @@ func TestReadmeInvoke(t *testing.T) {
 
 // TestExamplesSucceed keeps every README example a working request.
 func TestExamplesSucceed(t *testing.T) {
-	for _, o := range ops() {
-		resp := core.Invoke([]byte(o.request))
-		require.True(t, bytes.HasPrefix(resp, []byte(`{"ok":`)), "%s example fails: %s", o.name, resp)
+	for _, o := range core.Ops() {
+		resp := core.Invoke([]byte(o.Example))
+		require.True(t, bytes.HasPrefix(resp, []byte(`{"ok":`)), "%s example fails: %s", o.Name, resp)
 	}
 }

@@ -96,6 +96,22 @@ type RetryDecision struct {
 	Reason  RetryReason
 }
 
+// MaxAttempt is the largest attempt number the retry op and core.Retry take.
+const MaxAttempt = 1 << 31
+
+// CheckRetry checks the inputs of Retry as the retry op and core.Retry both
+// take them: attempt in [1, MaxAttempt] (a *field.Error at "attempt") and
+// draw in [0, 1) (at "draw").
+func CheckRetry(attempt int64, draw float64) error {
+	if attempt < 1 || attempt > MaxAttempt {
+		return field.Errorf("attempt", "must be a whole number from 1 to "+strconv.FormatInt(MaxAttempt, 10))
+	}
+	if !(draw >= 0 && draw < 1) {
+		return field.Errorf("draw", "is required: a uniform random number in [0, 1)")
+	}
+	return nil
+}
+
 // Retry decides whether the orchestrator retries a call whose attempt number
 // attempt (1-based: the attempt that just failed) ended in e.
 //

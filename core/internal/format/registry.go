@@ -5,6 +5,10 @@
 package format
 
 import (
+	"strconv"
+	"strings"
+
+	"github.com/toolerr/toolerr/core/internal/field"
 	"github.com/toolerr/toolerr/core/internal/format/anthropic"
 	"github.com/toolerr/toolerr/core/internal/format/bedrock"
 	"github.com/toolerr/toolerr/core/internal/format/gemini"
@@ -65,4 +69,18 @@ func Lookup(name string) Codec {
 // Names lists the wire-format names this build knows, in README order.
 func Names() []string {
 	return []string{"openai-chat", "openai-responses", "anthropic", "gemini", "gemini-openai", "bedrock", "mcp"}
+}
+
+// Named returns the codec of the wire-format name; an unknown or empty name
+// is a *field.Error at path that lists the known names. Every entry point
+// (the serialize, parse and replay ops and the typed Go API) reads a format
+// name through it, so all of them word the error alike.
+func Named(name, path string) (Codec, error) {
+	if c := Lookup(name); c != nil {
+		return c, nil
+	}
+	if name == "" {
+		return nil, field.Errorf(path, "is required and must be a non-empty string")
+	}
+	return nil, field.Errorf(path, "unknown format "+strconv.Quote(name)+"; known: "+strings.Join(Names(), ", "))
 }

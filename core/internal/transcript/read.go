@@ -8,13 +8,18 @@ import (
 	"github.com/toolerr/toolerr/core/internal/format/outcome"
 )
 
-// Read reads the message list of format f into the neutral model. A member
-// toolerr models but of the wrong JSON type is a *field.Error whose path
-// starts at "messages"; anything it does not model is kept as Other.
-func Read(f Format, msgs []any) ([]Message, error) {
+// Read reads the message list of format f, the "messages" member of a
+// request, into the neutral model; see ReadList.
+func Read(f Format, msgs []any) ([]Message, error) { return ReadList(f, msgs, "messages") }
+
+// ReadList reads the message list msgs of format f, found at path in the
+// request, into the neutral model. A member toolerr models but of the wrong
+// JSON type is a *field.Error whose path starts at path
+// ("messages[2].content"); anything it does not model is kept as Other.
+func ReadList(f Format, msgs []any, path string) ([]Message, error) {
 	out := make([]Message, 0, len(msgs))
 	for i, v := range msgs {
-		p := field.Index("messages", i)
+		p := field.Index(path, i)
 		var m Message
 		var err error
 		switch f {

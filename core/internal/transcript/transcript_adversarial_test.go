@@ -297,3 +297,12 @@ func TestConvert_notesDroppedMembers(t *testing.T) {
 		})
 	}
 }
+
+// TestReadList_pathsUnderParent: a message list nested in another request
+// reports its bad members under that list's path.
+func TestReadList_pathsUnderParent(t *testing.T) {
+	_, err := ReadList(Anthropic, parse(t, `[{"role":"user","content":"hi"},{"role":"assistant","content":[{"type":"tool_use","id":5}]}]`).([]any), "batch[3].messages")
+	var fe *field.Error
+	require.ErrorAs(t, err, &fe)
+	assert.Equal(t, "batch[3].messages[1].content[0].id", fe.Path)
+}

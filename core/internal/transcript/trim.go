@@ -1,7 +1,10 @@
 package transcript
 
 import (
+	"strconv"
 	"unicode/utf8"
+
+	"github.com/toolerr/toolerr/core/internal/field"
 )
 
 // Limit is a trim budget: MaxChars, characters (code points) of the canonical
@@ -9,6 +12,29 @@ import (
 type Limit struct {
 	MaxChars    int
 	MaxMessages int
+}
+
+// The bounds of a Limit: MaxChars in [MinChars, MaxLimit], MaxMessages in
+// [1, MaxLimit].
+const (
+	MinChars = 2
+	MaxLimit = 1 << 40
+)
+
+// NewLimit checks a trim budget as the trim op and core.Trim take it (0 = no
+// limit, one of the two required): a *field.Error at "max_chars" or
+// "max_messages" for a bound out of range or when neither is set.
+func NewLimit(maxChars, maxMessages int64) (Limit, error) {
+	if maxChars != 0 && (maxChars < MinChars || maxChars > MaxLimit) {
+		return Limit{}, field.Errorf("max_chars", "must be a whole number from "+strconv.Itoa(MinChars)+" to "+strconv.Itoa(MaxLimit))
+	}
+	if maxMessages != 0 && (maxMessages < 1 || maxMessages > MaxLimit) {
+		return Limit{}, field.Errorf("max_messages", "must be a whole number from 1 to "+strconv.Itoa(MaxLimit))
+	}
+	if maxChars == 0 && maxMessages == 0 {
+		return Limit{}, field.Errorf("max_chars", "give max_chars or max_messages (or both)")
+	}
+	return Limit{MaxChars: int(maxChars), MaxMessages: int(maxMessages)}, nil
 }
 
 // units splits a list into the pieces trim drops whole: a call turn with

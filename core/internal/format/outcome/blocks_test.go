@@ -4,7 +4,9 @@ import (
 	"testing"
 
 	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 	"github.com/toolerr/toolerr/core/internal/canonical"
+	"github.com/toolerr/toolerr/core/internal/field"
 )
 
 func TestQuoteTail_equalsAppendString(t *testing.T) {
@@ -70,4 +72,26 @@ func TestNonBlank_keepsSliceWhenNothingDropped(t *testing.T) {
 	assert.Equal(t, bs, NonBlank(bs))
 	assert.Nil(t, NonBlank([]Block{{Type: "text", Text: " "}}))
 	assert.Equal(t, []Block{{Type: "text", Text: "a"}}, NonBlank([]Block{{Type: "text"}, {Type: "text", Text: "a"}}))
+}
+
+// TestRead_pathsUnderParent: a serialize request nested in another one
+// reports its bad members under the parent's path.
+func TestRead_pathsUnderParent(t *testing.T) {
+	for _, tc := range []struct {
+		req  string
+		path string
+	}{
+		{`{"results":[{"call":{"id":"a"},"result":{"text":"ok"}},{"call":{"id":7},"result":{}}]}`, "batch[2].results[1].call.id"},
+		{`{"results":[]}`, "batch[2].results"},
+		{`{"results":3}`, "batch[2].results"},
+		{`{"call":{"id":"a","name":false},"result":{}}`, "batch[2].call.name"},
+		{`{"call":{"id":"a"}}`, "batch[2]"},
+	} {
+		v, err := canonical.Parse([]byte(tc.req))
+		require.NoError(t, err)
+		_, err = Read(v.(map[string]any), "batch[2]")
+		var fe *field.Error
+		require.ErrorAs(t, err, &fe, tc.req)
+		assert.Equal(t, tc.path, fe.Path, tc.req)
+	}
 }

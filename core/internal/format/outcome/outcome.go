@@ -111,15 +111,18 @@ func Safe(e envelope.Envelope) envelope.Envelope {
 // IsBlank reports whether s is empty or only white space.
 func IsBlank(s string) bool { return strings.TrimSpace(s) == "" }
 
-// Read reads the outcomes of a serialize request: either "results", an array
-// of {"call", "error"|"result"}, or the shorthand of one outcome as top-level
-// "call" and "error"|"result" members.
-func Read(req map[string]any) ([]Outcome, error) {
-	if arr, ok, err := field.Array(req, "results", ""); err != nil {
+// Read reads the outcomes of a serialize request m, found at path parent
+// ("" for a request's root): either "results", an array of {"call",
+// "error"|"result"}, or the shorthand of one outcome as "call" and
+// "error"|"result" members of m. Errors are *field.Error with paths under
+// parent ("results[2].call.id").
+func Read(m map[string]any, parent string) ([]Outcome, error) {
+	if arr, ok, err := field.Array(m, "results", parent); err != nil {
 		return nil, err
 	} else if ok {
+		rp := field.Join(parent, "results")
 		if len(arr) == 0 {
-			return nil, field.Errorf("results", "must hold at least one outcome")
+			return nil, field.Errorf(rp, "must hold at least one outcome")
 		}
 		outs := make([]Outcome, len(arr))
 		slots := make([]slot, len(arr))
@@ -132,7 +135,7 @@ func Read(req map[string]any) ([]Outcome, error) {
 				err = readOne(m, "", &outs[i], &slots[i])
 			}
 			if err != nil {
-				p := field.Index("results", i)
+				p := field.Index(rp, i)
 				if m, err = field.Object(v, p); err == nil {
 					err = readOne(m, p, &outs[i], &slots[i])
 				}
@@ -142,7 +145,7 @@ func Read(req map[string]any) ([]Outcome, error) {
 		return outs, nil
 	}
 	one := new(single)
-	if err := readOne(req, "", &one.out[0], &one.slot); err != nil {
+	if err := readOne(m, parent, &one.out[0], &one.slot); err != nil {
 		return nil, err
 	}
 	return one.out[:], nil

@@ -1,0 +1,244 @@
+package core
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/toolerr/toolerr/core/internal/canonical"
+	"github.com/toolerr/toolerr/core/internal/decide"
+	"github.com/toolerr/toolerr/core/internal/envelope"
+	"github.com/toolerr/toolerr/core/internal/format/outcome"
+	"github.com/toolerr/toolerr/core/internal/transcript"
+)
+
+// typedCalls run the request of a fixture through the typed Go API instead of
+// Invoke: each member decoded by type assertion alone, the typed function
+// called, its result encoded as the op encodes it. ok is false when the
+// request cannot be expressed in Go types.
+var typedCalls = map[string]func(req map[string]any) (any, error, bool){
+	"serialize": func(req map[string]any) (any, error, bool) {
+		f, ok := str(req, "format")
+		if _, many := req["results"]; !ok || !many {
+			return nil, nil, false // the one-outcome shorthand is the op's own form
+		}
+		outs, err := outcome.Read(req, "")
+		if err != nil {
+			return nil, nil, false
+		}
+		r, err := Serialize(Format(f), outs)
+		return r, err, true
+	},
+	"parse": func(req map[string]any) (any, error, bool) {
+		f, ok1 := str(req, "format")
+		msgs, ok2 := arr(req, "messages")
+		if !ok1 || !ok2 {
+			return nil, nil, false
+		}
+		outs, err := Parse(Format(f), msgs)
+		if err != nil {
+			return nil, err, true
+		}
+		res := make([]any, 0, len(outs))
+		for _, o := range outs {
+			res = append(res, outcome.Value(o))
+		}
+		return res, nil, true
+	},
+	"check": func(req map[string]any) (any, error, bool) {
+		f, ok1 := str(req, "format")
+		rules, ok2 := str(req, "id_rules")
+		msgs, ok3 := arr(req, "messages")
+		if !ok1 || !ok2 || !ok3 {
+			return nil, nil, false
+		}
+		fs, err := Check(Format(f), msgs, rules)
+		if err != nil {
+			return nil, err, true
+		}
+		return map[string]any{"findings": findingsValue(fs)}, nil, true
+	},
+	"repair": func(req map[string]any) (any, error, bool) {
+		f, ok1 := str(req, "format")
+		msgs, ok2 := arr(req, "messages")
+		if !ok1 || !ok2 {
+			return nil, nil, false
+		}
+		out, ch, err := Repair(Format(f), msgs)
+		if err != nil {
+			return nil, err, true
+		}
+		return map[string]any{"messages": out, "changes": changesValue(ch)}, nil, true
+	},
+	"trim": func(req map[string]any) (any, error, bool) {
+		f, ok1 := str(req, "format")
+		mc, ok2 := num(req, "max_chars")
+		mm, ok3 := num(req, "max_messages")
+		msgs, ok4 := arr(req, "messages")
+		if !ok1 || !ok2 || !ok3 || !ok4 || present(req, "max_chars") && mc == 0 || present(req, "max_messages") && mm == 0 {
+			return nil, nil, false // 0 means "no limit" in Go, "out of range" in JSON
+		}
+		out, n, err := Trim(Format(f), msgs, int(mc), int(mm))
+		if err != nil {
+			return nil, err, true
+		}
+		return map[string]any{"messages": out, "dropped": n}, nil, true
+	},
+	"normalize_ids": func(req map[string]any) (any, error, bool) {
+		f, ok1 := str(req, "format")
+		target, ok2 := str(req, "target")
+		msgs, ok3 := arr(req, "messages")
+		if !ok1 || !ok2 || !ok3 || !present(req, "format") && target == "" {
+			return nil, nil, false
+		}
+		if !present(req, "format") {
+			f = string(transcript.ListFormat(target)) // the op's default: the target's own lists
+		}
+		out, m, err := NormalizeIDs(Format(f), target, msgs)
+		if err != nil {
+			return nil, err, true
+		}
+		return map[string]any{"messages": out, "id_map": idMapValue(m)}, nil, true
+	},
+	"convert": func(req map[string]any) (any, error, bool) {
+		from, ok1 := str(req, "from")
+		to, ok2 := str(req, "to")
+		rules, ok3 := str(req, "id_rules")
+		msgs, ok4 := arr(req, "messages")
+		if !ok1 || !ok2 || !ok3 || !ok4 {
+			return nil, nil, false
+		}
+		c, err := Convert(Format(from), Format(to), msgs, rules)
+		if err != nil {
+			return nil, err, true
+		}
+		return conversionValue(c), nil, true
+	},
+	"retry": func(req map[string]any) (any, error, bool) {
+		ev, ok1 := req["error"]
+		attempt, ok2 := num(req, "attempt")
+		draw, ok3 := num(req, "draw")
+		if !ok1 || !ok2 || !ok3 || !present(req, "attempt") || attempt != float64(int(attempt)) || !present(req, "draw") {
+			return nil, nil, false
+		}
+		e, err := envelope.FromValue(ev, "error")
+		if err != nil {
+			return nil, nil, false
+		}
+		p, err := decide.ReadRetryPolicy(req, "policy")
+		if err != nil {
+			return nil, nil, false
+		}
+		d, err := Retry(e, int(attempt), p, draw)
+		if err != nil {
+			return nil, err, true
+		}
+		return d.Value(), nil, true
+	},
+}
+
+func present(req map[string]any, k string) bool { _, ok := req[k]; return ok }
+
+// str returns req[k] as a string ("" when absent); ok is false for another type.
+func str(req map[string]any, k string) (string, bool) {
+	v, has := req[k]
+	if !has || v == nil {
+		return "", true
+	}
+	s, ok := v.(string)
+	return s, ok
+}
+
+func num(req map[string]any, k string) (float64, bool) {
+	v, has := req[k]
+	if !has || v == nil {
+		return 0, true
+	}
+	f, ok := v.(float64)
+	return f, ok
+}
+
+// arr returns req[k] as an array; ok is false when absent or of another type.
+func arr(req map[string]any, k string) ([]any, bool) {
+	a, ok := req[k].([]any)
+	return a, ok
+}
+
+// TestTypedAPI_agreesWithOps: for every fixture of an op with a typed Go
+// function, the function gives the same result, or the same error (path,
+// op and wording), as Invoke; requests the Go types cannot express are
+// skipped and counted.
+func TestTypedAPI_agreesWithOps(t *testing.T) {
+	for op, call := range typedCalls {
+		files, err := filepath.Glob(filepath.Join("..", "conformance", "fixtures", op, "*.json"))
+		require.NoError(t, err)
+		require.NotEmpty(t, files, op)
+		compared := 0
+		for _, file := range files {
+			b, err := os.ReadFile(file)
+			require.NoError(t, err)
+			var cases []struct {
+				Description string
+				Tests       []struct {
+					Description string
+					Request     json.RawMessage
+				}
+			}
+			require.NoError(t, json.Unmarshal(b, &cases), file)
+			for _, c := range cases {
+				for _, tc := range c.Tests {
+					v, err := canonical.Parse(tc.Request)
+					if err != nil {
+						continue
+					}
+					req, ok := v.(map[string]any)
+					if !ok {
+						continue
+					}
+					want := Invoke(tc.Request)
+					res, err, ok := call(req)
+					if !ok {
+						continue
+					}
+					var got []byte
+					if err != nil {
+						got = badRequest(requestError(op, err))
+					} else {
+						got, err = canonical.Marshal(map[string]any{"ok": res})
+						require.NoError(t, err)
+					}
+					require.Equal(t, string(want), string(got), "%s: %s / %s", filepath.Base(file), c.Description, tc.Description)
+					compared++
+				}
+			}
+		}
+		require.NotZero(t, compared, op)
+		t.Logf("%s: %d fixtures compared", op, compared)
+	}
+}
+
+// TestOpTable_fixtures: every op of the table has conformance fixtures, and
+// every fixture folder names an op of the table (adapters, edge, invalid_input
+// and optional hold fixtures of several ops).
+func TestOpTable_fixtures(t *testing.T) {
+	known := map[string]bool{}
+	for _, o := range Ops() {
+		require.False(t, known[o.Name], "op %s listed twice", o.Name)
+		known[o.Name] = true
+		files, err := filepath.Glob(filepath.Join("..", "conformance", "fixtures", o.Name, "*.json"))
+		require.NoError(t, err)
+		require.NotEmpty(t, files, "op %s has no fixtures", o.Name)
+	}
+	dirs, err := os.ReadDir(filepath.Join("..", "conformance", "fixtures"))
+	require.NoError(t, err)
+	for _, d := range dirs {
+		switch d.Name() {
+		case "adapters", "edge", "invalid_input", "optional":
+			continue
+		}
+		require.True(t, !d.IsDir() || known[d.Name()], "fixtures/%s names no op", d.Name())
+	}
+}
