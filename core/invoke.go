@@ -159,19 +159,19 @@ func opCodes(map[string]any) (any, error) {
 func opCanonicalize(req map[string]any) (any, error) {
 	v, ok := req["value"]
 	if !ok {
-		return nil, field.Errorf("value", "is required")
+		return nil, field.NewError("value", "is required")
 	}
 	return v, nil
 }
 
 // opSanitize: {"text": string, "max_chars"?: int} -> {"text", "truncated", "original_chars"}.
 func opSanitize(req map[string]any) (any, error) {
-	text, ok, err := field.String(req, "text", "")
+	text, ok, err := field.Get[string](req, "text", "")
 	if err != nil {
 		return nil, err
 	}
 	if !ok {
-		return nil, field.Errorf("text", "is required")
+		return nil, field.NewError("text", "is required")
 	}
 	max, hasMax, err := field.Int(req, "max_chars", "", 1, 1<<30)
 	if err != nil {
@@ -218,25 +218,25 @@ func opEnvelope(req map[string]any) (any, error) {
 		return nil, err
 	}
 	if !envelope.ValidCodeToken(code) {
-		return nil, field.Errorf("code", "must be an UPPER_SNAKE token, got "+strconv.Quote(code))
+		return nil, field.NewError("code", "must be an UPPER_SNAKE token, got "+strconv.Quote(code))
 	}
-	msg, _, err := field.String(req, "message", "")
+	msg, _, err := field.Get[string](req, "message", "")
 	if err != nil {
 		return nil, err
 	}
-	details, _, err := field.Obj(req, "details", "")
+	details, _, err := field.Get[map[string]any](req, "details", "")
 	if err != nil {
 		return nil, err
 	}
-	src, _, err := field.String(req, "source", "")
+	src, _, err := field.Get[string](req, "source", "")
 	if err != nil {
 		return nil, err
 	}
 	if src != "" && !Source(src).Valid() {
-		return nil, field.Errorf("source", "must be tool, provider or orchestrator, got "+strconv.Quote(src))
+		return nil, field.NewError("source", "must be tool, provider or orchestrator, got "+strconv.Quote(src))
 	}
 	e := NewEnvelope(Code(code), msg, details, Source(src))
-	if r, ok, err := field.Bool(req, "retryable", ""); err != nil {
+	if r, ok, err := field.Get[bool](req, "retryable", ""); err != nil {
 		return nil, err
 	} else if ok {
 		e.Retryable = r

@@ -8,13 +8,13 @@ import (
 // opArgsError: {"tool"?: string, "failures": [{"path", "keyword", "message"?,
 // "expected"?}, ...]} -> the INVALID_ARGS envelope (see InvalidArgs).
 func opArgsError(req map[string]any) (any, error) {
-	tool, _, err := field.String(req, "tool", "")
+	tool, _, err := field.Get[string](req, "tool", "")
 	if err != nil {
 		return nil, err
 	}
 	v, ok := req["failures"]
 	if !ok || v == nil {
-		return nil, field.Errorf("failures", "is required")
+		return nil, field.NewError("failures", "is required")
 	}
 	fs, err := args.FromValue(v, "failures")
 	if err != nil {

@@ -70,12 +70,12 @@ func opParse(req map[string]any) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	msgs, ok, err := field.Array(req, "messages", "")
+	msgs, ok, err := field.Get[[]any](req, "messages", "")
 	if err != nil {
 		return nil, err
 	}
 	if !ok {
-		return nil, field.Errorf("messages", "is required")
+		return nil, field.NewError("messages", "is required")
 	}
 	outs, err := c.Parse(msgs)
 	if err != nil {

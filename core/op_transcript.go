@@ -7,12 +7,12 @@ import (
 
 // readMessages reads the "messages" member: the message list itself.
 func readMessages(req map[string]any) ([]any, error) {
-	arr, ok, err := field.Array(req, "messages", "")
+	arr, ok, err := field.Get[[]any](req, "messages", "")
 	if err != nil {
 		return nil, err
 	}
 	if !ok {
-		return nil, field.Errorf("messages", "is required (the message list)")
+		return nil, field.NewError("messages", "is required (the message list)")
 	}
 	return arr, nil
 }
@@ -26,7 +26,7 @@ func stringMembers(req map[string]any, required string, keys ...string) ([]strin
 		if k == required {
 			out[i], err = field.RequiredString(req, k, "")
 		} else {
-			out[i], _, err = field.String(req, k, "")
+			out[i], _, err = field.Get[string](req, k, "")
 		}
 		if err != nil {
 			return nil, err
@@ -199,7 +199,7 @@ func conversionValue(c Conversion) map[string]any {
 // opLoopGuard: {"history": [{"tool", "args", "ok"}], "call": {"tool", "args"}, "threshold"?}
 // -> {"allow": true} or {"allow": false, "error": <LOOP_DETECTED envelope>}.
 func opLoopGuard(req map[string]any) (any, error) {
-	arr, _, err := field.Array(req, "history", "")
+	arr, _, err := field.Get[[]any](req, "history", "")
 	if err != nil {
 		return nil, err
 	}
@@ -214,7 +214,7 @@ func opLoopGuard(req map[string]any) (any, error) {
 	}
 	cv, ok := req["call"]
 	if !ok {
-		return nil, field.Errorf("call", "is required ({\"tool\", \"args\"})")
+		return nil, field.NewError("call", "is required ({\"tool\", \"args\"})")
 	}
 	call, err := readAttempt(cv, "call", false)
 	if err != nil {
@@ -232,7 +232,7 @@ func opLoopGuard(req map[string]any) (any, error) {
 }
 
 func readAttempt(v any, p string, needOK bool) (transcript.Attempt, error) {
-	m, err := field.Object(v, p)
+	m, err := field.As[map[string]any](v, p)
 	if err != nil {
 		return transcript.Attempt{}, err
 	}
@@ -242,12 +242,12 @@ func readAttempt(v any, p string, needOK bool) (transcript.Attempt, error) {
 	}
 	a := transcript.Attempt{Tool: tool, Args: m["args"]}
 	if needOK {
-		ok, has, err := field.Bool(m, "ok", p)
+		ok, has, err := field.Get[bool](m, "ok", p)
 		if err != nil {
 			return a, err
 		}
 		if !has {
-			return a, field.Errorf(field.Join(p, "ok"), "is required (true for a success)")
+			return a, field.NewError(field.Join(p, "ok"), "is required (true for a success)")
 		}
 		a.OK = ok
 	}

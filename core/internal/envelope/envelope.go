@@ -106,7 +106,7 @@ func (e Envelope) Value() map[string]any {
 // *field.Error it returns. The code need not be registered: a newer peer may
 // know codes this build does not.
 func FromValue(v any, path string) (Envelope, error) {
-	m, err := field.Object(v, path)
+	m, err := field.As[map[string]any](v, path)
 	if err != nil {
 		return Envelope{}, err
 	}
@@ -123,42 +123,42 @@ func FromValue(v any, path string) (Envelope, error) {
 		}
 	}
 	if found {
-		return Envelope{}, field.Errorf(field.Join(path, bad), "is not an envelope field (want code, message, retryable, details, source)")
+		return Envelope{}, field.NewError(field.Join(path, bad), "is not an envelope field (want code, message, retryable, details, source)")
 	}
 	code, err := field.RequiredString(m, "code", path)
 	if err != nil {
 		return Envelope{}, err
 	}
 	if !ValidCodeToken(code) {
-		return Envelope{}, field.Errorf(field.Join(path, "code"), "must be an UPPER_SNAKE token, got "+strconv.Quote(code))
+		return Envelope{}, field.NewError(field.Join(path, "code"), "must be an UPPER_SNAKE token, got "+strconv.Quote(code))
 	}
-	msg, ok, err := field.String(m, "message", path)
+	msg, ok, err := field.Get[string](m, "message", path)
 	if err != nil {
 		return Envelope{}, err
 	}
 	if !ok {
-		return Envelope{}, field.Errorf(field.Join(path, "message"), "is required")
+		return Envelope{}, field.NewError(field.Join(path, "message"), "is required")
 	}
-	retry, ok, err := field.Bool(m, "retryable", path)
+	retry, ok, err := field.Get[bool](m, "retryable", path)
 	if err != nil {
 		return Envelope{}, err
 	}
 	if !ok {
-		return Envelope{}, field.Errorf(field.Join(path, "retryable"), "is required")
+		return Envelope{}, field.NewError(field.Join(path, "retryable"), "is required")
 	}
-	details, ok, err := field.Obj(m, "details", path)
+	details, ok, err := field.Get[map[string]any](m, "details", path)
 	if err != nil {
 		return Envelope{}, err
 	}
 	if !ok {
-		return Envelope{}, field.Errorf(field.Join(path, "details"), "is required (use {} when empty)")
+		return Envelope{}, field.NewError(field.Join(path, "details"), "is required (use {} when empty)")
 	}
 	src, err := field.RequiredString(m, "source", path)
 	if err != nil {
 		return Envelope{}, err
 	}
 	if !Source(src).Valid() {
-		return Envelope{}, field.Errorf(field.Join(path, "source"), "must be tool, provider or orchestrator, got "+strconv.Quote(src))
+		return Envelope{}, field.NewError(field.Join(path, "source"), "must be tool, provider or orchestrator, got "+strconv.Quote(src))
 	}
 	return Envelope{Code: Code(code), Message: msg, Retryable: retry, Details: details, Source: Source(src)}, nil
 }

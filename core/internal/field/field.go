@@ -1,19 +1,23 @@
 // Package field reads typed members out of a parsed JSON request (the value
 // tree of package canonical) and reports a missing or mistyped member with the
-// JSON path of the member, so that every Invoke error says where it is.
+// JSON path of the member, so that every Invoke error says where it is. Every
+// INVALID_INPUT error of the core is an *Error built here.
 package field
 
-import "math"
+import (
+	"math"
+	"strconv"
+)
 
 // Error is a member of a request that is missing or has the wrong type or
-// value. Path is a JSON-pointer-like dotted path from the request root, for
-// example "http.status" or "results[2].call.id".
+// value. Path is a dotted path from the request root, for example
+// "http.status" or "results[2].call.id" ("" for the request itself).
 type Error struct {
 	Path string
 	Msg  string
 }
 
-// Error returns "toolerr: <path>: <msg>".
+// Error returns "toolerr: <path>: <msg>", or "toolerr: <msg>" at the root.
 func (e *Error) Error() string {
 	if e.Path == "" {
 		return "toolerr: " + e.Msg
@@ -21,8 +25,9 @@ func (e *Error) Error() string {
 	return "toolerr: " + e.Path + ": " + e.Msg
 }
 
-// Errorf builds an *Error at path.
-func Errorf(path, msg string) error { return &Error{Path: path, Msg: msg} }
+// NewError returns an *Error at path saying msg ("is required", "must be an
+// object, got string").
+func NewError(path, msg string) error { return &Error{Path: path, Msg: msg} }
 
 // Join returns the path of member key under parent.
 func Join(parent, key string) string {
@@ -34,38 +39,53 @@ func Join(parent, key string) string {
 
 // Index returns the path of element i under parent.
 func Index(parent string, i int) string {
-	return parent + "[" + itoa(i) + "]"
+	return parent + "[" + strconv.Itoa(i) + "]"
 }
 
-func itoa(i int) string {
-	if i == 0 {
-		return "0"
-	}
-	var b [20]byte
-	n := len(b)
-	neg := i < 0
-	if neg {
-		i = -i
-	}
-	for i > 0 {
-		n--
-		b[n] = byte('0' + i%10)
-		i /= 10
-	}
-	if neg {
-		n--
-		b[n] = '-'
-	}
-	return string(b[n:])
+// Value is a JSON type of the value tree: string, bool, float64 (a number),
+// []any (an array) or map[string]any (an object).
+type Value interface {
+	string | bool | float64 | []any | map[string]any
 }
 
-// Object returns v as an object, or an *Error at path.
-func Object(v any, path string) (map[string]any, error) {
-	m, ok := v.(map[string]any)
+// As returns v as a T, or an *Error at path ("must be an object, got
+// string").
+func As[T Value](v any, path string) (T, error) {
+	t, ok := v.(T)
 	if !ok {
-		return nil, Errorf(path, "must be an object, got "+TypeName(v))
+		return t, NewError(path, "must be "+typeWord[T]()+", got "+TypeName(v))
 	}
-	return m, nil
+	return t, nil
+}
+
+// Get returns member key of m (the object at path parent) as a T. A missing
+// or null member gives the zero T and ok false, with no error; a member of
+// another type is an *Error at the member's path.
+func Get[T Value](m map[string]any, key, parent string) (t T, ok bool, err error) {
+	v, present := m[key]
+	if !present || v == nil {
+		return t, false, nil
+	}
+	if t, ok = v.(T); !ok {
+		return t, false, NewError(Join(parent, key), "must be "+typeWord[T]()+", got "+TypeName(v))
+	}
+	return t, true, nil
+}
+
+// typeWord names T with its article, as the error messages do.
+func typeWord[T Value]() string {
+	var t T
+	switch any(t).(type) {
+	case string:
+		return "a string"
+	case bool:
+		return "a boolean"
+	case float64:
+		return "a number"
+	case []any:
+		return "an array"
+	}
+	return "an object"
 }
 
 // TypeName names the JSON type of a value-tree value.
@@ -87,100 +107,90 @@ func TypeName(v any) string {
 	return "unknown"
 }
 
-// String returns m[key] as a string. A missing or null member gives "" and
-// ok=false with no error; a member of another type is an *Error.
-func String(m map[string]any, key, parent string) (s string, ok bool, err error) {
-	v, present := m[key]
-	if !present || v == nil {
-		return "", false, nil
-	}
-	s, isStr := v.(string)
-	if !isStr {
-		return "", false, Errorf(Join(parent, key), "must be a string, got "+TypeName(v))
-	}
-	return s, true, nil
-}
-
-// RequiredString is String with a missing member, or an empty string, as an *Error.
+// RequiredString is Get[string] with a missing member, or an empty string,
+// as an *Error.
 func RequiredString(m map[string]any, key, parent string) (string, error) {
-	s, ok, err := String(m, key, parent)
+	s, ok, err := Get[string](m, key, parent)
 	if err != nil {
 		return "", err
 	}
 	if !ok || s == "" {
-		return "", Errorf(Join(parent, key), "is required and must be a non-empty string")
+		return "", NewError(Join(parent, key), "is required and must be a non-empty string")
 	}
 	return s, nil
 }
 
-// Bool returns m[key] as a bool; see String for the missing case.
-func Bool(m map[string]any, key, parent string) (b bool, ok bool, err error) {
-	v, present := m[key]
-	if !present || v == nil {
-		return false, false, nil
-	}
-	b, isBool := v.(bool)
-	if !isBool {
-		return false, false, Errorf(Join(parent, key), "must be a boolean, got "+TypeName(v))
-	}
-	return b, true, nil
-}
-
-// Number returns m[key] as a float64; see String for the missing case.
-func Number(m map[string]any, key, parent string) (f float64, ok bool, err error) {
-	v, present := m[key]
-	if !present || v == nil {
-		return 0, false, nil
-	}
-	f, isNum := v.(float64)
-	if !isNum {
-		return 0, false, Errorf(Join(parent, key), "must be a number, got "+TypeName(v))
-	}
-	return f, true, nil
-}
-
-// Int returns m[key] as an int64 in [min, max]; a fraction or a value out of
-// range is an *Error. See String for the missing case.
+// Int returns member key of m as an int64 in [min, max]; a fraction or a
+// value out of range is an *Error (see InRange). See Get for the missing
+// case.
 func Int(m map[string]any, key, parent string, min, max int64) (n int64, ok bool, err error) {
-	f, ok, err := Number(m, key, parent)
+	f, ok, err := Get[float64](m, key, parent)
 	if err != nil || !ok {
 		return 0, ok, err
 	}
 	if f != math.Trunc(f) || f < float64(min) || f > float64(max) {
-		return 0, false, Errorf(Join(parent, key), "must be a whole number from "+itoa64(min)+" to "+itoa64(max))
+		return 0, false, rangeError(Join(parent, key), min, max)
 	}
 	return int64(f), true, nil
 }
 
-func itoa64(n int64) string {
-	if n >= math.MinInt && n <= math.MaxInt {
-		return itoa(int(n))
+// InRange checks a whole number given in Go as Int checks one given in
+// JSON: n outside [min, max] is the same *Error at path.
+func InRange(path string, n, min, max int64) error {
+	if n < min || n > max {
+		return rangeError(path, min, max)
 	}
-	return "?"
+	return nil
 }
 
-// Array returns m[key] as an array; see String for the missing case.
-func Array(m map[string]any, key, parent string) (a []any, ok bool, err error) {
-	v, present := m[key]
-	if !present || v == nil {
-		return nil, false, nil
-	}
-	a, isArr := v.([]any)
-	if !isArr {
-		return nil, false, Errorf(Join(parent, key), "must be an array, got "+TypeName(v))
-	}
-	return a, true, nil
+func rangeError(path string, min, max int64) error {
+	return NewError(path, "must be a whole number from "+strconv.FormatInt(min, 10)+" to "+strconv.FormatInt(max, 10))
 }
 
-// Obj returns m[key] as an object; see String for the missing case.
-func Obj(m map[string]any, key, parent string) (o map[string]any, ok bool, err error) {
-	v, present := m[key]
-	if !present || v == nil {
-		return nil, false, nil
-	}
-	o, isObj := v.(map[string]any)
-	if !isObj {
-		return nil, false, Errorf(Join(parent, key), "must be an object, got "+TypeName(v))
-	}
-	return o, true, nil
+// The accessors below are the names of Get and As before they were one
+// generic function; they remain for the packages not yet moved to Get.
+
+// Errorf is NewError.
+//
+// Deprecated: use NewError.
+func Errorf(path, msg string) error { return NewError(path, msg) }
+
+// Object is As[map[string]any].
+//
+// Deprecated: use As.
+func Object(v any, path string) (map[string]any, error) { return As[map[string]any](v, path) }
+
+// String is Get[string].
+//
+// Deprecated: use Get.
+func String(m map[string]any, key, parent string) (string, bool, error) {
+	return Get[string](m, key, parent)
+}
+
+// Bool is Get[bool].
+//
+// Deprecated: use Get.
+func Bool(m map[string]any, key, parent string) (bool, bool, error) {
+	return Get[bool](m, key, parent)
+}
+
+// Number is Get[float64].
+//
+// Deprecated: use Get.
+func Number(m map[string]any, key, parent string) (float64, bool, error) {
+	return Get[float64](m, key, parent)
+}
+
+// Array is Get[[]any].
+//
+// Deprecated: use Get.
+func Array(m map[string]any, key, parent string) ([]any, bool, error) {
+	return Get[[]any](m, key, parent)
+}
+
+// Obj is Get[map[string]any].
+//
+// Deprecated: use Get.
+func Obj(m map[string]any, key, parent string) (map[string]any, bool, error) {
+	return Get[map[string]any](m, key, parent)
 }

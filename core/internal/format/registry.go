@@ -80,7 +80,7 @@ func Named(name, path string) (Codec, error) {
 		return c, nil
 	}
 	if name == "" {
-		return nil, field.Errorf(path, "is required and must be a non-empty string")
+		return nil, field.NewError(path, "is required and must be a non-empty string")
 	}
-	return nil, field.Errorf(path, "unknown format "+strconv.Quote(name)+"; known: "+strings.Join(Names(), ", "))
+	return nil, field.NewError(path, "unknown format "+strconv.Quote(name)+"; known: "+strings.Join(Names(), ", "))
 }

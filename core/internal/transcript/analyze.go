@@ -365,7 +365,7 @@ func Check(f Format, msgs []Message, rules string) []Finding {
 				}
 			}
 			if n != len(gr.calls) {
-				evs = append(evs, ev{l: loc{gr.lo, -1}, kind: FindResponseCount, msg: "Gemini needs exactly one functionResponse per functionCall of the turn, in one content (" + itoa(n) + " responses for " + itoa(len(gr.calls)) + " calls)."})
+				evs = append(evs, ev{l: loc{gr.lo, -1}, kind: FindResponseCount, msg: "Gemini needs exactly one functionResponse per functionCall of the turn, in one content (" + strconv.Itoa(n) + " responses for " + strconv.Itoa(len(gr.calls)) + " calls)."})
 			}
 			for i := gr.lo; i < gr.hi; i++ {
 				for j, p := range msgs[i].Parts {
@@ -556,5 +556,3 @@ func emptyTextRejected(f Format, m Message) bool {
 	}
 	return false
 }
-
-func itoa(n int) string { return strconv.Itoa(n) }

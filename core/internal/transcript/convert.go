@@ -2,6 +2,7 @@ package transcript
 
 import (
 	"sort"
+	"strconv"
 	"strings"
 )
 
@@ -28,7 +29,7 @@ func Convert(from, to Format, msgs []Message, rules string) Converted {
 	}
 	turns, generated := regroup(from, msgs, to)
 	if generated > 0 {
-		notes = append(notes, "generated ids for "+itoa(generated)+" calls that had none (Gemini), paired with their responses by name and order")
+		notes = append(notes, "generated ids for "+strconv.Itoa(generated)+" calls that had none (Gemini), paired with their responses by name and order")
 	}
 	r := idRules(to, rules)
 	ids := planIDs(turns, r)
@@ -47,7 +48,7 @@ func Convert(from, to Format, msgs []Message, rules string) Converted {
 		}
 	}
 	if pendingNote > 0 {
-		notes = append(notes, itoa(pendingNote)+" tool-result images moved into a user message after the tool messages: openai-chat tool messages carry text only")
+		notes = append(notes, strconv.Itoa(pendingNote)+" tool-result images moved into a user message after the tool messages: openai-chat tool messages carry text only")
 	}
 	if len(w.dropped) > 0 {
 		keys := make([]string, 0, len(w.dropped))
@@ -56,7 +57,7 @@ func Convert(from, to Format, msgs []Message, rules string) Converted {
 		}
 		sort.Strings(keys)
 		for _, k := range keys {
-			notes = append(notes, "dropped "+itoa(w.dropped[k])+" "+k+" that "+string(to)+" cannot carry")
+			notes = append(notes, "dropped "+strconv.Itoa(w.dropped[k])+" "+k+" that "+string(to)+" cannot carry")
 		}
 	}
 	c := Converted{Messages: out, IDMap: ids.Back, Notes: notes}
@@ -118,7 +119,7 @@ func regroup(from Format, msgs []Message, to Format) ([]Message, int) {
 				continue
 			}
 			if p.Call.ID == "" && to != Gemini {
-				p.Call.ID = "call_" + itoa(i) + "_" + itoa(k)
+				p.Call.ID = "call_" + strconv.Itoa(i) + "_" + strconv.Itoa(k)
 				generated++
 			}
 			l := a.answer[g][k]
@@ -344,7 +345,7 @@ func (l lossCounter) note(from, to Format) string {
 	}
 	sort.Strings(names)
 	for i, k := range names {
-		names[i] = k + " (" + itoa(counts[k]) + ")"
+		names[i] = k + " (" + strconv.Itoa(counts[k]) + ")"
 	}
 	return "dropped members " + string(from) + " carries that " + string(to) + " has no place for: " + strings.Join(names, ", ")
 }

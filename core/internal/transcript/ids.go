@@ -1,5 +1,7 @@
 package transcript
 
+import "strconv"
+
 // Id rules: which tool-call ids a provider accepts (wire-formats.md §1.11).
 const (
 	RulesAnthropic = "anthropic"        // ^[a-zA-Z0-9_-]+$ (observed 400 "String should match pattern"); no documented length
@@ -87,7 +89,7 @@ const base62 = "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz"
 func newID(rules, original string, attempt int) string {
 	key := original
 	if attempt > 0 {
-		key += "#" + itoa(attempt)
+		key += "#" + strconv.Itoa(attempt)
 	}
 	h := fnv64(key)
 	if rules == RulesMistral {

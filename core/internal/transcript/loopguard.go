@@ -4,6 +4,7 @@ import (
 	"github.com/toolerr/toolerr/core/internal/canonical"
 	"github.com/toolerr/toolerr/core/internal/envelope"
 	"github.com/toolerr/toolerr/core/internal/format/outcome"
+	"strconv"
 )
 
 // DefaultLoopThreshold is how many failures in a row of the same call block
@@ -68,7 +69,7 @@ func LoopGuard(history []Attempt, call Attempt, threshold int) (bool, *envelope.
 	}
 	e := outcome.Safe(envelope.Envelope{
 		Code:      envelope.LoopDetected,
-		Message:   "The " + name + " tool failed " + itoa(n) + " times in a row with these same arguments, so do not call it again with them; change the arguments or try another approach.",
+		Message:   "The " + name + " tool failed " + strconv.Itoa(n) + " times in a row with these same arguments, so do not call it again with them; change the arguments or try another approach.",
 		Retryable: false,
 		Details:   map[string]any{"tool": call.Tool, "failures": n, "threshold": threshold},
 		Source:    envelope.SourceOrchestrator,

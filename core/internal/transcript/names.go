@@ -16,13 +16,13 @@ func FormatNamed(name, path string) (Format, error) {
 		return f, nil
 	}
 	if name == "" {
-		return "", field.Errorf(path, "is required and must be a non-empty string")
+		return "", field.NewError(path, "is required and must be a non-empty string")
 	}
 	names := make([]string, 0, 5)
 	for _, k := range Formats() {
 		names = append(names, string(k))
 	}
-	return "", field.Errorf(path, "unknown transcript format "+strconv.Quote(name)+"; known: "+strings.Join(names, ", "))
+	return "", field.NewError(path, "unknown transcript format "+strconv.Quote(name)+"; known: "+strings.Join(names, ", "))
 }
 
 // RulesNamed returns the id rules called name ("" = the list format's own);
@@ -31,7 +31,7 @@ func RulesNamed(name, path string) (string, error) {
 	if name == "" || ValidRules(name) {
 		return name, nil
 	}
-	return "", field.Errorf(path, "unknown id rules "+strconv.Quote(name)+"; known: anthropic, bedrock, mistral, openai-responses, openai-chat, gemini")
+	return "", field.NewError(path, "unknown id rules "+strconv.Quote(name)+"; known: anthropic, bedrock, mistral, openai-responses, openai-chat, gemini")
 }
 
 // ListFormat is the format of the lists whose ids follow rules: the rules'

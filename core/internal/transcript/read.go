@@ -34,7 +34,7 @@ func ReadList(f Format, msgs []any, path string) ([]Message, error) {
 		case Bedrock:
 			m, err = readBedrock(v, p)
 		default:
-			return nil, field.Errorf("format", "unknown transcript format "+string(f))
+			return nil, field.NewError("format", "unknown transcript format "+string(f))
 		}
 		if err != nil {
 			return nil, err
@@ -95,7 +95,7 @@ func readList(m map[string]any, key, p string, one func(v any, p string) (Part, 
 // objectMember reads v as an object and its optional string member key (a
 // message's role, a block's type).
 func objectMember(v any, p, key string) (map[string]any, string, error) {
-	m, err := field.Object(v, p)
+	m, err := field.As[map[string]any](v, p)
 	if err != nil {
 		return nil, "", err
 	}
@@ -154,13 +154,13 @@ func readChat(v any, p string) (Message, error) {
 	if msg.Role != RoleAssistant {
 		return msg, nil
 	}
-	calls, _, err := field.Array(m, "tool_calls", p)
+	calls, _, err := field.Get[[]any](m, "tool_calls", p)
 	if err != nil {
 		return msg, err
 	}
 	for j, cv := range calls {
 		cp := field.Index(field.Join(p, "tool_calls"), j)
-		cm, err := field.Object(cv, cp)
+		cm, err := field.As[map[string]any](cv, cp)
 		if err != nil {
 			return msg, err
 		}
@@ -168,7 +168,7 @@ func readChat(v any, p string) (Message, error) {
 		if err != nil {
 			return msg, err
 		}
-		fn, ok, err := field.Obj(cm, "function", cp)
+		fn, ok, err := field.Get[map[string]any](cm, "function", cp)
 		if err != nil {
 			return msg, err
 		}
@@ -197,7 +197,7 @@ func chatContent(v any, p string) ([]Part, error) {
 		parts := make([]Part, 0, len(c))
 		for i, e := range c {
 			ep := field.Index(p, i)
-			em, err := field.Object(e, ep)
+			em, err := field.As[map[string]any](e, ep)
 			if err != nil {
 				return nil, err
 			}
@@ -213,7 +213,7 @@ func chatContent(v any, p string) ([]Part, error) {
 				}
 				parts = append(parts, Part{Kind: KindText, Text: t, Raw: e})
 			case "image_url":
-				iu, _, err := field.Obj(em, "image_url", ep)
+				iu, _, err := field.Get[map[string]any](em, "image_url", ep)
 				if err != nil {
 					return nil, err
 				}
@@ -238,7 +238,7 @@ func chatContent(v any, p string) ([]Part, error) {
 		}
 		return parts, nil
 	}
-	return nil, field.Errorf(p, "must be a string, an array or null, got "+field.TypeName(v))
+	return nil, field.NewError(p, "must be a string, an array or null, got "+field.TypeName(v))
 }
 
 func imagePart(u string, raw any) Part {
@@ -381,11 +381,11 @@ func readAnthropic(v any, p string) (Message, error) {
 		return msg, err
 	case nil:
 		if _, present := m["content"]; present {
-			return msg, field.Errorf(cp, "must be a string or an array, got null")
+			return msg, field.NewError(cp, "must be a string or an array, got null")
 		}
 		return msg, nil
 	}
-	return msg, field.Errorf(cp, "must be a string or an array, got "+field.TypeName(m["content"]))
+	return msg, field.NewError(cp, "must be a string or an array, got "+field.TypeName(m["content"]))
 }
 
 func anthropicBlock(v any, p string) (Part, error) {
@@ -414,7 +414,7 @@ func anthropicBlock(v any, p string) (Part, error) {
 		if err != nil {
 			return Part{}, err
 		}
-		isErr, _, err := field.Bool(b, "is_error", p)
+		isErr, _, err := field.Get[bool](b, "is_error", p)
 		if err != nil {
 			return Part{}, err
 		}
@@ -433,7 +433,7 @@ func anthropicBlock(v any, p string) (Part, error) {
 			}
 			o, env = blocksOutcome(partsBlocks(parts))
 		default:
-			return Part{}, field.Errorf(cp, "must be a string or an array, got "+field.TypeName(b["content"]))
+			return Part{}, field.NewError(cp, "must be a string or an array, got "+field.TypeName(b["content"]))
 		}
 		o.Call.ID = id
 		return Part{Kind: KindResult, Result: Result{Outcome: o, Failed: isErr || env}, Raw: v}, nil
@@ -472,14 +472,14 @@ func readGemini(v any, p string) (Message, error) {
 }
 
 func geminiPart(v any, p string) (Part, error) {
-	b, err := field.Object(v, p)
+	b, err := field.As[map[string]any](v, p)
 	if err != nil {
 		return Part{}, err
 	}
 	if th, _ := b["thought"].(bool); th {
 		return other(v), nil
 	}
-	if fc, ok, err := field.Obj(b, "functionCall", p); err != nil {
+	if fc, ok, err := field.Get[map[string]any](b, "functionCall", p); err != nil {
 		return Part{}, err
 	} else if ok {
 		fp := field.Join(p, "functionCall")
@@ -489,7 +489,7 @@ func geminiPart(v any, p string) (Part, error) {
 		}
 		return Part{Kind: KindCall, Call: Call{ID: id, Name: name, Args: fc["args"]}, Raw: v}, nil
 	}
-	if fr, ok, err := field.Obj(b, "functionResponse", p); err != nil {
+	if fr, ok, err := field.Get[map[string]any](b, "functionResponse", p); err != nil {
 		return Part{}, err
 	} else if ok {
 		return geminiResponse(fr, field.Join(p, "functionResponse"), v)
@@ -512,7 +512,7 @@ func geminiResponse(fr map[string]any, p string, raw any) (Part, error) {
 	if err != nil {
 		return Part{}, err
 	}
-	resp, _, err := field.Obj(fr, "response", p)
+	resp, _, err := field.Get[map[string]any](fr, "response", p)
 	if err != nil {
 		return Part{}, err
 	}
@@ -566,7 +566,7 @@ func readBedrock(v any, p string) (Message, error) {
 }
 
 func bedrockBlock(v any, p string) (Part, error) {
-	b, err := field.Object(v, p)
+	b, err := field.As[map[string]any](v, p)
 	if err != nil {
 		return Part{}, err
 	}
@@ -596,7 +596,7 @@ func bedrockBlock(v any, p string) (Part, error) {
 		if err != nil {
 			return Part{}, err
 		}
-		content, _, err := field.Array(tr, "content", tp)
+		content, _, err := field.Get[[]any](tr, "content", tp)
 		if err != nil {
 			return Part{}, err
 		}

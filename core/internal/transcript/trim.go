@@ -1,7 +1,6 @@
 package transcript
 
 import (
-	"strconv"
 	"unicode/utf8"
 
 	"github.com/toolerr/toolerr/core/internal/field"
@@ -25,14 +24,18 @@ const (
 // limit, one of the two required): a *field.Error at "max_chars" or
 // "max_messages" for a bound out of range or when neither is set.
 func NewLimit(maxChars, maxMessages int64) (Limit, error) {
-	if maxChars != 0 && (maxChars < MinChars || maxChars > MaxLimit) {
-		return Limit{}, field.Errorf("max_chars", "must be a whole number from "+strconv.Itoa(MinChars)+" to "+strconv.Itoa(MaxLimit))
+	if maxChars != 0 {
+		if err := field.InRange("max_chars", maxChars, MinChars, MaxLimit); err != nil {
+			return Limit{}, err
+		}
 	}
-	if maxMessages != 0 && (maxMessages < 1 || maxMessages > MaxLimit) {
-		return Limit{}, field.Errorf("max_messages", "must be a whole number from 1 to "+strconv.Itoa(MaxLimit))
+	if maxMessages != 0 {
+		if err := field.InRange("max_messages", maxMessages, 1, MaxLimit); err != nil {
+			return Limit{}, err
+		}
 	}
 	if maxChars == 0 && maxMessages == 0 {
-		return Limit{}, field.Errorf("max_chars", "give max_chars or max_messages (or both)")
+		return Limit{}, field.NewError("max_chars", "give max_chars or max_messages (or both)")
 	}
 	return Limit{MaxChars: int(maxChars), MaxMessages: int(maxMessages)}, nil
 }

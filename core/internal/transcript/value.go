@@ -21,7 +21,7 @@ func clone(v any) map[string]any {
 
 // optString reads an optional string member; another type is a *field.Error.
 func optString(m map[string]any, key, p string) (string, error) {
-	s, _, err := field.String(m, key, p)
+	s, _, err := field.Get[string](m, key, p)
 	return s, err
 }
 
@@ -30,9 +30,9 @@ func optString(m map[string]any, key, p string) (string, error) {
 // null as absent).
 func presentArray(m map[string]any, key, p string) ([]any, error) {
 	if v, present := m[key]; present && v == nil {
-		return nil, field.Errorf(field.Join(p, key), "must be an array, got null")
+		return nil, field.NewError(field.Join(p, key), "must be an array, got null")
 	}
-	a, _, err := field.Array(m, key, p)
+	a, _, err := field.Get[[]any](m, key, p)
 	return a, err
 }
 
@@ -40,9 +40,9 @@ func presentArray(m map[string]any, key, p string) ([]any, error) {
 // object: null is a *field.Error like any other type.
 func presentObj(m map[string]any, key, p string) (map[string]any, bool, error) {
 	if v, present := m[key]; present && v == nil {
-		return nil, false, field.Errorf(field.Join(p, key), "must be an object, got null")
+		return nil, false, field.NewError(field.Join(p, key), "must be an object, got null")
 	}
-	return field.Obj(m, key, p)
+	return field.Get[map[string]any](m, key, p)
 }
 
 // textOutcome interprets a result's text: an envelope, else text (blank is

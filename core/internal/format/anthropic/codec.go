@@ -71,11 +71,11 @@ func appendResult(dst []byte, i int, o *outcome.Outcome) ([]byte, error) {
 	}
 	id := o.Call.ID
 	if id == "" {
-		return dst, field.Errorf(outcome.Path(i, "call.id"), "is required: the id of the tool_use block this result answers")
+		return dst, field.NewError(outcome.Path(i, "call.id"), "is required: the id of the tool_use block this result answers")
 	}
 	// Anthropic validates tool_use ids against ^[a-zA-Z0-9_-]+$ (wire-formats §1.3, ANT-OBS-ID).
 	if !outcome.ValidToolID(id, 0) {
-		return dst, field.Errorf(outcome.Path(i, "call.id"), "must match ^[a-zA-Z0-9_-]+$ for Anthropic, got "+strconv.Quote(id))
+		return dst, field.NewError(outcome.Path(i, "call.id"), "must match ^[a-zA-Z0-9_-]+$ for Anthropic, got "+strconv.Quote(id))
 	}
 	dst = append(dst, '{')
 	var err error
@@ -116,7 +116,7 @@ func appendContent(dst []byte, i int, r *outcome.Result) ([]byte, error) {
 		dst = append(dst, `"content":`...)
 		var err error
 		if dst, err = outcome.AppendJSONString(dst, r.JSON); err != nil {
-			return dst, field.Errorf(outcome.Path(i, "result.json"), err.Error())
+			return dst, field.NewError(outcome.Path(i, "result.json"), err.Error())
 		}
 	case outcome.Blocks:
 		bs := outcome.NonBlank(r.Blocks)
@@ -175,7 +175,7 @@ func (Codec) Parse(msgs []any) ([]outcome.Outcome, error) {
 		return nil, err
 	}
 	if len(outs) == 0 {
-		return nil, field.Errorf("messages", "holds no tool_result block")
+		return nil, field.NewError("messages", "holds no tool_result block")
 	}
 	return outs, nil
 }
@@ -192,7 +192,7 @@ func parseBlock(outs []outcome.Outcome, m map[string]any, p string) ([]outcome.O
 	if err != nil {
 		return outs, err
 	}
-	isErr, _, err := field.Bool(m, "is_error", p)
+	isErr, _, err := field.Get[bool](m, "is_error", p)
 	if err != nil {
 		return outs, err
 	}
@@ -233,12 +233,12 @@ func parseBlock(outs []outcome.Outcome, m map[string]any, p string) ([]outcome.O
 func parseContent(v any, p string) ([]outcome.Block, error) {
 	arr, ok := v.([]any)
 	if !ok {
-		return nil, field.Errorf(p, "must be a string or an array of blocks, got "+field.TypeName(v))
+		return nil, field.NewError(p, "must be a string or an array of blocks, got "+field.TypeName(v))
 	}
 	blocks := make([]outcome.Block, 0, len(arr))
 	for j, bv := range arr {
 		bp := field.Index(p, j)
-		bm, err := field.Object(bv, bp)
+		bm, err := field.As[map[string]any](bv, bp)
 		if err != nil {
 			return nil, err
 		}
@@ -248,22 +248,22 @@ func parseContent(v any, p string) ([]outcome.Block, error) {
 		}
 		switch typ {
 		case "text":
-			t, _, err := field.String(bm, "text", bp)
+			t, _, err := field.Get[string](bm, "text", bp)
 			if err != nil {
 				return nil, err
 			}
 			blocks = append(blocks, outcome.Block{Type: "text", Text: canonical.ValidString(t)})
 		case "image":
-			src, ok, err := field.Obj(bm, "source", bp)
+			src, ok, err := field.Get[map[string]any](bm, "source", bp)
 			if err != nil {
 				return nil, err
 			}
 			sp := field.Join(bp, "source")
 			if !ok {
-				return nil, field.Errorf(sp, "is required")
+				return nil, field.NewError(sp, "is required")
 			}
-			if st, _, _ := field.String(src, "type", sp); st != "base64" {
-				return nil, field.Errorf(field.Join(sp, "type"), "must be base64: toolerr carries inline images only")
+			if st, _, _ := field.Get[string](src, "type", sp); st != "base64" {
+				return nil, field.NewError(field.Join(sp, "type"), "must be base64: toolerr carries inline images only")
 			}
 			mt, err := field.RequiredString(src, "media_type", sp)
 			if err != nil {
@@ -275,7 +275,7 @@ func parseContent(v any, p string) ([]outcome.Block, error) {
 			}
 			blocks = append(blocks, outcome.Block{Type: "image", MediaType: mt, Data: data})
 		default:
-			return nil, field.Errorf(field.Join(bp, "type"), "must be text or image, got "+strconv.Quote(typ))
+			return nil, field.NewError(field.Join(bp, "type"), "must be text or image, got "+strconv.Quote(typ))
 		}
 	}
 	return blocks, nil

@@ -84,7 +84,7 @@ func appendResult(dst []byte, i int, o *outcome.Outcome) ([]byte, error) {
 	}
 	id := o.Call.ID
 	if !outcome.ValidToolID(id, MaxToolUseIDLen) {
-		return dst, field.Errorf(outcome.Path(i, "call.id"), "must be 1 to 64 characters of [a-zA-Z0-9_-] for Bedrock, got "+strconv.Quote(id))
+		return dst, field.NewError(outcome.Path(i, "call.id"), "must be 1 to 64 characters of [a-zA-Z0-9_-] for Bedrock, got "+strconv.Quote(id))
 	}
 	dst = append(dst, `{"toolResult":{"content":[`...)
 	var err error
@@ -142,7 +142,7 @@ func appendContent(dst []byte, i int, r *outcome.Result) ([]byte, error) {
 		}
 		var err error
 		if dst, err = canonical.Append(dst, r.JSON); err != nil {
-			return dst, field.Errorf(outcome.Path(i, "result.json"), err.Error())
+			return dst, field.NewError(outcome.Path(i, "result.json"), err.Error())
 		}
 		if wrap {
 			dst = append(dst, '}')
@@ -203,7 +203,7 @@ func (Codec) Parse(msgs []any) ([]outcome.Outcome, error) {
 		return nil, err
 	}
 	if len(outs) == 0 {
-		return nil, field.Errorf("messages", "holds no toolResult block")
+		return nil, field.NewError("messages", "holds no toolResult block")
 	}
 	return outs, nil
 }
@@ -221,7 +221,7 @@ func parseBlock(outs []outcome.Outcome, m map[string]any, p string) ([]outcome.O
 		return outs, nil
 	}
 	tp := field.Join(p, "toolResult")
-	tr, err := field.Object(tv, tp)
+	tr, err := field.As[map[string]any](tv, tp)
 	if err != nil {
 		return outs, err
 	}
@@ -229,14 +229,14 @@ func parseBlock(outs []outcome.Outcome, m map[string]any, p string) ([]outcome.O
 	if err != nil {
 		return outs, err
 	}
-	status, _, err := field.String(tr, "status", tp)
+	status, _, err := field.Get[string](tr, "status", tp)
 	if err != nil {
 		return outs, err
 	}
 	if status != "" && status != "success" && status != "error" {
-		return outs, field.Errorf(field.Join(tp, "status"), "must be success or error, got "+strconv.Quote(status))
+		return outs, field.NewError(field.Join(tp, "status"), "must be success or error, got "+strconv.Quote(status))
 	}
-	content, _, err := field.Array(tr, "content", tp)
+	content, _, err := field.Get[[]any](tr, "content", tp)
 	if err != nil {
 		return outs, err
 	}
@@ -259,19 +259,19 @@ func parseItems(content []any, cp string) ([]item, error) {
 	items := make([]item, 0, len(content))
 	for j, cv := range content {
 		jp := field.Index(cp, j)
-		cm, err := field.Object(cv, jp)
+		cm, err := field.As[map[string]any](cv, jp)
 		if err != nil {
 			return nil, err
 		}
 		if len(cm) != 1 {
-			return nil, field.Errorf(jp, "must hold exactly one of json, text, image (a union)")
+			return nil, field.NewError(jp, "must hold exactly one of json, text, image (a union)")
 		}
 		for k, v := range cm {
 			switch k {
 			case "json":
 				items = append(items, item{json: v, isJSON: true})
 			case "text":
-				t, _, err := field.String(cm, "text", jp)
+				t, _, err := field.Get[string](cm, "text", jp)
 				if err != nil {
 					return nil, err
 				}
@@ -283,7 +283,7 @@ func parseItems(content []any, cp string) ([]item, error) {
 				}
 				items = append(items, item{block: b})
 			default:
-				return nil, field.Errorf(field.Join(jp, k), "is not supported by toolerr (want json, text or image)")
+				return nil, field.NewError(field.Join(jp, k), "is not supported by toolerr (want json, text or image)")
 			}
 		}
 	}
@@ -291,7 +291,7 @@ func parseItems(content []any, cp string) ([]item, error) {
 }
 
 func parseImage(v any, p string) (outcome.Block, error) {
-	im, err := field.Object(v, p)
+	im, err := field.As[map[string]any](v, p)
 	if err != nil {
 		return outcome.Block{}, err
 	}
@@ -300,14 +300,14 @@ func parseImage(v any, p string) (outcome.Block, error) {
 		return outcome.Block{}, err
 	}
 	if _, ok := outcome.ImageFormat("image/" + f); !ok {
-		return outcome.Block{}, field.Errorf(field.Join(p, "format"), "must be png, jpeg, gif or webp, got "+strconv.Quote(f))
+		return outcome.Block{}, field.NewError(field.Join(p, "format"), "must be png, jpeg, gif or webp, got "+strconv.Quote(f))
 	}
-	src, ok, err := field.Obj(im, "source", p)
+	src, ok, err := field.Get[map[string]any](im, "source", p)
 	if err != nil {
 		return outcome.Block{}, err
 	}
 	if !ok {
-		return outcome.Block{}, field.Errorf(field.Join(p, "source"), "is required")
+		return outcome.Block{}, field.NewError(field.Join(p, "source"), "is required")
 	}
 	data, err := field.RequiredString(src, "bytes", field.Join(p, "source"))
 	if err != nil {

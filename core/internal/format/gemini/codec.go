@@ -70,7 +70,7 @@ func appendPart(dst []byte, i int, o *outcome.Outcome) ([]byte, error) {
 		return dst, err
 	}
 	if o.Call.Name == "" {
-		return dst, field.Errorf(outcome.Path(i, "call.name"), "is required: Gemini matches a functionResponse to its call by name")
+		return dst, field.NewError(outcome.Path(i, "call.name"), "is required: Gemini matches a functionResponse to its call by name")
 	}
 	dst = append(dst, `{"functionResponse":{`...)
 	if o.Call.ID != "" { // id only when the call had one (wire-formats §1.4)
@@ -118,7 +118,7 @@ func appendResponse(dst []byte, i int, r *outcome.Result) ([]byte, error) {
 		}
 		var err error
 		if dst, err = canonical.Append(dst, r.JSON); err != nil {
-			return dst, field.Errorf(outcome.Path(i, "result.json"), err.Error())
+			return dst, field.NewError(outcome.Path(i, "result.json"), err.Error())
 		}
 		if wrap {
 			dst = append(dst, '}')
@@ -192,7 +192,7 @@ func (Codec) Parse(msgs []any) ([]outcome.Outcome, error) {
 		return nil, err
 	}
 	if len(outs) == 0 {
-		return nil, field.Errorf("messages", "holds no functionResponse part")
+		return nil, field.NewError("messages", "holds no functionResponse part")
 	}
 	return outs, nil
 }
@@ -214,7 +214,7 @@ func parsePart(outs []outcome.Outcome, part map[string]any, p string) ([]outcome
 		return outs, nil
 	}
 	fp := field.Join(p, key)
-	fr, err := field.Object(fv, fp)
+	fr, err := field.As[map[string]any](fv, fp)
 	if err != nil {
 		return outs, err
 	}
@@ -222,12 +222,12 @@ func parsePart(outs []outcome.Outcome, part map[string]any, p string) ([]outcome
 	if err != nil {
 		return outs, err
 	}
-	id, _, err := field.String(fr, "id", fp)
+	id, _, err := field.Get[string](fr, "id", fp)
 	if err != nil {
 		return outs, err
 	}
 	o := outcome.Outcome{Call: outcome.Call{ID: id, Name: name}}
-	resp, _, err := field.Obj(fr, "response", fp)
+	resp, _, err := field.Get[map[string]any](fr, "response", fp)
 	if err != nil {
 		return outs, err
 	}
@@ -278,7 +278,7 @@ func readResponse(resp map[string]any) outcome.Result {
 // parseImages reads FunctionResponse.parts: inlineData blobs only (fileData is
 // not supported by the Gemini API; wire-formats §1.4).
 func parseImages(fr map[string]any, fp string) ([]outcome.Block, error) {
-	parts, _, err := field.Array(fr, "parts", fp)
+	parts, _, err := field.Get[[]any](fr, "parts", fp)
 	if err != nil || len(parts) == 0 {
 		return nil, err
 	}
@@ -286,23 +286,23 @@ func parseImages(fr map[string]any, fp string) ([]outcome.Block, error) {
 	out := make([]outcome.Block, 0, len(parts))
 	for j, pv := range parts {
 		jp := field.Index(pp, j)
-		pm, err := field.Object(pv, jp)
+		pm, err := field.As[map[string]any](pv, jp)
 		if err != nil {
 			return nil, err
 		}
 		iv, key := member(pm, "inlineData", "inline_data")
 		if iv == nil {
-			return nil, field.Errorf(jp, "must hold inlineData: toolerr carries inline images only")
+			return nil, field.NewError(jp, "must hold inlineData: toolerr carries inline images only")
 		}
 		ip := field.Join(jp, key)
-		im, err := field.Object(iv, ip)
+		im, err := field.As[map[string]any](iv, ip)
 		if err != nil {
 			return nil, err
 		}
 		mv, mkey := member(im, "mimeType", "mime_type")
 		mt, ok := mv.(string)
 		if !ok || mt == "" {
-			return nil, field.Errorf(field.Join(ip, mkey), "is required and must be a non-empty string")
+			return nil, field.NewError(field.Join(ip, mkey), "is required and must be a non-empty string")
 		}
 		data, err := field.RequiredString(im, "data", ip)
 		if err != nil {

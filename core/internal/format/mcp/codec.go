@@ -106,7 +106,7 @@ func success(i int, r outcome.Result) (map[string]any, error) {
 	case outcome.JSON:
 		b, err := canonical.Marshal(r.JSON)
 		if err != nil {
-			return nil, field.Errorf(outcome.Path(i, "result.json"), "cannot be written as JSON: "+err.Error())
+			return nil, field.NewError(outcome.Path(i, "result.json"), "cannot be written as JSON: "+err.Error())
 		}
 		m["content"] = []any{text(string(b))}
 		if obj, ok := r.JSON.(map[string]any); ok {
@@ -125,11 +125,11 @@ func success(i int, r outcome.Result) (map[string]any, error) {
 					return nil, err
 				}
 				if b.MediaType == "" {
-					return nil, field.Errorf(field.Join(field.Index(outcome.Path(i, "result.blocks"), j), "media_type"), "is required (MCP mimeType)")
+					return nil, field.NewError(field.Join(field.Index(outcome.Path(i, "result.blocks"), j), "media_type"), "is required (MCP mimeType)")
 				}
 				content = append(content, map[string]any{"type": "image", "data": b.Data, "mimeType": b.MediaType})
 			default:
-				return nil, field.Errorf(field.Join(field.Index(outcome.Path(i, "result.blocks"), j), "type"), "must be text or image")
+				return nil, field.NewError(field.Join(field.Index(outcome.Path(i, "result.blocks"), j), "type"), "must be text or image")
 			}
 		}
 		if len(content) == 0 {
@@ -159,23 +159,23 @@ func (Codec) Parse(msgs []any) ([]outcome.Outcome, error) {
 	outs := make([]outcome.Outcome, 0, len(msgs))
 	for i, v := range msgs {
 		p := field.Index("messages", i)
-		m, err := field.Object(v, p)
+		m, err := field.As[map[string]any](v, p)
 		if err != nil {
 			return nil, err
 		}
-		isErr, _, err := field.Bool(m, "isError", p)
+		isErr, _, err := field.Get[bool](m, "isError", p)
 		if err != nil {
 			return nil, err
 		}
-		if _, _, err := field.String(m, "resultType", p); err != nil {
+		if _, _, err := field.Get[string](m, "resultType", p); err != nil {
 			return nil, err
 		}
-		arr, ok, err := field.Array(m, "content", p)
+		arr, ok, err := field.Get[[]any](m, "content", p)
 		if err != nil {
 			return nil, err
 		}
 		if !ok {
-			return nil, field.Errorf(field.Join(p, "content"), "is required (an array of content blocks)")
+			return nil, field.NewError(field.Join(p, "content"), "is required (an array of content blocks)")
 		}
 		bs, err := readBlocks(arr, field.Join(p, "content"))
 		if err != nil {
@@ -200,7 +200,7 @@ func readBlocks(arr []any, p string) ([]outcome.Block, error) {
 	bs := make([]outcome.Block, 0, len(arr))
 	for j, v := range arr {
 		bp := field.Index(p, j)
-		m, err := field.Object(v, bp)
+		m, err := field.As[map[string]any](v, bp)
 		if err != nil {
 			return nil, err
 		}
@@ -210,12 +210,12 @@ func readBlocks(arr []any, p string) ([]outcome.Block, error) {
 		}
 		switch typ {
 		case "text":
-			t, ok, err := field.String(m, "text", bp)
+			t, ok, err := field.Get[string](m, "text", bp)
 			if err != nil {
 				return nil, err
 			}
 			if !ok {
-				return nil, field.Errorf(field.Join(bp, "text"), "is required")
+				return nil, field.NewError(field.Join(bp, "text"), "is required")
 			}
 			bs = append(bs, outcome.Block{Type: "text", Text: t})
 		case "image":
@@ -224,7 +224,7 @@ func readBlocks(arr []any, p string) ([]outcome.Block, error) {
 				return nil, err
 			}
 			if !outcome.ValidBase64(data) {
-				return nil, field.Errorf(field.Join(bp, "data"), "must be standard base64 with padding")
+				return nil, field.NewError(field.Join(bp, "data"), "must be standard base64 with padding")
 			}
 			mt, err := field.RequiredString(m, "mimeType", bp)
 			if err != nil {
@@ -232,7 +232,7 @@ func readBlocks(arr []any, p string) ([]outcome.Block, error) {
 			}
 			bs = append(bs, outcome.Block{Type: "image", MediaType: mt, Data: data})
 		default:
-			return nil, field.Errorf(field.Join(bp, "type"), "must be text or image ("+strconv.Quote(typ)+" blocks have no neutral form)")
+			return nil, field.NewError(field.Join(bp, "type"), "must be text or image ("+strconv.Quote(typ)+" blocks have no neutral form)")
 		}
 	}
 	return bs, nil

@@ -128,10 +128,10 @@ func checkCall(outs []outcome.Outcome, i int, seen *map[string]int) error {
 	}
 	id := o.Call.ID
 	if id == "" {
-		return field.Errorf(outcome.Path(i, "call.id"), "is required: tool_call_id must echo the id of the assistant's tool call")
+		return field.NewError(outcome.Path(i, "call.id"), "is required: tool_call_id must echo the id of the assistant's tool call")
 	}
 	if j, dup := outcome.RepeatedID(outs, i, seen); dup {
-		return field.Errorf(outcome.Path(i, "call.id"), "repeats the id of results["+strconv.Itoa(j)+"]; each tool call gets exactly one result")
+		return field.NewError(outcome.Path(i, "call.id"), "repeats the id of results["+strconv.Itoa(j)+"]; each tool call gets exactly one result")
 	}
 	return nil
 }
@@ -149,7 +149,7 @@ func images(i int, bs []outcome.Block) ([]outcome.Block, error) {
 			}
 			imgs = append(imgs, b)
 		default:
-			return nil, field.Errorf(field.Join(field.Index(outcome.Path(i, "result.blocks"), j), "type"), "must be text or image")
+			return nil, field.NewError(field.Join(field.Index(outcome.Path(i, "result.blocks"), j), "type"), "must be text or image")
 		}
 	}
 	return imgs, nil
@@ -184,7 +184,7 @@ func (Codec) Parse(msgs []any) ([]outcome.Outcome, error) {
 	var imgPaths []string
 	for i, v := range msgs {
 		p := field.Index("messages", i)
-		m, err := field.Object(v, p)
+		m, err := field.As[map[string]any](v, p)
 		if err != nil {
 			return nil, err
 		}
@@ -199,10 +199,10 @@ func (Codec) Parse(msgs []any) ([]outcome.Outcome, error) {
 				return nil, err
 			}
 			if _, dup := byID[id]; dup {
-				return nil, field.Errorf(field.Join(p, "tool_call_id"), "repeats the tool_call_id of an earlier tool message")
+				return nil, field.NewError(field.Join(p, "tool_call_id"), "repeats the tool_call_id of an earlier tool message")
 			}
 			byID[id] = len(outs)
-			name, _, err := field.String(m, "name", p)
+			name, _, err := field.Get[string](m, "name", p)
 			if err != nil {
 				return nil, err
 			}
@@ -223,7 +223,7 @@ func (Codec) Parse(msgs []any) ([]outcome.Outcome, error) {
 			imgs = append(imgs, bs...)
 			imgPaths = append(imgPaths, paths...)
 		default:
-			return nil, field.Errorf(field.Join(p, "role"), "must be \"tool\" (or \"user\" for the message carrying tool-result images), got "+strconv.Quote(role))
+			return nil, field.NewError(field.Join(p, "role"), "must be \"tool\" (or \"user\" for the message carrying tool-result images), got "+strconv.Quote(role))
 		}
 	}
 	if err := attach(outs, byID, raw, imgIDs, imgs, imgPaths); err != nil {
@@ -241,24 +241,24 @@ func readContent(m map[string]any, p string) (string, error) {
 		return c, nil
 	case []any:
 		if len(c) == 0 {
-			return "", field.Errorf(cp, "must hold at least one text part")
+			return "", field.NewError(cp, "must hold at least one text part")
 		}
 		var sb strings.Builder
 		for j, pv := range c {
 			pp := field.Index(cp, j)
-			pm, err := field.Object(pv, pp)
+			pm, err := field.As[map[string]any](pv, pp)
 			if err != nil {
 				return "", err
 			}
-			if t, _, _ := field.String(pm, "type", pp); t != "text" {
-				return "", field.Errorf(field.Join(pp, "type"), "must be \"text\": a tool message holds only text parts")
+			if t, _, _ := field.Get[string](pm, "type", pp); t != "text" {
+				return "", field.NewError(field.Join(pp, "type"), "must be \"text\": a tool message holds only text parts")
 			}
-			t, ok, err := field.String(pm, "text", pp)
+			t, ok, err := field.Get[string](pm, "text", pp)
 			if err != nil {
 				return "", err
 			}
 			if !ok {
-				return "", field.Errorf(field.Join(pp, "text"), "is required")
+				return "", field.NewError(field.Join(pp, "text"), "is required")
 			}
 			if j > 0 {
 				sb.WriteString("\n")
@@ -267,9 +267,9 @@ func readContent(m map[string]any, p string) (string, error) {
 		}
 		return sb.String(), nil
 	case nil:
-		return "", field.Errorf(cp, "is required (a string or text parts)")
+		return "", field.NewError(cp, "is required (a string or text parts)")
 	default:
-		return "", field.Errorf(cp, "must be a string or an array of text parts, got "+field.TypeName(c))
+		return "", field.NewError(cp, "must be a string or an array of text parts, got "+field.TypeName(c))
 	}
 }
 
@@ -277,47 +277,47 @@ func readContent(m map[string]any, p string) (string, error) {
 // ImageCaption text part and an image_url part holding a base64 data URL.
 func readCarrier(m map[string]any, p string) (ids []string, bs []outcome.Block, paths []string, err error) {
 	cp := field.Join(p, "content")
-	parts, ok, err := field.Array(m, "content", p)
+	parts, ok, err := field.Get[[]any](m, "content", p)
 	if err != nil {
 		return nil, nil, nil, err
 	}
 	if !ok || len(parts) == 0 || len(parts)%2 != 0 {
-		return nil, nil, nil, field.Errorf(cp, "a user message is read only as the carrier of tool-result images: pairs of a caption text part and an image_url part")
+		return nil, nil, nil, field.NewError(cp, "a user message is read only as the carrier of tool-result images: pairs of a caption text part and an image_url part")
 	}
 	for j := 0; j < len(parts); j += 2 {
 		tp := field.Index(cp, j)
-		tm, err := field.Object(parts[j], tp)
+		tm, err := field.As[map[string]any](parts[j], tp)
 		if err != nil {
 			return nil, nil, nil, err
 		}
-		text, _, _ := field.String(tm, "text", tp)
-		typ, _, _ := field.String(tm, "type", tp)
+		text, _, _ := field.Get[string](tm, "text", tp)
+		typ, _, _ := field.Get[string](tm, "type", tp)
 		id, ok := captionCallID(text)
 		if typ != "text" || !ok {
-			return nil, nil, nil, field.Errorf(tp, "must be a caption text part (\"Image <k> of <n> from tool call <id>:\")")
+			return nil, nil, nil, field.NewError(tp, "must be a caption text part (\"Image <k> of <n> from tool call <id>:\")")
 		}
 		ip := field.Index(cp, j+1)
-		im, err := field.Object(parts[j+1], ip)
+		im, err := field.As[map[string]any](parts[j+1], ip)
 		if err != nil {
 			return nil, nil, nil, err
 		}
-		if t, _, _ := field.String(im, "type", ip); t != "image_url" {
-			return nil, nil, nil, field.Errorf(field.Join(ip, "type"), "must be \"image_url\"")
+		if t, _, _ := field.Get[string](im, "type", ip); t != "image_url" {
+			return nil, nil, nil, field.NewError(field.Join(ip, "type"), "must be \"image_url\"")
 		}
-		u, ok, err := field.Obj(im, "image_url", ip)
+		u, ok, err := field.Get[map[string]any](im, "image_url", ip)
 		if err != nil {
 			return nil, nil, nil, err
 		}
 		if !ok {
-			return nil, nil, nil, field.Errorf(field.Join(ip, "image_url"), "is required")
+			return nil, nil, nil, field.NewError(field.Join(ip, "image_url"), "is required")
 		}
-		url, _, err := field.String(u, "url", field.Join(ip, "image_url"))
+		url, _, err := field.Get[string](u, "url", field.Join(ip, "image_url"))
 		if err != nil {
 			return nil, nil, nil, err
 		}
 		b, ok := ParseDataURL(url)
 		if !ok {
-			return nil, nil, nil, field.Errorf(field.Join(ip, "image_url.url"), "must be a data:image/<type>;base64,<data> URL")
+			return nil, nil, nil, field.NewError(field.Join(ip, "image_url.url"), "must be a data:image/<type>;base64,<data> URL")
 		}
 		ids = append(ids, id)
 		bs = append(bs, b)
@@ -337,10 +337,10 @@ func attach(outs []outcome.Outcome, byID map[string]int, raw, ids []string, imgs
 	for j, id := range ids {
 		k, ok := byID[id]
 		if !ok {
-			return field.Errorf(paths[j], "is an image for tool call "+strconv.Quote(id)+", which has no tool message")
+			return field.NewError(paths[j], "is an image for tool call "+strconv.Quote(id)+", which has no tool message")
 		}
 		if outs[k].Error != nil {
-			return field.Errorf(paths[j], "is an image for tool call "+strconv.Quote(id)+", whose result is a failure")
+			return field.NewError(paths[j], "is an image for tool call "+strconv.Quote(id)+", whose result is a failure")
 		}
 		own[k] = append(own[k], imgs[j])
 	}

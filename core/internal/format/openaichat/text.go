@@ -79,7 +79,7 @@ func Content(i int, o outcome.Outcome) (string, error) {
 	}
 	s, err := resultText(*o.Result)
 	if err != nil {
-		return "", field.Errorf(outcome.Path(i, "result.json"), "cannot be written as JSON: "+err.Error())
+		return "", field.NewError(outcome.Path(i, "result.json"), "cannot be written as JSON: "+err.Error())
 	}
 	return s, nil
 }

@@ -95,12 +95,12 @@ func checkCall(outs []outcome.Outcome, i int, seen *map[string]int) error {
 	id := o.Call.ID
 	switch {
 	case id == "":
-		return field.Errorf(outcome.Path(i, "call.id"), "is required: call_id pairs the output with the model's function_call")
+		return field.NewError(outcome.Path(i, "call.id"), "is required: call_id pairs the output with the model's function_call")
 	case utf8.RuneCountInString(id) > MaxCallIDChars:
-		return field.Errorf(outcome.Path(i, "call.id"), "must be at most 64 characters (Responses API call_id)")
+		return field.NewError(outcome.Path(i, "call.id"), "must be at most 64 characters (Responses API call_id)")
 	}
 	if j, dup := outcome.RepeatedID(outs, i, seen); dup {
-		return field.Errorf(outcome.Path(i, "call.id"), "repeats the id of results["+strconv.Itoa(j)+"]; each function_call gets exactly one output")
+		return field.NewError(outcome.Path(i, "call.id"), "repeats the id of results["+strconv.Itoa(j)+"]; each function_call gets exactly one output")
 	}
 	return nil
 }
@@ -141,7 +141,7 @@ func blockItems(i int, bs []outcome.Block) ([]any, error) {
 			}
 			arr = append(arr, map[string]any{"type": "input_image", "image_url": openaichat.DataURL(b)})
 		default:
-			return nil, field.Errorf(field.Join(field.Index(outcome.Path(i, "result.blocks"), j), "type"), "must be text or image")
+			return nil, field.NewError(field.Join(field.Index(outcome.Path(i, "result.blocks"), j), "type"), "must be text or image")
 		}
 	}
 	return arr, nil
@@ -163,22 +163,22 @@ func (Codec) Parse(msgs []any) ([]outcome.Outcome, error) {
 	seen := make(map[string]bool, len(msgs))
 	for i, v := range msgs {
 		p := field.Index("messages", i)
-		m, err := field.Object(v, p)
+		m, err := field.As[map[string]any](v, p)
 		if err != nil {
 			return nil, err
 		}
-		if t, _, _ := field.String(m, "type", p); t != "function_call_output" {
-			return nil, field.Errorf(field.Join(p, "type"), "must be \"function_call_output\"")
+		if t, _, _ := field.Get[string](m, "type", p); t != "function_call_output" {
+			return nil, field.NewError(field.Join(p, "type"), "must be \"function_call_output\"")
 		}
 		id, err := field.RequiredString(m, "call_id", p)
 		if err != nil {
 			return nil, err
 		}
 		if seen[id] {
-			return nil, field.Errorf(field.Join(p, "call_id"), "repeats the call_id of an earlier item")
+			return nil, field.NewError(field.Join(p, "call_id"), "repeats the call_id of an earlier item")
 		}
 		seen[id] = true
-		name, _, err := field.String(m, "name", p)
+		name, _, err := field.Get[string](m, "name", p)
 		if err != nil {
 			return nil, err
 		}
@@ -194,9 +194,9 @@ func (Codec) Parse(msgs []any) ([]outcome.Outcome, error) {
 			}
 			o.Result = &r
 		case nil:
-			return nil, field.Errorf(op, "is required (a string or an array of input items)")
+			return nil, field.NewError(op, "is required (a string or an array of input items)")
 		default:
-			return nil, field.Errorf(op, "must be a string or an array, got "+field.TypeName(out))
+			return nil, field.NewError(op, "must be a string or an array, got "+field.TypeName(out))
 		}
 		o.Call = outcome.Call{ID: id, Name: name}
 		outs = append(outs, o)
@@ -212,33 +212,33 @@ func readItems(arr []any, p string) (outcome.Result, error) {
 	bs := make([]outcome.Block, 0, len(arr))
 	for j, v := range arr {
 		ip := field.Index(p, j)
-		m, err := field.Object(v, ip)
+		m, err := field.As[map[string]any](v, ip)
 		if err != nil {
 			return outcome.Result{}, err
 		}
-		t, _, _ := field.String(m, "type", ip)
+		t, _, _ := field.Get[string](m, "type", ip)
 		switch t {
 		case "input_text":
-			s, ok, err := field.String(m, "text", ip)
+			s, ok, err := field.Get[string](m, "text", ip)
 			if err != nil {
 				return outcome.Result{}, err
 			}
 			if !ok {
-				return outcome.Result{}, field.Errorf(field.Join(ip, "text"), "is required")
+				return outcome.Result{}, field.NewError(field.Join(ip, "text"), "is required")
 			}
 			bs = append(bs, outcome.Block{Type: "text", Text: s})
 		case "input_image":
-			u, _, err := field.String(m, "image_url", ip)
+			u, _, err := field.Get[string](m, "image_url", ip)
 			if err != nil {
 				return outcome.Result{}, err
 			}
 			b, ok := openaichat.ParseDataURL(u)
 			if !ok {
-				return outcome.Result{}, field.Errorf(field.Join(ip, "image_url"), "must be a data:image/<type>;base64,<data> URL (file ids and web URLs have no neutral form)")
+				return outcome.Result{}, field.NewError(field.Join(ip, "image_url"), "must be a data:image/<type>;base64,<data> URL (file ids and web URLs have no neutral form)")
 			}
 			bs = append(bs, b)
 		default:
-			return outcome.Result{}, field.Errorf(field.Join(ip, "type"), "must be input_text or input_image")
+			return outcome.Result{}, field.NewError(field.Join(ip, "type"), "must be input_text or input_image")
 		}
 	}
 	return outcome.Result{Kind: outcome.Blocks, Blocks: bs}, nil

@@ -22,9 +22,9 @@ func Path(i int, member string) string {
 func Check(i int, o *Outcome) error {
 	switch {
 	case o.Error != nil && o.Result != nil:
-		return field.Errorf(field.Index("results", i), "give either error or result, not both")
+		return field.NewError(field.Index("results", i), "give either error or result, not both")
 	case o.Error == nil && o.Result == nil:
-		return field.Errorf(field.Index("results", i), "needs an error (an envelope) or a result")
+		return field.NewError(field.Index("results", i), "needs an error (an envelope) or a result")
 	}
 	return nil
 }
@@ -98,11 +98,11 @@ func CheckImage(i, j int, b Block, strict bool) error {
 	p := Path(i, "result.blocks")
 	if strict {
 		if _, ok := ImageFormat(b.MediaType); !ok {
-			return field.Errorf(field.Join(field.Index(p, j), "media_type"), "must be image/png, image/jpeg, image/gif or image/webp for this format")
+			return field.NewError(field.Join(field.Index(p, j), "media_type"), "must be image/png, image/jpeg, image/gif or image/webp for this format")
 		}
 	}
 	if !ValidBase64(b.Data) {
-		return field.Errorf(field.Join(field.Index(p, j), "data"), "must be standard base64 with padding")
+		return field.NewError(field.Join(field.Index(p, j), "data"), "must be standard base64 with padding")
 	}
 	return nil
 }
@@ -259,7 +259,7 @@ func JoinTexts(bs []Block) string {
 // and the first error of one.
 func AppendTurn(dst []byte, outs []Outcome, head, tail string, one func(dst []byte, i int, o *Outcome) ([]byte, error)) ([]byte, error) {
 	if len(outs) == 0 {
-		return dst, field.Errorf("results", "must hold at least one outcome")
+		return dst, field.NewError("results", "must hold at least one outcome")
 	}
 	dst = append(dst, head...)
 	for i := range outs {
@@ -333,7 +333,7 @@ func SerializeTurn(outs []Outcome, appendTurn func(dst []byte, outs []Outcome) (
 func ReadMessages(msgs []any, key string, roleOptional bool, isBlock func(map[string]any) bool, block func(m map[string]any, path string) error) error {
 	for i, mv := range msgs {
 		p := field.Index("messages", i)
-		m, err := field.Object(mv, p)
+		m, err := field.As[map[string]any](mv, p)
 		if err != nil {
 			return err
 		}
@@ -343,27 +343,27 @@ func ReadMessages(msgs []any, key string, roleOptional bool, isBlock func(map[st
 			}
 			continue
 		}
-		role, ok, err := field.String(m, "role", p)
+		role, ok, err := field.Get[string](m, "role", p)
 		if err != nil {
 			return err
 		}
 		if (ok || !roleOptional) && role != "user" {
-			return field.Errorf(field.Join(p, "role"), "must be user: tool results travel in a user message, got "+strconv.Quote(role))
+			return field.NewError(field.Join(p, "role"), "must be user: tool results travel in a user message, got "+strconv.Quote(role))
 		}
 		if _, isText := m[key].(string); isText {
 			continue
 		}
-		arr, ok, err := field.Array(m, key, p)
+		arr, ok, err := field.Get[[]any](m, key, p)
 		if err != nil {
 			return err
 		}
 		if !ok {
-			return field.Errorf(field.Join(p, key), "is required")
+			return field.NewError(field.Join(p, key), "is required")
 		}
 		kp := field.Join(p, key)
 		for j, bv := range arr {
 			bp := field.Index(kp, j)
-			bm, err := field.Object(bv, bp)
+			bm, err := field.As[map[string]any](bv, bp)
 			if err != nil {
 				return err
 			}

@@ -117,12 +117,12 @@ func IsBlank(s string) bool { return strings.TrimSpace(s) == "" }
 // "error"|"result" members of m. Errors are *field.Error with paths under
 // parent ("results[2].call.id").
 func Read(m map[string]any, parent string) ([]Outcome, error) {
-	if arr, ok, err := field.Array(m, "results", parent); err != nil {
+	if arr, ok, err := field.Get[[]any](m, "results", parent); err != nil {
 		return nil, err
 	} else if ok {
 		rp := field.Join(parent, "results")
 		if len(arr) == 0 {
-			return nil, field.Errorf(rp, "must hold at least one outcome")
+			return nil, field.NewError(rp, "must hold at least one outcome")
 		}
 		outs := make([]Outcome, len(arr))
 		slots := make([]slot, len(arr))
@@ -130,13 +130,13 @@ func Read(m map[string]any, parent string) ([]Outcome, error) {
 			// Paths are built only for an error: on success reading with
 			// the path "" allocates none; on failure the outcome is read
 			// again with its path, which gives the same error with it.
-			m, err := field.Object(v, "")
+			m, err := field.As[map[string]any](v, "")
 			if err == nil {
 				err = readOne(m, "", &outs[i], &slots[i])
 			}
 			if err != nil {
 				p := field.Index(rp, i)
-				if m, err = field.Object(v, p); err == nil {
+				if m, err = field.As[map[string]any](v, p); err == nil {
 					err = readOne(m, p, &outs[i], &slots[i])
 				}
 				return nil, err
@@ -166,25 +166,25 @@ type single struct {
 // readOne reads the outcome m into *o; its Error or Result points into s.
 func readOne(m map[string]any, path string, o *Outcome, s *slot) error {
 	*o = Outcome{}
-	cm, ok, err := field.Obj(m, "call", path)
+	cm, ok, err := field.Get[map[string]any](m, "call", path)
 	if err != nil {
 		return err
 	}
 	if !ok {
-		return field.Errorf(field.Join(path, "call"), "is required ({\"id\": ..., \"name\": ...})")
+		return field.NewError(field.Join(path, "call"), "is required ({\"id\": ..., \"name\": ...})")
 	}
 	cp := field.Join(path, "call")
-	if o.Call.ID, _, err = field.String(cm, "id", cp); err != nil {
+	if o.Call.ID, _, err = field.Get[string](cm, "id", cp); err != nil {
 		return err
 	}
-	if o.Call.Name, _, err = field.String(cm, "name", cp); err != nil {
+	if o.Call.Name, _, err = field.Get[string](cm, "name", cp); err != nil {
 		return err
 	}
 	ev, hasErr := m["error"]
 	rv, hasRes := m["result"]
 	switch {
 	case hasErr && hasRes:
-		return field.Errorf(path, "give either error or result, not both")
+		return field.NewError(path, "give either error or result, not both")
 	case hasErr:
 		e, err := envelope.FromValue(ev, field.Join(path, "error"))
 		if err != nil {
@@ -200,7 +200,7 @@ func readOne(m map[string]any, path string, o *Outcome, s *slot) error {
 		s.r = r
 		o.Result = &s.r
 	default:
-		return field.Errorf(path, "needs an error (an envelope) or a result")
+		return field.NewError(path, "needs an error (an envelope) or a result")
 	}
 	return nil
 }
@@ -209,14 +209,14 @@ func readOne(m map[string]any, path string, o *Outcome, s *slot) error {
 // {"blocks": [{"type":"text","text":s} | {"type":"image","media_type":m,"data":b64}]}.
 // A JSON string is read as text; blank text as empty.
 func ReadResult(v any, path string) (Result, error) {
-	m, err := field.Object(v, path)
+	m, err := field.As[map[string]any](v, path)
 	if err != nil {
 		return Result{}, err
 	}
 	if len(m) > 1 {
-		return Result{}, field.Errorf(path, "holds at most one of text, json, blocks")
+		return Result{}, field.NewError(path, "holds at most one of text, json, blocks")
 	}
-	if t, ok, err := field.String(m, "text", path); err != nil {
+	if t, ok, err := field.Get[string](m, "text", path); err != nil {
 		return Result{}, err
 	} else if ok {
 		return textResult(t), nil
@@ -227,14 +227,14 @@ func ReadResult(v any, path string) (Result, error) {
 		}
 		return Result{Kind: JSON, JSON: jv}, nil
 	}
-	if arr, ok, err := field.Array(m, "blocks", path); err != nil {
+	if arr, ok, err := field.Get[[]any](m, "blocks", path); err != nil {
 		return Result{}, err
 	} else if ok {
 		bp := field.Join(path, "blocks")
 		blocks := make([]Block, 0, len(arr))
 		for i, bv := range arr {
 			ip := field.Index(bp, i)
-			bm, err := field.Object(bv, ip)
+			bm, err := field.As[map[string]any](bv, ip)
 			if err != nil {
 				return Result{}, err
 			}
@@ -244,7 +244,7 @@ func ReadResult(v any, path string) (Result, error) {
 			}
 			switch typ {
 			case "text":
-				t, _, err := field.String(bm, "text", ip)
+				t, _, err := field.Get[string](bm, "text", ip)
 				if err != nil {
 					return Result{}, err
 				}
@@ -260,14 +260,14 @@ func ReadResult(v any, path string) (Result, error) {
 				}
 				blocks = append(blocks, Block{Type: "image", MediaType: mt, Data: data})
 			default:
-				return Result{}, field.Errorf(field.Join(ip, "type"), "must be text or image")
+				return Result{}, field.NewError(field.Join(ip, "type"), "must be text or image")
 			}
 		}
 		return Result{Kind: Blocks, Blocks: blocks}, nil
 	}
 	if len(m) == 1 {
 		for k := range m {
-			return Result{}, field.Errorf(field.Join(path, k), "is not a result member (want text, json or blocks)")
+			return Result{}, field.NewError(field.Join(path, k), "is not a result member (want text, json or blocks)")
 		}
 	}
 	return Result{Kind: Empty}, nil
