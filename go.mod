@@ -2,12 +2,6 @@ module github.com/toolerr/toolerr
 
 go 1.26
 
-require (
-	github.com/santhosh-tekuri/jsonschema/v6 v6.0.3
-	github.com/stretchr/testify v1.12.1
-)
+require github.com/stretchr/testify v1.12.1
 
-require (
-	go.yaml.in/yaml/v3 v3.0.5 // indirect
-	golang.org/x/text v0.14.0 // indirect
-)
+require go.yaml.in/yaml/v3 v3.0.5 // indirect
