@@ -66,7 +66,7 @@ func ExampleClassifyException() {
 	b, _ := json.Marshal(e)
 	fmt.Println(string(b))
 	// Output:
-	// {"code":"TOOL_ERROR","details":{"exception_type":"ValueError","tool":"search"},"message":"The search tool raised ValueError: query must not be empty.","retryable":false,"source":"tool"}
+	// {"code":"TOOL_ERROR","details":{"exception_type":"ValueError","tool":"search","tool_message":"query must not be empty."},"message":"The search tool raised ValueError; change the arguments or the approach, do not repeat the same call.","retryable":false,"source":"tool"}
 }
 
 func ExampleInvoke_classify() {

@@ -53,7 +53,7 @@ func TestInvoke_classify(t *testing.T) {
 		{"error text", `{"op":"classify","source":"tool","tool":"search","error_text":"dial tcp 127.0.0.1:9: connect: connection refused"}`,
 			`{"ok":{"code":"TRANSPORT","details":{"cause":"connection_refused","tool":"search"},"message":"The search tool refused the connection; retry later.","retryable":true,"source":"tool"}}`},
 		{"exception", `{"op":"classify_exception","tool":"search","attempt":1,"exception":{"type":"ValueError","message":"","traceback":"Traceback (most recent call last):\n  File \"/x.py\", line 1\nValueError\n"}}`,
-			`{"ok":{"code":"TOOL_ERROR","details":{"attempt":1,"exception_type":"ValueError","tool":"search"},"message":"The search tool raised ValueError.","retryable":false,"source":"tool"}}`},
+			`{"ok":{"code":"TOOL_ERROR","details":{"attempt":1,"exception_type":"ValueError","tool":"search"},"message":"The search tool raised ValueError; change the arguments or the approach, do not repeat the same call.","retryable":false,"source":"tool"}}`},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

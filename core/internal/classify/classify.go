@@ -1,6 +1,7 @@
 package classify
 
 import (
+	"slices"
 	"strings"
 
 	"github.com/toolerr/toolerr/core/internal/canonical"
@@ -39,7 +40,7 @@ type input struct {
 	cause          string // transport cause, from error text or a Go error
 	excType        string // the exception type, for a tool exception
 	excMsg         string
-	excTransient   bool
+	excNamesCause  bool // the exception type itself names the transport cause
 }
 
 // ParseBody returns b parsed as JSON (a value tree of package canonical), or
@@ -166,6 +167,7 @@ func Exception(typ, message, traceback string, opt Options) envelope.Envelope {
 	opt.Source = envelope.SourceTool
 	in := input{excType: typ, excMsg: message}
 	cause := exceptionCause(typ)
+	in.excNamesCause = cause != ""
 	if cause == "" && (genericType(typ) || typ == "Exception") {
 		cause = CauseInText(message)
 	}
@@ -175,64 +177,99 @@ func Exception(typ, message, traceback string, opt Options) envelope.Envelope {
 			in.body = message
 		}
 	}
-	if cause != "" {
-		in.cause, in.excTransient = cause, true
-	}
+	in.cause = cause
 	return build(&in, opt)
 }
 
-// build turns an input into the envelope.
+// build turns an input into the envelope, in phases a reader can take one at
+// a time (see classification): read what the response says, decide the code
+// and retryable, find the wait, write the details (keeping each copied
+// machine field only when it is a token), and write the sentence from
+// registry text and the tokens the details kept.
 func build(in *input, opt Options) envelope.Envelope {
-	if opt.Source == "" {
-		opt.Source = envelope.SourceProvider
+	c := classification{in: *in, opt: opt}
+	c.read()
+	c.decide()
+	c.wait, c.hasWait = waitHint(&c.hs, c.f.retryDelay, c.rule.Code == envelope.RateLimited, opt.NowMs, opt.HasNow)
+	d := c.details()
+	return envelope.Envelope{
+		Code:      c.rule.Code,
+		Message:   sanitize.Message(message(c.msgFacts())),
+		Retryable: c.rule.Retryable,
+		Details:   sanitize.Details(d),
+		Source:    c.src,
 	}
-	hint := strings.ToLower(strings.TrimSpace(opt.Provider))
-	hs := scanHeaders(in.h)
-	f := readBody(in.body, &hs, hint)
-	if in.stream && !f.hasRule && in.event != "" && in.event != "error" {
-		if name := bedrockName(in.event); name != "" {
+}
+
+// classification is the state of one build, filled phase by phase.
+type classification struct {
+	in  input
+	opt Options
+
+	// read
+	src      envelope.Source
+	hint     string // the caller's provider hint, lower case
+	hs       headers
+	f        facts
+	toolBody bool // the body is a tool service's own answer, not a model provider's
+
+	// decide
+	rule   Rule
+	repair string
+
+	// wait
+	wait    Wait
+	hasWait bool
+
+	// details: the copied strings the message may name, each a token or ""
+	tool, provider, param, excType string
+}
+
+// read finds what the body, the headers and a stream event name say.
+func (c *classification) read() {
+	c.src = c.opt.Source
+	if c.src == "" {
+		c.src = envelope.SourceProvider
+	}
+	c.hint = strings.ToLower(strings.TrimSpace(c.opt.Provider))
+	c.hs = scanHeaders(c.in.h)
+	c.f = readBody(c.in.body, &c.hs, c.hint)
+	if c.in.stream && !c.f.hasRule && c.in.event != "" && c.in.event != "error" {
+		if name := bedrockName(c.in.event); name != "" {
 			if r, ok := bedrockRule(name); ok {
-				f.provider, f.providerType = "bedrock", name
-				f.set(r, true)
+				c.f.provider, c.f.providerType = "bedrock", name
+				c.f.set(r, true)
 			}
 		}
 	}
-
-	var r Rule
-	listed := false
-	switch {
-	case in.status != 0:
-		r, listed = StatusRule(in.status)
-	case in.stream:
-		r = Rule{envelope.ServerError, true}
-	case in.cause != "":
-		r, listed = CauseRule(in.cause), true
-	case opt.Source == envelope.SourceTool:
-		r, listed = Rule{envelope.ToolError, false}, true
-	default:
-		r = Rule{envelope.UnexpectedStatus, false}
+	if c.in.excType != "" && c.in.body == nil {
+		c.f.text(c.in.excMsg)
 	}
-	if f.hasRule && (f.strong || !listed) {
-		r = f.rule
-	}
+	c.toolBody = c.src == envelope.SourceTool && c.f.provider == "" && c.hint == ""
+}
 
-	repair := ""
+// decide sets the code and retryable: the status table (or the stream,
+// cause or source default), a body rule that says more, the phrases of a
+// rejected request, INVALID_ARGS for a tool, and x-should-retry.
+func (c *classification) decide() {
+	r, listed := c.baseRule()
+	if c.f.hasRule && (c.f.strong || !listed) {
+		r = c.f.rule
+	}
 	switch r.Code {
 	case envelope.InvalidRequest, envelope.ClientError, envelope.RequestTooLarge:
 		// Only a rejected request is read for phrases: a context overflow
-		// (B24) or a history hole the repair pass can fix (B21).
+		// or a history hole the repair pass can fix.
 		var overflow bool
-		repair, overflow = phrases(f.texts[:f.nTexts])
+		c.repair, overflow = phrases(c.f.texts[:c.f.nTexts])
 		if overflow {
-			r = Rule{envelope.RequestTooLarge, false}
-			repair = ""
+			r, c.repair = Rule{envelope.RequestTooLarge, false}, ""
 		}
 	}
-	if opt.Source == envelope.SourceTool && r.Code == envelope.InvalidRequest {
-		r.Code = envelope.InvalidArgs
-		repair = ""
+	if c.src == envelope.SourceTool && r.Code == envelope.InvalidRequest {
+		r.Code, c.repair = envelope.InvalidArgs, ""
 	}
-	if v, ok := hs.get(hShouldRetry); ok {
+	if v, ok := c.hs.get(hShouldRetry); ok {
 		switch strings.ToLower(v) {
 		case "true":
 			r.Retryable = true
@@ -240,63 +277,117 @@ func build(in *input, opt Options) envelope.Envelope {
 			r.Retryable = false
 		}
 	}
-	wait, hasWait := waitHint(&hs, f.retryDelay, r.Code == envelope.RateLimited, opt.NowMs, opt.HasNow)
+	c.rule = r
+}
 
-	provider := f.provider
-	if hint != "" {
-		provider = hint
+// baseRule returns the rule before the body is read, and whether it comes
+// from a row of its own (a listed status, a cause, a tool's default): a
+// generic body rule only replaces a rule that is not listed.
+func (c *classification) baseRule() (Rule, bool) {
+	switch {
+	case c.in.status != 0:
+		return StatusRule(c.in.status)
+	case c.in.stream:
+		return Rule{envelope.ServerError, true}, false
+	case c.in.cause != "":
+		return CauseRule(c.in.cause), true
+	case c.src == envelope.SourceTool:
+		return Rule{envelope.ToolError, false}, true
 	}
+	return Rule{envelope.UnexpectedStatus, false}, false
+}
+
+// details writes the machine fields. A string copied from the response, the
+// exception or the caller is kept only when it is a token (IsToken); the
+// names of the members dropped for that go to details.dropped_fields. A
+// tool's own sentence about a failure the model must act on goes to
+// details.tool_message, sanitized to one sentence; a model provider's never
+// does.
+func (c *classification) details() map[string]any {
 	d := make(map[string]any, 8)
-	if in.status != 0 {
-		d["status"] = in.status
+	k := keeper{d: d}
+	if c.in.status != 0 {
+		d["status"] = c.in.status
 	}
-	if hasWait {
-		d["retry_after_seconds"] = Seconds(wait.Ns)
+	if c.hasWait {
+		d["retry_after_seconds"] = Seconds(c.wait.Ns)
 	}
-	if opt.Tool != "" {
-		d["tool"] = opt.Tool
+	c.tool = k.token("tool", c.opt.Tool)
+	if c.opt.HasAttempt {
+		d["attempt"] = c.opt.Attempt
 	}
-	if opt.HasAttempt {
-		d["attempt"] = opt.Attempt
+	provider := c.f.provider
+	if c.hint != "" {
+		provider = c.hint
 	}
-	if provider != "" {
+	if IsToken(provider) {
+		c.provider = provider
 		d["provider"] = providerValue(provider)
+	} else if provider != "" {
+		k.drop("provider")
 	}
-	putString(d, "provider_type", f.providerType)
-	putString(d, "provider_code", f.providerCode)
-	putString(d, "param", f.param)
-	putString(d, "quota_id", f.quotaID)
-	putString(d, "request_id", requestID(&hs, f.requestID))
-	putString(d, "repairable", repair)
-	putString(d, "cause", in.cause)
-	putString(d, "exception_type", in.excType)
-	if f.originalStatus != 0 {
-		d["original_status"] = f.originalStatus
+	k.token("provider_type", c.f.providerType)
+	k.token("provider_code", c.f.providerCode)
+	c.param = k.token("param", c.f.param)
+	k.token("quota_id", c.f.quotaID)
+	k.token("request_id", requestID(&c.hs, c.f.requestID))
+	putString(d, "repairable", c.repair)
+	putString(d, "cause", c.in.cause)
+	c.excType = k.token("exception_type", c.in.excType)
+	if c.f.originalStatus != 0 {
+		d["original_status"] = c.f.originalStatus
 	}
-	if in.stream && in.contentEmitted {
+	if c.in.stream && c.in.contentEmitted {
 		d["partial_output"] = true
 	}
-	if opt.Source == envelope.SourceTool && !r.Retryable && in.excType == "" && provider == "" && f.nTexts > 0 {
-		// A tool's own service said what was wrong with the request (its
-		// 400 or 404 body, in no model provider's error shape). The model
-		// must act on it, so it goes to details, sanitized to one sentence.
-		// A model provider's message never does (seed 000, checklist item
-		// 5), even when a tool relayed it.
-		putString(d, "tool_message", sanitize.Message(f.texts[0]))
+	if c.toolBody && !c.rule.Retryable && c.f.nTexts > 0 {
+		// The tool's service (or the exception it raised) said what was
+		// wrong, and the model must act on it.
+		putString(d, "tool_message", sanitize.Message(c.f.texts[0]))
 	}
-	return envelope.Envelope{
-		Code: r.Code,
-		Message: sanitize.Message(message(msgFacts{
-			code: r.Code, retryable: r.Retryable, source: opt.Source, tool: opt.Tool, provider: provider,
-			status: in.status, stream: in.stream, partial: in.stream && in.contentEmitted,
-			waitNs: wait.Ns, hasWait: hasWait, repair: repair, cause: in.cause, param: f.param,
-			excType: in.excType, excMsg: in.excMsg, excTransient: in.excTransient,
-		})),
-		Retryable: r.Retryable,
-		Details:   sanitize.Details(d),
-		Source:    opt.Source,
+	if len(k.dropped) > 0 {
+		slices.Sort(k.dropped)
+		names := make([]any, len(k.dropped))
+		for i, n := range k.dropped {
+			names[i] = n
+		}
+		d["dropped_fields"] = names
+	}
+	return d
+}
+
+// msgFacts returns what the sentence is built from: registry facts and the
+// tokens details kept, never text from the response.
+func (c *classification) msgFacts() msgFacts {
+	return msgFacts{
+		code: c.rule.Code, retryable: c.rule.Retryable, source: c.src, tool: c.tool, provider: c.provider,
+		status: c.in.status, stream: c.in.stream, partial: c.in.stream && c.in.contentEmitted,
+		waitNs: c.wait.Ns, hasWait: c.hasWait, repair: c.repair, cause: c.in.cause, param: c.param,
+		excType: c.excType, exception: c.in.excType != "", excNamesCause: c.in.excNamesCause,
 	}
 }
+
+// keeper writes copied strings into details, keeping tokens only.
+type keeper struct {
+	d       map[string]any
+	dropped []string // member names
+}
+
+// token sets d[key] = v when v is a token and returns v; a non-empty v that
+// is not one is dropped (its name recorded) and "" returned.
+func (k *keeper) token(key, v string) string {
+	if v == "" {
+		return ""
+	}
+	if !IsToken(v) {
+		k.drop(key)
+		return ""
+	}
+	k.d[key] = v
+	return v
+}
+
+func (k *keeper) drop(key string) { k.dropped = append(k.dropped, key) }
 
 // providerValue returns provider as a details value. A name readBody detects
 // is returned from a constant, which Go boxes statically: no allocation for

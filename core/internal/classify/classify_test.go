@@ -353,7 +353,7 @@ func TestText_unreadable(t *testing.T) {
 	assert.Equal(t, "The model provider failed with an error toolerr could not classify; do not retry.", e.Message)
 	e = Text("something odd happened", Options{Source: envelope.SourceTool, Tool: "search"})
 	check(t, e, want{envelope.ToolError, false, map[string]any{"tool": "search"}, nil})
-	assert.Equal(t, "The search tool failed; do not retry.", e.Message)
+	assert.Equal(t, "The search tool failed; change the arguments or the approach, do not repeat the same call.", e.Message)
 }
 
 func TestText_statusWithJSON(t *testing.T) {

@@ -7,6 +7,7 @@ import (
 	"github.com/stretchr/testify/assert"
 
 	"github.com/toolerr/toolerr/core/internal/envelope"
+	"github.com/toolerr/toolerr/core/internal/sanitize"
 )
 
 func TestFinalException_languages(t *testing.T) {
@@ -55,9 +56,9 @@ func TestException_mapping(t *testing.T) {
 		retry        bool
 		message      string
 	}{
-		{"ValueError", "city must not be empty", "", envelope.ToolError, false, "The search tool raised ValueError: city must not be empty."},
-		{"ValueError", "", "", envelope.ToolError, false, "The search tool raised ValueError."},
-		{"KeyError", "'x'.", "", envelope.ToolError, false, "The search tool raised KeyError: 'x'."},
+		{"ValueError", "city must not be empty", "", envelope.ToolError, false, "The search tool raised ValueError; change the arguments or the approach, do not repeat the same call."},
+		{"ValueError", "", "", envelope.ToolError, false, "The search tool raised ValueError; change the arguments or the approach, do not repeat the same call."},
+		{"KeyError", "'x'.", "", envelope.ToolError, false, "The search tool raised KeyError; change the arguments or the approach, do not repeat the same call."},
 		{"TimeoutError", "", "", envelope.Timeout, true, "The search tool timed out (TimeoutError); retry later."},
 		{"socket.timeout", "timed out", "", envelope.Timeout, true, "The search tool timed out (socket.timeout); retry later."},
 		{"ConnectionError", "", "", envelope.Transport, true, "The search tool could not be reached (ConnectionError); retry later."},
@@ -77,23 +78,23 @@ func TestException_mapping(t *testing.T) {
 		{"java.net.SocketTimeoutException", "Read timed out", "", envelope.Timeout, true, ""},
 		{"java.net.ConnectException", "", "", envelope.Transport, true, ""},
 		{"java.net.UnknownHostException", "api.x", "", envelope.Transport, true, ""},
-		{"Error", "connect ECONNREFUSED 127.0.0.1:5432", "", envelope.Transport, true, "The search tool refused the connection (Error); retry later."},
+		{"Error", "connect ECONNREFUSED 127.0.0.1:5432", "", envelope.Transport, true, "The search tool refused the connection; retry later."},
 		{"panic", `Get "http://x": context deadline exceeded`, "", envelope.Timeout, true, ""},
 		{"*url.Error", "Get \"http://x\": dial tcp: i/o timeout", "", envelope.Timeout, true, ""},
 		{"reqwest::Error", "error sending request: operation timed out", "", envelope.Timeout, true, ""},
 		{"hyper::Error", "error trying to connect: tcp connect error: Connection refused (os error 111)", "", envelope.Transport, true, ""},
 		// a specific type keeps its meaning even when its message mentions a timeout
-		{"ValueError", "timeout must be positive", "", envelope.ToolError, false, "The search tool raised ValueError: timeout must be positive."},
+		{"ValueError", "timeout must be positive", "", envelope.ToolError, false, "The search tool raised ValueError; change the arguments or the approach, do not repeat the same call."},
 		// an HTTP status in the message is classified as that status, source tool
 		{"requests.exceptions.HTTPError", "503 Server Error: Service Unavailable for url: http://127.0.0.1:8080/search?q=x", "", envelope.Transport, true,
 			"The search tool is unavailable (HTTP 503); retry later."},
 		{"requests.exceptions.HTTPError", "400 Client Error: Bad Request for url: http://127.0.0.1:8080/search", "", envelope.InvalidArgs, false,
 			"The search tool rejected the arguments (HTTP 400); fix the arguments before calling it again."},
 		// traceback only
-		{"", "", "Traceback (most recent call last):\n  File \"/srv/app/secret_path.py\", line 3, in run\nValueError: bad city\n", envelope.ToolError, false, "The search tool raised ValueError: bad city."},
+		{"", "", "Traceback (most recent call last):\n  File \"/srv/app/secret_path.py\", line 3, in run\nValueError: bad city\n", envelope.ToolError, false, "The search tool raised ValueError; change the arguments or the approach, do not repeat the same call."},
 		{"", "", "Error: connect ECONNREFUSED 127.0.0.1:5432\n    at TCPConnectWrap.afterConnect (node:net:1555:16)", envelope.Transport, true, ""},
 		{"", "", "Exception in thread \"main\" java.lang.RuntimeException: x\n\tat A.b(A.java:1)\nCaused by: java.net.SocketTimeoutException: connect timed out\n", envelope.Timeout, true, ""},
-		{"", "", "goroutine 1 [running]:\nno panic line here", envelope.ToolError, false, "The search tool raised Exception."},
+		{"", "", "goroutine 1 [running]:\nno panic line here", envelope.ToolError, false, "The search tool raised Exception; change the arguments or the approach, do not repeat the same call."},
 	}
 	for _, tc := range tests {
 		t.Run(tc.typ+"/"+tc.msg, func(t *testing.T) {
@@ -104,6 +105,16 @@ func TestException_mapping(t *testing.T) {
 			assert.Equal(t, "search", e.Details["tool"])
 			if tc.message != "" {
 				assert.Equal(t, tc.message, e.Message)
+			}
+			msg := strings.TrimSpace(tc.msg)
+			if _, m, ok := FinalException(tc.tb); msg == "" && ok {
+				msg = m
+			}
+			if msg != "" && !e.Retryable {
+				assert.Equal(t, sanitize.Message(msg), e.Details["tool_message"], "a failure the model must act on carries the exception's words in details")
+				assert.NotContains(t, e.Message, msg)
+			} else {
+				assert.NotContains(t, e.Details, "tool_message")
 			}
 			if tc.tb != "" {
 				assert.NotContains(t, e.Message, "File ")
@@ -120,7 +131,8 @@ func TestException_mapping(t *testing.T) {
 
 func TestException_noTool(t *testing.T) {
 	e := Exception("ValueError", "x", "", Options{})
-	assert.Equal(t, "The tool raised ValueError: x.", e.Message)
+	assert.Equal(t, "The tool raised ValueError; change the arguments or the approach, do not repeat the same call.", e.Message)
+	assert.Equal(t, "x.", e.Details["tool_message"], "the exception's own words go to details, not to the sentence")
 	assert.Equal(t, "ValueError", e.Details["exception_type"])
 	assert.NotContains(t, e.Details, "tool")
 }

@@ -7,21 +7,23 @@ import (
 	"github.com/toolerr/toolerr/core/internal/envelope"
 )
 
-// msgFacts is everything the message sentence is built from. The provider's
-// own message text is deliberately not among them (seed 000 checklist item 5).
+// msgFacts is everything the message sentence is built from: registry facts
+// and tokens (IsToken). No text of a response or an exception is among them:
+// a provider's or a tool's own words never reach the sentence.
 type msgFacts struct {
 	code            envelope.Code
 	retryable       bool
 	source          envelope.Source
-	tool, provider  string
+	tool, provider  string // tokens, or "" (then the sentence names neither)
 	status          int
 	stream, partial bool
 	waitNs          int64
 	hasWait         bool
 	repair, cause   string
-	param           string
-	excType, excMsg string
-	excTransient    bool
+	param           string // a token, or ""
+	excType         string // a token, or ""
+	exception       bool   // the failure is an exception the tool raised
+	excNamesCause   bool   // excType names the transport cause ("httpx.ReadTimeout", not "Error")
 }
 
 // message writes the one sentence the model reads: who failed, what
@@ -32,23 +34,22 @@ func message(m msgFacts) string {
 	b.Grow(96)
 	b.WriteString(subject(m))
 	b.WriteByte(' ')
-	if m.code == envelope.ToolError && m.excType != "" {
+	if m.code == envelope.ToolError && m.exception {
 		b.WriteString("raised ")
-		b.WriteString(m.excType)
-		if msg := strings.TrimRight(m.excMsg, " .!?;:"); msg != "" {
-			b.WriteString(": ")
-			b.WriteString(msg)
+		if m.excType != "" {
+			b.WriteString(m.excType)
+		} else {
+			b.WriteString("an exception")
 		}
-		b.WriteByte('.')
-		return b.String()
+	} else {
+		b.WriteString(predicate(m))
 	}
-	b.WriteString(predicate(m))
 	switch {
 	case m.status != 0:
 		b.WriteString(" (HTTP ")
 		b.WriteString(strconv.Itoa(m.status))
 		b.WriteByte(')')
-	case m.excTransient:
+	case m.excNamesCause && m.excType != "":
 		b.WriteString(" (")
 		b.WriteString(m.excType)
 		b.WriteByte(')')
@@ -194,6 +195,8 @@ func adviceTerminal(m msgFacts) string {
 		return "; check the credentials and their access, do not retry"
 	case envelope.InvalidRequest, envelope.ClientError, envelope.NotFound, envelope.Unsupported:
 		return "; change the request before sending it again"
+	case envelope.ToolError:
+		return "; change the arguments or the approach, do not repeat the same call"
 	case envelope.Cancelled:
 		return ""
 	}
