@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # set-version NEW: makes NEW the release version everywhere it is written:
 # VERSION (the one source), core.Version, the Python, Node and Rust package
-# manifests and lock files, the version fixture, and the tests and README
-# lines that show the version op's answer. bindings/versions_test.go fails
+# manifests and lock files, the version fixture, the tests and README
+# lines that show the version op's answer, and the package file names in
+# the README's install lines. bindings/versions_test.go fails
 # when any of them drifts from VERSION.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -22,5 +23,7 @@ sed -i "0,/\"version\": \"$q\"/s//\"version\": \"$new\"/; /\"packages\": {/,/\"n
 # The version op's answer, wherever a test, fixture or the README shows it.
 git grep -lE "\\\\?\"version\\\\?\": ?\\\\?\"$q\\\\?\"|release $q" -- ':!bindings/node/package*.json' ':!VERSION' |
   xargs -r sed -i -E "s/(\\\\?\"version\\\\?\": ?\\\\?\")$q(\\\\?\")/\\1$new\\2/g; s/release $q/release $new/g"
+# The package file names in the README's install lines and the docs.
+sed -i "s/toolerr-$q\([.-]\)/toolerr-$new\1/g" README.md docs/bindings.md
 echo "set-version: $old -> $new"
 go test ./bindings/ -run TestVersionsAgree

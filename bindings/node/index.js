@@ -12,7 +12,15 @@ let wasmExports;
 function load() {
   const path = process.env.TOOLERR_WASM || new URL('./toolerr.wasm', import.meta.url);
   const wasi = new WASI({ version: 'preview1', args: [], env: {}, returnOnExit: true });
-  const module = new WebAssembly.Module(readFileSync(path));
+  let bytes;
+  try {
+    bytes = readFileSync(path);
+  } catch (e) {
+    if (e.code !== 'ENOENT') throw e;
+    // A bundler (esbuild, Rollup) may have moved this file without toolerr.wasm.
+    throw new Error(`toolerr: ${path} not found; ship toolerr.wasm beside the bundled code (node_modules/toolerr/toolerr.wasm) or set TOOLERR_WASM`, { cause: e });
+  }
+  const module = new WebAssembly.Module(bytes);
   const instance = new WebAssembly.Instance(module, { wasi_snapshot_preview1: wasi.wasiImport });
   wasi.initialize(instance); // runs _initialize once
   if (instance.exports.toolerr_abi_version() !== 1) throw new Error(`toolerr: ${path} has an unknown ABI version`);

@@ -29,6 +29,11 @@ def library_path() -> str:
 
 
 def _open(path: str) -> ctypes.CDLL:
+    if not os.path.isfile(path):
+        raise ImportError(
+            f"toolerr: the core library {path} does not exist; install a toolerr wheel for this platform "
+            "(linux x86_64 glibc), or the sdist with Go and a C compiler present, or set TOOLERR_LIB"
+        )
     lib = ctypes.CDLL(path)
     lib.toolerr_invoke.argtypes = [ctypes.c_char_p, ctypes.c_size_t, ctypes.POINTER(ctypes.c_size_t)]
     lib.toolerr_invoke.restype = ctypes.c_void_p

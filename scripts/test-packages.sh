@@ -1,0 +1,218 @@
+#!/usr/bin/env bash
+# test-packages PKGS: installs each artifact of `make packages` (in PKGS,
+# default dist/packages) the way the README's install lines say, each into a
+# fresh virtualenv / npm project / cargo project in a temporary folder, and
+# runs the README's example files there:
+#   - the wheel (pip install), README example and resilience example;
+#   - the sdist with Go present (built from source) and without Go (must
+#     fail saying what is missing);
+#   - the npm tarball (npm install), README example, then the same example
+#     bundled by esbuild for Node and run from a folder with no node_modules,
+#     and a browser bundle (esbuild) run in headless Chromium when present;
+#   - the crate (cargo add --path on the unpacked .crate), README example,
+#     linking the bundled libtoolerr.a, then built from the bundled Go source.
+# Only the artifacts, the example files, VERSION and the README's install
+# lines leave the clone. As root the tests then run in a private mount
+# namespace in which the clone is hidden under an empty tmpfs, so nothing
+# can resolve back into it; in any case every installed module's real path
+# is checked to be inside the temporary folder. Network: the package
+# registries only (setuptools for the sdist builds, esbuild, crates).
+set -euo pipefail
+
+if [ "${1:-}" = "--inner" ]; then
+  tmp=$2 clone=$3
+  if [ -n "$clone" ]; then
+    mount -t tmpfs -o size=1m,mode=0555 toolerr-clone-hidden "$clone"
+    [ -z "$(ls -A "$clone")" ] || { echo "test-packages: could not hide $clone" >&2; exit 1; }
+    echo "test-packages: the clone ($clone) is hidden (empty tmpfs) for the rest of the run"
+  fi
+else
+  root=$(cd "$(dirname "$0")/.." && pwd)
+  pkgs=$(cd "$root" && cd "${1:-dist/packages}" 2>/dev/null && pwd) || {
+    echo "test-packages: no packages at '${1:-dist/packages}'; run 'make packages' first" >&2; exit 1; }
+  tmp=$(mktemp -d /tmp/toolerr-packages.XXXXXX)
+  trap 'rm -rf "$tmp"' EXIT
+  mkdir -p "$tmp/artifacts" "$tmp/examples"
+  version=$(tr -d '[:space:]' <"$root/VERSION")
+  for f in "toolerr-$version-py3-none-"*.whl "toolerr-$version.tar.gz" "toolerr-$version.tgz" "toolerr-$version.crate"; do
+    # shellcheck disable=SC2086
+    ls "$pkgs"/$f >/dev/null 2>&1 || { echo "test-packages: $pkgs/$f is missing; run 'make packages'" >&2; exit 1; }
+    cp "$pkgs"/$f "$tmp/artifacts/"
+  done
+  cp "$root/VERSION" "$tmp/"
+  cp "$root/bindings/python/examples/readme_example.py" "$root/bindings/python/examples/resilience_example.py" \
+     "$root/bindings/node/examples/readme_example.mjs" "$root/bindings/rust/examples/readme_example.rs" "$tmp/examples/"
+  # The README's install lines, between the install markers.
+  sed -n '/<!-- install:begin/,/<!-- install:end/p' "$root/README.md" | grep -E '^(pip|npm|tar|cargo) ' >"$tmp/install.txt" || true
+  [ "$(wc -l <"$tmp/install.txt")" -eq 3 ] || {
+    echo "test-packages: README.md must hold one install line per language (pip, npm, cargo) between <!-- install:begin --> and <!-- install:end -->" >&2; exit 1; }
+  cp "$0" "$tmp/test-packages.sh"
+  hide=""
+  if [ "$(id -u)" -eq 0 ] && unshare -m true 2>/dev/null; then
+    hide=$root
+  else
+    echo "test-packages: not root or no unshare: the clone stays visible; only the path checks below prove nothing resolves into it"
+  fi
+  cd "$tmp"
+  if [ -n "$hide" ]; then
+    unshare -m bash "$tmp/test-packages.sh" --inner "$tmp" "$hide"
+  else
+    bash "$tmp/test-packages.sh" --inner "$tmp" ""
+  fi
+  exit
+fi
+
+# ---- inner: everything below sees only $tmp, the toolchains and the
+# registries. A failed step is counted and the run goes on (no set -e).
+set +e
+cd "$tmp" || exit 1
+unset TOOLERR_LIB TOOLERR_WASM TOOLERR_DIST TOOLERR_GO TOOLERR_BUILD_FROM_SOURCE PYTHONPATH NODE_PATH \
+  CARGO_TARGET_DIR RUSTFLAGS VIRTUAL_ENV
+version=$(cat VERSION)
+passed=0 failed=0
+ok() { passed=$((passed + 1)); echo "ok   $*"; }
+bad() { failed=$((failed + 1)); echo "FAIL $*" >&2; }
+# check NAME WANT GOT: equal strings, or a failure showing both.
+check() { if [ "$2" = "$3" ]; then ok "$1"; else bad "$1"; printf '  want:\n%s\n  got:\n%s\n' "$2" "$3" >&2; fi; }
+# inside NAME PATH...: each real path lies in $tmp.
+inside() {
+  local name=$1; shift
+  [ $# -gt 0 ] || { bad "$name: nothing to check (the step before failed)"; return; }
+  for p in "$@"; do
+    case "$(realpath "$p")" in "$tmp"/*) ;; *) bad "$name: $p resolves to $(realpath "$p"), outside $tmp"; return;; esac
+  done
+  ok "$name: $(realpath "$1")"
+}
+line() { grep -E "^$1 " "$tmp/install.txt"; }
+readme_py=$'RATE_LIMITED True 7\ntool_result True\nINVALID_INPUT op'
+readme_out=$'RATE_LIMITED true 7\ntool_result true\nINVALID_INPUT op'
+
+# where_py PYTHON: the installed package's files and the library mapped after a call.
+where_py() {
+  "$1" -I - <<'EOF'
+import toolerr, toolerr._native as n
+toolerr.version()
+maps = [l.split()[-1] for l in open("/proc/self/maps") if "libtoolerr" in l]
+print(toolerr.__file__); print(n.library_path()); print(maps[0])
+EOF
+}
+
+# ---- Python: the wheel, as the README installs it.
+mkdir -p py/wheel && cd py/wheel
+cp ../../artifacts/*.whl .
+python3 -m venv venv
+(PATH="$PWD/venv/bin:$PATH"; export PATH; eval "$(line pip) --disable-pip-version-check -q") && ok "wheel: $(line pip)" || bad "wheel: $(line pip)"
+cp ../../examples/readme_example.py ../../examples/resilience_example.py .
+check "wheel: README example" "$readme_py" "$(venv/bin/python readme_example.py 2>&1)"
+res=$(venv/bin/python resilience_example.py 2>&1)
+check "wheel: resilience example" "attempt 3: 3 hits
+breaker closed failures 0" "$(tail -n 2 <<<"$res")"
+mapfile -t where < <(where_py venv/bin/python)
+inside "wheel: toolerr, its libtoolerr.so and the mapped library" "${where[@]}"
+check "wheel: installed version" "$version $version" \
+  "$(venv/bin/python -I -c 'import importlib.metadata as m, toolerr; print(m.version("toolerr"), toolerr.version()["version"])')"
+cd "$tmp"
+
+# ---- Python: the sdist, with Go (setup.py builds libtoolerr.so) ...
+mkdir -p py/sdist && cd py/sdist
+cp ../../artifacts/toolerr-"$version".tar.gz .
+python3 -m venv venv
+if out=$(venv/bin/python -m pip install --disable-pip-version-check --no-cache-dir "./toolerr-$version.tar.gz" 2>&1); then
+  ok "sdist with Go: pip install ./toolerr-$version.tar.gz"
+else
+  bad "sdist with Go: pip install"; echo "$out" | tail -20 >&2
+fi
+cp ../../examples/readme_example.py .
+check "sdist with Go: README example" "$readme_py" "$(venv/bin/python readme_example.py 2>&1)"
+mapfile -t where < <(where_py venv/bin/python)
+inside "sdist with Go: toolerr and the libtoolerr.so it built" "${where[@]}"
+# ... and without Go on PATH: the build stops and says what is missing.
+nogo=$(tr ':' '\n' <<<"$PATH" | grep -vxF "$(dirname "$(command -v go)")" | paste -sd: -)
+python3 -m venv venv-nogo
+if out=$(PATH="$nogo" venv-nogo/bin/python -m pip install --disable-pip-version-check --no-cache-dir "./toolerr-$version.tar.gz" 2>&1); then
+  bad "sdist without Go: pip install succeeded"
+elif grep -q "missing Go (https://go.dev/dl" <<<"$out"; then
+  ok "sdist without Go: fails with: $(grep -o 'toolerr: no prebuilt.*' <<<"$out" | head -1 | cut -c1-110)..."
+else
+  bad "sdist without Go: the failure does not say Go is missing"; echo "$out" | tail -20 >&2
+fi
+cd "$tmp"
+
+# ---- Node: the tarball, as the README installs it.
+mkdir -p node/app && cd node/app
+cp ../../artifacts/toolerr-"$version".tgz .
+npm init -y >/dev/null
+eval "$(line npm) --no-audit --no-fund --loglevel=error" >/dev/null && ok "npm: $(line npm)" || bad "npm: $(line npm)"
+cp ../../examples/readme_example.mjs .
+check "npm: README example" "$readme_out" "$(node --no-warnings readme_example.mjs 2>&1)"
+mapfile -t where < <(node --input-type=module -e "
+import { fileURLToPath } from 'node:url';
+console.log(fileURLToPath(import.meta.resolve('toolerr')));
+console.log(fileURLToPath(import.meta.resolve('toolerr/toolerr.wasm')));
+console.log(fileURLToPath(import.meta.resolve('@bjorn3/browser_wasi_shim')));")
+inside "npm: toolerr, its toolerr.wasm and the declared @bjorn3/browser_wasi_shim" "${where[@]}"
+[ ! -L node_modules/toolerr ] && ok "npm: node_modules/toolerr is a copy, not a symlink" || bad "npm: node_modules/toolerr is a symlink"
+check "npm: installed version" "$version" "$(node -p "require('./node_modules/toolerr/package.json').version")"
+# A bundler: esbuild (pinned) bundles the example for Node; the bundle runs
+# from a folder with no node_modules, toolerr.wasm copied beside it (esbuild
+# does not copy assets named by new URL(..., import.meta.url)).
+npm install --no-audit --no-fund --loglevel=error --save-dev esbuild@0.28.2 >/dev/null
+npx esbuild readme_example.mjs --bundle --platform=node --format=esm --log-level=warning --outfile=../bundle-node/app.mjs
+cp node_modules/toolerr/toolerr.wasm ../bundle-node/
+check "esbuild, Node bundle (no node_modules beside it): README example" "$readme_out" \
+  "$(cd ../bundle-node && node --no-warnings app.mjs 2>&1)"
+# The browser build: esbuild picks the "browser" export (browser.js and the
+# WASI shim from node_modules); headless Chromium runs it from a loopback server.
+cat >browser_example.mjs <<'EOF'
+import * as toolerr from 'toolerr';
+
+await toolerr.init();
+const err = toolerr.classifyHttp(429, { 'retry-after': '7' }, undefined, { tool: 'get_weather' });
+const [msg] = toolerr.toAnthropic([{ callId: 'toolu_01', name: 'get_weather', error: err }]);
+document.getElementById('out').textContent = `${err.code} ${err.retryable} ${msg.content[0].is_error}`;
+EOF
+npx esbuild browser_example.mjs --bundle --platform=browser --format=esm --log-level=warning --outfile=../bundle-web/app.js
+cp node_modules/toolerr/toolerr.wasm ../bundle-web/
+printf '<!doctype html><pre id="out">not run</pre><script type="module" src="app.js"></script>\n' >../bundle-web/index.html
+grep -q 'browser_wasi_shim\|WASI' ../bundle-web/app.js && ok "esbuild, browser bundle: includes the WASI shim" || bad "esbuild, browser bundle: no WASI shim inside"
+if [ -x /usr/bin/chromium ]; then
+  python3 -m http.server --bind 127.0.0.1 --directory ../bundle-web 0 >../http.log 2>&1 &
+  http=$!
+  port=""
+  for _ in $(seq 50); do port=$(grep -oE 'port [0-9]+' ../http.log | grep -oE '[0-9]+' || true); [ -n "$port" ] && break; sleep 0.1; done
+  dom=$(timeout 60 /usr/bin/chromium --headless --no-sandbox --disable-gpu --virtual-time-budget=20000 \
+    --dump-dom "http://127.0.0.1:$port/index.html" 2>/dev/null || true)
+  kill "$http"; wait "$http" 2>/dev/null || true
+  check "esbuild, browser bundle in headless Chromium" "RATE_LIMITED true true" \
+    "$(grep -oE '<pre id="out">[^<]*' <<<"$dom" | sed 's/<pre id="out">//')"
+else
+  echo "skip esbuild, browser bundle in Chromium: /usr/bin/chromium is missing (scripts/test-node.sh installs it)"
+fi
+cd "$tmp"
+
+# ---- Rust: the crate, as the README adds it.
+mkdir -p rust && cd rust
+cargo new -q --vcs none app && cd app
+cp ../../artifacts/toolerr-"$version".crate .
+eval "$(line 'tar xzf')" 2>/dev/null && ok "crate: $(line 'tar xzf')" || bad "crate: $(line 'tar xzf')"
+cp ../../examples/readme_example.rs src/main.rs
+got=$(cargo run --locked 2>build.log) || true
+check "crate (bundled libtoolerr.a): README example" "$readme_out" "$got"
+if grep -q "warning: toolerr@$version: toolerr: linking $tmp/.*/native/.*/libtoolerr.a from the bundled static library" build.log; then
+  ok "crate: build.rs says it linked the bundled static library"
+else
+  bad "crate: build.rs did not say it linked the bundled library"; tail -20 build.log >&2
+fi
+inside "crate: the toolerr package cargo built" \
+  "$(cargo metadata --format-version 1 --locked | python3 -c 'import json,sys; print(next(p["manifest_path"] for p in json.load(sys.stdin)["packages"] if p["name"]=="toolerr"))')"
+got=$(TOOLERR_BUILD_FROM_SOURCE=1 cargo run --locked 2>build.log) || true
+check "crate (built from the bundled Go source): README example" "$readme_out" "$got"
+if grep -q "warning: toolerr@$version: toolerr: linking $tmp/.*/out/libtoolerr.a from the Go source, built with go version go" build.log; then
+  ok "crate: build.rs says it built libtoolerr.a from the Go source"
+else
+  bad "crate: build.rs did not say it built from the Go source"; tail -20 build.log >&2
+fi
+cd "$tmp"
+
+echo "test-packages: $passed passed, $failed failed"
+[ "$failed" -eq 0 ]
