@@ -54,12 +54,17 @@ else
     echo "test-packages: not root or no unshare: the clone stays visible; only the path checks below prove nothing resolves into it"
   fi
   cd "$tmp"
+  rc=0
   if [ -n "$hide" ]; then
-    unshare -m bash "$tmp/test-packages.sh" --inner "$tmp" "$hide"
+    unshare -m bash "$tmp/test-packages.sh" --inner "$tmp" "$hide" || rc=$?
   else
-    bash "$tmp/test-packages.sh" --inner "$tmp" ""
+    bash "$tmp/test-packages.sh" --inner "$tmp" "" || rc=$?
   fi
-  exit
+  # The counts and skips join make test's summary (scripts/testreport.sh).
+  if [ -f "$tmp/report.xml" ]; then
+    bash "$root/scripts/testreport.sh" junit packages "$tmp/report.xml" || rc=1
+  fi
+  exit "$rc"
 fi
 
 # ---- inner: everything below sees only $tmp, the toolchains and the
@@ -70,8 +75,17 @@ unset TOOLERR_LIB TOOLERR_WASM TOOLERR_DIST TOOLERR_GO TOOLERR_BUILD_FROM_SOURCE
   CARGO_TARGET_DIR RUSTFLAGS VIRTUAL_ENV
 version=$(cat VERSION)
 passed=0 failed=0
-ok() { passed=$((passed + 1)); echo "ok   $*"; }
-bad() { failed=$((failed + 1)); echo "FAIL $*" >&2; }
+# Each check is also a JUnit test case in $tmp/report.xml (read by testreport).
+xmlattr() { sed 's/&/\&amp;/g; s/</\&lt;/g; s/>/\&gt;/g; s/"/\&quot;/g' <<<"$1"; }
+ok() { passed=$((passed + 1)); echo "ok   $*"; echo "<testcase name=\"$(xmlattr "$*")\"/>" >>"$tmp/cases.xml"; }
+bad() {
+  failed=$((failed + 1)); echo "FAIL $*" >&2
+  echo "<testcase name=\"$(xmlattr "$*")\"><failure/></testcase>" >>"$tmp/cases.xml"
+}
+skip() {
+  echo "skip $1: $2"
+  echo "<testcase name=\"$(xmlattr "$1")\"><skipped message=\"$(xmlattr "$2")\"/></testcase>" >>"$tmp/cases.xml"
+}
 # check NAME WANT GOT: equal strings, or a failure showing both.
 check() { if [ "$2" = "$3" ]; then ok "$1"; else bad "$1"; printf '  want:\n%s\n  got:\n%s\n' "$2" "$3" >&2; fi; }
 # inside NAME PATH...: each real path lies in $tmp.
@@ -186,7 +200,7 @@ if [ -x /usr/bin/chromium ]; then
   check "esbuild, browser bundle in headless Chromium" "RATE_LIMITED true true" \
     "$(grep -oE '<pre id="out">[^<]*' <<<"$dom" | sed 's/<pre id="out">//')"
 else
-  echo "skip esbuild, browser bundle in Chromium: /usr/bin/chromium is missing (scripts/test-node.sh installs it)"
+  skip "esbuild, browser bundle in headless Chromium" "/usr/bin/chromium is missing (scripts/test-node.sh installs it)"
 fi
 cd "$tmp"
 
@@ -214,5 +228,6 @@ else
 fi
 cd "$tmp"
 
+{ echo '<testsuite name="packages">'; cat "$tmp/cases.xml"; echo '</testsuite>'; } >"$tmp/report.xml"
 echo "test-packages: $passed passed, $failed failed"
 [ "$failed" -eq 0 ]
