@@ -41,6 +41,9 @@
 //     BreakerPhase, BreakerResult, BreakerCounts, ParseBreakerState; Budget,
 //     BudgetLimits, BudgetCharge, BudgetState, BudgetResult; Replay, Trace,
 //     ParseTrace, ReplayResult.
+//   - The executor as a pure step (every language's runtime loops around
+//     it): Step, StepInput, StepConfig, StepState, StepEvent, StepAction,
+//     StepResult, Record, LoopState, LoopArgsKey, BreakerSwap.
 //
 // Each typed function is a thin layer over the same code Invoke runs, so Go
 // callers and the other languages get the same results.

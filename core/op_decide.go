@@ -1,6 +1,8 @@
 package core
 
 import (
+	"errors"
+
 	"github.com/toolerr/toolerr/core/internal/decide"
 	"github.com/toolerr/toolerr/core/internal/envelope"
 	"github.com/toolerr/toolerr/core/internal/field"
@@ -58,8 +60,21 @@ func opRetry(req map[string]any) (any, error) {
 
 // opBreaker: {"state": <state>|null, "event": "allow"|"success"|"failure",
 // "now_ms", "settings"?, "error"?, "tool"?} -> {"state", "allowed"?, "error"?}.
+//
+// "state" may also be a string holding the state's canonical bytes (""
+// for a new breaker): the response's "state" is then those bytes too,
+// exactly as a store compares them, so that a runtime in any language writes
+// what the Go runtime would.
 func opBreaker(req map[string]any) (any, error) {
-	st, err := decide.ReadBreakerState(req["state"], "state")
+	raw, asBytes := req["state"].(string)
+	var st decide.BreakerState
+	var err error
+	if asBytes {
+		st, err = decide.ParseBreakerState([]byte(raw))
+		err = prefixPath(err, "state")
+	} else {
+		st, err = decide.ReadBreakerState(req["state"], "state")
+	}
 	if err != nil {
 		return nil, err
 	}
@@ -103,6 +118,9 @@ func opBreaker(req map[string]any) (any, error) {
 	}
 	r := decide.Breaker(st, ev, now, s, failure, tool)
 	out := map[string]any{"state": r.State.Value()}
+	if asBytes {
+		out["state"] = string(r.State.AppendJSON(nil))
+	}
 	if ev == decide.EventAllow {
 		out["allowed"] = r.Allowed
 	}
@@ -177,4 +195,17 @@ func opReplay(req map[string]any) (any, error) {
 		delete(v, "transcript")
 	}
 	return v, nil
+}
+
+// prefixPath turns an error reading bytes at path into a *field.Error there
+// (a *field.Error already names its member).
+func prefixPath(err error, path string) error {
+	if err == nil {
+		return nil
+	}
+	var fe *field.Error
+	if errors.As(err, &fe) {
+		return err
+	}
+	return field.Errorf(path, "is not the JSON of a breaker state: "+err.Error())
 }

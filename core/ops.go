@@ -72,12 +72,14 @@ var opTable = [...]op{
 		`{"op":"loop_guard","threshold":3,"call":{"tool":"search","args":{"b":1,"a":2}},"history":[{"tool":"search","args":{"a":2,"b":1},"ok":false},{"tool":"search","args":{"a":2,"b":1},"ok":false},{"tool":"search","args":{"b":1,"a":2},"ok":false}]}`}, opLoopGuard},
 	{OpInfo{"retry", "`error`, `attempt`, `draw` in [0,1), `policy`?", "`{retry, delay_ms, reason}`", "docs/resilience.md",
 		`{"op":"retry","attempt":1,"draw":0.5,"error":` + exampleEnvelope + `}`}, opRetry},
-	{OpInfo{"breaker", "`state` \\| null, `event` (allow \\| success \\| failure), `now_ms`, `settings`?, `error`?, `tool`?", "`{state, allowed?, error?}`", "docs/resilience.md",
+	{OpInfo{"breaker", "`state` (object, its canonical bytes as a string, or null), `event` (allow \\| success \\| failure), `now_ms`, `settings`?, `error`?, `tool`?", "`{state, allowed?, error?}`", "docs/resilience.md",
 		`{"op":"breaker","state":{"phase":"closed","failures":2},"event":"failure","now_ms":1000,"error":` + exampleEnvelope + `}`}, opBreaker},
 	{OpInfo{"budget", "`limits` {steps, tokens, wall_ms}, `charge`?, `state`?, `now_ms`", "`{allowed, state, remaining, error?}`", "docs/resilience.md",
 		`{"op":"budget","state":{"steps":10,"tokens":1200,"started_ms":1000},"limits":{"steps":10,"tokens":5000,"wall_ms":60000},"charge":{"steps":1},"now_ms":3000}`}, opBudget},
 	{OpInfo{"replay", "`format`, `trace` {description, steps, bound}, `transcript`?", "`{calls, terminated, reason, transcript?}`", "docs/resilience.md",
 		`{"op":"replay","format":"anthropic","transcript":false,"trace":{"description":"503 then success","bound":20,"steps":[{"error":` + exampleEnvelope + `},{"result":{"text":"Found 5 flights."}}]}}`}, opReplay},
+	{OpInfo{"step", "`tool`, `state` \\| null, `event` {kind, ...}, `now_ms`, `policy`?, `settings`?, `key_prefix`?, `timeout_ms`?, `budget`? {limits, state?, charge?}, `loop`? {threshold?, state?}", "`{action, decisions, state, budget?, loop?}`", "docs/resilience.md",
+		`{"op":"step","tool":"search","state":{"phase":"breaker","attempt":1,"event":"failure","store":"shared","tries":0,"draw":0.5,"error":` + exampleEnvelope + `},"event":{"kind":"loaded","value":null},"now_ms":1000}`}, opStep},
 }
 
 // dispatch runs the handler of op on req, or returns ErrUnknownOp.

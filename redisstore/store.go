@@ -10,6 +10,7 @@ package redisstore
 
 import (
 	"context"
+	_ "embed"
 	"errors"
 
 	"github.com/redis/go-redis/v9"
@@ -17,20 +18,16 @@ import (
 	"github.com/toolerr/toolerr/resilience"
 )
 
-// casScript compares the value at KEYS[1] with ARGV[2] (ARGV[1] = "1": the
-// key must be absent) and, when equal, sets it to ARGV[3]. It returns {1} on
-// a swap, {0} when the key is absent, {0, current} otherwise.
-var casScript = redis.NewScript(`
-local cur = redis.call('GET', KEYS[1])
-if ARGV[1] == '1' then
-  if cur then return {0, cur} end
-elseif cur ~= ARGV[2] then
-  if cur then return {0, cur} end
-  return {0}
-end
-redis.call('SET', KEYS[1], ARGV[3])
-return {1}
-`)
+// CASScript is the compare-and-swap Lua script (cas.lua beside this file),
+// the one every language's Redis store runs: it compares the value at
+// KEYS[1] with ARGV[2] (ARGV[1] = "1": the key must be absent) and, when
+// equal, sets it to ARGV[3]. It returns {1} on a swap, {0} when the key is
+// absent, {0, current} otherwise.
+//
+//go:embed cas.lua
+var CASScript string
+
+var casScript = redis.NewScript(CASScript)
 
 // Store is a resilience.Store over a go-redis client (a *redis.Client,
 // *redis.ClusterClient or *redis.Ring). Every transition is a GET then, only

@@ -2,9 +2,11 @@ package resilience
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"log/slog"
 	"math/rand/v2"
+	"sort"
 	"strconv"
 	"sync"
 	"time"
@@ -47,17 +49,19 @@ func (e *Error) Is(target error) bool {
 // DecisionKind says which step of Executor.Do a Decision reports.
 type DecisionKind int
 
-// The kinds of decision, in the order Do takes them.
+// The kinds of decision, in the order Do takes them (DecisionLoopGuard, which
+// comes between the budget and the breaker, was added last).
 const (
-	DecisionBudget   DecisionKind = iota // the budget allowed or refused an attempt
-	DecisionBreaker                      // the breaker allowed or refused an attempt
-	DecisionCall                         // the tool was called; Envelope is its failure, nil on success
-	DecisionRetry                        // retry or not after a failure; DelayMs is the wait
-	DecisionFallback                     // the Store failed; the decision used local state (Err says why)
+	DecisionBudget    DecisionKind = iota // the budget allowed or refused an attempt
+	DecisionBreaker                       // the breaker allowed or refused an attempt, or changed phase
+	DecisionCall                          // the tool was called; Envelope is its failure, nil on success
+	DecisionRetry                         // retry or not after a failure; DelayMs is the wait
+	DecisionFallback                      // the Store failed; the decision used local state (Err says why)
+	DecisionLoopGuard                     // the loop guard allowed or refused the call
 )
 
-// String returns "budget", "breaker", "call", "retry", "fallback", or
-// "unknown decision kind: N".
+// String returns "budget", "breaker", "call", "retry", "fallback",
+// "loop_guard", or "unknown decision kind: N".
 func (k DecisionKind) String() string {
 	switch k {
 	case DecisionBudget:
@@ -70,16 +74,27 @@ func (k DecisionKind) String() string {
 		return "retry"
 	case DecisionFallback:
 		return "fallback"
+	case DecisionLoopGuard:
+		return "loop_guard"
 	}
 	return "unknown decision kind: " + strconv.Itoa(int(k))
 }
 
-// Decision is one step of Executor.Do, reported to OnDecision and the Logger.
+var decisionKinds = map[core.RecordKind]DecisionKind{
+	core.RecordBudget: DecisionBudget, core.RecordLoopGuard: DecisionLoopGuard, core.RecordBreaker: DecisionBreaker,
+	core.RecordCall: DecisionCall, core.RecordRetry: DecisionRetry, core.RecordFallback: DecisionFallback,
+}
+
+// Decision is one step of Executor.Do, reported to OnDecision and the Logger:
+// core's Record (the same record every language's runtime reports; its
+// Value is the JSON other runtimes log) with Go's error values attached.
 //
-// Allowed is: the attempt may go (budget, breaker), the call succeeded
-// (call), a retry follows (retry). Reason is the retry reason or the
-// breaker phase after the event. DelayMs is the wait before the retry, in
-// milliseconds. Envelope is the refusal or failure, if any.
+// Allowed is: the attempt may go (budget, loop guard, breaker), the call
+// succeeded (call), a retry follows (retry). Reason is the retry reason, the
+// breaker phase after the event, what ran out (budget) or why the store
+// failed (fallback). DelayMs is the wait before the retry, in milliseconds.
+// Envelope is the refusal or failure, if any. Err is the tool's error (call)
+// or the store's (fallback).
 type Decision struct {
 	Kind     DecisionKind
 	Tool     string
@@ -89,12 +104,18 @@ type Decision struct {
 	DelayMs  int64
 	Envelope *core.Envelope
 	Err      error
+	Record   core.Record
 }
 
-// Executor wraps tool calls with a budget, one breaker per tool, retries and
-// classification. The zero value works: in-memory breakers with the seed
-// defaults, the SDK retry defaults, no budget, no reporting. Set the fields
-// before the first Do; an Executor is safe for concurrent use afterwards.
+// Executor wraps tool calls with a budget, a loop guard, one breaker per
+// tool, retries and classification. The zero value works: in-memory
+// breakers with the seed defaults, the SDK retry defaults, no budget, no
+// loop guard, no reporting. Set the fields before the first Do; an Executor
+// is safe for concurrent use afterwards.
+//
+// The decisions are core.Step's (the step op every language's runtime
+// uses); Do only performs the actions Step asks for: store reads and
+// compare-and-swaps, the call, sleeping.
 type Executor struct {
 	// Store keeps breaker states; nil is a private MemoryStore. Use
 	// redisstore.New to share breakers between replicas.
@@ -108,79 +129,188 @@ type Executor struct {
 	// Retry bounds retries (zero fields: 3 attempts, 500 ms base, 8000 ms
 	// cap, 120000 ms longest accepted wait hint).
 	Retry core.RetryPolicy
-	// Budget, when set, is charged one step before every attempt.
+	// Timeout bounds each Do, retries and backoff sleeps included (0: no
+	// bound beyond ctx's deadline). A retry whose sleep would pass it is not
+	// taken; each attempt's ctx carries what is left.
+	Timeout time.Duration
+	// Budget, when set, is charged one step (and Tokens) before every attempt.
 	Budget *Budget
+	// LoopGuard, when set, refuses a call (LOOP_DETECTED) that failed its
+	// threshold of times in a row with the same Args.
+	LoopGuard *LoopGuard
 	// Classify turns a tool's error into an envelope; nil is
 	// core.ClassifyError with SourceTool, the tool name and the attempt. An
 	// error that is (or wraps) an *Error keeps its Envelope.
 	Classify func(err error, tool string, attempt int) core.Envelope
 	// OnDecision, when set, receives every decision, synchronously.
 	OnDecision func(Decision)
-	// Logger, when set, logs every decision at Debug (Warn for refusals,
-	// failures and fallbacks).
+	// Logger, when set, logs every decision as "toolerr decision" with the
+	// record's members as attributes, at the record's level (Debug, Info,
+	// Warn).
 	Logger *slog.Logger
 	// Now is the clock; nil is time.Now.
 	Now func() time.Time
 	// Draw returns a uniform number in [0, 1) for jitter; nil is
 	// math/rand/v2.Float64.
 	Draw func() float64
+	// Sleep waits d or until ctx ends (then returning ctx.Err()); nil is a
+	// timer.
+	Sleep func(ctx context.Context, d time.Duration) error
 
 	once  sync.Once
 	local *MemoryStore
 }
 
-// Do calls fn for tool under the budget, the tool's breaker and the retry
-// policy, and returns nil on success or an *Error carrying the envelope.
+// CallOption adds a fact about one call to Do or Call.
+type CallOption func(*callOptions)
+
+type callOptions struct {
+	args   any
+	tokens int64
+}
+
+// Args gives the call's arguments to the loop guard, which compares their
+// canonical JSON (encoding/json writes them first).
+func Args(v any) CallOption { return func(o *callOptions) { o.args = v } }
+
+// Tokens charges n tokens (an estimate, before spending) to the budget with
+// each attempt's step.
+func Tokens(n int64) CallOption { return func(o *callOptions) { o.tokens = n } }
+
+// Do calls fn for tool under the budget, the loop guard, the tool's breaker
+// and the retry policy, and returns nil on success or an *Error carrying the
+// envelope.
 //
-// Each attempt: charge the budget (refused: BUDGET_EXHAUSTED), ask the
-// breaker (refused: CIRCUIT_OPEN with the wait left), call fn, report
-// success or the classified failure to the breaker, then ask core.Retry;
-// a retry sleeps DelayMs unless ctx ends first. An envelope with retryable
-// false is never retried. When ctx ends, Do returns at once with the
-// classification of ctx.Err() (CANCELLED or TIMEOUT).
-func (x *Executor) Do(ctx context.Context, tool string, fn func(ctx context.Context) error) error {
+// Each attempt: charge the budget (refused: BUDGET_EXHAUSTED); on the first,
+// ask the loop guard (refused: LOOP_DETECTED); ask the breaker (refused:
+// CIRCUIT_OPEN with the wait left); call fn; report success or the
+// classified failure to the breaker, then ask core.Retry; a retry sleeps
+// DelayMs unless ctx ends first. An envelope with retryable false is never
+// retried. When ctx ends, Do returns at once with CANCELLED (or TIMEOUT for
+// a deadline). These decisions are core.Step's.
+func (x *Executor) Do(ctx context.Context, tool string, fn func(ctx context.Context) error, opts ...CallOption) error {
 	x.once.Do(func() { x.local = NewMemoryStore() })
-	for attempt := 1; ; attempt++ {
-		if err := ctx.Err(); err != nil {
-			return &Error{Envelope: x.classify(err, tool, attempt), Attempts: attempt - 1, Err: err}
-		}
-		if x.Budget != nil {
-			r := x.Budget.Charge(core.BudgetCharge{Steps: 1}, x.nowMs())
-			x.report(ctx, Decision{Kind: DecisionBudget, Tool: tool, Attempt: attempt, Allowed: r.Allowed, Envelope: r.Error})
-			if !r.Allowed {
-				return &Error{Envelope: *r.Error, Attempts: attempt - 1}
-			}
-		}
-		br := x.breaker(ctx, tool, attempt, core.BreakerAllow, nil)
-		x.report(ctx, Decision{Kind: DecisionBreaker, Tool: tool, Attempt: attempt, Allowed: br.Allowed, Reason: br.State.Phase.String(), Envelope: br.Error})
-		if !br.Allowed {
-			return &Error{Envelope: *br.Error, Attempts: attempt - 1}
-		}
-		err := fn(ctx)
+	var o callOptions
+	for _, opt := range opts {
+		opt(&o)
+	}
+	cfg := core.StepConfig{Tool: tool, KeyPrefix: x.KeyPrefix, Policy: x.Retry, Settings: x.Breaker,
+		TimeoutMs: x.Timeout.Milliseconds(), Charge: core.BudgetCharge{Tokens: o.tokens}}
+	ev := core.StepEvent{Kind: core.EventStart}
+	if x.Budget != nil {
+		cfg.Budget = &x.Budget.limits
+	}
+	if x.LoopGuard != nil {
+		cfg.Loop, cfg.LoopThreshold = true, int64(x.LoopGuard.threshold)
+		b, err := json.Marshal(o.args)
 		if err == nil {
-			x.breaker(ctx, tool, attempt, core.BreakerSuccess, nil)
-			x.report(ctx, Decision{Kind: DecisionCall, Tool: tool, Attempt: attempt, Allowed: true})
-			return nil
+			ev.ArgsKey, err = core.LoopArgsKey(b)
 		}
-		env := x.classify(err, tool, attempt)
-		x.breaker(ctx, tool, attempt, core.BreakerFailure, &env)
-		x.report(ctx, Decision{Kind: DecisionCall, Tool: tool, Attempt: attempt, Envelope: &env, Err: err})
-		d, derr := core.Retry(env, attempt, x.Retry, x.draw())
-		if derr != nil {
-			return derr // a Draw outside [0, 1)
+		if err != nil {
+			e := core.NewEnvelope(core.CodeInvalidInput, "The call's arguments cannot be written as JSON for the loop guard.", map[string]any{"tool": tool}, core.SourceOrchestrator)
+			return &Error{Envelope: e, Err: err}
 		}
-		x.report(ctx, Decision{Kind: DecisionRetry, Tool: tool, Attempt: attempt, Allowed: d.Retry, Reason: d.Reason.String(), DelayMs: d.DelayMs, Envelope: &env})
-		if !d.Retry {
-			return &Error{Envelope: env, Attempts: attempt, Err: err}
+	}
+	if dl, ok := ctx.Deadline(); ok {
+		ev.DeadlineMs = dl.UnixMilli()
+	}
+	var st core.StepState
+	var stopErr, storeErr error // the error a stop returns (the tool's, or ctx's) and the store's last
+	for {
+		r, err := x.step(cfg, st, ev)
+		if err != nil { // a Draw outside [0, 1), or a bug in this loop
+			e := core.NewEnvelope(core.CodeInternal, "toolerr's executor could not take its next step: "+err.Error(), map[string]any{"tool": tool}, core.SourceOrchestrator)
+			return &Error{Envelope: e, Err: err}
 		}
-		if cerr := sleep(ctx, time.Duration(d.DelayMs)*time.Millisecond); cerr != nil {
-			return &Error{Envelope: x.classify(cerr, tool, attempt), Attempts: attempt, Err: cerr}
+		st = r.State
+		for _, rec := range r.Records {
+			x.report(ctx, rec, stopErr, storeErr)
+		}
+		a := r.Action
+		switch a.Kind {
+		case core.ActionLoad:
+			b, err := x.storeNamed(a.Store).Load(x.storeCtx(ctx, a.Store), a.Key)
+			ev = core.StepEvent{Kind: core.EventLoaded, Value: b, Absent: b == nil}
+			if err != nil {
+				ev, storeErr = core.StepEvent{Kind: core.EventStoreError, Message: err.Error()}, err
+			}
+		case core.ActionCAS:
+			var old []byte
+			if !a.OldAbsent {
+				old = a.Old
+				if old == nil {
+					old = []byte{}
+				}
+			}
+			cur, swapped, err := x.storeNamed(a.Store).CompareAndSwap(x.storeCtx(ctx, a.Store), a.Key, old, a.New)
+			ev = core.StepEvent{Kind: core.EventCAS, Swapped: swapped, Value: cur, Absent: cur == nil}
+			if err != nil {
+				ev, storeErr = core.StepEvent{Kind: core.EventStoreError, Message: err.Error()}, err
+			}
+		case core.ActionCall:
+			cctx, cancel := ctx, context.CancelFunc(func() {})
+			if a.TimeoutMs > 0 {
+				cctx, cancel = context.WithTimeout(ctx, time.Duration(a.TimeoutMs)*time.Millisecond)
+			}
+			err := fn(cctx)
+			cancel()
+			switch {
+			case err == nil:
+				ev, stopErr = core.StepEvent{Kind: core.EventCallOK}, nil
+			case ctx.Err() != nil:
+				ev, stopErr = core.StepEvent{Kind: core.EventCancelled, Cause: cause(ctx.Err())}, err
+			default:
+				env := x.classify(err, tool, int(a.Attempt))
+				ev, stopErr = core.StepEvent{Kind: core.EventCallFailed, Error: &env, Draw: x.draw()}, err
+			}
+		case core.ActionSleep:
+			if err := x.sleep(ctx, time.Duration(a.DelayMs)*time.Millisecond); err != nil {
+				ev, stopErr = core.StepEvent{Kind: core.EventCancelled, Cause: cause(err)}, err
+			} else {
+				ev, stopErr = core.StepEvent{Kind: core.EventSlept}, nil
+			}
+		default: // core.ActionStop
+			if a.Error == nil {
+				return nil
+			}
+			return &Error{Envelope: *a.Error, Attempts: int(a.Attempts), Err: stopErr}
 		}
 	}
 }
 
+// step runs core.Step with the run's budget and loop-guard states, holding
+// their locks so that concurrent calls charge and count one at a time.
+func (x *Executor) step(cfg core.StepConfig, st core.StepState, ev core.StepEvent) (core.StepResult, error) {
+	in := core.StepInput{Config: cfg, State: st, Event: ev, NowMs: x.nowMs()}
+	if b := x.Budget; b != nil {
+		b.mu.Lock()
+		defer b.mu.Unlock()
+		in.Budget = b.state
+	}
+	if g := x.LoopGuard; g != nil {
+		g.mu.Lock()
+		defer g.mu.Unlock()
+		in.Loop = g.state
+	}
+	r, err := core.Step(in)
+	if err == nil && r.Budget != nil {
+		x.Budget.state = *r.Budget
+	}
+	if err == nil && r.Loop != nil {
+		x.LoopGuard.state = r.Loop
+	}
+	return r, err
+}
+
+func cause(err error) string {
+	if errors.Is(err, context.DeadlineExceeded) {
+		return "deadline"
+	}
+	return "cancelled"
+}
+
 // Call is Do for a function that returns a value.
-func Call[T any](ctx context.Context, x *Executor, tool string, fn func(ctx context.Context) (T, error)) (T, error) {
+func Call[T any](ctx context.Context, x *Executor, tool string, fn func(ctx context.Context) (T, error), opts ...CallOption) (T, error) {
 	var out T
 	err := x.Do(ctx, tool, func(ctx context.Context) error {
 		v, err := fn(ctx)
@@ -188,7 +318,7 @@ func Call[T any](ctx context.Context, x *Executor, tool string, fn func(ctx cont
 			out = v
 		}
 		return err
-	})
+	}, opts...)
 	return out, err
 }
 
@@ -196,7 +326,7 @@ func Call[T any](ctx context.Context, x *Executor, tool string, fn func(ctx cont
 // fallback when the Store fails).
 func (x *Executor) BreakerState(ctx context.Context, tool string) (core.BreakerState, error) {
 	x.once.Do(func() { x.local = NewMemoryStore() })
-	b, err := x.store().Load(ctx, x.key(tool))
+	b, err := x.storeNamed(core.StoreShared).Load(ctx, x.key(tool))
 	if err != nil {
 		if b, err = x.local.Load(ctx, x.key(tool)); err != nil {
 			return core.BreakerState{}, err
@@ -205,36 +335,24 @@ func (x *Executor) BreakerState(ctx context.Context, tool string) (core.BreakerS
 	return core.ParseBreakerState(b)
 }
 
-// breaker applies one event to tool's breaker; when the Store fails it
-// reports a fallback and applies the event to local state instead, so no
-// decision is lost.
-func (x *Executor) breaker(ctx context.Context, tool string, attempt int, ev core.BreakerEvent, failure *core.Envelope) core.BreakerResult {
-	now := x.nowMs()
-	key := x.key(tool)
-	r, err := Transition(ctx, x.store(), key, ev, now, x.Breaker, failure, tool)
-	if err == nil {
-		return r
-	}
-	x.report(ctx, Decision{Kind: DecisionFallback, Tool: tool, Attempt: attempt, Reason: ev.String(), Err: err})
-	r, err = Transition(context.WithoutCancel(ctx), x.local, key, ev, now, x.Breaker, failure, tool)
-	if err != nil { // local state is always well-formed; start afresh if not
-		r = core.BreakerTransition(core.BreakerState{}, ev, now, x.Breaker, failure, tool)
-	}
-	return r
-}
-
-func (x *Executor) store() Store {
-	if x.Store == nil {
+func (x *Executor) storeNamed(n core.StoreName) Store {
+	if x.Store == nil || n == core.StoreLocal {
 		return x.local
 	}
 	return x.Store
 }
 
-func (x *Executor) key(tool string) string {
-	if x.KeyPrefix == "" {
-		return "toolerr:breaker:" + tool
+// storeCtx is ctx for the shared store; the local one is memory and always
+// answers, even after ctx ends, so that a cancelled call's report is kept.
+func (x *Executor) storeCtx(ctx context.Context, n core.StoreName) context.Context {
+	if n == core.StoreLocal {
+		return context.WithoutCancel(ctx)
 	}
-	return x.KeyPrefix + tool
+	return ctx
+}
+
+func (x *Executor) key(tool string) string {
+	return core.StepConfig{Tool: tool, KeyPrefix: x.KeyPrefix}.Key()
 }
 
 func (x *Executor) classify(err error, tool string, attempt int) core.Envelope {
@@ -262,7 +380,28 @@ func (x *Executor) draw() float64 {
 	return rand.Float64()
 }
 
-func (x *Executor) report(ctx context.Context, d Decision) {
+func (x *Executor) sleep(ctx context.Context, d time.Duration) error {
+	if x.Sleep != nil {
+		return x.Sleep(ctx, d)
+	}
+	return sleep(ctx, d)
+}
+
+// report hands one record to OnDecision and the Logger; toolErr and storeErr
+// are the Go errors behind a call or fallback record.
+func (x *Executor) report(ctx context.Context, rec core.Record, toolErr, storeErr error) {
+	d := Decision{Kind: decisionKinds[rec.Kind], Tool: rec.Tool, Attempt: int(rec.Attempt), Allowed: rec.Allowed,
+		Reason: rec.Reason, DelayMs: rec.DelayMs, Envelope: rec.Envelope, Record: rec}
+	switch rec.Kind {
+	case core.RecordBreaker:
+		d.Reason = rec.Phase.String()
+	case core.RecordCall:
+		if !rec.Allowed {
+			d.Err = toolErr
+		}
+	case core.RecordFallback:
+		d.Err = storeErr
+	}
 	if x.OnDecision != nil {
 		x.OnDecision(d)
 	}
@@ -270,21 +409,24 @@ func (x *Executor) report(ctx context.Context, d Decision) {
 		return
 	}
 	level := slog.LevelDebug
-	if !d.Allowed && d.Kind != DecisionRetry || d.Kind == DecisionFallback {
+	switch rec.Level {
+	case core.LevelInfo:
+		level = slog.LevelInfo
+	case core.LevelWarn:
 		level = slog.LevelWarn
 	}
-	attrs := []slog.Attr{slog.String("kind", d.Kind.String()), slog.String("tool", d.Tool), slog.Int("attempt", d.Attempt), slog.Bool("allowed", d.Allowed)}
-	if d.Reason != "" {
-		attrs = append(attrs, slog.String("reason", d.Reason))
+	if !x.Logger.Enabled(ctx, level) {
+		return
 	}
-	if d.Kind == DecisionRetry && d.Allowed {
-		attrs = append(attrs, slog.Int64("delay_ms", d.DelayMs))
+	v := rec.Value()
+	keys := make([]string, 0, len(v))
+	for k := range v {
+		keys = append(keys, k)
 	}
-	if d.Envelope != nil {
-		attrs = append(attrs, slog.String("code", string(d.Envelope.Code)), slog.Bool("retryable", d.Envelope.Retryable))
-	}
-	if d.Err != nil && d.Kind == DecisionFallback {
-		attrs = append(attrs, slog.String("error", d.Err.Error()))
+	sort.Strings(keys)
+	attrs := make([]slog.Attr, 0, len(keys))
+	for _, k := range keys {
+		attrs = append(attrs, slog.Any(k, v[k]))
 	}
 	x.Logger.LogAttrs(ctx, level, "toolerr decision", attrs...)
 }
@@ -303,6 +445,31 @@ func sleep(ctx context.Context, d time.Duration) error {
 	case <-ctx.Done():
 		return ctx.Err()
 	}
+}
+
+// LoopGuard is one run's loop guard, safe for concurrent use: it refuses a
+// call of a tool (LOOP_DETECTED) that failed threshold times in a row with
+// the same arguments (Args); a success, or other arguments, end the count.
+// The decisions are core.Step's.
+type LoopGuard struct {
+	mu        sync.Mutex
+	threshold int
+	state     core.LoopState
+}
+
+// NewLoopGuard returns a loop guard refusing after threshold failures in a
+// row (0 or less: 3, the loop_guard op's default).
+func NewLoopGuard(threshold int) *LoopGuard { return &LoopGuard{threshold: max(threshold, 0)} }
+
+// State returns a copy of the failures in a row counted so far, per tool.
+func (g *LoopGuard) State() core.LoopState {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	out := make(core.LoopState, len(g.state))
+	for k, v := range g.state {
+		out[k] = v
+	}
+	return out
 }
 
 // Budget is one run's step, token and wall-time budget, safe for concurrent

@@ -63,16 +63,24 @@ func LoopGuard(history []Attempt, call Attempt, threshold int) (bool, *envelope.
 	if n < threshold {
 		return true, nil
 	}
-	name := displayName(call.Tool)
+	e := LoopDetected(call.Tool, n, threshold)
+	return false, &e
+}
+
+// LoopDetected is the LOOP_DETECTED envelope (retryable false, source
+// orchestrator) for tool after failures failures in a row at threshold,
+// sanitized as LoopGuard describes; the runtimes' loop guard (decide.Step)
+// returns the same one.
+func LoopDetected(tool string, failures, threshold int) envelope.Envelope {
+	name := displayName(tool)
 	if name == "" {
 		name = "this"
 	}
-	e := outcome.Safe(envelope.Envelope{
+	return outcome.Safe(envelope.Envelope{
 		Code:      envelope.LoopDetected,
-		Message:   "The " + name + " tool failed " + strconv.Itoa(n) + " times in a row with these same arguments, so do not call it again with them; change the arguments or try another approach.",
+		Message:   "The " + name + " tool failed " + strconv.Itoa(failures) + " times in a row with these same arguments, so do not call it again with them; change the arguments or try another approach.",
 		Retryable: false,
-		Details:   map[string]any{"tool": call.Tool, "failures": n, "threshold": threshold},
+		Details:   map[string]any{"tool": tool, "failures": failures, "threshold": threshold},
 		Source:    envelope.SourceOrchestrator,
 	})
-	return false, &e
 }

@@ -1,0 +1,41 @@
+package conformance
+
+import (
+	"bytes"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/santhosh-tekuri/jsonschema/v6"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+// TestRuntimeScenarios_lint checks the runtime scenarios every language's
+// runtime runs (runtime/*.json): runtime.schema.json, and unique, short,
+// present-tense descriptions, as for the fixtures.
+func TestRuntimeScenarios_lint(t *testing.T) {
+	schema, err := jsonschema.NewCompiler().Compile("runtime.schema.json")
+	require.NoError(t, err)
+	paths, err := filepath.Glob(filepath.Join("runtime", "*.json"))
+	require.NoError(t, err)
+	require.NotEmpty(t, paths)
+	for _, p := range paths {
+		data, err := os.ReadFile(p)
+		require.NoError(t, err)
+		inst, err := jsonschema.UnmarshalJSON(bytes.NewReader(data))
+		require.NoError(t, err)
+		require.NoError(t, schema.Validate(inst), p)
+		var scs []struct {
+			Description string `json:"description"`
+		}
+		require.NoError(t, json.Unmarshal(data, &scs))
+		seen := map[string]bool{}
+		for _, s := range scs {
+			lintDescription(t, p, s.Description, maxCaseChars)
+			assert.False(t, seen[s.Description], "%s: %q appears twice", p, s.Description)
+			seen[s.Description] = true
+		}
+	}
+}

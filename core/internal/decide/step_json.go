@@ -1,0 +1,366 @@
+package decide
+
+import (
+	"github.com/toolerr/toolerr/core/internal/envelope"
+	"github.com/toolerr/toolerr/core/internal/field"
+)
+
+// ReadStepInput reads the members of a step request (docs/resilience.md,
+// "The step op"): "tool", "key_prefix"?, "policy"?, "settings"?,
+// "timeout_ms"?, "budget"? {"limits", "state"?, "charge"?}, "loop"?
+// {"threshold"?, "state"?}, "state" (null for a new call), "event" and
+// "now_ms". Errors are *field.Error with the member's path.
+func ReadStepInput(req map[string]any, nowMs int64) (StepInput, error) {
+	in := StepInput{NowMs: nowMs}
+	c := &in.Config
+	var err error
+	if c.Tool, err = field.RequiredString(req, "tool", ""); err != nil {
+		return in, err
+	}
+	if c.KeyPrefix, _, err = field.String(req, "key_prefix", ""); err != nil {
+		return in, err
+	}
+	if c.Policy, err = ReadRetryPolicy(req, "policy"); err != nil {
+		return in, err
+	}
+	if c.Settings, err = ReadBreakerSettings(req, "settings"); err != nil {
+		return in, err
+	}
+	if c.TimeoutMs, _, err = field.Int(req, "timeout_ms", "", 1, maxMs); err != nil {
+		return in, err
+	}
+	if b, ok, err := field.Obj(req, "budget", ""); err != nil {
+		return in, err
+	} else if ok {
+		if err := onlyKeys(b, "budget", "limits", "state", "charge"); err != nil {
+			return in, err
+		}
+		lv, ok := b["limits"]
+		if !ok {
+			return in, field.Errorf("budget.limits", "is required ({\"steps\", \"tokens\", \"wall_ms\"}, 0 or absent = no limit)")
+		}
+		l, err := ReadBudgetLimits(lv, "budget.limits")
+		if err != nil {
+			return in, err
+		}
+		c.Budget = &l
+		if in.Budget, err = ReadBudgetState(b["state"], "budget.state"); err != nil {
+			return in, err
+		}
+		if c.Charge, err = ReadBudgetCharge(b["charge"], "budget.charge"); err != nil {
+			return in, err
+		}
+	}
+	if l, ok, err := field.Obj(req, "loop", ""); err != nil {
+		return in, err
+	} else if ok {
+		if err := onlyKeys(l, "loop", "threshold", "state"); err != nil {
+			return in, err
+		}
+		c.Loop = true
+		if c.LoopThreshold, _, err = field.Int(l, "threshold", "loop", 1, 1<<31); err != nil {
+			return in, err
+		}
+		if in.Loop, err = ReadLoopState(l["state"], "loop.state"); err != nil {
+			return in, err
+		}
+	}
+	if in.State, err = ReadStepState(req["state"], "state"); err != nil {
+		return in, err
+	}
+	ev, ok := req["event"]
+	if !ok {
+		return in, field.Errorf("event", "is required (what the runtime just did; {\"kind\": \"start\"} for a new call)")
+	}
+	if in.Event, err = ReadStepEvent(ev, "event"); err != nil {
+		return in, err
+	}
+	if !c.Loop {
+		in.Event.ArgsKey = "" // the arguments matter to the loop guard only
+	}
+	return in, nil
+}
+
+func readPhaseName(m map[string]any, key, path string) (BreakerPhase, error) {
+	s, _, err := field.String(m, key, path)
+	if err != nil {
+		return 0, err
+	}
+	switch s {
+	case "", "closed":
+		return Closed, nil
+	case "open":
+		return Open, nil
+	case "half_open":
+		return HalfOpen, nil
+	}
+	return 0, field.Errorf(field.Join(path, key), "must be closed, open or half_open")
+}
+
+func readBreakerEventName(m map[string]any, key, path string) (BreakerEvent, error) {
+	s, _, err := field.String(m, key, path)
+	if err != nil {
+		return 0, err
+	}
+	switch s {
+	case "", "allow":
+		return EventAllow, nil
+	case "success":
+		return EventSuccess, nil
+	case "failure":
+		return EventFailure, nil
+	}
+	return 0, field.Errorf(field.Join(path, key), "must be allow, success or failure")
+}
+
+// ReadStepState reads a call's state value tree at path (as Value writes it);
+// nil is a call not yet started.
+func ReadStepState(v any, path string) (StepState, error) {
+	var s StepState
+	if v == nil {
+		return s, nil
+	}
+	m, err := field.Object(v, path)
+	if err != nil {
+		return s, err
+	}
+	if err := onlyKeys(m, path, "phase", "attempt", "deadline_ms", "args", "event", "store", "tries", "pending", "error", "draw", "cancelled"); err != nil {
+		return s, err
+	}
+	ph, err := field.RequiredString(m, "phase", path)
+	if err != nil {
+		return s, err
+	}
+	i := enumIndex(phaseNames[:], ph)
+	s.Phase = StepPhase(i)
+	if i <= int(PhaseNew) {
+		return s, field.Errorf(field.Join(path, "phase"), "must be breaker, call, sleep or done (a new call's state is null)")
+	}
+	if err := readIntMembers(m, path, 0, []string{"attempt", "deadline_ms", "tries"}, &s.Attempt, &s.DeadlineMs, &s.Tries); err != nil {
+		return s, err
+	}
+	if s.ArgsKey, _, err = field.String(m, "args", path); err != nil {
+		return s, err
+	}
+	if s.Event, err = readBreakerEventName(m, "event", path); err != nil {
+		return s, err
+	}
+	st, _, err := field.String(m, "store", path)
+	if err != nil {
+		return s, err
+	}
+	switch st {
+	case "", "shared":
+	case "local":
+		s.Store = StoreLocal
+	default:
+		return s, field.Errorf(field.Join(path, "store"), "must be shared or local")
+	}
+	if p, ok, err := field.Obj(m, "pending", path); err != nil {
+		return s, err
+	} else if ok {
+		pp := field.Join(path, "pending")
+		if err := onlyKeys(p, pp, "allowed", "from", "to"); err != nil {
+			return s, err
+		}
+		s.Pending = &Pending{}
+		if s.Pending.Allowed, _, err = field.Bool(p, "allowed", pp); err != nil {
+			return s, err
+		}
+		if s.Pending.From, err = readPhaseName(p, "from", pp); err != nil {
+			return s, err
+		}
+		if s.Pending.To, err = readPhaseName(p, "to", pp); err != nil {
+			return s, err
+		}
+	}
+	if ev, ok := m["error"]; ok && ev != nil {
+		e, err := envelope.FromValue(ev, field.Join(path, "error"))
+		if err != nil {
+			return s, err
+		}
+		s.Error = &e
+	}
+	if s.Draw, err = readDraw(m, path, false); err != nil {
+		return s, err
+	}
+	if s.Cancelled, _, err = field.Bool(m, "cancelled", path); err != nil {
+		return s, err
+	}
+	if s.Phase == PhaseBreaker && s.Event == EventFailure && s.Error == nil {
+		return s, field.Errorf(field.Join(path, "error"), "is required while a failure is reported to the breaker")
+	}
+	return s, nil
+}
+
+func readDraw(m map[string]any, path string, required bool) (float64, error) {
+	d, ok, err := field.Number(m, "draw", path)
+	if err != nil {
+		return 0, err
+	}
+	if !ok && !required {
+		return 0, nil
+	}
+	if !ok || d < 0 || d >= 1 {
+		return 0, field.Errorf(field.Join(path, "draw"), "is required: a uniform random number in [0, 1)")
+	}
+	return d, nil
+}
+
+// readStoreValue reads the stored bytes under key: a string, or null (or
+// absent) for a key that holds none.
+func readStoreValue(m map[string]any, key, path string) ([]byte, bool, error) {
+	s, ok, err := field.String(m, key, path)
+	if err != nil {
+		return nil, false, err
+	}
+	if !ok {
+		return nil, true, nil
+	}
+	return []byte(s), false, nil
+}
+
+// ReadStepEvent reads an event value tree at path.
+func ReadStepEvent(v any, path string) (StepEvent, error) {
+	var e StepEvent
+	m, err := field.Object(v, path)
+	if err != nil {
+		return e, err
+	}
+	k, err := field.RequiredString(m, "kind", path)
+	if err != nil {
+		return e, err
+	}
+	i := enumIndex(eventNames[:], k)
+	e.Kind = EventKind(i)
+	if i < 0 {
+		return e, field.Errorf(field.Join(path, "kind"), "must be start, loaded, cas, store_error, success, failure, slept or cancelled")
+	}
+	keys := map[EventKind][]string{
+		EventStart: {"kind", "args", "deadline_ms"}, EventLoaded: {"kind", "value"}, EventCAS: {"kind", "swapped", "current"},
+		EventStoreError: {"kind", "message"}, EventCallOK: {"kind"}, EventCallFailed: {"kind", "error", "draw"},
+		EventSlept: {"kind"}, EventCancelled: {"kind", "cause"},
+	}[e.Kind]
+	if err := onlyKeys(m, path, keys...); err != nil {
+		return e, err
+	}
+	switch e.Kind {
+	case EventStart:
+		e.ArgsKey = LoopArgsKey(m["args"])
+		if e.DeadlineMs, _, err = field.Int(m, "deadline_ms", path, 0, maxMs); err != nil {
+			return e, err
+		}
+	case EventLoaded:
+		e.Value, e.Absent, err = readStoreValue(m, "value", path)
+	case EventCAS:
+		var ok bool
+		if e.Swapped, ok, err = field.Bool(m, "swapped", path); err != nil {
+			return e, err
+		} else if !ok {
+			return e, field.Errorf(field.Join(path, "swapped"), "is required (did the compare-and-swap store the new bytes?)")
+		}
+		e.Value, e.Absent, err = readStoreValue(m, "current", path)
+	case EventStoreError:
+		e.Message, _, err = field.String(m, "message", path)
+	case EventCallFailed:
+		ev, ok := m["error"]
+		if !ok || ev == nil {
+			return e, field.Errorf(field.Join(path, "error"), "is required (the envelope of the failed call)")
+		}
+		env, err := envelope.FromValue(ev, field.Join(path, "error"))
+		if err != nil {
+			return e, err
+		}
+		e.Error = &env
+		e.Draw, err = readDraw(m, path, true)
+		return e, err
+	case EventCancelled:
+		if e.Cause, _, err = field.String(m, "cause", path); err != nil {
+			return e, err
+		}
+		switch e.Cause {
+		case "":
+			e.Cause = "cancelled"
+		case "cancelled", "deadline":
+		default:
+			return e, field.Errorf(field.Join(path, "cause"), "must be cancelled or deadline")
+		}
+	}
+	return e, err
+}
+
+// Value returns the step op's result: {"action", "decisions", "state",
+// "budget"? (the run's budget state, when this step charged it), "loop"?
+// (the run's loop-guard state, when this step changed it)}.
+func (r StepResult) Value() map[string]any {
+	recs := make([]any, len(r.Records))
+	for i, rec := range r.Records {
+		recs[i] = rec.Value()
+	}
+	out := map[string]any{"action": r.Action.Value(), "decisions": recs, "state": r.State.Value()}
+	if r.Budget != nil {
+		out["budget"] = r.Budget.Value()
+	}
+	if r.Loop != nil {
+		out["loop"] = r.Loop.Value()
+	}
+	return out
+}
+
+func storeValue(b []byte, absent bool) any {
+	if absent {
+		return nil
+	}
+	return string(b)
+}
+
+// Value returns the action as its JSON object (docs/resilience.md).
+func (a StepAction) Value() map[string]any {
+	v := map[string]any{"kind": a.Kind.String()}
+	switch a.Kind {
+	case ActionLoad:
+		v["store"], v["key"] = a.Store.String(), a.Key
+	case ActionCAS:
+		v["store"], v["key"], v["old"], v["new"] = a.Store.String(), a.Key, storeValue(a.Old, a.OldAbsent), string(a.New)
+	case ActionCall:
+		v["attempt"] = a.Attempt
+		if a.TimeoutMs > 0 {
+			v["timeout_ms"] = a.TimeoutMs
+		}
+	case ActionSleep:
+		v["delay_ms"] = a.DelayMs
+	case ActionStop:
+		v["attempts"] = a.Attempts
+		if a.Error != nil {
+			v["error"] = *a.Error
+		}
+	}
+	return v
+}
+
+// Value returns the state as its JSON object; only the members its phase
+// uses are written.
+func (s StepState) Value() map[string]any {
+	v := map[string]any{"phase": s.Phase.String(), "attempt": s.Attempt}
+	if s.DeadlineMs > 0 {
+		v["deadline_ms"] = s.DeadlineMs
+	}
+	if s.ArgsKey != "" {
+		v["args"] = s.ArgsKey
+	}
+	if s.Phase == PhaseBreaker {
+		v["event"], v["store"], v["tries"] = s.Event.String(), s.Store.String(), s.Tries
+	}
+	if p := s.Pending; p != nil {
+		v["pending"] = map[string]any{"allowed": p.Allowed, "from": p.From.String(), "to": p.To.String()}
+	}
+	if s.Error != nil {
+		v["error"] = *s.Error
+		if s.Cancelled {
+			v["cancelled"] = true
+		} else {
+			v["draw"] = s.Draw
+		}
+	}
+	return v
+}

@@ -1,0 +1,59 @@
+package decide
+
+import (
+	"bytes"
+	"errors"
+
+	"github.com/toolerr/toolerr/core/internal/envelope"
+)
+
+// MaxCASAttempts bounds the compare-and-swap loop of one breaker event: after
+// this many lost races on a store the event gives up (ErrContention).
+const MaxCASAttempts = 1000
+
+// ErrContention is the error of a breaker event whose stored state kept
+// changing under it for MaxCASAttempts compare-and-swaps.
+var ErrContention = errors.New("toolerr: breaker state kept changing; transition not applied")
+
+// Swap is the outcome of SwapRound: the state read (Prev), the transition's
+// Result and, when the state changes, Write true and the bytes to store
+// (Next).
+type Swap struct {
+	Prev   BreakerState
+	Result BreakerResult
+	Next   []byte
+	Write  bool
+}
+
+// SwapRound is one round of applying a breaker event to a state kept in a
+// byte store with compare-and-swap: cur is what the store holds now (absent:
+// nothing); when the state changes, the caller compare-and-swaps cur ->
+// Next. A transition that changes nothing writes nothing, so a closed
+// breaker's allow and success cost one read and no write.
+//
+// Returns an error (*field.Error or *canonical.SyntaxError) when cur is not a
+// breaker state (ParseBreakerState).
+//
+// The loop around it: read the key; SwapRound; if write, compare-and-swap;
+// on a lost race SwapRound again on the bytes that won, at most
+// MaxCASAttempts times. Step runs that loop for the runtimes; the Go
+// resilience.Transition runs it over a resilience.Store.
+func SwapRound(cur []byte, absent bool, ev BreakerEvent, nowMs int64, s BreakerSettings, failure *envelope.Envelope, tool string) (Swap, error) {
+	var w Swap
+	if !absent {
+		var err error
+		if w.Prev, err = ParseBreakerState(cur); err != nil {
+			return Swap{}, err
+		}
+	}
+	w.Result = Breaker(w.Prev, ev, nowMs, s, failure, tool)
+	if absent && w.Result.State == (BreakerState{}) {
+		return w, nil
+	}
+	w.Next = w.Result.State.AppendJSON(make([]byte, 0, 96))
+	w.Write = absent || !bytes.Equal(w.Next, cur)
+	if !w.Write {
+		w.Next = nil
+	}
+	return w, nil
+}

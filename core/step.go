@@ -1,0 +1,177 @@
+package core
+
+import (
+	"github.com/toolerr/toolerr/core/internal/canonical"
+	"github.com/toolerr/toolerr/core/internal/decide"
+)
+
+// The executor of one tool call, as a pure step: every language's runtime
+// (resilience.Executor in Go, the Python, Node and Rust runtimes) is a loop
+// of I/O around Step, so they all take the same decisions in the same order
+// and log the same records. See docs/resilience.md ("The step op") and
+// RATIONALE.md ("Why is the executor a pure step?").
+
+// StepConfig is an executor's configuration: the tool, its breaker key
+// (KeyPrefix + Tool, KeyPrefix "" meaning "toolerr:breaker:"), the retry
+// Policy and breaker Settings (zero fields: defaults), TimeoutMs (the whole
+// call's bound in milliseconds from its start, retries and sleeps included;
+// 0 = none), the run's Budget limits (nil = no budget; every attempt is
+// charged Charge, zero = one step) and the loop guard (Loop, with
+// LoopThreshold failures in a row, 0 = 3).
+type StepConfig = decide.StepConfig
+
+// StepState is one call's state between steps; the zero value is a call not
+// yet started. Phase says what it waits for.
+type StepState = decide.StepState
+
+// StepPhase is what a StepState waits for: PhaseNew (start), PhaseBreaker
+// (the store's answer), PhaseCall (the call's outcome), PhaseSleep (the
+// sleep's end), PhaseDone.
+type StepPhase = decide.StepPhase
+
+// The step phases.
+const (
+	PhaseNew     = decide.PhaseNew
+	PhaseBreaker = decide.PhaseBreaker
+	PhaseCall    = decide.PhaseCall
+	PhaseSleep   = decide.PhaseSleep
+	PhaseDone    = decide.PhaseDone
+)
+
+// StepEvent is what the runtime reports to Step: Kind and the members of
+// that kind (StepEvent's field docs).
+type StepEvent = decide.StepEvent
+
+// StepEventKind names a StepEvent.
+type StepEventKind = decide.EventKind
+
+// The step events.
+const (
+	EventStart      = decide.EventStart      // begin a call; ArgsKey (LoopArgsKey), DeadlineMs
+	EventLoaded     = decide.EventLoaded     // a load's answer: Value, or Absent
+	EventCAS        = decide.EventCAS        // a cas's answer: Swapped, else Value (or Absent) now stored
+	EventStoreError = decide.EventStoreError // a store failed: Message
+	EventCallOK     = decide.EventCallOK     // the call succeeded
+	EventCallFailed = decide.EventCallFailed // the call failed: Error, Draw in [0, 1)
+	EventSlept      = decide.EventSlept      // the sleep ended
+	EventCancelled  = decide.EventCancelled  // the caller cancelled: Cause "cancelled" or "deadline"
+)
+
+// StepAction is what Step asks the runtime to do next.
+type StepAction = decide.StepAction
+
+// StepActionKind names a StepAction.
+type StepActionKind = decide.ActionKind
+
+// The step actions.
+const (
+	ActionLoad  = decide.ActionLoad  // read Key from Store
+	ActionCAS   = decide.ActionCAS   // compare-and-swap Key in Store from Old (OldAbsent: none) to New
+	ActionCall  = decide.ActionCall  // call the tool (Attempt; within TimeoutMs when > 0)
+	ActionSleep = decide.ActionSleep // sleep DelayMs milliseconds
+	ActionStop  = decide.ActionStop  // return: Error nil is success, else the envelope; Attempts calls were made
+)
+
+// StoreName is StoreShared (the configured store, shared between replicas)
+// or StoreLocal (the runtime's own memory, used when the shared one fails).
+type StoreName = decide.StoreName
+
+// The stores a StepAction names.
+const (
+	StoreShared = decide.StoreShared
+	StoreLocal  = decide.StoreLocal
+)
+
+// StepInput is one step's input: Config, the call's State, the run's Budget
+// and Loop states (read when Config enables them), the Event and NowMs
+// (milliseconds since the Unix epoch).
+type StepInput = decide.StepInput
+
+// StepResult is one step's output: the next State, the Action, the Records
+// to log in order, and the run's Budget and Loop states when the step changed
+// them (nil otherwise).
+type StepResult = decide.StepResult
+
+// Record is one decision (budget, loop_guard, breaker, call, retry,
+// fallback), the same record in every runtime; Value gives its JSON and
+// Level how loud to log it.
+type Record = decide.Record
+
+// RecordKind names a Record.
+type RecordKind = decide.RecordKind
+
+// The record kinds.
+const (
+	RecordBudget    = decide.RecordBudget
+	RecordLoopGuard = decide.RecordLoopGuard
+	RecordBreaker   = decide.RecordBreaker
+	RecordCall      = decide.RecordCall
+	RecordRetry     = decide.RecordRetry
+	RecordFallback  = decide.RecordFallback
+)
+
+// Level is how loud a Record is logged: LevelDebug, LevelInfo or LevelWarn.
+type Level = decide.Level
+
+// The record levels.
+const (
+	LevelDebug = decide.LevelDebug
+	LevelInfo  = decide.LevelInfo
+	LevelWarn  = decide.LevelWarn
+)
+
+// LoopState is a run's loop-guard state: per tool, the key of its latest
+// arguments and the failures in a row with them.
+type LoopState = decide.LoopState
+
+// MaxCASAttempts bounds the compare-and-swap loop of one breaker event.
+const MaxCASAttempts = decide.MaxCASAttempts
+
+// ErrContention is the error of a breaker event whose stored state kept
+// changing under it for MaxCASAttempts compare-and-swaps.
+var ErrContention = decide.ErrContention
+
+// Step advances one call by one event and says what to do next; it is the
+// typed form of the step op, the same code. It returns a *RequestError (Path
+// "event.kind", ...) when the event does not fit the state.
+//
+// See docs/resilience.md ("The step op") for every transition.
+func Step(in StepInput) (StepResult, error) {
+	r, err := decide.Step(in)
+	if err != nil {
+		return r, requestError("step", err)
+	}
+	return r, nil
+}
+
+// LoopArgsKey returns the loop guard's key of a call's arguments given as
+// JSON (nil or empty: no arguments): a 16-hex-digit FNV-1a hash of their
+// canonical form, a string holding a JSON object or array counting as that
+// value. Returns a *RequestError for bytes that are not JSON.
+func LoopArgsKey(argsJSON []byte) (string, error) {
+	if len(argsJSON) == 0 {
+		return decide.LoopArgsKey(nil), nil
+	}
+	v, err := canonical.Parse(argsJSON)
+	if err != nil {
+		return "", requestError("step", err)
+	}
+	return decide.LoopArgsKey(v), nil
+}
+
+// BreakerSwap is one round of applying a breaker event to a state kept in a
+// byte store with compare-and-swap: cur is what the store holds (absent:
+// nothing). It returns the state read, the transition's result and, when
+// the state changes, write true with the bytes to compare-and-swap in
+// (next). Returns a *RequestError when cur is not a breaker state.
+//
+// The loop around it (read; BreakerSwap; compare-and-swap when write; on a
+// lost race BreakerSwap again on the bytes that won, at most MaxCASAttempts
+// times) is Step's; resilience.Transition runs it over a Go Store.
+func BreakerSwap(cur []byte, absent bool, ev BreakerEvent, nowMs int64, s BreakerSettings, failure *Envelope, tool string) (prev BreakerState, r BreakerResult, next []byte, write bool, err error) {
+	w, err := decide.SwapRound(cur, absent, ev, nowMs, s, failure, tool)
+	if err != nil {
+		return BreakerState{}, BreakerResult{}, nil, false, requestError("breaker", err)
+	}
+	return w.Prev, w.Result, w.Next, w.Write, nil
+}
