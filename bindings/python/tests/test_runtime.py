@@ -1,0 +1,265 @@
+"""The Python runtime (toolerr.runtime) on the shared scenarios and in its own idioms."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import logging
+import threading
+from pathlib import Path
+from typing import Any, Dict, List, Optional, Tuple
+
+import pytest
+
+import toolerr
+from toolerr.runtime import AsyncExecutor, Budget, Executor, LoopGuard, MemoryStore, ToolFailure
+
+from conftest import REPO
+
+SCENARIOS = sorted((REPO / "conformance" / "runtime").glob("*.json"))
+
+
+def _cases() -> List[Tuple[str, Dict[str, Any]]]:
+    return [(f"{p.name}/{sc['description']}", sc) for p in SCENARIOS for sc in json.loads(p.read_text())]
+
+
+class FailingStore:
+    """A shared store that always fails, as conformance/runtime says ("connection refused")."""
+
+    def load(self, key: str) -> Optional[bytes]:
+        raise ConnectionRefusedError("connection refused")
+
+    def compare_and_swap(self, key: str, old: Optional[bytes], new: bytes) -> Tuple[bool, Optional[bytes]]:
+        raise ConnectionRefusedError("connection refused")
+
+
+class Harness:
+    """A fake clock, sleep and draws for one scenario, and the scripted tool."""
+
+    def __init__(self, sc: Dict[str, Any]) -> None:
+        self.sc, self.now = sc, sc["start_ms"]
+        self.shared = MemoryStore()
+        ex = sc["executor"]
+        self.options: Dict[str, Any] = dict(
+            store=FailingStore() if ex.get("store") == "failing" else self.shared,
+            retry=ex.get("policy"), breaker=ex.get("settings"),
+            timeout=ex["timeout_ms"] / 1000 if "timeout_ms" in ex else None,
+            budget=Budget(ex["budget"]) if "budget" in ex else None,
+            loop_guard=LoopGuard(ex["loop_threshold"]) if "loop_threshold" in ex else None,
+            clock=lambda: self.now, draw=self._draw, on_decision=lambda r: self.got["decisions"].append(r))
+        self.got: Dict[str, Any] = {}
+        self.draws: List[float] = []
+
+    def _draw(self) -> float:
+        assert self.draws, "the runtime drew more numbers than the scenario gives"
+        return self.draws.pop(0)
+
+    def begin(self, call: Dict[str, Any]) -> None:
+        self.now += call.get("before_ms", 0)
+        self.draws = list(call["draws"])
+        self.got = {"decisions": [], "sleeps_ms": []}
+        self.outcomes = list(call["outcomes"])
+        self.calls = 0
+
+    def outcome(self) -> Any:
+        assert self.outcomes, "the runtime called the tool more often than the scenario scripts"
+        o = self.outcomes.pop(0)
+        self.calls += 1
+        self.now += o.get("duration_ms", 0)
+        if "error" in o:
+            raise ToolFailure(toolerr.Envelope.from_dict(o["error"]))
+        return o.get("result")
+
+    def finish(self, ex: Any, attempts: int, error: Optional[toolerr.Envelope]) -> Dict[str, Any]:
+        assert not self.draws, "draws left unused"
+        store = ex._local if self.sc["executor"].get("store") == "failing" else self.shared
+        b = store.load("toolerr:breaker:" + self.sc["executor"]["tool"])
+        self.got.update(attempts=attempts, breaker=None if b is None else b.decode())
+        if error is not None:
+            self.got["error"] = error.to_dict()
+        return self.got
+
+
+def _expected(call: Dict[str, Any]) -> Dict[str, Any]:
+    return json.loads(json.dumps(call["expect"]))
+
+
+@pytest.mark.parametrize("name,sc", _cases(), ids=[n for n, _ in _cases()])
+def test_shared_scenario_sync(name: str, sc: Dict[str, Any]) -> None:
+    h = Harness(sc)
+    ex = Executor(**h.options)
+    for call in sc["calls"]:
+        h.begin(call)
+        cancel = threading.Event()
+        sleeps = [0]
+
+        def sleep(seconds: float, call: Dict[str, Any] = call) -> None:
+            ms = round(seconds * 1000)
+            h.got["sleeps_ms"].append(ms)
+            sleeps[0] += 1
+            if sleeps[0] == call.get("cancel_sleep"):
+                cancel.set()
+                return
+            h.now += ms
+
+        ex._sleep = sleep
+        r = ex.call(sc["executor"]["tool"], h.outcome, args=call.get("args"), cancel=cancel)
+        assert h.finish(ex, r.attempts, r.error) == _expected(call)
+
+
+@pytest.mark.parametrize("name,sc", _cases(), ids=[n for n, _ in _cases()])
+def test_shared_scenario_asyncio(name: str, sc: Dict[str, Any]) -> None:
+    async def run() -> None:
+        h = Harness(sc)
+        ex = AsyncExecutor(**h.options)
+        for call in sc["calls"]:
+            h.begin(call)
+            sleeps = [0]
+
+            async def sleep(seconds: float, call: Dict[str, Any] = call) -> None:
+                ms = round(seconds * 1000)
+                h.got["sleeps_ms"].append(ms)
+                sleeps[0] += 1
+                if sleeps[0] == call.get("cancel_sleep"):
+                    raise asyncio.CancelledError()
+                h.now += ms
+
+            async def tool() -> Any:
+                return h.outcome()
+
+            ex._sleep = sleep
+            want = _expected(call)
+            if want.get("error", {}).get("code") == "CANCELLED":
+                with pytest.raises(asyncio.CancelledError):  # asyncio re-raises, after the breaker heard of it
+                    await ex.call(sc["executor"]["tool"], tool, args=call.get("args"))
+                got = h.finish(ex, want["attempts"], toolerr.Envelope.from_dict(want["error"]))
+            else:
+                r = await ex.call(sc["executor"]["tool"], tool, args=call.get("args"))
+                got = h.finish(ex, r.attempts, r.error)
+            assert got == want
+    asyncio.run(run())
+
+
+def test_scenarios_found() -> None:
+    assert len(_cases()) >= 10
+
+
+def test_memory_store_compare_and_swap() -> None:
+    s = MemoryStore()
+    assert s.compare_and_swap("k", None, b"a") == (True, None)
+    assert s.compare_and_swap("k", None, b"b") == (False, b"a")
+    assert s.compare_and_swap("k", b"x", b"b") == (False, b"a")
+    assert s.compare_and_swap("k", b"a", b"b") == (True, None)
+    assert s.load("k") == b"b" and s.load("none") is None
+    assert s.compare_and_swap("none", b"a", b"b") == (False, None)
+
+
+def test_exceptions_are_classified_and_retried(caplog: pytest.LogCaptureFixture) -> None:
+    calls = []
+
+    def flaky() -> str:
+        calls.append(1)
+        if len(calls) < 3:
+            raise ConnectionResetError("connection reset by peer")
+        return "3 hits"
+
+    caplog.set_level(logging.DEBUG, logger="toolerr")
+    r = Executor(sleep=lambda s: None).call("search", flaky)
+    assert (r.ok, r.value, r.attempts, len(calls)) == (True, "3 hits", 3, 3)
+    lines = [rec for rec in caplog.records if rec.name == "toolerr"]
+    failed = [rec for rec in lines if rec.levelno == logging.WARNING]
+    assert len(failed) == 2
+    assert failed[0].getMessage().startswith('toolerr decision {"allowed":false,"attempt":1,"code":"TRANSPORT"')
+    assert r.outcome("toolu_1", "search").result == {"text": "3 hits"}
+
+
+def test_not_retryable_reaches_the_model_as_an_outcome() -> None:
+    def bad() -> None:
+        raise ValueError("max_results must be at most 50")
+
+    r = Executor(sleep=lambda s: None).call("search", bad)
+    assert r.error is not None and r.error.code == "TOOL_ERROR" and r.attempts == 1
+    assert isinstance(r.exception, ValueError)
+    [msg] = toolerr.to_anthropic([r.outcome("toolu_1", "search")])
+    assert msg["content"][0]["is_error"] is True
+
+
+def test_breaker_shared_by_two_executors_over_one_store() -> None:
+    store = MemoryStore()
+    fail = ToolFailure(toolerr.envelope("TRANSPORT", "503", source="tool"))
+
+    def down() -> None:
+        raise fail
+
+    for _ in range(3):
+        Executor(store=store, retry={"max_attempts": 1}).call("search", down)
+    r = Executor(store=store).call("search", lambda: "never")
+    assert r.error is not None and r.error.code == "CIRCUIT_OPEN" and r.attempts == 0
+
+
+def test_asyncio_timeout_is_a_timeout_failure() -> None:
+    async def slow() -> str:
+        await asyncio.sleep(5)
+        return "late"
+
+    async def run() -> None:
+        r = await AsyncExecutor(timeout=0.05, retry={"max_attempts": 1}).call("search", slow)
+        assert r.error is not None and r.error.code == "TIMEOUT" and r.attempts == 1
+    asyncio.run(run())
+
+
+def test_asyncio_cancel_frees_the_probe_and_reraises() -> None:
+    store = MemoryStore()
+    store.compare_and_swap("toolerr:breaker:search", None,
+                           b'{"failures":0,"open_until_ms":1,"phase":"open","probe_until_ms":0,"successes":0}')
+    started = asyncio.Event()
+
+    async def hang() -> None:
+        started.set()
+        await asyncio.sleep(60)
+
+    async def run() -> None:
+        task = asyncio.create_task(AsyncExecutor(store=store).call("search", hang))
+        await started.wait()
+        assert b'"probe_until_ms":0' not in (store.load("toolerr:breaker:search") or b"")  # the probe's lease is out
+        task.cancel()
+        with pytest.raises(asyncio.CancelledError):
+            await task
+    asyncio.run(run())
+    assert store.load("toolerr:breaker:search") == \
+        b'{"failures":0,"open_until_ms":0,"phase":"half_open","probe_until_ms":0,"successes":0}'
+
+
+def test_async_store_is_awaited() -> None:
+    class AsyncMemory:
+        def __init__(self) -> None:
+            self.inner, self.calls = MemoryStore(), 0
+
+        async def load(self, key: str) -> Optional[bytes]:
+            self.calls += 1
+            return self.inner.load(key)
+
+        async def compare_and_swap(self, key: str, old: Optional[bytes], new: bytes) -> Tuple[bool, Optional[bytes]]:
+            self.calls += 1
+            return self.inner.compare_and_swap(key, old, new)
+
+    async def ok() -> int:
+        return 42
+
+    s = AsyncMemory()
+    r = asyncio.run(AsyncExecutor(store=s).call("add", ok))
+    assert (r.value, s.calls) == (42, 2)
+
+
+def test_budget_and_loop_guard_are_the_runs() -> None:
+    b, g = Budget({"steps": 3}), LoopGuard(1)
+    ex = Executor(budget=b, loop_guard=g, sleep=lambda s: None)
+
+    def bad() -> None:
+        raise ToolFailure(toolerr.envelope("INVALID_ARGS", "bad", source="tool"))
+
+    assert ex.call("search", bad, args={"q": 1}).error.code == "INVALID_ARGS"  # type: ignore[union-attr]
+    assert ex.call("search", bad, args={"q": 1}).error.code == "LOOP_DETECTED"  # type: ignore[union-attr]
+    assert ex.call("search", lambda: "ok", args={"q": 2}).ok
+    assert ex.call("search", lambda: "ok", args={"q": 3}).error.code == "BUDGET_EXHAUSTED"  # type: ignore[union-attr]
+    assert b.state is not None and b.state["steps"] == 3

@@ -1,0 +1,382 @@
+"""Run one tool call under toolerr's decisions: retries, breaker, budget, loop guard.
+
+``Executor`` (threads) and ``AsyncExecutor`` (asyncio) give what Go's
+resilience.Executor gives: full-jitter retries that honour wait hints and
+attempt and deadline limits, one circuit breaker per tool (in memory, or
+shared through a store), the run's step/token/time budget and loop guard,
+and the outcome ready to serialize (a failure as an Envelope).
+
+Every decision is the core's ``step`` op (docs/resilience.md, "The step
+op"): this module only reads the clock, draws jitter, sleeps, honours
+cancellation, moves bytes to and from the stores and logs the core's
+decision records, so Python decides exactly as Go, Node and Rust do
+(conformance/runtime/*.json proves it).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import inspect
+import json
+import logging
+import random
+import threading
+import time
+from dataclasses import dataclass
+from typing import (Any, Awaitable, Callable, Dict, Generator, Generic, Mapping, Optional, Protocol, Tuple,
+                    TypeVar, Union)
+
+from . import Envelope, Outcome, classify_response, invoke
+
+__all__ = ["AsyncExecutor", "AsyncStore", "Budget", "CallResult", "Executor", "LoopGuard", "MemoryStore", "Store",
+           "ToolFailure"]
+
+T = TypeVar("T")
+Record = Dict[str, Any]
+_log = logging.getLogger("toolerr")
+_levels = {"debug": logging.DEBUG, "info": logging.INFO, "warn": logging.WARNING}
+_record_json = json.JSONEncoder(separators=(",", ":"), ensure_ascii=False).encode
+
+
+class Store(Protocol):
+    """The byte-level compare-and-swap port every breaker store implements.
+
+    load returns the bytes stored under key, or None. compare_and_swap stores
+    new only if the key holds exactly old (None: holds nothing) and returns
+    (swapped, current): when not swapped, current is what the key holds now
+    (None for nothing). Errors are raised; the executor then falls back to its
+    local store. Go's resilience.Store and the Redis stores are the same port.
+    """
+
+    def load(self, key: str) -> Optional[bytes]: ...
+
+    def compare_and_swap(self, key: str, old: Optional[bytes], new: bytes) -> Tuple[bool, Optional[bytes]]: ...
+
+
+class AsyncStore(Protocol):
+    """Store with coroutine methods (for AsyncExecutor, e.g. over redis.asyncio)."""
+
+    async def load(self, key: str) -> Optional[bytes]: ...
+
+    async def compare_and_swap(self, key: str, old: Optional[bytes], new: bytes) -> Tuple[bool, Optional[bytes]]: ...
+
+
+class MemoryStore:
+    """The in-process Store: a dict under a lock, safe across threads."""
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._data: Dict[str, bytes] = {}
+
+    def load(self, key: str) -> Optional[bytes]:
+        """Return the bytes stored under key, or None."""
+        with self._lock:
+            return self._data.get(key)
+
+    def compare_and_swap(self, key: str, old: Optional[bytes], new: bytes) -> Tuple[bool, Optional[bytes]]:
+        """Store new under key if it holds exactly old; else return (False, what it holds)."""
+        with self._lock:
+            cur = self._data.get(key)
+            if cur != old:
+                return False, cur
+            self._data[key] = bytes(new)
+            return True, None
+
+
+class Budget:
+    """One agent run's step, token and wall-time budget, shared by its calls (thread-safe).
+
+    limits is {"steps"?, "tokens"?, "wall_ms"?} (0 or absent: no limit). The
+    core charges one step (and the call's tokens) before every attempt;
+    state is what was spent so far ({"steps", "tokens", "started_ms"}).
+    """
+
+    def __init__(self, limits: Mapping[str, int]) -> None:
+        self.limits = dict(limits)
+        self.state: Optional[Dict[str, Any]] = None
+        self._lock = threading.Lock()
+
+
+class LoopGuard:
+    """One agent run's loop guard (thread-safe): a call that failed threshold times
+    in a row with the same arguments is refused with LOOP_DETECTED."""
+
+    def __init__(self, threshold: int = 3) -> None:
+        self.threshold = threshold
+        self.state: Optional[Dict[str, Any]] = None
+        self._lock = threading.Lock()
+
+
+class ToolFailure(Exception):
+    """Raise it from a tool to hand the executor your own envelope (e.g. from
+    toolerr.classify_http on the tool's HTTP response)."""
+
+    def __init__(self, envelope: Envelope) -> None:
+        super().__init__(f"{envelope.code}: {envelope.message}")
+        self.envelope = envelope
+
+
+@dataclass(frozen=True)
+class CallResult(Generic[T]):
+    """How one call ended: value on success, else error (the envelope for the
+    model); attempts is how many calls were made, exception the tool's last."""
+
+    value: Optional[T]
+    error: Optional[Envelope]
+    attempts: int
+    exception: Optional[BaseException] = None
+
+    @property
+    def ok(self) -> bool:
+        """Whether the call succeeded."""
+        return self.error is None
+
+    def outcome(self, call_id: str, name: str) -> Outcome:
+        """Return the Outcome to serialize: the envelope, or the value as text
+        (a str), JSON (anything else) or empty (None)."""
+        if self.error is not None:
+            return Outcome(call_id, name, error=self.error)
+        if self.value is None:
+            return Outcome(call_id, name, result={})
+        if isinstance(self.value, str):
+            return Outcome(call_id, name, result={"text": self.value})
+        return Outcome(call_id, name, result={"json": self.value})
+
+
+def _now_ms() -> int:
+    return time.time_ns() // 1_000_000
+
+
+def _text(b: Optional[bytes]) -> Optional[str]:
+    return None if b is None else b.decode("utf-8", "replace")
+
+
+class _Base:
+    """What Executor and AsyncExecutor share: the request, the run's states,
+    classification, reporting, and the loop as a generator of actions."""
+
+    def __init__(self, *, store: Any = None, key_prefix: Optional[str] = None,
+                 retry: Optional[Mapping[str, int]] = None, breaker: Optional[Mapping[str, int]] = None,
+                 timeout: Optional[float] = None, budget: Optional[Budget] = None,
+                 loop_guard: Optional[LoopGuard] = None,
+                 classify: Optional[Callable[[BaseException, str], Envelope]] = None,
+                 on_decision: Optional[Callable[[Record], None]] = None,
+                 logger: Optional[logging.Logger] = None, clock: Optional[Callable[[], int]] = None,
+                 draw: Optional[Callable[[], float]] = None) -> None:
+        self._local = MemoryStore()
+        self._shared: Any = store if store is not None else self._local
+        self._config: Dict[str, Any] = {}
+        for k, v in (("key_prefix", key_prefix), ("policy", retry), ("settings", breaker)):
+            if v is not None:
+                self._config[k] = dict(v) if isinstance(v, Mapping) else v
+        if timeout is not None:
+            self._config["timeout_ms"] = max(1, int(timeout * 1000))
+        self.budget, self.loop_guard = budget, loop_guard
+        self._classify = classify
+        self._on_decision = on_decision
+        self._logger = logger or _log
+        self._clock = clock or _now_ms
+        self._draw = draw or random.random
+
+    def _step(self, base: Dict[str, Any], tokens: Optional[int], state: Any, event: Dict[str, Any]) -> Any:
+        req = dict(base, state=state, event=event, now_ms=self._clock())
+        b, g = self.budget, self.loop_guard
+        with contextlib.ExitStack() as locks:
+            if b is not None:
+                locks.enter_context(b._lock)
+                req["budget"] = {"limits": b.limits, "state": b.state}
+                if tokens:
+                    req["budget"]["charge"] = {"tokens": tokens}
+            if g is not None:
+                locks.enter_context(g._lock)
+                req["loop"] = {"threshold": g.threshold, "state": g.state} if g.threshold > 0 else {"state": g.state}
+            r = invoke(req)
+            if b is not None and "budget" in r:
+                b.state = r["budget"]
+            if g is not None and "loop" in r:
+                g.state = r["loop"]
+        return r
+
+    def _report(self, rec: Record) -> None:
+        if self._on_decision is not None:
+            self._on_decision(rec)
+        level = _levels.get(rec.get("level", "debug"), logging.DEBUG)
+        if self._logger.isEnabledFor(level):
+            self._logger.log(level, "toolerr decision %s", _record_json(rec), extra={"toolerr": rec})
+
+    def _steps(self, tool: str, args: Any, tokens: Optional[int]) -> Generator[Dict[str, Any], Dict[str, Any],
+                                                                               Dict[str, Any]]:
+        """Yield the actions of one call and receive the events; return the stop action."""
+        base = dict(self._config, op="step", tool=tool)
+        event: Dict[str, Any] = {"kind": "start"}
+        if args is not None:
+            event["args"] = args
+        state: Any = None
+        while True:
+            r = self._step(base, tokens, state, event)
+            state = r["state"]
+            for rec in r["decisions"]:
+                self._report(rec)
+            action: Dict[str, Any] = r["action"]
+            if action["kind"] == "stop":
+                return action
+            event = yield action
+
+    def _store(self, action: Mapping[str, Any]) -> Any:
+        return self._local if action["store"] == "local" else self._shared
+
+    def _failure(self, exc: BaseException, tool: str) -> Dict[str, Any]:
+        env = getattr(exc, "envelope", None)
+        if not isinstance(env, Envelope):
+            env = self._classify(exc, tool) if self._classify else classify_response(exc, source="tool", tool=tool)
+        return {"kind": "failure", "error": env.to_dict(), "draw": self._draw()}
+
+    @staticmethod
+    def _result(stop: Mapping[str, Any], value: Any, exc: Optional[BaseException]) -> CallResult[Any]:
+        if "error" in stop:
+            return CallResult(None, Envelope.from_dict(stop["error"]), stop["attempts"], exc)
+        return CallResult(value, None, stop["attempts"], None)
+
+
+def _store_event(action: Mapping[str, Any], answer: Any) -> Dict[str, Any]:
+    if action["kind"] == "load":
+        return {"kind": "loaded", "value": _text(answer)}
+    swapped, cur = answer
+    return {"kind": "cas", "swapped": bool(swapped), "current": _text(cur)}
+
+
+def _store_error(exc: BaseException) -> Dict[str, Any]:
+    return {"kind": "store_error", "message": str(exc) or type(exc).__name__}
+
+
+def _cas_old(action: Mapping[str, Any]) -> Optional[bytes]:
+    return None if action["old"] is None else str(action["old"]).encode()
+
+
+class Executor(_Base):
+    """Runs tool calls under the core's decisions, with threads and time.sleep.
+
+    store is a Store shared between replicas (default: this executor's memory);
+    key_prefix goes before the tool name in its keys ("toolerr:breaker:").
+    retry is the retry policy ({"max_attempts": 3, "base_ms": 500,
+    "cap_ms": 8000, "max_wait_ms": 120000} by default), breaker the breaker
+    settings ({"failure_threshold": 3, "open_ms": 30000,
+    "success_threshold": 2}), timeout the bound on one call in seconds,
+    retries and sleeps included. budget and loop_guard are the run's.
+    classify(exc, tool) turns a tool's exception into an Envelope (default:
+    toolerr.classify_response, which reads HTTP errors and exceptions; a
+    ToolFailure, or any exception with an .envelope, keeps its own).
+    on_decision receives every decision record (a dict); logger (default
+    logging.getLogger("toolerr")) logs each as "toolerr decision <json>" at
+    its level. clock returns ms since the Unix epoch, sleep(seconds) waits,
+    draw returns a uniform float in [0, 1): defaults time.time_ns, time.sleep,
+    random.random.
+    """
+
+    def __init__(self, *, sleep: Optional[Callable[[float], None]] = None, **options: Any) -> None:
+        super().__init__(**options)
+        self._sleep = sleep or time.sleep
+
+    def call(self, tool: str, fn: Callable[[], T], *, args: Any = None, tokens: Optional[int] = None,
+             cancel: Optional[threading.Event] = None) -> CallResult[T]:
+        """Call fn() for tool with retries, the breaker, the budget and the loop guard.
+
+        args (JSON-serializable) are the call's arguments, compared by the loop
+        guard; tokens is charged to the budget with each attempt. Setting
+        cancel ends a backoff sleep at once (CANCELLED). Returns a CallResult;
+        never raises for the tool's failures (KeyboardInterrupt and other
+        BaseExceptions that are not Exceptions propagate).
+        """
+        gen = self._steps(tool, args, tokens)
+        value: Any = None
+        exc: Optional[BaseException] = None
+        try:
+            action = next(gen)
+            while True:
+                kind = action["kind"]
+                if kind in ("load", "cas"):
+                    store = self._store(action)
+                    try:
+                        answer = store.load(action["key"]) if kind == "load" else \
+                            store.compare_and_swap(action["key"], _cas_old(action), action["new"].encode())
+                        event = _store_event(action, answer)
+                    except Exception as e:
+                        event = _store_error(e)
+                elif kind == "call":
+                    try:
+                        value, exc = fn(), None
+                        event = {"kind": "success"}
+                    except Exception as e:
+                        exc, event = e, self._failure(e, tool)
+                else:  # sleep
+                    if cancel is not None and self._sleep is time.sleep:
+                        cancel.wait(action["delay_ms"] / 1000)
+                    else:
+                        self._sleep(action["delay_ms"] / 1000)
+                    event = {"kind": "cancelled"} if cancel is not None and cancel.is_set() else {"kind": "slept"}
+                action = gen.send(event)
+        except StopIteration as stop:
+            return self._result(stop.value, value, exc)
+
+
+class AsyncExecutor(_Base):
+    """Executor for asyncio: fn returns an awaitable, sleep is asyncio.sleep, the
+    store may be an AsyncStore (or a Store). A call's timeout is enforced with
+    asyncio.wait_for (a TIMEOUT failure). Cancelling the task that awaits call
+    reports the cancellation to the breaker (freeing a half-open probe), then
+    re-raises asyncio.CancelledError, as asyncio code expects.
+    """
+
+    def __init__(self, *, sleep: Optional[Callable[[float], Awaitable[None]]] = None, **options: Any) -> None:
+        super().__init__(**options)
+        self._sleep = sleep or asyncio.sleep
+
+    async def call(self, tool: str, fn: Callable[[], Awaitable[T]], *, args: Any = None,
+                   tokens: Optional[int] = None) -> CallResult[T]:
+        """Await fn() for tool with retries, the breaker, the budget and the loop guard.
+
+        See Executor.call; returns a CallResult, raises asyncio.CancelledError
+        when the awaiting task is cancelled.
+        """
+        gen = self._steps(tool, args, tokens)
+        value: Any = None
+        exc: Optional[BaseException] = None
+        cancelled: Optional[BaseException] = None
+        try:
+            action = next(gen)
+            while True:
+                kind = action["kind"]
+                if kind in ("load", "cas"):
+                    store = self._store(action)
+                    try:
+                        answer: Union[Any, Awaitable[Any]] = store.load(action["key"]) if kind == "load" else \
+                            store.compare_and_swap(action["key"], _cas_old(action), action["new"].encode())
+                        if inspect.isawaitable(answer):
+                            answer = await answer
+                        event = _store_event(action, answer)
+                    except Exception as e:
+                        event = _store_error(e)
+                elif kind == "call":
+                    timeout = action.get("timeout_ms")
+                    try:
+                        value = await (asyncio.wait_for(fn(), timeout / 1000) if timeout else fn())
+                        exc, event = None, {"kind": "success"}
+                    except asyncio.TimeoutError as e:  # the call's own timeout, or one the tool raised
+                        exc = e
+                        event = {"kind": "cancelled", "cause": "deadline"} if timeout else self._failure(e, tool)
+                    except asyncio.CancelledError as e:
+                        exc, cancelled, event = e, e, {"kind": "cancelled"}
+                    except Exception as e:
+                        exc, event = e, self._failure(e, tool)
+                else:  # sleep
+                    try:
+                        await self._sleep(action["delay_ms"] / 1000)
+                        event = {"kind": "slept"}
+                    except asyncio.CancelledError as e:
+                        cancelled, event = e, {"kind": "cancelled"}
+                action = gen.send(event)
+        except StopIteration as stop:
+            if cancelled is not None:
+                raise cancelled
+            return self._result(stop.value, value, exc)
