@@ -35,14 +35,20 @@ const (
 )
 
 // Formats returns the names of every wire format this build knows.
-func Formats() []Format {
-	names := format.Names()
+func Formats() []Format { return formats(format.Names()) }
+
+func formats(names []string) []Format {
 	out := make([]Format, len(names))
 	for i, n := range names {
 		out[i] = Format(n)
 	}
 	return out
 }
+
+// TranscriptFormats returns the formats whose whole message lists Check,
+// Repair, Trim, NormalizeIDs and Convert read and write, in README order
+// (every format with a transcript dialect in the provider table).
+func TranscriptFormats() []Format { return formats(format.TranscriptNames()) }
 
 // Outcome is one tool call and what came of it: exactly one of Error (an
 // *Envelope) and Result (a *Result) is set. See the README, "Wire formats".

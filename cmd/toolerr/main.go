@@ -205,14 +205,24 @@ var passFlags = map[string]struct{ flags, required []string }{
 	"replay":  {[]string{"format"}, []string{"format"}},
 }
 
-// flagDocs is the help text of each pass-through flag.
+// flagDocs is the help text of each pass-through flag; the format lists come
+// from the core's provider table.
 var flagDocs = map[string]string{
-	"format":       "the transcript's wire format: openai-chat, openai-responses, anthropic, gemini, bedrock (replay: any of the seven)",
+	"format":       "the transcript's wire format: " + formatList(core.TranscriptFormats()) + " (replay: " + formatList(core.Formats()) + ")",
 	"from":         "the source wire format",
 	"to":           "the target wire format",
 	"id-rules":     "another provider's id rules to apply, e.g. mistral",
 	"max-chars":    "size budget in characters of canonical JSON",
 	"max-messages": "size budget in messages",
+}
+
+// formatList joins format names with commas.
+func formatList(fs []core.Format) string {
+	s := make([]string, len(fs))
+	for i, f := range fs {
+		s[i] = string(f)
+	}
+	return strings.Join(s, ", ")
 }
 
 // passthrough builds a command that wraps its input in {"op": op, ...flags}.

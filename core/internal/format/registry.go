@@ -1,7 +1,14 @@
-// Package format maps a wire-format name to its codec. Each provider format
-// lives in its own subpackage (openaichat, openairesponses, anthropic, gemini,
-// geminiopenai, bedrock, mcp) with a serializer and a parser over the neutral
-// outcome model of package outcome.
+// Package format holds the provider table: one row per provider, naming its
+// room (the subpackage holding its codec and its transcript dialect) and
+// what it takes part in. Every list of format names, every flag help and
+// every "unknown format" error of the core reads this table.
+//
+// A provider's room is its own subpackage (openaichat, openairesponses,
+// anthropic, gemini, geminiopenai, bedrock, mcp, mistral): the codec (a
+// serializer and a parser over the neutral outcome model of package
+// outcome) and, where toolerr reads and writes its whole message lists, its
+// transcript dialect (package dialect). Adding a provider is a new room and
+// one row here.
 package format
 
 import (
@@ -11,9 +18,11 @@ import (
 	"github.com/toolerr/toolerr/core/internal/field"
 	"github.com/toolerr/toolerr/core/internal/format/anthropic"
 	"github.com/toolerr/toolerr/core/internal/format/bedrock"
+	"github.com/toolerr/toolerr/core/internal/format/dialect"
 	"github.com/toolerr/toolerr/core/internal/format/gemini"
 	"github.com/toolerr/toolerr/core/internal/format/geminiopenai"
 	"github.com/toolerr/toolerr/core/internal/format/mcp"
+	"github.com/toolerr/toolerr/core/internal/format/mistral"
 	"github.com/toolerr/toolerr/core/internal/format/openaichat"
 	"github.com/toolerr/toolerr/core/internal/format/openairesponses"
 	"github.com/toolerr/toolerr/core/internal/format/outcome"
@@ -45,30 +54,80 @@ type Appender interface {
 	AppendSerialized(dst []byte, outs []outcome.Outcome) ([]byte, error)
 }
 
+// Provider is one row of the provider table. Name is the wire-format name
+// (kebab-case, as the README and the ops spell it). Codec, when not nil, is
+// its serialize/parse codec; Dialect, when not nil, returns its transcript
+// dialect (check, repair, trim, normalize_ids, convert read and write its
+// lists). IDs, for a provider with id rules but no list shape of its own,
+// returns them, and Lists names the format its lists take.
+type Provider struct {
+	Name    string
+	Codec   Codec
+	Dialect func() *dialect.Dialect
+	IDs     func() dialect.IDRule
+	Lists   string
+}
+
+// table is the provider table, in README order.
+var table = [...]Provider{
+	{Name: openaichat.Name, Codec: openaichat.Codec{}, Dialect: openaichat.Dialect},
+	{Name: openairesponses.Name, Codec: openairesponses.Codec{}, Dialect: openairesponses.Dialect},
+	{Name: anthropic.Name, Codec: anthropic.Codec{}, Dialect: anthropic.Dialect},
+	{Name: gemini.Name, Codec: gemini.Codec{}, Dialect: gemini.Dialect},
+	{Name: geminiopenai.Name, Codec: geminiopenai.Codec{}},
+	{Name: bedrock.Name, Codec: bedrock.Codec{}, Dialect: bedrock.Dialect},
+	{Name: mcp.Name, Codec: mcp.Codec{}},
+	{Name: mistral.Name, IDs: mistral.IDs, Lists: mistral.Lists},
+}
+
+// Providers returns the provider table, a copy, in README order.
+func Providers() []Provider { return append([]Provider(nil), table[:]...) }
+
 // Lookup returns the codec of a wire-format name, or nil for an unknown one.
 func Lookup(name string) Codec {
-	switch name {
-	case "openai-chat":
-		return openaichat.Codec{}
-	case "openai-responses":
-		return openairesponses.Codec{}
-	case "anthropic":
-		return anthropic.Codec{}
-	case "gemini":
-		return gemini.Codec{}
-	case "gemini-openai":
-		return geminiopenai.Codec{}
-	case "bedrock":
-		return bedrock.Codec{}
-	case "mcp":
-		return mcp.Codec{}
+	for i := range table {
+		if table[i].Name == name {
+			return table[i].Codec
+		}
 	}
 	return nil
 }
 
-// Names lists the wire-format names this build knows, in README order.
+// Names lists the wire-format names with a codec, in README order.
 func Names() []string {
-	return []string{"openai-chat", "openai-responses", "anthropic", "gemini", "gemini-openai", "bedrock", "mcp"}
+	return names(func(p *Provider) bool { return p.Codec != nil })
+}
+
+// TranscriptNames lists the formats whose message lists the transcript ops
+// read and write, in README order.
+func TranscriptNames() []string {
+	return names(func(p *Provider) bool { return p.Dialect != nil })
+}
+
+// RuleNames lists the names of id rules (every transcript format and every
+// provider with rules of its own), in README order.
+func RuleNames() []string {
+	return names(func(p *Provider) bool { return p.Dialect != nil || p.IDs != nil })
+}
+
+func names(keep func(p *Provider) bool) []string {
+	out := make([]string, 0, len(table))
+	for i := range table {
+		if keep(&table[i]) {
+			out = append(out, table[i].Name)
+		}
+	}
+	return out
+}
+
+// row returns the row named name, or nil.
+func row(name string) *Provider {
+	for i := range table {
+		if table[i].Name == name {
+			return &table[i]
+		}
+	}
+	return nil
 }
 
 // Named returns the codec of the wire-format name; an unknown or empty name
@@ -79,8 +138,63 @@ func Named(name, path string) (Codec, error) {
 	if c := Lookup(name); c != nil {
 		return c, nil
 	}
-	if name == "" {
-		return nil, field.NewError(path, "is required and must be a non-empty string")
+	return nil, unknown(name, path, "format", Names())
+}
+
+// DialectNamed returns the transcript dialect of the format name; an unknown
+// or empty name is a *field.Error at path that lists the transcript formats.
+func DialectNamed(name, path string) (*dialect.Dialect, error) {
+	if p := row(name); p != nil && p.Dialect != nil {
+		return p.Dialect(), nil
 	}
-	return nil, field.NewError(path, "unknown format "+strconv.Quote(name)+"; known: "+strings.Join(Names(), ", "))
+	return nil, unknown(name, path, "transcript format", TranscriptNames())
+}
+
+// Dialect returns the transcript dialect of a format name, or nil.
+func Dialect(name string) *dialect.Dialect {
+	if p := row(name); p != nil && p.Dialect != nil {
+		return p.Dialect()
+	}
+	return nil
+}
+
+// Rules returns the id rules named name (a transcript format's own, or a
+// provider's such as mistral), and false for an unknown name.
+func Rules(name string) (dialect.IDRule, bool) {
+	p := row(name)
+	switch {
+	case p == nil:
+		return dialect.IDRule{}, false
+	case p.IDs != nil:
+		return p.IDs(), true
+	case p.Dialect != nil:
+		return p.Dialect().IDs, true
+	}
+	return dialect.IDRule{}, false
+}
+
+// RulesNamed checks the id rules name ("" = the list format's own); an
+// unknown name is a *field.Error at path that lists the known rules.
+func RulesNamed(name, path string) (string, error) {
+	if _, ok := Rules(name); ok || name == "" {
+		return name, nil
+	}
+	return "", field.NewError(path, "unknown id rules "+strconv.Quote(name)+"; known: "+strings.Join(RuleNames(), ", "))
+}
+
+// ListFormat is the format of the lists whose ids follow the rules named
+// rules: a provider's Lists (openai-chat for mistral), else the rules' own
+// format.
+func ListFormat(rules string) string {
+	if p := row(rules); p != nil && p.Lists != "" {
+		return p.Lists
+	}
+	return rules
+}
+
+func unknown(name, path, what string, known []string) error {
+	if name == "" {
+		return field.NewError(path, "is required and must be a non-empty string")
+	}
+	return field.NewError(path, "unknown "+what+" "+strconv.Quote(name)+"; known: "+strings.Join(known, ", "))
 }

@@ -5,6 +5,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
 	"github.com/toolerr/toolerr/core/internal/canonical"
@@ -119,4 +120,53 @@ func unwritable(outs []outcome.Outcome) bool {
 		}
 	}
 	return false
+}
+
+// TestProviderTable_rows: every row of the provider table names a room that
+// is complete for what the row says it takes part in, so that a new
+// provider is its folder and one row.
+func TestProviderTable_rows(t *testing.T) {
+	seen := map[string]bool{}
+	for _, p := range format.Providers() {
+		require.False(t, seen[p.Name], "%s listed twice", p.Name)
+		seen[p.Name] = true
+		require.True(t, p.Codec != nil || p.Dialect != nil || p.IDs != nil, "%s takes part in nothing", p.Name)
+		if p.Dialect != nil {
+			d := p.Dialect()
+			assert.Equal(t, p.Name, d.Name)
+			assert.NotNil(t, d.Read, p.Name)
+			assert.NotNil(t, d.Write, p.Name)
+			assert.NotNil(t, d.Serialize, p.Name)
+			assert.NotNil(t, d.Element, p.Name)
+			assert.NotNil(t, d.SetCall, p.Name)
+			assert.NotNil(t, d.SetID, p.Name)
+			assert.NotNil(t, d.Lost, p.Name)
+			assert.NotZero(t, d.Placement, p.Name)
+			assert.NotEmpty(t, d.Unanswered, p.Name)
+			assert.NotEmpty(t, d.RoleNames, p.Name)
+			assert.NotEmpty(t, d.IDs.Text, p.Name)
+			assert.NotNil(t, p.Codec, "%s has a dialect but no codec", p.Name)
+		}
+		if p.IDs != nil {
+			assert.NotEmpty(t, p.IDs().Text, p.Name)
+			assert.NotNil(t, format.Dialect(p.Lists), "%s: lists of an unknown format %q", p.Name, p.Lists)
+		}
+	}
+	assert.Equal(t, []string{"openai-chat", "openai-responses", "anthropic", "gemini", "gemini-openai", "bedrock", "mcp"}, format.Names())
+	assert.Equal(t, []string{"openai-chat", "openai-responses", "anthropic", "gemini", "bedrock"}, format.TranscriptNames())
+	assert.Equal(t, []string{"openai-chat", "openai-responses", "anthropic", "gemini", "bedrock", "mistral"}, format.RuleNames())
+}
+
+// TestProviderTable_errors: the unknown-name errors list the table's names.
+func TestProviderTable_errors(t *testing.T) {
+	_, err := format.Named("cohere", "format")
+	assert.EqualError(t, err, `toolerr: format: unknown format "cohere"; known: openai-chat, openai-responses, anthropic, gemini, gemini-openai, bedrock, mcp`)
+	_, err = format.DialectNamed("mcp", "from")
+	assert.EqualError(t, err, `toolerr: from: unknown transcript format "mcp"; known: openai-chat, openai-responses, anthropic, gemini, bedrock`)
+	_, err = format.RulesNamed("gemini-openai", "id_rules")
+	assert.EqualError(t, err, `toolerr: id_rules: unknown id rules "gemini-openai"; known: openai-chat, openai-responses, anthropic, gemini, bedrock, mistral`)
+	_, err = format.Named("", "format")
+	assert.EqualError(t, err, `toolerr: format: is required and must be a non-empty string`)
+	assert.Equal(t, "openai-chat", format.ListFormat("mistral"))
+	assert.Equal(t, "bedrock", format.ListFormat("bedrock"))
 }

@@ -1,6 +1,7 @@
 package transcript
 
 import (
+	"github.com/toolerr/toolerr/core/internal/format/dialect"
 	"strconv"
 
 	"github.com/toolerr/toolerr/core/internal/field"
@@ -40,7 +41,15 @@ type Finding struct {
 	Message string
 }
 
+// loc is where a part sits: message msg, part part (-1 for a whole
+// message).
 type loc struct{ msg, part int }
+
+// noLoc is the loc of nothing.
+func noLoc() loc { return loc{-1, -1} }
+
+// callRef names call call of group group.
+type callRef struct{ group, call int }
 
 // group is one assistant turn's calls and the region where its results must
 // sit: messages [lo, hi).
@@ -59,13 +68,13 @@ type resInfo struct {
 // analysis is the placement of every result of a list against the rules of
 // its format.
 type analysis struct {
-	f        Format
+	d        *dialect.Dialect
 	msgs     []Message
 	groups   []group
 	regionOf []int
-	answer   [][]loc         // in-place result of each call, msg -1 when none
-	claim    [][]loc         // the result repair moves to each call, msg -1 when none
-	dupCall  map[[2]int]bool // a call whose id an earlier call already has
+	answer   [][]loc          // in-place result of each call, msg -1 when none
+	claim    [][]loc          // the result repair moves to each call, msg -1 when none
+	dupCall  map[callRef]bool // a call whose id an earlier call already has
 	res      map[loc]resInfo
 	other    map[int]int              // message -> first non-result part (firstOther)
 	noID     map[int]map[string][]int // group -> calls without an id (unnamed)
@@ -77,15 +86,6 @@ func (a *analysis) call(g, k int) *Call {
 }
 
 func (a *analysis) part(l loc) *Part { return &a.msgs[l.msg].Parts[l.part] }
-
-func hasKind(m Message, k Kind) bool {
-	for _, p := range m.Parts {
-		if p.Kind == k {
-			return true
-		}
-	}
-	return false
-}
 
 func callLocs(msgs []Message, lo, hi int) []loc {
 	var out []loc
@@ -99,23 +99,24 @@ func callLocs(msgs []Message, lo, hi int) []loc {
 	return out
 }
 
-// findGroups finds the call turns and their reply regions.
-func findGroups(f Format, msgs []Message) []group {
+// findGroups finds the call turns and their reply regions, as placement p
+// draws them.
+func findGroups(p dialect.Placement, msgs []Message) []group {
 	var gs []group
 	n := len(msgs)
 	for i := 0; i < n; i++ {
 		m := msgs[i]
-		if m.Role != RoleAssistant || !hasKind(m, KindCall) {
+		if m.Role != RoleAssistant || !dialect.HasKind(m, KindCall) {
 			continue
 		}
-		switch f {
-		case OpenAIChat:
+		switch p {
+		case dialect.ToolMessages:
 			j := i + 1
 			for j < n && msgs[j].Role == RoleTool {
 				j++
 			}
 			gs = append(gs, group{at: i, calls: callLocs(msgs, i, i+1), lo: i + 1, hi: j})
-		case OpenAIResponses:
+		case dialect.AfterCall:
 			j := i
 			for j < n && (msgs[j].Role == RoleTool || (msgs[j].Role == RoleAssistant && len(msgs[j].Parts) == 1 && msgs[j].Parts[0].Kind == KindCall)) {
 				j++
@@ -125,15 +126,15 @@ func findGroups(f Format, msgs []Message) []group {
 			}
 			gs = append(gs, group{at: i, calls: callLocs(msgs, i, j), lo: i, hi: j})
 			i = j - 1
-		case Anthropic, Bedrock:
+		case dialect.NextUserFirst:
 			hi := i + 1
 			if i+1 < n && msgs[i+1].Role == RoleUser {
 				hi = i + 2
 			}
 			gs = append(gs, group{at: i, calls: callLocs(msgs, i, i+1), lo: i + 1, hi: hi})
-		case Gemini:
+		case dialect.NextContent:
 			j := i + 1
-			for j < n && msgs[j].Role == RoleUser && hasKind(msgs[j], KindResult) {
+			for j < n && msgs[j].Role == RoleUser && dialect.HasKind(msgs[j], KindResult) {
 				j++
 			}
 			gs = append(gs, group{at: i, calls: callLocs(msgs, i, i+1), lo: i + 1, hi: j})
@@ -149,12 +150,12 @@ func (a *analysis) inPlace(l loc, g, k int) bool {
 	if l.msg < gr.lo || l.msg >= gr.hi {
 		return false
 	}
-	switch a.f {
-	case OpenAIResponses:
+	switch a.d.Placement {
+	case dialect.AfterCall:
 		return l.msg > gr.calls[k].msg
-	case Anthropic, Bedrock:
+	case dialect.NextUserFirst:
 		return l.part <= a.firstOther(l.msg)
-	case Gemini:
+	case dialect.NextContent:
 		return l.msg == gr.lo
 	}
 	return true
@@ -193,7 +194,7 @@ func (a *analysis) unnamed(g int) map[string][]int {
 	for k := range a.groups[g].calls {
 		if c := a.call(g, k); c.ID == "" {
 			name := c.Name
-			if a.f != Gemini {
+			if a.d.Placement != dialect.NextContent {
 				name = ""
 			}
 			m[name] = append(m[name], k)
@@ -203,13 +204,13 @@ func (a *analysis) unnamed(g int) map[string][]int {
 	return m
 }
 
-func analyze(f Format, msgs []Message) *analysis {
-	a := &analysis{f: f, msgs: msgs, groups: findGroups(f, msgs), res: map[loc]resInfo{}, dupCall: map[[2]int]bool{}}
+func analyze(d *dialect.Dialect, msgs []Message) *analysis {
+	a := &analysis{d: d, msgs: msgs, groups: findGroups(d.Placement, msgs), res: map[loc]resInfo{}, dupCall: map[callRef]bool{}}
 	a.regionOf = make([]int, len(msgs))
 	for i := range a.regionOf {
 		a.regionOf[i] = noGroup
 	}
-	byID := map[string][2]int{}
+	byID := map[string]callRef{}
 	a.answer = make([][]loc, len(a.groups))
 	a.claim = make([][]loc, len(a.groups))
 	for g, gr := range a.groups {
@@ -219,13 +220,13 @@ func analyze(f Format, msgs []Message) *analysis {
 		a.answer[g] = make([]loc, len(gr.calls))
 		a.claim[g] = make([]loc, len(gr.calls))
 		for k := range gr.calls {
-			a.answer[g][k] = loc{-1, -1}
-			a.claim[g][k] = loc{-1, -1}
+			a.answer[g][k] = noLoc()
+			a.claim[g][k] = noLoc()
 			if id := a.call(g, k).ID; id != "" {
 				if _, dup := byID[id]; !dup {
-					byID[id] = [2]int{g, k}
+					byID[id] = callRef{g, k}
 				} else {
-					a.dupCall[[2]int{g, k}] = true
+					a.dupCall[callRef{g, k}] = true
 				}
 			}
 		}
@@ -244,13 +245,13 @@ func analyze(f Format, msgs []Message) *analysis {
 			info := resInfo{g: noGroup, k: -1}
 			if id := p.Result.ID(); id != "" {
 				if gk, ok := byID[id]; ok {
-					info.g, info.k = gk[0], gk[1]
+					info.g, info.k = gk.group, gk.call
 				}
 			} else if g := a.regionOf[i]; g != noGroup {
 				// no id: Gemini pairs by name and order; the other formats
 				// (where an empty id is itself a finding) by order alone
 				name := p.Result.Outcome.Call.Name
-				if f != Gemini {
+				if d.Placement != dialect.NextContent {
 					name = ""
 				}
 				if nameSeen[g] == nil {
@@ -283,9 +284,9 @@ func analyze(f Format, msgs []Message) *analysis {
 			a.claim[info.g][info.k] = l
 			gr := a.groups[info.g]
 			switch {
-			case (f == Anthropic || f == Bedrock) && l.msg == gr.lo:
+			case d.Placement == dialect.NextUserFirst && l.msg == gr.lo:
 				info.why = FindResultNotFirst
-			case f == Gemini && l.msg > gr.lo && l.msg < gr.hi:
+			case d.Placement == dialect.NextContent && l.msg > gr.lo && l.msg < gr.hi:
 				info.why = FindResponsesSplit
 			default:
 				info.why = FindMisplacedResult
@@ -312,18 +313,24 @@ func resultKey(r *Result) string {
 	return r.Outcome.Call.Name
 }
 
+// findingKey is a finding kind at a message.
+type findingKey struct {
+	kind  string
+	index int
+}
+
 // findingSet collects findings, merging ids of the same kind at the same
 // message.
 type findingSet struct {
 	list []Finding
-	at   map[[2]any]int
+	at   map[findingKey]int
 }
 
 func (s *findingSet) add(kind string, index int, path, id, msg string) {
 	if s.at == nil {
-		s.at = map[[2]any]int{}
+		s.at = map[findingKey]int{}
 	}
-	key := [2]any{kind, index}
+	key := findingKey{kind, index}
 	if path == "" {
 		if i, ok := s.at[key]; ok {
 			if id != "" {
@@ -343,7 +350,9 @@ func (s *findingSet) add(kind string, index int, path, id, msg string) {
 // Check returns every finding of a list read from f, in message order.
 // rules names the id rules to apply ("" = those of f).
 func Check(f Format, msgs []Message, rules string) []Finding {
-	a := analyze(f, msgs)
+	d := dialectOf(f)
+	ids := idRule(d, rules)
+	a := analyze(d, msgs)
 	var s findingSet
 	type ev struct {
 		l             loc
@@ -353,11 +362,11 @@ func Check(f Format, msgs []Message, rules string) []Finding {
 	var evs []ev
 	for g, gr := range a.groups {
 		for k, cl := range gr.calls {
-			if a.answer[g][k].msg < 0 && a.claim[g][k].msg < 0 && !a.dupCall[[2]int{g, k}] {
-				evs = append(evs, ev{l: cl, kind: FindUnansweredCall, id: callKey(a.call(g, k)), msg: unansweredMsg(f)})
+			if a.answer[g][k].msg < 0 && a.claim[g][k].msg < 0 && !a.dupCall[callRef{g, k}] {
+				evs = append(evs, ev{l: cl, kind: FindUnansweredCall, id: callKey(a.call(g, k)), msg: d.Unanswered})
 			}
 		}
-		if f == Gemini && gr.hi > gr.lo {
+		if d.Placement == dialect.NextContent && gr.hi > gr.lo {
 			n := 0
 			for _, p := range msgs[gr.lo].Parts {
 				if p.Kind == KindResult {
@@ -370,7 +379,7 @@ func Check(f Format, msgs []Message, rules string) []Finding {
 			for i := gr.lo; i < gr.hi; i++ {
 				for j, p := range msgs[i].Parts {
 					if p.Kind != KindResult {
-						evs = append(evs, ev{l: loc{i, j}, kind: FindExtraPart, path: partPath(f, i, j), msg: "The content answering function calls holds only functionResponse parts; other parts go in a content of their own."})
+						evs = append(evs, ev{l: loc{i, j}, kind: FindExtraPart, path: partPath(d, i, j), msg: "The content answering function calls holds only functionResponse parts; other parts go in a content of their own."})
 					}
 				}
 			}
@@ -379,7 +388,7 @@ func Check(f Format, msgs []Message, rules string) []Finding {
 	seen := map[string]bool{}
 	for i, m := range msgs {
 		if m.UnknownRole {
-			evs = append(evs, ev{l: loc{i, -1}, kind: FindUnknownRole, path: field.Join(field.Index("messages", i), "role"), msg: unknownRoleMsg(f)})
+			evs = append(evs, ev{l: loc{i, -1}, kind: FindUnknownRole, path: field.Join(field.Index("messages", i), "role"), msg: unknownRoleMsg(d)})
 		}
 		for j := range m.Parts {
 			p := &msgs[i].Parts[j]
@@ -392,8 +401,8 @@ func Check(f Format, msgs []Message, rules string) []Finding {
 					}
 					seen[p.Call.ID] = true
 				}
-				if !validID(idRules(f, rules), p.Call.ID) {
-					evs = append(evs, ev{l: l, kind: FindInvalidID, id: p.Call.ID, path: partPath(f, i, j), msg: idRuleText(idRules(f, rules))})
+				if !ids.Valid(p.Call.ID) {
+					evs = append(evs, ev{l: l, kind: FindInvalidID, id: p.Call.ID, path: partPath(d, i, j), msg: ids.Text})
 				}
 			case KindResult:
 				info := a.res[l]
@@ -404,22 +413,22 @@ func Check(f Format, msgs []Message, rules string) []Finding {
 				case statusDuplicate:
 					evs = append(evs, ev{l: l, kind: FindDuplicateResult, id: id, msg: "This tool call already has a result; a second one is rejected."})
 				case statusMovable:
-					evs = append(evs, ev{l: l, kind: info.why, id: id, msg: misplacedMsg(f, info.why)})
+					evs = append(evs, ev{l: l, kind: info.why, id: id, msg: misplacedMsg(d, info.why)})
 				}
-				if info.g != noGroup && f == Gemini && p.Result.ID() != "" {
+				if info.g != noGroup && d.Placement == dialect.NextContent && p.Result.ID() != "" {
 					if c := a.call(info.g, info.k); c.Name != p.Result.Outcome.Call.Name {
-						evs = append(evs, ev{l: l, kind: FindNameMismatch, id: id, path: partPath(f, i, j), msg: nameMismatchMsg(c.Name)})
+						evs = append(evs, ev{l: l, kind: FindNameMismatch, id: id, path: partPath(d, i, j), msg: nameMismatchMsg(c.Name)})
 					}
 				}
-				if f != Gemini && !validID(idRules(f, rules), p.Result.ID()) {
-					evs = append(evs, ev{l: l, kind: FindInvalidID, id: p.Result.ID(), path: partPath(f, i, j), msg: idRuleText(idRules(f, rules))})
+				if d.Placement != dialect.NextContent && !ids.Valid(p.Result.ID()) {
+					evs = append(evs, ev{l: l, kind: FindInvalidID, id: p.Result.ID(), path: partPath(d, i, j), msg: ids.Text})
 				}
-				if emptyResult(f, p) {
-					evs = append(evs, ev{l: l, kind: FindEmptyText, id: id, path: partPath(f, i, j), msg: "This tool result's text is empty, which " + string(f) + " rejects; repair writes " + outcome.EmptyPlaceholder + "."})
+				if emptyResult(d, p) {
+					evs = append(evs, ev{l: l, kind: FindEmptyText, id: id, path: partPath(d, i, j), msg: "This tool result's text is empty, which " + string(f) + " rejects; repair writes " + outcome.EmptyPlaceholder + "."})
 				}
 			case KindText:
-				if emptyTextRejected(f, m) && outcome.IsBlank(p.Text) {
-					evs = append(evs, ev{l: l, kind: FindEmptyText, path: partPath(f, i, j), msg: "Empty text blocks are rejected by " + string(f) + "."})
+				if d.EmptyText != nil && d.EmptyText(m) && outcome.IsBlank(p.Text) {
+					evs = append(evs, ev{l: l, kind: FindEmptyText, path: partPath(d, i, j), msg: "Empty text blocks are rejected by " + string(f) + "."})
 				}
 			}
 		}
@@ -451,108 +460,49 @@ func Check(f Format, msgs []Message, rules string) []Finding {
 // nameMismatchMsg says which name a Gemini response must carry (the call's
 // name as displayName allows).
 func nameMismatchMsg(name string) string {
-	if n := displayName(name); n != "" {
+	if n := dialect.DisplayName(name); n != "" {
 		return "functionResponse.name must equal the name of the functionCall it answers (" + n + ")."
 	}
 	return "functionResponse.name must equal the name of the functionCall it answers."
 }
 
-// unknownRoleMsg names the roles f accepts (the role given is not quoted:
+// unknownRoleMsg names the roles d accepts (the role given is not quoted:
 // it is caller text).
-func unknownRoleMsg(f Format) string {
-	roles := "user and assistant"
-	switch f {
-	case OpenAIChat:
-		roles = "system, developer, user, assistant, tool and function"
-	case OpenAIResponses:
-		roles = "system, developer, user and assistant"
-	case Gemini:
-		roles = "user and model"
-	}
-	return "This message's role is missing or not one " + string(f) + " accepts (" + roles + ")."
+func unknownRoleMsg(d *dialect.Dialect) string {
+	return "This message's role is missing or not one " + d.Name + " accepts (" + d.RoleNames + ")."
 }
 
-func unansweredMsg(f Format) string {
-	switch f {
-	case OpenAIChat:
-		return "Every tool call needs a tool message with its id right after the assistant message."
-	case OpenAIResponses:
-		return "Every function_call needs a function_call_output with its call_id."
-	case Anthropic:
-		return "Every tool_use needs a tool_result in the very next user message."
-	case Gemini:
-		return "Every functionCall needs a functionResponse in the next content."
-	}
-	return "Every toolUse needs a toolResult in the very next user message."
-}
-
-func misplacedMsg(f Format, why string) string {
+// misplacedMsg says where a moved result must go: first in the user message
+// (result_not_first), in one content (responses_split), or where d's
+// placement wants it.
+func misplacedMsg(d *dialect.Dialect, why string) string {
 	switch why {
 	case FindResultNotFirst:
 		return "tool_result blocks must come before any other content of the user message."
 	case FindResponsesSplit:
 		return "The responses to one turn's function calls must all be in one content."
 	}
-	switch f {
-	case OpenAIChat:
-		return "This tool message is not in the run of tool messages right after its assistant message."
-	case OpenAIResponses:
-		return "This function_call_output is not after its function_call in the same run of items."
+	if d.Misplaced != "" {
+		return d.Misplaced
 	}
 	return "This result is not in the message right after its call."
 }
 
-// partPath is the request path of part j of message i.
-func partPath(f Format, i, j int) string {
+// partPath is the request path of part j of message i: the message itself
+// where a part is a message of its own (d.PartsKey "").
+func partPath(d *dialect.Dialect, i, j int) string {
 	p := field.Index("messages", i)
-	switch f {
-	case OpenAIChat:
+	if d.PartsKey == "" {
 		return p
-	case OpenAIResponses:
-		return p
-	case Gemini:
-		return field.Index(field.Join(p, "parts"), j)
 	}
-	return field.Index(field.Join(p, "content"), j)
+	return field.Index(field.Join(p, d.PartsKey), j)
 }
 
-// emptyResult reports a tool result whose text the format rejects as empty
-// (B12: Anthropic text blocks, OpenAI content and output; Bedrock accepts an
-// empty text in a toolResult and Gemini carries an object).
-func emptyResult(f Format, p *Part) bool {
-	if f == Gemini || f == Bedrock || p.Result.Outcome.Error != nil {
+// emptyResult reports a tool result whose text d rejects as empty (an
+// envelope never is).
+func emptyResult(d *dialect.Dialect, p *Part) bool {
+	if d.EmptyResult == nil || p.Result.Outcome.Error != nil || p.Result.Outcome.Result == nil {
 		return false
 	}
-	r := p.Result.Outcome.Result
-	if r == nil {
-		return false
-	}
-	if f == Anthropic {
-		if raw, ok := p.Raw.(map[string]any); ok {
-			if _, has := raw["content"]; !has {
-				return false // content omitted is an empty result Anthropic accepts
-			}
-		}
-		if r.Kind == outcome.Blocks {
-			for _, b := range r.Blocks {
-				if b.Type == "text" && outcome.IsBlank(b.Text) {
-					return true
-				}
-			}
-		}
-	}
-	return r.Kind == outcome.Empty && p.Raw != nil
-}
-
-// emptyTextRejected says whether blank text parts of message m are rejected.
-func emptyTextRejected(f Format, m Message) bool {
-	switch f {
-	case Anthropic:
-		return true
-	case Bedrock:
-		return m.Role == RoleUser || m.Role == RoleAssistant
-	case Gemini:
-		return m.Role == RoleUser
-	}
-	return false
+	return d.EmptyResult(p)
 }

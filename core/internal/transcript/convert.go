@@ -1,6 +1,7 @@
 package transcript
 
 import (
+	"github.com/toolerr/toolerr/core/internal/format/dialect"
 	"sort"
 	"strconv"
 	"strings"
@@ -23,46 +24,46 @@ type Converted struct {
 // cannot hold them in a tool result, moved next to it and said so, and ids
 // are rewritten to the target's rules (rules "" = those of `to`).
 func Convert(from, to Format, msgs []Message, rules string) Converted {
+	src, dst := dialectOf(from), dialectOf(to)
 	var notes []string
-	if n := lostMembers(from, msgs).note(from, to); n != "" {
+	if n := note(lostMembers(src, msgs), from, to); n != "" {
 		notes = append(notes, n)
 	}
-	turns, generated := regroup(from, msgs, to)
+	turns, generated := regroup(src, msgs, dst)
 	if generated > 0 {
 		notes = append(notes, "generated ids for "+strconv.Itoa(generated)+" calls that had none (Gemini), paired with their responses by name and order")
 	}
-	r := idRules(to, rules)
-	ids := planIDs(turns, r)
-	applyIDs(to, turns, ids)
-	if to == Anthropic || to == Bedrock {
+	ids := planIDs(turns, idRule(dst, rules))
+	applyIDs(dst, turns, ids)
+	if dst.Placement == dialect.NextUserFirst {
 		turns = joinUserSide(turns)
 	}
-	w := &writer{to: to}
-	out := w.list(turns)
+	w := &dialect.Writer{D: dst}
+	out := w.List(turns)
 	pendingNote := 0
 	for _, m := range turns {
 		for _, p := range m.Parts {
-			if p.Kind == KindResult && to == OpenAIChat {
-				pendingNote += len(images(p.Result.Outcome))
+			if p.Kind == KindResult && dst.ToolImagesFollow {
+				pendingNote += len(dialect.Images(p.Result.Outcome))
 			}
 		}
 	}
 	if pendingNote > 0 {
 		notes = append(notes, strconv.Itoa(pendingNote)+" tool-result images moved into a user message after the tool messages: openai-chat tool messages carry text only")
 	}
-	if len(w.dropped) > 0 {
-		keys := make([]string, 0, len(w.dropped))
-		for k := range w.dropped {
+	if len(w.Dropped) > 0 {
+		keys := make([]string, 0, len(w.Dropped))
+		for k := range w.Dropped {
 			keys = append(keys, k)
 		}
 		sort.Strings(keys)
 		for _, k := range keys {
-			notes = append(notes, "dropped "+strconv.Itoa(w.dropped[k])+" "+k+" that "+string(to)+" cannot carry")
+			notes = append(notes, "dropped "+strconv.Itoa(w.Dropped[k])+" "+k+" that "+string(to)+" cannot carry")
 		}
 	}
 	c := Converted{Messages: out, IDMap: ids.Back, Notes: notes}
-	if len(w.system) > 0 {
-		c.System = strings.Join(w.system, "\n\n")
+	if len(w.System) > 0 {
+		c.System = strings.Join(w.System, "\n\n")
 		c.Notes = append(c.Notes, "system text moved out of the list: "+string(to)+" takes it as a top-level parameter (returned as system)")
 	}
 	return c
@@ -73,7 +74,7 @@ func Convert(from, to Format, msgs []Message, rules string) Converted {
 // call order, names and, for Gemini calls without ids, generated ids filled
 // in), then whatever else followed. Results that answer no call stay where
 // they were. It returns how many ids it generated.
-func regroup(from Format, msgs []Message, to Format) ([]Message, int) {
+func regroup(from *dialect.Dialect, msgs []Message, to *dialect.Dialect) ([]Message, int) {
 	a := analyze(from, msgs)
 	used := map[loc]bool{}
 	generated := 0
@@ -103,7 +104,7 @@ func regroup(from Format, msgs []Message, to Format) ([]Message, int) {
 		// spreads one turn over several items)
 		asst := Message{Role: RoleAssistant}
 		end := i + 1
-		if from == OpenAIResponses {
+		if from.Placement == dialect.AfterCall {
 			end = gr.hi
 		}
 		for j := i; j < end; j++ {
@@ -118,7 +119,7 @@ func regroup(from Format, msgs []Message, to Format) ([]Message, int) {
 			if p.Kind != KindCall {
 				continue
 			}
-			if p.Call.ID == "" && to != Gemini {
+			if p.Call.ID == "" && !to.IDs.Optional() {
 				p.Call.ID = "call_" + strconv.Itoa(i) + "_" + strconv.Itoa(k)
 				generated++
 			}
@@ -138,7 +139,7 @@ func regroup(from Format, msgs []Message, to Format) ([]Message, int) {
 			k++
 		}
 		// a message that merged into the turn may also hold text or reasoning
-		if len(out) > 0 && out[len(out)-1].Role == RoleAssistant && !hasKind(out[len(out)-1], KindCall) {
+		if len(out) > 0 && out[len(out)-1].Role == RoleAssistant && !dialect.HasKind(out[len(out)-1], KindCall) {
 			prev := out[len(out)-1]
 			asst.Parts = append(append([]Part{}, prev.Parts...), asst.Parts...)
 			out = out[:len(out)-1]
@@ -147,7 +148,7 @@ func regroup(from Format, msgs []Message, to Format) ([]Message, int) {
 		if len(res.Parts) > 0 {
 			out = append(out, res)
 		}
-		if from == OpenAIResponses {
+		if from.Placement == dialect.AfterCall {
 			// the outputs of the run were taken above; anything else stays
 			for j := i + 1; j < gr.hi; j++ {
 				if msgs[j].Role == RoleTool {
@@ -189,85 +190,22 @@ func joinUserSide(msgs []Message) []Message {
 	return out
 }
 
-// The members convert carries, per format and element; any other member of
-// a read message or part (not null, not an empty array or object) is one a
-// conversion drops, and lostMembers counts it. Space-separated, with a space
-// at each end.
-const (
-	chatMessageKeys   = " role content tool_calls tool_call_id "
-	chatPartKeys      = " type text image_url "
-	chatImageURLKeys  = " url "
-	chatCallKeys      = " id type function "
-	chatFunctionKeys  = " name arguments "
-	respMessageKeys   = " type role content "
-	respCallKeys      = " type call_id name arguments "
-	respOutputKeys    = " type call_id output "
-	roleContentKeys   = " role content " // anthropic and bedrock messages
-	antTextKeys       = " type text "
-	antImageKeys      = " type source "
-	antToolUseKeys    = " type id name input "
-	antToolResultKeys = " type tool_use_id is_error content "
-	gemContentKeys    = " role parts "
-	gemPartKeys       = " text inlineData functionCall functionResponse thought "
-	gemCallKeys       = " id name args "
-	gemResponseKeys   = " id name response parts "
-	gemInlineKeys     = " mimeType data "
-	brBlockKeys       = " text image toolUse toolResult "
-	brToolUseKeys     = " toolUseId name input "
-	brToolResultKeys  = " toolUseId status content "
-	brImageKeys       = " format source "
-)
-
 // lossCounter counts dropped members by name ("function.strict" for a
 // nested one).
-type lossCounter map[string]int
+type lossCounter = dialect.Loss
 
-// check counts the members of v (an object) not listed in keys, naming them
-// prefix+name; it returns v as an object (nil when it is not one).
-func (l lossCounter) check(v any, keys, prefix string) map[string]any {
-	m, _ := v.(map[string]any)
-	for k, x := range m {
-		if strings.Contains(keys, " "+k+" ") || empty(x) {
-			continue
-		}
-		l[prefix+k]++
-	}
-	return m
-}
-
-// empty reports a member value that carries nothing: null, [] or {}.
-func empty(v any) bool {
-	switch x := v.(type) {
-	case nil:
-		return true
-	case []any:
-		return len(x) == 0
-	case map[string]any:
-		return len(x) == 0
-	}
-	return false
-}
-
-// lostMembers counts the members of msgs (read from f) that convert does not
+// lostMembers counts the members of msgs (read with d) that convert does not
 // carry: provider-specific members such as Gemini's thoughtSignature,
 // Anthropic's cache_control and citations, Responses item ids and status,
 // OpenAI message names. Messages and parts toolerr does not model are not
 // looked into: they are dropped whole and noted as such.
-func lostMembers(f Format, msgs []Message) lossCounter {
+func lostMembers(d *dialect.Dialect, msgs []Message) lossCounter {
 	l := lossCounter{}
 	for _, m := range msgs {
 		if m.Role == RoleOther || m.Raw == nil || (len(m.Parts) > 0 && !hasModelled(m)) {
 			continue // dropped whole (a reasoning item, say) and noted as such
 		}
-		keys := map[Format]string{OpenAIChat: chatMessageKeys, OpenAIResponses: respMessageKeys, Anthropic: roleContentKeys, Gemini: gemContentKeys, Bedrock: roleContentKeys}[f]
-		if f != OpenAIResponses || len(m.Parts) != 1 || (m.Parts[0].Kind != KindCall && m.Parts[0].Kind != KindResult) {
-			l.check(m.Raw, keys, "") // a Responses call or output item is checked as a part
-		}
-		for _, p := range m.Parts {
-			if p.Kind != KindOther && p.Raw != nil && !(f == OpenAIChat && m.Role == RoleTool) {
-				l.part(f, p)
-			}
-		}
+		d.Lost(l, m)
 	}
 	return l
 }
@@ -282,58 +220,15 @@ func hasModelled(m Message) bool {
 	return false
 }
 
-// part counts the dropped members of one read part of format f.
-func (l lossCounter) part(f Format, p Part) {
-	switch f {
-	case OpenAIChat, OpenAIResponses:
-		switch {
-		case p.Kind == KindCall && f == OpenAIChat:
-			l.check(l.check(p.Raw, chatCallKeys, "")["function"], chatFunctionKeys, "function.")
-		case p.Kind == KindCall:
-			l.check(p.Raw, respCallKeys, "")
-		case p.Kind == KindResult:
-			l.check(p.Raw, respOutputKeys, "")
-		default:
-			if iu, ok := l.check(p.Raw, chatPartKeys, "")["image_url"].(map[string]any); ok {
-				l.check(iu, chatImageURLKeys, "image_url.")
-			}
-		}
-	case Anthropic:
-		switch p.Kind {
-		case KindText:
-			l.check(p.Raw, antTextKeys, "")
-		case KindImage:
-			l.check(p.Raw, antImageKeys, "")
-		case KindCall:
-			l.check(p.Raw, antToolUseKeys, "")
-		case KindResult:
-			content, _ := l.check(p.Raw, antToolResultKeys, "")["content"].([]any)
-			for _, b := range content {
-				l.check(b, antTextKeys+"source ", "content[].")
-			}
-		}
-	case Gemini:
-		b := l.check(p.Raw, gemPartKeys, "")
-		l.check(b["functionCall"], gemCallKeys, "functionCall.")
-		l.check(b["functionResponse"], gemResponseKeys, "functionResponse.")
-		l.check(b["inlineData"], gemInlineKeys, "inlineData.")
-	case Bedrock:
-		b := l.check(p.Raw, brBlockKeys, "")
-		l.check(b["toolUse"], brToolUseKeys, "toolUse.")
-		l.check(b["toolResult"], brToolResultKeys, "toolResult.")
-		l.check(b["image"], brImageKeys, "image.")
-	}
-}
-
 // note says which members a conversion dropped, sorted by name, each name
 // passed through displayName (member names are caller text); "" when none.
-func (l lossCounter) note(from, to Format) string {
+func note(l lossCounter, from, to Format) string {
 	if len(l) == 0 {
 		return ""
 	}
 	counts := map[string]int{}
 	for k, n := range l {
-		name := displayName(k)
+		name := dialect.DisplayName(k)
 		if name == "" {
 			name = "(unnamed)"
 		}

@@ -1,6 +1,8 @@
 package transcript
 
 import (
+	"github.com/toolerr/toolerr/core/internal/format"
+	"github.com/toolerr/toolerr/core/internal/format/dialect"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -35,3 +37,19 @@ func repairText(t testing.TB, f Format, s string) (string, Changes) {
 	out, ch := Repair(f, read(t, f, s))
 	return text(t, Write(f, out)), ch
 }
+
+// The names of id rules the tests use.
+const (
+	RulesAnthropic = "anthropic"
+	RulesBedrock   = "bedrock"
+	RulesMistral   = "mistral"
+)
+
+// rule is the id rule named name in the provider table.
+func rule(name string) dialect.IDRule {
+	r, _ := format.Rules(name)
+	return r
+}
+
+// idRuleText is the sentence of the invalid_id findings of the rules name.
+func idRuleText(name string) string { return rule(name).Text }

@@ -1,10 +1,12 @@
 package transcript
 
 import (
+	"strconv"
+
 	"github.com/toolerr/toolerr/core/internal/canonical"
 	"github.com/toolerr/toolerr/core/internal/envelope"
+	"github.com/toolerr/toolerr/core/internal/format/dialect"
 	"github.com/toolerr/toolerr/core/internal/format/outcome"
-	"strconv"
 )
 
 // DefaultLoopThreshold is how many failures in a row of the same call block
@@ -72,7 +74,7 @@ func LoopGuard(history []Attempt, call Attempt, threshold int) (bool, *envelope.
 // sanitized as LoopGuard describes; the runtimes' loop guard (decide.Step)
 // returns the same one.
 func LoopDetected(tool string, failures, threshold int) envelope.Envelope {
-	name := displayName(tool)
+	name := dialect.DisplayName(tool)
 	if name == "" {
 		name = "this"
 	}

@@ -1,163 +1,73 @@
 package transcript
 
 import (
-	"unicode"
-	"unicode/utf8"
-
 	"github.com/toolerr/toolerr/core/internal/envelope"
+	"github.com/toolerr/toolerr/core/internal/format"
+	"github.com/toolerr/toolerr/core/internal/format/anthropic"
+	"github.com/toolerr/toolerr/core/internal/format/bedrock"
+	"github.com/toolerr/toolerr/core/internal/format/dialect"
+	"github.com/toolerr/toolerr/core/internal/format/gemini"
+	"github.com/toolerr/toolerr/core/internal/format/openaichat"
+	"github.com/toolerr/toolerr/core/internal/format/openairesponses"
 	"github.com/toolerr/toolerr/core/internal/format/outcome"
-	"github.com/toolerr/toolerr/core/internal/sanitize"
 )
 
-// Format names a message-list shape (the wire-format names of package format).
+// Format names a message-list shape: a transcript format of the provider
+// table (package format).
 type Format string
 
-// The message-list formats this package reads and writes.
+// The message-list formats of the provider table, by name.
 const (
-	OpenAIChat      Format = "openai-chat"
-	OpenAIResponses Format = "openai-responses"
-	Anthropic       Format = "anthropic"
-	Gemini          Format = "gemini"
-	Bedrock         Format = "bedrock"
+	OpenAIChat      Format = openaichat.Name
+	OpenAIResponses Format = openairesponses.Name
+	Anthropic       Format = anthropic.Name
+	Gemini          Format = gemini.Name
+	Bedrock         Format = bedrock.Name
 )
 
-// Formats lists the formats in README order.
+// Formats lists the transcript formats of the provider table, in README
+// order.
 func Formats() []Format {
-	return []Format{OpenAIChat, OpenAIResponses, Anthropic, Gemini, Bedrock}
+	names := format.TranscriptNames()
+	out := make([]Format, len(names))
+	for i, n := range names {
+		out[i] = Format(n)
+	}
+	return out
 }
 
 // Known reports whether f is one of Formats.
-func Known(f Format) bool {
-	for _, k := range Formats() {
-		if k == f {
-			return true
-		}
-	}
-	return false
-}
+func Known(f Format) bool { return format.Dialect(string(f)) != nil }
 
-// Role is the neutral role of a message.
-type Role string
+// dialectOf is the dialect of f (f must be Known).
+func dialectOf(f Format) *dialect.Dialect { return format.Dialect(string(f)) }
 
-// The neutral roles. RoleTool holds tool results that travel as messages of
-// their own (openai-chat tool messages, openai-responses function_call_output
-// items); RoleOther is a message toolerr does not model (passed through).
-const (
-	RoleSystem    Role = "system"
-	RoleUser      Role = "user"
-	RoleAssistant Role = "assistant"
-	RoleTool      Role = "tool"
-	RoleOther     Role = ""
+// The neutral model is package dialect's; these names keep the engine's
+// code short.
+type (
+	Role    = dialect.Role
+	Kind    = dialect.Kind
+	Call    = dialect.Call
+	Result  = dialect.Result
+	Image   = dialect.Image
+	Part    = dialect.Part
+	Message = dialect.Message
 )
 
-// Kind says what a Part holds.
-type Kind uint8
-
-// The kinds of Part.
+// The neutral roles and part kinds (see package dialect).
 const (
-	KindText Kind = iota + 1
-	KindImage
-	KindCall
-	KindResult
-	KindOther
+	RoleSystem    = dialect.RoleSystem
+	RoleUser      = dialect.RoleUser
+	RoleAssistant = dialect.RoleAssistant
+	RoleTool      = dialect.RoleTool
+	RoleOther     = dialect.RoleOther
+
+	KindText   = dialect.KindText
+	KindImage  = dialect.KindImage
+	KindCall   = dialect.KindCall
+	KindResult = dialect.KindResult
+	KindOther  = dialect.KindOther
 )
-
-// Call is a tool call the model made. Args is the arguments as a value tree
-// (an object, normally); ArgsText is the provider's argument text when the
-// arguments came as text (OpenAI), parsed only when needed (see Value).
-type Call struct {
-	ID       string
-	Name     string
-	Args     any
-	ArgsText string
-}
-
-// Value returns the arguments as a value tree: Args, or ArgsText parsed (a
-// string when the text is not JSON).
-func (c *Call) Value() any {
-	if c.Args == nil && c.ArgsText != "" {
-		return argsValue(c.ArgsText)
-	}
-	return c.Args
-}
-
-// Text returns the arguments as JSON text: ArgsText as given, or the
-// canonical JSON of Args.
-func (c *Call) Text() string {
-	if c.ArgsText != "" {
-		return c.ArgsText
-	}
-	return argsText(c.Args)
-}
-
-// Result is the answer to one call: Outcome.Call names the call (ID, and
-// Name where the format carries it), and Outcome holds an envelope (Error)
-// or content (Result). Failed is true for every failure: always with an
-// envelope, and also for content the provider flagged as failed (is_error,
-// status "error", a Gemini "error" key) that is not an envelope.
-type Result struct {
-	Outcome outcome.Outcome
-	Failed  bool
-}
-
-// ID returns the id of the call the result answers.
-func (r *Result) ID() string { return r.Outcome.Call.ID }
-
-// Image is an image: MediaType and Data (standard base64), or URL.
-type Image struct {
-	MediaType string
-	Data      string
-	URL       string
-}
-
-// Part is one element of a message.
-type Part struct {
-	Kind   Kind
-	Text   string
-	Image  Image
-	Call   Call
-	Result Result
-	// Raw is the part as read (nil for a part toolerr made); Dirty marks a
-	// read part whose modelled fields changed.
-	Raw   any
-	Dirty bool
-}
-
-// Message is one message (or item) of a list.
-type Message struct {
-	Role  Role
-	Parts []Part
-	// Raw is the message as read (nil for a message toolerr made); Dirty marks
-	// a read message whose parts changed.
-	Raw   any
-	Dirty bool
-	// UnknownRole marks a message whose role member (missing included) is
-	// none its format knows; it is read as RoleOther, kept as is, and check
-	// reports it (unknown_role).
-	UnknownRole bool
-}
-
-// maxNameChars is the longest tool or member name displayName puts into a
-// sentence, in characters (code points).
-const maxNameChars = 64
-
-// displayName returns name fit to appear inside a sentence toolerr writes
-// (an envelope message, a finding, a note): sanitize.Text applied (a secret
-// becomes [REDACTED]), and "" when what remains is not one short token
-// (empty, longer than maxNameChars, or holding white space or control
-// characters, as a stack trace does), so that the caller says "this tool".
-func displayName(name string) string {
-	t := sanitize.Text(name)
-	if t == "" || utf8.RuneCountInString(t) > maxNameChars {
-		return ""
-	}
-	for _, r := range t {
-		if unicode.IsSpace(r) || unicode.IsControl(r) {
-			return ""
-		}
-	}
-	return t
-}
 
 // noResult is the envelope repair puts where a call has no result. The tool
 // name appears in the message only when displayName allows it; details.tool
@@ -166,7 +76,7 @@ func noResult(name string) envelope.Envelope {
 	msg := "No result was recorded for this tool call, so it must be treated as failed."
 	d := map[string]any{}
 	if name != "" {
-		if n := displayName(name); n != "" {
+		if n := dialect.DisplayName(name); n != "" {
 			msg = "No result was recorded for this call of " + n + ", so it must be treated as failed."
 		}
 		d["tool"] = name

@@ -1,6 +1,7 @@
 package transcript
 
 import (
+	"github.com/toolerr/toolerr/core/internal/format/dialect"
 	"math/rand"
 	"strconv"
 	"testing"
@@ -92,8 +93,8 @@ func TestRepair_property(t *testing.T) {
 		r := rand.New(rand.NewSource(int64(len(f)) * 7919))
 		broken := 0
 		for i := 0; i < 400; i++ {
-			w := &writer{to: f}
-			list := w.list(genTranscript(r, f))
+			w := &dialect.Writer{D: dialectOf(f)}
+			list := w.List(genTranscript(r, f))
 			msgs, err := Read(f, list)
 			require.NoError(t, err)
 			if len(Check(f, msgs, "")) > 0 {

@@ -1,6 +1,7 @@
 package transcript
 
 import (
+	"github.com/toolerr/toolerr/core/internal/format/dialect"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -123,9 +124,9 @@ func summary(msgs []Message, idMap map[string]string) []string {
 		for _, p := range m.Parts {
 			switch p.Kind {
 			case KindCall:
-				out = append(out, "call "+p.Call.Name+" "+argsText(p.Call.Value()))
+				out = append(out, "call "+p.Call.Name+" "+dialect.ArgsText(p.Call.Value()))
 			case KindResult:
-				t := resultText(p.Result.Outcome)
+				t := dialect.ResultText(p.Result.Outcome)
 				if e := p.Result.Outcome.Error; e != nil && e.Code == "TOOL_ERROR" {
 					t = e.Message
 					if o, ok := e.Details["output"].(string); ok {

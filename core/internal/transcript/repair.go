@@ -1,6 +1,7 @@
 package transcript
 
 import (
+	"github.com/toolerr/toolerr/core/internal/format/dialect"
 	"github.com/toolerr/toolerr/core/internal/format/outcome"
 )
 
@@ -33,6 +34,41 @@ func (l *idList) add(id string) {
 	}
 }
 
+// source is where the result a call is answered with comes from.
+type source uint8
+
+// The sources of an answer.
+const (
+	fromNone  source = iota // a call whose id an earlier call has: it gets no result of its own
+	fromKept                // the result already in place
+	fromMoved               // a misplaced result, moved here
+	fromSynth               // a NO_RESULT result made for a call that had none
+)
+
+// answer is what one call is answered with: the result part, where it sits
+// when it is kept in place, and where it comes from.
+type answer struct {
+	part Part
+	at   loc
+	from source
+}
+
+// repair is the state of one Repair: the analysis of the list, what was
+// taken out of which message, which reply regions must be rebuilt, the
+// answer of every call, and the list being built.
+type repair struct {
+	d       *dialect.Dialect
+	a       *analysis
+	msgs    []Message
+	ch      Changes
+	touched idList
+	taken   map[callRef]Part // a misplaced result, by the call it answers
+	removed []map[int]bool   // message -> parts taken out of it
+	rebuild map[int]bool     // group -> its reply region is rebuilt
+	plan    [][]answer       // group -> call -> its answer
+	out     []Message
+}
+
 // Repair returns msgs with every call answered exactly once where f requires
 // it:
 //   - a call without a result gets a NO_RESULT error result (retryable false);
@@ -40,216 +76,253 @@ func (l *idList) add(id string) {
 //   - a result in the wrong place is moved to where f requires it;
 //   - a tool result whose text f rejects as empty gets outcome.EmptyPlaceholder.
 //
-// Placement: openai-chat appends after the existing tool messages of the
-// turn (B04); openai-responses inserts right after the function_call (B01);
-// anthropic and bedrock rebuild the next user message with all results
-// first, in tool_use order (B03); gemini rebuilds the content after the call
-// turn with exactly one response per call in call order and merges split
-// contents into it (B08). A list check finds nothing in comes back unchanged.
+// It runs in four phases, one function each: take out every result that is
+// not in place (takeOut), decide each call's answer (planAnswers), write the
+// answers where the placement wants them (insertAfter for tool messages and
+// items, rebuildReplies for a reply message or content), and fill empty
+// result text (fillEmpty). Placement: openai-chat appends after the existing
+// tool messages of the turn; openai-responses inserts right after the
+// function_call; anthropic and bedrock rebuild the next user message with
+// all results first, in tool_use order; gemini rebuilds the content after
+// the call turn with exactly one response per call in call order and merges
+// split contents into it. A list check finds nothing in comes back
+// unchanged.
 func Repair(f Format, msgs []Message) ([]Message, Changes) {
-	a := analyze(f, msgs)
-	var ch Changes
-	var touched idList
-	// 1. Take every result that is not in place out of its message.
-	taken := map[[2]int]Part{} // (group, call) -> moved part
-	removed := make([]map[int]bool, len(msgs))
-	touchedRegion := map[int]bool{}
+	d := dialectOf(f)
+	r := &repair{d: d, a: analyze(d, msgs), msgs: msgs, taken: map[callRef]Part{}, removed: make([]map[int]bool, len(msgs)), rebuild: map[int]bool{}}
+	r.takeOut()
+	r.planAnswers()
+	r.out = make([]Message, 0, len(msgs)+4)
+	switch d.Placement {
+	case dialect.ToolMessages, dialect.AfterCall:
+		r.insertAfter()
+	default:
+		r.rebuildReplies()
+	}
+	r.fillEmpty()
+	r.ch.IDs = r.touched.ids
+	if r.ch.IDs == nil {
+		r.ch.IDs = []string{}
+	}
+	return r.out, r.ch
+}
+
+// takeOut removes every result that is not in place from its message:
+// orphans and second results are dropped (and counted), misplaced ones are
+// kept aside for the call they answer. The regions they leave are rebuilt.
+func (r *repair) takeOut() {
+	a := r.a
 	for l, info := range a.res {
 		if info.status == statusInPlace {
 			continue
 		}
-		if removed[l.msg] == nil {
-			removed[l.msg] = map[int]bool{}
+		if r.removed[l.msg] == nil {
+			r.removed[l.msg] = map[int]bool{}
 		}
-		removed[l.msg][l.part] = true
+		r.removed[l.msg][l.part] = true
 		if g := a.regionOf[l.msg]; g != noGroup {
-			touchedRegion[g] = true
+			r.rebuild[g] = true
 		}
-		p := a.part(l)
 		switch info.status {
 		case statusOrphan:
-			ch.DroppedOrphans++
+			r.ch.DroppedOrphans++
 		case statusDuplicate:
-			ch.DroppedDuplicates++
+			r.ch.DroppedDuplicates++
 		case statusMovable:
-			taken[[2]int{info.g, info.k}] = *p
-			touchedRegion[info.g] = true
+			r.taken[callRef{info.g, info.k}] = *a.part(l)
+			r.rebuild[info.g] = true
 		}
 	}
-	// deterministic change list: walk results in message order
-	for i, m := range msgs {
+	// the change list in message order, whatever the map order above
+	for i, m := range r.msgs {
 		for j, p := range m.Parts {
-			if p.Kind == KindResult && removed[i][j] {
-				touched.add(resultKey(&msgs[i].Parts[j].Result))
+			if p.Kind == KindResult && r.removed[i][j] {
+				r.touched.add(resultKey(&r.msgs[i].Parts[j].Result))
 			}
 		}
 	}
-	if f == Gemini {
+	if r.d.Placement == dialect.NextContent {
+		// a reply content holding anything but responses is rebuilt
 		for g, gr := range a.groups {
 			for i := gr.lo; i < gr.hi; i++ {
-				if !allResults(msgs[i]) {
-					touchedRegion[g] = true
+				if !allResults(r.msgs[i]) {
+					r.rebuild[g] = true
 				}
 			}
 		}
 	}
-	// 2. What each group answers with, in call order.
-	type slot struct {
-		part   Part
-		inLoc  loc // in-place location, msg -1 otherwise
-		source string
-	}
-	plan := make([][]slot, len(a.groups))
+}
+
+// planAnswers decides the answer of every call, in call order: its result
+// in place, nothing for a call with a duplicate id, the misplaced result
+// taken out for it, or a synthesized NO_RESULT result.
+func (r *repair) planAnswers() {
+	a := r.a
+	r.plan = make([][]answer, len(a.groups))
 	for g, gr := range a.groups {
-		plan[g] = make([]slot, len(gr.calls))
+		r.plan[g] = make([]answer, len(gr.calls))
 		for k := range gr.calls {
+			ref := callRef{g, k}
 			switch {
 			case a.answer[g][k].msg >= 0:
 				l := a.answer[g][k]
-				plan[g][k] = slot{part: *a.part(l), inLoc: l, source: "kept"}
-			case a.dupCall[[2]int{g, k}]:
-				plan[g][k] = slot{inLoc: loc{-1, -1}, source: "none"}
+				r.plan[g][k] = answer{part: *a.part(l), at: l, from: fromKept}
+			case a.dupCall[ref]:
+				r.plan[g][k] = answer{at: noLoc(), from: fromNone}
 			case a.claim[g][k].msg >= 0:
-				plan[g][k] = slot{part: taken[[2]int{g, k}], inLoc: loc{-1, -1}, source: "moved"}
-				ch.Moved++
+				r.plan[g][k] = answer{part: r.taken[ref], at: noLoc(), from: fromMoved}
+				r.ch.Moved++
 			default:
 				c := *a.call(g, k)
-				plan[g][k] = slot{part: synthResult(c), inLoc: loc{-1, -1}, source: "synth"}
-				ch.Synthesized++
-				touched.add(callKey(&c))
-				touchedRegion[g] = true
+				r.plan[g][k] = answer{part: synthResult(c), at: noLoc(), from: fromSynth}
+				r.ch.Synthesized++
+				r.touched.add(callKey(&c))
+				r.rebuild[g] = true
 			}
 		}
 	}
-	// 3. Rebuild the list.
-	keep := func(i int) Message {
-		m := msgs[i]
-		if len(removed[i]) == 0 {
-			return m
-		}
-		parts := make([]Part, 0, len(m.Parts))
-		for j, p := range m.Parts {
-			if !removed[i][j] {
-				parts = append(parts, p)
-			}
-		}
-		m.Parts, m.Dirty = parts, true
+}
+
+// keep returns message i without the parts takeOut removed.
+func (r *repair) keep(i int) Message {
+	m := r.msgs[i]
+	if len(r.removed[i]) == 0 {
 		return m
 	}
+	parts := make([]Part, 0, len(m.Parts))
+	for j, p := range m.Parts {
+		if !r.removed[i][j] {
+			parts = append(parts, p)
+		}
+	}
+	m.Parts, m.Dirty = parts, true
+	return m
+}
+
+// emit appends m to the output, unless taking its results away emptied it.
+func (r *repair) emit(m Message) {
+	if len(m.Parts) == 0 && m.Dirty {
+		return
+	}
+	r.out = append(r.out, m)
+}
+
+// insertAfter writes the list for placements where a result is a message of
+// its own: each moved or synthesized result is inserted after the turn's
+// last tool message (ToolMessages) or right after its call (AfterCall).
+func (r *repair) insertAfter() {
+	a := r.a
+	after := map[int][]Part{} // message -> results inserted after it
+	for g, gr := range a.groups {
+		for k, s := range r.plan[g] {
+			if s.from == fromKept || s.from == fromNone {
+				continue
+			}
+			at := gr.hi - 1
+			if r.d.Placement == dialect.AfterCall {
+				at = gr.calls[k].msg
+			}
+			at = max(at, gr.at)
+			after[at] = append(after[at], s.part)
+		}
+	}
+	for i := range r.msgs {
+		r.emit(r.keep(i))
+		for _, p := range after[i] {
+			r.out = append(r.out, Message{Role: RoleTool, Parts: []Part{p}, Raw: p.Raw, Dirty: p.Raw == nil})
+		}
+	}
+}
+
+// rebuildReplies writes the list for placements where results share the
+// reply message (NextUserFirst) or content (NextContent): every call turn
+// whose region changed gets its reply rebuilt, other messages stay.
+func (r *repair) rebuildReplies() {
+	a := r.a
 	groupAt := map[int]int{}
 	for g, gr := range a.groups {
 		groupAt[gr.at] = g
 	}
-	out := make([]Message, 0, len(msgs)+4)
-	emit := func(m Message) {
-		if len(m.Parts) == 0 && m.Dirty {
-			return // emptied by taking its results away
+	for i := 0; i < len(r.msgs); i++ {
+		g, isCall := groupAt[i]
+		if !isCall {
+			if a.regionOf[i] == noGroup || !r.rebuild[a.regionOf[i]] {
+				r.emit(r.keep(i))
+			}
+			continue
 		}
-		out = append(out, m)
-	}
-	switch f {
-	case OpenAIChat, OpenAIResponses:
-		// after[i]: results to insert after message i
-		after := map[int][]Part{}
-		for g, gr := range a.groups {
-			for k, s := range plan[g] {
-				if s.source == "kept" || s.source == "none" {
-					continue
-				}
-				at := gr.hi - 1
-				if f == OpenAIResponses {
-					at = gr.calls[k].msg
-				}
-				if at < gr.at {
-					at = gr.at
-				}
-				after[at] = append(after[at], s.part)
-			}
-		}
-		for i := range msgs {
-			emit(keep(i))
-			for _, p := range after[i] {
-				out = append(out, Message{Role: RoleTool, Parts: []Part{p}, Raw: p.Raw, Dirty: p.Raw == nil})
-			}
-		}
-	case Anthropic, Bedrock, Gemini:
-		for i := 0; i < len(msgs); i++ {
-			g, isCall := groupAt[i]
-			if !isCall {
-				if a.regionOf[i] == noGroup || !touchedRegion[a.regionOf[i]] {
-					emit(keep(i))
-				}
-				continue
-			}
-			emit(keep(i))
-			gr := a.groups[g]
-			if !touchedRegion[g] {
-				continue
-			}
-			results := make([]Part, 0, len(gr.calls))
-			var inOrder []int
-			for _, s := range plan[g] {
-				if s.source == "none" {
-					continue
-				}
-				results = append(results, s.part)
-				if s.source == "kept" {
-					inOrder = append(inOrder, s.inLoc.part)
-				}
-			}
-			ch.Moved += len(inOrder) - lis(inOrder)
-			var head Message
-			var extra []Part
-			if gr.hi > gr.lo {
-				head = keep(gr.lo)
-				head.Dirty = true
-				for _, p := range head.Parts {
-					if p.Kind != KindResult {
-						extra = append(extra, p)
-					}
-				}
-			} else {
-				head = Message{Role: RoleUser, Dirty: true}
-			}
-			if f == Gemini {
-				head.Parts = results
-				emit(head)
-				if len(extra) > 0 {
-					ch.Moved += len(extra)
-					emit(Message{Role: RoleUser, Parts: extra, Dirty: true})
-				}
-				for j := gr.lo + 1; j < gr.hi; j++ {
-					m := keep(j)
-					if len(m.Parts) == 0 {
-						ch.Merged++
-						continue
-					}
-					emit(m)
-				}
-			} else {
-				head.Parts = append(results, extra...)
-				emit(head)
-			}
-			i = max(i, gr.hi-1)
+		r.emit(r.keep(i))
+		if r.rebuild[g] {
+			r.reply(g)
+			i = max(i, a.groups[g].hi-1)
 		}
 	}
-	// 4. Empty result text the format rejects gets the placeholder.
-	for i := range out {
-		for j := range out[i].Parts {
-			p := &out[i].Parts[j]
-			if p.Kind == KindResult && emptyResult(f, p) {
+}
+
+// reply writes the rebuilt reply of group g: its answers in call order,
+// then (NextUserFirst) the other blocks of the reply message, or
+// (NextContent) the other parts in a content of their own and the split
+// contents merged away.
+func (r *repair) reply(g int) {
+	gr := r.a.groups[g]
+	results := make([]Part, 0, len(gr.calls))
+	var inOrder []int // the part indexes of the kept results, in call order
+	for _, s := range r.plan[g] {
+		if s.from == fromNone {
+			continue
+		}
+		results = append(results, s.part)
+		if s.from == fromKept {
+			inOrder = append(inOrder, s.at.part)
+		}
+	}
+	r.ch.Moved += len(inOrder) - lis(inOrder)
+	head := Message{Role: RoleUser, Dirty: true}
+	var extra []Part
+	if gr.hi > gr.lo {
+		head = r.keep(gr.lo)
+		head.Dirty = true
+		for _, p := range head.Parts {
+			if p.Kind != KindResult {
+				extra = append(extra, p)
+			}
+		}
+	}
+	if r.d.Placement != dialect.NextContent {
+		head.Parts = append(results, extra...)
+		r.emit(head)
+		return
+	}
+	head.Parts = results
+	r.emit(head)
+	if len(extra) > 0 {
+		r.ch.Moved += len(extra)
+		r.emit(Message{Role: RoleUser, Parts: extra, Dirty: true})
+	}
+	for j := gr.lo + 1; j < gr.hi; j++ {
+		m := r.keep(j)
+		if len(m.Parts) == 0 {
+			r.ch.Merged++
+			continue
+		}
+		r.emit(m)
+	}
+}
+
+// fillEmpty gives every result whose text the format rejects as empty the
+// placeholder text.
+func (r *repair) fillEmpty() {
+	for i := range r.out {
+		for j := range r.out[i].Parts {
+			p := &r.out[i].Parts[j]
+			if p.Kind == KindResult && emptyResult(r.d, p) {
 				p.Result.Outcome.Result = &outcome.Result{Kind: outcome.Text, Text: outcome.EmptyPlaceholder}
-				p.Dirty, out[i].Dirty = true, true
-				ch.Filled++
-				touched.add(resultKey(&p.Result))
+				p.Dirty, r.out[i].Dirty = true, true
+				r.ch.Filled++
+				r.touched.add(resultKey(&p.Result))
 			}
 		}
 	}
-	ch.IDs = touched.ids
-	if ch.IDs == nil {
-		ch.IDs = []string{}
-	}
-	return out, ch
 }
 
 // lis is the length of the longest increasing subsequence of xs: the results

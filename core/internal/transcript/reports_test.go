@@ -86,21 +86,21 @@ func TestCheck_fieldReports(t *testing.T) {
 	}{
 		{"B01 unanswered function_call", OpenAIResponses, "",
 			`[{"type":"function_call","call_id":"call_A","name":"lookup","arguments":"{}"},{"type":"message","role":"user","content":"hi"}]`,
-			[]Finding{{Kind: FindUnansweredCall, Index: 0, IDs: []string{"call_A"}, Message: unansweredMsg(OpenAIResponses)}}},
+			[]Finding{{Kind: FindUnansweredCall, Index: 0, IDs: []string{"call_A"}, Message: dialectOf(OpenAIResponses).Unanswered}}},
 		{"B03 results missing and not first", Anthropic, "",
 			`[{"role":"assistant","content":[{"type":"tool_use","id":"toolu_A","name":"s","input":{}},{"type":"tool_use","id":"toolu_B","name":"s","input":{}}]},{"role":"user","content":[{"type":"text","text":"continue"},{"type":"tool_result","tool_use_id":"toolu_B","content":"3 hits"}]}]`,
-			[]Finding{{Kind: FindUnansweredCall, Index: 0, IDs: []string{"toolu_A"}, Message: unansweredMsg(Anthropic)},
-				{Kind: FindResultNotFirst, Index: 1, IDs: []string{"toolu_B"}, Message: misplacedMsg(Anthropic, FindResultNotFirst)}}},
+			[]Finding{{Kind: FindUnansweredCall, Index: 0, IDs: []string{"toolu_A"}, Message: dialectOf(Anthropic).Unanswered},
+				{Kind: FindResultNotFirst, Index: 1, IDs: []string{"toolu_B"}, Message: misplacedMsg(dialectOf(Anthropic), FindResultNotFirst)}}},
 		{"anthropic results in a later user message are misplaced", Anthropic, "",
 			`[{"role":"assistant","content":[{"type":"tool_use","id":"t","name":"s","input":{}}]},{"role":"user","content":"wait"},{"role":"assistant","content":"ok"},{"role":"user","content":[{"type":"tool_result","tool_use_id":"t","content":"x"}]}]`,
-			[]Finding{{Kind: FindMisplacedResult, Index: 3, IDs: []string{"t"}, Message: misplacedMsg(Anthropic, FindMisplacedResult)}}},
+			[]Finding{{Kind: FindMisplacedResult, Index: 3, IDs: []string{"t"}, Message: misplacedMsg(dialectOf(Anthropic), FindMisplacedResult)}}},
 		{"B04 orphans", OpenAIChat, "",
 			`[{"role":"tool","tool_call_id":"call_1","content":"42"},{"role":"user","content":"and now?"}]`,
 			[]Finding{{Kind: FindOrphanResult, Index: 0, IDs: []string{"call_1"}, Message: "This tool result answers no tool call of the turn before it."}}},
 		{"B08 split responses and count", Gemini, "",
 			`[{"role":"model","parts":[{"functionCall":{"name":"a","args":{}}},{"functionCall":{"name":"b","args":{}}}]},{"role":"user","parts":[{"functionResponse":{"name":"a","response":{}}}]},{"role":"user","parts":[{"functionResponse":{"name":"b","response":{}}}]}]`,
 			[]Finding{{Kind: FindResponseCount, Index: 1, IDs: []string{}, Message: "Gemini needs exactly one functionResponse per functionCall of the turn, in one content (1 responses for 2 calls)."},
-				{Kind: FindResponsesSplit, Index: 2, IDs: []string{"b"}, Message: misplacedMsg(Gemini, FindResponsesSplit)}}},
+				{Kind: FindResponsesSplit, Index: 2, IDs: []string{"b"}, Message: misplacedMsg(dialectOf(Gemini), FindResponsesSplit)}}},
 		{"B08 variant: inlineData beside the responses", Gemini, "",
 			`[{"role":"model","parts":[{"functionCall":{"name":"a","args":{}}}]},{"role":"user","parts":[{"functionResponse":{"name":"a","response":{}}},{"inlineData":{"mimeType":"image/png","data":"AAAA"}}]}]`,
 			[]Finding{{Kind: FindExtraPart, Index: 1, Path: "messages[1].parts[1]", IDs: []string{}, Message: "The content answering function calls holds only functionResponse parts; other parts go in a content of their own."}}},
@@ -141,7 +141,7 @@ func TestNormalizeIDs_B16(t *testing.T) {
 		forward[o] = n
 	}
 	assert.NotEqual(t, forward["call_0123456789abcdefXYZ"], forward["turn1_0"])
-	assert.Equal(t, newID(RulesMistral, "call_0123456789abcdefXYZ", 0), forward["call_0123456789abcdefXYZ"], "derived from the hash of the original")
+	assert.Equal(t, newID(rule(RulesMistral), "call_0123456789abcdefXYZ", 0), forward["call_0123456789abcdefXYZ"], "derived from the hash of the original")
 	got := text(t, Write(OpenAIChat, msgs))
 	want := `[{"role":"assistant","tool_calls":[{"function":{"arguments":"{}","name":"f"},"id":"` + forward["call_0123456789abcdefXYZ"] + `","type":"function"},{"function":{"arguments":"{}","name":"f"},"id":"KikbB849t","type":"function"},{"function":{"arguments":"{}","name":"f"},"id":"` + forward["turn1_0"] + `","type":"function"}]},{"content":"ok","role":"tool","tool_call_id":"` + forward["call_0123456789abcdefXYZ"] + `"},{"content":"ok","role":"tool","tool_call_id":"KikbB849t"},{"content":"ok","role":"tool","tool_call_id":"` + forward["turn1_0"] + `"}]`
 	assert.Equal(t, want, got)
@@ -151,7 +151,7 @@ func TestNormalizeIDs_B16(t *testing.T) {
 func TestNormalizeIDs_collision(t *testing.T) {
 	// "a.b" and "a:b" keep the same readable prefix "a_b"; the hash keeps
 	// them apart, and an existing id equal to a candidate forces the next one.
-	first := newID(RulesAnthropic, "a.b", 0)
+	first := newID(rule(RulesAnthropic), "a.b", 0)
 	msgs := read(t, Anthropic, `[{"role":"assistant","content":[{"type":"tool_use","id":"a.b","name":"s","input":{}},{"type":"tool_use","id":"a:b","name":"s","input":{}},{"type":"tool_use","id":"`+first+`","name":"s","input":{}}]}]`)
 	back := NormalizeIDs(Anthropic, msgs, RulesAnthropic)
 	require.Len(t, back, 2)
@@ -160,7 +160,7 @@ func TestNormalizeIDs_collision(t *testing.T) {
 		fw[o] = n
 		assert.LessOrEqual(t, len(n), 64)
 	}
-	assert.Equal(t, newID(RulesAnthropic, "a.b", 1), fw["a.b"], "the kept id took the first candidate")
+	assert.Equal(t, newID(rule(RulesAnthropic), "a.b", 1), fw["a.b"], "the kept id took the first candidate")
 	assert.NotEqual(t, fw["a.b"], fw["a:b"])
 }
 
@@ -202,7 +202,7 @@ func TestConvert_fieldReports(t *testing.T) {
 func TestConvert_idsNormalizedForTarget(t *testing.T) {
 	in := `[{"role":"assistant","tool_calls":[{"id":"call:1","type":"function","function":{"name":"f","arguments":"{}"}}]},{"role":"tool","tool_call_id":"call:1","content":"ok"}]`
 	c := Convert(OpenAIChat, Anthropic, read(t, OpenAIChat, in), "")
-	n := newID(RulesAnthropic, "call:1", 0)
+	n := newID(rule(RulesAnthropic), "call:1", 0)
 	assert.Equal(t, map[string]string{n: "call:1"}, c.IDMap)
 	assert.Equal(t, `[{"content":[{"id":"`+n+`","input":{},"name":"f","type":"tool_use"}],"role":"assistant"},{"content":[{"content":"ok","tool_use_id":"`+n+`","type":"tool_result"}],"role":"user"}]`, text(t, c.Messages))
 }

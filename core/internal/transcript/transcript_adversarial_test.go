@@ -1,6 +1,7 @@
 package transcript
 
 import (
+	"github.com/toolerr/toolerr/core/internal/format/dialect"
 	"strconv"
 	"strings"
 	"testing"
@@ -185,8 +186,8 @@ func TestConvert_dropNoteSanitizesBlockType(t *testing.T) {
 }
 
 func TestDescribeOther_namesTheBlockDeterministically(t *testing.T) {
-	assert.Equal(t, "[executableCode content not carried across formats]", describeOther(parse(t, `{"thoughtSignature":"x","executableCode":{}}`)))
-	assert.Equal(t, "[unknown content not carried across formats]", describeOther(parse(t, `{"type":"a b"}`)))
+	assert.Equal(t, "[executableCode content not carried across formats]", dialect.DescribeOther(parse(t, `{"thoughtSignature":"x","executableCode":{}}`)))
+	assert.Equal(t, "[unknown content not carried across formats]", dialect.DescribeOther(parse(t, `{"type":"a b"}`)))
 }
 
 // ---- wrong types and unknown roles ----

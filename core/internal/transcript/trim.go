@@ -1,6 +1,7 @@
 package transcript
 
 import (
+	"github.com/toolerr/toolerr/core/internal/format/dialect"
 	"unicode/utf8"
 
 	"github.com/toolerr/toolerr/core/internal/field"
@@ -40,22 +41,25 @@ func NewLimit(maxChars, maxMessages int64) (Limit, error) {
 	return Limit{MaxChars: int(maxChars), MaxMessages: int(maxMessages)}, nil
 }
 
+// span is the messages [lo, hi) of a list.
+type span struct{ lo, hi int }
+
 // units splits a list into the pieces trim drops whole: a call turn with
 // its reply region (and, for Responses, the reasoning and message items of
 // the same model turn before it) is one unit; every other message is one.
-func units(f Format, msgs []Message) [][2]int {
-	var out [][2]int
-	gs := findGroups(f, msgs)
+func units(d *dialect.Dialect, msgs []Message) []span {
+	var out []span
+	gs := findGroups(d.Placement, msgs)
 	gi := 0
 	for i := 0; i < len(msgs); {
 		if gi < len(gs) && gs[gi].at == i {
 			end := max(gs[gi].hi, i+1)
-			out = append(out, [2]int{i, end})
+			out = append(out, span{i, end})
 			i = end
 			gi++
 			continue
 		}
-		if f == OpenAIResponses && msgs[i].Role == RoleAssistant && gi < len(gs) {
+		if d.Placement == dialect.AfterCall && msgs[i].Role == RoleAssistant && gi < len(gs) {
 			// reasoning or text right before the calls of one model turn
 			j := i
 			for j < len(msgs) && msgs[j].Role == RoleAssistant && j != gs[gi].at {
@@ -63,13 +67,13 @@ func units(f Format, msgs []Message) [][2]int {
 			}
 			if j == gs[gi].at {
 				end := max(gs[gi].hi, j+1)
-				out = append(out, [2]int{i, end})
+				out = append(out, span{i, end})
 				i = end
 				gi++
 				continue
 			}
 		}
-		out = append(out, [2]int{i, i + 1})
+		out = append(out, span{i, i + 1})
 		i++
 	}
 	return out
@@ -80,15 +84,17 @@ func units(f Format, msgs []Message) [][2]int {
 // dropped. When even the newest unit does not fit, everything but the
 // system message goes.
 func Trim(f Format, msgs []Message, lim Limit) ([]Message, int) {
+	d := dialectOf(f)
 	sizes := make([]int, len(msgs))
 	for i := range msgs {
-		sizes[i] = utf8.RuneCountInString(canonicalText(Write(f, msgs[i:i+1])[0]))
+		w := dialect.Writer{D: d, Same: true}
+		sizes[i] = utf8.RuneCountInString(dialect.CanonicalText(w.List(msgs[i : i+1])[0]))
 	}
 	start := 0
 	if len(msgs) > 0 && msgs[0].Role == RoleSystem {
 		start = 1
 	}
-	us := units(f, msgs[start:])
+	us := units(d, msgs[start:])
 	total, count := 2, len(msgs)
 	for i := range msgs {
 		total += sizes[i]
@@ -104,11 +110,11 @@ func Trim(f Format, msgs []Message, lim Limit) ([]Message, int) {
 		if fits() {
 			break
 		}
-		for i := u[0] + start; i < u[1]+start; i++ {
+		for i := u.lo + start; i < u.hi+start; i++ {
 			total -= sizes[i] + 1
 			count--
 		}
-		cut = u[1] + start
+		cut = u.hi + start
 	}
 	out := make([]Message, 0, len(msgs)-cut+start)
 	out = append(out, msgs[:start]...)

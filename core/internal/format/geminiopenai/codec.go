@@ -12,6 +12,9 @@ import (
 	"github.com/toolerr/toolerr/core/internal/format/outcome"
 )
 
+// Name is the wire-format name of this package.
+const Name = "gemini-openai"
+
 // Codec is the gemini-openai codec: openaichat.Codec under another name. The
 // zero value is ready to use.
 //

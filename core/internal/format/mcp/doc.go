@@ -29,3 +29,6 @@
 // shared/specs/mcp-schema-2025-11-25.json and mcp-schema-2026-07-28.json,
 // CallToolResult; field reports B07 and B12.
 package mcp
+
+// Name is the wire-format name of this package.
+const Name = "mcp"

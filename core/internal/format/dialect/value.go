@@ -1,4 +1,4 @@
-package transcript
+package dialect
 
 import (
 	"strings"
@@ -9,8 +9,8 @@ import (
 	"github.com/toolerr/toolerr/core/internal/format/outcome"
 )
 
-// clone returns a shallow copy of v when it is an object, else a new object.
-func clone(v any) map[string]any {
+// Clone returns a shallow copy of v when it is an object, else a new object.
+func Clone(v any) map[string]any {
 	src, _ := v.(map[string]any)
 	m := make(map[string]any, len(src)+2)
 	for k, x := range src {
@@ -19,16 +19,16 @@ func clone(v any) map[string]any {
 	return m
 }
 
-// optString reads an optional string member; another type is a *field.Error.
-func optString(m map[string]any, key, p string) (string, error) {
+// OptString reads an optional string member; another type is a *field.Error.
+func OptString(m map[string]any, key, p string) (string, error) {
 	s, _, err := field.Get[string](m, key, p)
 	return s, err
 }
 
-// presentArray reads an optional array member that, when present, must be
-// an array: null is a *field.Error like any other type (field.Array treats
+// PresentArray reads an optional array member that, when present, must be
+// an array: null is a *field.Error like any other type (field.Get treats
 // null as absent).
-func presentArray(m map[string]any, key, p string) ([]any, error) {
+func PresentArray(m map[string]any, key, p string) ([]any, error) {
 	if v, present := m[key]; present && v == nil {
 		return nil, field.NewError(field.Join(p, key), "must be an array, got null")
 	}
@@ -36,18 +36,18 @@ func presentArray(m map[string]any, key, p string) ([]any, error) {
 	return a, err
 }
 
-// presentObj reads an optional object member that, when present, must be an
+// PresentObj reads an optional object member that, when present, must be an
 // object: null is a *field.Error like any other type.
-func presentObj(m map[string]any, key, p string) (map[string]any, bool, error) {
+func PresentObj(m map[string]any, key, p string) (map[string]any, bool, error) {
 	if v, present := m[key]; present && v == nil {
 		return nil, false, field.NewError(field.Join(p, key), "must be an object, got null")
 	}
 	return field.Get[map[string]any](m, key, p)
 }
 
-// textOutcome interprets a result's text: an envelope, else text (blank is
+// TextOutcome interprets a result's text: an envelope, else text (blank is
 // Empty).
-func textOutcome(s string) (outcome.Outcome, bool) {
+func TextOutcome(s string) (outcome.Outcome, bool) {
 	if mayBeEnvelope(s) {
 		if e, ok := outcome.ParseEnvelopeText(s); ok {
 			return outcome.Outcome{Error: &e}, true
@@ -59,34 +59,34 @@ func textOutcome(s string) (outcome.Outcome, bool) {
 	return outcome.Outcome{Result: &outcome.Result{Kind: outcome.Text, Text: s}}, false
 }
 
-// valueOutcome interprets a JSON value carried as a result (Gemini output,
+// ValueOutcome interprets a JSON value carried as a result (Gemini output,
 // Bedrock json block): an envelope (or {"error": envelope}), a string as text,
 // anything else as JSON.
-func valueOutcome(v any) (outcome.Outcome, bool) {
+func ValueOutcome(v any) (outcome.Outcome, bool) {
 	if e, err := envelope.FromValue(v, ""); err == nil {
 		return outcome.Outcome{Error: &e}, true
 	}
 	if s, ok := v.(string); ok {
-		return textOutcome(s)
+		return TextOutcome(s)
 	}
 	return outcome.Outcome{Result: &outcome.Result{Kind: outcome.JSON, JSON: v}}, false
 }
 
-// blocksOutcome makes a content outcome out of text and image blocks: one
+// BlocksOutcome makes a content outcome out of text and image blocks: one
 // text block is Text (or an envelope), none is Empty.
-func blocksOutcome(bs []outcome.Block) (outcome.Outcome, bool) {
+func BlocksOutcome(bs []outcome.Block) (outcome.Outcome, bool) {
 	switch {
 	case len(bs) == 0:
 		return outcome.Outcome{Result: &outcome.Result{Kind: outcome.Empty}}, false
 	case len(bs) == 1 && bs[0].Type == "text":
-		return textOutcome(bs[0].Text)
+		return TextOutcome(bs[0].Text)
 	}
 	return outcome.Outcome{Result: &outcome.Result{Kind: outcome.Blocks, Blocks: bs}}, false
 }
 
-// resultText returns the text form of a result's content for formats that
+// ResultText returns the text form of a result's content for formats that
 // carry one string (images are described by describeImages).
-func resultText(o outcome.Outcome) string {
+func ResultText(o outcome.Outcome) string {
 	if o.Error != nil {
 		return outcome.EnvelopeText(*o.Error)
 	}
@@ -115,8 +115,8 @@ func resultText(o outcome.Outcome) string {
 	return ""
 }
 
-// images returns the image blocks of a result.
-func images(o outcome.Outcome) []outcome.Block {
+// Images returns the image blocks of a result.
+func Images(o outcome.Outcome) []outcome.Block {
 	if o.Result == nil || o.Result.Kind != outcome.Blocks {
 		return nil
 	}
@@ -129,8 +129,8 @@ func images(o outcome.Outcome) []outcome.Block {
 	return out
 }
 
-// parseDataURL splits "data:<media>;base64,<data>".
-func parseDataURL(u string) (Image, bool) {
+// ParseDataURL splits "data:<media>;base64,<data>".
+func ParseDataURL(u string) (Image, bool) {
 	if !strings.HasPrefix(u, "data:") {
 		return Image{}, false
 	}
@@ -142,27 +142,28 @@ func parseDataURL(u string) (Image, bool) {
 	return Image{MediaType: media, Data: data}, true
 }
 
-func dataURL(media, data string) string { return "data:" + media + ";base64," + data }
+// DataURL returns the data URL "data:<media>;base64,<data>".
+func DataURL(media, data string) string { return "data:" + media + ";base64," + data }
 
-// imageURL returns the URL form of an image (a data URL for inline bytes).
-func (im Image) url() string {
+// URLForm returns the URL form of an image (a data URL for inline bytes).
+func (im Image) URLForm() string {
 	if im.URL != "" {
 		return im.URL
 	}
-	return dataURL(im.MediaType, im.Data)
+	return DataURL(im.MediaType, im.Data)
 }
 
-// argsValue parses OpenAI's argument text into a value tree; text that is not
+// ArgsValue parses OpenAI's argument text into a value tree; text that is not
 // JSON stays a string.
-func argsValue(s string) any {
+func ArgsValue(s string) any {
 	if v, err := canonical.Parse([]byte(s)); err == nil {
 		return v
 	}
 	return s
 }
 
-// argsText returns the canonical JSON text of arguments ("{}" for none).
-func argsText(v any) string {
+// ArgsText returns the canonical JSON text of arguments ("{}" for none).
+func ArgsText(v any) string {
 	if v == nil {
 		return "{}"
 	}
@@ -172,9 +173,9 @@ func argsText(v any) string {
 	return outcome.JSONText(v)
 }
 
-// argsObject returns arguments as an object, for formats whose input must be
+// ArgsObject returns arguments as an object, for formats whose input must be
 // one; anything else is wrapped under "value".
-func argsObject(v any) (map[string]any, bool) {
+func ArgsObject(v any) (map[string]any, bool) {
 	if v == nil {
 		return map[string]any{}, true
 	}
@@ -188,4 +189,39 @@ func argsObject(v any) (map[string]any, bool) {
 // text names all five keys.
 func mayBeEnvelope(s string) bool {
 	return len(s) > 40 && strings.Contains(s, `"retryable"`) && strings.Contains(s, `"source"`) && strings.Contains(s, `"code"`)
+}
+
+// CanonicalText is the canonical JSON text of a value tree ("" if it cannot
+// be encoded).
+func CanonicalText(v any) string {
+	b, err := canonical.Marshal(v)
+	if err != nil {
+		return ""
+	}
+	return string(b)
+}
+
+// DescribeImages replaces image blocks with a sentence naming them.
+func DescribeImages(r *outcome.Result) *outcome.Result {
+	if r == nil || r.Kind != outcome.Blocks {
+		return r
+	}
+	bs := make([]outcome.Block, 0, len(r.Blocks))
+	for _, b := range r.Blocks {
+		if b.Type == "image" {
+			b = outcome.Block{Type: "text", Text: "[" + b.MediaType + " image not carried: the target does not accept this image type]"}
+		}
+		bs = append(bs, b)
+	}
+	return &outcome.Result{Kind: outcome.Blocks, Blocks: bs}
+}
+
+// HasKind reports whether m has a part of kind k.
+func HasKind(m Message, k Kind) bool {
+	for _, p := range m.Parts {
+		if p.Kind == k {
+			return true
+		}
+	}
+	return false
 }

@@ -1,0 +1,188 @@
+// Package dialect is the contract between the transcript engine (package
+// transcript: check, repair, trim, normalize_ids, convert) and the
+// transcript dialect of each provider, which lives in the provider's own
+// package next to its codec (format/openaichat, format/anthropic, ...).
+//
+// It holds the provider-neutral message model (Message, Part, Call, Result,
+// Image), the helpers every dialect reads and writes with (ObjectMember,
+// ReadParts, TextOutcome, Writer, ...), and Dialect, the description a
+// provider package returns of how its message lists look: how one element is
+// read and written, where a result must sit (Placement), which call ids it
+// accepts (IDRule), which empty texts it rejects, how a failure is flagged.
+package dialect
+
+import (
+	"strings"
+	"unicode/utf8"
+
+	"github.com/toolerr/toolerr/core/internal/format/outcome"
+)
+
+// Placement is where a format requires the results of a call turn; the
+// engine checks and repairs each placement with one strategy.
+type Placement int
+
+// The placements.
+const (
+	// ToolMessages: one tool message per result in the run of tool
+	// messages right after the assistant message (openai-chat).
+	ToolMessages Placement = iota + 1
+	// AfterCall: each output item after its call item, within the run of
+	// call and output items of one turn (openai-responses).
+	AfterCall
+	// NextUserFirst: every result in the very next user message, before
+	// any other block (anthropic, bedrock).
+	NextUserFirst
+	// NextContent: exactly one response per call, all in the one content
+	// right after the call turn; a result without an id pairs with a call
+	// by name and order (gemini).
+	NextContent
+)
+
+// Charset is the set of characters an IDRule allows.
+type Charset int
+
+// The character sets of call ids.
+const (
+	AnyChar Charset = iota // any character
+	Word                   // [a-zA-Z0-9_-]
+	Alnum                  // [a-zA-Z0-9]
+)
+
+// IDRule is which tool-call ids a provider accepts: Min to Max characters
+// (code points; Max 0 = no bound) of Charset. Min 0 means an id may be
+// absent. Text is the sentence an invalid_id finding says.
+type IDRule struct {
+	Charset  Charset
+	Min, Max int
+	Text     string
+}
+
+// Optional reports whether a call may have no id.
+func (r IDRule) Optional() bool { return r.Min == 0 }
+
+// Valid reports whether id follows r.
+func (r IDRule) Valid(id string) bool {
+	n := utf8.RuneCountInString(id)
+	if n < r.Min || r.Max > 0 && n > r.Max {
+		return false
+	}
+	for i := 0; i < len(id); i++ {
+		c := id[i]
+		switch {
+		case r.Charset == AnyChar:
+			return true
+		case IsAlnum(c), r.Charset == Word && (c == '_' || c == '-'):
+		default:
+			return false
+		}
+	}
+	return true
+}
+
+// IsAlnum reports whether c is one of [a-zA-Z0-9].
+func IsAlnum(c byte) bool {
+	return c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9'
+}
+
+// IsWord reports whether c is one of [a-zA-Z0-9_-].
+func IsWord(c byte) bool { return IsAlnum(c) || c == '_' || c == '-' }
+
+// Dialect is how one provider's message lists look. Every field is set by
+// the provider's package (its Dialect function); a nil func means "never"
+// where the field says so.
+type Dialect struct {
+	// Name is the wire-format name (openai-chat, anthropic, ...).
+	Name string
+	// Read reads one element of a list (a message, an item, a content) at
+	// path p; a modelled member of the wrong JSON type is a *field.Error.
+	Read func(v any, p string) (Message, error)
+	// Write writes one neutral message as zero or more list elements.
+	Write func(w *Writer, m Message) []any
+	// Serialize is the provider's single-turn codec: a result part in a
+	// list is encoded exactly as the serialize op encodes it alone.
+	Serialize func(outs []outcome.Outcome) ([]any, error)
+	// Element takes the one result element out of what Serialize returned
+	// for one outcome, and any messages that must follow the turn.
+	Element func(msgs []any) (elem map[string]any, follow []any)
+	// SetCall writes a result element's call id and name.
+	SetCall func(elem map[string]any, id, name string)
+	// SetID returns a copy of a raw call (call true) or result element
+	// with its id member set to id.
+	SetID func(raw any, call bool, id string) any
+	// Flag marks a result element as failed, keeping its content, for a
+	// failure that is not an envelope; nil when the format has no flag (a
+	// failure then travels as a TOOL_ERROR envelope in the content).
+	Flag func(elem map[string]any, o outcome.Outcome)
+	// Placement is where results must sit.
+	Placement Placement
+	// PartsKey is the member holding a message's parts ("content",
+	// "parts"), "" where a part is a message of its own.
+	PartsKey string
+	// IDs are the call ids the provider accepts.
+	IDs IDRule
+	// RoleNames lists the roles the format accepts, for unknown_role.
+	RoleNames string
+	// Unanswered says where a call's result must go (unanswered_call).
+	Unanswered string
+	// Misplaced says so for a result that is not where Placement wants it
+	// ("" = "This result is not in the message right after its call.").
+	Misplaced string
+	// EmptyResult reports a result part whose text the format rejects as
+	// empty (nil: none is rejected). The engine asks only for results
+	// that are content, not envelopes.
+	EmptyResult func(p *Part) bool
+	// EmptyText reports whether blank text parts of m are rejected (nil:
+	// never).
+	EmptyText func(m Message) bool
+	// ToolImagesFollow marks a format whose tool results carry text only:
+	// their images follow in a user message, and convert says so.
+	ToolImagesFollow bool
+	// Lost counts the members of a read message (and its read parts) that
+	// convert does not carry.
+	Lost func(l Loss, m Message)
+}
+
+// Loss counts the members a conversion drops, by name ("function.strict"
+// for a nested one).
+type Loss map[string]int
+
+// Check counts the members of v (an object) not listed in keys (space
+// separated, with a space at each end), naming them prefix+name, and
+// returns v as an object (nil when it is not one). A member that carries
+// nothing (null, [] or {}) is not counted.
+func (l Loss) Check(v any, keys, prefix string) map[string]any {
+	m, _ := v.(map[string]any)
+	for k, x := range m {
+		if strings.Contains(keys, " "+k+" ") || empty(x) {
+			continue
+		}
+		l[prefix+k]++
+	}
+	return m
+}
+
+// empty reports a member value that carries nothing: null, [] or {}.
+func empty(v any) bool {
+	switch x := v.(type) {
+	case nil:
+		return true
+	case []any:
+		return len(x) == 0
+	case map[string]any:
+		return len(x) == 0
+	}
+	return false
+}
+
+// ReadModelled returns the parts of m that were read from a list and are
+// modelled (not Other): the parts whose members Lost looks into.
+func ReadModelled(m Message) []Part {
+	out := make([]Part, 0, len(m.Parts))
+	for _, p := range m.Parts {
+		if p.Kind != KindOther && p.Raw != nil {
+			out = append(out, p)
+		}
+	}
+	return out
+}

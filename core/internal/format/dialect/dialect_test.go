@@ -1,0 +1,39 @@
+package dialect
+
+import (
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+)
+
+func TestIDRule_valid(t *testing.T) {
+	word := IDRule{Charset: Word, Min: 1}
+	word64 := IDRule{Charset: Word, Min: 1, Max: 64}
+	nine := IDRule{Charset: Alnum, Min: 9, Max: 9}
+	any64 := IDRule{Charset: AnyChar, Min: 1, Max: 64}
+	optional := IDRule{Charset: AnyChar}
+	long := "a123456789012345678901234567890123456789012345678901234567890123" // 64
+	for _, tc := range []struct {
+		r    IDRule
+		id   string
+		want bool
+	}{
+		{word, "toolu_01-A", true}, {word, "", false}, {word, "a.b", false}, {word, "é", false}, {word, long + "x", true},
+		{word64, long, true}, {word64, long + "x", false},
+		{nine, "abcDEF123", true}, {nine, "abcDEF12", false}, {nine, "abcDEF12_", false}, {nine, "abcDEF1234", false},
+		{any64, "call:1 é", true}, {any64, "", false}, {any64, long, true}, {any64, long + "é", false},
+		{optional, "", true}, {optional, "anything at all", true},
+	} {
+		assert.Equal(t, tc.want, tc.r.Valid(tc.id), "%+v %q", tc.r, tc.id)
+	}
+	assert.True(t, optional.Optional())
+	assert.False(t, word.Optional())
+}
+
+func TestLoss_check(t *testing.T) {
+	l := Loss{}
+	m := l.Check(map[string]any{"role": "user", "name": "x", "cache_control": map[string]any{"type": "ephemeral"}, "empty": map[string]any{}, "none": nil}, " role content ", "p.")
+	assert.Equal(t, Loss{"p.name": 1, "p.cache_control": 1}, l)
+	assert.Equal(t, "user", m["role"])
+	assert.Nil(t, l.Check("not an object", " a ", ""))
+}

@@ -1,0 +1,132 @@
+package dialect
+
+import (
+	"unicode"
+	"unicode/utf8"
+
+	"github.com/toolerr/toolerr/core/internal/format/outcome"
+	"github.com/toolerr/toolerr/core/internal/sanitize"
+)
+
+// Role is the neutral role of a message.
+type Role string
+
+// The neutral roles. RoleTool holds tool results that travel as messages of
+// their own (openai-chat tool messages, openai-responses function_call_output
+// items); RoleOther is a message toolerr does not model (passed through).
+const (
+	RoleSystem    Role = "system"
+	RoleUser      Role = "user"
+	RoleAssistant Role = "assistant"
+	RoleTool      Role = "tool"
+	RoleOther     Role = ""
+)
+
+// Kind says what a Part holds.
+type Kind uint8
+
+// The kinds of Part.
+const (
+	KindText Kind = iota + 1
+	KindImage
+	KindCall
+	KindResult
+	KindOther
+)
+
+// Call is a tool call the model made. Args is the arguments as a value tree
+// (an object, normally); ArgsText is the provider's argument text when the
+// arguments came as text (OpenAI), parsed only when needed (see Value).
+type Call struct {
+	ID       string
+	Name     string
+	Args     any
+	ArgsText string
+}
+
+// Value returns the arguments as a value tree: Args, or ArgsText parsed (a
+// string when the text is not JSON).
+func (c *Call) Value() any {
+	if c.Args == nil && c.ArgsText != "" {
+		return ArgsValue(c.ArgsText)
+	}
+	return c.Args
+}
+
+// Text returns the arguments as JSON text: ArgsText as given, or the
+// canonical JSON of Args.
+func (c *Call) Text() string {
+	if c.ArgsText != "" {
+		return c.ArgsText
+	}
+	return ArgsText(c.Args)
+}
+
+// Result is the answer to one call: Outcome.Call names the call (ID, and
+// Name where the format carries it), and Outcome holds an envelope (Error)
+// or content (Result). Failed is true for every failure: always with an
+// envelope, and also for content the provider flagged as failed (is_error,
+// status "error", a Gemini "error" key) that is not an envelope.
+type Result struct {
+	Outcome outcome.Outcome
+	Failed  bool
+}
+
+// ID returns the id of the call the result answers.
+func (r *Result) ID() string { return r.Outcome.Call.ID }
+
+// Image is an image: MediaType and Data (standard base64), or URL.
+type Image struct {
+	MediaType string
+	Data      string
+	URL       string
+}
+
+// Part is one element of a message.
+type Part struct {
+	Kind   Kind
+	Text   string
+	Image  Image
+	Call   Call
+	Result Result
+	// Raw is the part as read (nil for a part toolerr made); Dirty marks a
+	// read part whose modelled fields changed.
+	Raw   any
+	Dirty bool
+}
+
+// Message is one message (or item) of a list.
+type Message struct {
+	Role  Role
+	Parts []Part
+	// Raw is the message as read (nil for a message toolerr made); Dirty marks
+	// a read message whose parts changed.
+	Raw   any
+	Dirty bool
+	// UnknownRole marks a message whose role member (missing included) is
+	// none its format knows; it is read as RoleOther, kept as is, and check
+	// reports it (unknown_role).
+	UnknownRole bool
+}
+
+// maxNameChars is the longest tool or member name displayName puts into a
+// sentence, in characters (code points).
+const maxNameChars = 64
+
+// DisplayName returns name fit to appear inside a sentence toolerr writes
+// (an envelope message, a finding, a note): sanitize.Text applied (a secret
+// becomes [REDACTED]), and "" when what remains is not one short token
+// (empty, longer than maxNameChars, or holding white space or control
+// characters, as a stack trace does), so that the caller says "this tool".
+func DisplayName(name string) string {
+	t := sanitize.Text(name)
+	if t == "" || utf8.RuneCountInString(t) > maxNameChars {
+		return ""
+	}
+	for _, r := range t {
+		if unicode.IsSpace(r) || unicode.IsControl(r) {
+			return ""
+		}
+	}
+	return t
+}

@@ -1,0 +1,275 @@
+package dialect
+
+import (
+	"strings"
+
+	"github.com/toolerr/toolerr/core/internal/envelope"
+	"github.com/toolerr/toolerr/core/internal/format/outcome"
+	"github.com/toolerr/toolerr/core/internal/sanitize"
+)
+
+// Writer builds one format's message list from neutral messages: D is the
+// target's dialect; Same marks messages read from that same format, whose
+// Raw trees are reused. What the target keeps outside its list (System), the
+// messages that follow a run of openai-chat tool messages (Pending) and the
+// parts it could not carry (Dropped, by description) collect on it.
+type Writer struct {
+	D       *Dialect
+	Same    bool
+	System  []string
+	Pending []any
+	Dropped map[string]int
+}
+
+// List writes msgs as the target's list: every message read from the same
+// format and unchanged as read, every other one through D.Write.
+func (w *Writer) List(msgs []Message) []any {
+	out := make([]any, 0, len(msgs)+2)
+	for _, m := range msgs {
+		if w.Same && !m.Dirty && m.Raw != nil {
+			out = w.Flush(out)
+			out = append(out, m.Raw)
+			continue
+		}
+		for _, v := range w.D.Write(w, m) {
+			if vm, ok := v.(map[string]any); !ok || vm["role"] != "tool" {
+				out = w.Flush(out)
+			}
+			out = append(out, v)
+		}
+	}
+	return w.Flush(out)
+}
+
+// Flush emits what openai-chat tool results could not carry (the user
+// message with their images) after the run of tool messages.
+func (w *Writer) Flush(out []any) []any {
+	out = append(out, w.Pending...)
+	w.Pending = nil
+	return out
+}
+
+// Drop records a part the target cannot carry.
+func (w *Writer) Drop(p Part) {
+	if w.Same && p.Raw != nil {
+		return
+	}
+	if w.Dropped == nil {
+		w.Dropped = map[string]int{}
+	}
+	w.Dropped[OtherName(p.Raw)+" content not carried across formats"]++
+}
+
+// Raw returns the part's original tree when it can be reused as is.
+func (w *Writer) Raw(p Part) (any, bool) {
+	if w.Same && !p.Dirty && p.Raw != nil {
+		return p.Raw, true
+	}
+	return nil, false
+}
+
+// Base returns the starting object of a rebuilt element: a copy of the
+// original in the same format, else a new object.
+func (w *Writer) Base(raw any) map[string]any {
+	if w.Same {
+		return Clone(raw)
+	}
+	return map[string]any{}
+}
+
+// TextOf joins the text parts of parts with newlines.
+func TextOf(parts []Part) string {
+	var b strings.Builder
+	for _, p := range parts {
+		if p.Kind == KindText {
+			if b.Len() > 0 {
+				b.WriteString("\n")
+			}
+			b.WriteString(p.Text)
+		}
+	}
+	return b.String()
+}
+
+// Split sorts parts into results, calls and the rest, each in order.
+func Split(parts []Part) (results, calls, rest []Part) {
+	for _, p := range parts {
+		switch p.Kind {
+		case KindResult:
+			results = append(results, p)
+		case KindCall:
+			calls = append(calls, p)
+		default:
+			rest = append(rest, p)
+		}
+	}
+	return
+}
+
+// Failure returns the envelope a flagless format carries for a failed result.
+func Failure(r Result) envelope.Envelope {
+	if r.Outcome.Error != nil {
+		return outcome.Safe(*r.Outcome.Error)
+	}
+	text := strings.TrimSpace(ResultText(r.Outcome))
+	msg := sanitize.Message(text)
+	d := map[string]any{}
+	if text == "" {
+		msg = "The tool reported a failure without a message."
+	} else if msg != text && msg != text+"." {
+		d["output"] = text
+	}
+	if r.Outcome.Call.Name != "" {
+		d["tool"] = r.Outcome.Call.Name
+	}
+	return envelope.Envelope{Code: envelope.ToolError, Message: msg, Details: sanitize.Details(d), Source: envelope.SourceTool}
+}
+
+// ElemCodec builds one format's elements (content blocks, parts) for the
+// kinds of Part that differ between formats.
+type ElemCodec struct {
+	Text  func(t string) any
+	Image func(im Image) any
+	Call  func(p Part) any
+}
+
+// Elements writes parts as a message's elements: each unchanged part as
+// read, text (blank text only when writing back the same format), images
+// and calls through c, results through w.result; anything else is dropped
+// and counted.
+func (w *Writer) Elements(parts []Part, c ElemCodec) []any {
+	out := make([]any, 0, len(parts))
+	for _, p := range parts {
+		if v, ok := w.Raw(p); ok {
+			out = append(out, v)
+			continue
+		}
+		switch p.Kind {
+		case KindText:
+			if !outcome.IsBlank(p.Text) || w.Same {
+				out = append(out, c.Text(p.Text))
+			}
+		case KindImage:
+			out = append(out, c.Image(p.Image))
+		case KindCall:
+			out = append(out, c.Call(p))
+		case KindResult:
+			out = append(out, w.Result(p))
+		default:
+			w.Drop(p)
+		}
+	}
+	return out
+}
+
+// URLText is the text element standing for an image given by URL in a
+// format that takes only inline bytes (Gemini, Bedrock).
+func URLText(im Image) any { return map[string]any{"text": "[image: " + im.URL + "]"} }
+
+// ToSystem keeps the text of a system message for outside the list (the
+// target takes system text as a parameter of its own) and writes nothing.
+func (w *Writer) ToSystem(m Message) []any {
+	if t := TextOf(m.Parts); t != "" {
+		w.System = append(w.System, t)
+	}
+	return nil
+}
+
+// Others writes the parts of a message toolerr does not model as read (when
+// writing back their own format) and drops them otherwise.
+func (w *Writer) Others(m Message) []any {
+	var out []any
+	for _, p := range m.Parts {
+		if v, ok := w.Raw(p); ok {
+			out = append(out, v)
+		} else {
+			w.Drop(p)
+		}
+	}
+	return out
+}
+
+// Wrap makes the message object holding built elements under key; a
+// converted message left with nothing is dropped.
+func (w *Writer) Wrap(m Message, role, key string, elems []any) []any {
+	if len(elems) == 0 && !w.Same {
+		return nil
+	}
+	b := w.Base(m.Raw)
+	b["role"] = role
+	b[key] = elems
+	return []any{b}
+}
+
+// Result returns the wire element of a result part in the target format:
+// the tool message (openai-chat), the function_call_output item
+// (openai-responses), the tool_result block (anthropic), the functionResponse
+// part (gemini) or the toolResult block (bedrock). The content is encoded by
+// the target's single-turn codec (D.Serialize), so a result reads the same in
+// a transcript as when serialized alone. A failure that is not an envelope
+// keeps its own content where the format has a flag (D.Flag: is_error,
+// status, an "error" key) and becomes a TOOL_ERROR envelope where it has
+// none (OpenAI).
+func (w *Writer) Result(p Part) any {
+	if v, ok := w.Raw(p); ok {
+		return v
+	}
+	r := p.Result
+	o := r.Outcome
+	flagOnly := r.Failed && o.Error == nil
+	if flagOnly && w.D.Flag == nil {
+		e := Failure(r)
+		o.Error, o.Result, flagOnly = &e, nil, false
+	}
+	if o.Error == nil && o.Result == nil {
+		o.Result = &outcome.Result{Kind: outcome.Empty}
+	}
+	elem, extra := w.encode(o)
+	if flagOnly {
+		w.D.Flag(elem, r.Outcome)
+	}
+	b := w.Base(p.Raw)
+	for k, v := range elem {
+		b[k] = v
+	}
+	w.Pending = append(w.Pending, extra...)
+	return b
+}
+
+// encode runs the codec on one outcome and returns its element and any
+// messages that must follow the turn. A call id or name the codec refuses
+// (repair keeps the ids it was given; check reports them) is encoded with a
+// stand-in and put back; an image the target refuses is described in text.
+func (w *Writer) encode(o outcome.Outcome) (map[string]any, []any) {
+	msgs, err := w.D.Serialize([]outcome.Outcome{o})
+	if err != nil {
+		id, name := o.Call.ID, o.Call.Name
+		o.Call.Name = "tool"
+		if id != "" || !w.D.IDs.Optional() {
+			o.Call.ID = "toolerr_call"
+		}
+		if msgs, err = w.D.Serialize([]outcome.Outcome{o}); err != nil {
+			o.Result = DescribeImages(o.Result)
+			msgs, err = w.D.Serialize([]outcome.Outcome{o})
+		}
+		if err == nil {
+			elem, extra := w.D.Element(msgs)
+			w.D.SetCall(elem, id, name)
+			return elem, extra
+		}
+		return map[string]any{}, nil
+	}
+	return w.D.Element(msgs)
+}
+
+// FirstElement is the first element of the array member key of the first of
+// msgs (the one result block of a single-turn serialization), a copy; an
+// empty object when there is none.
+func FirstElement(msgs []any, key string) map[string]any {
+	first, _ := msgs[0].(map[string]any)
+	content, _ := first[key].([]any)
+	if len(content) > 0 {
+		return Clone(content[0])
+	}
+	return map[string]any{}
+}

@@ -1,0 +1,231 @@
+package gemini
+
+import (
+	"strings"
+
+	"github.com/toolerr/toolerr/core/internal/field"
+	"github.com/toolerr/toolerr/core/internal/format/dialect"
+	"github.com/toolerr/toolerr/core/internal/format/outcome"
+)
+
+// Name is the wire-format name of this package.
+const Name = "gemini"
+
+// Dialect is the transcript dialect of generateContent contents: one
+// content right after the call turn holds exactly one functionResponse per
+// functionCall and nothing else; functionResponse.name equals the call's;
+// ids are optional (a response without one pairs by name and order); a
+// failure is the "error" key of response; empty user text is rejected.
+//
+// See googleapis google/ai/generativelanguage/v1beta/content.proto
+// (FunctionCall, FunctionResponse) and google.golang.org/genai
+// FunctionResponse.
+func Dialect() *dialect.Dialect {
+	return &dialect.Dialect{
+		Name: Name, Read: readContent, Write: writeContent, Serialize: Codec{}.Serialize,
+		Element: func(msgs []any) (map[string]any, []any) { return dialect.FirstElement(msgs, "parts"), nil },
+		SetCall: func(elem map[string]any, id, name string) {
+			fr := dialect.Clone(elem["functionResponse"])
+			if id != "" {
+				fr["id"] = id
+			}
+			fr["name"] = name
+			elem["functionResponse"] = fr
+		},
+		SetID: func(raw any, call bool, id string) any {
+			if raw == nil {
+				return nil
+			}
+			key := "functionResponse"
+			if call {
+				key = "functionCall"
+			}
+			c := dialect.Clone(raw)
+			in := dialect.Clone(c[key])
+			in["id"] = id
+			c[key] = in
+			return c
+		},
+		Flag: func(elem map[string]any, o outcome.Outcome) {
+			fr := dialect.Clone(elem["functionResponse"])
+			fr["response"] = map[string]any{"error": resultValue(o)}
+			elem["functionResponse"] = fr
+		},
+		Placement:  dialect.NextContent,
+		PartsKey:   "parts",
+		IDs:        dialect.IDRule{Charset: dialect.AnyChar, Min: 0, Text: "A tool call id is required."},
+		RoleNames:  "user and model",
+		Unanswered: "Every functionCall needs a functionResponse in the next content.",
+		EmptyText:  func(m dialect.Message) bool { return m.Role == dialect.RoleUser },
+		Lost: func(l dialect.Loss, m dialect.Message) {
+			l.Check(m.Raw, " role parts ", "")
+			for _, p := range dialect.ReadModelled(m) {
+				b := l.Check(p.Raw, " text inlineData functionCall functionResponse thought ", "")
+				l.Check(b["functionCall"], " id name args ", "functionCall.")
+				l.Check(b["functionResponse"], " id name response parts ", "functionResponse.")
+				l.Check(b["inlineData"], " mimeType data ", "inlineData.")
+			}
+		},
+	}
+}
+
+// roles maps the role names of contents to neutral roles: "" (a content
+// without a role), "function" and "tool" are the user side.
+func roles() map[string]dialect.Role {
+	return map[string]dialect.Role{"user": dialect.RoleUser, "": dialect.RoleUser, "function": dialect.RoleUser, "tool": dialect.RoleUser, "model": dialect.RoleAssistant}
+}
+
+// ---- gemini ----
+
+// readContent reads one content of a list.
+func readContent(v any, p string) (dialect.Message, error) {
+	m, role, err := dialect.ObjectMember(v, p, "role")
+	if err != nil {
+		return dialect.Message{}, err
+	}
+	r, ok := roles()[role]
+	if !ok {
+		return dialect.UnknownRole(v), nil
+	}
+	msg := dialect.Message{Role: r}
+	msg.Parts, err = dialect.ReadArray(m, "parts", p, readListPart)
+	return msg, err
+}
+
+// readListPart reads one part of a content.
+func readListPart(v any, p string) (dialect.Part, error) {
+	b, err := field.As[map[string]any](v, p)
+	if err != nil {
+		return dialect.Part{}, err
+	}
+	if th, _ := b["thought"].(bool); th {
+		return dialect.Other(v), nil
+	}
+	if fc, ok, err := field.Get[map[string]any](b, "functionCall", p); err != nil {
+		return dialect.Part{}, err
+	} else if ok {
+		fp := field.Join(p, "functionCall")
+		id, name, err := dialect.TwoStrings(fc, fp, "id", "name")
+		if err != nil {
+			return dialect.Part{}, err
+		}
+		return dialect.Part{Kind: dialect.KindCall, Call: dialect.Call{ID: id, Name: name, Args: fc["args"]}, Raw: v}, nil
+	}
+	if fr, ok, err := field.Get[map[string]any](b, "functionResponse", p); err != nil {
+		return dialect.Part{}, err
+	} else if ok {
+		return readListResponse(fr, field.Join(p, "functionResponse"), v)
+	}
+	if t, ok := b["text"].(string); ok {
+		return dialect.Part{Kind: dialect.KindText, Text: t, Raw: v}, nil
+	}
+	if d, ok := b["inlineData"].(map[string]any); ok {
+		mt, _ := d["mimeType"].(string)
+		data, _ := d["data"].(string)
+		if strings.HasPrefix(mt, "image/") && data != "" {
+			return dialect.Part{Kind: dialect.KindImage, Image: dialect.Image{MediaType: mt, Data: data}, Raw: v}, nil
+		}
+	}
+	return dialect.Other(v), nil
+}
+
+// readListResponse reads a functionResponse part.
+func readListResponse(fr map[string]any, p string, raw any) (dialect.Part, error) {
+	id, name, err := dialect.TwoStrings(fr, p, "id", "name")
+	if err != nil {
+		return dialect.Part{}, err
+	}
+	resp, _, err := field.Get[map[string]any](fr, "response", p)
+	if err != nil {
+		return dialect.Part{}, err
+	}
+	var o outcome.Outcome
+	failed := false
+	if ev, ok := resp["error"]; ok {
+		failed = true
+		o, _ = dialect.ValueOutcome(ev)
+	} else if ov, ok := resp["output"]; ok && len(resp) == 1 {
+		o, failed = dialect.ValueOutcome(ov)
+	} else if len(resp) == 0 {
+		o = outcome.Outcome{Result: &outcome.Result{Kind: outcome.Empty}}
+	} else {
+		o = outcome.Outcome{Result: &outcome.Result{Kind: outcome.JSON, JSON: resp}}
+	}
+	if frParts, ok := fr["parts"].([]any); ok && len(frParts) > 0 && o.Error == nil {
+		bs := []outcome.Block{}
+		if t := dialect.ResultText(o); t != "" {
+			bs = append(bs, outcome.Block{Type: "text", Text: t})
+		}
+		for _, fp := range frParts {
+			d, _ := fp.(map[string]any)["inlineData"].(map[string]any)
+			mt, _ := d["mimeType"].(string)
+			data, _ := d["data"].(string)
+			if mt != "" && data != "" {
+				bs = append(bs, outcome.Block{Type: "image", MediaType: mt, Data: data})
+			} else {
+				bs = append(bs, outcome.Block{Type: "text", Text: dialect.DescribeOther(fp)})
+			}
+		}
+		o.Result = &outcome.Result{Kind: outcome.Blocks, Blocks: bs}
+	}
+	o.Call = outcome.Call{ID: id, Name: name}
+	return dialect.Part{Kind: dialect.KindResult, Result: dialect.Result{Outcome: o, Failed: failed}, Raw: raw}, nil
+}
+
+// ---- gemini ----
+
+// writeContent writes one neutral message as contents: responses travel
+// alone in their content, the rest follows in one of its own.
+func writeContent(w *dialect.Writer, m dialect.Message) []any {
+	switch m.Role {
+	case dialect.RoleOther:
+		return w.Others(m)
+	case dialect.RoleSystem:
+		return w.ToSystem(m)
+	}
+	results, _, _ := dialect.Split(m.Parts)
+	role := "user"
+	if m.Role == dialect.RoleAssistant {
+		role = "model"
+	}
+	if len(results) > 0 && len(results) < len(m.Parts) && !w.Same {
+		// Responses travel alone in their content (B08); the rest follows.
+		rest := make([]dialect.Part, 0, len(m.Parts)-len(results))
+		for _, p := range m.Parts {
+			if p.Kind != dialect.KindResult {
+				rest = append(rest, p)
+			}
+		}
+		return append(writeContent(w, dialect.Message{Role: dialect.RoleTool, Parts: results}), writeContent(w, dialect.Message{Role: m.Role, Parts: rest})...)
+	}
+	parts := w.Elements(m.Parts, dialect.ElemCodec{
+		Text: func(t string) any { return map[string]any{"text": t} },
+		Image: func(im dialect.Image) any {
+			if im.URL != "" {
+				return dialect.URLText(im)
+			}
+			return map[string]any{"inlineData": map[string]any{"mimeType": im.MediaType, "data": im.Data}}
+		},
+		Call: func(p dialect.Part) any {
+			b := w.Base(p.Raw)
+			fc := w.Base(b["functionCall"])
+			if p.Call.ID != "" {
+				fc["id"] = p.Call.ID
+			}
+			fc["name"] = p.Call.Name
+			fc["args"], _ = dialect.ArgsObject(p.Call.Value())
+			b["functionCall"] = fc
+			return b
+		},
+	})
+	return w.Wrap(m, role, "parts", parts)
+}
+
+// resultValue is a result as the value of a response member: its JSON, or
+// its text.
+func resultValue(o outcome.Outcome) any {
+	if o.Result != nil && o.Result.Kind == outcome.JSON {
+		return o.Result.JSON
+	}
+	return dialect.ResultText(o)
+}

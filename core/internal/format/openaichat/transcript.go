@@ -1,0 +1,347 @@
+package openaichat
+
+import (
+	"github.com/toolerr/toolerr/core/internal/field"
+	"github.com/toolerr/toolerr/core/internal/format/dialect"
+	"github.com/toolerr/toolerr/core/internal/format/outcome"
+)
+
+// Name is the wire-format name of this package.
+const Name = "openai-chat"
+
+// Dialect is the transcript dialect of Chat Completions message lists: one
+// tool message per result, in the run of tool messages right after the
+// assistant message that made the calls; tool messages carry text only, so
+// their images follow in one user message.
+//
+// See https://platform.openai.com/docs/api-reference/chat/create (messages)
+// and openai-go ChatCompletionToolMessageParam.
+func Dialect() *dialect.Dialect {
+	return &dialect.Dialect{
+		Name: Name, Read: readMessage, Write: writeMessage, Serialize: Codec{}.Serialize,
+		Element: func(msgs []any) (map[string]any, []any) { return dialect.Clone(msgs[0]), msgs[1:] },
+		SetCall: func(elem map[string]any, id, _ string) { elem["tool_call_id"] = id },
+		SetID: func(raw any, call bool, id string) any {
+			return SetMember(raw, call, "id", "tool_call_id", id)
+		},
+		Placement:        dialect.ToolMessages,
+		IDs:              dialect.IDRule{Charset: dialect.AnyChar, Min: 1, Text: "A tool call id is required."},
+		RoleNames:        "system, developer, user, assistant, tool and function",
+		Unanswered:       "Every tool call needs a tool message with its id right after the assistant message.",
+		Misplaced:        "This tool message is not in the run of tool messages right after its assistant message.",
+		EmptyResult:      EmptyResult,
+		ToolImagesFollow: true,
+		Lost: func(l dialect.Loss, m dialect.Message) {
+			l.Check(m.Raw, messageKeys, "")
+			if m.Role == dialect.RoleTool {
+				return // the tool message is its result part: checked above
+			}
+			for _, p := range dialect.ReadModelled(m) {
+				LostPart(l, p, func(raw any) { l.Check(l.Check(raw, callKeys, "")["function"], functionKeys, "function.") })
+			}
+		},
+	}
+}
+
+// The members convert carries (space separated, a space at each end); any
+// other member is counted as dropped.
+const (
+	messageKeys  = " role content tool_calls tool_call_id "
+	partKeys     = " type text image_url "
+	imageURLKeys = " url "
+	callKeys     = " id type function "
+	functionKeys = " name arguments "
+)
+
+// LostPart counts the dropped members of a read part of a Chat Completions
+// or Responses list: content parts here, a call through call (its shape
+// differs), a result as a Responses output item.
+func LostPart(l dialect.Loss, p dialect.Part, call func(raw any)) {
+	switch p.Kind {
+	case dialect.KindCall:
+		call(p.Raw)
+	case dialect.KindResult:
+		l.Check(p.Raw, " type call_id output ", "")
+	default:
+		if iu, ok := l.Check(p.Raw, partKeys, "")["image_url"].(map[string]any); ok {
+			l.Check(iu, imageURLKeys, "image_url.")
+		}
+	}
+}
+
+// EmptyResult reports a result read as empty text, which Chat Completions
+// and Responses reject (an empty content or output string).
+func EmptyResult(p *dialect.Part) bool {
+	return p.Result.Outcome.Result.Kind == outcome.Empty && p.Raw != nil
+}
+
+// SetMember returns a copy of a raw call or result with its id member set:
+// callKey for a call, resultKey for a result.
+func SetMember(raw any, call bool, callKey, resultKey, id string) any {
+	if raw == nil {
+		return nil
+	}
+	c := dialect.Clone(raw)
+	if call {
+		c[callKey] = id
+	} else {
+		c[resultKey] = id
+	}
+	return c
+}
+
+// Roles maps the role names of Chat Completions and Responses messages that
+// toolerr models to neutral roles ("tool" and "function" are read apart);
+// any other role is unknown (unknown_role).
+func Roles() map[string]dialect.Role {
+	return map[string]dialect.Role{"system": dialect.RoleSystem, "developer": dialect.RoleSystem, "user": dialect.RoleUser, "assistant": dialect.RoleAssistant}
+}
+
+// ---- openai-chat ----
+
+// readMessage reads one Chat Completions message.
+func readMessage(v any, p string) (dialect.Message, error) {
+	m, role, err := dialect.ObjectMember(v, p, "role")
+	if err != nil {
+		return dialect.Message{}, err
+	}
+	var msg dialect.Message
+	switch role {
+	case "function":
+		// the deprecated function-calling reply: accepted, not modelled
+		msg.Parts = []dialect.Part{dialect.Other(v)}
+		return msg, nil
+	case "tool":
+		id, err := dialect.OptString(m, "tool_call_id", p)
+		if err != nil {
+			return msg, err
+		}
+		o, failed, err := ListResultContent(m["content"], field.Join(p, "content"))
+		if err != nil {
+			return msg, err
+		}
+		o.Call.ID = id
+		msg.Role = dialect.RoleTool
+		msg.Parts = []dialect.Part{{Kind: dialect.KindResult, Result: dialect.Result{Outcome: o, Failed: failed}, Raw: v}}
+		return msg, nil
+	default:
+		r, ok := Roles()[role]
+		if !ok {
+			return dialect.UnknownRole(v), nil
+		}
+		msg.Role = r
+	}
+	parts, err := ListContent(m["content"], field.Join(p, "content"))
+	if err != nil {
+		return msg, err
+	}
+	msg.Parts = parts
+	if msg.Role != dialect.RoleAssistant {
+		return msg, nil
+	}
+	calls, _, err := field.Get[[]any](m, "tool_calls", p)
+	if err != nil {
+		return msg, err
+	}
+	for j, cv := range calls {
+		cp := field.Index(field.Join(p, "tool_calls"), j)
+		cm, err := field.As[map[string]any](cv, cp)
+		if err != nil {
+			return msg, err
+		}
+		id, err := dialect.OptString(cm, "id", cp)
+		if err != nil {
+			return msg, err
+		}
+		fn, ok, err := field.Get[map[string]any](cm, "function", cp)
+		if err != nil {
+			return msg, err
+		}
+		if !ok {
+			msg.Parts = append(msg.Parts, dialect.Other(cv))
+			continue
+		}
+		fp := field.Join(cp, "function")
+		name, args, err := dialect.TwoStrings(fn, fp, "name", "arguments")
+		if err != nil {
+			return msg, err
+		}
+		msg.Parts = append(msg.Parts, dialect.Part{Kind: dialect.KindCall, Call: dialect.Call{ID: id, Name: name, ArgsText: args}, Raw: cv})
+	}
+	return msg, nil
+}
+
+// ListContent reads a string, null or an array of content parts.
+func ListContent(v any, p string) ([]dialect.Part, error) {
+	switch c := v.(type) {
+	case nil:
+		return nil, nil
+	case string:
+		return []dialect.Part{{Kind: dialect.KindText, Text: c}}, nil
+	case []any:
+		parts := make([]dialect.Part, 0, len(c))
+		for i, e := range c {
+			ep := field.Index(p, i)
+			em, err := field.As[map[string]any](e, ep)
+			if err != nil {
+				return nil, err
+			}
+			typ, err := dialect.OptString(em, "type", ep)
+			if err != nil {
+				return nil, err
+			}
+			switch typ {
+			case "text", "input_text", "output_text":
+				t, err := dialect.OptString(em, "text", ep)
+				if err != nil {
+					return nil, err
+				}
+				parts = append(parts, dialect.Part{Kind: dialect.KindText, Text: t, Raw: e})
+			case "image_url":
+				iu, _, err := field.Get[map[string]any](em, "image_url", ep)
+				if err != nil {
+					return nil, err
+				}
+				u, err := dialect.OptString(iu, "url", field.Join(ep, "image_url"))
+				if err != nil {
+					return nil, err
+				}
+				parts = append(parts, dialect.ImagePart(u, e))
+			case "input_image":
+				u, err := dialect.OptString(em, "image_url", ep)
+				if err != nil {
+					return nil, err
+				}
+				if u == "" {
+					parts = append(parts, dialect.Other(e))
+					continue
+				}
+				parts = append(parts, dialect.ImagePart(u, e))
+			default:
+				parts = append(parts, dialect.Other(e))
+			}
+		}
+		return parts, nil
+	}
+	return nil, field.NewError(p, "must be a string, an array or null, got "+field.TypeName(v))
+}
+
+// ListResultContent reads the content of a tool message or the output of a
+// function_call_output: a string (an envelope when it is one) or text and
+// image parts.
+func ListResultContent(v any, p string) (outcome.Outcome, bool, error) {
+	if s, ok := v.(string); ok {
+		o, failed := dialect.TextOutcome(s)
+		return o, failed, nil
+	}
+	parts, err := ListContent(v, p)
+	if err != nil {
+		return outcome.Outcome{}, false, err
+	}
+	o, failed := dialect.BlocksOutcome(dialect.PartsBlocks(parts))
+	return o, failed, nil
+}
+
+// ---- openai-chat ----
+
+// writeMessage writes one neutral message as Chat Completions messages:
+// its results as tool messages first, then the message itself.
+func writeMessage(w *dialect.Writer, m dialect.Message) []any {
+	results, calls, rest := dialect.Split(m.Parts)
+	out := make([]any, 0, len(results)+1)
+	for _, r := range results {
+		out = append(out, w.Result(r))
+	}
+	switch m.Role {
+	case dialect.RoleOther:
+		for _, p := range rest {
+			if v, ok := w.Raw(p); ok {
+				out = append(out, v)
+			} else {
+				w.Drop(p)
+			}
+		}
+		return out
+	case dialect.RoleTool:
+		return out
+	case dialect.RoleAssistant:
+		b := w.Base(m.Raw)
+		b["role"] = "assistant"
+		if !w.Same {
+			if t := dialect.TextOf(rest); !outcome.IsBlank(t) {
+				b["content"] = t
+			} else {
+				b["content"] = nil
+			}
+			DropOthers(w, rest)
+		}
+		if len(calls) > 0 {
+			tc := make([]any, 0, len(calls))
+			for _, c := range calls {
+				if v, ok := w.Raw(c); ok {
+					tc = append(tc, v)
+					continue
+				}
+				cb := w.Base(c.Raw)
+				cb["id"] = c.Call.ID
+				cb["type"] = "function"
+				fn := dialect.Clone(cb["function"])
+				fn["name"] = c.Call.Name
+				if _, ok := fn["arguments"]; !ok || !w.Same {
+					fn["arguments"] = c.Call.Text()
+				}
+				cb["function"] = fn
+				tc = append(tc, cb)
+			}
+			b["tool_calls"] = tc
+		} else {
+			delete(b, "tool_calls")
+		}
+		return append(out, b)
+	}
+	if len(rest) == 0 && (len(results) > 0 || m.Role == dialect.RoleUser) {
+		return out
+	}
+	b := w.Base(m.Raw)
+	b["role"] = string(m.Role)
+	if !w.Same || b["content"] == nil {
+		b["content"] = ChatParts(w, rest, m.Role == dialect.RoleSystem)
+	}
+	return append(out, b)
+}
+
+// ChatParts writes user or system content: one string, or parts when there
+// is an image.
+func ChatParts(w *dialect.Writer, parts []dialect.Part, textOnly bool) any {
+	hasImage := false
+	for _, p := range parts {
+		hasImage = hasImage || p.Kind == dialect.KindImage
+	}
+	if !hasImage || textOnly {
+		DropOthers(w, parts)
+		return dialect.TextOf(parts)
+	}
+	arr := make([]any, 0, len(parts))
+	for _, p := range parts {
+		switch p.Kind {
+		case dialect.KindText:
+			arr = append(arr, map[string]any{"type": "text", "text": p.Text})
+		case dialect.KindImage:
+			arr = append(arr, map[string]any{"type": "image_url", "image_url": map[string]any{"url": p.Image.URLForm()}})
+		default:
+			w.Drop(p)
+		}
+	}
+	return arr
+}
+
+// DropOthers counts as dropped the parts a text-only place cannot carry:
+// parts toolerr does not model, and images except in Chat Completions
+// (whose images travel in a user message of their own).
+func DropOthers(w *dialect.Writer, parts []dialect.Part) {
+	for _, p := range parts {
+		if p.Kind == dialect.KindOther || (p.Kind == dialect.KindImage && w.D.Name != Name) {
+			w.Drop(p)
+		}
+	}
+}
