@@ -5,6 +5,7 @@ import { WASI } from '@bjorn3/browser_wasi_shim';
 import { setExports } from './core.js';
 
 export * from './core.js';
+export * from './runtime.js';
 
 /** Loads toolerr.wasm (default: beside this file) and makes the API usable. */
 export async function init(source = new URL('./toolerr.wasm', import.meta.url)) {

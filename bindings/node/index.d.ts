@@ -113,6 +113,117 @@ export function breaker(state: Record<string, unknown> | null, event: 'allow' | 
 export function budget(state: Record<string, unknown> | null, options: { limits: Record<string, unknown>; nowMs: number; charge?: Record<string, unknown> }): { allowed: boolean; state: Record<string, unknown>; remaining: Record<string, unknown>; error?: Envelope };
 export function replay(trace: Record<string, unknown>, format: Format): any;
 
+// The runtime (runtime.js): one tool call under the core's step op. docs/resilience.md, "The step op".
+
+/** Bytes as a store keeps them (a Node Buffer is one). */
+export type Bytes = Uint8Array;
+
+/** The byte-level compare-and-swap port every breaker store implements (methods may return promises). */
+export interface Store {
+  /** The bytes stored under key, or null. */
+  load(key: string): Bytes | null | Promise<Bytes | null>;
+  /** Stores next only if key holds exactly old (null: nothing); current is what it holds when not swapped. */
+  compareAndSwap(key: string, old: Bytes | null, next: Bytes): { swapped: boolean; current: Bytes | null } | Promise<{ swapped: boolean; current: Bytes | null }>;
+}
+
+/** The in-process Store: a Map of bytes. */
+export class MemoryStore implements Store {
+  load(key: string): Bytes | null;
+  compareAndSwap(key: string, old: Bytes | null, next: Bytes): { swapped: boolean; current: Bytes | null };
+}
+
+/** One agent run's step/token/time budget, shared by its calls; state is what was spent. */
+export class Budget {
+  constructor(limits: { steps?: number; tokens?: number; wall_ms?: number });
+  limits: { steps?: number; tokens?: number; wall_ms?: number };
+  state: { steps: number; tokens: number; started_ms: number } | null;
+}
+
+/** One agent run's loop guard: refuses a call that failed threshold times in a row with the same args. */
+export class LoopGuard {
+  constructor(threshold?: number);
+  threshold: number;
+  state: Record<string, { args: string; failures: number }> | null;
+}
+
+/** Throw it from a tool to hand the executor your own envelope. */
+export class ToolFailure extends Error {
+  constructor(envelope: Envelope);
+  readonly envelope: Envelope;
+}
+
+/** One decision of a call, the same record in every language (docs/resilience.md, "Decision records"). */
+export interface DecisionRecord {
+  kind: 'budget' | 'loop_guard' | 'breaker' | 'call' | 'retry' | 'fallback';
+  level: 'debug' | 'info' | 'warn';
+  tool: string;
+  attempt: number;
+  allowed?: boolean;
+  /** breaker, fallback: the breaker event. */
+  event?: 'allow' | 'success' | 'failure';
+  /** breaker: the phase after the event, and before it when it changed. */
+  phase?: 'closed' | 'open' | 'half_open';
+  from?: 'closed' | 'open' | 'half_open';
+  probe?: boolean;
+  reason?: string;
+  delay_ms?: number;
+  code?: string;
+  retryable?: boolean;
+  failures?: number;
+  threshold?: number;
+  /** fallback: the store's error text, sanitized. */
+  error?: string;
+}
+
+/** How one call ended: value on success, else error (the envelope for the model). */
+export class CallResult<T> {
+  readonly ok: boolean;
+  readonly value: T | undefined;
+  readonly error: Envelope | null;
+  /** How many calls of the tool were made. */
+  readonly attempts: number;
+  /** The tool's last thrown error, or the abort reason. */
+  readonly cause: unknown;
+  /** The outcome to serialize: the envelope, or the value as text, JSON or empty. */
+  outcome(callId: string, name: string): Outcome;
+}
+
+export interface ExecutorOptions {
+  /** Shared between replicas; default this executor's memory. */
+  store?: Store;
+  /** Used when the shared store fails; default a MemoryStore. */
+  local?: Store;
+  /** Goes before the tool name in the store key; default "toolerr:breaker:". */
+  keyPrefix?: string;
+  retry?: { max_attempts?: number; base_ms?: number; cap_ms?: number; max_wait_ms?: number };
+  breaker?: { failure_threshold?: number; open_ms?: number; success_threshold?: number };
+  /** One call's bound in ms, retries and sleeps included. */
+  timeoutMs?: number;
+  budget?: Budget;
+  loopGuard?: LoopGuard;
+  /** Turns a thrown error into an envelope; default classifyResponse with source "tool". */
+  classify?: (err: unknown, tool: string) => Envelope;
+  onDecision?: (record: DecisionRecord) => void;
+  /** true (globalThis.console) or a console-like object: "toolerr decision <json>" at the record's level. */
+  console?: boolean | { debug(...a: unknown[]): void; info(...a: unknown[]): void; warn(...a: unknown[]): void };
+  /** ms since the Unix epoch; default Date.now. */
+  clock?: () => number;
+  /** Waits ms, rejecting when signal aborts; default a timer. */
+  sleep?: (ms: number, signal?: AbortSignal) => Promise<void>;
+  /** A uniform number in [0, 1); default Math.random. */
+  draw?: () => number;
+}
+
+/** Runs tool calls under the core's decisions; dispatches each record as a 'decision' CustomEvent. */
+export class Executor extends EventTarget {
+  constructor(options?: ExecutorOptions);
+  budget: Budget | null;
+  loopGuard: LoopGuard | null;
+  /** Resolves to a CallResult; never rejects for the tool's failures. */
+  call<T>(tool: string, fn: (ctx: { signal?: AbortSignal; attempt: number }) => Promise<T> | T,
+    options?: { args?: unknown; tokens?: number; signal?: AbortSignal }): Promise<CallResult<T>>;
+}
+
 /** Browser only (browser.js): loads toolerr.wasm; await it once before any call. */
 export function init(source?: string | URL | Response | WebAssembly.Module): Promise<void>;
 /** Internal: sets the source of the wasm exports. */

@@ -6,6 +6,7 @@ import { WASI } from 'node:wasi';
 import { setExports } from './core.js';
 
 export * from './core.js';
+export * from './runtime.js';
 
 let wasmExports;
 

@@ -1,0 +1,203 @@
+// The toolerr runtime for JavaScript: run one tool call with retries, the
+// per-tool breaker, the run's budget and loop guard. Every decision is the
+// core's "step" op (docs/resilience.md, "The step op"); this file only reads
+// the clock, draws jitter, sleeps, honours AbortSignal, moves bytes to and
+// from the stores and reports the core's decision records, so JavaScript
+// decides exactly as Go, Python and Rust do (conformance/runtime/*.json).
+// It uses no Node-only module, so it runs in browsers too.
+
+import { invoke, classifyResponse } from './core.js';
+
+const enc = new TextEncoder();
+const dec = new TextDecoder();
+const text = (v) => (v === null || v === undefined ? null : typeof v === 'string' ? v : dec.decode(v));
+const bytes = (v) => (v === null || v === undefined ? null : typeof v === 'string' ? enc.encode(v) : v);
+const sameBytes = (a, b) => {
+  if (a === null || b === null) return a === b;
+  if (a.length !== b.length) return false;
+  for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return false;
+  return true;
+};
+
+/**
+ * The in-process store: a Map of bytes. Every store implements this byte-level
+ * compare-and-swap port: load(key) -> bytes or null; compareAndSwap(key, old,
+ * next) stores next only if the key holds exactly old (null: nothing) and
+ * returns {swapped, current} (current: what it holds when not swapped).
+ * Methods may return promises (a Redis store does).
+ */
+export class MemoryStore {
+  #data = new Map();
+  /** Returns the bytes stored under key, or null. */
+  load(key) { return this.#data.get(key) ?? null; }
+  /** Stores next under key if it holds exactly old; else returns what it holds. */
+  compareAndSwap(key, old, next) {
+    const cur = this.#data.get(key) ?? null;
+    if (!sameBytes(cur, bytes(old))) return { swapped: false, current: cur };
+    this.#data.set(key, typeof next === 'string' ? enc.encode(next) : Uint8Array.from(next));
+    return { swapped: true, current: null };
+  }
+}
+
+/** One agent run's step/token/time budget ({steps?, tokens?, wall_ms?}), shared by its calls. */
+export class Budget {
+  constructor(limits) { this.limits = { ...limits }; this.state = null; }
+}
+
+/** One agent run's loop guard: a call that failed threshold times in a row with the same args is refused. */
+export class LoopGuard {
+  constructor(threshold = 3) { this.threshold = threshold; this.state = null; }
+}
+
+/** Throw it from a tool to hand the executor your own envelope (e.g. from classifyResponse). */
+export class ToolFailure extends Error {
+  constructor(envelope) {
+    super(`${envelope.code}: ${envelope.message}`);
+    this.name = 'ToolFailure';
+    this.envelope = envelope;
+  }
+}
+
+/** How one call ended: value on success, else error (the envelope for the model). */
+export class CallResult {
+  constructor(value, error, attempts, cause) {
+    this.ok = !error;
+    this.value = value;
+    this.error = error ?? null;
+    this.attempts = attempts;
+    this.cause = cause ?? null;
+  }
+
+  /** The outcome to serialize: the envelope, or the value as text (a string), JSON, or empty. */
+  outcome(callId, name) {
+    if (this.error) return { callId, name, error: this.error };
+    if (this.value === undefined || this.value === null) return { callId, name, result: {} };
+    return { callId, name, result: typeof this.value === 'string' ? { text: this.value } : { json: this.value } };
+  }
+}
+
+function sleepFor(ms, signal) {
+  return new Promise((resolve, reject) => {
+    if (signal?.aborted) { reject(signal.reason); return; }
+    const onAbort = () => { clearTimeout(timer); reject(signal.reason); };
+    const timer = setTimeout(() => { signal?.removeEventListener('abort', onAbort); resolve(); }, ms);
+    signal?.addEventListener('abort', onAbort, { once: true });
+  });
+}
+
+const logLevel = { debug: 'debug', info: 'info', warn: 'warn' };
+
+/**
+ * Runs tool calls under the core's decisions. An EventTarget: every decision
+ * record is also dispatched as a 'decision' CustomEvent (detail: the record).
+ *
+ * Options: store (shared between replicas; default this executor's memory),
+ * local (the store used when the shared one fails; default a MemoryStore), keyPrefix ("toolerr:breaker:"), retry ({max_attempts, base_ms, cap_ms,
+ * max_wait_ms}), breaker ({failure_threshold, open_ms, success_threshold}),
+ * timeoutMs (one call, retries and sleeps included), budget, loopGuard (the
+ * run's), classify(err, tool) -> envelope (default classifyResponse; a
+ * ToolFailure, or any error with .envelope, keeps its own), onDecision(record),
+ * console (true or a console-like object: logs "toolerr decision <json>" at
+ * the record's level), clock() -> ms, sleep(ms, signal) -> Promise, draw() in [0, 1).
+ */
+export class Executor extends EventTarget {
+  #local;
+  #shared;
+  #config = {};
+  #o;
+
+  constructor(options = {}) {
+    super();
+    this.#o = options;
+    this.#local = options.local ?? new MemoryStore();
+    this.#shared = options.store ?? this.#local;
+    if (options.keyPrefix !== undefined) this.#config.key_prefix = options.keyPrefix;
+    if (options.retry) this.#config.policy = { ...options.retry };
+    if (options.breaker) this.#config.settings = { ...options.breaker };
+    if (options.timeoutMs) this.#config.timeout_ms = Math.max(1, Math.floor(options.timeoutMs));
+    this.budget = options.budget ?? null;
+    this.loopGuard = options.loopGuard ?? null;
+  }
+
+  #step(base, tokens, state, event) {
+    const req = { ...base, state, event, now_ms: (this.#o.clock ?? Date.now)() };
+    const b = this.budget, g = this.loopGuard;
+    if (b) req.budget = { limits: b.limits, state: b.state, ...(tokens ? { charge: { tokens } } : {}) };
+    if (g) req.loop = g.threshold > 0 ? { threshold: g.threshold, state: g.state } : { state: g.state };
+    const r = invoke(req); // synchronous: no other call of this thread runs between read and write
+    if (b && r.budget) b.state = r.budget;
+    if (g && r.loop) g.state = r.loop;
+    return r;
+  }
+
+  #report(rec) {
+    this.#o.onDecision?.(rec);
+    this.dispatchEvent(new CustomEvent('decision', { detail: rec }));
+    const con = this.#o.console === true ? globalThis.console : this.#o.console;
+    if (con) (con[logLevel[rec.level]] ?? con.log).call(con, `toolerr decision ${JSON.stringify(rec)}`);
+  }
+
+  #failure(err, tool) {
+    const env = err?.envelope && typeof err.envelope.code === 'string' ? err.envelope
+      : (this.#o.classify ?? ((e, t) => classifyResponse(e, { source: 'tool', tool: t })))(err, tool);
+    return { kind: 'failure', error: env, draw: (this.#o.draw ?? Math.random)() };
+  }
+
+  async #store(action) {
+    const store = action.store === 'local' ? this.#local : this.#shared;
+    try {
+      if (action.kind === 'load') return { kind: 'loaded', value: text(await store.load(action.key)) };
+      const old = action.old === null ? null : enc.encode(action.old);
+      const r = await store.compareAndSwap(action.key, old, enc.encode(action.new));
+      return { kind: 'cas', swapped: !!r.swapped, current: text(r.current) };
+    } catch (e) {
+      return { kind: 'store_error', message: String(e?.message ?? e) };
+    }
+  }
+
+  /**
+   * Calls fn({signal, attempt}) for tool with retries, the breaker, the budget
+   * and the loop guard, and resolves to a CallResult (never rejects for the
+   * tool's failures). args are the call's arguments (for the loop guard),
+   * tokens what each attempt charges the budget; aborting signal ends the call
+   * at once with CANCELLED (the breaker still hears of a call in flight).
+   */
+  async call(tool, fn, { args, tokens, signal } = {}) {
+    const base = { ...this.#config, op: 'step', tool };
+    const sleep = this.#o.sleep ?? sleepFor;
+    let state = null, value, cause;
+    let event = args === undefined ? { kind: 'start' } : { kind: 'start', args };
+    for (;;) {
+      const r = this.#step(base, tokens, state, event);
+      state = r.state;
+      for (const rec of r.decisions) this.#report(rec);
+      const a = r.action;
+      if (a.kind === 'stop') return new CallResult(a.error ? undefined : value, a.error, a.attempts, a.error ? cause : undefined);
+      if (a.kind === 'load' || a.kind === 'cas') {
+        event = await this.#store(a);
+      } else if (a.kind === 'call') {
+        const timeout = a.timeout_ms ? AbortSignal.timeout(a.timeout_ms) : null;
+        const signals = [signal, timeout].filter(Boolean);
+        const callSignal = signals.length > 1 ? AbortSignal.any(signals) : signals[0];
+        try {
+          value = await fn({ signal: callSignal, attempt: a.attempt });
+          cause = undefined;
+          event = { kind: 'success' };
+        } catch (e) {
+          cause = e;
+          if (signal?.aborted) event = { kind: 'cancelled' };
+          else if (timeout?.aborted) event = { kind: 'cancelled', cause: 'deadline' };
+          else event = this.#failure(e, tool);
+        }
+      } else {
+        try {
+          await sleep(a.delay_ms, signal);
+          event = signal?.aborted ? { kind: 'cancelled' } : { kind: 'slept' };
+        } catch (e) {
+          cause = e;
+          event = { kind: 'cancelled' };
+        }
+      }
+    }
+  }
+}

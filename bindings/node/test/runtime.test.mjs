@@ -1,0 +1,142 @@
+// The JavaScript runtime (Executor) on the shared scenarios of conformance/runtime, and in its own idioms.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { readFileSync, readdirSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import * as toolerr from '../index.js';
+import { Budget, Executor, LoopGuard, MemoryStore, ToolFailure } from '../index.js';
+
+const dir = fileURLToPath(new URL('../../../conformance/runtime/', import.meta.url));
+const scenarios = readdirSync(dir).filter((f) => f.endsWith('.json')).sort()
+  .flatMap((f) => JSON.parse(readFileSync(dir + f, 'utf8')).map((sc) => [`${f}/${sc.description}`, sc]));
+
+// A shared store that always fails, as conformance/runtime says ("connection refused").
+const failingStore = {
+  load() { throw new Error('connection refused'); },
+  async compareAndSwap() { throw new Error('connection refused'); },
+};
+
+test('scenarios are found', () => assert.ok(scenarios.length >= 10));
+
+for (const [name, sc] of scenarios) {
+  test(`shared scenario ${name}`, async () => {
+    const ex = sc.executor;
+    const shared = new MemoryStore(), local = new MemoryStore();
+    let now = sc.start_ms, draws, got, call, sleeps, abort;
+    const x = new Executor({
+      store: ex.store === 'failing' ? failingStore : shared, local,
+      retry: ex.policy, breaker: ex.settings, timeoutMs: ex.timeout_ms,
+      budget: ex.budget ? new Budget(ex.budget) : undefined,
+      loopGuard: ex.loop_threshold !== undefined ? new LoopGuard(ex.loop_threshold) : undefined,
+      clock: () => now,
+      draw: () => { assert.ok(draws.length, 'the runtime drew more numbers than the scenario gives'); return draws.shift(); },
+      sleep: async (ms, signal) => {
+        got.sleeps_ms.push(ms);
+        if (++sleeps === call.cancel_sleep) { abort.abort(); throw signal.reason; }
+        now += ms;
+      },
+      onDecision: (r) => got.decisions.push(r),
+    });
+    for (call of sc.calls) {
+      now += call.before_ms ?? 0;
+      draws = [...call.draws];
+      const outcomes = [...call.outcomes];
+      got = { decisions: [], sleeps_ms: [] };
+      sleeps = 0;
+      abort = new AbortController();
+      const r = await x.call(ex.tool, async () => {
+        assert.ok(outcomes.length, 'the runtime called the tool more often than the scenario scripts');
+        const o = outcomes.shift();
+        now += o.duration_ms ?? 0;
+        if (o.error) throw new ToolFailure(o.error);
+        return o.result;
+      }, { args: call.args, signal: abort.signal });
+      assert.equal(draws.length, 0, 'draws left unused');
+      const b = await (ex.store === 'failing' ? local : shared).load(`toolerr:breaker:${ex.tool}`);
+      got.attempts = r.attempts;
+      got.breaker = b === null ? null : new TextDecoder().decode(b);
+      if (r.error) got.error = r.error;
+      assert.deepEqual(got, call.expect);
+    }
+  });
+}
+
+test('MemoryStore compare-and-swap compares bytes', () => {
+  const s = new MemoryStore();
+  const b = (t) => new TextEncoder().encode(t);
+  assert.deepEqual(s.compareAndSwap('k', null, b('a')), { swapped: true, current: null });
+  assert.deepEqual(s.compareAndSwap('k', null, b('b')), { swapped: false, current: b('a') });
+  assert.deepEqual(s.compareAndSwap('k', b('x'), b('b')), { swapped: false, current: b('a') });
+  assert.equal(s.compareAndSwap('k', b('a'), b('b')).swapped, true);
+  assert.deepEqual(s.load('k'), b('b'));
+  assert.equal(s.load('none'), null);
+});
+
+test('a thrown error is classified, retried, and the records reach onDecision, the event and console', async () => {
+  let calls = 0;
+  const events = [], lines = [];
+  const x = new Executor({ sleep: async () => {}, console: { debug: (l) => lines.push(['debug', l]), warn: (l) => lines.push(['warn', l]), info: () => {} } });
+  x.addEventListener('decision', (e) => events.push(e.detail));
+  const r = await x.call('search', async () => {
+    if (++calls < 3) throw Object.assign(new Error('read ECONNRESET'), { code: 'ECONNRESET' });
+    return '3 hits';
+  });
+  assert.deepEqual([r.ok, r.value, r.attempts], [true, '3 hits', 3]);
+  assert.equal(events.filter((d) => d.kind === 'retry' && d.allowed).length, 2);
+  const warn = lines.filter(([l]) => l === 'warn');
+  assert.equal(warn.length, 2);
+  assert.match(warn[0][1], /^toolerr decision \{"allowed":false,"attempt":1,"code":"TRANSPORT"/);
+  assert.deepEqual(r.outcome('toolu_1', 'search').result, { text: '3 hits' });
+});
+
+test('a not-retryable failure is an outcome ready to serialize', async () => {
+  const r = await new Executor().call('search', async () => { throw new TypeError('max_results must be at most 50'); });
+  assert.equal(r.error.code, 'TOOL_ERROR');
+  assert.equal(r.attempts, 1);
+  assert.ok(r.cause instanceof TypeError);
+  const [msg] = toolerr.toAnthropic([r.outcome('toolu_1', 'search')]);
+  assert.equal(msg.content[0].is_error, true);
+});
+
+test('timeoutMs aborts the call through its signal: TIMEOUT', async () => {
+  const x = new Executor({ timeoutMs: 50, retry: { max_attempts: 1 } });
+  const r = await x.call('search', ({ signal }) => new Promise((_, reject) => {
+    signal.addEventListener('abort', () => reject(signal.reason));
+  }));
+  assert.equal(r.error.code, 'TIMEOUT');
+  assert.equal(r.attempts, 1);
+});
+
+test('aborting the caller signal during a probe frees the half-open slot and returns CANCELLED', async () => {
+  const store = new MemoryStore();
+  store.compareAndSwap('toolerr:breaker:search', null,
+    new TextEncoder().encode('{"failures":0,"open_until_ms":1,"phase":"open","probe_until_ms":0,"successes":0}'));
+  const abort = new AbortController();
+  const r = await new Executor({ store }).call('search', ({ signal }) => new Promise((_, reject) => {
+    signal.addEventListener('abort', () => reject(signal.reason));
+    setTimeout(() => abort.abort(), 10);
+  }), { signal: abort.signal });
+  assert.equal(r.error.code, 'CANCELLED');
+  assert.equal(new TextDecoder().decode(store.load('toolerr:breaker:search')),
+    '{"failures":0,"open_until_ms":0,"phase":"half_open","probe_until_ms":0,"successes":0}');
+});
+
+test('one store shared by two executors shares the breaker', async () => {
+  const store = new MemoryStore();
+  const down = async () => { throw new ToolFailure(toolerr.envelope('TRANSPORT', '503', { source: 'tool' })); };
+  for (let i = 0; i < 3; i++) await new Executor({ store, retry: { max_attempts: 1 } }).call('search', down);
+  const r = await new Executor({ store }).call('search', async () => 'never');
+  assert.equal(r.error.code, 'CIRCUIT_OPEN');
+  assert.equal(r.attempts, 0);
+});
+
+test('budget and loop guard belong to the run', async () => {
+  const budget = new Budget({ steps: 3 }), loopGuard = new LoopGuard(1);
+  const x = new Executor({ budget, loopGuard });
+  const bad = async () => { throw new ToolFailure(toolerr.envelope('INVALID_ARGS', 'bad', { source: 'tool' })); };
+  assert.equal((await x.call('search', bad, { args: { q: 1 } })).error.code, 'INVALID_ARGS');
+  assert.equal((await x.call('search', bad, { args: { q: 1 } })).error.code, 'LOOP_DETECTED');
+  assert.ok((await x.call('search', async () => 'ok', { args: { q: 2 } })).ok);
+  assert.equal((await x.call('search', async () => 'ok', { args: { q: 3 } })).error.code, 'BUDGET_EXHAUSTED');
+  assert.equal(budget.state.steps, 3);
+});
