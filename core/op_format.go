@@ -26,24 +26,17 @@ func opSerialize(req map[string]any) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	if a, ok := c.(format.Appender); ok {
-		// The fast path: wire bytes written once, no value tree. On any
-		// error Serialize below runs and gives the error (or the one case
-		// the fast path leaves to it).
-		// The messages go straight into the response buffer (okResponse).
-		buf := append(make([]byte, 0, min(512*len(outs), 64<<10)+len(okPrefix)+1), okPrefix...)
-		if b, err := a.AppendSerialized(buf, outs); err == nil {
-			return okResponse(append(b, '}')), nil
-		}
-	}
-	msgs, err := c.Serialize(outs)
+	// The codec writes the wire bytes once, straight into the response
+	// buffer (okResponse): no value tree.
+	buf := append(make([]byte, 0, min(512*len(outs), 64<<10)+len(okPrefix)+1), okPrefix...)
+	b, err := c.AppendSerialized(buf, outs)
 	if err != nil {
 		if _, many := req["results"]; !many {
 			err = shorthandPath(err)
 		}
 		return nil, err
 	}
-	return msgs, nil
+	return okResponse(append(b, '}')), nil
 }
 
 // shorthandPath rewrites an error path "results[0].x" to "x" for a request

@@ -11,17 +11,13 @@ import (
 	"github.com/toolerr/toolerr/core/internal/format/outcome"
 )
 
-// Every codec with a fast path (format.Appender) takes it for both request
-// shapes, and the bytes it writes are those of the value tree Serialize
-// returns.
+// Every codec writes its bytes straight into the response for both request
+// shapes, and they are those of the value tree Serialize returns.
 func TestOpSerialize_fastPathBothShapes(t *testing.T) {
 	const outcomeJSON = `"call":{"id":"call_1","name":"get_weather"},"error":{"code":"TIMEOUT","message":"Timed out after 10s.","retryable":true,"details":{"timeout_ms":10000},"source":"tool"}`
 	fast := 0
 	for _, name := range format.Names() {
 		c := format.Lookup(name)
-		if _, ok := c.(format.Appender); !ok {
-			continue
-		}
 		fast++
 		for _, body := range []string{outcomeJSON, `"results":[{` + outcomeJSON + `},{"call":{"id":"call_2","name":"search"},"result":{"text":"3 hits."}}]`} {
 			v, err := canonical.Parse([]byte(`{"format":"` + name + `",` + body + `}`))

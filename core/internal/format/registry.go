@@ -31,27 +31,17 @@ import (
 // Codec serializes outcomes into one provider's wire messages and parses them
 // back.
 //
-// Serialize returns the messages (value trees) to append to that provider's
-// history for one turn of outcomes, in call order. Parse reads such messages
-// back; parse(serialize(x)) gives x for failures, and for results up to what
-// the format can carry (README, "Wire formats").
+// AppendSerialized is the codec's one writer: it appends the canonical JSON
+// (RFC 8785) of the messages to append to that provider's history for one
+// turn of outcomes, in call order, to dst (on error dst may hold a partial
+// message). Serialize returns the same messages as value trees, derived from
+// those bytes (outcome.Values), so that the two never disagree. Parse reads
+// such messages back; parse(serialize(x)) gives x for failures, and for
+// results up to what the format can carry (README, "Wire formats").
 type Codec interface {
+	AppendSerialized(dst []byte, outs []outcome.Outcome) ([]byte, error)
 	Serialize(outs []outcome.Outcome) ([]any, error)
 	Parse(msgs []any) ([]outcome.Outcome, error)
-}
-
-// Appender is a Codec that can also write what Serialize returns straight
-// as canonical JSON (RFC 8785), without building the value tree: the path
-// Invoke takes. Every codec Lookup returns implements it.
-//
-// AppendSerialized appends to dst the canonical JSON of the array Serialize
-// returns for outs and returns the extended slice. On any error the caller
-// must discard dst and call Serialize, which returns the error (the fast path
-// may stop at a case it does not write itself, such as a value JSON cannot
-// carry).
-type Appender interface {
-	Codec
-	AppendSerialized(dst []byte, outs []outcome.Outcome) ([]byte, error)
 }
 
 // Provider is one row of the provider table. Name is the wire-format name

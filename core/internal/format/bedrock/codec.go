@@ -60,7 +60,7 @@ type Codec struct{}
 //
 // See shared/reference/wire-formats.md §1.6.
 func (Codec) Serialize(outs []outcome.Outcome) ([]any, error) {
-	return outcome.SerializeTurn(outs, AppendTurn)
+	return outcome.Values(outs, Codec{}.AppendSerialized)
 }
 
 // AppendSerialized appends the canonical JSON of what Serialize returns (an

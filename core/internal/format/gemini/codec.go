@@ -47,7 +47,7 @@ type Codec struct{}
 //
 // See shared/reference/wire-formats.md §1.4.
 func (Codec) Serialize(outs []outcome.Outcome) ([]any, error) {
-	return outcome.SerializeTurn(outs, AppendTurn)
+	return outcome.Values(outs, Codec{}.AppendSerialized)
 }
 
 // AppendSerialized appends the canonical JSON of what Serialize returns (an

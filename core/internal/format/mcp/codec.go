@@ -28,34 +28,14 @@ const ResultTypeComplete = "complete"
 //
 // See shared/reference/wire-formats.md §1.7 and §6.
 func (Codec) Serialize(outs []outcome.Outcome) ([]any, error) {
-	res := make([]any, 0, len(outs))
-	for i := range outs {
-		o := &outs[i]
-		if err := outcome.Check(i, o); err != nil {
-			return nil, err
-		}
-		if o.Error != nil {
-			res = append(res, map[string]any{
-				"content":    []any{text(outcome.EnvelopeText(outcome.Safe(*o.Error)))},
-				"isError":    true,
-				"resultType": ResultTypeComplete,
-			})
-			continue
-		}
-		m, err := success(i, *o.Result)
-		if err != nil {
-			return nil, err
-		}
-		res = append(res, m)
-	}
-	return res, nil
+	return outcome.Values(outs, Codec{}.AppendSerialized)
 }
 
-// AppendSerialized appends the canonical JSON of what Serialize returns to
-// dst; a failure's CallToolResult is written without building its value
-// tree. Errors are those of Serialize, except that a failure whose details
-// hold a value JSON cannot carry is an error here (the caller then runs
-// Serialize; see format.Appender).
+// AppendSerialized appends the canonical JSON of the CallToolResults to dst:
+// the codec's one writer (Serialize parses what it writes); a failure's is
+// written without building its value tree. Errors are those Serialize
+// documents, and the canonical writer's for a failure whose details hold a
+// value JSON cannot carry (NaN, ±Inf).
 func (Codec) AppendSerialized(dst []byte, outs []outcome.Outcome) ([]byte, error) {
 	dst = append(dst, '[')
 	for i := range outs {

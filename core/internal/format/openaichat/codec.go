@@ -26,38 +26,21 @@ type Codec struct{}
 //
 // See shared/reference/wire-formats.md §1.1 and §6.
 func (Codec) Serialize(outs []outcome.Outcome) ([]any, error) {
-	msgs := make([]any, 0, len(outs)+1)
-	var parts []any
-	var seen map[string]int
-	for i := range outs {
-		o := &outs[i]
-		if err := checkCall(outs, i, &seen); err != nil {
-			return nil, err
-		}
-		content, err := toolContent(i, o, &parts)
-		if err != nil {
-			return nil, err
-		}
-		msgs = append(msgs, map[string]any{"role": "tool", "tool_call_id": o.Call.ID, "content": content})
-	}
-	if len(parts) > 0 {
-		msgs = append(msgs, userMessage(parts))
-	}
-	return msgs, nil
+	return outcome.Values(outs, Codec{}.AppendSerialized)
 }
 
-// AppendSerialized appends the canonical JSON of what Serialize returns to
-// dst without building the value tree: a failure's tool message is written
-// by AppendToolMessage. Errors are those of Serialize, except that a
-// failure whose details hold a value JSON cannot carry is an error here (the
-// caller then runs Serialize; see format.Appender).
+// AppendSerialized appends the canonical JSON of the messages to dst: the
+// codec's one writer (Serialize parses what it writes). A failure's tool
+// message is written by AppendToolMessage. Errors are those Serialize
+// documents, and the canonical writer's for a failure whose details hold a
+// value JSON cannot carry (NaN, ±Inf).
 func (Codec) AppendSerialized(dst []byte, outs []outcome.Outcome) ([]byte, error) {
 	var parts []any
 	var seen map[string]int
 	dst = append(dst, '[')
 	for i := range outs {
 		o := &outs[i]
-		if err := checkCall(outs, i, &seen); err != nil {
+		if err := outcome.CheckCall(outs, i, &seen, callIDs()); err != nil {
 			return dst, err
 		}
 		if i > 0 {
@@ -119,21 +102,12 @@ func userMessage(parts []any) map[string]any {
 	return map[string]any{"role": "user", "content": parts}
 }
 
-// checkCall returns the *field.Error of outcome i when it is malformed or its
-// call id is missing or repeats an earlier one (see outcome.RepeatedID).
-func checkCall(outs []outcome.Outcome, i int, seen *map[string]int) error {
-	o := &outs[i]
-	if err := outcome.Check(i, o); err != nil {
-		return err
+// callIDs is how tool_call_id is checked: required, unique in the turn.
+func callIDs() outcome.CallIDs {
+	return outcome.CallIDs{
+		Required: "tool_call_id must echo the id of the assistant's tool call",
+		Each:     "tool call gets exactly one result",
 	}
-	id := o.Call.ID
-	if id == "" {
-		return field.NewError(outcome.Path(i, "call.id"), "is required: tool_call_id must echo the id of the assistant's tool call")
-	}
-	if j, dup := outcome.RepeatedID(outs, i, seen); dup {
-		return field.NewError(outcome.Path(i, "call.id"), "repeats the id of results["+strconv.Itoa(j)+"]; each tool call gets exactly one result")
-	}
-	return nil
 }
 
 // images returns the image blocks of outcome i's blocks, checked, and an

@@ -1,9 +1,6 @@
 package openairesponses
 
 import (
-	"strconv"
-	"unicode/utf8"
-
 	"github.com/toolerr/toolerr/core/internal/canonical"
 	"github.com/toolerr/toolerr/core/internal/envelope"
 	"github.com/toolerr/toolerr/core/internal/field"
@@ -33,32 +30,20 @@ const MaxCallIDChars = 64
 //
 // See shared/reference/wire-formats.md §1.2 and §6.
 func (Codec) Serialize(outs []outcome.Outcome) ([]any, error) {
-	items := make([]any, 0, len(outs))
-	var seen map[string]int
-	for i := range outs {
-		if err := checkCall(outs, i, &seen); err != nil {
-			return nil, err
-		}
-		output, err := itemOutput(i, &outs[i])
-		if err != nil {
-			return nil, err
-		}
-		items = append(items, map[string]any{"type": "function_call_output", "call_id": outs[i].Call.ID, "output": output})
-	}
-	return items, nil
+	return outcome.Values(outs, Codec{}.AppendSerialized)
 }
 
-// AppendSerialized appends the canonical JSON of what Serialize returns to
-// dst without building the value tree: a failure's item is written by
-// AppendFunctionCallOutput. Errors are those of Serialize, except that a
-// failure whose details hold a value JSON cannot carry is an error here (the
-// caller then runs Serialize; see format.Appender).
+// AppendSerialized appends the canonical JSON of the items to dst: the
+// codec's one writer (Serialize parses what it writes). A failure's item is
+// written by AppendFunctionCallOutput. Errors are those Serialize documents,
+// and the canonical writer's for a failure whose details hold a value JSON
+// cannot carry (NaN, ±Inf).
 func (Codec) AppendSerialized(dst []byte, outs []outcome.Outcome) ([]byte, error) {
 	var seen map[string]int
 	dst = append(dst, '[')
 	for i := range outs {
 		o := &outs[i]
-		if err := checkCall(outs, i, &seen); err != nil {
+		if err := outcome.CheckCall(outs, i, &seen, callIDs()); err != nil {
 			return dst, err
 		}
 		if i > 0 {
@@ -85,24 +70,15 @@ func (Codec) AppendSerialized(dst []byte, outs []outcome.Outcome) ([]byte, error
 	return append(dst, ']'), nil
 }
 
-// checkCall returns the *field.Error of outcome i when it is malformed or its
-// call id is missing, too long or repeats an earlier one.
-func checkCall(outs []outcome.Outcome, i int, seen *map[string]int) error {
-	o := &outs[i]
-	if err := outcome.Check(i, o); err != nil {
-		return err
+// callIDs is how call_id is checked: required, at most MaxCallIDChars,
+// unique in the turn.
+func callIDs() outcome.CallIDs {
+	return outcome.CallIDs{
+		Required: "call_id pairs the output with the model's function_call",
+		MaxChars: MaxCallIDChars,
+		TooLong:  "must be at most 64 characters (Responses API call_id)",
+		Each:     "function_call gets exactly one output",
 	}
-	id := o.Call.ID
-	switch {
-	case id == "":
-		return field.NewError(outcome.Path(i, "call.id"), "is required: call_id pairs the output with the model's function_call")
-	case utf8.RuneCountInString(id) > MaxCallIDChars:
-		return field.NewError(outcome.Path(i, "call.id"), "must be at most 64 characters (Responses API call_id)")
-	}
-	if j, dup := outcome.RepeatedID(outs, i, seen); dup {
-		return field.NewError(outcome.Path(i, "call.id"), "repeats the id of results["+strconv.Itoa(j)+"]; each function_call gets exactly one output")
-	}
-	return nil
 }
 
 // itemOutput returns the output of outcome i's item: the blockItems array

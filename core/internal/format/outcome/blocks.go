@@ -3,6 +3,7 @@ package outcome
 import (
 	"strconv"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/toolerr/toolerr/core/internal/canonical"
 	"github.com/toolerr/toolerr/core/internal/envelope"
@@ -274,9 +275,8 @@ func AppendTurn(dst []byte, outs []Outcome, head, tail string, one func(dst []by
 	return append(dst, tail...), nil
 }
 
-// AppendTurnArray appends "[", the one message appendTurn writes, and "]":
-// the canonical JSON of what SerializeTurn returns, for a codec's
-// AppendSerialized.
+// AppendTurnArray appends "[", the one message appendTurn writes, and "]",
+// for the AppendSerialized of a codec that writes one message per turn.
 func AppendTurnArray(dst []byte, outs []Outcome, appendTurn func(dst []byte, outs []Outcome) ([]byte, error)) ([]byte, error) {
 	dst, err := appendTurn(append(dst, '['), outs)
 	if err != nil {
@@ -309,11 +309,12 @@ func RepeatedID(outs []Outcome, i int, seen *map[string]int) (int, bool) {
 	return 0, false
 }
 
-// SerializeTurn runs appendTurn (a codec's canonical fast path) and returns
-// its one message as a value tree, so that the value tree and the bytes can
-// never disagree.
-func SerializeTurn(outs []Outcome, appendTurn func(dst []byte, outs []Outcome) ([]byte, error)) ([]any, error) {
-	b, err := appendTurn(make([]byte, 0, 256*len(outs)), outs)
+// Values runs a codec's byte writer (its AppendSerialized) on outs and
+// returns what it wrote as value trees: every codec writes its wire bytes
+// once and derives the value form from them, so that the two can never
+// disagree. Errors are the writer's.
+func Values(outs []Outcome, write func(dst []byte, outs []Outcome) ([]byte, error)) ([]any, error) {
+	b, err := write(make([]byte, 0, 256*len(outs)), outs)
 	if err != nil {
 		return nil, err
 	}
@@ -321,7 +322,40 @@ func SerializeTurn(outs []Outcome, appendTurn func(dst []byte, outs []Outcome) (
 	if err != nil {
 		return nil, err
 	}
-	return []any{v}, nil
+	return v.([]any), nil
+}
+
+// CallIDs is how a codec whose calls need ids checks them (CheckCall):
+// Required says why an id is needed (after "is required: "), MaxChars bounds
+// its length in characters (0 = no bound) with TooLong the error past it,
+// and Each names what every call gets exactly one of ("tool call gets
+// exactly one result").
+type CallIDs struct {
+	Required string
+	MaxChars int
+	TooLong  string
+	Each     string
+}
+
+// CheckCall returns the *field.Error of outcome i when it is malformed (see
+// Check) or its call id is missing, too long, or repeats an earlier one's
+// (see RepeatedID; seen carries the ids across calls).
+func CheckCall(outs []Outcome, i int, seen *map[string]int, r CallIDs) error {
+	o := &outs[i]
+	if err := Check(i, o); err != nil {
+		return err
+	}
+	id := o.Call.ID
+	switch {
+	case id == "":
+		return field.NewError(Path(i, "call.id"), "is required: "+r.Required)
+	case r.MaxChars > 0 && utf8.RuneCountInString(id) > r.MaxChars:
+		return field.NewError(Path(i, "call.id"), r.TooLong)
+	}
+	if j, dup := RepeatedID(outs, i, seen); dup {
+		return field.NewError(Path(i, "call.id"), "repeats the id of results["+strconv.Itoa(j)+"]; each "+r.Each)
+	}
+	return nil
 }
 
 // ReadMessages walks the messages of a parse request. Each element is either
