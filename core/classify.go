@@ -10,11 +10,15 @@ import (
 // ClassifyOptions are the facts about a failure that its response does not
 // carry; the zero value means "a provider call, nothing else known".
 //
-// Source is who made the failing call: SourceProvider (also for "") or
-// SourceTool, for which a 400 or 422 means the model's arguments were wrong
-// (CodeInvalidArgs). Provider is a hint ("openai", "anthropic", "gemini",
-// "bedrock", "mistral", "cohere", "ollama", ...), "" to detect it from the
-// body. Tool is copied to details.tool ("" = absent); Attempt to
+// Source is who made the failing call: SourceProvider or SourceTool, for
+// which a 400 or 422 means the model's arguments were wrong
+// (CodeInvalidArgs) and the body is the tool service's own answer (its
+// sentence goes to details.tool_message). "" means SourceTool when Tool is
+// set (naming a tool says a tool made the call), else SourceProvider.
+// Provider is a hint ("openai", "anthropic", "gemini", "bedrock", "mistral",
+// "cohere", "ollama", ...), "" to detect it from the body of a provider's
+// failure; with a tool source it says the tool's call went to that provider.
+// Tool is copied to details.tool ("" = absent); Attempt to
 // details.attempt (0 = absent). NowMs is the time of the response in
 // milliseconds since the Unix epoch (0 = unknown); without it an HTTP-date
 // Retry-After and Anthropic's RFC 3339 reset headers give no wait.

@@ -12,12 +12,18 @@ import (
 func ExampleClassifyHTTP() {
 	header := http.Header{}
 	header.Set("Retry-After", "12")
-	e := core.ClassifyHTTP(429, header, []byte(`{"error":{"message":"slow down","type":"requests","param":null,"code":"rate_limit_exceeded"}}`),
-		core.ClassifyOptions{Source: core.SourceTool, Tool: "get_weather"})
+	// Naming the tool says a tool made the call: source tool.
+	e := core.ClassifyHTTP(429, header, []byte(`{"error":{"message":"slow down"}}`), core.ClassifyOptions{Tool: "get_weather"})
 	b, _ := json.Marshal(e)
 	fmt.Println(string(b))
+	// A tool's 400: the service's own sentence goes to details.tool_message.
+	e = core.ClassifyHTTP(400, nil, []byte(`{"error":{"message":"days must be at most 7"}}`), core.ClassifyOptions{Tool: "get_weather"})
+	fmt.Println(e.Code, e.Details["tool_message"])
+	fmt.Println(e.Message)
 	// Output:
-	// {"code":"RATE_LIMITED","details":{"provider":"openai","provider_code":"rate_limit_exceeded","provider_type":"requests","retry_after_seconds":12,"status":429,"tool":"get_weather"},"message":"The get_weather tool was rate limited (HTTP 429); retry after 12 seconds.","retryable":true,"source":"tool"}
+	// {"code":"RATE_LIMITED","details":{"retry_after_seconds":12,"status":429,"tool":"get_weather"},"message":"The get_weather tool was rate limited (HTTP 429); retry after 12 seconds.","retryable":true,"source":"tool"}
+	// INVALID_ARGS days must be at most 7.
+	// The get_weather tool rejected the arguments (HTTP 400); fix the arguments before calling it again.
 }
 
 func ExampleClassifyHTTP_gemini() {
@@ -57,7 +63,7 @@ func ExampleClassifyText() {
 	fmt.Println(e.Code, e.Retryable, e.Message)
 	// Output:
 	// INVALID_REQUEST false 400
-	// TRANSPORT true The search tool refused the connection; retry later.
+	// TRANSPORT true The search tool could not connect: the connection was refused; retry later.
 }
 
 func ExampleClassifyException() {

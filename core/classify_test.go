@@ -51,7 +51,7 @@ func TestInvoke_classify(t *testing.T) {
 		{"sse event", `{"op":"classify","sse_event":{"data":{"type":"error","error":{"type":"overloaded_error","message":"Overloaded"}},"content_emitted":true}}`,
 			`{"ok":{"code":"OVERLOADED","details":{"partial_output":true,"provider":"anthropic","provider_type":"overloaded_error"},"message":"The Anthropic API is overloaded in the response stream, after part of the output was sent; retry later.","retryable":true,"source":"provider"}}`},
 		{"error text", `{"op":"classify","source":"tool","tool":"search","error_text":"dial tcp 127.0.0.1:9: connect: connection refused"}`,
-			`{"ok":{"code":"TRANSPORT","details":{"cause":"connection_refused","tool":"search"},"message":"The search tool refused the connection; retry later.","retryable":true,"source":"tool"}}`},
+			`{"ok":{"code":"TRANSPORT","details":{"cause":"connection_refused","tool":"search"},"message":"The search tool could not connect: the connection was refused; retry later.","retryable":true,"source":"tool"}}`},
 		{"exception", `{"op":"classify_exception","tool":"search","attempt":1,"exception":{"type":"ValueError","message":"","traceback":"Traceback (most recent call last):\n  File \"/x.py\", line 1\nValueError\n"}}`,
 			`{"ok":{"code":"TOOL_ERROR","details":{"attempt":1,"exception_type":"ValueError","tool":"search"},"message":"The search tool raised ValueError; change the arguments or the approach, do not repeat the same call.","retryable":false,"source":"tool"}}`},
 	}

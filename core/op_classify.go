@@ -130,7 +130,8 @@ func classifyOptions(req map[string]any, withNow bool) (classify.Options, error)
 		return opt, err
 	}
 	switch src {
-	case "", "provider":
+	case "": // the core decides: a tool when "tool" names one (classify.Options)
+	case "provider":
 		opt.Source = envelope.SourceProvider
 	case "tool":
 		opt.Source = envelope.SourceTool

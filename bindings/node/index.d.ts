@@ -87,6 +87,7 @@ export function envelope(code: string, message: string, options?: { retryable?: 
 export function canonicalize(value: unknown): string;
 export function sanitize(text: string, options?: { maxChars?: number }): { text: string; truncated: boolean; original_chars?: number };
 
+/** tool names the tool whose call failed: the failure is then the tool's unless source says otherwise (the core's rule). */
 export interface ClassifyOptions { provider?: string; source?: Source; tool?: string; attempt?: number; /** ms since the Unix epoch */ nowMs?: number }
 export function classifyHttp(status: number, headers?: Record<string, string>, body?: unknown, options?: ClassifyOptions): Envelope;
 export function classifyException(err: unknown, options?: { tool?: string }): Envelope;

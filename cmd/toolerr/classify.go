@@ -32,8 +32,6 @@ func runClassify(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	}
 	if *source != "" {
 		req["source"] = *source
-	} else if *tool != "" {
-		req["source"] = "tool" // naming the tool says a tool made the failing call
 	}
 	if *tool != "" {
 		req["tool"] = *tool

@@ -11,6 +11,14 @@ test('classifyHttp reads Retry-After', () => {
   assert.deepEqual([e.code, e.retryable, e.details.retry_after_seconds], ['RATE_LIMITED', true, 7]);
 });
 
+test('classifyHttp with a tool is the tool\'s failure unless source says otherwise', () => {
+  let e = toolerr.classifyHttp(503, {}, undefined, { tool: 'search' });
+  assert.deepEqual([e.source, e.message], ['tool', 'The search tool is unavailable (HTTP 503); retry later.']);
+  e = toolerr.classifyHttp(400, {}, { error: { message: 'max_results must be at most 50' } }, { tool: 'search' });
+  assert.deepEqual([e.code, e.details.tool_message, e.details.provider], ['INVALID_ARGS', 'max_results must be at most 50.', undefined]);
+  assert.equal(toolerr.classifyHttp(503, {}, undefined, { tool: 'search', source: 'provider' }).source, 'provider');
+});
+
 test('classifyResponse reads a fetch Response and an SDK error alike', () => {
   const body = '{"type":"error","error":{"type":"overloaded_error","message":"Overloaded"}}';
   const headers = new Headers({ 'content-type': 'application/json' });

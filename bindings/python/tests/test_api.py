@@ -32,6 +32,16 @@ def test_classify_http_reads_retry_after() -> None:
     assert (e.code, e.retryable, e.details["retry_after_seconds"]) == ("RATE_LIMITED", True, 7)
 
 
+def test_classify_http_with_a_tool_is_the_tools_failure() -> None:
+    # One rule, in the core: naming a tool makes it the tool's failure unless source says otherwise.
+    e = toolerr.classify_http(503, tool="search")
+    assert (e.source, e.message) == ("tool", "The search tool is unavailable (HTTP 503); retry later.")
+    e = toolerr.classify_http(400, body={"error": {"message": "max_results must be at most 50"}}, tool="search")
+    assert (e.code, e.details["tool_message"]) == ("INVALID_ARGS", "max_results must be at most 50.")
+    assert "provider" not in e.details
+    assert toolerr.classify_http(503, tool="search", source="provider").source == "provider"
+
+
 def test_classify_response_reads_httpx_like_and_sdk_errors_alike() -> None:
     body = '{"type":"error","error":{"type":"overloaded_error","message":"Overloaded"}}'
     r = FakeHTTPXResponse(529, {"content-type": "application/json"}, body)

@@ -147,9 +147,12 @@ def classify_http(status: int, headers: Optional[Mapping[str, str]] = None, body
                   attempt: Optional[int] = None, now_ms: Optional[int] = None) -> Envelope:
     """Classify an HTTP failure: status, response headers, body (text or parsed JSON).
 
-    provider ("openai", "anthropic", "gemini", "bedrock", ...) hints how to read
-    the body. now_ms (milliseconds since the Unix epoch) is needed only to turn
-    an HTTP-date Retry-After or a reset time into details.retry_after_seconds.
+    tool names the tool whose call failed: the failure is then the tool's
+    (source "tool", its service's own sentence in details.tool_message) unless
+    source ("tool" or "provider") says otherwise. provider ("openai",
+    "anthropic", "gemini", "bedrock", ...) hints how to read the body. now_ms
+    (milliseconds since the Unix epoch) is needed only to turn an HTTP-date
+    Retry-After or a reset time into details.retry_after_seconds.
     """
     http = {k: v for k, v in (("status", status), ("headers", dict(headers or {})), ("body", body)) if v is not None}
     return Envelope.from_dict(_op("classify", dict(http=http, provider=provider, source=source, tool=tool,

@@ -35,7 +35,8 @@ pub struct Envelope {
     pub message: String,
     /// May the orchestrator retry without the model?
     pub retryable: bool,
-    /// `tool`, `provider` or `orchestrator`.
+    /// `tool` or `provider`: who made the failing call. Absent: `tool` when `tool` is set, else
+    /// `provider` (the core's one rule).
     pub source: String,
 }
 
@@ -153,10 +154,11 @@ pub struct ClassifyOptions {
     /// `openai`, `anthropic`, `gemini`, `bedrock`, ...: how to read the body.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub provider: Option<String>,
-    /// `tool`, `provider` or `orchestrator`.
+    /// `tool` or `provider`: who made the failing call. Absent: `tool` when `tool` is set, else
+    /// `provider` (the core's one rule).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub source: Option<String>,
-    /// The tool's name, copied into details.
+    /// The tool's name, copied into details; naming it makes the failure the tool's.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub tool: Option<String>,
     /// 1-based attempt number, copied into details.

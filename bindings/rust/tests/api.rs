@@ -15,6 +15,20 @@ fn classify_http_reads_retry_after() {
 }
 
 #[test]
+fn classify_http_with_a_tool_is_the_tools_failure() {
+    // One rule, in the core: naming a tool makes it the tool's failure unless source says otherwise.
+    let tool = ClassifyOptions { tool: Some("search".into()), ..Default::default() };
+    let e = toolerr::classify_http(503, &[], None, &tool).unwrap();
+    assert_eq!((e.source.as_str(), e.message.as_str()), ("tool", "The search tool is unavailable (HTTP 503); retry later."));
+    let body = json!({"error": {"message": "max_results must be at most 50"}});
+    let e = toolerr::classify_http(400, &[], Some(body), &tool).unwrap();
+    assert_eq!((e.code.as_str(), &e.details["tool_message"]), ("INVALID_ARGS", &json!("max_results must be at most 50.")));
+    assert!(e.details.get("provider").is_none());
+    let provider = ClassifyOptions { source: Some("provider".into()), ..tool };
+    assert_eq!(toolerr::classify_http(503, &[], None, &provider).unwrap().source, "provider");
+}
+
+#[test]
 fn classify_error_reads_a_rust_error_without_leaking_it() {
     let err = std::io::Error::new(std::io::ErrorKind::ConnectionRefused, "connection refused; key=sk-abcdefghijklmnopqrstuvwx");
     let e = toolerr::classify_error(&err, Some("search")).unwrap();

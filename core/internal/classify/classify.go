@@ -11,11 +11,17 @@ import (
 
 // Options are the facts about a failure that its response does not carry.
 //
-// Source is who made the failing call: SourceProvider (also for "") or
-// SourceTool, for which a 400 or 422 means the model's arguments were wrong
-// (INVALID_ARGS). Provider is a hint ("openai", "anthropic", "gemini",
-// "bedrock", "mistral", "cohere", "ollama", ...; any case), "" to detect it
-// from the body. Tool and Attempt are copied to details (HasAttempt says
+// Source is who made the failing call: SourceProvider or SourceTool, for
+// which a 400 or 422 means the model's arguments were wrong (INVALID_ARGS)
+// and the body is the tool service's own answer. "" means SourceTool when
+// Tool names a tool (naming the tool says a tool made the call) and
+// SourceProvider otherwise; this is the one place the rule lives, so every
+// front end (ops, typed API, CLI, bindings) agrees. Provider is a hint
+// ("openai", "anthropic", "gemini", "bedrock", "mistral", "cohere",
+// "ollama", ...; any case), "" to detect it from the body; a model provider
+// is detected only for a provider's failure, and a hint given with a tool
+// source says the tool's call went to that provider (its body is read as the
+// provider's, and its text is not copied). Tool and Attempt are copied to details (HasAttempt says
 // Attempt was given). NowMs is the time of the response in milliseconds since
 // the Unix epoch (HasNow says it was given); without it an HTTP-date
 // Retry-After and Anthropic's RFC 3339 resets give no wait.
@@ -27,6 +33,17 @@ type Options struct {
 	HasAttempt bool
 	NowMs      int64
 	HasNow     bool
+}
+
+// source returns who made the failing call (see Options.Source).
+func (o Options) source() envelope.Source {
+	switch {
+	case o.Source != "":
+		return o.Source
+	case o.Tool != "":
+		return envelope.SourceTool
+	}
+	return envelope.SourceProvider
 }
 
 // input is one failure in the shape build reads.
@@ -164,7 +181,7 @@ func Exception(typ, message, traceback string, opt Options) envelope.Envelope {
 	if typ == "" {
 		typ = "Exception"
 	}
-	opt.Source = envelope.SourceTool
+	opt.Source, opt.Provider = envelope.SourceTool, "" // always the tool's own failure
 	in := input{excType: typ, excMsg: message}
 	cause := exceptionCause(typ)
 	in.excNamesCause = cause != ""
@@ -227,12 +244,17 @@ type classification struct {
 
 // read finds what the body, the headers and a stream event name say.
 func (c *classification) read() {
-	c.src = c.opt.Source
-	if c.src == "" {
-		c.src = envelope.SourceProvider
-	}
+	c.src = c.opt.source()
 	c.hint = strings.ToLower(strings.TrimSpace(c.opt.Provider))
 	c.hs = scanHeaders(c.in.h)
+	c.toolBody = c.src == envelope.SourceTool && c.hint == ""
+	if c.toolBody {
+		c.f = readToolBody(c.in.body)
+		if c.in.excType != "" && c.in.body == nil {
+			c.f.text(c.in.excMsg)
+		}
+		return
+	}
 	c.f = readBody(c.in.body, &c.hs, c.hint)
 	if c.in.stream && !c.f.hasRule && c.in.event != "" && c.in.event != "error" {
 		if name := bedrockName(c.in.event); name != "" {
@@ -242,10 +264,6 @@ func (c *classification) read() {
 			}
 		}
 	}
-	if c.in.excType != "" && c.in.body == nil {
-		c.f.text(c.in.excMsg)
-	}
-	c.toolBody = c.src == envelope.SourceTool && c.f.provider == "" && c.hint == ""
 }
 
 // decide sets the code and retryable: the status table (or the stream,
@@ -255,6 +273,11 @@ func (c *classification) decide() {
 	r, listed := c.baseRule()
 	if c.f.hasRule && (c.f.strong || !listed) {
 		r = c.f.rule
+	}
+	if c.toolBody && !c.f.hasRule && c.f.nTexts > 0 && c.in.status != 0 && c.in.status < 400 {
+		// A tool's success or redirect status whose body says what
+		// failed (a GraphQL 200 with errors): the tool's own failure.
+		r = Rule{envelope.ToolError, false}
 	}
 	switch r.Code {
 	case envelope.InvalidRequest, envelope.ClientError, envelope.RequestTooLarge:
@@ -357,12 +380,19 @@ func (c *classification) details() map[string]any {
 }
 
 // msgFacts returns what the sentence is built from: registry facts and the
-// tokens details kept, never text from the response.
+// tokens details kept, never text from the response. A field is named only
+// when the tool's own service named it: the param of a provider's error that
+// a tool relayed names a member of the tool's request, not of the model's
+// arguments.
 func (c *classification) msgFacts() msgFacts {
+	param := c.param
+	if !c.toolBody {
+		param = ""
+	}
 	return msgFacts{
 		code: c.rule.Code, retryable: c.rule.Retryable, source: c.src, tool: c.tool, provider: c.provider,
 		status: c.in.status, stream: c.in.stream, partial: c.in.stream && c.in.contentEmitted,
-		waitNs: c.wait.Ns, hasWait: c.hasWait, repair: c.repair, cause: c.in.cause, param: c.param,
+		waitNs: c.wait.Ns, hasWait: c.hasWait, repair: c.repair, cause: c.in.cause, param: param,
 		excType: c.excType, exception: c.in.excType != "", excNamesCause: c.in.excNamesCause,
 	}
 }

@@ -1,6 +1,7 @@
 package classify
 
 import (
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -350,7 +351,7 @@ func TestText_transport(t *testing.T) {
 func TestText_unreadable(t *testing.T) {
 	e := Text("something odd happened", Options{})
 	check(t, e, want{envelope.UnexpectedStatus, false, nil, []string{"status", "cause"}})
-	assert.Equal(t, "The model provider failed with an error toolerr could not classify; do not retry.", e.Message)
+	assert.Equal(t, "The model provider failed with an error that could not be classified; do not retry.", e.Message)
 	e = Text("something odd happened", Options{Source: envelope.SourceTool, Tool: "search"})
 	check(t, e, want{envelope.ToolError, false, map[string]any{"tool": "search"}, nil})
 	assert.Equal(t, "The search tool failed; change the arguments or the approach, do not repeat the same call.", e.Message)
@@ -413,10 +414,121 @@ func TestHTTP_toolMessage(t *testing.T) {
 	require.NotContains(t, e.Details["tool_message"], "PLACEHOLDER_SECRET_1")
 	require.NotContains(t, e.Details["tool_message"], "/srv/x.py")
 
-	// A model provider's error relayed by a tool never reaches the model.
-	e = HTTP(400, nil, `{"type":"error","error":{"type":"invalid_request_error","message":"max_tokens: field required"}}`, tool)
+	// A model provider's error relayed by a tool, when the caller says which
+	// provider the tool called, never reaches the model.
+	relayed := Options{Source: envelope.SourceTool, Tool: "search", Provider: "anthropic"}
+	e = HTTP(400, nil, `{"type":"error","error":{"type":"invalid_request_error","message":"max_tokens: field required"}}`, relayed)
 	require.NotContains(t, e.Details, "tool_message")
+	require.Equal(t, "anthropic", e.Details["provider"])
 	// Nor does the body of a retryable failure, or any body for source provider.
 	require.NotContains(t, HTTP(503, nil, `{"error":"backend down"}`, tool).Details, "tool_message")
 	require.NotContains(t, HTTP(400, nil, `{"error":"bad"}`, Options{}).Details, "tool_message")
+}
+
+// TestHTTP_toolSource is issue 13 item 2: naming a tool makes the failure the
+// tool's unless source says otherwise, and a tool service's body is read in
+// the generic shapes, never as a model provider's.
+func TestHTTP_toolSource(t *testing.T) {
+	named := Options{Tool: "search"}
+	e := HTTP(503, nil, nil, named)
+	assert.Equal(t, envelope.SourceTool, e.Source, "a tool name alone says a tool made the call")
+	assert.Equal(t, "The search tool is unavailable (HTTP 503); retry later.", e.Message)
+	e = HTTP(400, nil, nil, named)
+	assert.Equal(t, envelope.InvalidArgs, e.Code)
+	e = HTTP(503, nil, nil, Options{Tool: "search", Source: envelope.SourceProvider})
+	assert.Equal(t, envelope.SourceProvider, e.Source, "an explicit source wins")
+	assert.Equal(t, "search", e.Details["tool"])
+	assert.Equal(t, "The model provider is unavailable (HTTP 503); retry later.", e.Message)
+
+	tests := []struct {
+		name   string
+		status int
+		body   string
+		code   envelope.Code
+		msg    any // details.tool_message, nil when absent
+		param  any
+	}{
+		{"error.message", 400, `{"error":{"message":"max_results must be at most 50"}}`, envelope.InvalidArgs, "max_results must be at most 50.", nil},
+		{"error.status", 400, `{"error":{"code":400,"status":"INVALID_ARGUMENT","message":"city is required"}}`, envelope.InvalidArgs, "city is required.", nil},
+		{"error with type and code", 400, `{"error":{"message":"bad date","type":"invalid_request_error","param":"date","code":"x"}}`, envelope.InvalidArgs, "bad date.", nil},
+		{"GraphQL errors", 400, `{"errors":[{"message":"Unknown field 'citty'","locations":[{"line":1,"column":3}]}],"data":null}`, envelope.InvalidArgs, "Unknown field 'citty'.", nil},
+		{"GraphQL errors on 200", 200, `{"errors":[{"message":"Cannot query field 'x'","extensions":{"code":"GRAPHQL_VALIDATION_FAILED"}}]}`, envelope.ToolError, "Cannot query field 'x'.", nil},
+		{"JSON:API errors", 422, `{"errors":[{"status":"422","title":"Invalid Attribute","detail":"First name must contain at least two characters."}]}`, envelope.InvalidArgs, "First name must contain at least two characters.", nil},
+		{"problem details", 403, `{"type":"https://example.com/probs/out-of-credit","title":"You do not have enough credit.","detail":"Your current balance is 30, but that costs 50.","status":403}`, envelope.PermissionDenied, "Your current balance is 30, but that costs 50.", nil},
+		{"problem details title only", 404, `{"type":"about:blank","title":"Not Found","status":404}`, envelope.NotFound, "Not Found.", nil},
+		{"OAuth error", 400, `{"error":"invalid_request","error_description":"The city parameter is missing."}`, envelope.InvalidArgs, "The city parameter is missing.", nil},
+		{"error string", 404, `{"error":"no city named Atlantis"}`, envelope.NotFound, "no city named Atlantis.", nil},
+		{"FastAPI validation", 422, `{"detail":[{"loc":["query","max_results"],"msg":"ensure this value is less than or equal to 50","type":"value_error"}]}`, envelope.InvalidArgs, "ensure this value is less than or equal to 50.", "query.max_results"},
+		{"message", 409, `{"message":"the booking already exists","code":"DUPLICATE"}`, envelope.Conflict, nil, nil},
+		{"plain text", 400, `max_results must be at most 50`, envelope.InvalidArgs, "max_results must be at most 50.", nil},
+		{"an HTML page says nothing", 404, `<html><body><h1>404 Not Found</h1></body></html>`, envelope.NotFound, nil, nil},
+		{"Bedrock-like __type is not detected", 400, `{"__type":"ValidationException","message":"bad input"}`, envelope.InvalidArgs, "bad input.", nil},
+		{"a 200 with nothing in it", 200, `{"ok":true}`, envelope.UnexpectedStatus, nil, nil},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			e := HTTP(tc.status, Header{"x-amzn-errortype": {"ThrottlingException"}}, tc.body, named)
+			assert.Equal(t, tc.code, e.Code, e.Message)
+			assert.Equal(t, envelope.SourceTool, e.Source)
+			assert.NotContains(t, e.Details, "provider", "no model provider is detected in a tool's body")
+			assert.NotContains(t, e.Details, "provider_type")
+			assert.Equal(t, tc.msg, e.Details["tool_message"])
+			assert.Equal(t, tc.param, e.Details["param"])
+			if s, ok := tc.msg.(string); ok {
+				assert.NotContains(t, e.Message, strings.TrimSuffix(s, "."), "the tool's words are in details, never in the sentence")
+			}
+		})
+	}
+	// A conflict is retryable: the orchestrator retries, the model is not asked to act.
+	assert.NotContains(t, HTTP(409, nil, `{"message":"the booking already exists"}`, named).Details, "tool_message")
+}
+
+// TestMessage_saysWhatToDo: every sentence ends in what the model should do,
+// and none misleads: a used-up quota never reads as "retry in N seconds", a
+// generic exception type is not named as if it said what failed, and a
+// tool's sentence speaks of what the model can change.
+func TestMessage_saysWhatToDo(t *testing.T) {
+	tool := Options{Tool: "search"}
+	perDay := `{"error":{"code":429,"status":"RESOURCE_EXHAUSTED","message":"m","details":[
+		{"@type":"type.googleapis.com/google.rpc.QuotaFailure","violations":[{"quotaId":"GenerateRequestsPerDayPerProjectPerModel-FreeTier"}]},
+		{"@type":"type.googleapis.com/google.rpc.RetryInfo","retryDelay":"34s"}]}}`
+	tests := []struct {
+		name string
+		e    envelope.Envelope
+		want string
+	}{
+		{"per-day quota with a RetryInfo", HTTP(429, nil, perDay, Options{}),
+			"The Gemini API reported a used-up quota or spend limit (HTTP 429); do not retry until the quota resets."},
+		{"connection refused in a generic Error", Exception("Error", "connect ECONNREFUSED 127.0.0.1:5432", "", tool),
+			"The search tool could not connect: the connection was refused; retry later."},
+		{"connection refused as text", Text("dial tcp 127.0.0.1:9: connect: connection refused", tool),
+			"The search tool could not connect: the connection was refused; retry later."},
+		{"a provider's refused connection", Text("dial tcp 127.0.0.1:9: connect: connection refused", Options{}),
+			"The model provider could not connect: the connection was refused; retry later."},
+		{"a tool's 401", HTTP(401, nil, nil, tool),
+			"The search tool could not authenticate with its service (HTTP 401); do not call it again until its credentials are fixed."},
+		{"a provider's 401", HTTP(401, nil, nil, Options{Provider: "openai"}),
+			"The OpenAI API rejected the credentials (HTTP 401); check the credentials and their access, do not retry."},
+		{"a tool's 403", HTTP(403, nil, nil, tool), "The search tool was denied permission by its service (HTTP 403); do not repeat this call."},
+		{"a tool's 404", HTTP(404, nil, nil, tool), "The search tool could not find what the arguments asked for (HTTP 404); check the arguments, do not repeat the same call."},
+		{"a tool's 405", HTTP(405, nil, nil, tool), "The search tool rejected the request (HTTP 405); change the arguments or the approach, do not repeat the same call."},
+		{"a tool's 413", HTTP(413, nil, nil, tool), "The search tool rejected the request as too large (HTTP 413); make the arguments smaller before calling it again."},
+		{"a tool's 501", HTTP(501, nil, nil, tool), "The search tool does not support the request (HTTP 501); change the arguments or the approach, do not repeat the same call."},
+		{"a tool's DNS failure", Text("dial tcp: lookup api.example: no such host", tool), "The search tool could not resolve the host name of its service; retry later."},
+		{"a tool's certificate", Text("x509: certificate signed by unknown authority", tool), "The search tool could not verify the TLS certificate of its service; do not retry."},
+		{"a cancelled call", Text("context canceled", tool), "The search tool call was cancelled; do not retry it unless asked to."},
+		{"a tool's 400 naming a field", HTTP(422, nil, `{"detail":[{"loc":["body","days"],"msg":"too many"}]}`, tool),
+			"The search tool rejected the arguments (HTTP 422, field body.days); fix the arguments before calling it again."},
+	}
+	for _, tc := range tests {
+		assert.Equal(t, tc.want, tc.e.Message, tc.name)
+	}
+	// Every status, for a tool and a provider, ends in an advice clause.
+	for status := 100; status <= 599; status++ {
+		for _, o := range []Options{tool, {}} {
+			m := HTTP(status, nil, nil, o).Message
+			assert.Contains(t, m, "; ", "status %d: %s", status, m)
+			assert.NotContains(t, m, "toolerr", "the model does not know what toolerr is")
+		}
+	}
 }

@@ -44,11 +44,21 @@ func message(m msgFacts) string {
 	} else {
 		b.WriteString(predicate(m))
 	}
+	field := ""
+	if m.code == envelope.InvalidArgs && m.param != "" {
+		field = "field " + m.param
+	}
 	switch {
 	case m.status != 0:
 		b.WriteString(" (HTTP ")
 		b.WriteString(strconv.Itoa(m.status))
+		if field != "" {
+			b.WriteString(", ")
+			b.WriteString(field)
+		}
 		b.WriteByte(')')
+	case field != "":
+		b.WriteString(" (" + field + ")")
 	case m.excNamesCause && m.excType != "":
 		b.WriteString(" (")
 		b.WriteString(m.excType)
@@ -94,7 +104,11 @@ func subject(m msgFacts) string {
 	return "The " + m.provider + " API"
 }
 
+// predicate says what happened, as the subject's verb phrase. A tool's
+// variant says what the tool met (its service refused, its credentials were
+// rejected), since the model called the tool, not the service behind it.
 func predicate(m msgFacts) string {
+	tool := m.source == envelope.SourceTool
 	switch m.code {
 	case envelope.RateLimited:
 		return "was rate limited"
@@ -105,21 +119,7 @@ func predicate(m msgFacts) string {
 	case envelope.ServerError:
 		return "failed with a server error"
 	case envelope.Transport:
-		switch m.cause {
-		case CauseConnectionRefused:
-			return "refused the connection"
-		case CauseConnectionReset:
-			return "dropped the connection"
-		case CauseDNS:
-			return "could not be found by DNS"
-		case CauseTLS:
-			return "failed the TLS handshake"
-		case CauseTLSCertificate:
-			return "presented a TLS certificate that could not be verified"
-		case CauseNetwork:
-			return "could not be reached"
-		}
-		return "is unavailable"
+		return transportPredicate(m.cause, tool)
 	case envelope.Timeout:
 		return "timed out"
 	case envelope.Conflict:
@@ -129,10 +129,19 @@ func predicate(m msgFacts) string {
 	case envelope.RequestTooLarge:
 		return "rejected the request as too large"
 	case envelope.Authentication:
+		if tool {
+			return "could not authenticate with its service"
+		}
 		return "rejected the credentials"
 	case envelope.PermissionDenied:
+		if tool {
+			return "was denied permission by its service"
+		}
 		return "denied permission for the request"
 	case envelope.NotFound:
+		if tool {
+			return "could not find what the arguments asked for"
+		}
 		return "could not find the requested model or resource"
 	case envelope.Cancelled:
 		return "call was cancelled"
@@ -144,16 +153,39 @@ func predicate(m msgFacts) string {
 		if m.status != 0 {
 			return "returned an unexpected status"
 		}
-		return "failed with an error toolerr could not classify"
+		return "failed with an error that could not be classified"
 	case envelope.InvalidArgs:
-		if m.param != "" {
-			return "rejected the arguments (field " + m.param + ")"
-		}
 		return "rejected the arguments"
-	case envelope.ToolError:
-		return "failed"
 	}
 	return "failed"
+}
+
+// transportPredicate says which transport failure happened.
+func transportPredicate(cause string, tool bool) string {
+	switch cause {
+	case CauseConnectionRefused:
+		return "could not connect: the connection was refused"
+	case CauseConnectionReset:
+		return "lost the connection before an answer came"
+	case CauseDNS:
+		if tool {
+			return "could not resolve the host name of its service"
+		}
+		return "could not be found by DNS"
+	case CauseTLS:
+		return "failed the TLS handshake"
+	case CauseTLSCertificate:
+		if tool {
+			return "could not verify the TLS certificate of its service"
+		}
+		return "presented a TLS certificate that could not be verified"
+	case CauseNetwork:
+		if tool {
+			return "could not reach its service"
+		}
+		return "could not be reached"
+	}
+	return "is unavailable"
 }
 
 // advice writes the clause after the semicolon: when to retry, or what to
@@ -174,6 +206,9 @@ func advice(b *strings.Builder, m msgFacts) {
 	b.WriteString(adviceTerminal(m))
 }
 
+// adviceTerminal says what to do instead of retrying: what to fix, or not to
+// call again. A tool's variant speaks to the model, which can change its
+// arguments or its approach but not the tool's credentials or request.
 func adviceTerminal(m msgFacts) string {
 	switch m.repair {
 	case RepairUnansweredToolUse:
@@ -181,35 +216,49 @@ func adviceTerminal(m msgFacts) string {
 	case RepairOrphanToolResult:
 		return "; remove the tool results that answer no tool call, then send it once more"
 	}
+	tool := m.source == envelope.SourceTool
 	switch m.code {
 	case envelope.InvalidArgs:
 		return "; fix the arguments before calling it again"
 	case envelope.RequestTooLarge:
+		if tool {
+			return "; make the arguments smaller before calling it again"
+		}
 		return "; shorten the request before sending it again"
 	case envelope.QuotaExhausted:
-		if m.hasWait {
-			return "; do not retry for " + SecondsText(m.waitNs)
-		}
+		// Even when the server names a wait: a used-up quota resets on its
+		// own schedule (a per-day quota at midnight Pacific time), and
+		// "do not retry for 34 seconds" reads as "retry in 34 seconds".
 		return "; do not retry until the quota resets"
-	case envelope.Authentication, envelope.PermissionDenied:
+	case envelope.Authentication:
+		if tool {
+			return "; do not call it again until its credentials are fixed"
+		}
 		return "; check the credentials and their access, do not retry"
-	case envelope.InvalidRequest, envelope.ClientError, envelope.NotFound, envelope.Unsupported:
+	case envelope.PermissionDenied:
+		if tool {
+			return "; do not repeat this call"
+		}
+		return "; check the credentials and their access, do not retry"
+	case envelope.NotFound:
+		if tool {
+			return "; check the arguments, do not repeat the same call"
+		}
+		return "; change the request before sending it again"
+	case envelope.InvalidRequest, envelope.ClientError, envelope.Unsupported:
+		if tool {
+			return "; change the arguments or the approach, do not repeat the same call"
+		}
 		return "; change the request before sending it again"
 	case envelope.ToolError:
 		return "; change the arguments or the approach, do not repeat the same call"
 	case envelope.Cancelled:
-		return ""
+		return "; do not retry it unless asked to"
 	}
 	return "; do not retry"
 }
 
-// SecondsText writes a wait in words: "12 seconds", "1 second", "0.5 seconds".
-func SecondsText(ns int64) string {
-	var b strings.Builder
-	writeSeconds(&b, ns)
-	return b.String()
-}
-
+// writeSeconds writes a wait in words: "12 seconds", "1 second", "0.5 seconds".
 func writeSeconds(b *strings.Builder, ns int64) {
 	if ns == 1e9 {
 		b.WriteString("1 second")

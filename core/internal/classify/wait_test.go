@@ -134,7 +134,9 @@ func TestParseGoDuration_B18(t *testing.T) {
 func TestSeconds(t *testing.T) {
 	assert.Equal(t, int64(12), Seconds(12e9))
 	assert.Equal(t, 0.5, Seconds(5e8))
-	assert.Equal(t, "1 second", SecondsText(1e9))
-	assert.Equal(t, "12 seconds", SecondsText(12e9))
-	assert.Equal(t, "0.25 seconds", SecondsText(25e7))
+	for ns, want := range map[int64]string{1e9: "1 second", 12e9: "12 seconds", 25e7: "0.25 seconds"} {
+		var b strings.Builder
+		writeSeconds(&b, ns)
+		assert.Equal(t, want, b.String())
+	}
 }
