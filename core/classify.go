@@ -125,7 +125,8 @@ func ClassifyText(text string, opt ClassifyOptions) Envelope {
 // well-known transient type gives CodeTimeout or CodeTransport, retryable; a
 // message naming an HTTP status 400-599 is classified as that status; else
 // CodeToolError, not retryable, with a one-sentence message naming the type
-// ("The search tool raised ValueError: ..."), even when message is empty.
+// ("The search tool raised ValueError; ..."), even when message is empty;
+// the exception message goes to details.tool_message, sanitized.
 // The traceback never reaches the output; opt.Source is ignored.
 //
 // See docs/classify.md ("Exceptions").
