@@ -40,7 +40,7 @@ test-go: ## Go unit tests, examples and vendor oracles
 conformance: build ## the shared fixtures through every build target
 	bash scripts/test-conformance.sh $(DIST)
 
-test-python: build ## the Python binding
+test-python: packages ## the Python binding (its tests run against the installed wheel)
 	bash scripts/test-python.sh $(DIST)
 
 test-node: build ## the Node binding

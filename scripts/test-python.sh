@@ -1,9 +1,11 @@
 #!/usr/bin/env bash
-# test-python DIST: the Python binding. Copies DIST/libtoolerr.so into the
-# package, installs it (pip install ./bindings/python) into a venv at
-# bindings/python/.venv with pytest and mypy, runs mypy --strict on the package
-# and its README example, then pytest (smoke, API, conformance fixtures,
-# threads, fork, memory, bad input, README example). Idempotent.
+# test-python DIST: the Python binding, as a user installs it: the wheel that
+# `make packages` built (DIST/packages/toolerr-V-py3-none-*.whl, checked to
+# carry DIST/libtoolerr.so and the VERSION) installed into a venv at
+# bindings/python/.venv with pytest and mypy; then mypy --strict on the
+# package and its README example, then pytest (smoke, API, conformance
+# fixtures, threads, fork, memory, bad input, README example) against the
+# installed wheel. Idempotent.
 # TOOLERR_EMIT_OUTPUTS=path makes the fixture runner write its outputs there.
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
@@ -12,15 +14,19 @@ dist=$(cd "$root" && cd "$dist_arg" 2>/dev/null && pwd) || {
   echo "test-python: no dist directory at '$dist_arg'; run 'make build' first" >&2; exit 1; }
 [ -f "$dist/libtoolerr.so" ] || { echo "test-python: $dist/libtoolerr.so is missing; run 'make build' first" >&2; exit 1; }
 
+version=$(tr -d '[:space:]' <"$root/VERSION")
+whl=$(ls "$dist"/packages/toolerr-"$version"-py3-none-*.whl 2>/dev/null | head -1)
+[ -n "$whl" ] || { echo "test-python: no toolerr $version wheel in $dist/packages; run 'make packages' first" >&2; exit 1; }
+[ "$(unzip -p "$whl" toolerr/libtoolerr.so | sha256sum)" = "$(sha256sum <"$dist/libtoolerr.so")" ] || {
+  echo "test-python: $whl does not carry $dist/libtoolerr.so (stale); run 'make packages'" >&2; exit 1; }
+
 py="$root/bindings/python"
-cp "$dist/libtoolerr.so" "$py/toolerr/libtoolerr.so"
 [ -x "$py/.venv/bin/python" ] || python3 -m venv "$py/.venv"
 pip=("$py/.venv/bin/python" -m pip --disable-pip-version-check -q)
 "${pip[@]}" install "pytest>=8,<9" "mypy>=1.10,<2"
-"${pip[@]}" install --force-reinstall --no-deps "$py"
-rm -rf "$py/build"
+"${pip[@]}" install --force-reinstall --no-deps "$whl"
 cd "$py"
-echo "test-python: testing $(cd /tmp && "$py/.venv/bin/python" -c 'import toolerr; print(toolerr.__file__)')"
+echo "test-python: testing $(basename "$whl"), installed at $(cd /tmp && "$py/.venv/bin/python" -I -c 'import toolerr; print(toolerr.__file__)')"
 "$py/.venv/bin/mypy" --strict --no-error-summary toolerr examples/readme_example.py examples/runtime_example.py
 echo "test-python: mypy --strict clean"
 "$py/.venv/bin/pytest" -q -rs -p no:cacheprovider --junitxml="$root/build/pytest.xml" tests
