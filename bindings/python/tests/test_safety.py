@@ -48,7 +48,7 @@ def test_fork_after_import_calls_in_both_processes() -> None:
     code = ("import os, toolerr\npid = os.fork()\nv = toolerr.version()['abi']\n"
             "if pid == 0: os._exit(0 if v == 1 else 3)\n"
             "_, s = os.waitpid(pid, 0); assert os.waitstatus_to_exitcode(s) == 0 and v == 1; print('ok')")
-    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
+    out = subprocess.run([sys.executable, "-I", "-c", code], capture_output=True, text=True, timeout=60)
     assert out.stdout.strip() == "ok", out.stderr
 
 
