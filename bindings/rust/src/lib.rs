@@ -16,6 +16,8 @@ use std::fmt;
 mod wire;
 pub use wire::*;
 
+pub mod runtime;
+
 mod ffi {
     extern "C" {
         pub fn toolerr_abi_version() -> u32;

@@ -1,0 +1,516 @@
+//! The toolerr runtime for Rust: run one tool call with retries, the per-tool
+//! circuit breaker, the run's budget and loop guard, and get the outcome ready
+//! to serialize (a failure as an [`Envelope`]).
+//!
+//! Every decision is the core's `step` op (docs/resilience.md, "The step
+//! op"); this module only reads the clock, draws jitter, sleeps, honours a
+//! [`Cancel`] token, moves bytes to and from the [`Store`]s and logs the
+//! core's decision records through the `log` crate (target `toolerr`), so
+//! Rust decides exactly as Go, Python and Node do (conformance/runtime/*.json
+//! proves it).
+//!
+//! # Notes
+//!
+//! The runtime is synchronous. An async variant behind a cargo feature would
+//! differ only in its sleep and store I/O, and would have to pick one async
+//! runtime (tokio, async-std, smol) for every user; the Redis store the next
+//! step needs has a synchronous client (`redis` crate), and an async program
+//! can run a call on `spawn_blocking`. So none is shipped until a user needs
+//! one.
+
+use crate::{classify_exception, invoke, Envelope, Outcome};
+use serde::Serialize;
+use serde_json::{json, Map, Value};
+use std::collections::HashMap;
+use std::sync::{Arc, Condvar, Mutex};
+use std::time::{Duration, SystemTime, UNIX_EPOCH};
+
+/// The error a [`Store`] returns.
+pub type StoreError = Box<dyn std::error::Error + Send + Sync>;
+
+/// The answer of [`Store::compare_and_swap`]: whether it stored the new
+/// bytes, and when not, what the key holds now (`None`: nothing).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Cas {
+    /// Whether the new bytes were stored.
+    pub swapped: bool,
+    /// When not swapped, the bytes the key holds now.
+    pub current: Option<Vec<u8>>,
+}
+
+/// The byte-level compare-and-swap port every breaker store implements (Go's
+/// `resilience.Store`, the Redis stores): `load` returns the bytes under a
+/// key (`None`: none); `compare_and_swap` stores `new` only if the key holds
+/// exactly `old` (`None`: nothing). Errors make the executor fall back to its
+/// local store.
+pub trait Store: Send + Sync {
+    /// The bytes stored under `key`, or `None`.
+    fn load(&self, key: &str) -> Result<Option<Vec<u8>>, StoreError>;
+    /// Stores `new` under `key` if it holds exactly `old`.
+    fn compare_and_swap(&self, key: &str, old: Option<&[u8]>, new: &[u8]) -> Result<Cas, StoreError>;
+}
+
+/// The in-process [`Store`]: a map under a mutex.
+#[derive(Debug, Default)]
+pub struct MemoryStore {
+    data: Mutex<HashMap<String, Vec<u8>>>,
+}
+
+impl MemoryStore {
+    /// An empty store.
+    pub fn new() -> Self {
+        Self::default()
+    }
+}
+
+impl Store for MemoryStore {
+    fn load(&self, key: &str) -> Result<Option<Vec<u8>>, StoreError> {
+        Ok(self.data.lock().unwrap_or_else(|e| e.into_inner()).get(key).cloned())
+    }
+
+    fn compare_and_swap(&self, key: &str, old: Option<&[u8]>, new: &[u8]) -> Result<Cas, StoreError> {
+        let mut m = self.data.lock().unwrap_or_else(|e| e.into_inner());
+        let cur = m.get(key);
+        if cur.map(|v| v.as_slice()) != old {
+            return Ok(Cas { swapped: false, current: cur.cloned() });
+        }
+        m.insert(key.to_string(), new.to_vec());
+        Ok(Cas { swapped: true, current: None })
+    }
+}
+
+/// One agent run's step, token and wall-time budget, shared by its calls
+/// (thread-safe): `limits` is `{"steps"?, "tokens"?, "wall_ms"?}` (0 or
+/// absent: no limit); the core charges one step (and the call's tokens)
+/// before every attempt.
+#[derive(Debug)]
+pub struct Budget {
+    limits: Value,
+    state: Mutex<Value>,
+}
+
+impl Budget {
+    /// A budget with these limits, nothing spent.
+    pub fn new(limits: Value) -> Self {
+        Budget { limits, state: Mutex::new(Value::Null) }
+    }
+
+    /// What was spent so far: `{"steps", "tokens", "started_ms"}` (null before the first charge).
+    pub fn state(&self) -> Value {
+        self.state.lock().unwrap_or_else(|e| e.into_inner()).clone()
+    }
+}
+
+/// One agent run's loop guard (thread-safe): a call that failed `threshold`
+/// times in a row with the same arguments is refused with `LOOP_DETECTED`
+/// (0: the default, 3).
+#[derive(Debug)]
+pub struct LoopGuard {
+    threshold: u32,
+    state: Mutex<Value>,
+}
+
+impl LoopGuard {
+    /// A loop guard refusing after `threshold` failures in a row.
+    pub fn new(threshold: u32) -> Self {
+        LoopGuard { threshold, state: Mutex::new(Value::Null) }
+    }
+}
+
+/// A cancellation token: [`Cancel::cancel`] ends a backoff sleep at once and
+/// the call stops with `CANCELLED`. Clones share one token.
+#[derive(Debug, Clone, Default)]
+pub struct Cancel(Arc<(Mutex<bool>, Condvar)>);
+
+impl Cancel {
+    /// A token not cancelled.
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// Cancels, waking every sleeper.
+    pub fn cancel(&self) {
+        *self.0 .0.lock().unwrap_or_else(|e| e.into_inner()) = true;
+        self.0 .1.notify_all();
+    }
+
+    /// Whether [`Cancel::cancel`] was called.
+    pub fn is_cancelled(&self) -> bool {
+        *self.0 .0.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    /// Waits `d` or until cancelled; returns whether it was cancelled.
+    pub fn wait(&self, d: Duration) -> bool {
+        let (m, cv) = &*self.0;
+        let g = m.lock().unwrap_or_else(|e| e.into_inner());
+        let (g, _) = cv.wait_timeout_while(g, d, |c| !*c).unwrap_or_else(|e| e.into_inner());
+        *g
+    }
+}
+
+/// The clock and sleep of an executor (a fake one in tests).
+pub trait Clock: Send + Sync {
+    /// Milliseconds since the Unix epoch.
+    fn now_ms(&self) -> i64;
+    /// Sleeps `ms` milliseconds, or less when `cancel` is cancelled.
+    fn sleep(&self, ms: u64, cancel: &Cancel);
+}
+
+/// The system clock and a sleep that [`Cancel`] interrupts.
+#[derive(Debug, Default, Clone, Copy)]
+pub struct SystemClock;
+
+impl Clock for SystemClock {
+    fn now_ms(&self) -> i64 {
+        SystemTime::now().duration_since(UNIX_EPOCH).map(|d| d.as_millis() as i64).unwrap_or(0)
+    }
+    fn sleep(&self, ms: u64, cancel: &Cancel) {
+        cancel.wait(Duration::from_millis(ms));
+    }
+}
+
+/// How a tool call failed: with its own envelope, or with an error the
+/// executor classifies (`classify_exception`: type name, message, source
+/// chain). Any `std::error::Error` converts into it with `?`.
+#[derive(Debug)]
+pub enum ToolError {
+    /// The tool's own envelope (e.g. from [`crate::classify_http`]).
+    Envelope(Envelope),
+    /// An error: its type name, message and printed source chain.
+    Error {
+        /// `std::any::type_name` of the error.
+        type_name: String,
+        /// Its `Display` text.
+        message: String,
+        /// The message and its "Caused by:" chain.
+        trace: String,
+    },
+}
+
+impl<E: std::error::Error + 'static> From<E> for ToolError {
+    fn from(err: E) -> Self {
+        let mut trace = err.to_string();
+        let mut cause = err.source();
+        while let Some(c) = cause {
+            trace.push_str(&format!("\n\nCaused by:\n    {c}"));
+            cause = c.source();
+        }
+        ToolError::Error { type_name: std::any::type_name::<E>().to_string(), message: err.to_string(), trace }
+    }
+}
+
+/// What the tool is told about its attempt.
+#[derive(Debug, Clone)]
+pub struct Attempt {
+    /// 1-based attempt number.
+    pub attempt: u32,
+    /// What is left of the call's deadline, when it has one.
+    pub timeout: Option<Duration>,
+    /// The call's cancellation token.
+    pub cancel: Cancel,
+}
+
+/// The facts of one call: its arguments (for the loop guard), the tokens each
+/// attempt charges the budget, and its cancellation token.
+#[derive(Debug, Clone, Default)]
+pub struct CallOptions {
+    /// The call's arguments, compared by the loop guard.
+    pub args: Option<Value>,
+    /// Tokens charged to the budget with each attempt.
+    pub tokens: Option<u64>,
+    /// Cancelling it ends a backoff sleep at once (`CANCELLED`).
+    pub cancel: Option<Cancel>,
+}
+
+/// How one call ended: `value` on success, else `error` (the envelope for
+/// the model); `attempts` is how many calls were made, `cause` the tool's
+/// last error.
+#[derive(Debug)]
+pub struct CallResult<T> {
+    /// The tool's value, on success.
+    pub value: Option<T>,
+    /// The envelope for the model, on failure.
+    pub error: Option<Envelope>,
+    /// How many calls of the tool were made.
+    pub attempts: u32,
+    /// The tool's last error, when the call failed after calling it.
+    pub cause: Option<ToolError>,
+}
+
+impl<T: Serialize> CallResult<T> {
+    /// The outcome to serialize: the envelope, or the value as text (a
+    /// string), JSON (anything else) or empty (null).
+    pub fn outcome(&self, call_id: &str, name: &str) -> Outcome {
+        if let Some(e) = &self.error {
+            return Outcome::failed(call_id, name, e.clone());
+        }
+        let v = self.value.as_ref().map(|v| serde_json::to_value(v).unwrap_or(Value::Null)).unwrap_or(Value::Null);
+        let result = match v {
+            Value::Null => json!({}),
+            Value::String(s) => json!({ "text": s }),
+            v => json!({ "json": v }),
+        };
+        Outcome::succeeded(call_id, name, result)
+    }
+}
+
+type Draw = Box<dyn Fn() -> f64 + Send + Sync>;
+type OnDecision = Box<dyn Fn(&Value) + Send + Sync>;
+
+/// Runs tool calls under the core's decisions. Build it with
+/// [`Executor::new`] and the setters; share it between threads.
+pub struct Executor {
+    shared: Option<Arc<dyn Store>>,
+    local: Arc<dyn Store>,
+    config: Map<String, Value>,
+    budget: Option<Arc<Budget>>,
+    loop_guard: Option<Arc<LoopGuard>>,
+    clock: Arc<dyn Clock>,
+    draw: Draw,
+    on_decision: Option<OnDecision>,
+}
+
+impl Default for Executor {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+fn random_draw() -> f64 {
+    // xorshift64* seeded per call from the clock and a counter: jitter needs
+    // spread, not cryptographic strength.
+    use std::sync::atomic::{AtomicU64, Ordering};
+    static SEED: AtomicU64 = AtomicU64::new(0);
+    let t = SystemTime::now().duration_since(UNIX_EPOCH).map(|d| d.as_nanos() as u64).unwrap_or(1);
+    let mut x = t ^ SEED.fetch_add(0x9E37_79B9_7F4A_7C15, Ordering::Relaxed) | 1;
+    x ^= x >> 12;
+    x ^= x << 25;
+    x ^= x >> 27;
+    (x.wrapping_mul(0x2545_F491_4F6C_DD1D) >> 11) as f64 / (1u64 << 53) as f64
+}
+
+impl Executor {
+    /// An executor with the defaults: in-memory breakers (3 failures, 30 s,
+    /// 2 probes), the SDK retry policy (3 attempts, 500 ms base, 8 s cap),
+    /// no timeout, budget or loop guard, the system clock, decisions logged
+    /// through `log` only.
+    pub fn new() -> Self {
+        Executor {
+            shared: None,
+            local: Arc::new(MemoryStore::new()),
+            config: Map::new(),
+            budget: None,
+            loop_guard: None,
+            clock: Arc::new(SystemClock),
+            draw: Box::new(random_draw),
+            on_decision: None,
+        }
+    }
+
+    /// The store shared between replicas (default: this executor's memory).
+    pub fn store(mut self, s: Arc<dyn Store>) -> Self {
+        self.shared = Some(s);
+        self
+    }
+
+    /// The store used when the shared one fails (default: a [`MemoryStore`]).
+    pub fn local_store(mut self, s: Arc<dyn Store>) -> Self {
+        self.local = s;
+        self
+    }
+
+    /// What goes before the tool name in the store key (default `toolerr:breaker:`).
+    pub fn key_prefix(mut self, p: &str) -> Self {
+        self.config.insert("key_prefix".into(), p.into());
+        self
+    }
+
+    /// The retry policy `{"max_attempts", "base_ms", "cap_ms", "max_wait_ms"}`.
+    pub fn retry(mut self, policy: Value) -> Self {
+        self.config.insert("policy".into(), policy);
+        self
+    }
+
+    /// The breaker settings `{"failure_threshold", "open_ms", "success_threshold"}`.
+    pub fn breaker(mut self, settings: Value) -> Self {
+        self.config.insert("settings".into(), settings);
+        self
+    }
+
+    /// The bound on one call, retries and sleeps included.
+    pub fn timeout(mut self, d: Duration) -> Self {
+        self.config.insert("timeout_ms".into(), (d.as_millis().max(1) as u64).into());
+        self
+    }
+
+    /// The run's budget.
+    pub fn budget(mut self, b: Arc<Budget>) -> Self {
+        self.budget = Some(b);
+        self
+    }
+
+    /// The run's loop guard.
+    pub fn loop_guard(mut self, g: Arc<LoopGuard>) -> Self {
+        self.loop_guard = Some(g);
+        self
+    }
+
+    /// The clock and sleep.
+    pub fn clock(mut self, c: Arc<dyn Clock>) -> Self {
+        self.clock = c;
+        self
+    }
+
+    /// The jitter draw, uniform in [0, 1).
+    pub fn draw(mut self, f: impl Fn() -> f64 + Send + Sync + 'static) -> Self {
+        self.draw = Box::new(f);
+        self
+    }
+
+    /// Receives every decision record (also logged through `log`, target `toolerr`).
+    pub fn on_decision(mut self, f: impl Fn(&Value) + Send + Sync + 'static) -> Self {
+        self.on_decision = Some(Box::new(f));
+        self
+    }
+
+    fn store_named(&self, name: &str) -> &dyn Store {
+        match (&self.shared, name) {
+            (Some(s), "shared") => s.as_ref(),
+            _ => self.local.as_ref(),
+        }
+    }
+
+    fn step(&self, base: &Map<String, Value>, tokens: Option<u64>, state: &Value, event: Value) -> Value {
+        let mut req = base.clone();
+        req.insert("state".into(), state.clone());
+        req.insert("event".into(), event);
+        req.insert("now_ms".into(), self.clock.now_ms().into());
+        let mut bstate = self.budget.as_ref().map(|b| b.state.lock().unwrap_or_else(|e| e.into_inner()));
+        let mut lstate = self.loop_guard.as_ref().map(|g| g.state.lock().unwrap_or_else(|e| e.into_inner()));
+        if let (Some(b), Some(st)) = (&self.budget, &bstate) {
+            let mut m = json!({"limits": b.limits, "state": **st});
+            if let Some(t) = tokens.filter(|t| *t > 0) {
+                m["charge"] = json!({ "tokens": t });
+            }
+            req.insert("budget".into(), m);
+        }
+        if let (Some(g), Some(st)) = (&self.loop_guard, &lstate) {
+            let mut m = json!({ "state": **st });
+            if g.threshold > 0 {
+                m["threshold"] = g.threshold.into();
+            }
+            req.insert("loop".into(), m);
+        }
+        let r = invoke(&Value::Object(req)).unwrap_or_else(|e| panic!("toolerr: the step op refused its request: {e}"));
+        if let (Some(st), Some(v)) = (bstate.as_mut(), r.get("budget")) {
+            **st = v.clone();
+        }
+        if let (Some(st), Some(v)) = (lstate.as_mut(), r.get("loop")) {
+            **st = v.clone();
+        }
+        r
+    }
+
+    fn report(&self, rec: &Value) {
+        if let Some(f) = &self.on_decision {
+            f(rec);
+        }
+        let level = match rec["level"].as_str() {
+            Some("warn") => log::Level::Warn,
+            Some("info") => log::Level::Info,
+            _ => log::Level::Debug,
+        };
+        if log::log_enabled!(target: "toolerr", level) {
+            log::log!(target: "toolerr", level, "toolerr decision {}", rec);
+        }
+    }
+
+    fn store_event(&self, a: &Value) -> Value {
+        let store = self.store_named(a["store"].as_str().unwrap_or("shared"));
+        let key = a["key"].as_str().unwrap_or_default();
+        let text = |b: Option<Vec<u8>>| b.map(|b| Value::String(String::from_utf8_lossy(&b).into_owned())).unwrap_or(Value::Null);
+        let answer = if a["kind"] == "load" {
+            store.load(key).map(|v| json!({"kind": "loaded", "value": text(v)}))
+        } else {
+            let old = a["old"].as_str().map(|s| s.as_bytes());
+            store
+                .compare_and_swap(key, old, a["new"].as_str().unwrap_or_default().as_bytes())
+                .map(|c| json!({"kind": "cas", "swapped": c.swapped, "current": text(c.current)}))
+        };
+        answer.unwrap_or_else(|e| json!({"kind": "store_error", "message": e.to_string()}))
+    }
+
+    /// Calls `f` for `tool` with retries, the breaker, the budget and the
+    /// loop guard, and returns how the call ended; it never panics for the
+    /// tool's failures.
+    ///
+    /// # Panics
+    /// When the linked core refuses a step request (a binding and core of
+    /// different ABI versions).
+    pub fn call<T, F>(&self, tool: &str, opts: CallOptions, mut f: F) -> CallResult<T>
+    where
+        F: FnMut(&Attempt) -> std::result::Result<T, ToolError>,
+    {
+        let mut base = self.config.clone();
+        base.insert("op".into(), "step".into());
+        base.insert("tool".into(), tool.into());
+        let cancel = opts.cancel.clone().unwrap_or_default();
+        let mut event = json!({"kind": "start"});
+        if let Some(args) = &opts.args {
+            event["args"] = args.clone();
+        }
+        let mut state = Value::Null;
+        let (mut value, mut cause) = (None, None);
+        loop {
+            let mut r = self.step(&base, opts.tokens, &state, event);
+            state = r["state"].take();
+            for rec in r["decisions"].as_array().into_iter().flatten() {
+                self.report(rec);
+            }
+            let a = r["action"].take();
+            event = match a["kind"].as_str().unwrap_or_default() {
+                "stop" => {
+                    let attempts = a["attempts"].as_u64().unwrap_or(0) as u32;
+                    return match serde_json::from_value::<Envelope>(a["error"].clone()) {
+                        Ok(e) => CallResult { value: None, error: Some(e), attempts, cause },
+                        Err(_) => CallResult { value, error: None, attempts, cause: None },
+                    };
+                }
+                "load" | "cas" => self.store_event(&a),
+                "call" => {
+                    let at = Attempt {
+                        attempt: a["attempt"].as_u64().unwrap_or(1) as u32,
+                        timeout: a["timeout_ms"].as_u64().map(Duration::from_millis),
+                        cancel: cancel.clone(),
+                    };
+                    match f(&at) {
+                        Ok(v) => {
+                            value = Some(v);
+                            cause = None;
+                            json!({"kind": "success"})
+                        }
+                        Err(e) => {
+                            let env = match &e {
+                                ToolError::Envelope(env) => Ok(env.clone()),
+                                ToolError::Error { type_name, message, trace } => classify_exception(type_name, message, trace, Some(tool)),
+                            };
+                            cause = Some(e);
+                            match env {
+                                Ok(env) => json!({"kind": "failure", "error": env, "draw": (self.draw)()}),
+                                Err(bad) => json!({"kind": "failure", "error": bad.envelope, "draw": (self.draw)()}),
+                            }
+                        }
+                    }
+                }
+                _ => {
+                    self.clock.sleep(a["delay_ms"].as_u64().unwrap_or(0), &cancel);
+                    if cancel.is_cancelled() {
+                        json!({"kind": "cancelled"})
+                    } else {
+                        json!({"kind": "slept"})
+                    }
+                }
+            };
+        }
+    }
+}
