@@ -46,7 +46,10 @@ func (o ClassifyOptions) internal() classify.Options {
 // header maps names to values, names in any case, so resp.Header (an
 // http.Header) can be passed as it is; body is the raw response body, read as
 // JSON when it parses (a JSON array wrapping the error, as Google's
-// OpenAI-compatible endpoint sends, is accepted) and as text otherwise. The
+// OpenAI-compatible endpoint sends, is accepted) and as text otherwise; a
+// raw text/event-stream body (a streamed response recorded whole) is read
+// for its error event, so a 200 stream that failed gives what ClassifySSE
+// gives for that event. The
 // code comes from the status table, unless the body names a more specific
 // provider error; details carry status, retry_after_seconds (from
 // retry-after-ms, Retry-After, x-amz-retry-after, Google RetryInfo, then the

@@ -55,6 +55,15 @@ func readBody(v any, h *headers, hint string) facts {
 		f.text(s)
 	}
 	m, _ := v.(map[string]any)
+	if str(m, "type") == "response.failed" {
+		// An OpenAI Responses stream that failed: the failed Response's
+		// error {code, message} is the error (ResponseFailedEvent).
+		if r, ok := m["response"].(map[string]any); ok {
+			if e, ok := r["error"].(map[string]any); ok {
+				m = map[string]any{"error": e}
+			}
+		}
+	}
 	if id, ok := m["request_id"].(string); ok {
 		f.requestID = id
 	}

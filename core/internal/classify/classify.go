@@ -100,9 +100,27 @@ func BodyValue(v any) any {
 // into INVALID_ARGS; x-should-retry: true/false overrides Retryable; and the
 // wait hint (see waitHint) goes to details.retry_after_seconds.
 //
-// See shared/reference/wire-formats.md §2, §3 and §5.
+// A body that is a raw text/event-stream (a streamed response recorded
+// whole) is read for its error event (findStreamError): with a 2xx status
+// the stream began and then failed, and the envelope is the one SSE gives
+// for that event; with an error status the error event's data, else the last
+// event's, is the body.
+//
+// See RFC 9110, 15 (status codes) and docs/classify.md for each provider's
+// body and header rules with their vendor sources.
 func HTTP(status int, h Header, body any, opt Options) envelope.Envelope {
-	return build(&input{status: status, h: h, body: BodyValue(body)}, opt)
+	body = BodyValue(body)
+	if s, ok := body.(string); ok {
+		if ev, ok := findStreamError(s); ok {
+			switch {
+			case ev.found && status >= 200 && status <= 299:
+				return build(&input{stream: true, h: h, event: ev.event, body: ev.data, contentEmitted: ev.contentEmitted}, opt)
+			case ev.found || status >= 400:
+				body = ev.data
+			}
+		}
+	}
+	return build(&input{status: status, h: h, body: body}, opt)
 }
 
 // SSE classifies an error event inside a stream whose HTTP status was 200:

@@ -57,8 +57,8 @@ type hostileCase struct {
 }
 
 // hostileShapes puts v into each string field of each provider's error body,
-// each header classification reads, a stream event, error text and an
-// exception, one field at a time.
+// each header classification reads, a stream event (and a raw stream), error
+// text and an exception, one field at a time.
 func hostileShapes(v string) []hostileCase {
 	var out []hostileCase
 	http := func(name string, status int, h Header, body any) {
@@ -110,6 +110,9 @@ func hostileShapes(v string) []hostileCase {
 		http("message alone"+p, st, nil, map[string]any{"message": v, "type": v, "code": v})
 		http("x-should-retry"+p, st, Header{"x-should-retry": {v}, "retry-after": {v}, "retry-after-ms": {v}}, nil)
 	}
+	http("raw stream anthropic", 200, nil, sseStream("event: "+strings.ReplaceAll(v, "\n", " "), "event: error\ndata: "+mustJSON(anthropic(v, v, v, v))))
+	http("raw stream chat", 200, nil, sseStream("data: "+mustJSON(map[string]any{"error": map[string]any{"message": v, "type": v, "code": v}})))
+	http("raw stream text", 200, nil, sseStream("event: error\ndata: "+strings.ReplaceAll(v, "\n", " ")))
 	sse("sse anthropic", "error", anthropic("overloaded_error", v, v, v))
 	sse("sse openai responses", "error", map[string]any{"type": "error", "code": v, "message": v, "param": v})
 	sse("sse event name", v, map[string]any{"message": v})
