@@ -57,8 +57,8 @@ func (o ClassifyOptions) internal() classify.Options {
 // and code, and the request id. The message is written by toolerr and never
 // quotes the provider's message.
 //
-// See RFC 9110, 10.2.3 and 15; shared/reference/wire-formats.md §2-§5;
-// docs/classify.md for every rule and its source.
+// See RFC 9110, 10.2.3 and 15, and docs/classify.md for every rule and the
+// vendor error reference it follows.
 func ClassifyHTTP(status int, header map[string][]string, body []byte, opt ClassifyOptions) Envelope {
 	return classify.HTTP(status, classify.Header(header), classify.ParseBody(body), opt.internal())
 }
@@ -72,7 +72,7 @@ func ClassifyHTTP(status int, header map[string][]string, body []byte, opt Class
 // streamed, sets details.partial_output: the failure stays retryable but the
 // caller must discard what it streamed before retrying.
 //
-// See https://docs.claude.com/en/api/errors and field report B20.
+// See https://docs.claude.com/en/api/errors and huggingface/tau#333.
 func ClassifySSE(event string, data []byte, contentEmitted bool, opt ClassifyOptions) Envelope {
 	if event == "" {
 		event = "error"
@@ -87,7 +87,7 @@ func ClassifySSE(event string, data []byte, contentEmitted bool, opt ClassifyOpt
 // is classified by its text (ClassifyText). A nil error gives the zero
 // Envelope.
 //
-// See field report B21 and docs/classify.md ("Error text").
+// See BerriAI/litellm#19216 and docs/classify.md ("Error text").
 func ClassifyError(err error, opt ClassifyOptions) Envelope {
 	if err == nil {
 		return Envelope{}
@@ -113,7 +113,7 @@ func ClassifyError(err error, opt ClassifyOptions) Envelope {
 // CodeTransport; else the failure is CodeToolError (source tool) or
 // CodeUnexpectedStatus (source provider), not retryable.
 //
-// See field report B21 and docs/classify.md ("Error text").
+// See BerriAI/litellm#19216 and docs/classify.md ("Error text").
 func ClassifyText(text string, opt ClassifyOptions) Envelope {
 	return classify.Text(text, opt.internal())
 }

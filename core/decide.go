@@ -13,8 +13,8 @@ import (
 // MaxWaitMs is the longest server wait hint accepted, in milliseconds
 // (default 120000); a longer hint means no retry.
 //
-// See shared/reference/wire-formats.md §4 (openai-python max_retries=2,
-// 0.5 s initial, 8 s max, gives up on a hint above 120 s).
+// See openai-python src/openai/_constants.py and _base_client.py
+// (max_retries 2, 0.5 s initial, 8 s max, no retry on a hint above 120 s).
 type RetryPolicy = decide.RetryPolicy
 
 // RetryDecision says whether to retry (Retry), after how many milliseconds
@@ -48,7 +48,7 @@ const (
 // when the hint is longer.
 //
 // See https://aws.amazon.com/blogs/architecture/exponential-backoff-and-jitter/
-// and shared/reference/wire-formats.md §4.
+// and openai-python _base_client.py (_calculate_retry_timeout).
 func Retry(e Envelope, attempt int, p RetryPolicy, draw float64) (RetryDecision, error) {
 	if err := decide.CheckRetry(int64(attempt), draw); err != nil {
 		return RetryDecision{}, requestError("retry", err)
@@ -67,7 +67,9 @@ type BreakerState = decide.BreakerState
 // (also the lease of a half-open probe), SuccessThreshold 2 successful
 // probes.
 //
-// See shared/seeds/000 (the Cordum breaker guide).
+// See https://martinfowler.com/bliki/CircuitBreaker.html and
+// https://github.com/sony/gobreaker (Settings: MaxRequests, Timeout,
+// ReadyToTrip).
 type BreakerSettings = decide.BreakerSettings
 
 // BreakerPhase is closed, open or half_open.
@@ -107,7 +109,7 @@ type BreakerResult = decide.BreakerResult
 // SuccessThreshold successful probes and reopens on a failed one. Only
 // failures that say the tool is unhealthy count (BreakerCounts).
 //
-// See shared/seeds/000 and https://github.com/sony/gobreaker.
+// See https://github.com/sony/gobreaker.
 func BreakerTransition(prev BreakerState, ev BreakerEvent, nowMs int64, s BreakerSettings, failure *Envelope, tool string) BreakerResult {
 	return decide.Breaker(prev, ev, nowMs, s, failure, tool)
 }
@@ -151,8 +153,8 @@ type BudgetResult = decide.BudgetResult
 // (milliseconds since the Unix epoch). Wall time is checked first, then
 // steps, then tokens; a charge that would pass a ceiling is refused.
 //
-// See shared/seeds/000 ("a token budget that refuses to spend past a
-// ceiling ... pairs naturally with an error code such as BUDGET_EXHAUSTED").
+// See docs/resilience.md, "budget" (a budget refuses the step that would
+// pass a ceiling and says so with BUDGET_EXHAUSTED).
 func Budget(prev BudgetState, l BudgetLimits, c BudgetCharge, nowMs int64) BudgetResult {
 	return decide.Budget(prev, l, c, nowMs)
 }
@@ -190,7 +192,8 @@ func ParseTrace(b []byte) (Trace, error) {
 // serializer failure, or a transcript that would pass 32 MiB of JSON
 // (Path "trace.bound").
 //
-// See shared/seeds/000 (checklist item 6; the AWS reasoning-loop post).
+// See https://dev.to/aws/how-to-prevent-ai-agent-reasoning-loops-from-wasting-tokens-2652
+// (ambiguous tool feedback: 14 calls; clear states: 2).
 func Replay(t Trace, f Format) (ReplayResult, error) {
 	c, err := format.Named(string(f), "format")
 	if err != nil {

@@ -11,26 +11,29 @@ type Format string
 // The wire formats. Each rule's vendor source is in the README's wire-format
 // table and in the doc of the codec package.
 const (
-	// FormatOpenAIChat is a Chat Completions tool message {"role":"tool","tool_call_id","content"}.
-	// See shared/specs/openai-openapi.yaml, ChatCompletionRequestToolMessage.
+	// FormatOpenAIChat is a Chat Completions tool message
+	// {"role":"tool","tool_call_id","content"}. See OpenAI OpenAPI
+	// ChatCompletionRequestToolMessage.
 	FormatOpenAIChat Format = "openai-chat"
 	// FormatOpenAIResponses is a Responses API function_call_output input item.
-	// See shared/specs/openai-openapi.yaml, FunctionCallOutputItemParam.
+	// See OpenAI OpenAPI FunctionCallOutputItemParam.
 	FormatOpenAIResponses Format = "openai-responses"
 	// FormatAnthropic is a user message holding tool_result blocks (is_error on failure).
 	// See https://platform.claude.com/docs/en/agents-and-tools/tool-use/handle-tool-calls.
 	FormatAnthropic Format = "anthropic"
-	// FormatGemini is a user Content holding functionResponse parts; response is always an object.
-	// See googleapis google/ai/generativelanguage/v1beta/content.proto, FunctionResponse.
+	// FormatGemini is a user Content holding functionResponse parts; response
+	// is always an object. See googleapis
+	// google/ai/generativelanguage/v1beta/content.proto, FunctionResponse.
 	FormatGemini Format = "gemini"
 	// FormatGeminiOpenAI is Gemini's OpenAI-compatible endpoint: the openai-chat shape.
 	// See https://ai.google.dev/gemini-api/docs/openai.
 	FormatGeminiOpenAI Format = "gemini-openai"
-	// FormatBedrock is a Converse user message holding toolResult blocks (status "error" on failure).
-	// See shared/specs/aws-bedrock-runtime-2023-09-30-service-2.json, ToolResultBlock.
+	// FormatBedrock is a Converse user message holding toolResult blocks
+	// (status "error" on failure). See botocore bedrock-runtime 2023-09-30
+	// ToolResultBlock.
 	FormatBedrock Format = "bedrock"
 	// FormatMCP is an MCP CallToolResult (isError on failure).
-	// See shared/specs/mcp-schema-2025-11-25.json, CallToolResult.
+	// See the MCP schema 2025-11-25, CallToolResult.
 	FormatMCP Format = "mcp"
 )
 

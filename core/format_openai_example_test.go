@@ -36,7 +36,7 @@ func ExampleParse_openAIChat() {
 }
 
 // An image cannot go into a Chat tool message (text only), so the tool
-// message says it follows and one user message carries it (field report B13).
+// message says it follows and one user message carries it (BerriAI/litellm#6953).
 func ExampleInvoke_serializeOpenAIChatImage() {
 	resp := core.Invoke([]byte(`{"op":"serialize","format":"openai-chat","call":{"id":"call_7"},
 		"result":{"blocks":[{"type":"text","text":"captured"},{"type":"image","media_type":"image/gif","data":"R0lGOA=="}]}}`))
@@ -46,7 +46,7 @@ func ExampleInvoke_serializeOpenAIChatImage() {
 }
 
 // The Responses API carries JSON as canonical text with literal non-ASCII
-// characters (field report B14), and an empty result as a placeholder (B12).
+// characters (microsoft/autogen#7730), and an empty result as a placeholder (stacklok/mecatl#291).
 func ExampleInvoke_serializeOpenAIResponses() {
 	resp := core.Invoke([]byte(`{"op":"serialize","format":"openai-responses","results":[
 		{"call":{"id":"call_1"},"result":{"json":{"city":"東京"}}},

@@ -1,7 +1,7 @@
 package core_test
 
-// Seed 000's portability checklist, items 3 and 5, across every wire format
-// (shared/seeds/000_*.txt; shared/design.md). Item 3: every failed Anthropic
+// Seed 000's portability checklist (README, "Two commands"), items 3 and 5,
+// across every wire format. Item 3: every failed Anthropic
 // result carries is_error true; the seed's own sketch, which sets it only
 // when a failure is not retryable or not from the tool, is wrong. Item 5: no
 // adapter lets the model see a raw exception string or a secret.
@@ -47,7 +47,7 @@ func TestSeedChecklist_item3IsErrorOnEveryAnthropicFailure(t *testing.T) {
 
 // planted secrets and a traceback, every one marked so that a leak is easy to
 // find; each would be redacted or cut by the sanitizer (issue 2, item 4;
-// field report B23).
+// BerriAI/litellm#8075).
 var plantedLeaks = []string{
 	"PLANTED",                           // in every secret value below
 	"Traceback (most recent call last)", // a Python stack trace header

@@ -8,15 +8,16 @@ import (
 // Check reports it.
 //
 // Kind is a stable snake_case token (unanswered_call, orphan_result,
-// misplaced_result, result_not_first, responses_split,
-// response_count_mismatch, extra_part_in_response, duplicate_result,
-// duplicate_call_id, name_mismatch, empty_text, invalid_id, unknown_role; the README table
-// gives each one's rule and source). Index is the message index in the list;
-// Path, when not "", points inside that message ("messages[2].content[1]").
-// IDs are the call ids concerned (for Gemini calls without ids, the function
-// names); Message is one sentence saying what the provider requires.
+// misplaced_result, result_not_first, responses_split, response_count_mismatch,
+// extra_part_in_response, duplicate_result, duplicate_call_id, name_mismatch,
+// empty_text, invalid_id, unknown_role; the README table gives each one's rule
+// and source). Index is the message index in the list; Path, when not "",
+// points inside that message ("messages[2].content[1]"). IDs are the call ids
+// concerned (for Gemini calls without ids, the function names); Message is one
+// sentence saying what the provider requires.
 //
-// See docs/transcripts.md and shared/reference/wire-formats.md §1.3, §1.8, §1.11.
+// See docs/transcripts.md and anthropic-sdk-go ToolResultBlockParam;
+// mistral-common tool-call validator; each provider's Dialect().IDs.
 type Finding struct {
 	Kind    string
 	Index   int
@@ -103,7 +104,7 @@ func formatNamed(op string, f Format, path string) (transcript.Format, error) {
 // member path (as the check op does) for an unknown format ("format") or
 // rules ("id_rules"), or a message of the wrong shape ("messages[i]...").
 //
-// See docs/transcripts.md, "check", and shared/reference/wire-formats.md §1.11.
+// See docs/transcripts.md, "check", and each provider's Dialect().IDs.
 func Check(f Format, messages []any, idRules string) ([]Finding, error) {
 	tf, err := formatNamed("check", f, "format")
 	if err != nil {
@@ -133,7 +134,9 @@ func Check(f Format, messages []any, idRules string) ([]Finding, error) {
 // misplaced ones moved. A list Check finds nothing in comes back unchanged,
 // so Repair is idempotent. Errors as for Check.
 //
-// See docs/transcripts.md, "repair", and field reports B01, B03, B04, B08.
+// See docs/transcripts.md, "repair", and openai/openai-agents-python#1061,
+// anthropics/claude-code#39830, microsoft/semantic-kernel#12708,
+// microsoft/semantic-kernel#12528.
 func Repair(f Format, messages []any) ([]any, RepairChanges, error) {
 	tf, err := formatNamed("repair", f, "format")
 	if err != nil {
@@ -183,7 +186,7 @@ func Trim(f Format, messages []any, maxChars, maxMessages int) ([]any, int, erro
 // Errors as for Check, with unknown rules at Path "target" (the member of
 // the normalize_ids op).
 //
-// See docs/transcripts.md, "normalize_ids", and field report B16.
+// See docs/transcripts.md, "normalize_ids", and anomalyco/opencode#1680.
 func NormalizeIDs(f Format, rules string, messages []any) ([]any, map[string]string, error) {
 	rules, err := transcript.RulesNamed(rules, "target")
 	if err != nil {
@@ -213,7 +216,8 @@ func NormalizeIDs(f Format, rules string, messages []any) ([]any, map[string]str
 // ("" = to's own). Errors as for Check, with the paths of the convert op
 // ("from", "to", "id_rules").
 //
-// See docs/transcripts.md, "convert", and field reports B07, B13, B16.
+// See docs/transcripts.md, "convert", and maximhq/bifrost#5450,
+// BerriAI/litellm#6953, anomalyco/opencode#1680.
 func Convert(from, to Format, messages []any, idRules string) (Conversion, error) {
 	ff, err := formatNamed("convert", from, "from")
 	if err != nil {

@@ -22,7 +22,7 @@ func show(v any) string {
 }
 
 // Check finds the tool_use left without a result and the tool_result placed
-// after text (field report B03).
+// after text (anthropics/claude-code#39830).
 func ExampleCheck() {
 	msgs := list(`[
 	 {"role":"assistant","content":[{"type":"tool_use","id":"toolu_A","name":"search","input":{"q":"a"}},
@@ -37,7 +37,7 @@ func ExampleCheck() {
 	// result_not_first 1 [toolu_B]
 }
 
-// Repair answers the call a Responses history left open (field report B01)
+// Repair answers the call a Responses history left open (openai/openai-agents-python#1061)
 // with an explicit NO_RESULT error, right after the call item.
 func ExampleRepair() {
 	msgs := list(`[{"type":"function_call","call_id":"call_A","name":"lookup","arguments":"{\"q\":\"X\"}"},
@@ -50,7 +50,7 @@ func ExampleRepair() {
 	// 1 [call_A]
 }
 
-// Convert carries Anthropic's is_error over to Bedrock's status (B07).
+// Convert carries Anthropic's is_error over to Bedrock's status (maximhq/bifrost#5450).
 func ExampleConvert() {
 	msgs := list(`[
 	 {"role":"assistant","content":[{"type":"tool_use","id":"toolu_X","name":"read_file","input":{"path":"a.txt"}}]},
@@ -61,7 +61,7 @@ func ExampleConvert() {
 	// {"content":[{"toolResult":{"content":[{"text":"permission denied"}],"status":"error","toolUseId":"toolu_X"}}],"role":"user"}
 }
 
-// NormalizeIDs gives Mistral the 9-character ids it requires (B16), in the
+// NormalizeIDs gives Mistral the 9-character ids it requires (anomalyco/opencode#1680), in the
 // call and its result alike, and the map back.
 func ExampleNormalizeIDs() {
 	msgs := list(`[{"role":"assistant","tool_calls":[{"id":"call_0123456789abcdefXYZ","type":"function","function":{"name":"f","arguments":"{}"}}]},

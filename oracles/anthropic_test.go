@@ -11,7 +11,7 @@ import (
 	"github.com/stretchr/testify/require"
 )
 
-// oracleEnvelope is the running example of wire-formats §6 (code from our
+// oracleEnvelope is the running example of the README's wire-format table (code from our
 // registry), already sanitized so the serializer leaves it unchanged.
 func oracleEnvelope() map[string]any {
 	return map[string]any{"code": "TIMEOUT", "message": "Weather service timed out after 10s.", "retryable": true,

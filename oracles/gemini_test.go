@@ -12,7 +12,7 @@ import (
 // normalizeGemini applies the one difference between our output and the
 // genai SDK's JSON: FunctionResponse.Response is `json:"response,omitempty"`,
 // so the SDK drops an empty response map, while we send {} (the proto marks
-// response REQUIRED; wire-formats §1.4). An absent response is read as {}.
+// response REQUIRED; content.proto FunctionResponse). An absent response is read as {}.
 func normalizeGemini(sdk any) any {
 	for _, p := range sdk.(map[string]any)["parts"].([]any) {
 		fr := p.(map[string]any)["functionResponse"].(map[string]any)
@@ -99,7 +99,8 @@ func TestGemini_realRecordings(t *testing.T) {
 			}
 			assert.Equal(t, turn.failures, flagged, "response.error on every failure after the round trip")
 			if turn.file == "transcript_function_response_error_retry_pydantic_ai.json" {
-				// pydantic-ai writes {"error": "<text>"}: a failure with that text; {"return_value": ...} is a JSON result.
+				// pydantic-ai writes {"error": "<text>"}: a failure with that
+				// text; {"return_value": ...} is a JSON result.
 				for _, o := range parsed {
 					om := o.(map[string]any)
 					if e, ok := om["error"].(map[string]any); ok {

@@ -9,7 +9,7 @@ import (
 
 // mcpSchemas are the two MCP schema versions whose CallToolResult our output
 // must satisfy: 2026-07-28 requires resultType, 2025-11-25 allows it as an
-// extra member (wire-formats.md §1.7).
+// extra member (MCP schema CallToolResult).
 var mcpSchemas = []string{"mcp-schema-2025-11-25.json", "mcp-schema-2026-07-28.json"}
 
 func mcpOutputs(t *testing.T) map[string]any {
@@ -47,7 +47,7 @@ func TestMCP_failureShape(t *testing.T) {
 	f := mcpOutputs(t)["failure"].(map[string]any)
 	assert.Equal(t, true, f["isError"])
 	assert.Equal(t, "complete", f["resultType"])
-	assert.NotContains(t, f, "structuredContent", "no structuredContent on errors (§1.7 pitfall)")
+	assert.NotContains(t, f, "structuredContent", "no structuredContent on errors (MCP schema CallToolResult)")
 	assert.Equal(t, []any{map[string]any{"type": "text", "text": oracleEnvelopeText}}, f["content"])
 }
 

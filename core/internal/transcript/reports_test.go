@@ -7,8 +7,9 @@ import (
 	"github.com/stretchr/testify/require"
 )
 
-// noResultText is the canonical NO_RESULT envelope repair writes for a call
-// of name (field reports B01, B03, B04 ask for an explicit error; ours is the
+// noResultText is the canonical NO_RESULT envelope repair writes for a call of
+// name (openai/openai-agents-python#1061, anthropics/claude-code#39830,
+// microsoft/semantic-kernel#12708 ask for an explicit error; ours is the
 // envelope JSON rather than their free text, which they allow).
 func noResultText(name string) string {
 	return `{\"code\":\"NO_RESULT\",\"details\":{\"tool\":\"` + name + `\"},\"message\":\"No result was recorded for this call of ` + name + `, so it must be treated as failed.\",\"retryable\":false,\"source\":\"orchestrator\"}`

@@ -13,16 +13,15 @@
 //
 // Every failed result carries is_error true, whatever its code, retryable or
 // source: the rule of seed 000 and checklist item 3 wins over the seed's own
-// sketch, which set it only for some failures (shared/design.md; field
-// reports B06, B07). is_error is omitted on success (it defaults to false).
-// Empty content is omitted rather than sent as an empty text block, which the
-// API rejects ("text content blocks must be non-empty"; B12); blank text
-// blocks inside a blocks result are dropped. Images stay in the tool_result
-// (B13).
+// sketch, which set it only for some failures (flags lost in the wild:
+// microsoft/autogen#7428, maximhq/bifrost#5450). is_error is omitted on
+// success (it defaults to false). Empty content is omitted rather than sent
+// as an empty text block, which the API rejects ("text content blocks must
+// be non-empty"; stacklok/mecatl#291); blank text blocks inside a blocks
+// result are dropped. Images stay in the tool_result (BerriAI/litellm#6953).
 //
-// See shared/reference/wire-formats.md §1.3 and §6,
-// https://platform.claude.com/docs/en/agents-and-tools/tool-use/handle-tool-calls
-// and anthropic-sdk-go ToolResultBlockParam.
+// See https://platform.claude.com/docs/en/agents-and-tools/tool-use/handle-tool-calls,
+// anthropic-sdk-go ToolResultBlockParam and the README's wire-format table.
 package anthropic
 
 import (
@@ -45,7 +44,7 @@ type Codec struct{}
 // image Anthropic cannot take, or an outcome with neither or both of error and
 // result.
 //
-// See shared/reference/wire-formats.md §1.3.
+// See anthropic-sdk-go ToolResultBlockParam.
 func (Codec) Serialize(outs []outcome.Outcome) ([]any, error) {
 	return outcome.Values(outs, Codec{}.AppendSerialized)
 }
@@ -73,7 +72,8 @@ func appendResult(dst []byte, i int, o *outcome.Outcome) ([]byte, error) {
 	if id == "" {
 		return dst, field.NewError(outcome.Path(i, "call.id"), "is required: the id of the tool_use block this result answers")
 	}
-	// Anthropic validates tool_use ids against ^[a-zA-Z0-9_-]+$ (wire-formats §1.3, ANT-OBS-ID).
+	// Anthropic validates tool_use ids against ^[a-zA-Z0-9_-]+$
+	// (anthropic-sdk-go ToolResultBlockParam, BlockRunAI/ClawRouter#17).
 	if !outcome.ValidToolID(id, 0) {
 		return dst, field.NewError(outcome.Path(i, "call.id"), "must match ^[a-zA-Z0-9_-]+$ for Anthropic, got "+strconv.Quote(id))
 	}
@@ -84,7 +84,8 @@ func appendResult(dst []byte, i int, o *outcome.Outcome) ([]byte, error) {
 		if dst, err = outcome.AppendEnvelopeString(dst, *o.Error); err != nil {
 			return dst, err
 		}
-		// Every failed result: is_error true (seed 000 checklist item 3, B06).
+		// Every failed result: is_error true (seed 000 checklist item 3,
+		// microsoft/autogen#7428).
 		dst = append(dst, `,"is_error":true,"tool_use_id":`...)
 	} else {
 		if dst, err = appendContent(dst, i, o.Result); err != nil {
@@ -97,7 +98,7 @@ func appendResult(dst []byte, i int, o *outcome.Outcome) ([]byte, error) {
 }
 
 // appendContent writes `"content":...,` for a success, or nothing for an
-// empty one (B12: never an empty text block).
+// empty one (stacklok/mecatl#291: never an empty text block).
 func appendContent(dst []byte, i int, r *outcome.Result) ([]byte, error) {
 	switch r.Kind {
 	case outcome.Text:
@@ -163,7 +164,7 @@ func appendContent(dst []byte, i int, r *outcome.Result) ([]byte, error) {
 // name is not on the wire and comes back "". Returns a *field.Error with the
 // path for anything else, and when msgs hold no tool_result at all.
 //
-// See shared/reference/wire-formats.md §1.3.
+// See anthropic-sdk-go ToolResultBlockParam.
 func (Codec) Parse(msgs []any) ([]outcome.Outcome, error) {
 	var outs []outcome.Outcome
 	isBlock := func(m map[string]any) bool { _, ok := m["type"]; return ok }

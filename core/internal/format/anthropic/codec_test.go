@@ -14,7 +14,7 @@ import (
 	"github.com/toolerr/toolerr/core/internal/format/outcome"
 )
 
-// timeoutEnv is the running example of wire-formats §6, already sanitized.
+// timeoutEnv is the running example of the README's wire-format table, already sanitized.
 func timeoutEnv() *envelope.Envelope { return formattest.TimeoutEnv("TIMEOUT") }
 
 // timeoutText is its canonical text as it stands inside a JSON string.

@@ -11,23 +11,24 @@
 //	           {"image":{"format":"png","source":{"bytes":"<base64>"}}}]}}
 //	empty:    {"toolResult":{"toolUseId":id,"content":[{"text":"(empty result)"}]}}
 //
-// A failure carries status "error" (field report B07: never "success" for an
-// error) and a self-describing json block holding the envelope, because
-// status is honoured only by Amazon Nova and Anthropic Claude models
-// (wire-formats §1.6). A success omits status: the service model makes it
-// optional and AWS's own tool-use example sends none for a success. A json
-// block must hold an object (Bedrock answers "Provide a json object for the
-// field" otherwise), so a JSON result that is not an object, or an object
-// whose only key is "output", goes under {"output": v}. An empty result is
-// the placeholder text: the model allows an empty text, but Converse forwards
-// to models that reject one (B12). toolUseId must be 1 to 64 characters of
-// [a-zA-Z0-9_-], the stricter of the two published patterns (§1.6). Image
-// bytes are base64 text, the form blobs take in the JSON body: a boto3 caller
-// passes base64.b64decode(bytes) instead.
+// A failure carries status "error" (maximhq/bifrost#5450: never "success" for
+// an error) and a self-describing json block holding the envelope, because
+// status is honoured only by Amazon Nova and Anthropic Claude models (botocore
+// bedrock-runtime ToolResultBlock). A success omits status: the service model
+// makes it optional and AWS's own tool-use example sends none for a success. A
+// json block must hold an object (Bedrock answers "Provide a json object for
+// the field" otherwise), so a JSON result that is not an object, or an object
+// whose only key is "output", goes under {"output": v}. An empty result is the
+// placeholder text: the model allows an empty text, but Converse forwards to
+// models that reject one (stacklok/mecatl#291). toolUseId must be 1 to 64
+// characters of [a-zA-Z0-9_-], the stricter of the two published patterns
+// (botocore bedrock-runtime ToolResultBlock). Image bytes are base64 text, the
+// form blobs take in the JSON body: a boto3 caller passes
+// base64.b64decode(bytes) instead.
 //
-// See shared/reference/wire-formats.md §1.6 and §6,
-// shared/specs/aws-bedrock-runtime-2023-09-30-service-2.json (ToolResultBlock,
-// ToolResultContentBlock, ToolResultStatus, ToolUseId) and
+// See the botocore service model bedrock-runtime 2023-09-30 (ToolResultBlock,
+// ToolResultContentBlock, ToolResultStatus, ToolUseId), the README's
+// wire-format table and
 // https://docs.aws.amazon.com/bedrock/latest/APIReference/API_runtime_ToolResultBlock.html.
 package bedrock
 
@@ -43,13 +44,13 @@ import (
 
 // MaxToolUseIDLen is the longest toolUseId Bedrock accepts, in bytes.
 //
-// See shared/specs/aws-bedrock-runtime-2023-09-30-service-2.json, ToolUseId.
+// See botocore bedrock-runtime 2023-09-30 ToolUseId.
 const MaxToolUseIDLen = 64
 
 // Codec is the bedrock codec: Serialize writes one user message of
 // toolResult blocks, Parse reads them back.
 //
-// See shared/specs/aws-bedrock-runtime-2023-09-30-service-2.json, ToolResultBlock.
+// See botocore bedrock-runtime 2023-09-30 ToolResultBlock.
 type Codec struct{}
 
 // Serialize returns one user message {"role":"user","content":[{"toolResult":...}]}
@@ -58,7 +59,7 @@ type Codec struct{}
 // image Bedrock cannot take, or an outcome with neither or both of error and
 // result.
 //
-// See shared/reference/wire-formats.md §1.6.
+// See botocore bedrock-runtime ToolResultBlock.
 func (Codec) Serialize(outs []outcome.Outcome) ([]any, error) {
 	return outcome.Values(outs, Codec{}.AppendSerialized)
 }
@@ -93,7 +94,9 @@ func appendResult(dst []byte, i int, o *outcome.Outcome) ([]byte, error) {
 		if dst, err = outcome.Safe(*o.Error).AppendCanonical(dst); err != nil {
 			return dst, err
 		}
-		// status "error" on every failure (B07); the json block keeps it self-describing (§1.6).
+		// status "error" on every failure (maximhq/bifrost#5450); the json
+		// block keeps it self-describing (botocore bedrock-runtime
+		// ToolResultBlock).
 		dst = append(dst, `}],"status":"error","toolUseId":`...)
 	} else {
 		if dst, err = appendContent(dst, i, o.Result); err != nil {
@@ -173,7 +176,7 @@ func appendContent(dst []byte, i int, r *outcome.Result) ([]byte, error) {
 		}
 		return dst, nil
 	}
-	// Empty: the placeholder, never an empty text (B12).
+	// Empty: the placeholder, never an empty text (stacklok/mecatl#291).
 	return appendText(dst, outcome.EmptyPlaceholder), nil
 }
 
@@ -184,14 +187,14 @@ func appendContent(dst []byte, i int, r *outcome.Result) ([]byte, error) {
 // status "error" is a failure: the first json block holding an envelope is
 // returned as is; otherwise the text (or JSON) of the blocks becomes a
 // TOOL_ERROR envelope with that text, sanitized, as its message (a result
-// written by another library, B07). Without status "error": one text block is
-// Text (Empty when blank or the placeholder), one json block is JSON (with
-// {"output": v} unwrapped), no block is Empty, several blocks or any image a
-// Blocks result (a json block among them becomes text). The call name is not
-// on the wire and comes back "". Returns a *field.Error with the path for
-// anything else, and when msgs hold no toolResult at all.
+// written by another library, maximhq/bifrost#5450). Without status "error":
+// one text block is Text (Empty when blank or the placeholder), one json block
+// is JSON (with {"output": v} unwrapped), no block is Empty, several blocks or
+// any image a Blocks result (a json block among them becomes text). The call
+// name is not on the wire and comes back "". Returns a *field.Error with the
+// path for anything else, and when msgs hold no toolResult at all.
 //
-// See shared/reference/wire-formats.md §1.6.
+// See botocore bedrock-runtime ToolResultBlock.
 func (Codec) Parse(msgs []any) ([]outcome.Outcome, error) {
 	var outs []outcome.Outcome
 	isBlock := func(m map[string]any) bool { _, ok := m["toolResult"]; return ok }

@@ -1,6 +1,6 @@
 // Package formattest holds the sample values the wire-format codecs' tests
-// share: the running example envelope of shared/reference/wire-formats.md §6,
-// its canonical text, field report B13's 1x1 PNG, and small builders. Only
+// share: the running example envelope of the README's wire-format table,
+// its canonical text, BerriAI/litellm#6953's 1x1 PNG, and small builders. Only
 // test files import it.
 package formattest
 
@@ -12,7 +12,7 @@ import (
 	"github.com/toolerr/toolerr/core/internal/format/outcome"
 )
 
-// PNG1x1 is a 1x1 PNG in standard base64 (field report B13's repro image).
+// PNG1x1 is a 1x1 PNG in standard base64 (BerriAI/litellm#6953's repro image).
 const PNG1x1 = "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNkYPhfDwAChwGA60e6kgAAAABJRU5ErkJggg=="
 
 // TimeoutEnv returns the running example envelope with the given code

@@ -1,7 +1,7 @@
 // Package gemini is the wire format of the Gemini API (generateContent): one
 // user Content whose parts are one functionResponse per tool call, in call
-// order, and nothing else (field report B08: parallel responses split across
-// contents, or with sibling parts, are rejected).
+// order, and nothing else (microsoft/semantic-kernel#12528: parallel responses
+// split across contents, or with sibling parts, are rejected).
 //
 // # Shapes
 //
@@ -12,17 +12,17 @@
 //	           "parts":[{"inlineData":{"mimeType":m,"data":b64}}]}}
 //	empty:    {"functionResponse":{"id"?,"name":n,"response":{}}}
 //
-// response is always a JSON object (a google.protobuf.Struct; B10). Google's
-// guidance: "output" for results, "error" for failures, and an object with
-// neither counts as output. So a JSON object result passes through as-is
-// unless it is empty or has an "error" or "output" key; then it is wrapped
-// under "output", or Gemini would read it as a failure or unwrap it. Any other
-// JSON value goes under "output". name is required; id is copied only when the
-// call had one. Images go in FunctionResponse.parts as inlineData, the text of
-// a blocks result in response.output (wire-formats §1.4: text is not sent as
-// bytes).
+// response is always a JSON object (a google.protobuf.Struct;
+// google/adk-js#347). Google's guidance: "output" for results, "error" for
+// failures, and an object with neither counts as output. So a JSON object
+// result passes through as-is unless it is empty or has an "error" or "output"
+// key; then it is wrapped under "output", or Gemini would read it as a failure
+// or unwrap it. Any other JSON value goes under "output". name is required; id
+// is copied only when the call had one. Images go in FunctionResponse.parts as
+// inlineData, the text of a blocks result in response.output (content.proto
+// FunctionResponse: text is not sent as bytes).
 //
-// See shared/reference/wire-formats.md §1.4 and §6, googleapis
+// See content.proto FunctionResponse; the README's wire-format table, googleapis
 // google/ai/generativelanguage/v1beta/content.proto (FunctionResponse) and
 // google.golang.org/genai FunctionResponse.
 package gemini
@@ -45,7 +45,7 @@ type Codec struct{}
 // *field.Error for a call without a name (results[i].call.name), image data
 // that is not base64, or an outcome with neither or both of error and result.
 //
-// See shared/reference/wire-formats.md §1.4.
+// See content.proto FunctionResponse.
 func (Codec) Serialize(outs []outcome.Outcome) ([]any, error) {
 	return outcome.Values(outs, Codec{}.AppendSerialized)
 }
@@ -73,7 +73,7 @@ func appendPart(dst []byte, i int, o *outcome.Outcome) ([]byte, error) {
 		return dst, field.NewError(outcome.Path(i, "call.name"), "is required: Gemini matches a functionResponse to its call by name")
 	}
 	dst = append(dst, `{"functionResponse":{`...)
-	if o.Call.ID != "" { // id only when the call had one (wire-formats §1.4)
+	if o.Call.ID != "" { // id only when the call had one (content.proto FunctionResponse)
 		dst = append(dst, `"id":`...)
 		dst = canonical.AppendString(dst, o.Call.ID)
 		dst = append(dst, ',')
@@ -180,7 +180,7 @@ func appendResponse(dst []byte, i int, r *outcome.Result) ([]byte, error) {
 // *field.Error with the path for anything else, and when msgs hold no
 // functionResponse at all.
 //
-// See shared/reference/wire-formats.md §1.4.
+// See content.proto FunctionResponse.
 func (Codec) Parse(msgs []any) ([]outcome.Outcome, error) {
 	var outs []outcome.Outcome
 	isPart := func(m map[string]any) bool { _, ok := m["parts"]; return !ok }
@@ -276,7 +276,7 @@ func readResponse(resp map[string]any) outcome.Result {
 }
 
 // parseImages reads FunctionResponse.parts: inlineData blobs only (fileData is
-// not supported by the Gemini API; wire-formats §1.4).
+// not supported by the Gemini API; content.proto FunctionResponse).
 func parseImages(fr map[string]any, fp string) ([]outcome.Block, error) {
 	parts, _, err := field.Get[[]any](fr, "parts", fp)
 	if err != nil || len(parts) == 0 {

@@ -189,7 +189,8 @@ func writeContent(w *dialect.Writer, m dialect.Message) []any {
 		role = "model"
 	}
 	if len(results) > 0 && len(results) < len(m.Parts) && !w.Same {
-		// Responses travel alone in their content (B08); the rest follows.
+		// Responses travel alone in their content
+		// (microsoft/semantic-kernel#12528); the rest follows.
 		rest := make([]dialect.Part, 0, len(m.Parts)-len(results))
 		for _, p := range m.Parts {
 			if p.Kind != dialect.KindResult {

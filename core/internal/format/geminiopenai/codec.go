@@ -4,7 +4,7 @@
 // Chat Completions tool message of openai-chat. Every rule, fallback and lossy
 // case is openaichat's; this package only gives the format its own name.
 //
-// See shared/reference/wire-formats.md §1.5 and https://ai.google.dev/gemini-api/docs/openai.
+// See https://ai.google.dev/gemini-api/docs/openai.
 package geminiopenai
 
 import (
@@ -18,7 +18,7 @@ const Name = "gemini-openai"
 // Codec is the gemini-openai codec: openaichat.Codec under another name. The
 // zero value is ready to use.
 //
-// See shared/reference/wire-formats.md §1.5.
+// See https://ai.google.dev/gemini-api/docs/openai.
 type Codec struct{}
 
 // Serialize returns what openaichat.Codec.Serialize returns for outs.

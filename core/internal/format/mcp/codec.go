@@ -11,7 +11,7 @@ import (
 
 // Codec is the mcp codec; the zero value is ready to use.
 //
-// See shared/reference/wire-formats.md §1.7.
+// See MCP schema CallToolResult.
 type Codec struct{}
 
 // ResultTypeComplete is the resultType of a finished call, failed or not
@@ -26,7 +26,7 @@ const ResultTypeComplete = "complete"
 // carry (NaN, ±Inf), and results[i].result.blocks[j] for a block of unknown
 // type or an image whose data is not standard base64.
 //
-// See shared/reference/wire-formats.md §1.7 and §6.
+// See MCP schema CallToolResult; the README's wire-format table.
 func (Codec) Serialize(outs []outcome.Outcome) ([]any, error) {
 	return outcome.Values(outs, Codec{}.AppendSerialized)
 }
@@ -69,7 +69,7 @@ func (Codec) AppendSerialized(dst []byte, outs []outcome.Outcome) ([]byte, error
 func text(s string) map[string]any { return map[string]any{"type": "text", "text": s} }
 
 // placeholder is the content of an empty result: one text block holding the
-// placeholder, never an empty text block (field report B12: hosts replay MCP
+// placeholder, never an empty text block (stacklok/mecatl#291: hosts replay MCP
 // content into providers that reject empty text).
 func placeholder() []any { return []any{text(outcome.EmptyPlaceholder)} }
 
@@ -125,7 +125,7 @@ func success(i int, r outcome.Result) (map[string]any, error) {
 // Parse reads CallToolResults back into outcomes, in order (with an empty
 // Call). isError with one text block holding an envelope is that failure;
 // isError otherwise is a TOOL_ERROR envelope built from the text (the failure
-// flag is never lost, field report B07). A success with object
+// flag is never lost, maximhq/bifrost#5450). A success with object
 // structuredContent is JSON; otherwise no block or the placeholder is Empty,
 // one text block is Text, anything else is Blocks.
 //
@@ -134,7 +134,7 @@ func success(i int, r outcome.Result) (map[string]any, error) {
 // blocks (audio, resource_link and resource blocks have no neutral form), or
 // an isError or resultType of the wrong type.
 //
-// See shared/reference/wire-formats.md §1.7.
+// See MCP schema CallToolResult.
 func (Codec) Parse(msgs []any) ([]outcome.Outcome, error) {
 	outs := make([]outcome.Outcome, 0, len(msgs))
 	for i, v := range msgs {

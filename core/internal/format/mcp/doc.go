@@ -25,9 +25,9 @@
 //     failure) comes back as a TOOL_ERROR envelope holding that text; its
 //     image blocks are counted in details.images_omitted.
 //
-// See shared/reference/wire-formats.md §1.7 and §6;
-// shared/specs/mcp-schema-2025-11-25.json and mcp-schema-2026-07-28.json,
-// CallToolResult; field reports B07 and B12.
+// See MCP schema CallToolResult; the README's wire-format table;
+// the MCP schemas 2025-11-25 and 2026-07-28,
+// CallToolResult; maximhq/bifrost#5450 and stacklok/mecatl#291.
 package mcp
 
 // Name is the wire-format name of this package.

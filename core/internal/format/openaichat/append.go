@@ -16,8 +16,8 @@ import (
 // does not check it. Returns dst unchanged and the error of the canonical
 // writer when e.Details holds a value JSON cannot carry (NaN, ±Inf).
 //
-// See shared/specs/openai-openapi.yaml ChatCompletionRequestToolMessage and
-// shared/reference/wire-formats.md §1.1.
+// See OpenAI OpenAPI ChatCompletionRequestToolMessage and
+// OpenAI OpenAPI ChatCompletionRequestToolMessage.
 func AppendToolMessage(dst []byte, callID string, e envelope.Envelope) ([]byte, error) {
 	start := len(dst)
 	dst = append(dst, `{"content":`...)

@@ -11,7 +11,7 @@ import (
 	"github.com/toolerr/toolerr/core/internal/format/outcome"
 )
 
-// benchEnv is the running example of shared/reference/wire-formats.md §6.
+// benchEnv is the running example of the README's wire-format table.
 var benchEnv = envelope.Envelope{Code: "UPSTREAM_TIMEOUT", Message: "Weather service timed out after 10s.", Retryable: true,
 	Details: map[string]any{"timeout_ms": 10000}, Source: envelope.SourceTool}
 
@@ -45,11 +45,12 @@ func jsonEnv() jsonEnvelope {
 // Sub-benchmarks per format (openai_chat, openai_responses): the bare name is
 // the Append fast path into a reused buffer; _codec is Codec.Serialize then
 // canonical.Append (the value-tree path); _invoke is AppendSerialized into a
-// fresh buffer, as Invoke's serialize op does; _encodingJSON is the baseline, json.Marshal
-// of the envelope struct and then of the message struct holding it as a
-// string (scripts/benchratio prints name / name_encodingJSON). sanitize_only
-// is the share of the fast path spent in outcome.Safe (the sanitizer every
-// wire output passes through, rule 5), which the baseline does not do.
+// fresh buffer, as Invoke's serialize op does; _encodingJSON is the baseline,
+// json.Marshal of the envelope struct and then of the message struct holding it
+// as a string (scripts/benchratio prints name / name_encodingJSON).
+// sanitize_only is the share of the fast path spent in outcome.Safe (the
+// sanitizer every wire output passes through, rule 5), which the baseline does
+// not do.
 func BenchmarkSerializeEnvelope(b *testing.B) {
 	const id = "call_abc123"
 	b.Run("openai_chat", func(b *testing.B) {

@@ -11,12 +11,12 @@ import (
 
 // Codec is the openai-chat codec; the zero value is ready to use.
 //
-// See shared/reference/wire-formats.md §1.1.
+// See OpenAI OpenAPI ChatCompletionRequestToolMessage.
 type Codec struct{}
 
 // Serialize returns one tool message per outcome, in call order, then, when
 // any success holds images, one user message carrying them (field report
-// B13: a tool message may hold only text).
+// BerriAI/litellm#6953: a tool message may hold only text).
 //
 // Returns a *field.Error naming results[i].call.id when a call has no id or
 // repeats an earlier one (tool_call_id is required and pairs the message with
@@ -24,7 +24,7 @@ type Codec struct{}
 // and result, and results[i].result.blocks[j] for an image that is not png,
 // jpeg, gif or webp with standard base64 data.
 //
-// See shared/reference/wire-formats.md §1.1 and §6.
+// See OpenAI OpenAPI ChatCompletionRequestToolMessage; the README's wire-format table.
 func (Codec) Serialize(outs []outcome.Outcome) ([]any, error) {
 	return outcome.Values(outs, Codec{}.AppendSerialized)
 }
@@ -97,7 +97,8 @@ func toolContent(i int, o *outcome.Outcome, parts *[]any) (string, error) {
 	return content, nil
 }
 
-// userMessage is the user message that carries the images of a turn (B13).
+// userMessage is the user message that carries the images of a turn
+// (BerriAI/litellm#6953).
 func userMessage(parts []any) map[string]any {
 	return map[string]any{"role": "user", "content": parts}
 }
@@ -148,7 +149,7 @@ func withNote(bs []outcome.Block, n int) string {
 // tool_call_id, content that is neither a string nor text parts, and an image
 // whose call has no tool message or failed.
 //
-// See shared/reference/wire-formats.md §1.1.
+// See OpenAI OpenAPI ChatCompletionRequestToolMessage.
 func (Codec) Parse(msgs []any) ([]outcome.Outcome, error) {
 	outs := make([]outcome.Outcome, 0, len(msgs))
 	byID := make(map[string]int, len(msgs))

@@ -24,7 +24,10 @@
 //     failure on this wire: it is written canonically and read back as one.
 //   - The text "(empty result)" reads back as an Empty result.
 //
-// See shared/reference/wire-formats.md §1.1, §1.5, §6; shared/specs/openai-openapi.yaml
-// ChatCompletionRequestToolMessage; field reports B07, B12, B13 and B14 in
-// shared/cases/field-reports.md.
+// See https://platform.openai.com/docs/api-reference/chat/create (OpenAI
+// OpenAPI ChatCompletionRequestToolMessage, openai-go ToolMessage),
+// https://ai.google.dev/gemini-api/docs/openai, the README's wire-format
+// table, and the faults it avoids: maximhq/bifrost#5450 (flag lost),
+// stacklok/mecatl#291 (empty text), BerriAI/litellm#6953 (images),
+// microsoft/autogen#7730 (escaped non-ASCII).
 package openaichat

@@ -11,7 +11,7 @@ import (
 // "data:<media type>;base64,<data>", the form OpenAI's image_url and
 // input_image accept for inline images.
 //
-// See shared/specs/openai-openapi.yaml ChatCompletionRequestMessageContentPartImage
+// See OpenAI OpenAPI ChatCompletionRequestMessageContentPartImage
 // and InputImageContentParamAutoParam.
 func DataURL(b outcome.Block) string {
 	return "data:" + b.MediaType + ";base64," + b.Data
@@ -34,7 +34,7 @@ func ParseDataURL(u string) (outcome.Block, bool) {
 }
 
 // ImageNote returns the line a tool message ends with when its n images
-// (n >= 1) travel in the user message that follows (field report B13: an image
+// (n >= 1) travel in the user message that follows (BerriAI/litellm#6953: an image
 // a target cannot carry is never dropped silently; the text says where it is).
 func ImageNote(n int) string {
 	if n == 1 {

@@ -12,19 +12,20 @@ import (
 // ResultText returns the one string a flagless text field (Chat content,
 // Responses output) carries for success r:
 //
-//   - Empty, or blank text: outcome.EmptyPlaceholder (field report B12: an
+//   - Empty, or blank text: outcome.EmptyPlaceholder (stacklok/mecatl#291: an
 //     empty content or output is rejected and poisons the stored history).
 //   - Text: the text unchanged.
-//   - JSON: its canonical JSON text, non-ASCII characters literal (B14).
+//   - JSON: its canonical JSON text, non-ASCII characters literal (microsoft/autogen#7730).
 //   - Blocks: the non-blank text blocks joined by "\n"; image blocks are left
-//     to the caller (Serialize adds the B13 fallback).
+//     to the caller (Serialize adds the BerriAI/litellm#6953 fallback).
 //
 // A text or JSON value that is itself an envelope is written as the canonical
 // text of the sanitized envelope: on a flagless wire the model and every
 // parser read it as a failure anyway, and writing it exactly as one keeps
 // serialize(parse(serialize(x))) == serialize(x).
 //
-// See shared/reference/wire-formats.md §1.1, §1.2; field reports B12, B14.
+// See OpenAI OpenAPI ChatCompletionRequestToolMessage; OpenAI OpenAPI
+// FunctionCallOutputItemParam; stacklok/mecatl#291, microsoft/autogen#7730.
 func ResultText(r outcome.Result) string {
 	s, _ := resultText(r)
 	return s
@@ -72,7 +73,8 @@ func looksLikeEnvelope(s string) bool {
 // code fence: OpenAI has no error flag), ResultText for a success. Returns a
 // *field.Error at results[i].result.json for a JSON value JSON cannot carry.
 //
-// See shared/reference/wire-formats.md §1.1, §6; shared/seeds checklist item 4.
+// See OpenAI OpenAPI ChatCompletionRequestToolMessage, the README's
+// wire-format table and seed 000's checklist item 4 (no code fence).
 func Content(i int, o outcome.Outcome) (string, error) {
 	if o.Error != nil {
 		return outcome.EnvelopeText(outcome.Safe(*o.Error)), nil

@@ -10,7 +10,7 @@ import (
 
 // Codec is the openai-responses codec; the zero value is ready to use.
 //
-// See shared/reference/wire-formats.md §1.2.
+// See OpenAI OpenAPI FunctionCallOutputItemParam.
 type Codec struct{}
 
 // MaxCallIDChars is the longest call_id the Responses API accepts, in
@@ -28,7 +28,7 @@ const MaxCallIDChars = 64
 // results[i].result.blocks[j] for an image that is not png, jpeg, gif or webp
 // with standard base64 data.
 //
-// See shared/reference/wire-formats.md §1.2 and §6.
+// See OpenAI OpenAPI FunctionCallOutputItemParam; the README's wire-format table.
 func (Codec) Serialize(outs []outcome.Outcome) ([]any, error) {
 	return outcome.Values(outs, Codec{}.AppendSerialized)
 }
@@ -101,8 +101,8 @@ func itemOutput(i int, o *outcome.Outcome) (any, error) {
 }
 
 // blockItems returns the output array of a Blocks result: an input_text item
-// per non-blank text block (B12) and an input_image item with a data URL per
-// image, in order.
+// per non-blank text block (stacklok/mecatl#291) and an input_image item with a
+// data URL per image, in order.
 func blockItems(i int, bs []outcome.Block) ([]any, error) {
 	arr := make([]any, 0, len(bs))
 	for j, b := range bs {
@@ -133,7 +133,7 @@ func blockItems(i int, bs []outcome.Block) ([]any, error) {
 // input_text or an input_image with a base64 data URL (file ids, http URLs
 // and input_file items have no neutral form).
 //
-// See shared/reference/wire-formats.md §1.2.
+// See OpenAI OpenAPI FunctionCallOutputItemParam.
 func (Codec) Parse(msgs []any) ([]outcome.Outcome, error) {
 	outs := make([]outcome.Outcome, 0, len(msgs))
 	seen := make(map[string]bool, len(msgs))
@@ -231,7 +231,7 @@ func readItems(arr []any, p string) (outcome.Result, error) {
 // does not check it. Returns dst unchanged and the canonical writer's error
 // when e.Details holds a value JSON cannot carry (NaN, ±Inf).
 //
-// See shared/specs/openai-openapi.yaml FunctionCallOutputItemParam.
+// See OpenAI OpenAPI FunctionCallOutputItemParam.
 func AppendFunctionCallOutput(dst []byte, callID string, e envelope.Envelope) ([]byte, error) {
 	start := len(dst)
 	dst = append(dst, `{"call_id":`...)

@@ -20,6 +20,8 @@
 //   - Blank text blocks are dropped; a Blocks result with nothing left is
 //     written as the empty placeholder and reads back as Empty.
 //
-// See shared/reference/wire-formats.md §1.2 and §6; shared/specs/openai-openapi.yaml
-// FunctionCallOutputItemParam; field reports B07, B12, B13, B14.
+// See https://platform.openai.com/docs/guides/function-calling (OpenAI
+// OpenAPI FunctionCallOutputItemParam), the README's wire-format table, and
+// the faults it avoids: maximhq/bifrost#5450, stacklok/mecatl#291,
+// BerriAI/litellm#6953, microsoft/autogen#7730.
 package openairesponses

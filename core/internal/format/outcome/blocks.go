@@ -34,7 +34,7 @@ func Check(i int, o *Outcome) error {
 // tool-use id pattern Anthropic enforces and Bedrock's API reference
 // documents). maxLen <= 0 means no length limit.
 //
-// See shared/reference/wire-formats.md §1.3 and §1.6.
+// See anthropic-sdk-go ToolResultBlockParam; botocore bedrock-runtime ToolResultBlock.
 func ValidToolID(s string, maxLen int) bool {
 	if s == "" || (maxLen > 0 && len(s) > maxLen) {
 		return false
@@ -52,7 +52,7 @@ func ValidToolID(s string, maxLen int) bool {
 // of a media type, and false for any other media type. These four are the
 // image types Anthropic's base64 source and Bedrock's ImageFormat accept.
 //
-// See shared/specs/aws-bedrock-runtime-2023-09-30-service-2.json, ImageFormat.
+// See botocore bedrock-runtime 2023-09-30 ImageFormat.
 func ImageFormat(mediaType string) (string, bool) {
 	switch mediaType {
 	case "image/png":
@@ -67,7 +67,7 @@ func ImageFormat(mediaType string) (string, bool) {
 	return "", false
 }
 
-// ValidBase64 reports whether s is non-empty standard base64 (RFC 4648 §4)
+// ValidBase64 reports whether s is non-empty standard base64 (RFC 4648, section 4)
 // with padding, the form every provider's image data takes.
 func ValidBase64(s string) bool {
 	if s == "" || len(s)%4 != 0 {
@@ -110,7 +110,7 @@ func CheckImage(i, j int, b Block, strict bool) error {
 
 // NonBlank returns the blocks without blank text blocks (empty or only white
 // space), which Anthropic rejects ("text content blocks must be non-empty",
-// field report B12). It returns bs itself when nothing is dropped, and nil
+// stacklok/mecatl#291). It returns bs itself when nothing is dropped, and nil
 // when nothing remains.
 func NonBlank(bs []Block) []Block {
 	keep := 0
