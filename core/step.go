@@ -65,35 +65,38 @@ type StepActionKind = decide.ActionKind
 
 // The step actions.
 const (
-	ActionLoad  = decide.ActionLoad  // read Key from Store
-	ActionCAS   = decide.ActionCAS   // compare-and-swap Key in Store from Old (OldAbsent: none) to New
+	ActionLoad  = decide.ActionLoad  // read Key from the shared store
+	ActionCAS   = decide.ActionCAS   // compare-and-swap Key in the shared store from Old (OldAbsent: none) to New
 	ActionCall  = decide.ActionCall  // call the tool (Attempt; within TimeoutMs when > 0)
 	ActionSleep = decide.ActionSleep // sleep DelayMs milliseconds
 	ActionStop  = decide.ActionStop  // return: Error nil is success, else the envelope; Attempts calls were made
 )
 
-// StoreName is StoreShared (the configured store, shared between replicas)
-// or StoreLocal (the runtime's own memory, used when the shared one fails).
-type StoreName = decide.StoreName
+// ReplicaState is what one replica knows of a tool's shared breaker between
+// calls: State, the bytes it last saw in the store (or, while the store
+// fails, the state its fallback decisions made from them), and DownUntilMs,
+// until when it leaves a failed store alone. The runtime keeps one
+// DownUntilMs and one State per tool, passes them to every step and takes
+// StepResult.Replica back when set.
+type ReplicaState = decide.ReplicaState
 
-// The stores a StepAction names.
-const (
-	StoreShared = decide.StoreShared
-	StoreLocal  = decide.StoreLocal
-)
+// DefaultStoreBackoffMs is how long a replica leaves the shared store alone
+// after it failed, in ms (StepConfig.StoreBackoffMs 0).
+const DefaultStoreBackoffMs = decide.DefaultStoreBackoffMs
 
 // StepInput is one step's input: Config, the call's State, the run's Budget
-// and Loop states (read when Config enables them), the Event and NowMs
-// (milliseconds since the Unix epoch).
+// and Loop states (read when Config enables them), the Replica's state of
+// the tool's breaker, the Event and NowMs (milliseconds since the Unix
+// epoch).
 type StepInput = decide.StepInput
 
 // StepResult is one step's output: the next State, the Action, the Records
-// to log in order, and the run's Budget and Loop states when the step changed
-// them (nil otherwise).
+// to log in order, and the run's Budget and Loop states and the Replica
+// state when the step changed them (nil otherwise).
 type StepResult = decide.StepResult
 
 // Record is one decision (budget, loop_guard, breaker, call, retry,
-// fallback), the same record in every runtime; Value gives its JSON and
+// fallback, repair), the same record in every runtime; Value gives its JSON and
 // Level how loud to log it.
 type Record = decide.Record
 
@@ -108,6 +111,7 @@ const (
 	RecordCall      = decide.RecordCall
 	RecordRetry     = decide.RecordRetry
 	RecordFallback  = decide.RecordFallback
+	RecordRepair    = decide.RecordRepair
 )
 
 // Level is how loud a Record is logged: LevelDebug, LevelInfo or LevelWarn.

@@ -6,6 +6,7 @@ import (
 	"os"
 	"os/exec"
 	"strconv"
+	"syscall"
 	"testing"
 	"time"
 
@@ -43,6 +44,22 @@ func TestMain(m *testing.M) {
 }
 
 func startRedisIn(tb testing.TB, dir string, cleanup func(func())) string {
+	srv := newRedisServer(tb, dir)
+	cleanup(srv.stop)
+	srv.start(tb)
+	return srv.addr
+}
+
+// redisServer is one redis-server on a loopback port that a test starts and
+// stops (by pid), and may pause, resume, kill and restart on the same port.
+type redisServer struct {
+	bin, dir, addr string
+	port           int
+	cmd            *exec.Cmd
+}
+
+func newRedisServer(tb testing.TB, dir string) *redisServer {
+	tb.Helper()
 	bin, err := exec.LookPath("redis-server")
 	if err != nil {
 		if os.Getenv("CI") != "" {
@@ -56,24 +73,42 @@ func startRedisIn(tb testing.TB, dir string, cleanup func(func())) string {
 	}
 	port := l.Addr().(*net.TCPAddr).Port
 	l.Close()
-	cmd := exec.Command(bin, "--port", strconv.Itoa(port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no", "--protected-mode", "yes", "--dir", dir)
-	if err := cmd.Start(); err != nil {
+	return &redisServer{bin: bin, dir: dir, port: port, addr: "127.0.0.1:" + strconv.Itoa(port)}
+}
+
+// start starts the server and waits until it answers PING.
+func (s *redisServer) start(tb testing.TB) {
+	tb.Helper()
+	s.cmd = exec.Command(s.bin, "--port", strconv.Itoa(s.port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no", "--protected-mode", "yes", "--dir", s.dir)
+	if err := s.cmd.Start(); err != nil {
 		tb.Fatal(err)
 	}
-	cleanup(func() {
-		_ = cmd.Process.Kill()
-		_ = cmd.Wait()
-	})
-	addr := "127.0.0.1:" + strconv.Itoa(port)
-	c := redis.NewClient(&redis.Options{Addr: addr})
+	c := redis.NewClient(&redis.Options{Addr: s.addr})
 	defer c.Close()
 	deadline := time.Now().Add(10 * time.Second)
 	for {
 		if err := c.Ping(context.Background()).Err(); err == nil {
-			return addr
+			return
 		} else if time.Now().After(deadline) {
-			tb.Fatalf("redis-server on %s did not answer: %v", addr, err)
+			tb.Fatalf("redis-server on %s did not answer: %v", s.addr, err)
 		}
 		time.Sleep(20 * time.Millisecond)
 	}
+}
+
+// pause stops the server's process (SIGSTOP): connections stay open and
+// nothing answers. resume continues it (SIGCONT).
+func (s *redisServer) pause() error  { return s.cmd.Process.Signal(syscall.SIGSTOP) }
+func (s *redisServer) resume() error { return s.cmd.Process.Signal(syscall.SIGCONT) }
+
+// stop kills the server (SIGKILL, after SIGCONT in case it was paused) and
+// waits for it; a stopped server may be started again on the same port.
+func (s *redisServer) stop() {
+	if s.cmd == nil || s.cmd.Process == nil {
+		return
+	}
+	_ = s.cmd.Process.Signal(syscall.SIGCONT)
+	_ = s.cmd.Process.Kill()
+	_ = s.cmd.Wait()
+	s.cmd = nil
 }

@@ -12,6 +12,7 @@ import (
 	"context"
 	_ "embed"
 	"errors"
+	"time"
 
 	"github.com/redis/go-redis/v9"
 
@@ -29,27 +30,98 @@ var CASScript string
 
 var casScript = redis.NewScript(CASScript)
 
+// DefaultTimeout is the deadline of each store operation when New is given
+// none: long enough for a loopback or same-zone Redis (a GET or EVALSHA
+// takes well under a millisecond there), short enough that a paused or
+// unreachable server costs a caller little. The executor then leaves the
+// store alone for its back-off window (resilience.Executor.StoreBackoff).
+const DefaultTimeout = 50 * time.Millisecond
+
 // Store is a resilience.Store over a go-redis client (a *redis.Client,
 // *redis.ClusterClient or *redis.Ring). Every transition is a GET then, only
 // when the state changes, one EVALSHA of a compare-and-swap script, so any
 // number of replicas share one breaker per key and exactly one of them gets a
 // half-open probe at a time. Keys have no expiry.
 //
-// When Redis cannot be reached, Load and CompareAndSwap return the client's
-// error; resilience.Executor then decides on local in-memory state and
-// reports a DecisionFallback (see docs/resilience.md, "Redis unreachable").
+// Each operation ends within the store's deadline (DefaultTimeout, or
+// WithTimeout) or returns an error; resilience.Executor then decides on the
+// last state it saw and leaves the store alone for a back-off window (see
+// docs/resilience.md, "Redis unreachable").
 type Store struct {
-	client redis.UniversalClient
+	client    redis.UniversalClient
+	timeout   time.Duration
+	honorsCtx bool
 }
 
 var _ resilience.Store = (*Store)(nil)
 
-// New returns a Store over client; the caller keeps ownership of the client.
-func New(client redis.UniversalClient) *Store { return &Store{client: client} }
+// Option configures a Store.
+type Option func(*Store)
+
+// WithTimeout sets the deadline of each operation (d <= 0: DefaultTimeout).
+func WithTimeout(d time.Duration) Option {
+	return func(s *Store) {
+		if d > 0 {
+			s.timeout = d
+		}
+	}
+}
+
+// New returns a Store over client; the caller keeps ownership of the
+// client.
+//
+// # Notes
+//
+// go-redis bounds a command by a context's deadline only when the client's
+// ContextTimeoutEnabled option is set; otherwise by its own ReadTimeout
+// (3 s by default, and MaxRetries more tries). Set ContextTimeoutEnabled on
+// a client made for the store. For a client without it, the store still
+// returns at its deadline, but the command goes on in the background until
+// the client's own timeout, holding a pooled connection.
+func New(client redis.UniversalClient, opts ...Option) *Store {
+	s := &Store{client: client, timeout: DefaultTimeout}
+	for _, o := range opts {
+		o(s)
+	}
+	switch c := client.(type) {
+	case *redis.Client:
+		s.honorsCtx = c.Options().ContextTimeoutEnabled
+	case *redis.ClusterClient:
+		s.honorsCtx = c.Options().ContextTimeoutEnabled
+	case *redis.Ring:
+		s.honorsCtx = c.Options().ContextTimeoutEnabled
+	}
+	return s
+}
+
+// run runs op within the store's deadline.
+func run[T any](ctx context.Context, s *Store, op func(ctx context.Context) (T, error)) (T, error) {
+	ctx, cancel := context.WithTimeout(ctx, s.timeout)
+	defer cancel()
+	if s.honorsCtx {
+		return op(ctx)
+	}
+	type result struct {
+		v   T
+		err error
+	}
+	done := make(chan result, 1)
+	go func() {
+		v, err := op(ctx)
+		done <- result{v, err}
+	}()
+	select {
+	case r := <-done:
+		return r.v, r.err
+	case <-ctx.Done():
+		var zero T
+		return zero, ctx.Err()
+	}
+}
 
 // Load returns the bytes stored under key, or nil when there are none.
 func (s *Store) Load(ctx context.Context, key string) ([]byte, error) {
-	b, err := s.client.Get(ctx, key).Bytes()
+	b, err := run(ctx, s, func(ctx context.Context) ([]byte, error) { return s.client.Get(ctx, key).Bytes() })
 	if errors.Is(err, redis.Nil) {
 		return nil, nil
 	}
@@ -64,7 +136,9 @@ func (s *Store) CompareAndSwap(ctx context.Context, key string, old, next []byte
 	if old == nil {
 		absent = "1"
 	}
-	res, err := casScript.Run(ctx, s.client, []string{key}, absent, old, next).Slice()
+	res, err := run(ctx, s, func(ctx context.Context) ([]any, error) {
+		return casScript.Run(ctx, s.client, []string{key}, absent, old, next).Slice()
+	})
 	if err != nil {
 		return nil, false, err
 	}

@@ -204,17 +204,17 @@ func TestExecutor_sharedBreaker(t *testing.T) {
 }
 
 // TestExecutor_redisUnreachableFallsBack: with Redis gone, decisions go on
-// from local state, each reported as a fallback; nothing panics.
+// from the replica's own state; the store is asked once per back-off window.
 func TestExecutor_redisUnreachableFallsBack(t *testing.T) {
 	c := redis.NewClient(&redis.Options{Addr: "127.0.0.1:1", DialTimeout: 200 * time.Millisecond, MaxRetries: -1})
 	defer c.Close()
-	var fallbacks atomic.Int64
+	var reasons []string
 	x := &resilience.Executor{
 		Store: New(c),
 		Retry: core.RetryPolicy{MaxAttempts: 1},
 		OnDecision: func(d resilience.Decision) {
 			if d.Kind == resilience.DecisionFallback {
-				fallbacks.Add(1)
+				reasons = append(reasons, d.Reason)
 			}
 		},
 	}
@@ -225,6 +225,87 @@ func TestExecutor_redisUnreachableFallsBack(t *testing.T) {
 		}))
 	}
 	err := x.Do(context.Background(), "search", func(context.Context) error { return nil })
-	require.True(t, errors.Is(err, resilience.ErrCircuitOpen), "the local breaker opened: %v", err)
-	assert.Equal(t, int64(9), fallbacks.Load()) // 2 + 3*2 + 1
+	require.True(t, errors.Is(err, resilience.ErrCircuitOpen), "the replica's breaker opened: %v", err)
+	require.Len(t, reasons, 9) // 2 + 3*2 + 1
+	assert.Equal(t, "store_error", reasons[0])
+	for _, r := range reasons[1:] {
+		assert.Equal(t, "backoff", r)
+	}
+}
+
+// TestStore_deadlineOnPausedServer: a paused server (SIGSTOP) costs one
+// store deadline, then nothing for the back-off window, with a client that
+// honours contexts and with one that does not.
+func TestStore_deadlineOnPausedServer(t *testing.T) {
+	srv := newRedisServer(t, t.TempDir())
+	t.Cleanup(srv.stop)
+	srv.start(t)
+	for _, honours := range []bool{true, false} {
+		t.Run(fmt.Sprintf("ContextTimeoutEnabled=%v", honours), func(t *testing.T) {
+			c := redis.NewClient(&redis.Options{Addr: srv.addr, ContextTimeoutEnabled: honours})
+			defer c.Close()
+			x := &resilience.Executor{Store: New(c, WithTimeout(30*time.Millisecond)), StoreBackoff: 300 * time.Millisecond}
+			ok := func(context.Context) error { return nil }
+			require.NoError(t, x.Do(context.Background(), "paused", ok))
+			require.NoError(t, srv.pause())
+			defer func() { require.NoError(t, srv.resume()) }()
+			start := time.Now()
+			require.NoError(t, x.Do(context.Background(), "paused", ok))
+			first := time.Since(start)
+			start = time.Now()
+			for i := 0; i < 100; i++ {
+				require.NoError(t, x.Do(context.Background(), "paused", ok))
+			}
+			rest := time.Since(start)
+			assert.GreaterOrEqual(t, first, 30*time.Millisecond)
+			assert.Less(t, first, 300*time.Millisecond, "one call waited past the store's deadline")
+			assert.Less(t, rest, 100*time.Millisecond, "100 calls within the back-off window asked the paused store")
+		})
+	}
+}
+
+// TestExecutor_fastClockIsBounded: a replica whose clock runs an hour fast
+// opens the shared breaker; the others wait open_ms, not an hour.
+func TestExecutor_fastClockIsBounded(t *testing.T) {
+	addr := startRedis(t)
+	set := core.BreakerSettings{OpenMs: 300}
+	fail := func(context.Context) error {
+		return &resilience.Error{Envelope: core.NewEnvelope(core.CodeTransport, "503", nil, core.SourceTool)}
+	}
+	fast := &resilience.Executor{Store: New(client(t, addr)), Breaker: set, Retry: core.RetryPolicy{MaxAttempts: 1},
+		Now: func() time.Time { return time.Now().Add(time.Hour) }}
+	for i := 0; i < 3; i++ {
+		require.Error(t, fast.Do(context.Background(), "skew", fail))
+	}
+	x := &resilience.Executor{Store: New(client(t, addr)), Breaker: set}
+	err := x.Do(context.Background(), "skew", func(context.Context) error { return nil })
+	var te *resilience.Error
+	require.ErrorAs(t, err, &te)
+	assert.Equal(t, core.CodeCircuitOpen, te.Envelope.Code)
+	assert.Equal(t, int64(1), te.Envelope.Details["retry_after_seconds"], "the hour-ahead hold is bounded to open_ms")
+	st, err := x.BreakerState(context.Background(), "skew")
+	require.NoError(t, err)
+	assert.LessOrEqual(t, st.OpenUntilMs, time.Now().UnixMilli()+300, "the bounded hold is written back")
+	time.Sleep(350 * time.Millisecond)
+	require.NoError(t, x.Do(context.Background(), "skew", func(context.Context) error { return nil }), "half-open after open_ms")
+}
+
+// TestExecutor_repairsCorruptKey: bytes that are not a breaker state are
+// replaced by a fresh one, and the repair is reported.
+func TestExecutor_repairsCorruptKey(t *testing.T) {
+	addr := startRedis(t)
+	c := client(t, addr)
+	require.NoError(t, c.Set(context.Background(), "toolerr:breaker:corrupt", "{\"phase\":\"ajar\"", 0).Err())
+	var repairs []resilience.Decision
+	x := &resilience.Executor{Store: New(c), OnDecision: func(d resilience.Decision) {
+		if d.Kind == resilience.DecisionRepair {
+			repairs = append(repairs, d)
+		}
+	}}
+	require.NoError(t, x.Do(context.Background(), "corrupt", func(context.Context) error { return nil }))
+	got, err := c.Get(context.Background(), "toolerr:breaker:corrupt").Result()
+	require.NoError(t, err)
+	assert.Equal(t, `{"failures":0,"open_until_ms":0,"phase":"closed","probe_until_ms":0,"successes":0}`, got)
+	require.Len(t, repairs, 1)
+	assert.Contains(t, repairs[0].Record.Value()["error"], "unreadable")
 }

@@ -56,12 +56,13 @@ const (
 	DecisionBreaker                       // the breaker allowed or refused an attempt, or changed phase
 	DecisionCall                          // the tool was called; Envelope is its failure, nil on success
 	DecisionRetry                         // retry or not after a failure; DelayMs is the wait
-	DecisionFallback                      // the Store failed; the decision used local state (Err says why)
+	DecisionFallback                      // the Store failed (or is left alone after failing); the decision used the replica's own state (Err says why)
 	DecisionLoopGuard                     // the loop guard allowed or refused the call
+	DecisionRepair                        // the Store held bytes that are not a breaker state; a fresh state replaced them
 )
 
 // String returns "budget", "breaker", "call", "retry", "fallback",
-// "loop_guard", or "unknown decision kind: N".
+// "loop_guard", "repair", or "unknown decision kind: N".
 func (k DecisionKind) String() string {
 	switch k {
 	case DecisionBudget:
@@ -76,6 +77,8 @@ func (k DecisionKind) String() string {
 		return "fallback"
 	case DecisionLoopGuard:
 		return "loop_guard"
+	case DecisionRepair:
+		return "repair"
 	}
 	return "unknown decision kind: " + strconv.Itoa(int(k))
 }
@@ -83,6 +86,7 @@ func (k DecisionKind) String() string {
 var decisionKinds = map[core.RecordKind]DecisionKind{
 	core.RecordBudget: DecisionBudget, core.RecordLoopGuard: DecisionLoopGuard, core.RecordBreaker: DecisionBreaker,
 	core.RecordCall: DecisionCall, core.RecordRetry: DecisionRetry, core.RecordFallback: DecisionFallback,
+	core.RecordRepair: DecisionRepair,
 }
 
 // Decision is one step of Executor.Do, reported to OnDecision and the Logger:
@@ -94,7 +98,7 @@ var decisionKinds = map[core.RecordKind]DecisionKind{
 // breaker phase after the event, what ran out (budget) or why the store
 // failed (fallback). DelayMs is the wait before the retry, in milliseconds.
 // Envelope is the refusal or failure, if any. Err is the tool's error (call)
-// or the store's (fallback).
+// or the store's (fallback, with reason store_error).
 type Decision struct {
 	Kind     DecisionKind
 	Tool     string
@@ -118,8 +122,15 @@ type Decision struct {
 // compare-and-swaps, the call, sleeping.
 type Executor struct {
 	// Store keeps breaker states; nil is a private MemoryStore. Use
-	// redisstore.New to share breakers between replicas.
+	// redisstore.New to share breakers between replicas. Its operations
+	// should end within a short deadline of their own (redisstore: 50 ms):
+	// a failed one sends the executor's breaker decisions to its own copy
+	// of the state for StoreBackoff.
 	Store Store
+	// StoreBackoff is how long the Store is left alone after it failed (0:
+	// core.DefaultStoreBackoffMs, 1 s); meanwhile every breaker decision is
+	// made on the last state this executor saw there.
+	StoreBackoff time.Duration
 	// KeyPrefix goes before the tool name to make the store key; "" is
 	// "toolerr:breaker:".
 	KeyPrefix string
@@ -157,8 +168,17 @@ type Executor struct {
 	// timer.
 	Sleep func(ctx context.Context, d time.Duration) error
 
-	once  sync.Once
-	local *MemoryStore
+	once    sync.Once
+	mem     *MemoryStore // the Store when none is set
+	replica replica
+}
+
+// replica is what this executor knows of the shared breakers between calls
+// (core.ReplicaState): one back-off window, and the last state seen per key.
+type replica struct {
+	mu          sync.Mutex
+	downUntilMs int64
+	seen        map[string][]byte
 }
 
 // CallOption adds a fact about one call to Do or Call.
@@ -189,13 +209,14 @@ func Tokens(n int64) CallOption { return func(o *callOptions) { o.tokens = n } }
 // retried. When ctx ends, Do returns at once with CANCELLED (or TIMEOUT for
 // a deadline). These decisions are core.Step's.
 func (x *Executor) Do(ctx context.Context, tool string, fn func(ctx context.Context) error, opts ...CallOption) error {
-	x.once.Do(func() { x.local = NewMemoryStore() })
+	x.once.Do(x.init)
 	var o callOptions
 	for _, opt := range opts {
 		opt(&o)
 	}
 	cfg := core.StepConfig{Tool: tool, KeyPrefix: x.KeyPrefix, Policy: x.Retry, Settings: x.Breaker,
-		TimeoutMs: x.Timeout.Milliseconds(), Charge: core.BudgetCharge{Tokens: o.tokens}}
+		TimeoutMs: x.Timeout.Milliseconds(), Charge: core.BudgetCharge{Tokens: o.tokens},
+		StoreBackoffMs: x.StoreBackoff.Milliseconds()}
 	ev := core.StepEvent{Kind: core.EventStart}
 	if x.Budget != nil {
 		cfg.Budget = &x.Budget.limits
@@ -229,7 +250,7 @@ func (x *Executor) Do(ctx context.Context, tool string, fn func(ctx context.Cont
 		a := r.Action
 		switch a.Kind {
 		case core.ActionLoad:
-			b, err := x.storeNamed(a.Store).Load(x.storeCtx(ctx, a.Store), a.Key)
+			b, err := x.store().Load(storeCtx(ctx), a.Key)
 			ev = core.StepEvent{Kind: core.EventLoaded, Value: b, Absent: b == nil}
 			if err != nil {
 				ev, storeErr = core.StepEvent{Kind: core.EventStoreError, Message: err.Error()}, err
@@ -242,7 +263,7 @@ func (x *Executor) Do(ctx context.Context, tool string, fn func(ctx context.Cont
 					old = []byte{}
 				}
 			}
-			cur, swapped, err := x.storeNamed(a.Store).CompareAndSwap(x.storeCtx(ctx, a.Store), a.Key, old, a.New)
+			cur, swapped, err := x.store().CompareAndSwap(storeCtx(ctx), a.Key, old, a.New)
 			ev = core.StepEvent{Kind: core.EventCAS, Swapped: swapped, Value: cur, Absent: cur == nil}
 			if err != nil {
 				ev, storeErr = core.StepEvent{Kind: core.EventStoreError, Message: err.Error()}, err
@@ -278,9 +299,11 @@ func (x *Executor) Do(ctx context.Context, tool string, fn func(ctx context.Cont
 	}
 }
 
-// step runs core.Step with the run's budget and loop-guard states, holding
-// their locks so that concurrent calls charge and count one at a time.
+// step runs core.Step with the run's budget and loop-guard states and the
+// replica's state of the tool's breaker, holding their locks so that
+// concurrent calls charge, count and decide locally one at a time.
 func (x *Executor) step(cfg core.StepConfig, st core.StepState, ev core.StepEvent) (core.StepResult, error) {
+	key := cfg.Key()
 	in := core.StepInput{Config: cfg, State: st, Event: ev, NowMs: x.nowMs()}
 	if b := x.Budget; b != nil {
 		b.mu.Lock()
@@ -292,14 +315,29 @@ func (x *Executor) step(cfg core.StepConfig, st core.StepState, ev core.StepEven
 		defer g.mu.Unlock()
 		in.Loop = g.state
 	}
+	rp := &x.replica
+	rp.mu.Lock()
+	defer rp.mu.Unlock()
+	in.Replica = core.ReplicaState{DownUntilMs: rp.downUntilMs, State: rp.seen[key]}
 	r, err := core.Step(in)
-	if err == nil && r.Budget != nil {
+	if err != nil {
+		return r, err
+	}
+	if r.Budget != nil {
 		x.Budget.state = *r.Budget
 	}
-	if err == nil && r.Loop != nil {
+	if r.Loop != nil {
 		x.LoopGuard.state = r.Loop
 	}
-	return r, err
+	if n := r.Replica; n != nil {
+		rp.downUntilMs = n.DownUntilMs
+		if n.State == nil {
+			delete(rp.seen, key)
+		} else {
+			rp.seen[key] = n.State
+		}
+	}
+	return r, nil
 }
 
 func cause(err error) string {
@@ -322,34 +360,37 @@ func Call[T any](ctx context.Context, x *Executor, tool string, fn func(ctx cont
 	return out, err
 }
 
-// BreakerState returns the stored state of tool's breaker (from the local
-// fallback when the Store fails).
+// BreakerState returns the stored state of tool's breaker, or, when the
+// Store fails, the last state this executor saw (or made, while the Store
+// failed).
 func (x *Executor) BreakerState(ctx context.Context, tool string) (core.BreakerState, error) {
-	x.once.Do(func() { x.local = NewMemoryStore() })
-	b, err := x.storeNamed(core.StoreShared).Load(ctx, x.key(tool))
+	x.once.Do(x.init)
+	b, err := x.store().Load(ctx, x.key(tool))
 	if err != nil {
-		if b, err = x.local.Load(ctx, x.key(tool)); err != nil {
-			return core.BreakerState{}, err
-		}
+		x.replica.mu.Lock()
+		b = x.replica.seen[x.key(tool)]
+		x.replica.mu.Unlock()
 	}
 	return core.ParseBreakerState(b)
 }
 
-func (x *Executor) storeNamed(n core.StoreName) Store {
-	if x.Store == nil || n == core.StoreLocal {
-		return x.local
+func (x *Executor) init() {
+	x.mem = NewMemoryStore()
+	x.replica.seen = map[string][]byte{}
+}
+
+func (x *Executor) store() Store {
+	if x.Store == nil {
+		return x.mem
 	}
 	return x.Store
 }
 
-// storeCtx is ctx for the shared store; the local one is memory and always
-// answers, even after ctx ends, so that a cancelled call's report is kept.
-func (x *Executor) storeCtx(ctx context.Context, n core.StoreName) context.Context {
-	if n == core.StoreLocal {
-		return context.WithoutCancel(ctx)
-	}
-	return ctx
-}
+// storeCtx is ctx for a store operation, without its cancellation: a
+// cancelled call's report still reaches the store (which bounds each
+// operation with its own deadline), and a caller's cancellation is not
+// taken for the store failing.
+func storeCtx(ctx context.Context) context.Context { return context.WithoutCancel(ctx) }
 
 func (x *Executor) key(tool string) string {
 	return core.StepConfig{Tool: tool, KeyPrefix: x.KeyPrefix}.Key()
@@ -400,7 +441,9 @@ func (x *Executor) report(ctx context.Context, rec core.Record, toolErr, storeEr
 			d.Err = toolErr
 		}
 	case core.RecordFallback:
-		d.Err = storeErr
+		if rec.Reason == "store_error" {
+			d.Err = storeErr
+		}
 	}
 	if x.OnDecision != nil {
 		x.OnDecision(d)

@@ -204,17 +204,22 @@ func TestExecutor_storeFallbackKeepsDeciding(t *testing.T) {
 	for i := 0; i < 3; i++ {
 		require.Error(t, x.Do(context.Background(), "search", func(context.Context) error { return envErr(core.CodeTransport, nil) }))
 	}
-	// The local breaker opened: no decision was lost.
+	// The replica's own breaker opened: no decision was lost.
 	err := x.Do(context.Background(), "search", func(context.Context) error { return nil })
 	require.ErrorIs(t, err, ErrCircuitOpen)
-	fallbacks := 0
+	var reasons []string
 	for _, d := range ds {
 		if d.Kind == DecisionFallback {
-			fallbacks++
-			assert.Contains(t, d.Err.Error(), "connection refused")
+			reasons = append(reasons, d.Reason)
+			if d.Reason == "store_error" {
+				assert.Contains(t, d.Err.Error(), "connection refused")
+			} else {
+				assert.NoError(t, d.Err)
+			}
 		}
 	}
-	assert.Equal(t, 7, fallbacks) // 3 x (allow + failure) + 1 allow
+	// The store failed once; within the back-off window it is not asked.
+	assert.Equal(t, []string{"store_error", "backoff", "backoff", "backoff", "backoff", "backoff", "backoff"}, reasons)
 	assert.Contains(t, buf.String(), "kind=fallback")
 	assert.Contains(t, buf.String(), "code=CIRCUIT_OPEN")
 }

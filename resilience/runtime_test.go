@@ -209,12 +209,15 @@ func runScenario(t *testing.T, sc *scenario) []*scenarioExpect {
 			require.NoError(t, err)
 			exp.Attempts = i
 		}
-		var store Store = shared
-		if sc.Executor.Store == "failing" {
-			store = x.local
-		}
-		b, err := store.Load(context.Background(), x.key(sc.Executor.Tool))
+		// The shared store's bytes; for a failing store, the replica's own
+		// state (BreakerState falls back to it).
+		b, err := shared.Load(context.Background(), x.key(sc.Executor.Tool))
 		require.NoError(t, err)
+		if sc.Executor.Store == "failing" {
+			x.replica.mu.Lock()
+			b = x.replica.seen[x.key(sc.Executor.Tool)]
+			x.replica.mu.Unlock()
+		}
 		if b != nil {
 			s := string(b)
 			exp.Breaker = &s

@@ -150,7 +150,9 @@ func Counts(e envelope.Envelope) bool {
 // failure is the envelope of a failed call (EventFailure only); nil counts
 // as unhealthy. tool, when not "", goes into the CIRCUIT_OPEN details.
 //
-// First the clock applies: an open breaker whose hold has passed is
+// First the settings bound the stored times (Bound: a hold or a probe lease
+// never ends later than OpenMs from now, whichever replica's clock wrote
+// it), then the clock applies: an open breaker whose hold has passed is
 // half-open, and a probe whose lease has passed frees its slot. Then:
 //
 //   - allow: closed passes; open is refused with CIRCUIT_OPEN
@@ -167,7 +169,7 @@ func Counts(e envelope.Envelope) bool {
 // See shared/seeds/000 and https://github.com/sony/gobreaker (v2/gobreaker.go).
 func Breaker(prev BreakerState, ev BreakerEvent, nowMs int64, s BreakerSettings, failure *envelope.Envelope, tool string) BreakerResult {
 	s = s.WithDefaults()
-	st := Tick(prev, nowMs)
+	st := Tick(Bound(prev, nowMs, s), nowMs)
 	switch ev {
 	case EventAllow:
 		switch st.Phase {
@@ -217,6 +219,19 @@ func Breaker(prev BreakerState, ev BreakerEvent, nowMs int64, s BreakerSettings,
 		}
 		return BreakerResult{State: st}
 	}
+}
+
+// Bound clamps the times of s to what settings allow from nowMs: an
+// OpenUntilMs or ProbeUntilMs later than nowMs + OpenMs becomes nowMs +
+// OpenMs. A breaker shared by replicas holds times written by their clocks;
+// without the bound, one replica whose clock runs an hour fast would keep
+// every replica open, or its probe slot taken, for an hour. s must have its
+// defaults (WithDefaults).
+func Bound(st BreakerState, nowMs int64, s BreakerSettings) BreakerState {
+	limit := addMs(max(nowMs, 0), s.OpenMs)
+	st.OpenUntilMs = min(st.OpenUntilMs, limit)
+	st.ProbeUntilMs = min(st.ProbeUntilMs, limit)
+	return st
 }
 
 // Tick applies the clock to s: an open breaker whose hold ended at or before

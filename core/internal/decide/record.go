@@ -14,19 +14,21 @@ const (
 	RecordBreaker                     // the breaker allowed or refused an attempt, or changed phase on a report
 	RecordCall                        // the tool was called: Allowed is success, else Envelope is the failure
 	RecordRetry                       // retry or not after a failure; DelayMs is the wait
-	RecordFallback                    // the shared store failed; the breaker event runs on the local store
+	RecordFallback                    // the shared store failed (or is in its back-off window); the event is decided on the replica's state
+	RecordRepair                      // the shared store held bytes that are not a breaker state; a fresh state replaces them
 )
 
-var recordNames = [...]string{"budget", "loop_guard", "breaker", "call", "retry", "fallback"}
+var recordNames = [...]string{"budget", "loop_guard", "breaker", "call", "retry", "fallback", "repair"}
 
 // String returns "budget", "loop_guard", "breaker", "call", "retry",
-// "fallback", or "unknown record kind: N".
+// "fallback", "repair", or "unknown record kind: N".
 func (k RecordKind) String() string { return enumName(recordNames[:], int(k), "record kind") }
 
 // Level is how loud a record is logged: LevelDebug for the routine (an
 // attempt allowed, a call that succeeded, a retry scheduled, a run out of
-// retries), LevelInfo for a breaker recovering (half-open, closed), LevelWarn
-// for a refusal, a failed call, a breaker opening and a fallback.
+// retries, a fallback inside the store's back-off window), LevelInfo for a
+// breaker recovering (half-open, closed), LevelWarn for a refusal, a failed
+// call, a breaker opening, a store failure and a repair.
 type Level int
 
 // The levels.
@@ -55,10 +57,12 @@ func (l Level) String() string {
 // attempt may go (budget, loop_guard, breaker allow), the call succeeded
 // (call), a retry follows (retry). Event is the breaker event (breaker,
 // fallback); Phase the breaker's phase after it and From the phase before.
-// Reason is the retry reason, what ran out (budget) or why the store failed
-// (fallback: store_error, bad_state, contention). DelayMs is the retry's wait.
+// Reason is the retry reason, what ran out (budget) or why the event was
+// decided on the replica's state (fallback: store_error, backoff,
+// contention). DelayMs is the retry's wait.
 // Envelope is the refusal or failure. Failures and Threshold are the loop
-// guard's count. Message is the store's error text (fallback), sanitized.
+// guard's count. Message is the store's error text (fallback) or what was
+// unreadable (repair), sanitized.
 type Record struct {
 	Kind      RecordKind
 	Level     Level
@@ -90,6 +94,10 @@ func (r Record) level() Level {
 			return LevelWarn
 		}
 	case RecordFallback:
+		if r.Reason != "backoff" {
+			return LevelWarn
+		}
+	case RecordRepair:
 		return LevelWarn
 	}
 	return LevelDebug
@@ -107,7 +115,9 @@ func (r Record) level() Level {
 //     "retryable".
 //   - call: "allowed"; failed: "code", "retryable".
 //   - retry: "allowed", "reason", "delay_ms", "code", "retryable".
-//   - fallback: "event", "reason", "error" (the store's error text).
+//   - fallback: "event", "reason", "error" (the store's error text; not for
+//     backoff).
+//   - repair: "event", "error" (why the stored bytes were unreadable).
 func (r Record) Value() map[string]any {
 	v := map[string]any{"kind": r.Kind.String(), "level": r.Level.String(), "tool": r.Tool, "attempt": r.Attempt}
 	switch r.Kind {
@@ -134,7 +144,12 @@ func (r Record) Value() map[string]any {
 	case RecordRetry:
 		v["allowed"], v["reason"], v["delay_ms"] = r.Allowed, r.Reason, r.DelayMs
 	case RecordFallback:
-		v["event"], v["reason"], v["error"] = r.Event.String(), r.Reason, r.Message
+		v["event"], v["reason"] = r.Event.String(), r.Reason
+		if r.Message != "" {
+			v["error"] = r.Message
+		}
+	case RecordRepair:
+		v["event"], v["error"] = r.Event.String(), r.Message
 	}
 	if r.Envelope != nil {
 		v["code"], v["retryable"] = string(r.Envelope.Code), r.Envelope.Retryable

@@ -16,9 +16,12 @@ import (
 //	deadline → budget → loop guard (first attempt) → breaker allow →
 //	call → breaker report → retry → sleep → next attempt
 //
-// Breaker events go through a byte store with compare-and-swap (SwapRound):
-// first the shared store; when it fails, the runtime's local store
-// (fallback). See docs/resilience.md ("The step op").
+// Breaker events go through the shared byte store with compare-and-swap
+// (SwapRound). What the replica last saw there, and when the store last
+// failed, is its ReplicaState, kept by the runtime between calls: when the
+// store fails, the event is decided on that state instead (fallback), and the
+// store is left alone for a back-off window. See docs/resilience.md ("The
+// step op").
 
 // StepPhase is what a call's state is waiting for.
 type StepPhase int
@@ -54,25 +57,6 @@ func enumIndex(names []string, s string) int {
 		}
 	}
 	return -1
-}
-
-// StoreName names one of a runtime's two breaker stores.
-type StoreName int
-
-// The stores: the shared one (the configured store: Redis, or the runtime's
-// own memory when none is configured) and the runtime's local in-memory
-// store, used when the shared one fails.
-const (
-	StoreShared StoreName = iota
-	StoreLocal
-)
-
-// String returns "shared" or "local".
-func (s StoreName) String() string {
-	if s == StoreLocal {
-		return "local"
-	}
-	return "shared"
 }
 
 // EventKind is what the runtime reports to Step.
@@ -128,17 +112,44 @@ type StepEvent struct {
 // retries and sleeps included, from the start event (0 = no bound). Budget,
 // when not nil, is the run's limits: every attempt is charged Charge (zero:
 // one step) first. Loop turns the loop guard on, with LoopThreshold failures
-// in a row (0: DefaultLoopThreshold).
+// in a row (0: DefaultLoopThreshold). StoreBackoffMs is how long the shared
+// store is left alone after it failed, in ms (0: DefaultStoreBackoffMs).
 type StepConfig struct {
-	Tool          string
-	KeyPrefix     string
-	Policy        RetryPolicy
-	Settings      BreakerSettings
-	TimeoutMs     int64
-	Budget        *BudgetLimits
-	Charge        BudgetCharge
-	Loop          bool
-	LoopThreshold int64
+	Tool           string
+	KeyPrefix      string
+	Policy         RetryPolicy
+	Settings       BreakerSettings
+	TimeoutMs      int64
+	Budget         *BudgetLimits
+	Charge         BudgetCharge
+	Loop           bool
+	LoopThreshold  int64
+	StoreBackoffMs int64
+}
+
+// DefaultStoreBackoffMs is how long a replica leaves the shared store alone
+// after it failed (an error, or no answer within the store's deadline): its
+// breaker events are decided on its ReplicaState meanwhile, so an outage
+// costs each replica one store deadline per window, not one per call.
+const DefaultStoreBackoffMs = 1000
+
+// ReplicaState is what one replica (one executor) knows of a tool's shared
+// breaker between calls; the runtime keeps it, passes it to every step of
+// the tool's calls and replaces it with StepResult.Replica when that is set.
+// The zero value is a replica that has seen nothing.
+//
+// State is the breaker state the replica last saw in the shared store (its
+// canonical bytes; nil: none seen), or, while the store fails, the state its
+// own decisions made from it: the fallback starts from what the replica last
+// knew, not from a closed breaker, and as it is one state per replica
+// changed one step at a time, it admits at most one half-open probe per
+// replica. DownUntilMs is when the store may be tried again after a failure
+// (ms since the Unix epoch; 0: it has not failed). The window is one per
+// replica for all its tools: the runtime keeps one DownUntilMs and one State
+// per tool.
+type ReplicaState struct {
+	DownUntilMs int64
+	State       []byte
 }
 
 // DefaultKeyPrefix goes before the tool name in a breaker's store key.
@@ -157,8 +168,8 @@ func (c StepConfig) Key() string {
 //
 // Attempt is the attempt in progress (1-based). DeadlineMs is when the call
 // must end (0 = none). In PhaseBreaker, Event is the breaker event being
-// applied on Store, Tries the compare-and-swaps lost so far and Pending the
-// result a cas in flight will make true. Error and Draw are the failure being
+// applied on the shared store, Tries the compare-and-swaps lost so far and
+// Pending the result a cas in flight will make true. Error and Draw are the failure being
 // reported (Cancelled: it was a cancellation, so no retry follows). ArgsKey
 // is the loop guard's key of the call's arguments.
 type StepState struct {
@@ -166,7 +177,6 @@ type StepState struct {
 	Attempt    int64
 	DeadlineMs int64
 	Event      BreakerEvent
-	Store      StoreName
 	Tries      int64
 	Pending    *Pending
 	Error      *envelope.Envelope
@@ -176,10 +186,12 @@ type StepState struct {
 }
 
 // Pending is the result of a breaker transition whose compare-and-swap is in
-// flight: whether the allow was granted, and the phases before and after.
+// flight: whether the allow was granted, the phases before and after, and
+// the bytes being stored (the replica's State once they are).
 type Pending struct {
 	Allowed  bool
 	From, To BreakerPhase
+	New      []byte
 }
 
 // ActionKind is what Step asks the runtime to do.
@@ -187,8 +199,8 @@ type ActionKind int
 
 // The actions.
 const (
-	ActionLoad  ActionKind = iota // read Key from Store; answer loaded or store_error
-	ActionCAS                     // compare-and-swap Key in Store from Old (OldAbsent: no value) to New; answer cas or store_error
+	ActionLoad  ActionKind = iota // read Key from the shared store; answer loaded or store_error
+	ActionCAS                     // compare-and-swap Key in the shared store from Old (OldAbsent: no value) to New; answer cas or store_error
 	ActionCall                    // call the tool (attempt Attempt, within TimeoutMs when > 0); answer success, failure or cancelled
 	ActionSleep                   // sleep DelayMs; answer slept or cancelled
 	ActionStop                    // return: Error nil is success, else the envelope for the model; Attempts calls were made
@@ -203,7 +215,6 @@ func (k ActionKind) String() string { return enumName(actionNames[:], int(k), "s
 // are set.
 type StepAction struct {
 	Kind      ActionKind
-	Store     StoreName
 	Key       string
 	Old       []byte
 	OldAbsent bool
@@ -217,25 +228,29 @@ type StepAction struct {
 
 // StepInput is everything one step reads: the configuration, the call's
 // state, the run's budget and loop-guard states (read when Config enables
-// them), the event and the time (ms since the Unix epoch).
+// them), the replica's state of the tool's breaker, the event and the time
+// (ms since the Unix epoch).
 type StepInput struct {
-	Config StepConfig
-	State  StepState
-	Budget BudgetState
-	Loop   LoopState
-	Event  StepEvent
-	NowMs  int64
+	Config  StepConfig
+	State   StepState
+	Budget  BudgetState
+	Loop    LoopState
+	Replica ReplicaState
+	Event   StepEvent
+	NowMs   int64
 }
 
 // StepResult is what one step decided: the next State, the Action, the
 // Records to log or report, in order, and the run's next Budget and Loop
-// states when this step changed them (nil: unchanged).
+// states and the replica's next state when this step changed them (nil:
+// unchanged).
 type StepResult struct {
 	State   StepState
 	Action  StepAction
 	Records []Record
 	Budget  *BudgetState
 	Loop    LoopState
+	Replica *ReplicaState
 }
 
 // Step advances one call by one event. It returns an *field.Error (path
@@ -254,9 +269,16 @@ type StepResult struct {
 //   - a breaker event: load the tool's key from the shared store, apply the
 //     event (SwapRound) and compare-and-swap when the state changes; a lost
 //     race runs the event again on the bytes that won, up to MaxCASAttempts.
-//     When the shared store fails (an error, unreadable bytes, contention)
-//     the event runs again on the local store (a fallback record); when the
-//     local one fails, on a fresh breaker, not stored.
+//     The bytes the store holds (or now holds) become the replica's State.
+//     Bytes that are not a breaker state are replaced: the event runs on a
+//     fresh breaker, written over them (a repair record).
+//   - fallback: when the store fails (store_error) the event is decided on
+//     the replica's State, and the store is left alone until StoreBackoffMs
+//     from now (DownUntilMs); meanwhile every event is decided there
+//     (reason backoff). The first event after the window tries the store
+//     and holds a new window while it does, so the replica's other calls do
+//     not wait for it; an answer ends the window. After MaxCASAttempts lost
+//     races (contention) the event is decided on the replica's State too.
 //   - allow decided: refused, stop with CIRCUIT_OPEN; allowed, call.
 //   - the call succeeded: report success to the breaker, then stop.
 //   - the call failed: report the failure to the breaker, then ask Retry; a
@@ -271,20 +293,27 @@ type StepResult struct {
 // The loop guard counts a call's outcome (success or failure) when it stops
 // after calling the tool at least once.
 func Step(in StepInput) (StepResult, error) {
-	m := machine{in: in, s: in.State, loop: nil}
+	m := machine{in: in, s: in.State, loop: nil, rep: in.Replica}
 	if err := m.step(); err != nil {
 		return StepResult{}, err
 	}
-	return StepResult{State: m.s, Action: m.action, Records: m.records, Budget: m.budget, Loop: m.loop}, nil
+	r := StepResult{State: m.s, Action: m.action, Records: m.records, Budget: m.budget, Loop: m.loop}
+	if m.repChanged {
+		rep := m.rep
+		r.Replica = &rep
+	}
+	return r, nil
 }
 
 type machine struct {
-	in      StepInput
-	s       StepState
-	action  StepAction
-	records []Record
-	budget  *BudgetState
-	loop    LoopState
+	in         StepInput
+	s          StepState
+	action     StepAction
+	records    []Record
+	budget     *BudgetState
+	loop       LoopState
+	rep        ReplicaState
+	repChanged bool
 }
 
 func (m *machine) step() error {
@@ -309,7 +338,7 @@ func (m *machine) step() error {
 		case EventCAS:
 			m.casAnswer(ev)
 		case EventStoreError:
-			m.storeFailed("store_error", ev.Message)
+			m.storeFailed(ev.Message)
 		case EventCancelled:
 			m.cancelledDuringReport(ev.Cause)
 		default:
@@ -401,10 +430,48 @@ func (m *machine) begin(n int64) {
 	m.breaker(EventAllow)
 }
 
-// breaker starts applying ev on the shared store.
+// breaker starts applying ev: on the shared store, unless it failed within
+// the back-off window.
 func (m *machine) breaker(ev BreakerEvent) {
-	m.s.Phase, m.s.Event, m.s.Store, m.s.Tries, m.s.Pending = PhaseBreaker, ev, StoreShared, 0, nil
-	m.action = StepAction{Kind: ActionLoad, Store: StoreShared, Key: m.in.Config.Key()}
+	m.s.Phase, m.s.Event, m.s.Tries, m.s.Pending = PhaseBreaker, ev, 0, nil
+	if d := m.rep.DownUntilMs; d != 0 {
+		if m.in.NowMs < d {
+			m.record(Record{Kind: RecordFallback, Event: ev, Reason: "backoff"})
+			m.local()
+			return
+		}
+		// The window is over: this event tries the store, and holds a new
+		// window while it does (an answer ends it).
+		m.setDown(addMs(m.in.NowMs, m.backoffMs()))
+	}
+	m.action = StepAction{Kind: ActionLoad, Key: m.in.Config.Key()}
+}
+
+func (m *machine) backoffMs() int64 {
+	if b := m.in.Config.StoreBackoffMs; b > 0 {
+		return b
+	}
+	return DefaultStoreBackoffMs
+}
+
+func (m *machine) setDown(t int64) {
+	if m.rep.DownUntilMs != t {
+		m.rep.DownUntilMs, m.repChanged = t, true
+	}
+}
+
+// saw records b (absent: nil) as what the store holds, and that it answered.
+func (m *machine) saw(b []byte, absent bool) {
+	m.setDown(0)
+	if absent {
+		b = nil
+	}
+	if absent != (m.rep.State == nil) || string(b) != string(m.rep.State) {
+		m.rep.State, m.repChanged = append([]byte(nil), b...), true
+		if absent {
+			m.rep.State = nil
+		}
+	}
 }
 
 func (m *machine) failure() *envelope.Envelope {
@@ -414,16 +481,17 @@ func (m *machine) failure() *envelope.Envelope {
 	return nil
 }
 
-// swap runs one SwapRound on the bytes the store holds.
+// swap runs one SwapRound on the bytes the shared store holds.
 func (m *machine) swap(cur []byte, absent bool) {
 	c := m.in.Config
 	w, err := SwapRound(cur, absent, m.s.Event, m.in.NowMs, c.Settings, m.failure(), c.Tool)
-	if err != nil {
-		if m.s.Store == StoreShared {
-			m.storeFailed("bad_state", "the stored breaker state is unreadable: "+err.Error())
-			return
-		}
-		// The local store is the runtime's own: overwrite what it cannot read.
+	if err == nil {
+		m.saw(cur, absent)
+	} else {
+		m.setDown(0)
+		// Not a breaker state (a bug elsewhere, or another program's key):
+		// replace it with a fresh one, to which the event applies.
+		m.record(Record{Kind: RecordRepair, Event: m.s.Event, Message: sanitize.Message("the stored breaker state is unreadable: " + err.Error())})
 		w, _ = SwapRound(nil, true, m.s.Event, m.in.NowMs, c.Settings, m.failure(), c.Tool)
 		w.Next, w.Write = w.Result.State.AppendJSON(nil), true
 	}
@@ -433,46 +501,57 @@ func (m *machine) swap(cur []byte, absent bool) {
 		return
 	}
 	m.s.Tries++
-	m.s.Pending = &Pending{Allowed: r.Allowed, From: w.Prev.Phase, To: r.State.Phase}
-	m.action = StepAction{Kind: ActionCAS, Store: m.s.Store, Key: c.Key(), Old: cur, OldAbsent: absent, New: w.Next}
+	m.s.Pending = &Pending{Allowed: r.Allowed, From: w.Prev.Phase, To: r.State.Phase, New: w.Next}
+	m.action = StepAction{Kind: ActionCAS, Key: c.Key(), Old: cur, OldAbsent: absent, New: w.Next}
 }
 
 func (m *machine) casAnswer(ev StepEvent) {
 	if ev.Swapped {
 		if p := m.s.Pending; p != nil {
 			m.s.Pending = nil
-			m.decided(p.Allowed, p.From, p.To, nil)
+			m.saw(p.New, false)
+			var refusal *envelope.Envelope
+			if m.s.Event == EventAllow && !p.Allowed {
+				// A refusal that wrote (the bound moved a hold): the same
+				// refusal again from the bytes stored, which it leaves as they are.
+				st, _ := ParseBreakerState(p.New)
+				refusal = Breaker(st, EventAllow, m.in.NowMs, m.in.Config.Settings, nil, m.in.Config.Tool).Error
+			}
+			m.decided(p.Allowed, p.From, p.To, refusal)
 			return
 		}
 	}
 	if m.s.Tries >= MaxCASAttempts {
-		if m.s.Store == StoreShared {
-			m.storeFailed("contention", ErrContention.Error())
-			return
-		}
-		m.fresh()
+		m.setDown(0)
+		m.record(Record{Kind: RecordFallback, Event: m.s.Event, Reason: "contention", Message: ErrContention.Error()})
+		m.local()
 		return
 	}
 	m.swap(ev.Value, ev.Absent)
 }
 
-// storeFailed falls back from the shared store to the local one, or, when
-// the local store failed, decides on a fresh breaker without storing it.
-func (m *machine) storeFailed(reason, msg string) {
-	if m.s.Store == StoreLocal {
-		m.fresh()
-		return
-	}
-	m.record(Record{Kind: RecordFallback, Event: m.s.Event, Reason: reason, Message: sanitize.Message(msg)})
-	m.s.Store, m.s.Tries, m.s.Pending = StoreLocal, 0, nil
-	m.action = StepAction{Kind: ActionLoad, Store: StoreLocal, Key: m.in.Config.Key()}
+// storeFailed decides the event on the replica's state and leaves the store
+// alone for the back-off window.
+func (m *machine) storeFailed(msg string) {
+	m.setDown(addMs(m.in.NowMs, m.backoffMs()))
+	m.record(Record{Kind: RecordFallback, Event: m.s.Event, Reason: "store_error", Message: sanitize.Message(msg)})
+	m.local()
 }
 
-func (m *machine) fresh() {
-	c := m.in.Config
-	r := Breaker(BreakerState{}, m.s.Event, m.in.NowMs, c.Settings, m.failure(), c.Tool)
+// local applies the event to the replica's own state, which only this step
+// changes (no store, no race).
+func (m *machine) local() {
+	c, cur := m.in.Config, m.rep.State
+	w, err := SwapRound(cur, cur == nil, m.s.Event, m.in.NowMs, c.Settings, m.failure(), c.Tool)
+	if err != nil { // the runtime's copy is unreadable: start afresh
+		w, _ = SwapRound(nil, true, m.s.Event, m.in.NowMs, c.Settings, m.failure(), c.Tool)
+		w.Next, w.Write = w.Result.State.AppendJSON(nil), true
+	}
+	if w.Write {
+		m.rep.State, m.repChanged = w.Next, true
+	}
 	m.s.Pending = nil
-	m.decided(r.Allowed, Closed, r.State.Phase, r.Error)
+	m.decided(w.Result.Allowed, w.Prev.Phase, w.Result.State.Phase, w.Result.Error)
 }
 
 // decided continues once the breaker event is applied.

@@ -7,9 +7,10 @@ import (
 
 // ReadStepInput reads the members of a step request (docs/resilience.md,
 // "The step op"): "tool", "key_prefix"?, "policy"?, "settings"?,
-// "timeout_ms"?, "budget"? {"limits", "state"?, "charge"?}, "loop"?
-// {"threshold"?, "state"?}, "state" (null for a new call), "event" and
-// "now_ms". Errors are *field.Error with the member's path.
+// "timeout_ms"?, "store_backoff_ms"?, "budget"? {"limits", "state"?,
+// "charge"?}, "loop"? {"threshold"?, "state"?}, "replica"? {"down_until_ms"?,
+// "state"?}, "state" (null for a new call), "event" and "now_ms". Errors are
+// *field.Error with the member's path.
 func ReadStepInput(req map[string]any, nowMs int64) (StepInput, error) {
 	in := StepInput{NowMs: nowMs}
 	c := &in.Config
@@ -27,6 +28,12 @@ func ReadStepInput(req map[string]any, nowMs int64) (StepInput, error) {
 		return in, err
 	}
 	if c.TimeoutMs, _, err = field.Int(req, "timeout_ms", "", 1, maxMs); err != nil {
+		return in, err
+	}
+	if c.StoreBackoffMs, _, err = field.Int(req, "store_backoff_ms", "", 1, maxMs); err != nil {
+		return in, err
+	}
+	if in.Replica, err = ReadReplicaState(req["replica"], "replica"); err != nil {
 		return in, err
 	}
 	if b, ok, err := field.Obj(req, "budget", ""); err != nil {
@@ -113,6 +120,39 @@ func readBreakerEventName(m map[string]any, key, path string) (BreakerEvent, err
 	return 0, field.Errorf(field.Join(path, key), "must be allow, success or failure")
 }
 
+// ReadReplicaState reads a replica's state value tree at path:
+// {"down_until_ms"?, "state"?} (state: the breaker's canonical bytes as a
+// string, or null); nil is a replica that has seen nothing. The bytes are
+// not parsed here: unreadable ones are started afresh when used.
+func ReadReplicaState(v any, path string) (ReplicaState, error) {
+	var r ReplicaState
+	if v == nil {
+		return r, nil
+	}
+	m, err := field.Object(v, path)
+	if err != nil {
+		return r, err
+	}
+	if err := onlyKeys(m, path, "down_until_ms", "state"); err != nil {
+		return r, err
+	}
+	if r.DownUntilMs, _, err = field.Int(m, "down_until_ms", path, 0, maxMs); err != nil {
+		return r, err
+	}
+	if b, absent, err := readStoreValue(m, "state", path); err != nil {
+		return r, err
+	} else if !absent {
+		r.State = b
+	}
+	return r, nil
+}
+
+// Value returns the replica's state as its JSON object: {"down_until_ms",
+// "state"} (state null when none was seen).
+func (r ReplicaState) Value() map[string]any {
+	return map[string]any{"down_until_ms": r.DownUntilMs, "state": storeValue(r.State, r.State == nil)}
+}
+
 // ReadStepState reads a call's state value tree at path (as Value writes it);
 // nil is a call not yet started.
 func ReadStepState(v any, path string) (StepState, error) {
@@ -124,7 +164,7 @@ func ReadStepState(v any, path string) (StepState, error) {
 	if err != nil {
 		return s, err
 	}
-	if err := onlyKeys(m, path, "phase", "attempt", "deadline_ms", "args", "event", "store", "tries", "pending", "error", "draw", "cancelled"); err != nil {
+	if err := onlyKeys(m, path, "phase", "attempt", "deadline_ms", "args", "event", "tries", "pending", "error", "draw", "cancelled"); err != nil {
 		return s, err
 	}
 	ph, err := field.RequiredString(m, "phase", path)
@@ -145,25 +185,19 @@ func ReadStepState(v any, path string) (StepState, error) {
 	if s.Event, err = readBreakerEventName(m, "event", path); err != nil {
 		return s, err
 	}
-	st, _, err := field.String(m, "store", path)
-	if err != nil {
-		return s, err
-	}
-	switch st {
-	case "", "shared":
-	case "local":
-		s.Store = StoreLocal
-	default:
-		return s, field.Errorf(field.Join(path, "store"), "must be shared or local")
-	}
 	if p, ok, err := field.Obj(m, "pending", path); err != nil {
 		return s, err
 	} else if ok {
 		pp := field.Join(path, "pending")
-		if err := onlyKeys(p, pp, "allowed", "from", "to"); err != nil {
+		if err := onlyKeys(p, pp, "allowed", "from", "to", "new"); err != nil {
 			return s, err
 		}
 		s.Pending = &Pending{}
+		n, err := field.RequiredString(p, "new", pp)
+		if err != nil {
+			return s, err
+		}
+		s.Pending.New = []byte(n)
 		if s.Pending.Allowed, _, err = field.Bool(p, "allowed", pp); err != nil {
 			return s, err
 		}
@@ -291,7 +325,8 @@ func ReadStepEvent(v any, path string) (StepEvent, error) {
 
 // Value returns the step op's result: {"action", "decisions", "state",
 // "budget"? (the run's budget state, when this step charged it), "loop"?
-// (the run's loop-guard state, when this step changed it)}.
+// (the run's loop-guard state, when this step changed it), "replica"? (the
+// replica's state of the tool's breaker, when this step changed it)}.
 func (r StepResult) Value() map[string]any {
 	recs := make([]any, len(r.Records))
 	for i, rec := range r.Records {
@@ -303,6 +338,9 @@ func (r StepResult) Value() map[string]any {
 	}
 	if r.Loop != nil {
 		out["loop"] = r.Loop.Value()
+	}
+	if r.Replica != nil {
+		out["replica"] = r.Replica.Value()
 	}
 	return out
 }
@@ -319,9 +357,9 @@ func (a StepAction) Value() map[string]any {
 	v := map[string]any{"kind": a.Kind.String()}
 	switch a.Kind {
 	case ActionLoad:
-		v["store"], v["key"] = a.Store.String(), a.Key
+		v["key"] = a.Key
 	case ActionCAS:
-		v["store"], v["key"], v["old"], v["new"] = a.Store.String(), a.Key, storeValue(a.Old, a.OldAbsent), string(a.New)
+		v["key"], v["old"], v["new"] = a.Key, storeValue(a.Old, a.OldAbsent), string(a.New)
 	case ActionCall:
 		v["attempt"] = a.Attempt
 		if a.TimeoutMs > 0 {
@@ -349,10 +387,10 @@ func (s StepState) Value() map[string]any {
 		v["args"] = s.ArgsKey
 	}
 	if s.Phase == PhaseBreaker {
-		v["event"], v["store"], v["tries"] = s.Event.String(), s.Store.String(), s.Tries
+		v["event"], v["tries"] = s.Event.String(), s.Tries
 	}
 	if p := s.Pending; p != nil {
-		v["pending"] = map[string]any{"allowed": p.Allowed, "from": p.From.String(), "to": p.To.String()}
+		v["pending"] = map[string]any{"allowed": p.Allowed, "from": p.From.String(), "to": p.To.String(), "new": string(p.New)}
 	}
 	if s.Error != nil {
 		v["error"] = *s.Error

@@ -9,19 +9,63 @@ import (
 	"github.com/toolerr/toolerr/core/internal/envelope"
 )
 
-// driver is a minimal runtime for tests: one map as the shared store, one as
-// the local store, a clock moved by sleeps, scripted outcomes.
+// driver is a minimal runtime for tests: one map as the shared store (which
+// fails every call while down is set), the replica's state per key, a clock
+// moved by sleeps, scripted outcomes.
 type driver struct {
-	shared, local map[string][]byte
-	now           int64
-	sleeps        []int64
-	records       []Record
-	budget        BudgetState
-	loop          LoopState
+	shared      map[string][]byte
+	down        bool
+	storeCalls  int
+	downUntilMs int64
+	seen        map[string][]byte
+	now         int64
+	sleeps      []int64
+	records     []Record
+	budget      BudgetState
+	loop        LoopState
 }
 
 func newDriver() *driver {
-	return &driver{shared: map[string][]byte{}, local: map[string][]byte{}, now: 1_000_000}
+	return &driver{shared: map[string][]byte{}, seen: map[string][]byte{}, now: 1_000_000}
+}
+
+func (d *driver) replica(key string) ReplicaState {
+	return ReplicaState{DownUntilMs: d.downUntilMs, State: d.seen[key]}
+}
+
+// step runs one step with the driver's run and replica states.
+func (d *driver) step(t *testing.T, c StepConfig, st StepState, ev StepEvent) StepResult {
+	t.Helper()
+	r, err := Step(StepInput{Config: c, State: st, Budget: d.budget, Loop: d.loop, Replica: d.replica(c.Key()), Event: ev, NowMs: d.now})
+	require.NoError(t, err)
+	d.records = append(d.records, r.Records...)
+	if r.Budget != nil {
+		d.budget = *r.Budget
+	}
+	if r.Loop != nil {
+		d.loop = r.Loop
+	}
+	if r.Replica != nil {
+		d.downUntilMs, d.seen[c.Key()] = r.Replica.DownUntilMs, r.Replica.State
+	}
+	return r
+}
+
+// store answers a load or cas action.
+func (d *driver) store(a StepAction) StepEvent {
+	d.storeCalls++
+	if d.down {
+		return StepEvent{Kind: EventStoreError, Message: "connection refused"}
+	}
+	v, ok := d.shared[a.Key]
+	if a.Kind == ActionLoad {
+		return StepEvent{Kind: EventLoaded, Value: v, Absent: !ok}
+	}
+	if ok == !a.OldAbsent && string(v) == string(a.Old) {
+		d.shared[a.Key] = a.New
+		return StepEvent{Kind: EventCAS, Swapped: true}
+	}
+	return StepEvent{Kind: EventCAS, Value: v, Absent: !ok}
 }
 
 // run drives one call; outcomes[i] answers call i (nil = success).
@@ -31,33 +75,12 @@ func (d *driver) run(t *testing.T, c StepConfig, outcomes []*envelope.Envelope) 
 	ev := StepEvent{Kind: EventStart}
 	calls := 0
 	for i := 0; i < 100; i++ {
-		r, err := Step(StepInput{Config: c, State: st, Budget: d.budget, Loop: d.loop, Event: ev, NowMs: d.now})
-		require.NoError(t, err)
+		r := d.step(t, c, st, ev)
 		st = r.State
-		d.records = append(d.records, r.Records...)
-		if r.Budget != nil {
-			d.budget = *r.Budget
-		}
-		if r.Loop != nil {
-			d.loop = r.Loop
-		}
 		a := r.Action
-		store := d.shared
-		if a.Store == StoreLocal {
-			store = d.local
-		}
 		switch a.Kind {
-		case ActionLoad:
-			v, ok := store[a.Key]
-			ev = StepEvent{Kind: EventLoaded, Value: v, Absent: !ok}
-		case ActionCAS:
-			v, ok := store[a.Key]
-			if ok == !a.OldAbsent && string(v) == string(a.Old) {
-				store[a.Key] = a.New
-				ev = StepEvent{Kind: EventCAS, Swapped: true}
-			} else {
-				ev = StepEvent{Kind: EventCAS, Value: v, Absent: !ok}
-			}
+		case ActionLoad, ActionCAS:
+			ev = d.store(a)
 		case ActionCall:
 			e := outcomes[calls]
 			calls++
@@ -158,50 +181,102 @@ func TestStep_oneProbeForInterleavedCalls(t *testing.T) {
 	assert.Equal(t, envelope.CircuitOpen, lost.Action.Error.Code)
 }
 
-// TestStep_fallbackThenLocal: a failing shared store sends every breaker
-// event to the local store, so the local breaker opens.
+// TestStep_fallbackThenLocal: with the store failing, the replica's own
+// state opens the breaker; the store is tried once per back-off window.
 func TestStep_fallbackThenLocal(t *testing.T) {
 	c := StepConfig{Tool: "search", Policy: RetryPolicy{MaxAttempts: 1}}
 	d := newDriver()
-	// A shared store that always fails: wrap run by swapping the shared map
-	// for a sentinel the driver cannot use.
-	fails := 0
-	for i := 0; i < 4; i++ {
-		var st StepState
-		ev := StepEvent{Kind: EventStart}
-		for {
-			r, err := Step(StepInput{Config: c, State: st, Event: ev, NowMs: d.now})
-			require.NoError(t, err)
-			st = r.State
-			for _, rec := range r.Records {
-				if rec.Kind == RecordFallback {
-					fails++
-					assert.Equal(t, "store_error", rec.Reason)
-				}
-			}
-			a := r.Action
-			if a.Kind == ActionStop {
-				if i == 3 {
-					require.NotNil(t, a.Error)
-					assert.Equal(t, envelope.CircuitOpen, a.Error.Code)
-				}
-				break
-			}
-			switch {
-			case (a.Kind == ActionLoad || a.Kind == ActionCAS) && a.Store == StoreShared:
-				ev = StepEvent{Kind: EventStoreError, Message: "connection refused"}
-			case a.Kind == ActionLoad:
-				v, ok := d.local[a.Key]
-				ev = StepEvent{Kind: EventLoaded, Value: v, Absent: !ok}
-			case a.Kind == ActionCAS:
-				d.local[a.Key] = a.New
-				ev = StepEvent{Kind: EventCAS, Swapped: true}
-			case a.Kind == ActionCall:
-				ev = StepEvent{Kind: EventCallFailed, Error: env503, Draw: 0}
-			}
+	d.down = true
+	for i := 0; i < 3; i++ {
+		d.run(t, c, []*envelope.Envelope{env503})
+		d.now += 10
+	}
+	a := d.run(t, c, nil)
+	require.NotNil(t, a.Error)
+	assert.Equal(t, envelope.CircuitOpen, a.Error.Code)
+	assert.Equal(t, 1, d.storeCalls, "the store is left alone within the back-off window")
+	var reasons []string
+	for _, r := range d.records {
+		if r.Kind == RecordFallback {
+			reasons = append(reasons, r.Reason)
 		}
 	}
-	assert.Equal(t, 7, fails) // 3 x (allow + failure) + 1 allow
+	assert.Equal(t, []string{"store_error", "backoff", "backoff", "backoff", "backoff", "backoff", "backoff"}, reasons)
+	assert.Equal(t, int64(1_000_000+DefaultStoreBackoffMs), d.downUntilMs)
+	// After the window the store is tried again; an answer ends the window.
+	d.down = false
+	d.now = d.downUntilMs
+	a = d.run(t, c, []*envelope.Envelope{nil})
+	assert.Nil(t, a.Error, "the shared breaker, never opened, decides again")
+	assert.Equal(t, int64(0), d.downUntilMs)
+	assert.Equal(t, 3, d.storeCalls) // one load for the allow, one for the success
+}
+
+// TestStep_fallbackStartsFromLastSeen: a replica that saw the breaker open
+// keeps refusing when the store fails, instead of starting from a closed one.
+func TestStep_fallbackStartsFromLastSeen(t *testing.T) {
+	c := StepConfig{Tool: "search"}
+	d := newDriver()
+	open := BreakerState{Phase: Open, OpenUntilMs: d.now + 20_000}.AppendJSON(nil)
+	d.shared[c.Key()] = open
+	a := d.run(t, c, nil)
+	require.NotNil(t, a.Error)
+	assert.Equal(t, string(open), string(d.seen[c.Key()]))
+	d.down = true
+	calls := 0
+	for i := 0; i < 5; i++ {
+		a = d.run(t, c, []*envelope.Envelope{nil})
+		require.NotNil(t, a.Error)
+		assert.Equal(t, envelope.CircuitOpen, a.Error.Code)
+		calls += int(a.Attempts)
+	}
+	assert.Equal(t, 0, calls)
+}
+
+// TestStep_oneProbePerReplicaInFallback: in the back-off window, two calls of
+// one replica ask a breaker whose hold ended; only one is a probe.
+func TestStep_oneProbePerReplicaInFallback(t *testing.T) {
+	c := StepConfig{Tool: "search"}
+	d := newDriver()
+	d.seen[c.Key()] = BreakerState{Phase: Open, OpenUntilMs: d.now - 1}.AppendJSON(nil)
+	d.downUntilMs = d.now + 500
+	a := d.step(t, c, StepState{}, StepEvent{Kind: EventStart})
+	b := d.step(t, c, StepState{}, StepEvent{Kind: EventStart})
+	assert.Equal(t, ActionCall, a.Action.Kind)
+	assert.Equal(t, ActionStop, b.Action.Kind)
+	assert.Equal(t, envelope.CircuitOpen, b.Action.Error.Code)
+	assert.Equal(t, 0, d.storeCalls)
+	assert.Equal(t, HalfOpen, d.records[1].Phase)
+	assert.True(t, d.records[1].Allowed)
+}
+
+// TestStep_repairsUnreadableState: bytes that are not a breaker state are
+// replaced by a fresh state (the event applied), logged as a repair.
+func TestStep_repairsUnreadableState(t *testing.T) {
+	c := StepConfig{Tool: "search"}
+	d := newDriver()
+	d.shared[c.Key()] = []byte("{not json")
+	a := d.run(t, c, []*envelope.Envelope{nil})
+	assert.Nil(t, a.Error)
+	assert.Equal(t, `{"failures":0,"open_until_ms":0,"phase":"closed","probe_until_ms":0,"successes":0}`, string(d.shared[c.Key()]))
+	require.Equal(t, RecordRepair, d.records[0].Kind)
+	assert.Equal(t, LevelWarn, d.records[0].Level)
+	assert.Contains(t, d.records[0].Value()["error"], "unreadable")
+}
+
+// TestStep_boundsSharedTimes: a hold written by a replica whose clock runs an
+// hour fast lasts at most open_ms on this one, and is written back bounded.
+func TestStep_boundsSharedTimes(t *testing.T) {
+	c := StepConfig{Tool: "search"}
+	d := newDriver()
+	d.shared[c.Key()] = BreakerState{Phase: Open, OpenUntilMs: d.now + 3_600_000 + 30_000}.AppendJSON(nil)
+	a := d.run(t, c, nil)
+	require.NotNil(t, a.Error)
+	assert.Equal(t, int64(30), a.Error.Details["retry_after_seconds"])
+	assert.Equal(t, BreakerState{Phase: Open, OpenUntilMs: d.now + 30_000}.AppendJSON(nil), d.shared[c.Key()])
+	d.now += 30_000
+	a = d.run(t, c, []*envelope.Envelope{nil})
+	assert.Nil(t, a.Error, "half-open after open_ms, not after an hour")
 }
 
 func TestStep_loopGuardAcrossCalls(t *testing.T) {
@@ -229,6 +304,6 @@ func TestStepEnums_String(t *testing.T) {
 	assert.Equal(t, "unknown step event: 9", EventKind(9).String())
 	assert.Equal(t, "unknown step action: 9", ActionKind(9).String())
 	assert.Equal(t, "unknown record kind: 9", RecordKind(9).String())
-	assert.Equal(t, "local", StoreLocal.String())
+	assert.Equal(t, "repair", RecordRepair.String())
 	assert.Equal(t, "info", LevelInfo.String())
 }
