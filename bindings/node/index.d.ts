@@ -192,8 +192,8 @@ export class CallResult<T> {
 export interface ExecutorOptions {
   /** Shared between replicas; default this executor's memory. */
   store?: Store;
-  /** Used when the shared store fails; default a MemoryStore. */
-  local?: Store;
+  /** How long a failed store is left alone, in ms (default 1000); meanwhile the breaker decides on the last state this executor saw there. */
+  storeBackoffMs?: number;
   /** Goes before the tool name in the store key; default "toolerr:breaker:". */
   keyPrefix?: string;
   retry?: { max_attempts?: number; base_ms?: number; cap_ms?: number; max_wait_ms?: number };
@@ -223,6 +223,8 @@ export class Executor extends EventTarget {
   /** Resolves to a CallResult; never rejects for the tool's failures. */
   call<T>(tool: string, fn: (ctx: { signal?: AbortSignal; attempt: number }) => Promise<T> | T,
     options?: { args?: unknown; tokens?: number; signal?: AbortSignal }): Promise<CallResult<T>>;
+  /** The breaker state of tool this executor last saw in its store (or, while the store fails, made from it), as its canonical bytes, or null. */
+  replicaState(tool: string): Uint8Array | null;
 }
 
 /** Browser only (browser.js): loads toolerr.wasm; await it once before any call. */

@@ -92,7 +92,9 @@ const logLevel = { debug: 'debug', info: 'info', warn: 'warn' };
  * record is also dispatched as a 'decision' CustomEvent (detail: the record).
  *
  * Options: store (shared between replicas; default this executor's memory),
- * local (the store used when the shared one fails; default a MemoryStore), keyPrefix ("toolerr:breaker:"), retry ({max_attempts, base_ms, cap_ms,
+ * storeBackoffMs (how long a failed store is left alone, default 1000;
+ * meanwhile the breaker decides on the last state this executor saw there),
+ * keyPrefix ("toolerr:breaker:"), retry ({max_attempts, base_ms, cap_ms,
  * max_wait_ms}), breaker ({failure_threshold, open_ms, success_threshold}),
  * timeoutMs (one call, retries and sleeps included), budget, loopGuard (the
  * run's), classify(err, tool) -> envelope (default classifyResponse; a
@@ -101,20 +103,21 @@ const logLevel = { debug: 'debug', info: 'info', warn: 'warn' };
  * the record's level), clock() -> ms, sleep(ms, signal) -> Promise, draw() in [0, 1).
  */
 export class Executor extends EventTarget {
-  #local;
   #shared;
+  #downUntilMs = 0; // the step op's replica state: one back-off window,
+  #seen = new Map(); // and per breaker key the last state seen in the store
   #config = {};
   #o;
 
   constructor(options = {}) {
     super();
     this.#o = options;
-    this.#local = options.local ?? new MemoryStore();
-    this.#shared = options.store ?? this.#local;
+    this.#shared = options.store ?? new MemoryStore();
     if (options.keyPrefix !== undefined) this.#config.key_prefix = options.keyPrefix;
     if (options.retry) this.#config.policy = { ...options.retry };
     if (options.breaker) this.#config.settings = { ...options.breaker };
     if (options.timeoutMs) this.#config.timeout_ms = Math.max(1, Math.floor(options.timeoutMs));
+    if (options.storeBackoffMs) this.#config.store_backoff_ms = Math.max(1, Math.floor(options.storeBackoffMs));
     this.budget = options.budget ?? null;
     this.loopGuard = options.loopGuard ?? null;
   }
@@ -122,12 +125,27 @@ export class Executor extends EventTarget {
   #step(base, tokens, state, event) {
     const req = { ...base, state, event, now_ms: (this.#o.clock ?? Date.now)() };
     const b = this.budget, g = this.loopGuard;
+    const key = (base.key_prefix ?? 'toolerr:breaker:') + base.tool;
+    req.replica = { down_until_ms: this.#downUntilMs, state: this.#seen.get(key) ?? null };
     if (b) req.budget = { limits: b.limits, state: b.state, ...(tokens ? { charge: { tokens } } : {}) };
     if (g) req.loop = g.threshold > 0 ? { threshold: g.threshold, state: g.state } : { state: g.state };
     const r = invoke(req); // synchronous: no other call of this thread runs between read and write
     if (b && r.budget) b.state = r.budget;
     if (g && r.loop) g.state = r.loop;
+    if (r.replica) {
+      this.#downUntilMs = r.replica.down_until_ms;
+      this.#seen.set(key, r.replica.state);
+    }
     return r;
+  }
+
+  /**
+   * The breaker state of tool this executor last saw in its store (or, while
+   * the store fails, made from it), as its canonical bytes, or null.
+   */
+  replicaState(tool) {
+    const s = this.#seen.get((this.#config.key_prefix ?? 'toolerr:breaker:') + tool);
+    return s == null ? null : enc.encode(s);
   }
 
   #report(rec) {
@@ -144,7 +162,7 @@ export class Executor extends EventTarget {
   }
 
   async #store(action) {
-    const store = action.store === 'local' ? this.#local : this.#shared;
+    const store = this.#shared;
     try {
       if (action.kind === 'load') return { kind: 'loaded', value: text(await store.load(action.key)) };
       const old = action.old === null ? null : enc.encode(action.old);

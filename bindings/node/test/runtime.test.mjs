@@ -21,10 +21,10 @@ test('scenarios are found', () => assert.ok(scenarios.length >= 10));
 for (const [name, sc] of scenarios) {
   test(`shared scenario ${name}`, async () => {
     const ex = sc.executor;
-    const shared = new MemoryStore(), local = new MemoryStore();
+    const shared = new MemoryStore();
     let now = sc.start_ms, draws, got, call, sleeps, abort;
     const x = new Executor({
-      store: ex.store === 'failing' ? failingStore : shared, local,
+      store: ex.store === 'failing' ? failingStore : shared,
       retry: ex.policy, breaker: ex.settings, timeoutMs: ex.timeout_ms,
       budget: ex.budget ? new Budget(ex.budget) : undefined,
       loopGuard: ex.loop_threshold !== undefined ? new LoopGuard(ex.loop_threshold) : undefined,
@@ -52,7 +52,7 @@ for (const [name, sc] of scenarios) {
         return o.result;
       }, { args: call.args, signal: abort.signal });
       assert.equal(draws.length, 0, 'draws left unused');
-      const b = await (ex.store === 'failing' ? local : shared).load(`toolerr:breaker:${ex.tool}`);
+      const b = ex.store === 'failing' ? x.replicaState(ex.tool) : await shared.load(`toolerr:breaker:${ex.tool}`);
       got.attempts = r.attempts;
       got.breaker = b === null ? null : new TextDecoder().decode(b);
       if (r.error) got.error = r.error;

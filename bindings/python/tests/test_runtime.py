@@ -72,8 +72,9 @@ class Harness:
 
     def finish(self, ex: Any, attempts: int, error: Optional[toolerr.Envelope]) -> Dict[str, Any]:
         assert not self.draws, "draws left unused"
-        store = ex._local if self.sc["executor"].get("store") == "failing" else self.shared
-        b = store.load("toolerr:breaker:" + self.sc["executor"]["tool"])
+        tool = self.sc["executor"]["tool"]
+        b = ex.replica_state(tool) if self.sc["executor"].get("store") == "failing" else \
+            self.shared.load("toolerr:breaker:" + tool)
         self.got.update(attempts=attempts, breaker=None if b is None else b.decode())
         if error is not None:
             self.got["error"] = error.to_dict()

@@ -45,8 +45,8 @@ class Store(Protocol):
     load returns the bytes stored under key, or None. compare_and_swap stores
     new only if the key holds exactly old (None: holds nothing) and returns
     (swapped, current): when not swapped, current is what the key holds now
-    (None for nothing). Errors are raised; the executor then falls back to its
-    local store. Go's resilience.Store and the Redis stores are the same port.
+    (None for nothing). Errors are raised; the executor then decides on the
+    last breaker state it saw (the core's fallback). Go's resilience.Store and the Redis stores are the same port.
     """
 
     def load(self, key: str) -> Optional[bytes]: ...
@@ -163,15 +163,21 @@ class _Base:
                  classify: Optional[Callable[[BaseException, str], Envelope]] = None,
                  on_decision: Optional[Callable[[Record], None]] = None,
                  logger: Optional[logging.Logger] = None, clock: Optional[Callable[[], int]] = None,
-                 draw: Optional[Callable[[], float]] = None) -> None:
-        self._local = MemoryStore()
-        self._shared: Any = store if store is not None else self._local
+                 draw: Optional[Callable[[], float]] = None, store_backoff: Optional[float] = None) -> None:
+        self._shared: Any = store if store is not None else MemoryStore()
+        # The replica's state (the step op's "replica"): one back-off window,
+        # and per breaker key the last state seen in the store.
+        self._replica_lock = threading.Lock()
+        self._down_until_ms = 0
+        self._seen: Dict[str, Optional[str]] = {}
         self._config: Dict[str, Any] = {}
         for k, v in (("key_prefix", key_prefix), ("policy", retry), ("settings", breaker)):
             if v is not None:
                 self._config[k] = dict(v) if isinstance(v, Mapping) else v
         if timeout is not None:
             self._config["timeout_ms"] = max(1, int(timeout * 1000))
+        if store_backoff is not None:
+            self._config["store_backoff_ms"] = max(1, int(store_backoff * 1000))
         self.budget, self.loop_guard = budget, loop_guard
         self._classify = classify
         self._on_decision = on_decision
@@ -182,7 +188,10 @@ class _Base:
     def _step(self, base: Dict[str, Any], tokens: Optional[int], state: Any, event: Dict[str, Any]) -> Any:
         req = dict(base, state=state, event=event, now_ms=self._clock())
         b, g = self.budget, self.loop_guard
+        key = str(base.get("key_prefix") or "toolerr:breaker:") + str(base["tool"])
         with contextlib.ExitStack() as locks:
+            locks.enter_context(self._replica_lock)
+            req["replica"] = {"down_until_ms": self._down_until_ms, "state": self._seen.get(key)}
             if b is not None:
                 locks.enter_context(b._lock)
                 req["budget"] = {"limits": b.limits, "state": b.state}
@@ -196,7 +205,17 @@ class _Base:
                 b.state = r["budget"]
             if g is not None and "loop" in r:
                 g.state = r["loop"]
+            if "replica" in r:
+                self._down_until_ms = r["replica"]["down_until_ms"]
+                self._seen[key] = r["replica"]["state"]
         return r
+
+    def replica_state(self, tool: str) -> Optional[bytes]:
+        """Return the breaker state of tool this executor last saw in its store
+        (or, while the store fails, made from it), as its canonical bytes."""
+        with self._replica_lock:
+            s = self._seen.get(str(self._config.get("key_prefix") or "toolerr:breaker:") + tool)
+        return None if s is None else s.encode()
 
     def _report(self, rec: Record) -> None:
         if self._on_decision is not None:
@@ -224,7 +243,7 @@ class _Base:
             event = yield action
 
     def _store(self, action: Mapping[str, Any]) -> Any:
-        return self._local if action["store"] == "local" else self._shared
+        return self._shared
 
     def _failure(self, exc: BaseException, tool: str) -> Dict[str, Any]:
         env = getattr(exc, "envelope", None)
@@ -263,7 +282,9 @@ class Executor(_Base):
     "cap_ms": 8000, "max_wait_ms": 120000} by default), breaker the breaker
     settings ({"failure_threshold": 3, "open_ms": 30000,
     "success_threshold": 2}), timeout the bound on one call in seconds,
-    retries and sleeps included. budget and loop_guard are the run's.
+    retries and sleeps included; store_backoff how long, in seconds, a failed
+    store is left alone (default 1; meanwhile the breaker decides on the last
+    state this executor saw there). budget and loop_guard are the run's.
     classify(exc, tool) turns a tool's exception into an Envelope (default:
     toolerr.classify_response, which reads HTTP errors and exceptions; a
     ToolFailure, or any exception with an .envelope, keeps its own).

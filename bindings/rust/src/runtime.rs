@@ -255,13 +255,22 @@ impl<T: Serialize> CallResult<T> {
 }
 
 type Draw = Box<dyn Fn() -> f64 + Send + Sync>;
+
+/// The step op's replica state: one back-off window after a store failure,
+/// and per breaker key the last state seen in the store (a string, or null).
+#[derive(Default)]
+struct Replica {
+    down_until_ms: u64,
+    seen: HashMap<String, Value>,
+}
 type OnDecision = Box<dyn Fn(&Value) + Send + Sync>;
 
 /// Runs tool calls under the core's decisions. Build it with
 /// [`Executor::new`] and the setters; share it between threads.
 pub struct Executor {
     shared: Option<Arc<dyn Store>>,
-    local: Arc<dyn Store>,
+    memory: Arc<dyn Store>,
+    replica: Mutex<Replica>,
     config: Map<String, Value>,
     budget: Option<Arc<Budget>>,
     loop_guard: Option<Arc<LoopGuard>>,
@@ -297,7 +306,8 @@ impl Executor {
     pub fn new() -> Self {
         Executor {
             shared: None,
-            local: Arc::new(MemoryStore::new()),
+            memory: Arc::new(MemoryStore::new()),
+            replica: Mutex::new(Replica::default()),
             config: Map::new(),
             budget: None,
             loop_guard: None,
@@ -313,10 +323,22 @@ impl Executor {
         self
     }
 
-    /// The store used when the shared one fails (default: a [`MemoryStore`]).
-    pub fn local_store(mut self, s: Arc<dyn Store>) -> Self {
-        self.local = s;
+    /// How long a failed store is left alone (default 1 s); meanwhile the
+    /// breaker decides on the last state this executor saw there.
+    pub fn store_backoff(mut self, d: Duration) -> Self {
+        self.config.insert("store_backoff_ms".into(), (d.as_millis().max(1) as u64).into());
         self
+    }
+
+    /// The breaker state of `tool` this executor last saw in its store (or,
+    /// while the store fails, made from it), as its canonical bytes.
+    pub fn replica_state(&self, tool: &str) -> Option<Vec<u8>> {
+        let r = self.replica.lock().unwrap_or_else(|e| e.into_inner());
+        r.seen.get(&self.key(tool)).and_then(|v| v.as_str()).map(|s| s.as_bytes().to_vec())
+    }
+
+    fn key(&self, tool: &str) -> String {
+        self.config.get("key_prefix").and_then(|v| v.as_str()).unwrap_or("toolerr:breaker:").to_string() + tool
     }
 
     /// What goes before the tool name in the store key (default `toolerr:breaker:`).
@@ -373,11 +395,8 @@ impl Executor {
         self
     }
 
-    fn store_named(&self, name: &str) -> &dyn Store {
-        match (&self.shared, name) {
-            (Some(s), "shared") => s.as_ref(),
-            _ => self.local.as_ref(),
-        }
+    fn shared_store(&self) -> &dyn Store {
+        self.shared.as_deref().unwrap_or(self.memory.as_ref())
     }
 
     fn step(&self, base: &Map<String, Value>, tokens: Option<u64>, state: &Value, event: Value) -> Value {
@@ -387,6 +406,10 @@ impl Executor {
         req.insert("now_ms".into(), self.clock.now_ms().into());
         let mut bstate = self.budget.as_ref().map(|b| b.state.lock().unwrap_or_else(|e| e.into_inner()));
         let mut lstate = self.loop_guard.as_ref().map(|g| g.state.lock().unwrap_or_else(|e| e.into_inner()));
+        let mut replica = self.replica.lock().unwrap_or_else(|e| e.into_inner());
+        let key = self.key(base.get("tool").and_then(|v| v.as_str()).unwrap_or_default());
+        let seen = replica.seen.get(&key).cloned().unwrap_or(Value::Null);
+        req.insert("replica".into(), json!({"down_until_ms": replica.down_until_ms, "state": seen}));
         if let (Some(b), Some(st)) = (&self.budget, &bstate) {
             let mut m = json!({"limits": b.limits, "state": **st});
             if let Some(t) = tokens.filter(|t| *t > 0) {
@@ -408,6 +431,10 @@ impl Executor {
         if let (Some(st), Some(v)) = (lstate.as_mut(), r.get("loop")) {
             **st = v.clone();
         }
+        if let Some(v) = r.get("replica") {
+            replica.down_until_ms = v["down_until_ms"].as_u64().unwrap_or(0);
+            replica.seen.insert(key, v["state"].clone());
+        }
         r
     }
 
@@ -426,7 +453,7 @@ impl Executor {
     }
 
     fn store_event(&self, a: &Value) -> Value {
-        let store = self.store_named(a["store"].as_str().unwrap_or("shared"));
+        let store = self.shared_store();
         let key = a["key"].as_str().unwrap_or_default();
         let text = |b: Option<Vec<u8>>| b.map(|b| Value::String(String::from_utf8_lossy(&b).into_owned())).unwrap_or(Value::Null);
         let answer = if a["kind"] == "load" {

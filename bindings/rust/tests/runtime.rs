@@ -62,13 +62,11 @@ fn run_scenario(sc: &Value) -> Vec<Value> {
     let clock = Arc::new(FakeClock::default());
     clock.now.store(sc["start_ms"].as_i64().unwrap(), Ordering::SeqCst);
     let shared = Arc::new(MemoryStore::new());
-    let local = Arc::new(MemoryStore::new());
     let draws: Arc<Mutex<VecDeque<f64>>> = Arc::default();
     let decisions: Arc<Mutex<Vec<Value>>> = Arc::default();
     let (d, rec) = (draws.clone(), decisions.clone());
     let mut x = Executor::new()
         .clock(clock.clone())
-        .local_store(local.clone())
         .draw(move || d.lock().unwrap().pop_front().expect("the runtime drew more numbers than the scenario gives"))
         .on_decision(move |r| rec.lock().unwrap().push(r.clone()));
     x = if ex["store"] == "failing" { x.store(Arc::new(FailingStore)) } else { x.store(shared.clone()) };
@@ -106,8 +104,11 @@ fn run_scenario(sc: &Value) -> Vec<Value> {
             Ok(o["result"].clone())
         });
         assert!(draws.lock().unwrap().is_empty(), "draws left unused");
-        let store: &dyn Store = if ex["store"] == "failing" { local.as_ref() } else { shared.as_ref() };
-        let b = store.load(&format!("toolerr:breaker:{tool}")).unwrap();
+        let b = if ex["store"] == "failing" {
+            x.replica_state(tool)
+        } else {
+            shared.load(&format!("toolerr:breaker:{tool}")).unwrap()
+        };
         let mut got = json!({
             "decisions": *decisions.lock().unwrap(),
             "sleeps_ms": *clock.sleeps.lock().unwrap(),
