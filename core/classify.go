@@ -5,10 +5,18 @@ import (
 	"errors"
 
 	"github.com/toolerr/toolerr/core/internal/classify"
+	"github.com/toolerr/toolerr/core/internal/sanitize"
 )
 
 // ClassifyOptions are the facts about a failure that its response does not
 // carry; the zero value means "a provider call, nothing else known".
+//
+// Every Classify function checks its arguments as the classify and
+// classify_exception ops check their members (one check, in
+// core/internal/classify): a Source other than "", SourceProvider or
+// SourceTool, a negative Attempt or NowMs, or a status outside 100-599 gives
+// the INVALID_INPUT envelope (source orchestrator, details.path naming the
+// member, details.op the op) that Invoke would answer with.
 //
 // Source is who made the failing call: SourceProvider or SourceTool, for
 // which a 400 or 422 means the model's arguments were wrong
@@ -42,7 +50,8 @@ func (o ClassifyOptions) internal() classify.Options {
 
 // ClassifyHTTP classifies an HTTP error response into an Envelope.
 //
-// status is the HTTP status code (outside 100-599: CodeUnexpectedStatus);
+// status is the HTTP status code, 100-599 (outside it: CodeInvalidInput at
+// http.status, as the op answers);
 // header maps names to values, names in any case, so resp.Header (an
 // http.Header) can be passed as it is; body is the raw response body, read as
 // JSON when it parses (a JSON array wrapping the error, as Google's
@@ -60,7 +69,32 @@ func (o ClassifyOptions) internal() classify.Options {
 // See RFC 9110, 10.2.3 and 15, and docs/classify.md for every rule and the
 // vendor error reference it follows.
 func ClassifyHTTP(status int, header map[string][]string, body []byte, opt ClassifyOptions) Envelope {
-	return classify.HTTP(status, classify.Header(header), classify.ParseBody(body), opt.internal())
+	return classifyChecked("classify", &classify.Request{Kind: classify.KindHTTP, Status: status,
+		Header: classify.Header(header), Body: classify.ParseBody(body), Options: opt.internal()})
+}
+
+// classifier is a request of the classify or classify_exception op, checked
+// and classified by the same methods the ops call.
+type classifier interface {
+	Check(parent string) error
+	Classify() Envelope
+}
+
+// classifyChecked returns r's envelope, or, when r fails the op's checks,
+// the INVALID_INPUT envelope the op answers with (details.path naming the
+// member, details.op the op).
+func classifyChecked(op string, r classifier) Envelope {
+	if err := r.Check(""); err != nil {
+		return invalidInput(op, err)
+	}
+	return r.Classify()
+}
+
+// invalidInput returns the INVALID_INPUT envelope Invoke answers for err in op.
+func invalidInput(op string, err error) Envelope {
+	e := requestError(op, err).envelope()
+	e.Details = sanitize.Details(e.Details)
+	return e
 }
 
 // ClassifySSE classifies an error event inside a stream whose HTTP status
@@ -74,10 +108,8 @@ func ClassifyHTTP(status int, header map[string][]string, body []byte, opt Class
 //
 // See https://docs.claude.com/en/api/errors and huggingface/tau#333.
 func ClassifySSE(event string, data []byte, contentEmitted bool, opt ClassifyOptions) Envelope {
-	if event == "" {
-		event = "error"
-	}
-	return classify.SSE(event, classify.ParseBody(data), contentEmitted, opt.internal())
+	return classifyChecked("classify", &classify.Request{Kind: classify.KindSSE, Event: event,
+		Data: classify.ParseBody(data), ContentEmitted: contentEmitted, Options: opt.internal()})
 }
 
 // ClassifyError classifies a Go error value from an HTTP client or a tool,
@@ -92,15 +124,19 @@ func ClassifyError(err error, opt ClassifyOptions) Envelope {
 	if err == nil {
 		return Envelope{}
 	}
+	o := opt.internal()
+	if err := o.Check(""); err != nil {
+		return invalidInput("classify", err)
+	}
 	switch {
 	case errors.Is(err, context.DeadlineExceeded):
-		return classify.Cause(classify.CauseTimeout, opt.internal())
+		return classify.Cause(classify.CauseTimeout, o)
 	case errors.Is(err, context.Canceled):
-		return classify.Cause(classify.CauseCancelled, opt.internal())
+		return classify.Cause(classify.CauseCancelled, o)
 	}
 	var t interface{ Timeout() bool }
 	if errors.As(err, &t) && t.Timeout() {
-		return classify.Cause(classify.CauseTimeout, opt.internal())
+		return classify.Cause(classify.CauseTimeout, o)
 	}
 	return ClassifyText(err.Error(), opt)
 }
@@ -115,7 +151,7 @@ func ClassifyError(err error, opt ClassifyOptions) Envelope {
 //
 // See BerriAI/litellm#19216 and docs/classify.md ("Error text").
 func ClassifyText(text string, opt ClassifyOptions) Envelope {
-	return classify.Text(text, opt.internal())
+	return classifyChecked("classify", &classify.Request{Kind: classify.KindText, Text: text, Options: opt.internal()})
 }
 
 // ClassifyException classifies an exception a tool raised into an Envelope
@@ -134,5 +170,7 @@ func ClassifyText(text string, opt ClassifyOptions) Envelope {
 //
 // See docs/classify.md ("Exceptions").
 func ClassifyException(typ, message, traceback string, opt ClassifyOptions) Envelope {
-	return classify.Exception(typ, message, traceback, opt.internal())
+	o := opt.internal()
+	o.NowMs, o.HasNow = 0, false // the op has no now_ms: an exception carries no wait
+	return classifyChecked("classify_exception", &classify.ExceptionRequest{Type: typ, Message: message, Traceback: traceback, Options: o})
 }

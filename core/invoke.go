@@ -103,7 +103,11 @@ func responseCap(n int) int {
 	return max(512, min(n+n/4, 64<<10))
 }
 
-func badRequest(re *RequestError) []byte {
+func badRequest(re *RequestError) []byte { return errorResponse(re.envelope()) }
+
+// envelope returns the INVALID_INPUT envelope of re, as Invoke answers it
+// (details {path, op?, offset?}; errorResponse sanitizes them).
+func (re *RequestError) envelope() envelope.Envelope {
 	d := map[string]any{"path": re.Path}
 	if re.Op != "" {
 		d["op"] = re.Op
@@ -111,12 +115,12 @@ func badRequest(re *RequestError) []byte {
 	if re.Offset >= 0 {
 		d["offset"] = re.Offset
 	}
-	return errorResponse(envelope.Envelope{
+	return envelope.Envelope{
 		Code:    envelope.InvalidInput,
 		Message: sanitize.Message(re.Error()),
 		Details: d,
 		Source:  envelope.SourceOrchestrator,
-	})
+	}
 }
 
 // errorResponse encodes e as {"error": e}. Its details (the op name and the

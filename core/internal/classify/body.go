@@ -48,7 +48,7 @@ func readBody(v any, h *headers, hint string) facts {
 	var f facts
 	if arr, ok := v.([]any); ok && len(arr) > 0 {
 		// Google's OpenAI-compatible and streaming endpoints wrap the error
-		// object in a JSON array (wire-formats.md §1.5, §2.3).
+		// object in a JSON array (https://ai.google.dev/gemini-api/docs/openai).
 		v = arr[0]
 	}
 	if s, ok := v.(string); ok {
@@ -144,8 +144,9 @@ func isAnthropic(m, e map[string]any, hint string) bool {
 
 // readOpenAI reads an OpenAI error object {message, type, param, code}.
 //
-// See shared/reference/wire-formats.md §2.1 and §5 (OpenAPI ErrorResponse,
-// the error-codes guide and the spend-limit help article).
+// See the OpenAI OpenAPI ErrorResponse schema,
+// https://platform.openai.com/docs/guides/error-codes and
+// https://developers.openai.com/api/docs/guides/spend-limits.
 func readOpenAI(f *facts, e map[string]any) {
 	f.provider = "openai"
 	typ, code := str(e, "type"), str(e, "code")
@@ -198,8 +199,8 @@ func openAICodeRule(code string) (Rule, bool) {
 
 // readAnthropic reads an Anthropic error object {type, message, details?}.
 //
-// See shared/reference/wire-formats.md §2.2 (docs.claude.com/en/api/errors,
-// anthropic-sdk-python types/shared/error_type.py).
+// See https://docs.claude.com/en/api/errors and anthropic-sdk-python
+// src/anthropic/types/shared/error_type.py (ErrorType).
 func readAnthropic(f *facts, e map[string]any) {
 	f.provider = "anthropic"
 	typ := str(e, "type")
@@ -248,8 +249,9 @@ func anthropicRule(typ string) (Rule, bool) {
 
 // readGoogle reads a Google error {code, message, status, details[]}.
 //
-// See shared/reference/wire-formats.md §2.3 (AIP-193, google/rpc/code.proto,
-// google/rpc/error_details.proto, ai.google.dev troubleshooting).
+// See https://google.aip.dev/193, googleapis google/rpc/code.proto and
+// google/rpc/error_details.proto, and
+// https://ai.google.dev/gemini-api/docs/troubleshooting.
 func readGoogle(f *facts, e map[string]any) {
 	f.provider = "gemini"
 	status := str(e, "status")
@@ -293,7 +295,7 @@ func readGoogle(f *facts, e map[string]any) {
 	}
 	if status == "RESOURCE_EXHAUSTED" && perDay {
 		// A per-day quota resets at midnight Pacific time: not worth
-		// retrying soon (wire-formats.md §2.3, §5 rule 2).
+		// retrying soon (https://ai.google.dev/gemini-api/docs/rate-limits).
 		f.set(Rule{envelope.QuotaExhausted, false}, true)
 		return
 	}
@@ -367,7 +369,7 @@ func googleReasonRule(reason string) (Rule, bool) {
 // its first letter upper-cased.
 //
 // See botocore/parsers.py (RestJSONParser._inject_error_code) and
-// shared/reference/wire-formats.md §2.4.
+// https://github.com/smithy-lang/smithy-python/pull/466.
 func bedrockName(s string) string {
 	if i := strings.IndexByte(s, ':'); i >= 0 {
 		s = s[:i]
@@ -396,7 +398,7 @@ func readBedrock(f *facts, name string, m map[string]any) {
 	}
 	if name == "ModelErrorException" && f.originalStatus != 0 {
 		// The model behind Bedrock failed; its own status decides
-		// (UNVERIFIED in wire-formats.md §5 rule 5: our documented choice).
+		// (our documented choice: the service model gives no retry rule).
 		r, _ := StatusRule(f.originalStatus)
 		f.set(r, true)
 		return
@@ -408,8 +410,9 @@ func readBedrock(f *facts, name string, m map[string]any) {
 
 // bedrockRule maps a Bedrock Runtime exception name.
 //
-// See botocore/data/bedrock-runtime/2023-09-30/service-2.json and
-// shared/reference/wire-formats.md §2.4, §5 rule 3.
+// See botocore/data/bedrock-runtime/2023-09-30/service-2.json (each
+// exception's shape and HTTP status) and
+// https://docs.aws.amazon.com/bedrock/latest/APIReference/API_runtime_Converse.html#API_runtime_Converse_Errors.
 func bedrockRule(name string) (Rule, bool) {
 	switch name {
 	case "ThrottlingException":
@@ -441,7 +444,8 @@ func bedrockRule(name string) (Rule, bool) {
 // readValidation reads a FastAPI-style validation body: Mistral's 422
 // HTTPValidationError {"detail": [{loc, msg, type}]}, or {"detail": "text"}.
 //
-// See shared/reference/wire-formats.md §2.5 (Mistral OpenAPI HTTPValidationError).
+// See the Mistral OpenAPI (HTTPValidationError, ValidationError) in
+// https://github.com/mistralai/platform-docs-public (openapi.yaml).
 func readValidation(f *facts, d any) {
 	switch x := d.(type) {
 	case string:

@@ -128,11 +128,12 @@ func HTTP(status int, h Header, body any, opt Options) envelope.Envelope {
 // "throttlingException"), data its payload (as for HTTP's body).
 // contentEmitted true sets details.partial_output: a retry would repeat the
 // output already streamed, which the caller must discard, but the failure
-// stays retryable (field report B20). An error event toolerr cannot read is
-// SERVER_ERROR, retryable.
+// stays retryable. An error event toolerr cannot read is SERVER_ERROR,
+// retryable.
 //
 // See https://docs.claude.com/en/api/errors (errors in streams) and
-// shared/cases/field-reports.md B20.
+// https://github.com/tailcallhq/forgecode/issues/2595 (an overload in a 200
+// stream, missed by a status check).
 func SSE(event string, data any, contentEmitted bool, opt Options) envelope.Envelope {
 	return build(&input{stream: true, event: event, body: BodyValue(data), contentEmitted: contentEmitted}, opt)
 }
@@ -142,7 +143,10 @@ func SSE(event string, data any, contentEmitted bool, opt Options) envelope.Enve
 // in the text read as the body; else a transport cause (CauseInText) gives
 // TIMEOUT, TRANSPORT or CANCELLED; else the failure is TOOL_ERROR (source
 // tool) or UNEXPECTED_STATUS (source provider), never retried: text toolerr
-// cannot read is no reason to resend (field report B21).
+// cannot read is no reason to resend.
+//
+// See https://github.com/topcheer/ggcode/issues/306 (a 400 given as text,
+// retried 20 times).
 func Text(text string, opt Options) envelope.Envelope {
 	in := textInput(text)
 	return build(&in, opt)

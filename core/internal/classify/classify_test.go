@@ -48,7 +48,7 @@ func TestHTTP_bodies(t *testing.T) {
 		opt    Options
 		want   want
 	}{
-		// OpenAI (wire-formats.md §2.1)
+		// OpenAI (ErrorResponse)
 		{"openai rate limit", 429, nil, `{"error":{"message":"m","type":"requests","param":null,"code":"rate_limit_exceeded"}}`, Options{},
 			want{envelope.RateLimited, true, map[string]any{"provider": "openai", "provider_type": "requests", "provider_code": "rate_limit_exceeded"}, []string{"param"}}},
 		{"openai tokens type without code", 429, nil, `{"error":{"message":"m","type":"tokens","param":null,"code":null}}`, Options{},
@@ -217,7 +217,7 @@ func TestHTTP_message(t *testing.T) {
 	assert.Equal(t, "The model provider returned an unexpected status (HTTP 302); do not retry.", e.Message)
 }
 
-// TestSSE_B20 holds field report B20: Anthropic's overload arrives as 529 or
+// TestSSE_B20: Anthropic's overload arrives as 529 or
 // as an SSE error event after 200; both are retryable.
 func TestSSE_B20(t *testing.T) {
 	body := `{"type":"error","error":{"type":"overloaded_error","message":"Overloaded"}}`
@@ -257,7 +257,7 @@ func TestSSE_others(t *testing.T) {
 	}
 }
 
-// TestHTTP_B21 holds field report B21: deterministic 400s are never
+// TestHTTP_B21: deterministic 400s are never
 // retryable; the orphan tool_use 400 is repairable once.
 func TestHTTP_B21(t *testing.T) {
 	e := HTTP(400, nil, j(t, `{"type":"error","error":{"type":"invalid_request_error","message":"messages.3: `+"`tool_use`"+` ids were found without `+"`tool_result`"+` blocks immediately after: toolu_Q."}}`), Options{})
@@ -298,7 +298,7 @@ func TestHTTP_repairPhrases(t *testing.T) {
 	assert.NotContains(t, e.Details, "repairable")
 }
 
-// TestHTTP_B24 holds field report B24's classifier part: a context overflow
+// TestHTTP_B24: a context overflow
 // is not retryable, whatever the provider calls it.
 func TestHTTP_B24(t *testing.T) {
 	for _, tc := range []struct {

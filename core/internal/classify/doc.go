@@ -6,9 +6,14 @@
 // table), body.go (OpenAI, Anthropic, Google, Bedrock and Mistral error
 // bodies), wait.go (wait hints and their precedence), text.go (statuses,
 // history-repair phrases and transport causes in text) and exception.go
-// (tracebacks). message.go writes the one sentence the model reads, from the
-// code, status, tool and wait only: the provider's own message text never
-// reaches the output.
+// (tracebacks), toolbody.go (a tool service's own error shapes) and
+// stream.go (raw text/event-stream bodies). classify.go runs the phases of one
+// classification (read, decide, wait, details) and message.go writes the one
+// sentence the model reads, from registry text and tokens (token.go) only: a
+// provider's or a tool's own words never reach it. request.go reads and
+// checks the members of the classify and classify_exception ops; the typed Go
+// API in package core calls the same checks.
 //
-// See shared/reference/wire-formats.md §2-§5 and shared/cases/field-reports.md.
+// Each rule cites its vendor source (an API reference, an SDK type, an RFC)
+// beside it; docs/classify.md lists them all.
 package classify

@@ -66,7 +66,7 @@ func loadRecording(t *testing.T, path string) (int, Header, any, string) {
 }
 
 // realErrors is every error_*.json recording in shared/fixtures/real with the
-// value checked by hand against the vendor rule (wire-formats.md §2, §5).
+// value checked by hand against the vendor rule (docs/classify.md).
 // nowMs is given only where a wait needs a clock; wait nil means absent.
 var realErrors = []struct {
 	file      string
@@ -191,7 +191,7 @@ func providerTexts(v any, out *[]string) {
 	}
 }
 
-// TestHTTP_noRawProviderText is seed 000's checklist item 5: no classifier
+// TestHTTP_noRawProviderText is the README's promise on real recordings: no classifier
 // output, message or details, carries the provider's own message text.
 func TestHTTP_noRawProviderText(t *testing.T) {
 	dir := realDir(t)

@@ -21,8 +21,8 @@ type Rule struct {
 // UNEXPECTED_STATUS (not retryable: a success or redirect status reported as
 // a failure is a caller bug, not a transient fault).
 //
-// See https://www.iana.org/assignments/http-status-codes and
-// shared/reference/wire-formats.md §2-§5.
+// See https://www.iana.org/assignments/http-status-codes and RFC 9110,
+// 15; each vendor row cites its SDK.
 func StatusRule(status int) (Rule, bool) {
 	switch status {
 	case 400: // Bad Request, RFC 9110, 15.5.1

@@ -8,19 +8,22 @@ import (
 
 // Repairable values of details.repairable: the request failed because of a
 // hole in the conversation history that the transcript repair pass can fix;
-// the caller repairs once and resends (field report B21).
+// the caller repairs once and resends (a second identical 400 is final).
 const (
-	// RepairUnansweredToolUse: a tool call has no result (B01, B03, B04, B08).
+	// RepairUnansweredToolUse: a tool call has no result.
 	RepairUnansweredToolUse = "unanswered_tool_use"
-	// RepairOrphanToolResult: a tool result answers no call (B04).
+	// RepairOrphanToolResult: a tool result answers no call.
 	RepairOrphanToolResult = "orphan_tool_result"
 )
 
 // repairPhrases are the provider messages that name a history hole, lower
 // case, each with the repair it calls for.
 //
-// See shared/cases/field-reports.md B01, B03, B04, B08, B21 and the
-// recordings in shared/fixtures/real/anthropic/error_400_*tool*.
+// See the provider answers in https://github.com/anthropics/claude-code/issues/8210
+// and /issues/18947 (Anthropic),
+// https://github.com/openai/openai-agents-python/issues/1061 (Responses),
+// https://github.com/microsoft/semantic-kernel/issues/12708 (Chat) and
+// https://github.com/microsoft/semantic-kernel/issues/12528 (Gemini).
 func repairPhrases() [6][2]string {
 	return [...][2]string{
 		{"ids were found without `tool_result` blocks", RepairUnansweredToolUse},                                     // Anthropic
@@ -33,7 +36,8 @@ func repairPhrases() [6][2]string {
 }
 
 // overflowPhrases are provider messages that say the context window is full,
-// lower case: resending the same body cannot succeed (field report B24).
+// lower case: resending the same body cannot succeed
+// (https://github.com/charmbracelet/crush/issues/3480).
 func overflowPhrases() [5]string {
 	return [...]string{
 		"prompt is too long",                    // Anthropic 400
@@ -71,7 +75,9 @@ func phrases(texts []string) (repair string, overflow bool) {
 // looser words ("code", "error", "returned") only 400-599 count, so "exit
 // code 1" or "returned 200 rows" are not statuses.
 //
-// See shared/cases/field-reports.md B21.
+// See https://github.com/BerriAI/litellm/issues/19216 (400s retried across
+// deployments) and https://github.com/topcheer/ggcode/issues/306 (a 400 in
+// text, "status code: 400", retried 20 times).
 func StatusInText(text string) int {
 	l := strings.ToLower(text)
 	if n := leadingStatus(l); n != 0 {

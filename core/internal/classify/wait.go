@@ -212,7 +212,8 @@ func anthropicBuckets() []bucket {
 	}
 }
 
-// bucketWait implements the rate-limit bucket rule of field report B18: the
+// bucketWait implements the rate-limit bucket rule (our choice; OpenAI sends
+// "time until the bucket is full" for each bucket, see openAIBuckets): the
 // larger reset of the exhausted buckets (remaining "0"); when no bucket says
 // it is exhausted, the larger reset of all buckets that have one.
 func bucketWait(h *headers, buckets []bucket, parse func(string) (int64, bool)) (Wait, bool) {

@@ -8,7 +8,7 @@ import (
 	"github.com/stretchr/testify/require"
 )
 
-// now2025 is the fixed clock of the field reports: 2025-01-01T00:00:00Z.
+// now2025 is the fixed clock of the tests: 2025-01-01T00:00:00Z.
 const now2025 = int64(1735689600000)
 
 func TestHeader_get(t *testing.T) {
@@ -72,7 +72,7 @@ func TestWaitHint_headers(t *testing.T) {
 		{"header before RetryInfo", Header{"retry-after": {"3"}}, "58s", true, 0, int64(3), "retry-after"},
 		{"OpenAI resets need a rate limit", Header{"x-ratelimit-reset-requests": {"1s"}}, "", false, 0, nil, ""},
 		{"OpenAI requests reset", Header{"x-ratelimit-reset-requests": {"20ms"}}, "", true, 0, 0.02, "x-ratelimit-reset-requests"},
-		// B18: both present, no retry-after: the larger of the exhausted buckets.
+		// Both present, no retry-after: the larger of the exhausted buckets.
 		{"B18 larger of both", Header{"x-ratelimit-reset-requests": {"1s"}, "x-ratelimit-reset-tokens": {"6m0s"}}, "", true, 0, int64(360), "x-ratelimit-reset-tokens"},
 		{"B18 only the exhausted bucket", Header{"x-ratelimit-reset-requests": {"1s"}, "x-ratelimit-remaining-requests": {"0"},
 			"x-ratelimit-reset-tokens": {"6m0s"}, "x-ratelimit-remaining-tokens": {"1200"}}, "", true, 0, int64(1), "x-ratelimit-reset-requests"},
@@ -105,7 +105,7 @@ func TestWaitHint_headers(t *testing.T) {
 	}
 }
 
-// TestParseGoDuration_B18 holds field report B18's values: OpenAI's reset
+// TestParseGoDuration_B18: OpenAI's reset
 // headers are Go durations, not Unix times.
 func TestParseGoDuration_B18(t *testing.T) {
 	tests := []struct {
