@@ -68,7 +68,7 @@ func TestGemini_matchesSDK(t *testing.T) {
 				req[k] = v
 			}
 			ours := invokeOK(t, req).([]any)
-			assert.Len(t, ours, 1, "one Content per turn (B08)")
+			assert.Len(t, ours, 1, "one Content per turn (microsoft/semantic-kernel#12528)")
 			assert.Equal(t, normalizeGemini(asJSONValue(t, tc.sdk)), ours[0])
 		})
 	}

@@ -26,3 +26,11 @@ func TestExamplesSucceed(t *testing.T) {
 		require.True(t, bytes.HasPrefix(resp, []byte(`{"ok":`)), "%s example fails: %s", o.Name, resp)
 	}
 }
+
+// TestOpsJSON fails when conformance/ops.json, which the bindings' tests
+// read, differs from the op table.
+func TestOpsJSON(t *testing.T) {
+	b, err := os.ReadFile("../../conformance/ops.json")
+	require.NoError(t, err)
+	require.Equal(t, string(opsJSON()), string(b), "conformance/ops.json is stale: run go run ./scripts/gen-readme-invoke")
+}

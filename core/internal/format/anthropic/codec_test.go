@@ -1,7 +1,6 @@
 package anthropic
 
 import (
-	"errors"
 	"strings"
 	"testing"
 
@@ -9,7 +8,6 @@ import (
 	"github.com/stretchr/testify/require"
 	"github.com/toolerr/toolerr/core/internal/canonical"
 	"github.com/toolerr/toolerr/core/internal/envelope"
-	"github.com/toolerr/toolerr/core/internal/field"
 	"github.com/toolerr/toolerr/core/internal/format/formattest"
 	"github.com/toolerr/toolerr/core/internal/format/outcome"
 )
@@ -84,9 +82,7 @@ func TestSerialize_invalid(t *testing.T) {
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			_, err := Codec{}.Serialize(tc.outs)
-			var fe *field.Error
-			require.True(t, errors.As(err, &fe), "want a *field.Error, got %v", err)
-			assert.Equal(t, tc.path, fe.Path)
+			formattest.ErrorAt(t, err, tc.path)
 		})
 	}
 }
@@ -147,9 +143,7 @@ func TestParse_invalid(t *testing.T) {
 			v, err := canonical.Parse([]byte(tc.msgs))
 			require.NoError(t, err)
 			_, err = Codec{}.Parse(v.([]any))
-			var fe *field.Error
-			require.True(t, errors.As(err, &fe), "want a *field.Error, got %v", err)
-			assert.Equal(t, tc.path, fe.Path)
+			formattest.ErrorAt(t, err, tc.path)
 		})
 	}
 }

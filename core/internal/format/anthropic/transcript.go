@@ -19,20 +19,7 @@ const Name = "anthropic"
 func Dialect() *dialect.Dialect {
 	return &dialect.Dialect{
 		Name: Name, Read: readMessage, Write: writeMessage, Serialize: Codec{}.Serialize,
-		Element: func(msgs []any) (map[string]any, []any) { return dialect.FirstElement(msgs, "content"), nil },
-		SetCall: func(elem map[string]any, id, _ string) { elem["tool_use_id"] = id },
-		SetID: func(raw any, call bool, id string) any {
-			if raw == nil {
-				return nil
-			}
-			c := dialect.Clone(raw)
-			if call {
-				c["id"] = id
-			} else {
-				c["tool_use_id"] = id
-			}
-			return c
-		},
+		CallID: dialect.Member{Key: "id"}, ResultID: dialect.Member{Key: "tool_use_id"},
 		Flag:      func(elem map[string]any, _ outcome.Outcome) { elem["is_error"] = true },
 		Placement: dialect.NextUserFirst,
 		PartsKey:  "content",
@@ -44,10 +31,7 @@ func Dialect() *dialect.Dialect {
 		EmptyResult: emptyResult,
 		EmptyText:   func(dialect.Message) bool { return true },
 		Lost: func(l dialect.Loss, m dialect.Message) {
-			l.Check(m.Raw, " role content ", "")
-			for _, p := range dialect.ReadModelled(m) {
-				lostPart(l, p)
-			}
+			dialect.CountLost(l, m, " role content ", func(p dialect.Part) { lostPart(l, p) })
 		},
 	}
 }
@@ -102,8 +86,6 @@ func emptyResult(p *dialect.Part) bool {
 func roles() map[string]dialect.Role {
 	return map[string]dialect.Role{"user": dialect.RoleUser, "assistant": dialect.RoleAssistant}
 }
-
-// ---- anthropic ----
 
 // readMessage reads one Messages API message.
 func readMessage(v any, p string) (dialect.Message, error) {
@@ -201,8 +183,6 @@ func readImage(b map[string]any) (dialect.Image, bool) {
 	}
 	return dialect.Image{}, false
 }
-
-// ---- anthropic ----
 
 // writeMessage writes one neutral message as a Messages API message.
 func writeMessage(w *dialect.Writer, m dialect.Message) []any {

@@ -22,30 +22,10 @@ const Name = "bedrock"
 func Dialect() *dialect.Dialect {
 	return &dialect.Dialect{
 		Name: Name, Read: readMessage, Write: writeMessage, Serialize: Codec{}.Serialize,
-		Element: func(msgs []any) (map[string]any, []any) { return dialect.FirstElement(msgs, "content"), nil },
-		SetCall: func(elem map[string]any, id, _ string) {
-			tr := dialect.Clone(elem["toolResult"])
-			tr["toolUseId"] = id
-			elem["toolResult"] = tr
-		},
-		SetID: func(raw any, call bool, id string) any {
-			if raw == nil {
-				return nil
-			}
-			key := "toolResult"
-			if call {
-				key = "toolUse"
-			}
-			c := dialect.Clone(raw)
-			in := dialect.Clone(c[key])
-			in["toolUseId"] = id
-			c[key] = in
-			return c
-		},
+		CallID:   dialect.Member{In: "toolUse", Key: "toolUseId"},
+		ResultID: dialect.Member{In: "toolResult", Key: "toolUseId"},
 		Flag: func(elem map[string]any, _ outcome.Outcome) {
-			tr := dialect.Clone(elem["toolResult"])
-			tr["status"] = "error"
-			elem["toolResult"] = tr
+			dialect.Member{In: "toolResult", Key: "status"}.Set(elem, "error")
 		},
 		Placement:  dialect.NextUserFirst,
 		PartsKey:   "content",
@@ -54,13 +34,12 @@ func Dialect() *dialect.Dialect {
 		Unanswered: "Every toolUse needs a toolResult in the very next user message.",
 		EmptyText:  func(m dialect.Message) bool { return m.Role == dialect.RoleUser || m.Role == dialect.RoleAssistant },
 		Lost: func(l dialect.Loss, m dialect.Message) {
-			l.Check(m.Raw, " role content ", "")
-			for _, p := range dialect.ReadModelled(m) {
+			dialect.CountLost(l, m, " role content ", func(p dialect.Part) {
 				b := l.Check(p.Raw, " text image toolUse toolResult ", "")
 				l.Check(b["toolUse"], " toolUseId name input ", "toolUse.")
 				l.Check(b["toolResult"], " toolUseId status content ", "toolResult.")
 				l.Check(b["image"], " format source ", "image.")
-			}
+			})
 		},
 	}
 }
@@ -70,21 +49,9 @@ func roles() map[string]dialect.Role {
 	return map[string]dialect.Role{"user": dialect.RoleUser, "assistant": dialect.RoleAssistant, "system": dialect.RoleSystem}
 }
 
-// ---- bedrock ----
-
 // readMessage reads one Converse message.
 func readMessage(v any, p string) (dialect.Message, error) {
-	m, role, err := dialect.ObjectMember(v, p, "role")
-	if err != nil {
-		return dialect.Message{}, err
-	}
-	r, ok := roles()[role]
-	if !ok {
-		return dialect.UnknownRole(v), nil
-	}
-	msg := dialect.Message{Role: r}
-	msg.Parts, err = dialect.ReadArray(m, "content", p, readBlock)
-	return msg, err
+	return dialect.ReadRoleMessage(v, p, roles(), "content", readBlock)
 }
 
 // readBlock reads one content block.
@@ -173,8 +140,6 @@ func readImage(im map[string]any) (dialect.Image, bool) {
 	}
 	return dialect.Image{MediaType: "image/" + f, Data: data}, true
 }
-
-// ---- bedrock ----
 
 // writeMessage writes one neutral message as a Converse message.
 func writeMessage(w *dialect.Writer, m dialect.Message) []any {

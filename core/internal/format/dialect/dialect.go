@@ -102,14 +102,10 @@ type Dialect struct {
 	// Serialize is the provider's single-turn codec: a result part in a
 	// list is encoded exactly as the serialize op encodes it alone.
 	Serialize func(outs []outcome.Outcome) ([]any, error)
-	// Element takes the one result element out of what Serialize returned
-	// for one outcome, and any messages that must follow the turn.
-	Element func(msgs []any) (elem map[string]any, follow []any)
-	// SetCall writes a result element's call id and name.
-	SetCall func(elem map[string]any, id, name string)
-	// SetID returns a copy of a raw call (call true) or result element
-	// with its id member set to id.
-	SetID func(raw any, call bool, id string) any
+	// CallID and ResultID are where a call and a result element hold the
+	// call id; ResultName, where a result names its function (Key "" when
+	// it does not).
+	CallID, ResultID, ResultName Member
 	// Flag marks a result element as failed, keeping its content, for a
 	// failure that is not an envelope; nil when the format has no flag (a
 	// failure then travels as a TOOL_ERROR envelope in the content).
@@ -117,7 +113,9 @@ type Dialect struct {
 	// Placement is where results must sit.
 	Placement Placement
 	// PartsKey is the member holding a message's parts ("content",
-	// "parts"), "" where a part is a message of its own.
+	// "parts"), "" where a part is a message of its own (a result element
+	// is then the first message Serialize returns, else the first element
+	// of that member).
 	PartsKey string
 	// IDs are the call ids the provider accepts.
 	IDs IDRule
@@ -141,6 +139,94 @@ type Dialect struct {
 	// Lost counts the members of a read message (and its read parts) that
 	// convert does not carry.
 	Lost func(l Loss, m Message)
+}
+
+// Member is where a value sits in an element: member Key of the element,
+// or of its wrapper object In when In is not "" (Gemini's functionCall,
+// Bedrock's toolUse).
+type Member struct {
+	In, Key string
+}
+
+// Set sets the member in elem (a copy of the wrapper, which may be shared).
+func (m Member) Set(elem map[string]any, v any) {
+	if m.In == "" {
+		elem[m.Key] = v
+		return
+	}
+	in := Clone(elem[m.In])
+	in[m.Key] = v
+	elem[m.In] = in
+}
+
+// With returns a copy of raw (an element read from a list) with the member
+// set to v; nil stays nil.
+func (m Member) With(raw any, v any) any {
+	if raw == nil {
+		return nil
+	}
+	c := Clone(raw)
+	m.Set(c, v)
+	return c
+}
+
+// Element takes the one result element out of what d.Serialize returned for
+// one outcome (see PartsKey), a copy, and the messages that must follow the
+// turn (the user message carrying openai-chat's tool-result images).
+func (d *Dialect) Element(msgs []any) (elem map[string]any, follow []any) {
+	if d.PartsKey != "" {
+		return FirstElement(msgs, d.PartsKey), nil
+	}
+	if d.ToolImagesFollow {
+		follow = msgs[1:]
+	}
+	return Clone(msgs[0]), follow
+}
+
+// SetCall writes a result element's call id (not an absent one, where ids
+// are optional) and function name.
+func (d *Dialect) SetCall(elem map[string]any, id, name string) {
+	if id != "" || !d.IDs.Optional() {
+		d.ResultID.Set(elem, id)
+	}
+	if d.ResultName.Key != "" {
+		d.ResultName.Set(elem, name)
+	}
+}
+
+// SetID returns a copy of a raw call (call true) or result element with its
+// id member set to id.
+func (d *Dialect) SetID(raw any, call bool, id string) any {
+	if call {
+		return d.CallID.With(raw, id)
+	}
+	return d.ResultID.With(raw, id)
+}
+
+// CountLost counts the members of m beyond messageKeys, then those of each
+// modelled part read from the list with part.
+func CountLost(l Loss, m Message, messageKeys string, part func(p Part)) {
+	l.Check(m.Raw, messageKeys, "")
+	for _, p := range ReadModelled(m) {
+		part(p)
+	}
+}
+
+// ReadRoleMessage reads a message {"role": ..., key: [elements]} whose role
+// roles maps to a neutral one (any other role is UnknownRole), reading each
+// element with elem.
+func ReadRoleMessage(v any, p string, roles map[string]Role, key string, elem func(v any, p string) (Part, error)) (Message, error) {
+	m, role, err := ObjectMember(v, p, "role")
+	if err != nil {
+		return Message{}, err
+	}
+	r, ok := roles[role]
+	if !ok {
+		return UnknownRole(v), nil
+	}
+	msg := Message{Role: r}
+	msg.Parts, err = ReadArray(m, key, p, elem)
+	return msg, err
 }
 
 // Loss counts the members a conversion drops, by name ("function.strict"

@@ -5,10 +5,12 @@
 package formattest
 
 import (
+	"errors"
 	"testing"
 
 	"github.com/toolerr/toolerr/core/internal/canonical"
 	"github.com/toolerr/toolerr/core/internal/envelope"
+	"github.com/toolerr/toolerr/core/internal/field"
 	"github.com/toolerr/toolerr/core/internal/format/outcome"
 )
 
@@ -44,4 +46,17 @@ func Marshal(t testing.TB, v any) string {
 		t.Fatalf("canonical.Marshal: %v", err)
 	}
 	return string(b)
+}
+
+// ErrorAt fails the test unless err is a *field.Error at path: every codec
+// reports a bad outcome or message with the path of the member.
+func ErrorAt(t testing.TB, err error, path string) {
+	t.Helper()
+	var fe *field.Error
+	if !errors.As(err, &fe) {
+		t.Fatalf("want a *field.Error at %s, got %v", path, err)
+	}
+	if fe.Path != path {
+		t.Fatalf("error at %q, want %q: %v", fe.Path, path, err)
+	}
 }

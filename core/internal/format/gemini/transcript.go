@@ -23,33 +23,11 @@ const Name = "gemini"
 func Dialect() *dialect.Dialect {
 	return &dialect.Dialect{
 		Name: Name, Read: readContent, Write: writeContent, Serialize: Codec{}.Serialize,
-		Element: func(msgs []any) (map[string]any, []any) { return dialect.FirstElement(msgs, "parts"), nil },
-		SetCall: func(elem map[string]any, id, name string) {
-			fr := dialect.Clone(elem["functionResponse"])
-			if id != "" {
-				fr["id"] = id
-			}
-			fr["name"] = name
-			elem["functionResponse"] = fr
-		},
-		SetID: func(raw any, call bool, id string) any {
-			if raw == nil {
-				return nil
-			}
-			key := "functionResponse"
-			if call {
-				key = "functionCall"
-			}
-			c := dialect.Clone(raw)
-			in := dialect.Clone(c[key])
-			in["id"] = id
-			c[key] = in
-			return c
-		},
+		CallID:     dialect.Member{In: "functionCall", Key: "id"},
+		ResultID:   dialect.Member{In: "functionResponse", Key: "id"},
+		ResultName: dialect.Member{In: "functionResponse", Key: "name"},
 		Flag: func(elem map[string]any, o outcome.Outcome) {
-			fr := dialect.Clone(elem["functionResponse"])
-			fr["response"] = map[string]any{"error": resultValue(o)}
-			elem["functionResponse"] = fr
+			dialect.Member{In: "functionResponse", Key: "response"}.Set(elem, map[string]any{"error": resultValue(o)})
 		},
 		Placement:  dialect.NextContent,
 		PartsKey:   "parts",
@@ -58,13 +36,12 @@ func Dialect() *dialect.Dialect {
 		Unanswered: "Every functionCall needs a functionResponse in the next content.",
 		EmptyText:  func(m dialect.Message) bool { return m.Role == dialect.RoleUser },
 		Lost: func(l dialect.Loss, m dialect.Message) {
-			l.Check(m.Raw, " role parts ", "")
-			for _, p := range dialect.ReadModelled(m) {
+			dialect.CountLost(l, m, " role parts ", func(p dialect.Part) {
 				b := l.Check(p.Raw, " text inlineData functionCall functionResponse thought ", "")
 				l.Check(b["functionCall"], " id name args ", "functionCall.")
 				l.Check(b["functionResponse"], " id name response parts ", "functionResponse.")
 				l.Check(b["inlineData"], " mimeType data ", "inlineData.")
-			}
+			})
 		},
 	}
 }
@@ -75,21 +52,9 @@ func roles() map[string]dialect.Role {
 	return map[string]dialect.Role{"user": dialect.RoleUser, "": dialect.RoleUser, "function": dialect.RoleUser, "tool": dialect.RoleUser, "model": dialect.RoleAssistant}
 }
 
-// ---- gemini ----
-
 // readContent reads one content of a list.
 func readContent(v any, p string) (dialect.Message, error) {
-	m, role, err := dialect.ObjectMember(v, p, "role")
-	if err != nil {
-		return dialect.Message{}, err
-	}
-	r, ok := roles()[role]
-	if !ok {
-		return dialect.UnknownRole(v), nil
-	}
-	msg := dialect.Message{Role: r}
-	msg.Parts, err = dialect.ReadArray(m, "parts", p, readListPart)
-	return msg, err
+	return dialect.ReadRoleMessage(v, p, roles(), "parts", readListPart)
 }
 
 // readListPart reads one part of a content.
@@ -171,8 +136,6 @@ func readListResponse(fr map[string]any, p string, raw any) (dialect.Part, error
 	o.Call = outcome.Call{ID: id, Name: name}
 	return dialect.Part{Kind: dialect.KindResult, Result: dialect.Result{Outcome: o, Failed: failed}, Raw: raw}, nil
 }
-
-// ---- gemini ----
 
 // writeContent writes one neutral message as contents: responses travel
 // alone in their content, the rest follows in one of its own.

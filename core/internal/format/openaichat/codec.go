@@ -36,22 +36,9 @@ func (Codec) Serialize(outs []outcome.Outcome) ([]any, error) {
 // value JSON cannot carry (NaN, ±Inf).
 func (Codec) AppendSerialized(dst []byte, outs []outcome.Outcome) ([]byte, error) {
 	var parts []any
-	var seen map[string]int
-	dst = append(dst, '[')
-	for i := range outs {
-		o := &outs[i]
-		if err := outcome.CheckCall(outs, i, &seen, callIDs()); err != nil {
-			return dst, err
-		}
-		if i > 0 {
-			dst = append(dst, ',')
-		}
-		var err error
+	dst, err := outcome.AppendEach(dst, outs, callIDs(), func(dst []byte, i int, o *outcome.Outcome) ([]byte, error) {
 		if o.Error != nil {
-			if dst, err = AppendToolMessage(dst, o.Call.ID, *o.Error); err != nil {
-				return dst, err
-			}
-			continue
+			return AppendToolMessage(dst, o.Call.ID, *o.Error)
 		}
 		content, err := toolContent(i, o, &parts)
 		if err != nil {
@@ -61,13 +48,14 @@ func (Codec) AppendSerialized(dst []byte, outs []outcome.Outcome) ([]byte, error
 		dst = canonical.AppendString(dst, content)
 		dst = append(dst, `,"role":"tool","tool_call_id":`...)
 		dst = canonical.AppendString(dst, o.Call.ID)
-		dst = append(dst, '}')
+		return append(dst, '}'), nil
+	})
+	if err != nil || len(parts) == 0 {
+		return dst, err
 	}
-	if len(parts) > 0 {
-		var err error
-		if dst, err = canonical.Append(append(dst, ','), userMessage(parts)); err != nil {
-			return dst, err
-		}
+	// the user message carrying the turn's images goes inside the array
+	if dst, err = canonical.Append(append(dst[:len(dst)-1], ','), userMessage(parts)); err != nil {
+		return dst, err
 	}
 	return append(dst, ']'), nil
 }

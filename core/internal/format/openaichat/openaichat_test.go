@@ -1,7 +1,6 @@
 package openaichat
 
 import (
-	"errors"
 	"math"
 	"strings"
 	"testing"
@@ -10,7 +9,6 @@ import (
 	"github.com/stretchr/testify/require"
 	"github.com/toolerr/toolerr/core/internal/canonical"
 	"github.com/toolerr/toolerr/core/internal/envelope"
-	"github.com/toolerr/toolerr/core/internal/field"
 	"github.com/toolerr/toolerr/core/internal/format/formattest"
 	"github.com/toolerr/toolerr/core/internal/format/outcome"
 )
@@ -86,9 +84,7 @@ func TestSerialize_errors(t *testing.T) {
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			_, err := Codec{}.Serialize(tc.outs)
-			var fe *field.Error
-			require.True(t, errors.As(err, &fe), "want a *field.Error, got %v", err)
-			assert.Equal(t, tc.path, fe.Path)
+			formattest.ErrorAt(t, err, tc.path)
 		})
 	}
 }
@@ -215,9 +211,7 @@ func TestParse_errors(t *testing.T) {
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			_, err := Codec{}.Parse(tc.msgs)
-			var fe *field.Error
-			require.True(t, errors.As(err, &fe), "want a *field.Error, got %v", err)
-			assert.Equal(t, tc.path, fe.Path)
+			formattest.ErrorAt(t, err, tc.path)
 		})
 	}
 }

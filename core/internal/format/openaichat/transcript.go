@@ -19,11 +19,7 @@ const Name = "openai-chat"
 func Dialect() *dialect.Dialect {
 	return &dialect.Dialect{
 		Name: Name, Read: readMessage, Write: writeMessage, Serialize: Codec{}.Serialize,
-		Element: func(msgs []any) (map[string]any, []any) { return dialect.Clone(msgs[0]), msgs[1:] },
-		SetCall: func(elem map[string]any, id, _ string) { elem["tool_call_id"] = id },
-		SetID: func(raw any, call bool, id string) any {
-			return SetMember(raw, call, "id", "tool_call_id", id)
-		},
+		CallID: dialect.Member{Key: "id"}, ResultID: dialect.Member{Key: "tool_call_id"},
 		Placement:        dialect.ToolMessages,
 		IDs:              dialect.IDRule{Charset: dialect.AnyChar, Min: 1, Text: "A tool call id is required."},
 		RoleNames:        "system, developer, user, assistant, tool and function",
@@ -32,13 +28,11 @@ func Dialect() *dialect.Dialect {
 		EmptyResult:      EmptyResult,
 		ToolImagesFollow: true,
 		Lost: func(l dialect.Loss, m dialect.Message) {
-			l.Check(m.Raw, messageKeys, "")
-			if m.Role == dialect.RoleTool {
-				return // the tool message is its result part: checked above
-			}
-			for _, p := range dialect.ReadModelled(m) {
-				LostPart(l, p, func(raw any) { l.Check(l.Check(raw, callKeys, "")["function"], functionKeys, "function.") })
-			}
+			dialect.CountLost(l, m, messageKeys, func(p dialect.Part) {
+				if m.Role != dialect.RoleTool { // a tool message is its result part: counted as the message
+					LostPart(l, p, func(raw any) { l.Check(l.Check(raw, callKeys, "")["function"], functionKeys, "function.") })
+				}
+			})
 		},
 	}
 }
@@ -75,29 +69,12 @@ func EmptyResult(p *dialect.Part) bool {
 	return p.Result.Outcome.Result.Kind == outcome.Empty && p.Raw != nil
 }
 
-// SetMember returns a copy of a raw call or result with its id member set:
-// callKey for a call, resultKey for a result.
-func SetMember(raw any, call bool, callKey, resultKey, id string) any {
-	if raw == nil {
-		return nil
-	}
-	c := dialect.Clone(raw)
-	if call {
-		c[callKey] = id
-	} else {
-		c[resultKey] = id
-	}
-	return c
-}
-
 // Roles maps the role names of Chat Completions and Responses messages that
 // toolerr models to neutral roles ("tool" and "function" are read apart);
 // any other role is unknown (unknown_role).
 func Roles() map[string]dialect.Role {
 	return map[string]dialect.Role{"system": dialect.RoleSystem, "developer": dialect.RoleSystem, "user": dialect.RoleUser, "assistant": dialect.RoleAssistant}
 }
-
-// ---- openai-chat ----
 
 // readMessage reads one Chat Completions message.
 func readMessage(v any, p string) (dialect.Message, error) {
@@ -241,8 +218,6 @@ func ListResultContent(v any, p string) (outcome.Outcome, bool, error) {
 	o, failed := dialect.BlocksOutcome(dialect.PartsBlocks(parts))
 	return o, failed, nil
 }
-
-// ---- openai-chat ----
 
 // writeMessage writes one neutral message as Chat Completions messages:
 // its results as tool messages first, then the message itself.

@@ -39,22 +39,9 @@ func (Codec) Serialize(outs []outcome.Outcome) ([]any, error) {
 // and the canonical writer's for a failure whose details hold a value JSON
 // cannot carry (NaN, ±Inf).
 func (Codec) AppendSerialized(dst []byte, outs []outcome.Outcome) ([]byte, error) {
-	var seen map[string]int
-	dst = append(dst, '[')
-	for i := range outs {
-		o := &outs[i]
-		if err := outcome.CheckCall(outs, i, &seen, callIDs()); err != nil {
-			return dst, err
-		}
-		if i > 0 {
-			dst = append(dst, ',')
-		}
-		var err error
+	return outcome.AppendEach(dst, outs, callIDs(), func(dst []byte, i int, o *outcome.Outcome) ([]byte, error) {
 		if o.Error != nil {
-			if dst, err = AppendFunctionCallOutput(dst, o.Call.ID, *o.Error); err != nil {
-				return dst, err
-			}
-			continue
+			return AppendFunctionCallOutput(dst, o.Call.ID, *o.Error)
 		}
 		output, err := itemOutput(i, o)
 		if err != nil {
@@ -65,9 +52,8 @@ func (Codec) AppendSerialized(dst []byte, outs []outcome.Outcome) ([]byte, error
 		if dst, err = canonical.Append(append(dst, `,"output":`...), output); err != nil {
 			return dst, err
 		}
-		dst = append(dst, `,"type":"function_call_output"}`...)
-	}
-	return append(dst, ']'), nil
+		return append(dst, `,"type":"function_call_output"}`...), nil
+	})
 }
 
 // callIDs is how call_id is checked: required, at most MaxCallIDChars,

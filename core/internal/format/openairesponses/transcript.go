@@ -20,11 +20,7 @@ const Name = "openai-responses"
 func Dialect() *dialect.Dialect {
 	return &dialect.Dialect{
 		Name: Name, Read: readItem, Write: writeMessage, Serialize: Codec{}.Serialize,
-		Element: func(msgs []any) (map[string]any, []any) { return dialect.Clone(msgs[0]), nil },
-		SetCall: func(elem map[string]any, id, _ string) { elem["call_id"] = id },
-		SetID: func(raw any, call bool, id string) any {
-			return openaichat.SetMember(raw, call, "call_id", "call_id", id)
-		},
+		CallID: dialect.Member{Key: "call_id"}, ResultID: dialect.Member{Key: "call_id"},
 		Placement:   dialect.AfterCall,
 		IDs:         dialect.IDRule{Charset: dialect.AnyChar, Min: 1, Max: MaxCallIDChars, Text: "call_id is 1 to 64 characters."},
 		RoleNames:   "system, developer, user and assistant",
@@ -41,8 +37,6 @@ func Dialect() *dialect.Dialect {
 		},
 	}
 }
-
-// ---- openai-responses ----
 
 // readItem reads one Responses input item.
 func readItem(v any, p string) (dialect.Message, error) {
@@ -89,8 +83,6 @@ func readItem(v any, p string) (dialect.Message, error) {
 	}
 	return dialect.Message{Parts: []dialect.Part{dialect.Other(v)}}, nil
 }
-
-// ---- openai-responses ----
 
 // writeMessage writes one neutral message as Responses items: its text,
 // each call and each output an item of its own.

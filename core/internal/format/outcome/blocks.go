@@ -325,6 +325,28 @@ func Values(outs []Outcome, write func(dst []byte, outs []Outcome) ([]byte, erro
 	return v.([]any), nil
 }
 
+// AppendEach appends "[", one element per outcome written by one (each
+// outcome first checked by CheckCall with ids), and "]": the writer of a
+// codec that sends one message or item per outcome. Errors are CheckCall's
+// and one's.
+func AppendEach(dst []byte, outs []Outcome, ids CallIDs, one func(dst []byte, i int, o *Outcome) ([]byte, error)) ([]byte, error) {
+	var seen map[string]int
+	dst = append(dst, '[')
+	for i := range outs {
+		if err := CheckCall(outs, i, &seen, ids); err != nil {
+			return dst, err
+		}
+		if i > 0 {
+			dst = append(dst, ',')
+		}
+		var err error
+		if dst, err = one(dst, i, &outs[i]); err != nil {
+			return dst, err
+		}
+	}
+	return append(dst, ']'), nil
+}
+
 // CallIDs is how a codec whose calls need ids checks them (CheckCall):
 // Required says why an id is needed (after "is required: "), MaxChars bounds
 // its length in characters (0 = no bound) with TooLong the error past it,
