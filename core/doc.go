@@ -27,13 +27,15 @@
 //
 //   - The envelope: Envelope, Code (and the Code* constants), CodeInfo, Codes,
 //     Source, NewEnvelope.
-//   - The ABI: Invoke, ABIVersion, Version, MaxRequestBytes; bad requests as
-//     values: RequestError, ErrBadRequest, ErrUnknownOp.
+//   - The ABI: Invoke, ABIVersion, Version, MaxRequestBytes, Ops and OpInfo
+//     (the op table); bad requests as values: RequestError, ErrBadRequest,
+//     ErrUnknownOp.
 //   - Classification: ClassifyOptions, ClassifyHTTP, ClassifySSE,
 //     ClassifyError, ClassifyText, ClassifyException; arguments: ArgFailure,
 //     InvalidArgs.
-//   - Wire formats: Format (and the Format* constants), Formats, Outcome,
-//     Call, Result, Block, ResultKind, Serialize, Parse.
+//   - Wire formats: Format (and the Format* constants), Formats,
+//     TranscriptFormats, Outcome, Call, Result, Block, ResultKind, Serialize,
+//     Parse.
 //   - Transcripts: Check, Finding, Repair, RepairChanges, Trim, NormalizeIDs,
 //     Convert, Conversion, LoopGuard, LoopAttempt.
 //   - Decisions: Retry, RetryPolicy, RetryDecision, RetryReason;
@@ -45,8 +47,12 @@
 //     it): Step, StepInput, StepConfig, StepState, StepEvent, StepAction,
 //     StepResult, Record, LoopState, LoopArgsKey, BreakerSwap.
 //
-// Each typed function is a thin layer over the same code Invoke runs, so Go
-// callers and the other languages get the same results.
+// Each typed function is a thin layer over the same code Invoke runs: an op
+// handler only decodes its members and calls the typed function (or the
+// same internal constructor), and each rule is checked once, so Go callers
+// and the other languages get the same results and the same errors (the
+// same RequestError path and wording; TestTypedAPI_agreesWithOps runs every
+// fixture through both).
 //
 // # Decision order
 //

@@ -42,6 +42,27 @@ func Index(parent string, i int) string {
 	return parent + "[" + strconv.Itoa(i) + "]"
 }
 
+// Within returns err with its path moved under parent, for a reader that
+// names members from its own root (a codec's Parse names "messages[2]")
+// run on a member of a larger request: Within("batch[1]", err) turns
+// "messages[2].content" into "batch[1].messages[2].content". An error that
+// is not an *Error, or a parent of "", comes back as it is.
+func Within(parent string, err error) error {
+	fe, ok := err.(*Error)
+	if !ok || parent == "" {
+		return err
+	}
+	p := parent
+	if fe.Path != "" {
+		if fe.Path[0] == '[' {
+			p = parent + fe.Path
+		} else {
+			p = parent + "." + fe.Path
+		}
+	}
+	return &Error{Path: p, Msg: fe.Msg}
+}
+
 // Value is a JSON type of the value tree: string, bool, float64 (a number),
 // []any (an array) or map[string]any (an object).
 type Value interface {

@@ -147,3 +147,13 @@ func TestTypeName(t *testing.T) {
 	assert.Equal(t, "object", TypeName(map[string]any{}))
 	assert.Equal(t, "unknown", TypeName(struct{}{}))
 }
+
+func TestWithin(t *testing.T) {
+	errAt(t, Within("batch[1]", NewError("messages[2].content", "must be a string, got number")), "batch[1].messages[2].content", "must be a string, got number")
+	errAt(t, Within("failures[2]", NewError("", "needs an error or a result")), "failures[2]", "needs an error or a result")
+	errAt(t, Within("items", NewError("[3].id", "is required")), "items[3].id", "is required")
+	errAt(t, Within("", NewError("http.status", "is required")), "http.status", "is required")
+	plain := assert.AnError
+	assert.Equal(t, plain, Within("batch[0]", plain))
+	assert.Nil(t, Within("batch[0]", nil))
+}
