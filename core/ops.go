@@ -79,7 +79,7 @@ var opTable = [...]op{
 	{OpInfo{"replay", "`format`, `trace` {description, steps, bound}, `transcript`?", "`{calls, terminated, reason, transcript?}`", "docs/resilience.md",
 		`{"op":"replay","format":"anthropic","transcript":false,"trace":{"description":"503 then success","bound":20,"steps":[{"error":` + exampleEnvelope + `},{"result":{"text":"Found 5 flights."}}]}}`}, opReplay},
 	{OpInfo{"step", "`tool`, `state` \\| null, `event` {kind, ...}, `now_ms`, `policy`?, `settings`?, `key_prefix`?, `timeout_ms`?, `budget`? {limits, state?, charge?}, `loop`? {threshold?, state?}", "`{action, decisions, state, budget?, loop?}`", "docs/resilience.md",
-		`{"op":"step","tool":"search","state":{"phase":"breaker","attempt":1,"event":"failure","store":"shared","tries":0,"draw":0.5,"error":` + exampleEnvelope + `},"event":{"kind":"loaded","value":null},"now_ms":1000}`}, opStep},
+		`{"op":"step","tool":"search","state":{"phase":"breaker","attempt":1,"event":"failure","tries":0,"draw":0.5,"error":` + exampleEnvelope + `},"event":{"kind":"loaded","value":null},"now_ms":1000}`}, opStep},
 }
 
 // dispatch runs the handler of op on req, or returns ErrUnknownOp.
