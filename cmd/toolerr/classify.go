@@ -16,7 +16,7 @@ func runClassify(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	fs := newFlags("classify", stderr)
 	source := fs.String("source", "", "who made the failing call: provider or tool (default: tool when --tool is given, else provider)")
 	tool := fs.String("tool", "", "tool name, copied to details.tool")
-	provider := fs.String("provider", "", "provider hint (openai, anthropic, gemini, bedrock, ...); detected from the body when absent")
+	provider := fs.String("provider", "", "provider hint: a vendor (openai, anthropic, gemini, bedrock, mistral, ...) or any wire-format name or alias --format takes ("+aliasList()+"), read as its vendor; detected from the body when absent")
 	nowMs := fs.Int64("now-ms", 0, "the time of the response in ms since the Unix epoch (default: the response's Date header)")
 	attempt := fs.Int("attempt", 0, "attempt number, copied to details.attempt")
 	if err := fs.Parse(args); err != nil {

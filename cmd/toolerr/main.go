@@ -208,12 +208,18 @@ var passFlags = map[string]struct{ flags, required []string }{
 // flagDocs is the help text of each pass-through flag; the format lists come
 // from the core's provider table.
 var flagDocs = map[string]string{
-	"format":       "the transcript's wire format: " + formatList(core.TranscriptFormats()) + " (replay: " + formatList(core.Formats()) + ")",
-	"from":         "the source wire format",
-	"to":           "the target wire format",
+	"format":       "the transcript's wire format: " + formatList(core.TranscriptFormats()) + " (replay: " + formatList(core.Formats()) + "); " + aliasList(),
+	"from":         "the source wire format: " + formatList(core.TranscriptFormats()) + "; " + aliasList(),
+	"to":           "the target wire format, as --from",
 	"id-rules":     "another provider's id rules to apply, e.g. mistral",
 	"max-chars":    "size budget in characters of canonical JSON",
 	"max-messages": "size budget in messages",
+}
+
+// aliasList says which other names the formats go by (the core's provider
+// table: one vocabulary for every command and binding).
+func aliasList() string {
+	return "also: " + strings.Join(core.FormatAliases(), ", ") + " (any case)"
 }
 
 // formatList joins format names with commas.

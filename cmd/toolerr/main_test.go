@@ -143,3 +143,30 @@ func TestRun_demoWithoutRecordings(t *testing.T) {
 	assert.Contains(t, stdout, "6 responses classified: 4 retryable, 2 terminal.")
 	assert.Contains(t, stdout, "attempt 3: HTTP 400 -> code INVALID_ARGS, retryable false, source tool")
 }
+
+// TestRun_oneVocabulary: wrap, classify and the transcript commands take the
+// same names, the aliases of the core's provider table, and list them.
+func TestRun_oneVocabulary(t *testing.T) {
+	env := `{"code":"TIMEOUT","message":"Search timed out"}`
+	code, stdout, _ := runCLI(t, env, "wrap", "--provider", "openai", "--call-id", "call_1")
+	assert.Equal(t, 0, code, "openai is openai-chat for wrap")
+	assert.Contains(t, stdout, `"role":"tool","tool_call_id":"call_1"`)
+	code, stdout, _ = runCLI(t, env, "wrap", "--provider", "Google", "--call-id", "fc_1", "--name", "search")
+	assert.Equal(t, 0, code)
+	assert.Contains(t, stdout, `"functionResponse"`)
+	code, stdout, _ = runCLI(t, `{"status":503,"headers":{},"body":{"error":{"code":503,"status":"UNAVAILABLE","message":"x"}}}`, "classify", "--provider", "google")
+	assert.Equal(t, 0, code)
+	assert.Contains(t, stdout, `"provider":"gemini"`)
+	code, stdout, _ = runCLI(t, `{"status":429,"headers":{},"body":{}}`, "classify", "--provider", "openai-chat")
+	assert.Equal(t, 0, code)
+	assert.Contains(t, stdout, `"provider":"openai"`, "a format name is read as its vendor")
+	code, _, _ = runCLI(t, `[]`, "check", "--format", "claude")
+	assert.Equal(t, 0, code)
+	code, _, _ = runCLI(t, `[]`, "convert", "--from", "chat", "--to", "aws")
+	assert.Equal(t, 0, code)
+	for _, cmd := range []string{"wrap", "classify", "check", "convert"} {
+		_, _, stderr := runCLI(t, "", cmd, "-h")
+		assert.Contains(t, stderr, "openai=openai-chat", cmd)
+		assert.Contains(t, stderr, "aws=bedrock", cmd)
+	}
+}

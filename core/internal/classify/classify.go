@@ -6,6 +6,7 @@ import (
 
 	"github.com/toolerr/toolerr/core/internal/canonical"
 	"github.com/toolerr/toolerr/core/internal/envelope"
+	"github.com/toolerr/toolerr/core/internal/format"
 	"github.com/toolerr/toolerr/core/internal/sanitize"
 )
 
@@ -267,7 +268,7 @@ type classification struct {
 // read finds what the body, the headers and a stream event name say.
 func (c *classification) read() {
 	c.src = c.opt.source()
-	c.hint = strings.ToLower(strings.TrimSpace(c.opt.Provider))
+	c.hint = format.Vendor(c.opt.Provider) // one vocabulary: format names and aliases name their vendor
 	c.hs = scanHeaders(c.in.h)
 	c.toolBody = c.src == envelope.SourceTool && c.hint == ""
 	if c.toolBody {

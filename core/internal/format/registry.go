@@ -45,42 +45,86 @@ type Codec interface {
 }
 
 // Provider is one row of the provider table. Name is the wire-format name
-// (kebab-case, as the README and the ops spell it). Codec, when not nil, is
+// (kebab-case, as the README and the ops spell it). Aliases are the other
+// names every entry point accepts for the row (see Canonical); Vendor is the
+// API vendor whose error bodies the row's endpoint returns, the name the
+// classify op's provider hint resolves to (see Vendor). Codec, when not nil, is
 // its serialize/parse codec; Dialect, when not nil, returns its transcript
 // dialect (check, repair, trim, normalize_ids, convert read and write its
 // lists). IDs, for a provider with id rules but no list shape of its own,
 // returns them, and Lists names the format its lists take.
 type Provider struct {
 	Name    string
+	Aliases []string
+	Vendor  string
 	Codec   Codec
 	Dialect func() *dialect.Dialect
 	IDs     func() dialect.IDRule
 	Lists   string
 }
 
-// table is the provider table, in README order.
+// table is the provider table, in README order. The aliases are the names
+// users reach for first: the vendor's own name for its main format (openai,
+// google, claude, aws), the product or API name (chat-completions,
+// responses, vertex, converse). A name never belongs to two rows.
 var table = [...]Provider{
-	{Name: openaichat.Name, Codec: openaichat.Codec{}, Dialect: openaichat.Dialect},
-	{Name: openairesponses.Name, Codec: openairesponses.Codec{}, Dialect: openairesponses.Dialect},
-	{Name: anthropic.Name, Codec: anthropic.Codec{}, Dialect: anthropic.Dialect},
-	{Name: gemini.Name, Codec: gemini.Codec{}, Dialect: gemini.Dialect},
-	{Name: geminiopenai.Name, Codec: geminiopenai.Codec{}},
-	{Name: bedrock.Name, Codec: bedrock.Codec{}, Dialect: bedrock.Dialect},
-	{Name: mcp.Name, Codec: mcp.Codec{}},
-	{Name: mistral.Name, IDs: mistral.IDs, Lists: mistral.Lists},
+	{Name: openaichat.Name, Aliases: []string{"openai", "chat", "chat-completions"}, Vendor: "openai", Codec: openaichat.Codec{}, Dialect: openaichat.Dialect},
+	{Name: openairesponses.Name, Aliases: []string{"responses"}, Vendor: "openai", Codec: openairesponses.Codec{}, Dialect: openairesponses.Dialect},
+	{Name: anthropic.Name, Aliases: []string{"claude"}, Vendor: "anthropic", Codec: anthropic.Codec{}, Dialect: anthropic.Dialect},
+	{Name: gemini.Name, Aliases: []string{"google", "vertex", "genai"}, Vendor: "gemini", Codec: gemini.Codec{}, Dialect: gemini.Dialect},
+	{Name: geminiopenai.Name, Vendor: "gemini", Codec: geminiopenai.Codec{}},
+	{Name: bedrock.Name, Aliases: []string{"aws", "converse", "bedrock-converse"}, Vendor: "bedrock", Codec: bedrock.Codec{}, Dialect: bedrock.Dialect},
+	{Name: mcp.Name, Vendor: "mcp", Codec: mcp.Codec{}},
+	{Name: mistral.Name, Vendor: "mistral", IDs: mistral.IDs, Lists: mistral.Lists},
 }
 
 // Providers returns the provider table, a copy, in README order.
 func Providers() []Provider { return append([]Provider(nil), table[:]...) }
 
-// Lookup returns the codec of a wire-format name, or nil for an unknown one.
+// Lookup returns the codec of a wire-format name or alias, or nil for an
+// unknown one.
 func Lookup(name string) Codec {
-	for i := range table {
-		if table[i].Name == name {
-			return table[i].Codec
-		}
+	if p := row(name); p != nil {
+		return p.Codec
 	}
 	return nil
+}
+
+// Canonical returns the row name that name (a row name or one of its
+// aliases, in any case, surrounding white space ignored) stands for, and
+// false for a name of no row. Every entry point that takes a format name
+// (the ops, the typed Go API, the CLI flags, the bindings) resolves it here,
+// so one vocabulary holds everywhere.
+func Canonical(name string) (string, bool) {
+	if p := row(name); p != nil {
+		return p.Name, true
+	}
+	return "", false
+}
+
+// Vendor returns the API vendor that name stands for, as the classify op's
+// provider hint takes it: a row name or alias gives its row's Vendor
+// (openai-chat and responses give openai, google gives gemini, claude
+// anthropic, aws bedrock); any other name comes back lower-cased and
+// trimmed (cohere, ollama), so that classification can still use it.
+func Vendor(name string) string {
+	if p := row(name); p != nil {
+		return p.Vendor
+	}
+	return strings.ToLower(strings.TrimSpace(name))
+}
+
+// Aliases lists every accepted name other than the row names, each as
+// "alias=name", in README order: the vocabulary the CLI's help and the
+// README print.
+func Aliases() []string {
+	var out []string
+	for i := range table {
+		for _, a := range table[i].Aliases {
+			out = append(out, a+"="+table[i].Name)
+		}
+	}
+	return out
 }
 
 // Names lists the wire-format names with a codec, in README order.
@@ -110,11 +154,20 @@ func names(keep func(p *Provider) bool) []string {
 	return out
 }
 
-// row returns the row named name, or nil.
+// row returns the row that name (a row name or an alias, in any case)
+// stands for, or nil.
 func row(name string) *Provider {
+	name = strings.ToLower(strings.TrimSpace(name))
 	for i := range table {
 		if table[i].Name == name {
 			return &table[i]
+		}
+	}
+	for i := range table {
+		for _, a := range table[i].Aliases {
+			if a == name {
+				return &table[i]
+			}
 		}
 	}
 	return nil
@@ -131,13 +184,23 @@ func Named(name, path string) (Codec, error) {
 	return nil, unknown(name, path, "format", Names())
 }
 
-// DialectNamed returns the transcript dialect of the format name; an unknown
-// or empty name is a *field.Error at path that lists the transcript formats.
-func DialectNamed(name, path string) (*dialect.Dialect, error) {
-	if p := row(name); p != nil && p.Dialect != nil {
-		return p.Dialect(), nil
+// CanonicalNamed returns the row name of a format name or alias that has a
+// codec; an unknown or empty name is a *field.Error at path, as for Named.
+func CanonicalNamed(name, path string) (string, error) {
+	if p := row(name); p != nil && p.Codec != nil {
+		return p.Name, nil
 	}
-	return nil, unknown(name, path, "transcript format", TranscriptNames())
+	return "", unknown(name, path, "format", Names())
+}
+
+// DialectNamed returns the transcript dialect of the format name or alias
+// and the row's name; an unknown or empty name is a *field.Error at path
+// that lists the transcript formats.
+func DialectNamed(name, path string) (*dialect.Dialect, string, error) {
+	if p := row(name); p != nil && p.Dialect != nil {
+		return p.Dialect(), p.Name, nil
+	}
+	return nil, "", unknown(name, path, "transcript format", TranscriptNames())
 }
 
 // Dialect returns the transcript dialect of a format name, or nil.
@@ -163,11 +226,15 @@ func Rules(name string) (dialect.IDRule, bool) {
 	return dialect.IDRule{}, false
 }
 
-// RulesNamed checks the id rules name ("" = the list format's own); an
-// unknown name is a *field.Error at path that lists the known rules.
+// RulesNamed checks the id rules name ("" = the list format's own) and
+// returns its row name (aliases resolved); an unknown name is a
+// *field.Error at path that lists the known rules.
 func RulesNamed(name, path string) (string, error) {
-	if _, ok := Rules(name); ok || name == "" {
-		return name, nil
+	if name == "" {
+		return "", nil
+	}
+	if _, ok := Rules(name); ok {
+		return row(name).Name, nil
 	}
 	return "", field.NewError(path, "unknown id rules "+strconv.Quote(name)+"; known: "+strings.Join(RuleNames(), ", "))
 }
@@ -176,10 +243,14 @@ func RulesNamed(name, path string) (string, error) {
 // rules: a provider's Lists (openai-chat for mistral), else the rules' own
 // format.
 func ListFormat(rules string) string {
-	if p := row(rules); p != nil && p.Lists != "" {
+	p := row(rules)
+	switch {
+	case p == nil:
+		return rules
+	case p.Lists != "":
 		return p.Lists
 	}
-	return rules
+	return p.Name
 }
 
 func unknown(name, path, what string, known []string) error {

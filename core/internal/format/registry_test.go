@@ -136,12 +136,53 @@ func TestProviderTable_rows(t *testing.T) {
 func TestProviderTable_errors(t *testing.T) {
 	_, err := format.Named("cohere", "format")
 	assert.EqualError(t, err, `toolerr: format: unknown format "cohere"; known: openai-chat, openai-responses, anthropic, gemini, gemini-openai, bedrock, mcp`)
-	_, err = format.DialectNamed("mcp", "from")
+	_, _, err = format.DialectNamed("mcp", "from")
 	assert.EqualError(t, err, `toolerr: from: unknown transcript format "mcp"; known: openai-chat, openai-responses, anthropic, gemini, bedrock`)
 	_, err = format.RulesNamed("gemini-openai", "id_rules")
 	assert.EqualError(t, err, `toolerr: id_rules: unknown id rules "gemini-openai"; known: openai-chat, openai-responses, anthropic, gemini, bedrock, mistral`)
+	_, err = format.Named("openai", "format")
+	assert.NoError(t, err, "openai is an alias of openai-chat")
 	_, err = format.Named("", "format")
 	assert.EqualError(t, err, `toolerr: format: is required and must be a non-empty string`)
 	assert.Equal(t, "openai-chat", format.ListFormat("mistral"))
 	assert.Equal(t, "bedrock", format.ListFormat("bedrock"))
+}
+
+// TestProviderTable_aliases: one vocabulary. Every alias resolves to its
+// row in any case, no name belongs to two rows, and the classify hint of
+// every name is its row's vendor.
+func TestProviderTable_aliases(t *testing.T) {
+	for in, want := range map[string]string{
+		"openai": "openai-chat", "OpenAI": "openai-chat", " chat-completions ": "openai-chat", "responses": "openai-responses",
+		"claude": "anthropic", "google": "gemini", "Vertex": "gemini", "genai": "gemini", "aws": "bedrock",
+		"converse": "bedrock", "bedrock-converse": "bedrock", "gemini-openai": "gemini-openai", "ANTHROPIC": "anthropic",
+	} {
+		got, ok := format.Canonical(in)
+		assert.True(t, ok, in)
+		assert.Equal(t, want, got, in)
+	}
+	_, ok := format.Canonical("cohere")
+	assert.False(t, ok)
+	seen := map[string]string{}
+	for _, p := range format.Providers() {
+		for _, n := range append([]string{p.Name}, p.Aliases...) {
+			require.NotContains(t, seen, n, "%s names two rows", n)
+			seen[n] = p.Name
+		}
+		assert.NotEmpty(t, p.Vendor, p.Name)
+	}
+	for in, want := range map[string]string{
+		"openai-chat": "openai", "openai-responses": "openai", "responses": "openai", "google": "gemini",
+		"gemini-openai": "gemini", "claude": "anthropic", "aws": "bedrock", "Cohere ": "cohere", "": "",
+	} {
+		assert.Equal(t, want, format.Vendor(in), in)
+	}
+	d, name, err := format.DialectNamed("Google", "format")
+	require.NoError(t, err)
+	assert.Equal(t, "gemini", name)
+	assert.Equal(t, "gemini", d.Name)
+	r, err := format.RulesNamed("claude", "id_rules")
+	require.NoError(t, err)
+	assert.Equal(t, "anthropic", r)
+	assert.Equal(t, "openai-chat", format.ListFormat("openai"))
 }

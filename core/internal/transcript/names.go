@@ -7,10 +7,11 @@ import "github.com/toolerr/toolerr/core/internal/format"
 // provider table. The transcript ops and the typed Go API read a format name
 // through it alone.
 func FormatNamed(name, path string) (Format, error) {
-	if _, err := format.DialectNamed(name, path); err != nil {
+	_, canonical, err := format.DialectNamed(name, path)
+	if err != nil {
 		return "", err
 	}
-	return Format(name), nil
+	return Format(canonical), nil
 }
 
 // RulesNamed returns the id rules called name ("" = the list format's own);
