@@ -80,9 +80,9 @@ def failing() -> None:
 
 def test_replicas_share_one_breaker(server: subprocess.Popen[bytes]) -> None:
     for _ in range(3):
-        Executor(store=RedisStore.from_url(url(server)), retry={"max_attempts": 1}).call("shared", failing)
+        Executor(store=RedisStore.from_url(url(server), timeout_ms=1000), retry={"max_attempts": 1}).call("shared", failing)
     calls = []
-    r = Executor(store=RedisStore.from_url(url(server))).call("shared", lambda: calls.append(1))
+    r = Executor(store=RedisStore.from_url(url(server), timeout_ms=1000)).call("shared", lambda: calls.append(1))
     assert r.error is not None and r.error.code == "CIRCUIT_OPEN"
     assert calls == []
     b = RedisStore.from_url(url(server)).load("toolerr:breaker:shared")
@@ -91,7 +91,7 @@ def test_replicas_share_one_breaker(server: subprocess.Popen[bytes]) -> None:
 
 def test_async_store(server: subprocess.Popen[bytes]) -> None:
     async def main() -> None:
-        store = AsyncRedisStore.from_url(url(server))
+        store = AsyncRedisStore.from_url(url(server), timeout_ms=1000)
         x = AsyncExecutor(store=store, retry={"max_attempts": 1})
 
         async def fail() -> None:

@@ -1,0 +1,102 @@
+// toolerr/redis on a real redis-server started on a free loopback port (stopped after, by pid).
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { spawn, execFileSync } from 'node:child_process';
+import { createHash } from 'node:crypto';
+import { mkdtempSync, readFileSync, existsSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { Executor, ToolFailure } from '../index.js';
+import { RedisStore, CAS_SCRIPT } from '../redis.js';
+
+let server, url;
+const bin = (() => { try { return execFileSync('sh', ['-c', 'command -v redis-server']).toString().trim(); } catch { return ''; } })();
+const skip = bin ? false : (process.env.CI ? false : 'redis-server not found: run scripts/setup-redis.sh');
+
+const freePort = () => new Promise((res) => { const s = createServer().listen(0, '127.0.0.1', () => { const p = s.address().port; s.close(() => res(p)); }); });
+
+before(async () => {
+  if (skip) return;
+  assert.ok(bin, 'redis-server not found under CI: run scripts/setup-redis.sh');
+  const port = await freePort();
+  server = spawn(bin, ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no', '--dir', mkdtempSync(join(tmpdir(), 'toolerr-redis-'))], { stdio: 'ignore' });
+  url = `redis://127.0.0.1:${port}/0`;
+  for (let i = 0; i < 500; i++) {
+    try { const s = await RedisStore.connect(url); await s.close(); return; } catch { await new Promise((r) => setTimeout(r, 20)); }
+  }
+  throw new Error('redis-server did not answer');
+});
+after(() => { if (server) { server.kill('SIGCONT'); server.kill('SIGKILL'); } });
+
+const fail = () => { throw new ToolFailure({ code: 'TRANSPORT', message: 'The tool is unavailable.', retryable: true, details: { status: 503 }, source: 'tool' }); };
+const enc = (s) => new TextEncoder().encode(s);
+const dec = (b) => (b === null ? null : new TextDecoder().decode(b));
+
+test('the script is the one Go embeds', { skip: !existsSync(new URL('../../../redisstore/cas.lua', import.meta.url)) }, () => {
+  const go = readFileSync(new URL('../../../redisstore/cas.lua', import.meta.url));
+  assert.equal(createHash('sha1').update(CAS_SCRIPT).digest('hex'), createHash('sha1').update(go).digest('hex'));
+});
+
+test('compareAndSwap', { skip }, async () => {
+  const s = await RedisStore.connect(url);
+  await s.client.del('k');
+  assert.equal(await s.load('k'), null);
+  assert.deepEqual(await s.compareAndSwap('k', enc('x'), enc('a')), { swapped: false, current: null });
+  assert.deepEqual(await s.compareAndSwap('k', null, enc('a')), { swapped: true, current: null });
+  assert.equal(dec((await s.compareAndSwap('k', null, enc('b'))).current), 'a');
+  assert.equal(dec((await s.compareAndSwap('k', enc('z'), enc('b'))).current), 'a');
+  assert.equal((await s.compareAndSwap('k', enc('a'), enc('b'))).swapped, true);
+  assert.equal(dec(await s.load('k')), 'b');
+  await s.close();
+});
+
+test('replicas share one breaker', { skip }, async () => {
+  const stores = [];
+  for (let i = 0; i < 3; i++) {
+    const s = await RedisStore.connect(url, { timeoutMs: 1000 }); stores.push(s); // a loaded CI machine: no fallback here
+    await new Executor({ store: s, retry: { max_attempts: 1 } }).call('node-shared', fail);
+  }
+  const s = await RedisStore.connect(url, { timeoutMs: 1000 }); stores.push(s);
+  let calls = 0;
+  const r = await new Executor({ store: s }).call('node-shared', () => { calls++; });
+  assert.equal(r.error.code, 'CIRCUIT_OPEN');
+  assert.equal(calls, 0);
+  assert.match(dec(await s.load('toolerr:breaker:node-shared')), /^\{"failures":0,"open_until_ms":\d+,"phase":"open"/);
+  for (const x of stores) await x.close();
+});
+
+test('a paused server costs one deadline per back-off window', { skip }, async () => {
+  const s = await RedisStore.connect(url, { timeoutMs: 30 });
+  const records = [];
+  const x = new Executor({ store: s, storeBackoffMs: 300, onDecision: (r) => records.push(r) });
+  assert.equal((await x.call('paused', () => 1)).error, null);
+  server.kill('SIGSTOP');
+  let first, rest;
+  try {
+    let t0 = performance.now();
+    assert.equal((await x.call('paused', () => 1)).error, null);
+    first = performance.now() - t0;
+    t0 = performance.now();
+    for (let i = 0; i < 50; i++) assert.equal((await x.call('paused', () => 1)).error, null);
+    rest = performance.now() - t0;
+  } finally {
+    server.kill('SIGCONT');
+  }
+  assert.ok(first >= 25 && first < 300, `first call took ${first} ms`);
+  assert.ok(rest < 200, `50 calls in the window took ${rest} ms`);
+  const reasons = records.filter((r) => r.kind === 'fallback').map((r) => r.reason);
+  assert.equal(reasons[0], 'store_error');
+  assert.deepEqual([...new Set(reasons.slice(1))], ['backoff']);
+  await s.close();
+});
+
+test('a corrupt key is repaired', { skip }, async () => {
+  const s = await RedisStore.connect(url);
+  await s.client.set('toolerr:breaker:corrupt', 'not json');
+  const records = [];
+  assert.equal((await new Executor({ store: s, onDecision: (r) => records.push(r) }).call('corrupt', () => 1)).error, null);
+  assert.equal(dec(await s.load('toolerr:breaker:corrupt')), '{"failures":0,"open_until_ms":0,"phase":"closed","probe_until_ms":0,"successes":0}');
+  assert.equal(records[0].kind, 'repair');
+  await s.close();
+});
