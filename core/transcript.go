@@ -16,15 +16,8 @@ import (
 // concerned (for Gemini calls without ids, the function names); Message is one
 // sentence saying what the provider requires.
 //
-// See docs/transcripts.md and anthropic-sdk-go ToolResultBlockParam;
-// mistral-common tool-call validator; each provider's Dialect().IDs.
-type Finding struct {
-	Kind    string
-	Index   int
-	Path    string
-	IDs     []string
-	Message string
-}
+// See docs/transcripts.md, "check", for each kind's rule and vendor source.
+type Finding = transcript.Finding
 
 // RepairChanges counts what Repair changed; it is never silent.
 //
@@ -38,15 +31,7 @@ type Finding struct {
 // change.
 //
 // See docs/transcripts.md, "repair".
-type RepairChanges struct {
-	Synthesized       int
-	DroppedOrphans    int
-	DroppedDuplicates int
-	Moved             int
-	Merged            int
-	Filled            int
-	IDs               []string
-}
+type RepairChanges = transcript.Changes
 
 // Conversion is a message list written in another provider's shape.
 //
@@ -58,12 +43,7 @@ type RepairChanges struct {
 // (Anthropic system, Gemini systemInstruction, Bedrock system), "" when none.
 //
 // See docs/transcripts.md, "convert".
-type Conversion struct {
-	Messages []any
-	IDMap    map[string]string
-	Notes    []string
-	System   string
-}
+type Conversion = transcript.Converted
 
 // LoopAttempt is one tool call for LoopGuard: the tool name, its arguments
 // (any JSON value tree; a string holding a JSON object counts as that
@@ -118,12 +98,7 @@ func Check(f Format, messages []any, idRules string) ([]Finding, error) {
 	if err != nil {
 		return nil, err
 	}
-	fs := transcript.Check(tf, msgs, rules)
-	out := make([]Finding, len(fs))
-	for i, x := range fs {
-		out[i] = Finding(x)
-	}
-	return out, nil
+	return transcript.Check(tf, msgs, rules), nil
 }
 
 // Repair returns messages (format f) with every tool call answered exactly
@@ -147,7 +122,7 @@ func Repair(f Format, messages []any) ([]any, RepairChanges, error) {
 		return nil, RepairChanges{}, err
 	}
 	out, ch := transcript.Repair(tf, msgs)
-	return transcript.Write(tf, out), RepairChanges(ch), nil
+	return transcript.Write(tf, out), ch, nil
 }
 
 // Trim drops the oldest turns of messages (format f) until the canonical
@@ -235,7 +210,7 @@ func Convert(from, to Format, messages []any, idRules string) (Conversion, error
 	if err != nil {
 		return Conversion{}, err
 	}
-	return Conversion(transcript.Convert(ff, tt, msgs, rules)), nil
+	return transcript.Convert(ff, tt, msgs, rules), nil
 }
 
 // LoopGuard says whether call may run after history (oldest first): when

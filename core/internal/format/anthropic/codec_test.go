@@ -54,9 +54,7 @@ func TestSerialize_shapes(t *testing.T) {
 			got, err := AppendTurn(nil, tc.outs)
 			require.NoError(t, err)
 			assert.Equal(t, tc.want, string(got))
-			c, err := canonical.Canonicalize(got)
-			require.NoError(t, err)
-			assert.Equal(t, string(c), string(got), "AppendTurn output is canonical")
+			formattest.Canonical(t, got)
 			msgs, err := Codec{}.Serialize(tc.outs)
 			require.NoError(t, err)
 			b, err := canonical.Marshal(msgs[0])
@@ -117,9 +115,7 @@ func TestParse_foreign(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			v, err := canonical.Parse([]byte(tc.msgs))
-			require.NoError(t, err)
-			got, err := Codec{}.Parse(v.([]any))
+			got, err := Codec{}.Parse(formattest.Messages(t, tc.msgs))
 			require.NoError(t, err)
 			assert.Equal(t, tc.want, got)
 		})
@@ -140,9 +136,7 @@ func TestParse_invalid(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			v, err := canonical.Parse([]byte(tc.msgs))
-			require.NoError(t, err)
-			_, err = Codec{}.Parse(v.([]any))
+			_, err := Codec{}.Parse(formattest.Messages(t, tc.msgs))
 			formattest.ErrorAt(t, err, tc.path)
 		})
 	}

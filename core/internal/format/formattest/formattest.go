@@ -60,3 +60,30 @@ func ErrorAt(t testing.TB, err error, path string) {
 		t.Fatalf("error at %q, want %q: %v", fe.Path, path, err)
 	}
 }
+
+// Messages parses s, a JSON array of messages, for a codec's Parse, failing
+// the test when it is not one.
+func Messages(t testing.TB, s string) []any {
+	t.Helper()
+	v, err := canonical.Parse([]byte(s))
+	if err != nil {
+		t.Fatalf("canonical.Parse: %v", err)
+	}
+	a, ok := v.([]any)
+	if !ok {
+		t.Fatalf("not a JSON array: %s", s)
+	}
+	return a
+}
+
+// Canonical fails the test unless b is already canonical JSON (RFC 8785).
+func Canonical(t testing.TB, b []byte) {
+	t.Helper()
+	c, err := canonical.Canonicalize(b)
+	if err != nil {
+		t.Fatalf("canonical.Canonicalize: %v", err)
+	}
+	if string(c) != string(b) {
+		t.Fatalf("output is not canonical:\n got  %s\n want %s", b, c)
+	}
+}

@@ -5,7 +5,6 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
-	"github.com/toolerr/toolerr/core/internal/canonical"
 	"github.com/toolerr/toolerr/core/internal/envelope"
 	"github.com/toolerr/toolerr/core/internal/format/formattest"
 	"github.com/toolerr/toolerr/core/internal/format/outcome"
@@ -49,9 +48,7 @@ func TestSerialize_shapes(t *testing.T) {
 			got, err := AppendTurn(nil, tc.outs)
 			require.NoError(t, err)
 			assert.Equal(t, tc.want, string(got))
-			c, err := canonical.Canonicalize(got)
-			require.NoError(t, err)
-			assert.Equal(t, string(c), string(got), "AppendTurn output is canonical")
+			formattest.Canonical(t, got)
 		})
 	}
 }
@@ -110,9 +107,7 @@ func TestParse_foreign(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			v, err := canonical.Parse([]byte(tc.msgs))
-			require.NoError(t, err)
-			got, err := Codec{}.Parse(v.([]any))
+			got, err := Codec{}.Parse(formattest.Messages(t, tc.msgs))
 			require.NoError(t, err)
 			assert.Equal(t, tc.want, got)
 		})
@@ -131,9 +126,7 @@ func TestParse_invalid(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			v, err := canonical.Parse([]byte(tc.msgs))
-			require.NoError(t, err)
-			_, err = Codec{}.Parse(v.([]any))
+			_, err := Codec{}.Parse(formattest.Messages(t, tc.msgs))
 			formattest.ErrorAt(t, err, tc.path)
 		})
 	}

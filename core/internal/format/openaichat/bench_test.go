@@ -53,72 +53,56 @@ func jsonEnv() jsonEnvelope {
 // not do.
 func BenchmarkSerializeEnvelope(b *testing.B) {
 	const id = "call_abc123"
-	b.Run("openai_chat", func(b *testing.B) {
-		buf := make([]byte, 0, 512)
-		b.ReportAllocs()
-		for b.Loop() {
-			buf, _ = openaichat.AppendToolMessage(buf[:0], id, benchEnv)
-		}
-	})
-	b.Run("openai_chat_codec", func(b *testing.B) {
+	type codec interface {
+		Serialize(outs []outcome.Outcome) ([]any, error)
+		AppendSerialized(dst []byte, outs []outcome.Outcome) ([]byte, error)
+	}
+	for _, f := range []struct {
+		name    string
+		fast    func(dst []byte, id string, e envelope.Envelope) ([]byte, error)
+		codec   codec
+		message func(content string) any // the encoding/json baseline's message
+	}{
+		{"openai_chat", openaichat.AppendToolMessage, openaichat.Codec{},
+			func(c string) any { return jsonToolMessage{Content: c, Role: "tool", ToolCallID: id} }},
+		{"openai_responses", openairesponses.AppendFunctionCallOutput, openairesponses.Codec{},
+			func(c string) any { return jsonFunctionCallOutput{CallID: id, Output: c, Type: "function_call_output"} }},
+	} {
 		outs := []outcome.Outcome{{Call: outcome.Call{ID: id}, Error: &benchEnv}}
-		buf := make([]byte, 0, 512)
-		b.ReportAllocs()
-		for b.Loop() {
-			msgs, _ := openaichat.Codec{}.Serialize(outs)
-			buf, _ = canonical.Append(buf[:0], msgs[0])
-		}
-	})
-	b.Run("openai_chat_invoke", func(b *testing.B) {
-		outs := []outcome.Outcome{{Call: outcome.Call{ID: id}, Error: &benchEnv}}
-		b.ReportAllocs()
-		for b.Loop() {
-			_, _ = openaichat.Codec{}.AppendSerialized(make([]byte, 0, 512), outs)
-		}
-	})
-	b.Run("openai_chat_encodingJSON", func(b *testing.B) {
-		env := jsonEnv()
-		b.ReportAllocs()
-		for b.Loop() {
-			content, _ := json.Marshal(env)
-			_, _ = json.Marshal(jsonToolMessage{Content: string(content), Role: "tool", ToolCallID: id})
-		}
-	})
+		b.Run(f.name, func(b *testing.B) {
+			buf := make([]byte, 0, 512)
+			b.ReportAllocs()
+			for b.Loop() {
+				buf, _ = f.fast(buf[:0], id, benchEnv)
+			}
+		})
+		b.Run(f.name+"_codec", func(b *testing.B) {
+			buf := make([]byte, 0, 512)
+			b.ReportAllocs()
+			for b.Loop() {
+				msgs, _ := f.codec.Serialize(outs)
+				buf, _ = canonical.Append(buf[:0], msgs[0])
+			}
+		})
+		b.Run(f.name+"_invoke", func(b *testing.B) {
+			b.ReportAllocs()
+			for b.Loop() {
+				_, _ = f.codec.AppendSerialized(make([]byte, 0, 512), outs)
+			}
+		})
+		b.Run(f.name+"_encodingJSON", func(b *testing.B) {
+			env := jsonEnv()
+			b.ReportAllocs()
+			for b.Loop() {
+				content, _ := json.Marshal(env)
+				_, _ = json.Marshal(f.message(string(content)))
+			}
+		})
+	}
 	b.Run("sanitize_only", func(b *testing.B) {
 		b.ReportAllocs()
 		for b.Loop() {
 			_ = outcome.Safe(benchEnv)
-		}
-	})
-	b.Run("openai_responses", func(b *testing.B) {
-		buf := make([]byte, 0, 512)
-		b.ReportAllocs()
-		for b.Loop() {
-			buf, _ = openairesponses.AppendFunctionCallOutput(buf[:0], id, benchEnv)
-		}
-	})
-	b.Run("openai_responses_codec", func(b *testing.B) {
-		outs := []outcome.Outcome{{Call: outcome.Call{ID: id}, Error: &benchEnv}}
-		buf := make([]byte, 0, 512)
-		b.ReportAllocs()
-		for b.Loop() {
-			msgs, _ := openairesponses.Codec{}.Serialize(outs)
-			buf, _ = canonical.Append(buf[:0], msgs[0])
-		}
-	})
-	b.Run("openai_responses_invoke", func(b *testing.B) {
-		outs := []outcome.Outcome{{Call: outcome.Call{ID: id}, Error: &benchEnv}}
-		b.ReportAllocs()
-		for b.Loop() {
-			_, _ = openairesponses.Codec{}.AppendSerialized(make([]byte, 0, 512), outs)
-		}
-	})
-	b.Run("openai_responses_encodingJSON", func(b *testing.B) {
-		env := jsonEnv()
-		b.ReportAllocs()
-		for b.Loop() {
-			output, _ := json.Marshal(env)
-			_, _ = json.Marshal(jsonFunctionCallOutput{CallID: id, Output: string(output), Type: "function_call_output"})
 		}
 	})
 }
