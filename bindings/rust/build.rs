@@ -28,6 +28,7 @@ fn main() {
         println!("cargo:rerun-if-env-changed={var}");
     }
 
+    copy_cas_script(&manifest);
     let bundled = manifest.join("native").join(&target).join("libtoolerr.a");
     let clone_dist = manifest.join("../../dist/libtoolerr.a");
     let (dir, how) = if let Some(dist) = env::var_os("TOOLERR_DIST").map(PathBuf::from) {
@@ -95,4 +96,23 @@ fn build_from_source(manifest: &Path, target: &str, out: &Path) -> String {
         panic!("toolerr: `{go} build -buildmode=c-archive ./cshared` failed in {} ({status})", src.display());
     }
     String::from_utf8_lossy(&version.unwrap().stdout).trim().to_string()
+}
+
+/// Copies the Redis store's compare-and-swap script into OUT_DIR for
+/// `include_str!`: `cas.lua` in the published crate, `redisstore/cas.lua` in a
+/// clone (the one file every language's Redis store runs). Only the `redis`
+/// feature needs it.
+fn copy_cas_script(manifest: &Path) {
+    let out = PathBuf::from(env::var("OUT_DIR").unwrap()).join("cas.lua");
+    let src = [manifest.join("cas.lua"), manifest.join("../../redisstore/cas.lua")].into_iter().find(|p| p.is_file());
+    match src {
+        Some(src) => {
+            println!("cargo:rerun-if-changed={}", src.display());
+            std::fs::copy(&src, &out).unwrap_or_else(|e| panic!("toolerr: copying {}: {e}", src.display()));
+        }
+        None if env::var_os("CARGO_FEATURE_REDIS").is_some() => {
+            panic!("toolerr: the redis feature needs cas.lua (in the crate, or redisstore/cas.lua in a clone)")
+        }
+        None => {}
+    }
 }

@@ -18,6 +18,9 @@ pub use wire::*;
 
 pub mod runtime;
 
+#[cfg(feature = "redis")]
+pub mod redis_store;
+
 mod ffi {
     extern "C" {
         pub fn toolerr_abi_version() -> u32;

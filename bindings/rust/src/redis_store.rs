@@ -1,0 +1,92 @@
+//! Breakers shared between replicas through Redis (feature `redis`): the
+//! runtime's [`Store`] port over the `redis` crate. `load` is a `GET`,
+//! `compare_and_swap` one `EVALSHA` of the compare-and-swap script every
+//! language's Redis store runs ([`CAS_SCRIPT`], `redisstore/cas.lua`, shipped
+//! in the crate), with the same keys and the core's canonical state bytes, so
+//! Go, Python, Node and Rust replicas share one breaker per tool. The breaker
+//! logic stays in the core; Redis only makes one change atomic.
+//!
+//! Every operation ends within the store's deadline (50 ms by default: the
+//! connect, read and write timeouts of its connections) or returns an error;
+//! the executor then decides on the last state it saw and leaves the store
+//! alone for its back-off window (docs/resilience.md, "Redis sick or
+//! unreachable").
+use crate::runtime::{Cas, Store, StoreError};
+use std::sync::Mutex;
+use std::time::Duration;
+
+/// The compare-and-swap Lua script, byte for byte the one Go embeds (same SHA-1).
+pub const CAS_SCRIPT: &str = include_str!(concat!(env!("OUT_DIR"), "/cas.lua"));
+
+/// The deadline of each store operation when none is given (Go: `redisstore.DefaultTimeout`).
+pub const DEFAULT_TIMEOUT: Duration = Duration::from_millis(50);
+
+/// The runtime's [`Store`] over Redis: a small pool of synchronous
+/// connections (one per thread in flight), each bounded by the store's
+/// deadline. A connection that failed is dropped and a new one made on the
+/// next operation.
+pub struct RedisStore {
+    client: redis::Client,
+    timeout: Duration,
+    script: redis::Script,
+    idle: Mutex<Vec<redis::Connection>>,
+}
+
+impl RedisStore {
+    /// A store for `url` (`redis://host:6379/0`) with [`DEFAULT_TIMEOUT`]; it
+    /// connects on first use.
+    pub fn open(url: &str) -> Result<Self, StoreError> {
+        Self::with_timeout(url, DEFAULT_TIMEOUT)
+    }
+
+    /// A store for `url` whose every operation (connect included) ends within `timeout`.
+    pub fn with_timeout(url: &str, timeout: Duration) -> Result<Self, StoreError> {
+        Ok(RedisStore {
+            client: redis::Client::open(url)?,
+            timeout: timeout.max(Duration::from_millis(1)),
+            script: redis::Script::new(CAS_SCRIPT),
+            idle: Mutex::new(Vec::new()),
+        })
+    }
+
+    fn with_conn<T>(&self, f: impl FnOnce(&mut redis::Connection) -> redis::RedisResult<T>) -> Result<T, StoreError> {
+        let conn = self.idle.lock().unwrap_or_else(|e| e.into_inner()).pop();
+        let mut conn = match conn {
+            Some(c) => c,
+            None => {
+                let c = self.client.get_connection_with_timeout(self.timeout)?;
+                c.set_read_timeout(Some(self.timeout))?;
+                c.set_write_timeout(Some(self.timeout))?;
+                c
+            }
+        };
+        let r = f(&mut conn);
+        if r.is_ok() {
+            self.idle.lock().unwrap_or_else(|e| e.into_inner()).push(conn);
+        }
+        Ok(r?)
+    }
+}
+
+impl Store for RedisStore {
+    fn load(&self, key: &str) -> Result<Option<Vec<u8>>, StoreError> {
+        self.with_conn(|c| redis::cmd("GET").arg(key).query::<Option<Vec<u8>>>(c))
+    }
+
+    fn compare_and_swap(&self, key: &str, old: Option<&[u8]>, new: &[u8]) -> Result<Cas, StoreError> {
+        let res = self.with_conn(|c| {
+            self.script
+                .key(key)
+                .arg(if old.is_none() { "1" } else { "0" })
+                .arg(old.unwrap_or_default())
+                .arg(new)
+                .invoke::<Vec<redis::Value>>(c)
+        })?;
+        match res.as_slice() {
+            [redis::Value::Int(1), ..] => Ok(Cas { swapped: true, current: None }),
+            [_, cur, ..] => Ok(Cas { swapped: false, current: Some(redis::from_redis_value::<Vec<u8>>(cur)?) }),
+            [_] => Ok(Cas { swapped: false, current: None }),
+            [] => Err("toolerr: the compare-and-swap script gave an empty reply".into()),
+        }
+    }
+}

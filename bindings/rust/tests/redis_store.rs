@@ -1,0 +1,113 @@
+//! toolerr::redis_store on a real redis-server started on a free loopback
+//! port (stopped after, by pid). Feature `redis`.
+#![cfg(feature = "redis")]
+use std::net::TcpListener;
+use std::process::{Child, Command, Stdio};
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+use toolerr::redis_store::{RedisStore, CAS_SCRIPT};
+use toolerr::runtime::{CallOptions, Executor, Store, ToolError};
+use toolerr::Envelope;
+
+struct Server {
+    child: Child,
+    url: String,
+}
+
+impl Drop for Server {
+    fn drop(&mut self) {
+        let _ = Command::new("kill").args(["-CONT", &self.child.id().to_string()]).status();
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+fn server() -> Option<Server> {
+    if Command::new("redis-server").arg("--version").stdout(Stdio::null()).status().is_err() {
+        assert!(std::env::var_os("CI").is_none(), "redis-server not found under CI: run scripts/setup-redis.sh");
+        eprintln!("skipped: redis-server not found (scripts/setup-redis.sh)");
+        return None;
+    }
+    let port = TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port();
+    let dir = std::env::temp_dir().join(format!("toolerr-redis-{port}"));
+    std::fs::create_dir_all(&dir).unwrap();
+    let child = Command::new("redis-server")
+        .args(["--port", &port.to_string(), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no", "--dir"])
+        .arg(&dir)
+        .stdout(Stdio::null())
+        .spawn()
+        .unwrap();
+    let url = format!("redis://127.0.0.1:{port}/0");
+    let s = RedisStore::open(&url).unwrap();
+    let t0 = Instant::now();
+    while s.load("ping").is_err() {
+        assert!(t0.elapsed() < Duration::from_secs(10), "redis-server did not answer");
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    Some(Server { child, url })
+}
+
+#[test]
+fn script_is_the_go_one() {
+    let go = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../redisstore/cas.lua");
+    if let Ok(b) = std::fs::read(go) {
+        assert_eq!(CAS_SCRIPT.as_bytes(), b.as_slice());
+    }
+}
+
+#[test]
+fn compare_and_swap_and_sharing() {
+    let Some(srv) = server() else { return };
+    let s = RedisStore::with_timeout(&srv.url, Duration::from_secs(1)).unwrap();
+    assert_eq!(s.load("k").unwrap(), None);
+    assert!(!s.compare_and_swap("k", Some(b"x"), b"a").unwrap().swapped);
+    assert!(s.compare_and_swap("k", None, b"a").unwrap().swapped);
+    assert_eq!(s.compare_and_swap("k", None, b"b").unwrap().current.as_deref(), Some(&b"a"[..]));
+    assert_eq!(s.compare_and_swap("k", Some(b"z"), b"b").unwrap().current.as_deref(), Some(&b"a"[..]));
+    assert!(s.compare_and_swap("k", Some(b"a"), b"b").unwrap().swapped);
+    assert_eq!(s.load("k").unwrap().as_deref(), Some(&b"b"[..]));
+
+    let env = || Envelope {
+        code: "TRANSPORT".into(),
+        message: "The tool is unavailable.".into(),
+        retryable: true,
+        details: Default::default(),
+        source: "tool".into(),
+    };
+    for _ in 0..3 {
+        let x = Executor::new()
+            .store(Arc::new(RedisStore::with_timeout(&srv.url, Duration::from_secs(1)).unwrap()))
+            .retry(serde_json::json!({"max_attempts": 1}));
+        let _ = x.call("rust-shared", CallOptions::default(), |_| Err::<(), _>(ToolError::Envelope(env())));
+    }
+    let x = Executor::new().store(Arc::new(RedisStore::with_timeout(&srv.url, Duration::from_secs(1)).unwrap()));
+    let mut calls = 0;
+    let r = x.call("rust-shared", CallOptions::default(), |_| {
+        calls += 1;
+        Ok::<(), ToolError>(())
+    });
+    assert_eq!(r.error.map(|e| e.code), Some("CIRCUIT_OPEN".to_string()));
+    assert_eq!(calls, 0);
+}
+
+#[test]
+fn paused_server_costs_one_deadline_per_window() {
+    let Some(srv) = server() else { return };
+    let x = Executor::new()
+        .store(Arc::new(RedisStore::with_timeout(&srv.url, Duration::from_millis(30)).unwrap()))
+        .store_backoff(Duration::from_millis(300));
+    assert!(x.call("paused", CallOptions::default(), |_| Ok::<(), ToolError>(())).error.is_none());
+    let pid = srv.child.id().to_string();
+    Command::new("kill").args(["-STOP", &pid]).status().unwrap();
+    let t0 = Instant::now();
+    assert!(x.call("paused", CallOptions::default(), |_| Ok::<(), ToolError>(())).error.is_none());
+    let first = t0.elapsed();
+    let t0 = Instant::now();
+    for _ in 0..50 {
+        assert!(x.call("paused", CallOptions::default(), |_| Ok::<(), ToolError>(())).error.is_none());
+    }
+    let rest = t0.elapsed();
+    Command::new("kill").args(["-CONT", &pid]).status().unwrap();
+    assert!(first >= Duration::from_millis(25) && first < Duration::from_millis(300), "{first:?}");
+    assert!(rest < Duration::from_millis(200), "{rest:?}");
+}
