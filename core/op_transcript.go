@@ -35,6 +35,43 @@ func stringMembers(req map[string]any, required string, keys ...string) ([]strin
 	return out, nil
 }
 
+// transcriptOptions reads the members of a check, repair or convert request
+// that TranscriptOptions holds: id_rules; model (the model id the list is
+// sent to); previous_response_id (a string) or
+// conversation (a string or an object, as the Responses API takes it),
+// either of which marks server-held state; open_calls (an array of the
+// referenced response's function_call items). A whole request body carries
+// the same members under the same names, so both forms read them alike.
+func transcriptOptions(req map[string]any) (TranscriptOptions, error) {
+	var o TranscriptOptions
+	var err error
+	if o.IDRules, _, err = field.Get[string](req, "id_rules", ""); err != nil {
+		return o, err
+	}
+	if o.Model, _, err = field.Get[string](req, "model", ""); err != nil {
+		return o, err
+	}
+	if _, has, err := field.Get[string](req, "previous_response_id", ""); err != nil {
+		return o, err
+	} else if has {
+		o.Server = true
+	}
+	if c, has := req["conversation"]; has && c != nil {
+		switch c.(type) {
+		case string, map[string]any:
+			o.Server = true
+		default:
+			return o, field.NewError("conversation", "must be a string or an object, got "+field.TypeName(c))
+		}
+	}
+	if calls, has, err := field.Get[[]any](req, "open_calls", ""); err != nil {
+		return o, err
+	} else if has {
+		o.OpenCalls = calls
+	}
+	return o, nil
+}
+
 func findingsValue(fs []Finding) []any {
 	out := make([]any, 0, len(fs))
 	for _, f := range fs {
@@ -42,7 +79,10 @@ func findingsValue(fs []Finding) []any {
 		for i, id := range f.IDs {
 			ids[i] = id
 		}
-		m := map[string]any{"kind": f.Kind, "index": f.Index, "ids": ids, "message": f.Message}
+		m := map[string]any{"kind": f.Kind, "ids": ids, "message": f.Message}
+		if f.Index >= 0 {
+			m["index"] = f.Index
+		}
 		if f.Path != "" {
 			m["path"] = f.Path
 		}
@@ -59,9 +99,14 @@ func idMapValue(m map[string]string) map[string]any {
 	return out
 }
 
-// opCheck: {"format", "messages", "id_rules"?} -> {"findings": [...]}.
+// opCheck: {"format", "messages", "id_rules"?, "model"?, "previous_response_id"?,
+// "conversation"?, "open_calls"?} -> {"findings": [...]}.
 func opCheck(req map[string]any) (any, error) {
-	m, err := stringMembers(req, "format", "format", "id_rules")
+	f, err := field.RequiredString(req, "format", "")
+	if err != nil {
+		return nil, err
+	}
+	opts, err := transcriptOptions(req)
 	if err != nil {
 		return nil, err
 	}
@@ -69,7 +114,7 @@ func opCheck(req map[string]any) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	fs, err := Check(Format(m[0]), msgs, m[1])
+	fs, err := CheckWith(Format(f), msgs, opts)
 	if err != nil {
 		return nil, err
 	}
@@ -88,9 +133,14 @@ func changesValue(c RepairChanges) map[string]any {
 	}
 }
 
-// opRepair: {"format", "messages"} -> {"messages", "changes"}.
+// opRepair: {"format", "messages", "model"?, "previous_response_id"?,
+// "conversation"?, "open_calls"?} -> {"messages", "changes"}.
 func opRepair(req map[string]any) (any, error) {
 	f, err := field.RequiredString(req, "format", "")
+	if err != nil {
+		return nil, err
+	}
+	opts, err := transcriptOptions(req)
 	if err != nil {
 		return nil, err
 	}
@@ -98,7 +148,7 @@ func opRepair(req map[string]any) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	out, ch, err := Repair(Format(f), msgs)
+	out, ch, err := RepairWith(Format(f), msgs, opts)
 	if err != nil {
 		return nil, err
 	}
@@ -161,9 +211,14 @@ func opNormalizeIDs(req map[string]any) (any, error) {
 	return map[string]any{"messages": out, "id_map": idMapValue(idMap)}, nil
 }
 
-// opConvert: {"from", "to", "messages", "id_rules"?} -> {"messages", "id_map"?, "notes"?, "system"?}.
+// opConvert: {"from", "to", "messages", "id_rules"?, "model"?, "previous_response_id"?,
+// "conversation"?, "open_calls"?} -> {"messages", "id_map"?, "notes"?, "system"?}.
 func opConvert(req map[string]any) (any, error) {
-	m, err := stringMembers(req, "", "from", "to", "id_rules")
+	m, err := stringMembers(req, "", "from", "to")
+	if err != nil {
+		return nil, err
+	}
+	opts, err := transcriptOptions(req)
 	if err != nil {
 		return nil, err
 	}
@@ -171,7 +226,7 @@ func opConvert(req map[string]any) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	c, err := Convert(Format(m[0]), Format(m[1]), msgs, m[2])
+	c, err := ConvertWith(Format(m[0]), Format(m[1]), msgs, opts)
 	if err != nil {
 		return nil, err
 	}

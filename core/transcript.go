@@ -10,11 +10,13 @@ import (
 // Kind is a stable snake_case token (unanswered_call, orphan_result,
 // misplaced_result, result_not_first, responses_split, response_count_mismatch,
 // extra_part_in_response, duplicate_result, duplicate_call_id, name_mismatch,
-// empty_text, invalid_id, unknown_role; the README table gives each one's rule
-// and source). Index is the message index in the list; Path, when not "",
+// empty_text, invalid_id, unknown_role, unverified_result; the README
+// table gives each one's rule and source). Index is the message index in the list; Path, when not "",
 // points inside that message ("messages[2].content[1]"). IDs are the call ids
 // concerned (for Gemini calls without ids, the function names); Message is one
-// sentence saying what the provider requires.
+// sentence saying what the provider requires. A finding about an open call
+// of a response the provider holds (TranscriptOptions.OpenCalls) has Index
+// -1 and Path "open_calls[k]".
 //
 // See docs/transcripts.md, "check", for each kind's rule and vendor source.
 type Finding = transcript.Finding
@@ -76,6 +78,82 @@ func formatNamed(op string, f Format, path string) (transcript.Format, error) {
 	return tf, nil
 }
 
+// TranscriptOptions are what Check, Repair and Convert know about a message
+// list beyond its format and its messages. The zero value is a list that
+// holds its whole history, under the request member "messages", checked
+// with its format's own id rules.
+//
+// IDRules selects other id rules than the list format's own ("mistral" for
+// a Mistral list in the openai-chat shape; "" = the format's own; for
+// Convert, the target's own). ListPath is the request member holding the
+// list ("" = "messages"; a whole Responses body says "input", a Gemini body
+// "contents"): finding paths and errors start there.
+//
+// Server marks a list that continues a conversation the provider holds:
+// an openai-responses input sent with previous_response_id or conversation,
+// whose outputs may answer calls of the referenced response rather than of
+// the list. OpenCalls, when not nil, are the referenced response's function
+// calls still awaiting output, each a function_call item of its output as a
+// value tree ({"type": "function_call", "call_id", "name", "arguments"}, at
+// least "call_id"); a non-nil OpenCalls implies Server, and an empty one
+// says there are none. With Server and OpenCalls nil, an output whose call
+// is not in the list is kept and reported (kind unverified_result), never
+// dropped; with OpenCalls, an output answering neither the list nor an open
+// call is an orphan, and an open call without an output is unanswered
+// (Check reports it with Index -1 and Path "open_calls[k]"; Repair gives it a
+// NO_RESULT output at the head of the list). Only openai-responses lists
+// take Server or OpenCalls.
+//
+// Model is the model id the list is sent to ("" = not known), for the rules
+// that differ between model families: Gemini's gemini-2.0 and gemini-3
+// families want every response to one call turn in one content, other
+// models take them spread over consecutive contents (the default).
+//
+// See https://platform.openai.com/docs/guides/conversation-state and the
+// OpenAI OpenAPI spec, CreateResponse (previous_response_id, conversation).
+type TranscriptOptions struct {
+	IDRules   string
+	ListPath  string
+	Server    bool
+	OpenCalls []any
+	Model     string
+}
+
+// engine checks opts for op on lists of format f and returns the engine's
+// form of them.
+func (opts TranscriptOptions) engine(op string, f transcript.Format) (transcript.Options, error) {
+	rules, err := transcript.RulesNamed(opts.IDRules, "id_rules")
+	if err != nil {
+		return transcript.Options{}, requestError(op, err)
+	}
+	o := transcript.Options{IDRules: rules, Path: opts.ListPath, Server: opts.Server, Model: opts.Model}
+	if opts.Server && opts.OpenCalls == nil {
+		if err := transcript.CheckServer(f, "previous_response_id"); err != nil {
+			return o, requestError(op, err)
+		}
+	}
+	if opts.OpenCalls != nil {
+		if o.OpenCalls, err = transcript.ReadOpenCalls(f, opts.OpenCalls, "open_calls"); err != nil {
+			return o, requestError(op, err)
+		}
+	}
+	return o, nil
+}
+
+// readOptionsList reads messages, a list of format f under opts.ListPath,
+// for op.
+func readOptionsList(op string, f transcript.Format, messages []any, opts transcript.Options) ([]transcript.Message, error) {
+	path := opts.Path
+	if path == "" {
+		path = "messages"
+	}
+	msgs, err := transcript.ReadList(f, messages, path)
+	if err != nil {
+		return nil, requestError(op, err)
+	}
+	return msgs, nil
+}
+
 // Check returns every finding in messages, a message list of format f
 // (openai-chat, openai-responses, anthropic, gemini or bedrock) given as a
 // value tree (map[string]any, []any, string, float64, bool, nil). idRules
@@ -83,22 +161,31 @@ func formatNamed(op string, f Format, path string) (transcript.Format, error) {
 // = f's). No findings is an empty slice. Returns a *RequestError naming the
 // member path (as the check op does) for an unknown format ("format") or
 // rules ("id_rules"), or a message of the wrong shape ("messages[i]...").
+// CheckWith takes the other options.
 //
 // See docs/transcripts.md, "check", and each provider's Dialect().IDs.
 func Check(f Format, messages []any, idRules string) ([]Finding, error) {
+	return CheckWith(f, messages, TranscriptOptions{IDRules: idRules})
+}
+
+// CheckWith is Check with every option (TranscriptOptions): server-held
+// state, the request member holding the list. Errors as for Check, and
+// server-held state for a format that has none at Path
+// "previous_response_id" or "open_calls".
+func CheckWith(f Format, messages []any, opts TranscriptOptions) ([]Finding, error) {
 	tf, err := formatNamed("check", f, "format")
 	if err != nil {
 		return nil, err
 	}
-	rules, err := transcript.RulesNamed(idRules, "id_rules")
-	if err != nil {
-		return nil, requestError("check", err)
-	}
-	msgs, err := readList("check", tf, messages)
+	o, err := opts.engine("check", tf)
 	if err != nil {
 		return nil, err
 	}
-	return transcript.Check(tf, msgs, rules), nil
+	msgs, err := readOptionsList("check", tf, messages, o)
+	if err != nil {
+		return nil, err
+	}
+	return transcript.Check(tf, msgs, o), nil
 }
 
 // Repair returns messages (format f) with every tool call answered exactly
@@ -107,21 +194,33 @@ func Check(f Format, messages []any, idRules string) ([]Finding, error) {
 // Anthropic, status "error" for Bedrock, an "error" key for Gemini, the
 // envelope JSON for OpenAI; orphan and duplicate results are dropped;
 // misplaced ones moved. A list Check finds nothing in comes back unchanged,
-// so Repair is idempotent. Errors as for Check.
+// so Repair is idempotent. Errors as for Check. RepairWith takes options.
 //
 // See docs/transcripts.md, "repair", and openai/openai-agents-python#1061,
 // anthropics/claude-code#39830, microsoft/semantic-kernel#12708,
 // microsoft/semantic-kernel#12528.
 func Repair(f Format, messages []any) ([]any, RepairChanges, error) {
+	return RepairWith(f, messages, TranscriptOptions{})
+}
+
+// RepairWith is Repair with every option (TranscriptOptions): with
+// server-held state, outputs answering the referenced response's calls are
+// kept, and its open calls without an output are answered. Errors as for
+// CheckWith.
+func RepairWith(f Format, messages []any, opts TranscriptOptions) ([]any, RepairChanges, error) {
 	tf, err := formatNamed("repair", f, "format")
 	if err != nil {
 		return nil, RepairChanges{}, err
 	}
-	msgs, err := readList("repair", tf, messages)
+	o, err := opts.engine("repair", tf)
 	if err != nil {
 		return nil, RepairChanges{}, err
 	}
-	out, ch := transcript.Repair(tf, msgs)
+	msgs, err := readOptionsList("repair", tf, messages, o)
+	if err != nil {
+		return nil, RepairChanges{}, err
+	}
+	out, ch := transcript.Repair(tf, msgs, o)
 	return transcript.Write(tf, out), ch, nil
 }
 
@@ -188,12 +287,23 @@ func NormalizeIDs(f Format, rules string, messages []any) ([]any, map[string]str
 // a result is carried across (is_error, status "error", an "error" key, or
 // the envelope JSON for OpenAI, and back); images are carried or moved next
 // to the result with a note; ids are rewritten to the rules named by idRules
-// ("" = to's own). Errors as for Check, with the paths of the convert op
-// ("from", "to", "id_rules").
+// ("" = to's own). From a format to itself the list comes back as read,
+// except for the ids idRules rewrites. Errors as for Check, with the paths
+// of the convert op ("from", "to", "id_rules"). ConvertWith takes options.
 //
 // See docs/transcripts.md, "convert", and maximhq/bifrost#5450,
 // BerriAI/litellm#6953, anomalyco/opencode#1680.
 func Convert(from, to Format, messages []any, idRules string) (Conversion, error) {
+	return ConvertWith(from, to, messages, TranscriptOptions{IDRules: idRules})
+}
+
+// ConvertWith is Convert with every option (TranscriptOptions; IDRules are
+// the target's): with server-held state and a target that keeps none, the
+// open calls are written as the turn their outputs answer (each must then
+// have a name: else a *RequestError at open_calls[k].name), and outputs
+// whose calls cannot be seen are dropped with a note. Errors as for
+// CheckWith.
+func ConvertWith(from, to Format, messages []any, opts TranscriptOptions) (Conversion, error) {
 	ff, err := formatNamed("convert", from, "from")
 	if err != nil {
 		return Conversion{}, err
@@ -202,15 +312,18 @@ func Convert(from, to Format, messages []any, idRules string) (Conversion, error
 	if err != nil {
 		return Conversion{}, err
 	}
-	rules, err := transcript.RulesNamed(idRules, "id_rules")
-	if err != nil {
-		return Conversion{}, requestError("convert", err)
-	}
-	msgs, err := readList("convert", ff, messages)
+	o, err := opts.engine("convert", ff)
 	if err != nil {
 		return Conversion{}, err
 	}
-	return transcript.Convert(ff, tt, msgs, rules), nil
+	if err := transcript.CheckConvert(ff, tt, o); err != nil {
+		return Conversion{}, requestError("convert", err)
+	}
+	msgs, err := readOptionsList("convert", ff, messages, o)
+	if err != nil {
+		return Conversion{}, err
+	}
+	return transcript.Convert(ff, tt, msgs, o), nil
 }
 
 // LoopGuard says whether call may run after history (oldest first): when

@@ -10,25 +10,27 @@ import (
 
 // The finding kinds (stable snake_case tokens; docs/transcripts.md).
 const (
-	FindUnansweredCall      = "unanswered_call"
-	FindOrphanResult        = "orphan_result"
-	FindMisplacedResult     = "misplaced_result"
-	FindResultNotFirst      = "result_not_first"
-	FindResponsesSplit      = "responses_split"
-	FindResponseCount       = "response_count_mismatch"
-	FindExtraPart           = "extra_part_in_response"
-	FindDuplicateResult     = "duplicate_result"
-	FindDuplicateCallID     = "duplicate_call_id"
-	FindNameMismatch        = "name_mismatch"
-	FindEmptyText           = "empty_text"
-	FindInvalidID           = "invalid_id"
-	FindUnknownRole         = "unknown_role"
-	findNone                = ""
-	statusInPlace           = 1
-	statusMovable           = 2
-	statusDuplicate         = 3
-	statusOrphan            = 4
-	noGroup             int = -1
+	FindUnansweredCall       = "unanswered_call"
+	FindOrphanResult         = "orphan_result"
+	FindMisplacedResult      = "misplaced_result"
+	FindResultNotFirst       = "result_not_first"
+	FindResponsesSplit       = "responses_split"
+	FindResponseCount        = "response_count_mismatch"
+	FindExtraPart            = "extra_part_in_response"
+	FindDuplicateResult      = "duplicate_result"
+	FindDuplicateCallID      = "duplicate_call_id"
+	FindNameMismatch         = "name_mismatch"
+	FindEmptyText            = "empty_text"
+	FindInvalidID            = "invalid_id"
+	FindUnknownRole          = "unknown_role"
+	FindUnverifiedResult     = "unverified_result"
+	findNone                 = ""
+	statusInPlace            = 1
+	statusMovable            = 2
+	statusDuplicate          = 3
+	statusOrphan             = 4
+	statusUnverified         = 5
+	noGroup              int = -1
 )
 
 // Finding is one thing the provider would reject. Index is the message
@@ -78,6 +80,10 @@ type analysis struct {
 	res      map[loc]resInfo
 	other    map[int]int              // message -> first non-result part (firstOther)
 	noID     map[int]map[string][]int // group -> calls without an id (unnamed)
+	// unseen: a result whose call is in no message of the list may answer
+	// a call the provider holds (Options.Server without OpenCalls): it is
+	// unverified, not an orphan.
+	unseen bool
 }
 
 func (a *analysis) call(g, k int) *Call {
@@ -117,12 +123,11 @@ func findGroups(p dialect.Placement, msgs []Message) []group {
 			}
 			gs = append(gs, group{at: i, calls: callLocs(msgs, i, i+1), lo: i + 1, hi: j})
 		case dialect.AfterCall:
-			j := i
+			// the call item (or the server message of open calls) and the
+			// run of call and output items after it
+			j := i + 1
 			for j < n && (msgs[j].Role == RoleTool || (msgs[j].Role == RoleAssistant && len(msgs[j].Parts) == 1 && msgs[j].Parts[0].Kind == KindCall)) {
 				j++
-			}
-			if j == i {
-				j = i + 1
 			}
 			gs = append(gs, group{at: i, calls: callLocs(msgs, i, j), lo: i, hi: j})
 			i = j - 1
@@ -156,7 +161,7 @@ func (a *analysis) inPlace(l loc, g, k int) bool {
 	case dialect.NextUserFirst:
 		return l.part <= a.firstOther(l.msg)
 	case dialect.NextContent:
-		return l.msg == gr.lo
+		return l.msg == gr.lo || a.d.SplitResponses && allResults(a.msgs[l.msg])
 	}
 	return true
 }
@@ -204,8 +209,11 @@ func (a *analysis) unnamed(g int) map[string][]int {
 	return m
 }
 
-func analyze(d *dialect.Dialect, msgs []Message) *analysis {
-	a := &analysis{d: d, msgs: msgs, groups: findGroups(d.Placement, msgs), res: map[loc]resInfo{}, dupCall: map[callRef]bool{}}
+// analyze places every result of msgs (read with d); unseen says that a
+// result whose id no call of the list has may answer a call the provider
+// holds (statusUnverified instead of statusOrphan).
+func analyze(d *dialect.Dialect, msgs []Message, unseen bool) *analysis {
+	a := &analysis{d: d, msgs: msgs, groups: findGroups(d.Placement, msgs), res: map[loc]resInfo{}, dupCall: map[callRef]bool{}, unseen: unseen}
 	a.regionOf = make([]int, len(msgs))
 	for i := range a.regionOf {
 		a.regionOf[i] = noGroup
@@ -275,6 +283,8 @@ func analyze(d *dialect.Dialect, msgs []Message) *analysis {
 		switch {
 		case info.status == statusInPlace:
 			continue
+		case info.g == noGroup && a.unseen && a.msgs[l.msg].Parts[l.part].Result.ID() != "":
+			info.status = statusUnverified
 		case info.g == noGroup:
 			info.status = statusOrphan
 		case a.answer[info.g][info.k].msg >= 0 || a.claim[info.g][info.k].msg >= 0:
@@ -347,114 +357,166 @@ func (s *findingSet) add(kind string, index int, path, id, msg string) {
 	s.list = append(s.list, f)
 }
 
-// Check returns every finding of a list read from f, in message order.
-// rules names the id rules to apply ("" = those of f).
-func Check(f Format, msgs []Message, rules string) []Finding {
-	d := dialectOf(f)
-	ids := idRule(d, rules)
-	a := analyze(d, msgs)
-	var s findingSet
-	type ev struct {
-		l             loc
-		kind, id, msg string
-		path          string
-	}
-	var evs []ev
+// Check returns every finding of a list read from f, in message order, with
+// opts (id rules, the request member holding the list, server-held state).
+// A finding about an open call of the referenced response has Index -1 and
+// the path open_calls[k].
+func Check(f Format, msgs []Message, opts Options) []Finding {
+	d := dialectFor(f, opts)
+	ids := idRule(d, opts.IDRules)
+	all, off := withServer(msgs, opts)
+	a := analyze(d, all, opts.server() && opts.OpenCalls == nil)
+	var evs []event
 	for g, gr := range a.groups {
 		for k, cl := range gr.calls {
 			if a.answer[g][k].msg < 0 && a.claim[g][k].msg < 0 && !a.dupCall[callRef{g, k}] {
-				evs = append(evs, ev{l: cl, kind: FindUnansweredCall, id: callKey(a.call(g, k)), msg: d.Unanswered})
+				evs = append(evs, event{l: cl, kind: FindUnansweredCall, id: callKey(a.call(g, k)), msg: d.Unanswered})
 			}
 		}
 		if d.Placement == dialect.NextContent && gr.hi > gr.lo {
-			n := 0
-			for _, p := range msgs[gr.lo].Parts {
-				if p.Kind == KindResult {
-					n++
+			n, last := 0, gr.lo
+			if d.SplitResponses {
+				last = gr.hi - 1
+			}
+			for i := gr.lo; i <= last; i++ {
+				for _, p := range all[i].Parts {
+					if p.Kind == KindResult {
+						n++
+					}
 				}
 			}
 			if n != len(gr.calls) {
-				evs = append(evs, ev{l: loc{gr.lo, -1}, kind: FindResponseCount, msg: "Gemini needs exactly one functionResponse per functionCall of the turn, in one content (" + strconv.Itoa(n) + " responses for " + strconv.Itoa(len(gr.calls)) + " calls)."})
+				evs = append(evs, event{l: loc{gr.lo, -1}, kind: FindResponseCount, msg: "Gemini needs exactly one functionResponse per functionCall of the turn, in one content (" + strconv.Itoa(n) + " responses for " + strconv.Itoa(len(gr.calls)) + " calls)."})
 			}
 			for i := gr.lo; i < gr.hi; i++ {
-				for j, p := range msgs[i].Parts {
+				for j, p := range all[i].Parts {
 					if p.Kind != KindResult {
-						evs = append(evs, ev{l: loc{i, j}, kind: FindExtraPart, path: partPath(d, i, j), msg: "The content answering function calls holds only functionResponse parts; other parts go in a content of their own."})
+						evs = append(evs, event{l: loc{i, j}, kind: FindExtraPart, at: atPart, msg: "The content answering function calls holds only functionResponse parts; other parts go in a content of their own."})
 					}
 				}
 			}
 		}
 	}
 	seen := map[string]bool{}
-	for i, m := range msgs {
+	for i, m := range all {
+		if m.Server {
+			continue // the provider's own calls: their ids are not ours to check
+		}
 		if m.UnknownRole {
-			evs = append(evs, ev{l: loc{i, -1}, kind: FindUnknownRole, path: field.Join(field.Index("messages", i), "role"), msg: unknownRoleMsg(d)})
+			evs = append(evs, event{l: loc{i, -1}, kind: FindUnknownRole, at: atRole, msg: unknownRoleMsg(d)})
 		}
 		for j := range m.Parts {
-			p := &msgs[i].Parts[j]
+			p := &all[i].Parts[j]
 			l := loc{i, j}
 			switch p.Kind {
 			case KindCall:
 				if p.Call.ID != "" {
 					if seen[p.Call.ID] {
-						evs = append(evs, ev{l: l, kind: FindDuplicateCallID, id: p.Call.ID, msg: "Two tool calls share this id; providers require call ids to be unique."})
+						evs = append(evs, event{l: l, kind: FindDuplicateCallID, id: p.Call.ID, msg: "Two tool calls share this id; providers require call ids to be unique."})
 					}
 					seen[p.Call.ID] = true
 				}
 				if !ids.Valid(p.Call.ID) {
-					evs = append(evs, ev{l: l, kind: FindInvalidID, id: p.Call.ID, path: partPath(d, i, j), msg: ids.Text})
+					evs = append(evs, event{l: l, kind: FindInvalidID, id: p.Call.ID, at: atPart, msg: ids.Text})
 				}
 			case KindResult:
 				info := a.res[l]
 				id := resultKey(&p.Result)
 				switch info.status {
 				case statusOrphan:
-					evs = append(evs, ev{l: l, kind: FindOrphanResult, id: id, msg: "This tool result answers no tool call of the turn before it."})
+					evs = append(evs, event{l: l, kind: FindOrphanResult, id: id, msg: orphanMsg(opts)})
+				case statusUnverified:
+					evs = append(evs, event{l: l, kind: FindUnverifiedResult, id: id, msg: "This output answers no call in the list; it is kept as an answer to a call of the response the provider holds, which only open_calls can confirm."})
 				case statusDuplicate:
-					evs = append(evs, ev{l: l, kind: FindDuplicateResult, id: id, msg: "This tool call already has a result; a second one is rejected."})
+					evs = append(evs, event{l: l, kind: FindDuplicateResult, id: id, msg: "This tool call already has a result; a second one is rejected."})
 				case statusMovable:
-					evs = append(evs, ev{l: l, kind: info.why, id: id, msg: misplacedMsg(d, info.why)})
+					evs = append(evs, event{l: l, kind: info.why, id: id, msg: misplacedMsg(d, info.why)})
 				}
 				if info.g != noGroup && d.Placement == dialect.NextContent && p.Result.ID() != "" {
 					if c := a.call(info.g, info.k); c.Name != p.Result.Outcome.Call.Name {
-						evs = append(evs, ev{l: l, kind: FindNameMismatch, id: id, path: partPath(d, i, j), msg: nameMismatchMsg(c.Name)})
+						evs = append(evs, event{l: l, kind: FindNameMismatch, id: id, at: atPart, msg: nameMismatchMsg(c.Name)})
 					}
 				}
 				if d.Placement != dialect.NextContent && !ids.Valid(p.Result.ID()) {
-					evs = append(evs, ev{l: l, kind: FindInvalidID, id: p.Result.ID(), path: partPath(d, i, j), msg: ids.Text})
+					evs = append(evs, event{l: l, kind: FindInvalidID, id: p.Result.ID(), at: atPart, msg: ids.Text})
 				}
 				if emptyResult(d, p) {
-					evs = append(evs, ev{l: l, kind: FindEmptyText, id: id, path: partPath(d, i, j), msg: "This tool result's text is empty, which " + string(f) + " rejects; repair writes " + outcome.EmptyPlaceholder + "."})
+					evs = append(evs, event{l: l, kind: FindEmptyText, id: id, at: atPart, msg: "This tool result's text is empty, which " + string(f) + " rejects; repair writes " + outcome.EmptyPlaceholder + "."})
 				}
 			case KindText:
 				if d.EmptyText != nil && d.EmptyText(m) && outcome.IsBlank(p.Text) {
-					evs = append(evs, ev{l: l, kind: FindEmptyText, path: partPath(d, i, j), msg: "Empty text blocks are rejected by " + string(f) + "."})
+					evs = append(evs, event{l: l, kind: FindEmptyText, at: atPart, msg: "Empty text blocks are rejected by " + string(f) + "."})
 				}
 			}
 		}
 	}
-	// message order, then the order events were raised within a message: a
-	// counting sort by message (linear; one pass per message was quadratic)
-	start := make([]int, len(msgs)+1)
+	return findings(d, evs, len(all), off, opts.listPath())
+}
+
+// Where an event's path points: nowhere (a message-level finding), at the
+// part, or at the message's role member.
+const (
+	atNone = iota
+	atPart
+	atRole
+)
+
+// event is one finding before it is placed: at loc l (in the list with the
+// server message in front, if any), of kind, about call id, saying msg.
+type event struct {
+	l             loc
+	kind, id, msg string
+	at            int
+}
+
+// findings orders evs by message (the order they were raised within one
+// message kept: a counting sort, linear) and turns them into findings whose
+// indexes and paths name the caller's list (path base) with off server
+// messages in front of it.
+func findings(d *dialect.Dialect, evs []event, n, off int, base string) []Finding {
+	start := make([]int, n+1)
 	for _, e := range evs {
 		start[e.l.msg+1]++
 	}
 	for i := 1; i < len(start); i++ {
 		start[i] += start[i-1]
 	}
-	sorted := make([]*ev, len(evs))
+	sorted := make([]*event, len(evs))
 	for i := range evs {
 		e := &evs[i]
 		sorted[start[e.l.msg]] = e
 		start[e.l.msg]++
 	}
+	var s findingSet
 	for _, e := range sorted {
-		s.add(e.kind, e.l.msg, e.path, e.id, e.msg)
+		i := e.l.msg - off
+		if i < 0 {
+			s.add(e.kind, -1, field.Index("open_calls", e.l.part), e.id, e.msg)
+			continue
+		}
+		path := ""
+		switch e.at {
+		case atPart:
+			path = partPath(d, base, i, e.l.part)
+		case atRole:
+			path = field.Join(field.Index(base, i), "role")
+		}
+		s.add(e.kind, i, path, e.id, e.msg)
 	}
 	if s.list == nil {
 		return []Finding{}
 	}
 	return s.list
+}
+
+// orphanMsg says that a result answers no call: of the turn before it, or
+// (server-held state with its open calls known) of the list or the
+// referenced response.
+func orphanMsg(o Options) string {
+	if o.OpenCalls != nil {
+		return "This output answers no call of the list and no open call of the referenced response."
+	}
+	return "This tool result answers no tool call of the turn before it."
 }
 
 // nameMismatchMsg says which name a Gemini response must carry (the call's
@@ -488,10 +550,10 @@ func misplacedMsg(d *dialect.Dialect, why string) string {
 	return "This result is not in the message right after its call."
 }
 
-// partPath is the request path of part j of message i: the message itself
+// partPath is the request path of part j of message i of the list at base: the message itself
 // where a part is a message of its own (d.PartsKey "").
-func partPath(d *dialect.Dialect, i, j int) string {
-	p := field.Index("messages", i)
+func partPath(d *dialect.Dialect, base string, i, j int) string {
+	p := field.Index(base, i)
 	if d.PartsKey == "" {
 		return p
 	}

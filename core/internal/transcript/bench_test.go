@@ -69,7 +69,7 @@ func BenchmarkJSONDecode(b *testing.B) {
 // BenchmarkCheck is parse (package canonical) + read + check of the bytes.
 func BenchmarkCheck(b *testing.B) {
 	benchRead(b, func(b *testing.B, f Format, msgs []Message) {
-		if len(Check(f, msgs, "")) != 1 {
+		if len(Check(f, msgs, Options{})) != 1 {
 			b.Fatal("want one finding")
 		}
 	})
@@ -79,7 +79,7 @@ func BenchmarkCheck(b *testing.B) {
 // tree Invoke then encodes).
 func BenchmarkRepair(b *testing.B) {
 	benchRead(b, func(b *testing.B, f Format, msgs []Message) {
-		out, ch := Repair(f, msgs)
+		out, ch := Repair(f, msgs, Options{})
 		if ch.Synthesized != 1 {
 			b.Fatal("want one synthesized result")
 		}
@@ -111,11 +111,11 @@ func benchRead(b *testing.B, op func(b *testing.B, f Format, msgs []Message)) {
 // lists of 20,000 orphan results (one tool message or one tool_result block
 // each) that were quadratic: reported per element.
 func BenchmarkCheckOrphans20k(b *testing.B) {
-	benchOrphans(b, func(f Format, m []Message) { Check(f, m, "") })
+	benchOrphans(b, func(f Format, m []Message) { Check(f, m, Options{}) })
 }
 
 func BenchmarkRepairOrphans20k(b *testing.B) {
-	benchOrphans(b, func(f Format, m []Message) { Repair(f, m) })
+	benchOrphans(b, func(f Format, m []Message) { Repair(f, m, Options{}) })
 }
 
 func benchOrphans(b *testing.B, op func(Format, []Message)) {

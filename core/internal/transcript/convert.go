@@ -1,6 +1,7 @@
 package transcript
 
 import (
+	"github.com/toolerr/toolerr/core/internal/field"
 	"github.com/toolerr/toolerr/core/internal/format/dialect"
 	"sort"
 	"strconv"
@@ -22,18 +23,41 @@ type Converted struct {
 // failure keeps its flag (is_error, status "error", an "error" key, or the
 // envelope JSON in OpenAI's content), images are carried or, where a target
 // cannot hold them in a tool result, moved next to it and said so, and ids
-// are rewritten to the target's rules (rules "" = those of `to`).
-func Convert(from, to Format, msgs []Message, rules string) Converted {
-	src, dst := dialectOf(from), dialectOf(to)
+// are rewritten to the target's rules (opts.IDRules "" = those of `to`).
+//
+// From a format to itself, the list is written back exactly as read except
+// for the ids opts.IDRules makes toolerr rewrite: a same-format conversion
+// changes nothing the caller did not ask for (reasoning, signatures, item
+// ids and every member stay).
+//
+// With server-held state (opts.Server, opts.OpenCalls) and a target that
+// keeps none: the open calls are written as the assistant turn their outputs
+// answer, and outputs whose calls cannot be seen (no OpenCalls) are dropped,
+// each with a note. Open calls must then have names (see CheckConvert).
+func Convert(from, to Format, msgs []Message, opts Options) Converted {
+	src, dst := dialectOf(from), dialectFor(to, opts)
+	if from == to {
+		ids := planIDs(msgs, idRule(dst, opts.IDRules))
+		applyIDs(dst, msgs, ids)
+		return Converted{Messages: Write(to, msgs), IDMap: ids.Back}
+	}
 	var notes []string
 	if n := note(lostMembers(src, msgs), from, to); n != "" {
 		notes = append(notes, n)
 	}
-	turns, generated := regroup(src, msgs, dst)
+	all, off := withServer(msgs, opts)
+	if off > 0 {
+		all[0].Server = false
+		notes = append(notes, "wrote the referenced response's open calls ("+strconv.Itoa(len(opts.OpenCalls))+") as the assistant turn their outputs answer: "+string(to)+" lists hold the whole history")
+	}
+	turns, generated, unverified := regroup(src, all, dst, opts.server() && opts.OpenCalls == nil)
 	if generated > 0 {
 		notes = append(notes, "generated ids for "+strconv.Itoa(generated)+" calls that had none (Gemini), paired with their responses by name and order")
 	}
-	ids := planIDs(turns, idRule(dst, rules))
+	if unverified > 0 {
+		notes = append(notes, "dropped outputs ("+strconv.Itoa(unverified)+") whose calls the provider holds (previous_response_id or conversation): pass open_calls to carry them with the turn they answer")
+	}
+	ids := planIDs(turns, idRule(dst, opts.IDRules))
 	applyIDs(dst, turns, ids)
 	if dst.Placement == dialect.NextUserFirst {
 		turns = joinUserSide(turns)
@@ -73,11 +97,19 @@ func Convert(from, to Format, msgs []Message, rules string) Converted {
 // message, then a RoleTool message with the results found for its calls (in
 // call order, names and, for Gemini calls without ids, generated ids filled
 // in), then whatever else followed. Results that answer no call stay where
-// they were. It returns how many ids it generated.
-func regroup(from *dialect.Dialect, msgs []Message, to *dialect.Dialect) ([]Message, int) {
-	a := analyze(from, msgs)
+// they were, except outputs answering a call the provider holds (unseen,
+// see analyze), which are dropped. It returns how many ids it generated and
+// how many such outputs it dropped.
+func regroup(from *dialect.Dialect, msgs []Message, to *dialect.Dialect, unseen bool) ([]Message, int, int) {
+	a := analyze(from, msgs, unseen)
 	used := map[loc]bool{}
-	generated := 0
+	generated, unverified := 0, 0
+	for l, info := range a.res {
+		if info.status == statusUnverified {
+			used[l] = true
+			unverified++
+		}
+	}
 	out := make([]Message, 0, len(msgs)+2)
 	groupAt := map[int]int{}
 	for g, gr := range a.groups {
@@ -166,7 +198,23 @@ func regroup(from *dialect.Dialect, msgs []Message, to *dialect.Dialect) ([]Mess
 			i = gr.hi - 1
 		}
 	}
-	return out, generated
+	return out, generated, unverified
+}
+
+// CheckConvert refuses server-held state a conversion from `from` to `to`
+// cannot write: an open call without a name when the target holds its whole
+// history (it must write the call). The error is a *field.Error at
+// open_calls[k].name.
+func CheckConvert(from, to Format, opts Options) error {
+	if from == to || dialectOf(to).OpenCall != nil {
+		return nil
+	}
+	for k, c := range opts.OpenCalls {
+		if c.Name == "" {
+			return field.NewError(field.Join(field.Index("open_calls", k), "name"), "is required to write the call in "+string(to)+", whose lists hold the whole history")
+		}
+	}
+	return nil
 }
 
 // joinUserSide folds a RoleTool message and the user message after it into

@@ -32,9 +32,9 @@ func read(t testing.TB, f Format, s string) []Message {
 	return msgs
 }
 
-func repairText(t testing.TB, f Format, s string) (string, Changes) {
+func repairText(t testing.TB, f Format, s string, opts Options) (string, Changes) {
 	t.Helper()
-	out, ch := Repair(f, read(t, f, s))
+	out, ch := Repair(f, read(t, f, s), opts)
 	return text(t, Write(f, out)), ch
 }
 

@@ -90,25 +90,40 @@ func genTranscript(r *rand.Rand, f Format) []Message {
 // then check finds nothing, and a second repair changes nothing.
 func TestRepair_property(t *testing.T) {
 	for _, f := range Formats() {
-		r := rand.New(rand.NewSource(int64(len(f)) * 7919))
-		broken := 0
-		for i := 0; i < 400; i++ {
-			w := &dialect.Writer{D: dialectOf(f)}
-			list := w.List(genTranscript(r, f))
-			msgs, err := Read(f, list)
-			require.NoError(t, err)
-			if len(Check(f, msgs, "")) > 0 {
-				broken++
-			}
-			fixed, _ := Repair(f, msgs)
-			out := Write(f, fixed)
-			again, err := Read(f, out)
-			require.NoError(t, err)
-			require.Empty(t, Check(f, again, ""), "%s case %d\nin:  %s\nout: %s", f, i, text(t, list), text(t, out))
-			second, ch := Repair(f, again)
-			require.Equal(t, text(t, out), text(t, Write(f, second)), "%s case %d: repair is idempotent", f, i)
-			require.Equal(t, Changes{IDs: []string{}}, ch)
+		for _, model := range modelsOf(f) {
+			repairProperty(t, f, Options{Model: model})
 		}
-		require.Greater(t, broken, 300, "%s: most generated transcripts are broken", f)
 	}
+}
+
+// modelsOf lists the models whose rules differ for f ("" = the default).
+func modelsOf(f Format) []string {
+	if f == Gemini {
+		return []string{"", "gemini-3-pro-preview"}
+	}
+	return []string{""}
+}
+
+// repairProperty runs the property on 400 random transcripts of f.
+func repairProperty(t *testing.T, f Format, opts Options) {
+	r := rand.New(rand.NewSource(int64(len(f)) * 7919))
+	broken := 0
+	for i := 0; i < 400; i++ {
+		w := &dialect.Writer{D: dialectOf(f)}
+		list := w.List(genTranscript(r, f))
+		msgs, err := Read(f, list)
+		require.NoError(t, err)
+		if len(Check(f, msgs, opts)) > 0 {
+			broken++
+		}
+		fixed, _ := Repair(f, msgs, opts)
+		out := Write(f, fixed)
+		again, err := Read(f, out)
+		require.NoError(t, err)
+		require.Empty(t, Check(f, again, opts), "%s case %d\nin:  %s\nout: %s", f, i, text(t, list), text(t, out))
+		second, ch := Repair(f, again, opts)
+		require.Equal(t, text(t, out), text(t, Write(f, second)), "%s case %d: repair is idempotent", f, i)
+		require.Equal(t, Changes{IDs: []string{}}, ch)
+	}
+	require.Greater(t, broken, 300, "%s %s: most generated transcripts are broken", f, opts.Model)
 }

@@ -105,10 +105,10 @@ func TestConvert_real(t *testing.T) {
 			t.Run(rt.name+"/"+string(to), func(t *testing.T) {
 				src, err := Read(rt.format, rt.msgs)
 				require.NoError(t, err)
-				c := Convert(rt.format, to, src, "")
+				c := Convert(rt.format, to, src, Options{})
 				out, err := Read(to, c.Messages)
 				require.NoError(t, err, text(t, c.Messages))
-				assert.Empty(t, Check(to, out, ""), text(t, c.Messages))
+				assert.Empty(t, Check(to, out, Options{}), text(t, c.Messages))
 				assert.Equal(t, summary(src, nil), summary(out, c.IDMap), text(t, c.Messages))
 			})
 		}

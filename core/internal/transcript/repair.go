@@ -87,9 +87,16 @@ type repair struct {
 // the call turn with exactly one response per call in call order and merges
 // split contents into it. A list check finds nothing in comes back
 // unchanged.
-func Repair(f Format, msgs []Message) ([]Message, Changes) {
-	d := dialectOf(f)
-	r := &repair{d: d, a: analyze(d, msgs), msgs: msgs, taken: map[callRef]Part{}, removed: make([]map[int]bool, len(msgs)), rebuild: map[int]bool{}}
+//
+// With server-held state (opts.Server, opts.OpenCalls), an output answering
+// an open call of the referenced response is in place, an open call without
+// an output gets a NO_RESULT output at the head of the list, and an output
+// whose call is unknown is kept (unverified) unless OpenCalls says it
+// answers nothing.
+func Repair(f Format, msgs []Message, opts Options) ([]Message, Changes) {
+	d := dialectFor(f, opts)
+	msgs, off := withServer(msgs, opts)
+	r := &repair{d: d, a: analyze(d, msgs, opts.server() && opts.OpenCalls == nil), msgs: msgs, taken: map[callRef]Part{}, removed: make([]map[int]bool, len(msgs)), rebuild: map[int]bool{}}
 	r.takeOut()
 	r.planAnswers()
 	r.out = make([]Message, 0, len(msgs)+4)
@@ -104,6 +111,9 @@ func Repair(f Format, msgs []Message) ([]Message, Changes) {
 	if r.ch.IDs == nil {
 		r.ch.IDs = []string{}
 	}
+	if off > 0 {
+		r.out = r.out[off:] // the server message stays first: nothing is inserted before it
+	}
 	return r.out, r.ch
 }
 
@@ -113,7 +123,7 @@ func Repair(f Format, msgs []Message) ([]Message, Changes) {
 func (r *repair) takeOut() {
 	a := r.a
 	for l, info := range a.res {
-		if info.status == statusInPlace {
+		if info.status == statusInPlace || info.status == statusUnverified {
 			continue
 		}
 		if r.removed[l.msg] == nil {
@@ -199,6 +209,25 @@ func (r *repair) keep(i int) Message {
 	return m
 }
 
+// without returns message i without the parts takeOut removed and without
+// those at held (results a rebuilt reply already holds).
+func (r *repair) without(i int, held map[loc]bool) Message {
+	m := r.keep(i)
+	if len(held) == 0 {
+		return m
+	}
+	parts := make([]Part, 0, len(r.msgs[i].Parts))
+	for j, p := range r.msgs[i].Parts {
+		if !r.removed[i][j] && !held[loc{i, j}] {
+			parts = append(parts, p)
+		}
+	}
+	if len(parts) != len(m.Parts) {
+		m.Parts, m.Dirty = parts, true
+	}
+	return m
+}
+
 // emit appends m to the output, unless taking its results away emptied it.
 func (r *repair) emit(m Message) {
 	if len(m.Parts) == 0 && m.Dirty {
@@ -266,14 +295,16 @@ func (r *repair) rebuildReplies() {
 func (r *repair) reply(g int) {
 	gr := r.a.groups[g]
 	results := make([]Part, 0, len(gr.calls))
-	var inOrder []int // the part indexes of the kept results, in call order
+	var inOrder []int        // where the kept results sit (message, part), in call order
+	keptAt := map[loc]bool{} // the kept results, which the rebuilt reply now holds
 	for _, s := range r.plan[g] {
 		if s.from == fromNone {
 			continue
 		}
 		results = append(results, s.part)
 		if s.from == fromKept {
-			inOrder = append(inOrder, s.at.part)
+			inOrder = append(inOrder, s.at.msg<<32|s.at.part)
+			keptAt[s.at] = true
 		}
 	}
 	r.ch.Moved += len(inOrder) - lis(inOrder)
@@ -300,7 +331,7 @@ func (r *repair) reply(g int) {
 		r.emit(Message{Role: RoleUser, Parts: extra, Dirty: true})
 	}
 	for j := gr.lo + 1; j < gr.hi; j++ {
-		m := r.keep(j)
+		m := r.without(j, keptAt)
 		if len(m.Parts) == 0 {
 			r.ch.Merged++
 			continue

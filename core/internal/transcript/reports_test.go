@@ -26,53 +26,59 @@ func TestRepair_fieldReports(t *testing.T) {
 		in      string
 		want    string
 		changes Changes
+		model   string
 	}{
 		{"B01 responses output inserted right after the call item", OpenAIResponses,
 			`[{"type":"message","role":"user","content":"look up item X"},{"type":"function_call","call_id":"call_A","name":"lookup","arguments":"{\"q\":\"X\"}"},{"type":"message","role":"user","content":"never mind, just say hi"}]`,
 			`[{"content":"look up item X","role":"user","type":"message"},{"arguments":"{\"q\":\"X\"}","call_id":"call_A","name":"lookup","type":"function_call"},{"call_id":"call_A","output":"` + noResultText("lookup") + `","type":"function_call_output"},{"content":"never mind, just say hi","role":"user","type":"message"}]`,
-			Changes{Synthesized: 1, IDs: []string{"call_A"}}},
+			Changes{Synthesized: 1, IDs: []string{"call_A"}}, ""},
 		{"B03 anthropic results first in tool_use order, synthesized is_error", Anthropic,
 			`[{"role":"assistant","content":[{"type":"tool_use","id":"toolu_A","name":"search","input":{"q":"a"}},{"type":"tool_use","id":"toolu_B","name":"search","input":{"q":"b"}},{"type":"tool_use","id":"toolu_C","name":"search","input":{"q":"c"}}]},{"role":"user","content":[{"type":"text","text":"continue"},{"type":"tool_result","tool_use_id":"toolu_B","content":"3 hits"}]}]`,
 			`[{"content":[{"id":"toolu_A","input":{"q":"a"},"name":"search","type":"tool_use"},{"id":"toolu_B","input":{"q":"b"},"name":"search","type":"tool_use"},{"id":"toolu_C","input":{"q":"c"},"name":"search","type":"tool_use"}],"role":"assistant"},{"content":[{"content":"` + noResultText("search") + `","is_error":true,"tool_use_id":"toolu_A","type":"tool_result"},{"content":"3 hits","tool_use_id":"toolu_B","type":"tool_result"},{"content":"` + noResultText("search") + `","is_error":true,"tool_use_id":"toolu_C","type":"tool_result"},{"text":"continue","type":"text"}],"role":"user"}]`,
-			Changes{Synthesized: 2, Moved: 1, IDs: []string{"toolu_B", "toolu_A", "toolu_C"}}},
+			Changes{Synthesized: 2, Moved: 1, IDs: []string{"toolu_B", "toolu_A", "toolu_C"}}, ""},
 		{"B04 chat orphan tool messages dropped", OpenAIChat,
 			`[{"role":"tool","tool_call_id":"call_1","content":"42"},{"role":"tool","tool_call_id":"call_2","content":"43"},{"role":"user","content":"and now?"}]`,
 			`[{"content":"and now?","role":"user"}]`,
-			Changes{DroppedOrphans: 2, IDs: []string{"call_1", "call_2"}}},
+			Changes{DroppedOrphans: 2, IDs: []string{"call_1", "call_2"}}, ""},
 		{"B04 symmetric: missing reply inserted after the existing one", OpenAIChat,
 			`[{"role":"assistant","content":null,"tool_calls":[{"id":"call_1","type":"function","function":{"name":"f","arguments":"{}"}},{"id":"call_2","type":"function","function":{"name":"f","arguments":"{}"}}]},{"role":"tool","tool_call_id":"call_1","content":"42"},{"role":"user","content":"and now?"}]`,
 			`[{"content":null,"role":"assistant","tool_calls":[{"function":{"arguments":"{}","name":"f"},"id":"call_1","type":"function"},{"function":{"arguments":"{}","name":"f"},"id":"call_2","type":"function"}]},{"content":"42","role":"tool","tool_call_id":"call_1"},{"content":"` + noResultText("f") + `","role":"tool","tool_call_id":"call_2"},{"content":"and now?","role":"user"}]`,
-			Changes{Synthesized: 1, IDs: []string{"call_2"}}},
+			Changes{Synthesized: 1, IDs: []string{"call_2"}}, ""},
 		{"B08 split gemini responses merged into one content in call order", Gemini,
 			`[{"role":"model","parts":[{"functionCall":{"name":"get_time","args":{}}},{"functionCall":{"name":"get_weather","args":{"city":"CityA"}}}]},{"role":"user","parts":[{"functionResponse":{"name":"get_weather","response":{"error":"upstream timeout"}}}]},{"role":"user","parts":[{"functionResponse":{"name":"get_time","response":{"output":{"time":"10:00"}}}}]}]`,
 			`[{"parts":[{"functionCall":{"args":{},"name":"get_time"}},{"functionCall":{"args":{"city":"CityA"},"name":"get_weather"}}],"role":"model"},{"parts":[{"functionResponse":{"name":"get_time","response":{"output":{"time":"10:00"}}}},{"functionResponse":{"name":"get_weather","response":{"error":"upstream timeout"}}}],"role":"user"}]`,
-			Changes{Moved: 1, Merged: 1, IDs: []string{"get_time"}}},
+			Changes{Moved: 1, Merged: 1, IDs: []string{"get_time"}}, "gemini-2.0-flash"},
+		{"split gemini responses that gemini-2.5 accepts are kept", Gemini,
+			`[{"role":"model","parts":[{"functionCall":{"name":"get_time","args":{}}},{"functionCall":{"name":"get_weather","args":{"city":"CityA"}}}]},{"role":"user","parts":[{"functionResponse":{"name":"get_weather","response":{"error":"upstream timeout"}}}]},{"role":"user","parts":[{"functionResponse":{"name":"get_time","response":{"output":{"time":"10:00"}}}}]}]`,
+			`[{"parts":[{"functionCall":{"args":{},"name":"get_time"}},{"functionCall":{"args":{"city":"CityA"},"name":"get_weather"}}],"role":"model"},{"parts":[{"functionResponse":{"name":"get_weather","response":{"error":"upstream timeout"}}}],"role":"user"},{"parts":[{"functionResponse":{"name":"get_time","response":{"output":{"time":"10:00"}}}}],"role":"user"}]`,
+			Changes{IDs: []string{}}, ""},
 		{"B08 missing gemini response gets an error so the counts match", Gemini,
 			`[{"role":"model","parts":[{"functionCall":{"name":"get_time","args":{}}},{"functionCall":{"name":"get_weather","args":{"city":"CityA"}}}]},{"role":"user","parts":[{"functionResponse":{"name":"get_time","response":{"output":{"time":"10:00"}}}}]}]`,
 			`[{"parts":[{"functionCall":{"args":{},"name":"get_time"}},{"functionCall":{"args":{"city":"CityA"},"name":"get_weather"}}],"role":"model"},{"parts":[{"functionResponse":{"name":"get_time","response":{"output":{"time":"10:00"}}}},{"functionResponse":{"name":"get_weather","response":{"error":` + noResultValue("get_weather") + `}}}],"role":"user"}]`,
-			Changes{Synthesized: 1, IDs: []string{"get_weather"}}},
+			Changes{Synthesized: 1, IDs: []string{"get_weather"}}, ""},
 		{"B03 bedrock results first, status error on the synthesized one", Bedrock,
 			`[{"role":"assistant","content":[{"toolUse":{"toolUseId":"t1","name":"s","input":{}}},{"toolUse":{"toolUseId":"t2","name":"s","input":{}}}]},{"role":"user","content":[{"text":"go on"},{"toolResult":{"toolUseId":"t2","content":[{"text":"ok"}]}}]}]`,
 			`[{"content":[{"toolUse":{"input":{},"name":"s","toolUseId":"t1"}},{"toolUse":{"input":{},"name":"s","toolUseId":"t2"}}],"role":"assistant"},{"content":[{"toolResult":{"content":[{"json":` + noResultValue("s") + `}],"status":"error","toolUseId":"t1"}},{"toolResult":{"content":[{"text":"ok"}],"toolUseId":"t2"}},{"text":"go on"}],"role":"user"}]`,
-			Changes{Synthesized: 1, Moved: 1, IDs: []string{"t2", "t1"}}},
+			Changes{Synthesized: 1, Moved: 1, IDs: []string{"t2", "t1"}}, ""},
 		{"a second result for one call is dropped", OpenAIChat,
 			`[{"role":"assistant","tool_calls":[{"id":"a","type":"function","function":{"name":"f","arguments":"{}"}}]},{"role":"tool","tool_call_id":"a","content":"1"},{"role":"tool","tool_call_id":"a","content":"2"}]`,
 			`[{"role":"assistant","tool_calls":[{"function":{"arguments":"{}","name":"f"},"id":"a","type":"function"}]},{"content":"1","role":"tool","tool_call_id":"a"}]`,
-			Changes{DroppedDuplicates: 1, IDs: []string{"a"}}},
+			Changes{DroppedDuplicates: 1, IDs: []string{"a"}}, ""},
 		{"B12 empty tool output gets the placeholder", OpenAIChat,
 			`[{"role":"assistant","tool_calls":[{"id":"a","type":"function","function":{"name":"f","arguments":"{}"}}]},{"role":"tool","tool_call_id":"a","content":" "}]`,
 			`[{"role":"assistant","tool_calls":[{"function":{"arguments":"{}","name":"f"},"id":"a","type":"function"}]},{"content":"(empty result)","role":"tool","tool_call_id":"a"}]`,
-			Changes{Filled: 1, IDs: []string{"a"}}},
+			Changes{Filled: 1, IDs: []string{"a"}}, ""},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			got, ch := repairText(t, tc.f, tc.in)
+			opts := Options{Model: tc.model}
+			got, ch := repairText(t, tc.f, tc.in, opts)
 			assert.Equal(t, tc.want, got)
 			assert.Equal(t, tc.changes, ch)
-			again, ch2 := repairText(t, tc.f, got)
+			again, ch2 := repairText(t, tc.f, got, opts)
 			assert.Equal(t, got, again, "repair is idempotent")
 			assert.Equal(t, Changes{IDs: []string{}}, ch2)
-			assert.Empty(t, Check(tc.f, read(t, tc.f, got), ""))
+			assert.Empty(t, Check(tc.f, read(t, tc.f, got), opts))
 		})
 	}
 }
@@ -81,7 +87,7 @@ func TestCheck_fieldReports(t *testing.T) {
 	tests := []struct {
 		name  string
 		f     Format
-		rules string
+		rules string // id rules, or (gemini) the model
 		in    string
 		want  []Finding
 	}{
@@ -98,7 +104,7 @@ func TestCheck_fieldReports(t *testing.T) {
 		{"B04 orphans", OpenAIChat, "",
 			`[{"role":"tool","tool_call_id":"call_1","content":"42"},{"role":"user","content":"and now?"}]`,
 			[]Finding{{Kind: FindOrphanResult, Index: 0, IDs: []string{"call_1"}, Message: "This tool result answers no tool call of the turn before it."}}},
-		{"B08 split responses and count", Gemini, "",
+		{"B08 split responses and count", Gemini, "gemini-2.0-flash",
 			`[{"role":"model","parts":[{"functionCall":{"name":"a","args":{}}},{"functionCall":{"name":"b","args":{}}}]},{"role":"user","parts":[{"functionResponse":{"name":"a","response":{}}}]},{"role":"user","parts":[{"functionResponse":{"name":"b","response":{}}}]}]`,
 			[]Finding{{Kind: FindResponseCount, Index: 1, IDs: []string{}, Message: "Gemini needs exactly one functionResponse per functionCall of the turn, in one content (1 responses for 2 calls)."},
 				{Kind: FindResponsesSplit, Index: 2, IDs: []string{"b"}, Message: misplacedMsg(dialectOf(Gemini), FindResponsesSplit)}}},
@@ -126,7 +132,11 @@ func TestCheck_fieldReports(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			got := Check(tc.f, read(t, tc.f, tc.in), tc.rules)
+			opts := Options{IDRules: tc.rules}
+			if tc.f == Gemini {
+				opts = Options{Model: tc.rules}
+			}
+			got := Check(tc.f, read(t, tc.f, tc.in), opts)
 			assert.Equal(t, tc.want, got)
 		})
 	}
@@ -146,7 +156,7 @@ func TestNormalizeIDs_B16(t *testing.T) {
 	got := text(t, Write(OpenAIChat, msgs))
 	want := `[{"role":"assistant","tool_calls":[{"function":{"arguments":"{}","name":"f"},"id":"` + forward["call_0123456789abcdefXYZ"] + `","type":"function"},{"function":{"arguments":"{}","name":"f"},"id":"KikbB849t","type":"function"},{"function":{"arguments":"{}","name":"f"},"id":"` + forward["turn1_0"] + `","type":"function"}]},{"content":"ok","role":"tool","tool_call_id":"` + forward["call_0123456789abcdefXYZ"] + `"},{"content":"ok","role":"tool","tool_call_id":"KikbB849t"},{"content":"ok","role":"tool","tool_call_id":"` + forward["turn1_0"] + `"}]`
 	assert.Equal(t, want, got)
-	assert.Empty(t, Check(OpenAIChat, read(t, OpenAIChat, got), RulesMistral))
+	assert.Empty(t, Check(OpenAIChat, read(t, OpenAIChat, got), Options{IDRules: RulesMistral}))
 }
 
 func TestNormalizeIDs_collision(t *testing.T) {
@@ -192,7 +202,7 @@ func TestConvert_fieldReports(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			c := Convert(tc.from, tc.to, read(t, tc.from, tc.in), "")
+			c := Convert(tc.from, tc.to, read(t, tc.from, tc.in), Options{})
 			assert.Equal(t, tc.want, text(t, c.Messages))
 			assert.Equal(t, tc.notes, c.Notes)
 			assert.Empty(t, c.IDMap)
@@ -202,7 +212,7 @@ func TestConvert_fieldReports(t *testing.T) {
 
 func TestConvert_idsNormalizedForTarget(t *testing.T) {
 	in := `[{"role":"assistant","tool_calls":[{"id":"call:1","type":"function","function":{"name":"f","arguments":"{}"}}]},{"role":"tool","tool_call_id":"call:1","content":"ok"}]`
-	c := Convert(OpenAIChat, Anthropic, read(t, OpenAIChat, in), "")
+	c := Convert(OpenAIChat, Anthropic, read(t, OpenAIChat, in), Options{})
 	n := newID(rule(RulesAnthropic), "call:1", 0)
 	assert.Equal(t, map[string]string{n: "call:1"}, c.IDMap)
 	assert.Equal(t, `[{"content":[{"id":"`+n+`","input":{},"name":"f","type":"tool_use"}],"role":"assistant"},{"content":[{"content":"ok","tool_use_id":"`+n+`","type":"tool_result"}],"role":"user"}]`, text(t, c.Messages))

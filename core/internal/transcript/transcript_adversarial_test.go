@@ -88,7 +88,7 @@ func TestCheck_scalesLinearly(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			assert.Len(t, Check(tc.f, read(t, tc.f, tc.build(20000)), ""), tc.want)
+			assert.Len(t, Check(tc.f, read(t, tc.f, tc.build(20000)), Options{}), tc.want)
 		})
 	}
 }
@@ -107,7 +107,7 @@ func TestRepair_scalesLinearly(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			_, ch := Repair(tc.f, read(t, tc.f, tc.build(20000)))
+			_, ch := Repair(tc.f, read(t, tc.f, tc.build(20000)), Options{})
 			assert.Equal(t, tc.dropped, ch.DroppedOrphans)
 			assert.Len(t, ch.IDs, tc.dropped)
 		})
@@ -164,7 +164,7 @@ func TestRepair_noResultSanitizesToolName(t *testing.T) {
 			assert.Equal(t, tc.detail, e.Details["tool"])
 			// and through repair and the codec, in a format without a flag
 			in := `[{"role":"assistant","tool_calls":[{"id":"a","type":"function","function":{"name":` + text(t, tc.tool) + `,"arguments":"{}"}}]}]`
-			out, _ := repairText(t, OpenAIChat, in)
+			out, _ := repairText(t, OpenAIChat, in, Options{})
 			tail := out[strings.Index(out, `{"content"`):]
 			assert.NotContains(t, tail, "sk-proj-")
 			assert.NotContains(t, tail, "/srv/app.py")
@@ -174,14 +174,14 @@ func TestRepair_noResultSanitizesToolName(t *testing.T) {
 
 func TestCheck_nameMismatchSanitizesName(t *testing.T) {
 	in := `[{"role":"model","parts":[{"functionCall":{"id":"a","name":` + text(t, secretName) + `,"args":{}}}]},{"role":"user","parts":[{"functionResponse":{"id":"a","name":"g","response":{}}}]}]`
-	fs := Check(Gemini, read(t, Gemini, in), "")
+	fs := Check(Gemini, read(t, Gemini, in), Options{})
 	require.Len(t, fs, 1)
 	assert.Equal(t, "functionResponse.name must equal the name of the functionCall it answers ([REDACTED]).", fs[0].Message)
 }
 
 func TestConvert_dropNoteSanitizesBlockType(t *testing.T) {
 	in := `[{"role":"user","content":[{"type":"text","text":"hi"},{"type":` + text(t, secretName) + `}]}]`
-	c := Convert(Anthropic, OpenAIChat, read(t, Anthropic, in), "")
+	c := Convert(Anthropic, OpenAIChat, read(t, Anthropic, in), Options{})
 	assert.Equal(t, []string{"dropped 1 [REDACTED] content not carried across formats that openai-chat cannot carry"}, c.Notes)
 }
 
@@ -227,8 +227,8 @@ func TestRead_absentMembersAndNullChatMembersStayAccepted(t *testing.T) {
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			msgs := read(t, tc.f, tc.in)
-			assert.Empty(t, Check(tc.f, msgs, ""))
-			out, ch := Repair(tc.f, msgs)
+			assert.Empty(t, Check(tc.f, msgs, Options{}))
+			out, ch := Repair(tc.f, msgs, Options{})
 			assert.Equal(t, text(t, parse(t, tc.in)), text(t, Write(tc.f, out)))
 			assert.Empty(t, ch.IDs)
 		})
@@ -250,15 +250,15 @@ func TestCheck_unknownRole(t *testing.T) {
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			msgs := read(t, tc.f, tc.in)
-			assert.Equal(t, []Finding{{Kind: FindUnknownRole, Index: 0, Path: "messages[0].role", IDs: []string{}, Message: tc.msg}}, Check(tc.f, msgs, ""))
-			out, ch := Repair(tc.f, msgs) // not repaired: kept as is
+			assert.Equal(t, []Finding{{Kind: FindUnknownRole, Index: 0, Path: "messages[0].role", IDs: []string{}, Message: tc.msg}}, Check(tc.f, msgs, Options{}))
+			out, ch := Repair(tc.f, msgs, Options{}) // not repaired: kept as is
 			assert.Equal(t, text(t, parse(t, tc.in)), text(t, Write(tc.f, out)))
 			assert.Empty(t, ch.IDs)
 		})
 	}
 	// the deprecated chat "function" role and Responses items of other types are no finding
-	assert.Empty(t, Check(OpenAIChat, read(t, OpenAIChat, `[{"role":"function","name":"f","content":"x"}]`), ""))
-	assert.Empty(t, Check(OpenAIResponses, read(t, OpenAIResponses, `[{"type":"web_search_call","id":"ws_1"}]`), ""))
+	assert.Empty(t, Check(OpenAIChat, read(t, OpenAIChat, `[{"role":"function","name":"f","content":"x"}]`), Options{}))
+	assert.Empty(t, Check(OpenAIResponses, read(t, OpenAIResponses, `[{"type":"web_search_call","id":"ws_1"}]`), Options{}))
 }
 
 // ---- convert notes every provider-specific member it drops ----
@@ -273,9 +273,8 @@ func TestConvert_notesDroppedMembers(t *testing.T) {
 		{"gemini thoughtSignature", Gemini, Anthropic,
 			`[{"role":"model","parts":[{"functionCall":{"id":"a","name":"f","args":{}},"thoughtSignature":"c2ln"}]},{"role":"user","parts":[{"functionResponse":{"id":"a","name":"f","response":{"output":"x"}}}]}]`,
 			[]string{"dropped members gemini carries that anthropic has no place for: thoughtSignature (1)"}},
-		{"gemini to gemini drops it too", Gemini, Gemini,
-			`[{"role":"model","parts":[{"text":"hm","thoughtSignature":"c2ln"}]}]`,
-			[]string{"dropped members gemini carries that gemini has no place for: thoughtSignature (1)"}},
+		{"gemini to gemini keeps it", Gemini, Gemini,
+			`[{"role":"model","parts":[{"text":"hm","thoughtSignature":"c2ln"}]}]`, nil},
 		{"anthropic cache_control and nested citations", Anthropic, Bedrock,
 			`[{"role":"user","content":[{"type":"text","text":"q","cache_control":{"type":"ephemeral"}}]},{"role":"assistant","content":[{"type":"tool_use","id":"a","name":"f","input":{},"cache_control":{"type":"ephemeral"}}]},{"role":"user","content":[{"type":"tool_result","tool_use_id":"a","content":[{"type":"text","text":"r","citations":[{"x":1}]}]}]}]`,
 			[]string{"dropped members anthropic carries that bedrock has no place for: cache_control (2), content[].citations (1)"}},
@@ -293,7 +292,7 @@ func TestConvert_notesDroppedMembers(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			c := Convert(tc.from, tc.to, read(t, tc.from, tc.in), "")
+			c := Convert(tc.from, tc.to, read(t, tc.from, tc.in), Options{})
 			assert.Equal(t, tc.notes, c.Notes)
 		})
 	}

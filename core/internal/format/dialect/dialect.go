@@ -136,6 +136,20 @@ type Dialect struct {
 	// ToolImagesFollow marks a format whose tool results carry text only:
 	// their images follow in a user message, and convert says so.
 	ToolImagesFollow bool
+	// SplitResponses (NextContent) accepts the responses to one call turn
+	// spread over the consecutive contents right after it, as long as
+	// each holds responses only and each call is answered once; false
+	// wants them all in the first.
+	SplitResponses bool
+	// ForModel adjusts the dialect to the model a list is sent to (model
+	// is the caller's model id, never ""), for a rule that differs between
+	// model families; nil where every model takes the same lists.
+	ForModel func(d *Dialect, model string)
+	// OpenCall reads one open call of a response the provider holds (the
+	// open_calls member: a call item as the provider returned it); nil for
+	// a format whose lists cannot continue a conversation held by the
+	// provider.
+	OpenCall func(v any, p string) (Call, error)
 	// Lost counts the members of a read message (and its read parts) that
 	// convert does not carry.
 	Lost func(l Loss, m Message)

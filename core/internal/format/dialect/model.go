@@ -107,6 +107,11 @@ type Message struct {
 	// none its format knows; it is read as RoleOther, kept as is, and check
 	// reports it (unknown_role).
 	UnknownRole bool
+	// Server marks the message standing for the calls of a response the
+	// provider holds (Responses previous_response_id): the engine pairs
+	// outputs with them, and a list written back in its own format leaves
+	// it out.
+	Server bool
 }
 
 // maxNameChars is the longest tool or member name displayName puts into a

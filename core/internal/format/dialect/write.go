@@ -26,6 +26,9 @@ type Writer struct {
 func (w *Writer) List(msgs []Message) []any {
 	out := make([]any, 0, len(msgs)+2)
 	for _, m := range msgs {
+		if w.Same && m.Server {
+			continue
+		}
 		if w.Same && !m.Dirty && m.Raw != nil {
 			out = w.Flush(out)
 			out = append(out, m.Raw)

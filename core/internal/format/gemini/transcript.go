@@ -29,12 +29,18 @@ func Dialect() *dialect.Dialect {
 		Flag: func(elem map[string]any, o outcome.Outcome) {
 			dialect.Member{In: "functionResponse", Key: "response"}.Set(elem, map[string]any{"error": resultValue(o)})
 		},
-		Placement:  dialect.NextContent,
-		PartsKey:   "parts",
-		IDs:        dialect.IDRule{Charset: dialect.AnyChar, Min: 0, Text: "A tool call id is required."},
-		RoleNames:  "user and model",
-		Unanswered: "Every functionCall needs a functionResponse in the next content.",
-		EmptyText:  func(m dialect.Message) bool { return m.Role == dialect.RoleUser },
+		Placement: dialect.NextContent,
+		// The generateContent API took three responses in three consecutive
+		// contents (crewAIInc/crewAI cassette
+		// TestGeminiNativeToolCalling.test_gemini_parallel_native_tool_calling,
+		// gemini-2.5-flash, HTTP 200); the families below answer 400.
+		SplitResponses: true,
+		ForModel:       forModel,
+		PartsKey:       "parts",
+		IDs:            dialect.IDRule{Charset: dialect.AnyChar, Min: 0, Text: "A tool call id is required."},
+		RoleNames:      "user and model",
+		Unanswered:     "Every functionCall needs a functionResponse in the next content.",
+		EmptyText:      func(m dialect.Message) bool { return m.Role == dialect.RoleUser },
 		Lost: func(l dialect.Loss, m dialect.Message) {
 			dialect.CountLost(l, m, " role parts ", func(p dialect.Part) {
 				b := l.Check(p.Raw, " text inlineData functionCall functionResponse thought ", "")
@@ -43,6 +49,19 @@ func Dialect() *dialect.Dialect {
 				l.Check(b["inlineData"], " mimeType data ", "inlineData.")
 			})
 		},
+	}
+}
+
+// forModel applies the rules of the model families that answer a 400
+// INVALID_ARGUMENT ("Please ensure that the number of function response
+// parts is equal to the number of function call parts of the function call
+// turn") to responses spread over several contents: gemini-2.0
+// (microsoft/semantic-kernel#12528) and gemini-3
+// (cloudwego/eino-ext#571). Other models take them spread (the default).
+// The docs ask for one content: https://ai.google.dev/gemini-api/docs/function-calling#parallel_function_calling.
+func forModel(d *dialect.Dialect, model string) {
+	if strings.Contains(model, "gemini-2.0") || strings.Contains(model, "gemini-3") {
+		d.SplitResponses = false
 	}
 }
 

@@ -27,6 +27,7 @@ func Dialect() *dialect.Dialect {
 		Unanswered:  "Every function_call needs a function_call_output with its call_id.",
 		Misplaced:   "This function_call_output is not after its function_call in the same run of items.",
 		EmptyResult: openaichat.EmptyResult,
+		OpenCall:    openCall,
 		Lost: func(l dialect.Loss, m dialect.Message) {
 			if len(m.Parts) != 1 || (m.Parts[0].Kind != dialect.KindCall && m.Parts[0].Kind != dialect.KindResult) {
 				l.Check(m.Raw, " type role content ", "") // a call or output item is checked as a part
@@ -82,6 +83,29 @@ func readItem(v any, p string) (dialect.Message, error) {
 		return dialect.Message{Role: dialect.RoleAssistant, Parts: []dialect.Part{dialect.Other(v)}}, nil
 	}
 	return dialect.Message{Parts: []dialect.Part{dialect.Other(v)}}, nil
+}
+
+// openCall reads one open call of a response the provider holds: the
+// function_call item as the referenced response returned it in its output
+// (type, when present, "function_call"; call_id required; name and
+// arguments optional), so that outputs in input can be paired with it.
+//
+// See https://platform.openai.com/docs/guides/conversation-state
+// (previous_response_id) and the OpenAI OpenAPI spec, FunctionToolCall.
+func openCall(v any, p string) (dialect.Call, error) {
+	m, typ, err := dialect.ObjectMember(v, p, "type")
+	if err != nil {
+		return dialect.Call{}, err
+	}
+	if typ != "" && typ != "function_call" {
+		return dialect.Call{}, field.NewError(field.Join(p, "type"), "must be \"function_call\" (an open call is a function_call item of the referenced response)")
+	}
+	id, err := field.RequiredString(m, "call_id", p)
+	if err != nil {
+		return dialect.Call{}, err
+	}
+	name, args, err := dialect.TwoStrings(m, p, "name", "arguments")
+	return dialect.Call{ID: id, Name: name, ArgsText: args}, err
 }
 
 // writeMessage writes one neutral message as Responses items: its text,
