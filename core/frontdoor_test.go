@@ -50,12 +50,12 @@ var typedCalls = map[string]func(req map[string]any) (any, error, bool){
 	},
 	"check": func(req map[string]any) (any, error, bool) {
 		f, ok1 := str(req, "format")
-		rules, ok2 := str(req, "id_rules")
-		msgs, ok3 := arr(req, "messages")
-		if !ok1 || !ok2 || !ok3 {
+		msgs, ok2 := arr(req, "messages")
+		opts, err := transcriptOptions(req)
+		if !ok1 || !ok2 || err != nil {
 			return nil, nil, false
 		}
-		fs, err := Check(Format(f), msgs, rules)
+		fs, err := CheckWith(Format(f), msgs, opts)
 		if err != nil {
 			return nil, err, true
 		}
@@ -64,10 +64,11 @@ var typedCalls = map[string]func(req map[string]any) (any, error, bool){
 	"repair": func(req map[string]any) (any, error, bool) {
 		f, ok1 := str(req, "format")
 		msgs, ok2 := arr(req, "messages")
-		if !ok1 || !ok2 {
+		opts, err := transcriptOptions(req)
+		if !ok1 || !ok2 || err != nil {
 			return nil, nil, false
 		}
-		out, ch, err := Repair(Format(f), msgs)
+		out, ch, err := RepairWith(Format(f), msgs, opts)
 		if err != nil {
 			return nil, err, true
 		}
@@ -106,12 +107,12 @@ var typedCalls = map[string]func(req map[string]any) (any, error, bool){
 	"convert": func(req map[string]any) (any, error, bool) {
 		from, ok1 := str(req, "from")
 		to, ok2 := str(req, "to")
-		rules, ok3 := str(req, "id_rules")
-		msgs, ok4 := arr(req, "messages")
-		if !ok1 || !ok2 || !ok3 || !ok4 {
+		msgs, ok3 := arr(req, "messages")
+		opts, err := transcriptOptions(req)
+		if !ok1 || !ok2 || !ok3 || err != nil {
 			return nil, nil, false
 		}
-		c, err := Convert(Format(from), Format(to), msgs, rules)
+		c, err := ConvertWith(Format(from), Format(to), msgs, opts)
 		if err != nil {
 			return nil, err, true
 		}
