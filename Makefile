@@ -5,7 +5,7 @@ GO ?= go
 DIST := dist
 FUZZTIME ?= 10s
 
-.PHONY: help build wasm cshared packages demo test test-reset test-go conformance test-python test-node test-rust test-packages fuzz bench lint fmt check clean
+.PHONY: help build wasm cshared packages demo test test-reset test-go conformance test-python test-node test-rust test-redis test-packages fuzz bench lint fmt check clean
 
 help: ## show this list
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  %-12s %s\n", $$1, $$2}'
@@ -25,7 +25,7 @@ packages: build ## dist/packages/: the Python wheel and sdist, the npm tarball a
 demo: ## the main job: the seed's worked example, then every real recording classified
 	$(GO) run ./cmd/toolerr demo
 
-test: test-reset test-go test-python test-node test-rust test-packages conformance ## every test of every target and binding (conformance last, so the bindings join it), then a summary of every skip
+test: test-reset test-go test-python test-node test-rust test-redis test-packages conformance ## every test of every target and binding (conformance last, so the bindings join it), then a summary of every skip
 	@bash scripts/testreport.sh summary
 
 test-reset:
@@ -48,6 +48,9 @@ test-node: build ## the Node binding
 
 test-rust: build ## the Rust binding
 	bash scripts/test-rust.sh $(DIST)
+
+test-redis: build ## one breaker shared through a real redis-server by Go, Python, Node and Rust replicas, and the chaos test with all of them (after test-python, test-node)
+	bash scripts/test-redis.sh $(DIST)
 
 test-packages: packages ## each package installed into a fresh project outside the clone (hidden), the README examples run there
 	bash scripts/test-packages.sh $(DIST)/packages

@@ -49,16 +49,33 @@ impl RedisStore {
         })
     }
 
+    /// A new connection within the deadline. The crate bounds only the TCP
+    /// connect by it; the handshake that follows (its `CLIENT SETINFO`) would
+    /// wait on a paused server without limit, so the connect runs on its own
+    /// thread and is given up at the deadline (the thread ends when the
+    /// server answers or the socket closes).
+    fn connect(&self) -> Result<redis::Connection, StoreError> {
+        let (tx, rx) = std::sync::mpsc::channel();
+        let (client, timeout) = (self.client.clone(), self.timeout);
+        std::thread::spawn(move || {
+            let c = client.get_connection_with_timeout(timeout).and_then(|c| {
+                c.set_read_timeout(Some(timeout))?;
+                c.set_write_timeout(Some(timeout))?;
+                Ok(c)
+            });
+            let _ = tx.send(c);
+        });
+        match rx.recv_timeout(self.timeout) {
+            Ok(c) => Ok(c?),
+            Err(_) => Err(format!("toolerr: no connection to Redis within {:?}", self.timeout).into()),
+        }
+    }
+
     fn with_conn<T>(&self, f: impl FnOnce(&mut redis::Connection) -> redis::RedisResult<T>) -> Result<T, StoreError> {
         let conn = self.idle.lock().unwrap_or_else(|e| e.into_inner()).pop();
         let mut conn = match conn {
             Some(c) => c,
-            None => {
-                let c = self.client.get_connection_with_timeout(self.timeout)?;
-                c.set_read_timeout(Some(self.timeout))?;
-                c.set_write_timeout(Some(self.timeout))?;
-                c
-            }
+            None => self.connect()?,
         };
         let r = f(&mut conn);
         if r.is_ok() {
