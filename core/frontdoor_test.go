@@ -116,7 +116,7 @@ var typedCalls = map[string]func(req map[string]any) (any, error, bool){
 		if err != nil {
 			return nil, err, true
 		}
-		return conversionValue(c), nil, true
+		return conversionValue(c, "messages", c.Messages), nil, true
 	},
 	"retry": func(req map[string]any) (any, error, bool) {
 		ev, ok1 := req["error"]
@@ -241,5 +241,88 @@ func TestOpTable_fixtures(t *testing.T) {
 			continue
 		}
 		require.True(t, !d.IsDir() || known[d.Name()], "fixtures/%s names no op", d.Name())
+	}
+}
+
+// bodyCalls are the body form of the transcript ops through the typed Go
+// API (CheckBody, RepairBody, ...); a request with both "body" and
+// "messages" has no Go form.
+var bodyCalls = map[string]func(req, body map[string]any) (any, error){
+	"check": func(req, body map[string]any) (any, error) {
+		f, _ := str(req, "format")
+		opts, err := transcriptOptions(req)
+		if err != nil {
+			return nil, err
+		}
+		fs, err := CheckBody(Format(f), body, opts)
+		if err != nil {
+			return nil, err
+		}
+		return map[string]any{"findings": findingsValue(fs)}, nil
+	},
+	"repair": func(req, body map[string]any) (any, error) {
+		f, _ := str(req, "format")
+		opts, err := transcriptOptions(req)
+		if err != nil {
+			return nil, err
+		}
+		out, ch, err := RepairBody(Format(f), body, opts)
+		if err != nil {
+			return nil, err
+		}
+		return map[string]any{"body": out, "changes": changesValue(ch)}, nil
+	},
+	"trim": func(req, body map[string]any) (any, error) {
+		f, _ := str(req, "format")
+		mc, _ := num(req, "max_chars")
+		mm, _ := num(req, "max_messages")
+		out, n, err := TrimBody(Format(f), body, int(mc), int(mm))
+		if err != nil {
+			return nil, err
+		}
+		return map[string]any{"body": out, "dropped": n}, nil
+	},
+	"normalize_ids": func(req, body map[string]any) (any, error) {
+		f, _ := str(req, "format")
+		target, _ := str(req, "target")
+		if !present(req, "format") {
+			f = string(transcript.ListFormat(target))
+		}
+		out, m, err := NormalizeIDsBody(Format(f), target, body)
+		if err != nil {
+			return nil, err
+		}
+		return map[string]any{"body": out, "id_map": idMapValue(m)}, nil
+	},
+	"convert": func(req, body map[string]any) (any, error) {
+		from, _ := str(req, "from")
+		to, _ := str(req, "to")
+		opts, err := transcriptOptions(req)
+		if err != nil {
+			return nil, err
+		}
+		c, err := ConvertBody(Format(from), Format(to), body, opts)
+		if err != nil {
+			return nil, err
+		}
+		return conversionValue(Conversion{IDMap: c.IDMap, Notes: c.Notes}, "body", c.Body), nil
+	},
+}
+
+func init() {
+	for op, viaBody := range bodyCalls {
+		list, viaBody := typedCalls[op], viaBody
+		typedCalls[op] = func(req map[string]any) (any, error, bool) {
+			bv, has := req["body"]
+			if !has {
+				return list(req)
+			}
+			body, ok := bv.(map[string]any)
+			if _, both := req["messages"]; both || !ok {
+				return nil, nil, false
+			}
+			r, err := viaBody(req, body)
+			return r, err, true
+		}
 	}
 }

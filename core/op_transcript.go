@@ -12,7 +12,7 @@ func readMessages(req map[string]any) ([]any, error) {
 		return nil, err
 	}
 	if !ok {
-		return nil, field.NewError("messages", "is required (the message list)")
+		return nil, field.NewError("messages", "is required (the message list), or give body (the whole request body)")
 	}
 	return arr, nil
 }
@@ -102,6 +102,9 @@ func idMapValue(m map[string]string) map[string]any {
 // opCheck: {"format", "messages", "id_rules"?, "model"?, "previous_response_id"?,
 // "conversation"?, "open_calls"?} -> {"findings": [...]}.
 func opCheck(req map[string]any) (any, error) {
+	if body, ok, err := bodyMember(req); ok || err != nil {
+		return bodyOr(err, func() (any, error) { return opCheckBody(req, body) })
+	}
 	f, err := field.RequiredString(req, "format", "")
 	if err != nil {
 		return nil, err
@@ -136,6 +139,9 @@ func changesValue(c RepairChanges) map[string]any {
 // opRepair: {"format", "messages", "model"?, "previous_response_id"?,
 // "conversation"?, "open_calls"?} -> {"messages", "changes"}.
 func opRepair(req map[string]any) (any, error) {
+	if body, ok, err := bodyMember(req); ok || err != nil {
+		return bodyOr(err, func() (any, error) { return opRepairBody(req, body) })
+	}
 	f, err := field.RequiredString(req, "format", "")
 	if err != nil {
 		return nil, err
@@ -169,6 +175,9 @@ func opTrim(req map[string]any) (any, error) {
 	if err != nil {
 		return nil, err
 	}
+	if body, ok, err := bodyMember(req); ok || err != nil {
+		return bodyOr(err, func() (any, error) { return opTrimBody(req, body, f, mc, mm) })
+	}
 	msgs, err := readMessages(req)
 	if err != nil {
 		return nil, err
@@ -200,6 +209,9 @@ func opNormalizeIDs(req map[string]any) (any, error) {
 	} else {
 		f = string(transcript.ListFormat(target))
 	}
+	if body, ok, err := bodyMember(req); ok || err != nil {
+		return bodyOr(err, func() (any, error) { return opNormalizeIDsBody(body, f, target) })
+	}
 	msgs, err := readMessages(req)
 	if err != nil {
 		return nil, err
@@ -214,6 +226,9 @@ func opNormalizeIDs(req map[string]any) (any, error) {
 // opConvert: {"from", "to", "messages", "id_rules"?, "model"?, "previous_response_id"?,
 // "conversation"?, "open_calls"?} -> {"messages", "id_map"?, "notes"?, "system"?}.
 func opConvert(req map[string]any) (any, error) {
+	if body, ok, err := bodyMember(req); ok || err != nil {
+		return bodyOr(err, func() (any, error) { return opConvertBody(req, body) })
+	}
 	m, err := stringMembers(req, "", "from", "to")
 	if err != nil {
 		return nil, err
@@ -230,11 +245,22 @@ func opConvert(req map[string]any) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	return conversionValue(c), nil
+	return conversionValue(c, "messages", c.Messages), nil
 }
 
-func conversionValue(c Conversion) map[string]any {
-	out := map[string]any{"messages": c.Messages}
+// bodyOr is err when not nil, else run's answer: the branch of a list op
+// into its body form.
+func bodyOr(err error, run func() (any, error)) (any, error) {
+	if err != nil {
+		return nil, err
+	}
+	return run()
+}
+
+// conversionValue is the convert op's result, the converted list or body
+// under key.
+func conversionValue(c Conversion, key string, converted any) map[string]any {
+	out := map[string]any{key: converted}
 	if len(c.IDMap) > 0 {
 		out["id_map"] = idMapValue(c.IDMap)
 	}

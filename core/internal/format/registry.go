@@ -51,7 +51,9 @@ type Codec interface {
 // classify op's provider hint resolves to (see Vendor). Codec, when not nil, is
 // its serialize/parse codec; Dialect, when not nil, returns its transcript
 // dialect (check, repair, trim, normalize_ids, convert read and write its
-// lists). IDs, for a provider with id rules but no list shape of its own,
+// lists); Request, when not nil, returns its request-body shape (the body
+// form of those ops reads and writes whole request bodies with it). IDs, for
+// a provider with id rules but no list shape of its own,
 // returns them, and Lists names the format its lists take.
 type Provider struct {
 	Name    string
@@ -59,6 +61,7 @@ type Provider struct {
 	Vendor  string
 	Codec   Codec
 	Dialect func() *dialect.Dialect
+	Request func() *dialect.Request
 	IDs     func() dialect.IDRule
 	Lists   string
 }
@@ -68,12 +71,12 @@ type Provider struct {
 // google, claude, aws), the product or API name (chat-completions,
 // responses, vertex, converse). A name never belongs to two rows.
 var table = [...]Provider{
-	{Name: openaichat.Name, Aliases: []string{"openai", "chat", "chat-completions"}, Vendor: "openai", Codec: openaichat.Codec{}, Dialect: openaichat.Dialect},
-	{Name: openairesponses.Name, Aliases: []string{"responses"}, Vendor: "openai", Codec: openairesponses.Codec{}, Dialect: openairesponses.Dialect},
-	{Name: anthropic.Name, Aliases: []string{"claude"}, Vendor: "anthropic", Codec: anthropic.Codec{}, Dialect: anthropic.Dialect},
-	{Name: gemini.Name, Aliases: []string{"google", "vertex", "genai"}, Vendor: "gemini", Codec: gemini.Codec{}, Dialect: gemini.Dialect},
+	{Name: openaichat.Name, Aliases: []string{"openai", "chat", "chat-completions"}, Vendor: "openai", Codec: openaichat.Codec{}, Dialect: openaichat.Dialect, Request: openaichat.Request},
+	{Name: openairesponses.Name, Aliases: []string{"responses"}, Vendor: "openai", Codec: openairesponses.Codec{}, Dialect: openairesponses.Dialect, Request: openairesponses.Request},
+	{Name: anthropic.Name, Aliases: []string{"claude"}, Vendor: "anthropic", Codec: anthropic.Codec{}, Dialect: anthropic.Dialect, Request: anthropic.Request},
+	{Name: gemini.Name, Aliases: []string{"google", "vertex", "genai"}, Vendor: "gemini", Codec: gemini.Codec{}, Dialect: gemini.Dialect, Request: gemini.Request},
 	{Name: geminiopenai.Name, Vendor: "gemini", Codec: geminiopenai.Codec{}},
-	{Name: bedrock.Name, Aliases: []string{"aws", "converse", "bedrock-converse"}, Vendor: "bedrock", Codec: bedrock.Codec{}, Dialect: bedrock.Dialect},
+	{Name: bedrock.Name, Aliases: []string{"aws", "converse", "bedrock-converse"}, Vendor: "bedrock", Codec: bedrock.Codec{}, Dialect: bedrock.Dialect, Request: bedrock.Request},
 	{Name: mcp.Name, Vendor: "mcp", Codec: mcp.Codec{}},
 	{Name: mistral.Name, Vendor: "mistral", IDs: mistral.IDs, Lists: mistral.Lists},
 }
@@ -201,6 +204,16 @@ func DialectNamed(name, path string) (*dialect.Dialect, string, error) {
 		return p.Dialect(), p.Name, nil
 	}
 	return nil, "", unknown(name, path, "transcript format", TranscriptNames())
+}
+
+// RequestShape returns the request-body shape of a transcript format name
+// or alias (how its whole request body holds the list, the system prompt,
+// the tools and the generation parameters), or nil.
+func RequestShape(name string) *dialect.Request {
+	if p := row(name); p != nil && p.Request != nil {
+		return p.Request()
+	}
+	return nil
 }
 
 // Dialect returns the transcript dialect of a format name, or nil.

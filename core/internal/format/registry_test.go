@@ -121,6 +121,13 @@ func TestProviderTable_rows(t *testing.T) {
 			assert.NotEmpty(t, d.RoleNames, p.Name)
 			assert.NotEmpty(t, d.IDs.Text, p.Name)
 			assert.NotNil(t, p.Codec, "%s has a dialect but no codec", p.Name)
+			require.NotNil(t, p.Request, "%s has a dialect but no request-body shape", p.Name)
+			r := p.Request()
+			assert.NotEmpty(t, r.List, p.Name)
+			assert.NotNil(t, r.WriteSystem, p.Name)
+			assert.NotNil(t, r.ReadTools, p.Name)
+			assert.NotNil(t, r.WriteTools, p.Name)
+			assert.NotEmpty(t, r.Params, p.Name)
 		}
 		if p.IDs != nil {
 			assert.NotEmpty(t, p.IDs().Text, p.Name)

@@ -1,0 +1,365 @@
+package dialect
+
+import (
+	"strconv"
+	"strings"
+
+	"github.com/toolerr/toolerr/core/internal/field"
+)
+
+// Request is how one provider's whole request body holds what toolerr reads
+// besides the message list: where the list sits, the system prompt, the tool
+// definitions and the tool choice, server-side state, and the generation
+// parameters that other formats have a place for. The request engine (package
+// request) reads a body with it into a Shape, runs the transcript engine on
+// the list, and writes the body back: the same format keeps every other
+// member as it was, another format gets each part in its own place.
+//
+// The readers take rest, a copy of the body, and delete from it every member
+// they read (a nested object they read part of is replaced by a copy holding
+// what they left), so that what remains in rest is what no reader modelled.
+// They add a note for whatever they read but cannot model (a hosted tool, a
+// cache_control on a system block). A modelled member of the wrong JSON type
+// is a *field.Error at its path under p, the body's path.
+type Request struct {
+	// List is the member holding the message list; Required says a body
+	// must have it.
+	List     string
+	Required bool
+	// TextList turns a list given as a string (a Responses input) into
+	// list elements; nil: the list must be an array.
+	TextList func(s string) []any
+	// ReadSystem reads the system prompt (the text of each system block, in
+	// order); WriteSystem puts texts in the body's place for it, after the
+	// list was written (openai-chat prepends a system message to it).
+	ReadSystem  func(rest map[string]any, p string, n *Notes) ([]string, error)
+	WriteSystem func(body map[string]any, texts []string)
+	// ReadTools reads the function tools, the tool choice and the
+	// parallel-calls switch; WriteTools writes them, noting what the format
+	// has no place for.
+	ReadTools  func(rest map[string]any, p string, n *Notes) (Tools, error)
+	WriteTools func(body map[string]any, t Tools, n *Notes)
+	// Server reads the server-side state a body refers to (nil: the format
+	// has none); it deletes what it read from rest.
+	Server func(rest map[string]any) Server
+	// Params are the generation parameters the format has a place for, each
+	// a neutral name and the member path in this format.
+	Params []Param
+	// Require names the parameters (neutral names) a body must give; a
+	// conversion to this format without one says so.
+	Require []string
+	// ProtoJSON marks a body read by a proto3 JSON parser (Gemini), which
+	// accepts each member under its lowerCamelCase name and its original
+	// snake_case proto name; Params and the readers name the lowerCamelCase
+	// one. See https://protobuf.dev/programming-guides/json/.
+	ProtoJSON bool
+}
+
+// Server is the server-side state a request builds on: a Responses
+// previous_response_id or conversation id. Calls being answered may live
+// there and not in the local list.
+type Server struct {
+	PreviousResponseID string
+	Conversation       string
+}
+
+// Any reports whether the body refers to server-side state.
+func (s Server) Any() bool { return s.PreviousResponseID != "" || s.Conversation != "" }
+
+// Tools are a body's function tools in neutral form.
+//
+// Defs are the function declarations in order; Choice is the tool choice
+// (Mode "" when the body gives none); Parallel is the parallel-calls switch
+// (nil when not given; Anthropic's disable_parallel_tool_use is its
+// inverse).
+type Tools struct {
+	Defs     []Tool
+	Choice   Choice
+	Parallel *bool
+}
+
+// Tool is one function declaration: Name, Description ("" = none), Schema
+// (the parameters as a JSON Schema object; nil = none given, meaning no
+// parameters) and Strict (nil = not given).
+type Tool struct {
+	Name        string
+	Description string
+	Schema      map[string]any
+	Strict      *bool
+}
+
+// Choice is a tool choice: Mode is "auto" (the model decides), "required"
+// (it must call a tool), "none" (it must not), "tool" (it must call Name),
+// or "" (not given).
+type Choice struct {
+	Mode string
+	Name string
+}
+
+// Param is one generation parameter: Name is the neutral name (model,
+// max_tokens, temperature, top_p, top_k, stop, stream, ...); Path the member
+// in this format, dotted for a nested one ("generationConfig.topP"), with
+// "|" between the names it may be read from, the first being the one
+// written ("max_completion_tokens|max_tokens").
+type Param struct {
+	Name, Path string
+}
+
+// Notes collects what a conversion could not carry, in plain words.
+type Notes struct{ List []string }
+
+// Add appends a note.
+func (n *Notes) Add(s string) { n.List = append(n.List, s) }
+
+// Take deletes key from rest and returns its value (nil, false when absent).
+// With proto set, the snake_case name of key is taken when key is absent.
+func Take(rest map[string]any, key string, proto bool) (any, bool) {
+	if v, ok := rest[key]; ok {
+		delete(rest, key)
+		return v, true
+	}
+	if proto {
+		if s := Snake(key); s != key {
+			if v, ok := rest[s]; ok {
+				delete(rest, s)
+				return v, true
+			}
+		}
+	}
+	return nil, false
+}
+
+// Snake is the snake_case proto field name of a lowerCamelCase JSON name
+// (systemInstruction -> system_instruction), as proto3 JSON maps them.
+func Snake(name string) string {
+	var b strings.Builder
+	for i := 0; i < len(name); i++ {
+		c := name[i]
+		if c >= 'A' && c <= 'Z' {
+			b.WriteByte('_')
+			c += 'a' - 'A'
+		}
+		b.WriteByte(c)
+	}
+	return b.String()
+}
+
+// TakeObject takes the object member key of rest (see Take): nil when
+// absent or null; a value of another type is a *field.Error at p.key.
+func TakeObject(rest map[string]any, key, p string, proto bool) (map[string]any, error) {
+	v, ok := Take(rest, key, proto)
+	if !ok || v == nil {
+		return nil, nil
+	}
+	return field.As[map[string]any](v, field.Join(p, key))
+}
+
+// TakeArray takes the array member key of rest (see Take): nil when absent
+// or null; a value of another type is a *field.Error at p.key.
+func TakeArray(rest map[string]any, key, p string, proto bool) ([]any, error) {
+	v, ok := Take(rest, key, proto)
+	if !ok || v == nil {
+		return nil, nil
+	}
+	return field.As[[]any](v, field.Join(p, key))
+}
+
+// TextBlocks reads a list of text blocks (Anthropic system blocks, Bedrock
+// SystemContentBlocks, Gemini parts) at p: the text of each block whose
+// text member is a string, in order; every other member of a block (its
+// type excepted, when typ is set) is noted as not carried, named where.
+func TextBlocks(arr []any, p, where, typ string, n *Notes) ([]string, error) {
+	var out []string
+	for i, v := range arr {
+		b, err := field.As[map[string]any](v, field.Index(p, i))
+		if err != nil {
+			return nil, err
+		}
+		t, ok, err := field.Get[string](b, "text", field.Index(p, i))
+		if err != nil {
+			return nil, err
+		}
+		if ok {
+			out = append(out, t)
+		}
+		for k := range b {
+			if k == "text" && ok || typ != "" && k == "type" && b[k] == typ {
+				continue
+			}
+			n.Add(where + "[" + strconv.Itoa(i) + "]." + k + " is not carried (the target's system prompt takes text only)")
+		}
+	}
+	return out, nil
+}
+
+// JoinSystem is the one text a format with a single system string takes.
+func JoinSystem(texts []string) string { return strings.Join(texts, "\n\n") }
+
+// ReadDefs reads the function tools of an array of tool objects at p with
+// one, which returns the tool and false for a tool that is not a function
+// (a hosted tool); those are noted by their type.
+func ReadDefs(arr []any, p string, n *Notes, one func(m map[string]any, p string) (Tool, bool, error)) ([]Tool, error) {
+	var out []Tool
+	for i, v := range arr {
+		ip := field.Index(p, i)
+		m, err := field.As[map[string]any](v, ip)
+		if err != nil {
+			return nil, err
+		}
+		t, ok, err := one(m, ip)
+		if err != nil {
+			return nil, err
+		}
+		if !ok {
+			n.Add(ip + " (" + OtherName(m) + ") is not a function tool and has no place in the target")
+			continue
+		}
+		out = append(out, t)
+	}
+	return out, nil
+}
+
+// FunctionFields reads a function declaration's name (required), its
+// description and its strict flag from m at p, and the JSON Schema of its
+// parameters from schemaKey (nil when absent or null); other members are
+// noted as not carried. known lists, space separated with a space at each
+// end, the members the caller reads itself.
+func FunctionFields(m map[string]any, p, schemaKey, known string, n *Notes) (Tool, error) {
+	name, err := field.RequiredString(m, "name", p)
+	if err != nil {
+		return Tool{}, err
+	}
+	t := Tool{Name: name}
+	if t.Description, _, err = field.Get[string](m, "description", p); err != nil {
+		if m["description"] != nil {
+			return Tool{}, err
+		}
+	}
+	if schemaKey != "" && m[schemaKey] != nil {
+		if t.Schema, err = field.As[map[string]any](m[schemaKey], field.Join(p, schemaKey)); err != nil {
+			return Tool{}, err
+		}
+	}
+	if s, ok := m["strict"].(bool); ok {
+		t.Strict = &s
+	}
+	for k, v := range m {
+		if v == nil || strings.Contains(" name description strict "+schemaKey+" ", " "+k+" ") || strings.Contains(known, " "+k+" ") {
+			continue
+		}
+		n.Add(field.Join(p, k) + " is not carried (no place for it in the target's tool definition)")
+	}
+	return t, nil
+}
+
+// ObjectSchema is the schema a format that requires one gets for a tool
+// given without parameters: an object with no properties, which is what an
+// omitted parameters member means to OpenAI. See
+// https://platform.openai.com/docs/guides/function-calling.
+func ObjectSchema(s map[string]any) map[string]any {
+	if s != nil {
+		return s
+	}
+	return map[string]any{"type": "object", "properties": map[string]any{}}
+}
+
+// TakeBool takes the boolean member key of rest; nil when absent or not a
+// boolean.
+func TakeBool(rest map[string]any, key string) *bool {
+	v, _ := Take(rest, key, false)
+	if b, ok := v.(bool); ok {
+		return &b
+	}
+	return nil
+}
+
+// ReadOpenAIChoice takes an OpenAI tool_choice from rest: the modes "none",
+// "auto" and "required" as strings, a named function as an object of type
+// "function" whose name nameOf reads; any other value is noted and read as
+// none given.
+func ReadOpenAIChoice(rest map[string]any, p string, n *Notes, nameOf func(m map[string]any) string) Choice {
+	v, _ := Take(rest, "tool_choice", false)
+	switch x := v.(type) {
+	case nil:
+		return Choice{}
+	case string:
+		if x == "none" || x == "auto" || x == "required" {
+			return Choice{Mode: x}
+		}
+	case map[string]any:
+		if name := nameOf(x); x["type"] == "function" && name != "" {
+			return Choice{Mode: "tool", Name: name}
+		}
+	}
+	n.Add(field.Join(p, "tool_choice") + " (" + OtherName(v) + ") has no place in the target")
+	return Choice{}
+}
+
+// WriteOpenAIChoice writes c as an OpenAI tool_choice: a mode as its
+// string, a named tool through named.
+func WriteOpenAIChoice(body map[string]any, c Choice, named func(name string) any) {
+	switch c.Mode {
+	case "":
+	case "tool":
+		body["tool_choice"] = named(c.Name)
+	default:
+		body["tool_choice"] = c.Mode
+	}
+}
+
+// TakeDefs takes the array of tool objects under key from rest and reads
+// its function tools with one (see ReadDefs).
+func TakeDefs(rest map[string]any, key, p string, proto bool, n *Notes, one func(m map[string]any, p string) (Tool, bool, error)) ([]Tool, error) {
+	arr, err := TakeArray(rest, key, p, proto)
+	if err != nil {
+		return nil, err
+	}
+	return ReadDefs(arr, field.Join(p, key), n, one)
+}
+
+// ReadOpenAITools reads the tools, tool_choice and parallel_tool_calls of
+// an OpenAI body: one reads a function tool object, nameOf the function
+// name of a named tool choice.
+func ReadOpenAITools(rest map[string]any, p string, n *Notes, one func(m map[string]any, p string) (Tool, bool, error), nameOf func(m map[string]any) string) (Tools, error) {
+	defs, err := TakeDefs(rest, "tools", p, false, n, one)
+	if err != nil {
+		return Tools{}, err
+	}
+	return Tools{Defs: defs, Choice: ReadOpenAIChoice(rest, p, n, nameOf), Parallel: TakeBool(rest, "parallel_tool_calls")}, nil
+}
+
+// WriteOpenAITools writes the tools of an OpenAI body, each through one,
+// the tool choice (a named one through named) and parallel_tool_calls.
+func WriteOpenAITools(body map[string]any, t Tools, one func(d Tool) any, named func(name string) any) {
+	if len(t.Defs) > 0 {
+		tools := make([]any, len(t.Defs))
+		for i, d := range t.Defs {
+			tools[i] = one(d)
+		}
+		body["tools"] = tools
+	}
+	WriteOpenAIChoice(body, t.Choice, named)
+	if t.Parallel != nil {
+		body["parallel_tool_calls"] = *t.Parallel
+	}
+}
+
+// Object starts the declaration of d in a target's tool shape: its name and,
+// when it has one, its description, plus the members of extra.
+func (d Tool) Object(extra map[string]any) map[string]any {
+	m := map[string]any{"name": d.Name}
+	if d.Description != "" {
+		m["description"] = d.Description
+	}
+	for k, v := range extra {
+		m[k] = v
+	}
+	return m
+}
+
+// NoteStrict notes a strict flag the target has no place for.
+func (d Tool) NoteStrict(n *Notes, where string) {
+	if d.Strict != nil && *d.Strict {
+		n.Add("tools[" + d.Name + "].strict is not carried (no place for it in " + where + ")")
+	}
+}

@@ -1,0 +1,211 @@
+package request
+
+import (
+	"sort"
+	"strings"
+
+	"github.com/toolerr/toolerr/core/internal/format"
+	"github.com/toolerr/toolerr/core/internal/format/dialect"
+	"github.com/toolerr/toolerr/core/internal/transcript"
+)
+
+// Converted is a body written in another format: Body the whole body, IDMap
+// the ids rewritten for the target's rules (new id -> original), Notes what
+// could not travel as is, in plain words (a member the target has no place
+// for, a hosted tool, a system block's cache_control, ...).
+type Converted struct {
+	Body  map[string]any
+	IDMap map[string]string
+	Notes []string
+}
+
+// Convert writes b in the shape of format to, with the engine options o
+// completed by Body.Options. To the same format, only the list is converted
+// (which the engine keeps as it was but for the ids o.IDRules rewrite) and every other member is the value read. To
+// another format, the list is converted by the transcript engine, and the
+// system prompt (the body's own and any system messages of its list the
+// target keeps outside the list), the function tools, the tool choice, the
+// parallel-calls switch and the generation parameters go where the target
+// has a place for them; every other member is dropped and named in a note.
+// A member read but of the wrong JSON type is a *field.Error at its path.
+func Convert(b *Body, to transcript.Format, o transcript.Options) (Converted, error) {
+	o = b.Options(o)
+	if err := transcript.CheckConvert(b.Format, to, o); err != nil {
+		return Converted{}, err
+	}
+	msgs, err := b.Messages()
+	if err != nil {
+		return Converted{}, err
+	}
+	conv := transcript.Convert(b.Format, to, msgs, o)
+	if to == b.Format {
+		return Converted{Body: b.result(conv.Messages, len(conv.IDMap) > 0), IDMap: conv.IDMap, Notes: conv.Notes}, nil
+	}
+	src, dst := b.Shape, format.RequestShape(string(to))
+	var n dialect.Notes
+	rest := copyMap(b.Raw)
+	delete(rest, src.List)
+	var system []string
+	if src.ReadSystem != nil {
+		if system, err = src.ReadSystem(rest, b.Path, &n); err != nil {
+			return Converted{}, err
+		}
+	}
+	if conv.System != "" {
+		system = append(system, conv.System)
+	}
+	tools, err := src.ReadTools(rest, b.Path, &n)
+	if err != nil {
+		return Converted{}, err
+	}
+	if src.Server != nil {
+		if s := src.Server(rest); s.Any() {
+			n.Add("the body builds on server-side state (previous_response_id or conversation) that " + string(to) + " has no place for: its list holds only the turns given here and the open calls passed")
+		}
+	}
+	params, parents := readParams(src, rest)
+
+	out := map[string]any{dst.List: conv.Messages}
+	if len(system) > 0 {
+		dst.WriteSystem(out, system)
+	}
+	dst.WriteTools(out, tools, &n)
+	writeParams(dst, out, params, to, &n)
+
+	notes := make([]string, 0, len(conv.Notes)+len(n.List)+1)
+	for _, s := range conv.Notes {
+		if !strings.HasPrefix(s, "system text moved out of the list") { // the body holds it in the target's place
+			notes = append(notes, s)
+		}
+	}
+	notes = append(notes, n.List...)
+	if left := leftover(rest, parents); len(left) > 0 {
+		notes = append(notes, "dropped body members "+string(b.Format)+" carries that "+string(to)+" has no place for: "+strings.Join(left, ", "))
+	}
+	return Converted{Body: out, IDMap: conv.IDMap, Notes: notes}, nil
+}
+
+// readParams takes the generation parameters of shape s out of rest, by
+// neutral name. parents are the nested objects a parameter was read from
+// (generationConfig), whose other members leftover names one by one.
+func readParams(s *dialect.Request, rest map[string]any) (map[string]any, map[string]bool) {
+	got := map[string]any{}
+	parents := map[string]bool{}
+	for _, p := range s.Params {
+		for _, alt := range strings.Split(p.Path, "|") {
+			parent, key, nested := strings.Cut(alt, ".")
+			if !nested {
+				if v, ok := dialect.Take(rest, alt, s.ProtoJSON); ok && v != nil {
+					if _, seen := got[p.Name]; !seen {
+						got[p.Name] = v
+					}
+				}
+				continue
+			}
+			obj := nestedCopy(rest, parent, s.ProtoJSON)
+			if obj == nil {
+				continue
+			}
+			parents[parent] = true
+			if v, ok := dialect.Take(obj, key, s.ProtoJSON); ok && v != nil {
+				if _, seen := got[p.Name]; !seen {
+					got[p.Name] = v
+				}
+			}
+		}
+	}
+	return got, parents
+}
+
+// nestedCopy replaces the object member parent of rest (read under its
+// snake_case name too when proto) by a copy, stored under parent, and
+// returns it; nil when there is no such object.
+func nestedCopy(rest map[string]any, parent string, proto bool) map[string]any {
+	v, ok := rest[parent]
+	if !ok && proto {
+		if v, ok = rest[dialect.Snake(parent)]; ok {
+			delete(rest, dialect.Snake(parent))
+		}
+	}
+	m, isObj := v.(map[string]any)
+	if !ok || !isObj {
+		return nil
+	}
+	c := copyMap(m)
+	rest[parent] = c
+	return c
+}
+
+// writeParams puts the parameters in dst's places (the first name of each
+// path), and notes those dst has no place for and those it requires but the
+// body lacks.
+func writeParams(dst *dialect.Request, out map[string]any, params map[string]any, to transcript.Format, n *dialect.Notes) {
+	placed := map[string]bool{}
+	for _, p := range dst.Params {
+		v, ok := params[p.Name]
+		if !ok {
+			continue
+		}
+		placed[p.Name] = true
+		if s, isStr := v.(string); isStr && p.Name == "stop" {
+			v = []any{s} // Chat Completions also takes one string; every format takes a list
+		}
+		path, _, _ := strings.Cut(p.Path, "|")
+		parent, key, nested := strings.Cut(path, ".")
+		if !nested {
+			out[path] = v
+			continue
+		}
+		obj, _ := out[parent].(map[string]any)
+		if obj == nil {
+			obj = map[string]any{}
+			out[parent] = obj
+		}
+		obj[key] = v
+	}
+	var lost []string
+	for name := range params {
+		if !placed[name] {
+			lost = append(lost, name)
+		}
+	}
+	sort.Strings(lost)
+	for _, name := range lost {
+		why := string(to) + " has no place for it"
+		if name == "model" {
+			why = string(to) + " takes the model in the URL, not the body"
+		} else if name == "stream" {
+			why = string(to) + " streams through another endpoint, not a body member"
+		}
+		n.Add("dropped the " + name + " parameter: " + why)
+	}
+	for _, name := range dst.Require {
+		if _, ok := params[name]; !ok {
+			n.Add(string(to) + " requires " + name + " and the body gives none: set it before sending")
+		}
+	}
+}
+
+// leftover names the members of rest no reader took, sorted; a nested
+// parameter object is named member by member (generationConfig.candidateCount).
+func leftover(rest map[string]any, parents map[string]bool) []string {
+	var out []string
+	for k, v := range rest {
+		if m, ok := v.(map[string]any); ok && parents[k] {
+			for nk := range m {
+				out = append(out, k+"."+nk)
+			}
+			continue
+		}
+		out = append(out, k)
+	}
+	for i, s := range out {
+		if d := dialect.DisplayName(s); d != "" {
+			out[i] = d
+		} else {
+			out[i] = "(unnamed)"
+		}
+	}
+	sort.Strings(out)
+	return out
+}
