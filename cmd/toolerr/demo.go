@@ -2,7 +2,6 @@ package main
 
 import (
 	"embed"
-	"encoding/json"
 	"fmt"
 	"io"
 	"io/fs"
@@ -58,25 +57,23 @@ var bundled embed.FS
 
 // call is a tiny helper around core.Invoke for the demo: it returns "ok" or an error.
 func call(req map[string]any) (any, error) {
-	b, err := json.Marshal(req)
+	b, err := core.AppendJSON(nil, req)
 	if err != nil {
 		return nil, err
 	}
-	var resp struct {
-		OK    any            `json:"ok"`
-		Error *core.Envelope `json:"error"`
-	}
-	if err := json.Unmarshal(core.Invoke(b), &resp); err != nil {
+	v, err := core.ParseJSON(core.Invoke(b))
+	if err != nil {
 		return nil, err
 	}
-	if resp.Error != nil {
-		return nil, fmt.Errorf("%s: %s", resp.Error.Code, resp.Error.Message)
+	resp, _ := v.(map[string]any)
+	if e, ok := resp["error"].(map[string]any); ok {
+		return nil, fmt.Errorf("%v: %v", e["code"], e["message"])
 	}
-	return resp.OK, nil
+	return resp["ok"], nil
 }
 
 func compact(v any) string {
-	b, _ := json.Marshal(v)
+	b, _ := core.AppendJSON(nil, v)
 	var out strings.Builder
 	// Re-encode through Invoke's canonical writer so the demo prints the exact bytes.
 	resp := core.Invoke(append(append([]byte(`{"op":"canonicalize","value":`), b...), '}'))
@@ -220,15 +217,13 @@ func demoRecordings(w io.Writer, fsys fs.FS, label string) error {
 		if err != nil {
 			return err
 		}
-		var rec struct {
-			Kind     string `json:"kind"`
-			Response struct {
-				Status any `json:"status"`
-			} `json:"response"`
-		}
-		if json.Unmarshal(b, &rec) != nil || rec.Kind != "error_response" {
+		v, err := core.ParseJSON(b)
+		rec, _ := v.(map[string]any)
+		if err != nil || rec["kind"] != "error_response" {
 			continue
 		}
+		resp, _ := rec["response"].(map[string]any)
+		status := resp["status"]
 		req, err := classifyRequest(b)
 		if err != nil {
 			return fmt.Errorf("%s: %w", f, err)
@@ -236,7 +231,7 @@ func demoRecordings(w io.Writer, fsys fs.FS, label string) error {
 		rel := f
 		ok, err := call(req)
 		if err != nil {
-			fmt.Fprintf(tw, "%s\t%v\t(error: %v)\t\t\n", rel, rec.Response.Status, err)
+			fmt.Fprintf(tw, "%s\t%v\t(error: %v)\t\t\n", rel, status, err)
 			continue
 		}
 		e := ok.(map[string]any)
@@ -249,7 +244,7 @@ func demoRecordings(w io.Writer, fsys fs.FS, label string) error {
 		if e["retryable"] == true {
 			retryable++
 		}
-		fmt.Fprintf(tw, "%s\t%v\t%v\t%v\t%s\n", rel, rec.Response.Status, e["code"], e["retryable"], ra)
+		fmt.Fprintf(tw, "%s\t%v\t%v\t%v\t%s\n", rel, status, e["code"], e["retryable"], ra)
 	}
 	tw.Flush()
 	fmt.Fprintf(w, "%d responses classified: %d retryable, %d terminal.\n", count, retryable, count-retryable)

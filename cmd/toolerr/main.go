@@ -12,7 +12,6 @@ package main
 
 import (
 	"bytes"
-	"encoding/json"
 	"errors"
 	"flag"
 	"fmt"
@@ -35,9 +34,9 @@ func commands() []command {
 		{"classify", "classify [flags] [FILE]", "classify a recorded HTTP failure, SSE error event or error text into an envelope", runClassify},
 		{"wrap", "wrap --provider P [flags] [FILE]", "turn a failure (an envelope) or a result into provider P's tool-result messages", runWrap},
 		{"invoke", "invoke [FILE]", "send one raw Invoke request ({\"op\": ...}) and print the response", runInvoke},
-		{"check", "check --format P [FILE]", "list what provider P would reject in a transcript", passthrough("check")},
-		{"repair", "repair --format P [FILE]", "answer unanswered calls, drop orphans, reorder and merge results", passthrough("repair")},
-		{"convert", "convert --from P --to Q [FILE]", "translate a transcript from provider P's shape to Q's", passthrough("convert")},
+		{"check", "check --format P [FILE]", "list what provider P would reject in a message list or a whole request body", passthrough("check")},
+		{"repair", "repair --format P [FILE]", "answer unanswered calls, drop orphans, reorder and merge results (a list, or a whole body kept whole)", passthrough("repair")},
+		{"convert", "convert --from P --to Q [FILE]", "translate a list, or a whole request body (system prompt, tools, parameters), from P's shape to Q's", passthrough("convert")},
 		{"trim", "trim --format P --max-chars N [FILE]", "drop the oldest turns to fit a size, never splitting a call from its results", passthrough("trim")},
 		{"replay", "replay --format P TRACE", "replay a recorded failure trace through a provider's adapter", passthrough("replay")},
 		{"demo", "demo [--shared DIR]", "the main job: the seed's worked example, then every real recording classified", runDemo},
@@ -108,19 +107,16 @@ func readInput(args []string, stdin io.Reader) ([]byte, error) {
 	return b, nil
 }
 
-// decodeJSON parses input JSON with numbers kept exact, for building requests.
+// decodeJSON parses input JSON with the core's own parser (core.ParseJSON),
+// so the CLI sees what Invoke sees: a duplicate key is an error, not the
+// last value silently kept.
 func decodeJSON(b []byte) (any, error) {
 	if len(bytes.TrimSpace(b)) == 0 {
 		return nil, errors.New("input is empty")
 	}
-	dec := json.NewDecoder(bytes.NewReader(b))
-	dec.UseNumber()
-	var v any
-	if err := dec.Decode(&v); err != nil {
-		return nil, fmt.Errorf("input is not valid JSON: %v", err)
-	}
-	if dec.More() {
-		return nil, errors.New("input holds more than one JSON value")
+	v, err := core.ParseJSON(b)
+	if err != nil {
+		return nil, fmt.Errorf("input is not valid JSON: %s", strings.TrimPrefix(err.Error(), "canonical: "))
 	}
 	return v, nil
 }
@@ -134,7 +130,7 @@ func invoke(req any, stdout, stderr io.Writer) int {
 // invokeAndPrint is invoke; with findings set, a response whose ok.findings
 // is not empty exits 3 (check found something the provider would reject).
 func invokeAndPrint(req any, stdout, stderr io.Writer, findings bool) int {
-	b, err := json.Marshal(req)
+	b, err := core.AppendJSON(nil, req)
 	if err != nil {
 		fmt.Fprintf(stderr, "toolerr: cannot encode request: %v\n", err)
 		return 2
@@ -142,13 +138,8 @@ func invokeAndPrint(req any, stdout, stderr io.Writer, findings bool) int {
 	resp := core.Invoke(b)
 	code := printResponse(resp, stdout, stderr)
 	if code == 0 && findings {
-		var r struct {
-			OK struct {
-				Findings []any `json:"findings"`
-			} `json:"ok"`
-		}
-		if json.Unmarshal(resp, &r) == nil && len(r.OK.Findings) > 0 {
-			fmt.Fprintf(stderr, "toolerr: %d finding(s): the provider would reject this transcript\n", len(r.OK.Findings))
+		if fs, _ := okMember(resp)["findings"].([]any); len(fs) > 0 {
+			fmt.Fprintf(stderr, "toolerr: %d finding(s): the provider would reject this transcript\n", len(fs))
 			return 3
 		}
 	}
@@ -159,19 +150,29 @@ func printResponse(resp []byte, stdout, stderr io.Writer) int {
 	stdout.Write(resp)
 	io.WriteString(stdout, "\n")
 	if bytes.HasPrefix(resp, []byte(`{"error":`)) {
-		var r struct {
-			Error core.Envelope `json:"error"`
-		}
-		if json.Unmarshal(resp, &r) == nil {
+		v, _ := core.ParseJSON(resp)
+		if e, ok := v.(map[string]any)["error"].(map[string]any); ok {
 			where := ""
-			if p, ok := r.Error.Details["path"].(string); ok && p != "" {
+			d, _ := e["details"].(map[string]any)
+			if p, ok := d["path"].(string); ok && p != "" {
 				where = " (at " + p + ")"
 			}
-			fmt.Fprintf(stderr, "toolerr: %s: %s%s\n", r.Error.Code, strings.TrimPrefix(r.Error.Message, "toolerr: "), where)
+			code, _ := e["code"].(string)
+			msg, _ := e["message"].(string)
+			fmt.Fprintf(stderr, "toolerr: %s: %s%s\n", code, strings.TrimPrefix(msg, "toolerr: "), where)
 		}
 		return 1
 	}
 	return 0
+}
+
+// okMember is the object inside a core response {"ok": {...}}, nil for
+// anything else.
+func okMember(resp []byte) map[string]any {
+	v, _ := core.ParseJSON(resp)
+	m, _ := v.(map[string]any)
+	ok, _ := m["ok"].(map[string]any)
+	return ok
 }
 
 func fail(stderr io.Writer, err error) int {
@@ -232,9 +233,11 @@ func formatList(fs []core.Format) string {
 }
 
 // passthrough builds a command that wraps its input in {"op": op, ...flags}.
-// The input is a message list (sent as "messages"), or an object whose members
-// are merged into the request (so a whole request body also works, and so
-// does another command's {"ok": {...}} output). check exits 3 when it has
+// The input is a message list (sent as "messages"), a whole request body of
+// the format (sent as "body": the answer is the whole body, every member
+// kept), or another command's {"ok": {...}} output (its body or messages).
+// replay takes a trace. The input is read by the core's parser
+// (decodeJSON), never by encoding/json. check exits 3 when it has
 // findings, so it can gate a CI step.
 func passthrough(op string) func([]string, io.Reader, io.Writer, io.Writer) int {
 	return func(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
@@ -260,12 +263,17 @@ func passthrough(op string) func([]string, io.Reader, io.Writer, io.Writer) int 
 		if err != nil {
 			return fail(stderr, err)
 		}
+		req := map[string]any{}
 		if m, ok := v.(map[string]any); ok && len(m) == 1 {
 			if inner, ok := m["ok"].(map[string]any); ok {
-				v = inner // another command's output: {"ok": {"messages": [...], ...}}
+				v = inner // another command's output: {"ok": {"body" | "messages": ..., ...}}
+				if b, has := inner["body"]; has {
+					v = b
+				} else if l, has := inner["messages"]; has {
+					v = l
+				}
 			}
 		}
-		req := map[string]any{}
 		switch x := v.(type) {
 		case []any:
 			if op == "replay" {
@@ -277,12 +285,14 @@ func passthrough(op string) func([]string, io.Reader, io.Writer, io.Writer) int 
 				if _, ok := x["trace"]; !ok {
 					x = map[string]any{"trace": x}
 				}
+				for k, val := range x {
+					req[k] = val
+				}
+				break
 			}
-			for k, val := range x {
-				req[k] = val
-			}
+			req["body"] = x // a whole request body: every member comes back
 		default:
-			return fail(stderr, errors.New("input must be a JSON array of messages or an object"))
+			return fail(stderr, errors.New("input must be a JSON array of messages or an object (a whole request body)"))
 		}
 		req["op"] = op
 		for f, val := range vals {

@@ -7,6 +7,8 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/toolerr/toolerr/core"
 )
 
 func runCLI(t *testing.T, stdin string, args ...string) (code int, stdout, stderr string) {
@@ -169,4 +171,69 @@ func TestRun_oneVocabulary(t *testing.T) {
 		assert.Contains(t, stderr, "openai=openai-chat", cmd)
 		assert.Contains(t, stderr, "aws=bedrock", cmd)
 	}
+}
+
+// TestRun_wholeBodies: the transcript commands take a whole request body of
+// every format and print the whole body back, every other member kept;
+// repair's output pipes into check.
+func TestRun_wholeBodies(t *testing.T) {
+	bodies := map[string]string{
+		"openai-chat":      `{"model":"gpt-4o","temperature":0,"tools":[{"type":"function","function":{"name":"f"}}],"messages":[{"role":"assistant","content":null,"tool_calls":[{"id":"call_1","type":"function","function":{"name":"f","arguments":"{}"}}]}]}`,
+		"openai-responses": `{"model":"gpt-4o","instructions":"Be brief.","input":[{"type":"function_call","call_id":"call_1","name":"f","arguments":"{}"}]}`,
+		"anthropic":        `{"model":"claude-sonnet-4-5","max_tokens":100,"system":"Be brief.","messages":[{"role":"assistant","content":[{"type":"tool_use","id":"toolu_1","name":"f","input":{}}]}]}`,
+		"gemini":           `{"systemInstruction":{"parts":[{"text":"Be brief."}]},"generationConfig":{"temperature":0},"contents":[{"role":"model","parts":[{"functionCall":{"name":"f","args":{}}}]}]}`,
+		"bedrock":          `{"system":[{"text":"Be brief."}],"inferenceConfig":{"maxTokens":100},"messages":[{"role":"assistant","content":[{"toolUse":{"toolUseId":"t1","name":"f","input":{}}}]}]}`,
+	}
+	for f, body := range bodies {
+		code, stdout, _ := runCLI(t, body, "check", "--format", f)
+		assert.Equal(t, 3, code, f)
+		assert.Contains(t, stdout, `"kind":"unanswered_call"`, f)
+
+		code, repaired, _ := runCLI(t, body, "repair", "--format", f)
+		require.Equal(t, 0, code, f)
+		in, err := decodeJSON([]byte(body))
+		require.NoError(t, err)
+		out := okMember([]byte(repaired))["body"].(map[string]any)
+		for k, v := range in.(map[string]any) {
+			if k == "messages" || k == "input" || k == "contents" {
+				continue
+			}
+			a, _ := core.AppendJSON(nil, v)
+			b, _ := core.AppendJSON(nil, out[k])
+			assert.Equal(t, string(a), string(b), "%s: %s", f, k)
+		}
+		code, stdout, _ = runCLI(t, repaired, "check", "--format", f)
+		assert.Equal(t, 0, code, "%s: repair's output pipes into check", f)
+		assert.Contains(t, stdout, `"findings":[]`)
+
+		code, stdout, _ = runCLI(t, body, "trim", "--format", f, "--max-messages", "5")
+		assert.Equal(t, 0, code, f)
+		assert.Contains(t, stdout, `"body":`, f)
+	}
+	code, stdout, _ := runCLI(t, bodies["anthropic"], "convert", "--from", "claude", "--to", "google")
+	require.Equal(t, 0, code)
+	b := okMember([]byte(stdout))["body"].(map[string]any)
+	assert.Equal(t, map[string]any{"parts": []any{map[string]any{"text": "Be brief."}}}, b["systemInstruction"])
+	assert.Equal(t, map[string]any{"maxOutputTokens": 100.0}, b["generationConfig"])
+	assert.Contains(t, stdout, "takes the model in the URL")
+}
+
+// TestRun_duplicateKeys: the CLI reads input with the core's parser, so a
+// duplicate key is refused as invoke refuses it; encoding/json would keep
+// the second tool_use_id and repair would drop the real result as an orphan.
+func TestRun_duplicateKeys(t *testing.T) {
+	msgs := `[{"role":"assistant","content":[{"type":"tool_use","id":"toolu_1","name":"f","input":{}}]},
+	  {"role":"user","content":[{"type":"tool_result","tool_use_id":"toolu_1","content":"the real result","tool_use_id":"toolu_X"}]}]`
+	for _, cmd := range [][]string{{"repair", "--format", "anthropic"}, {"check", "--format", "anthropic"}, {"convert", "--from", "anthropic", "--to", "openai-chat"}, {"trim", "--format", "anthropic", "--max-messages", "9"}} {
+		code, stdout, stderr := runCLI(t, msgs, cmd...)
+		assert.Equal(t, 2, code, cmd[0])
+		assert.Empty(t, stdout, cmd[0])
+		assert.Contains(t, stderr, `input is not valid JSON: duplicate object key "tool_use_id" at byte offset 195`, cmd[0])
+	}
+	code, stdout, _ := runCLI(t, `{"op":"repair","format":"anthropic","messages":`+msgs+`}`, "invoke")
+	assert.Equal(t, 1, code)
+	assert.Contains(t, stdout, `duplicate object key`)
+	code, _, stderr := runCLI(t, `{"code":"TIMEOUT","message":"a","message":"b"}`, "wrap", "--provider", "openai")
+	assert.Equal(t, 2, code)
+	assert.Contains(t, stderr, `duplicate object key "message"`)
 }

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"encoding/json"
 	"errors"
 	"io"
 
@@ -81,16 +80,14 @@ func completeEnvelope(m map[string]any, stderr io.Writer) (map[string]any, int) 
 	for k, v := range m {
 		req[k] = v
 	}
-	b, err := json.Marshal(req)
+	b, err := core.AppendJSON(nil, req)
 	if err != nil {
 		return nil, fail(stderr, err)
 	}
 	resp := core.Invoke(b)
-	var r struct {
-		OK map[string]any `json:"ok"`
-	}
-	if json.Unmarshal(resp, &r) != nil || r.OK == nil {
+	ok := okMember(resp)
+	if ok == nil {
 		return nil, printResponse(resp, io.Discard, stderr)
 	}
-	return r.OK, 0
+	return ok, 0
 }
