@@ -72,7 +72,7 @@ var typedCalls = map[string]func(req map[string]any) (any, error, bool){
 		if err != nil {
 			return nil, err, true
 		}
-		return map[string]any{"messages": out, "changes": changesValue(ch)}, nil, true
+		return repairValue(out, ch), nil, true
 	},
 	"trim": func(req map[string]any) (any, error, bool) {
 		f, ok1 := str(req, "format")

@@ -132,7 +132,7 @@ func changesValue(c RepairChanges) map[string]any {
 	return map[string]any{
 		"synthesized": c.Synthesized, "dropped_orphans": c.DroppedOrphans,
 		"dropped_duplicates": c.DroppedDuplicates, "moved": c.Moved, "merged": c.Merged,
-		"filled": c.Filled, "ids": ids,
+		"filled": c.Filled, "renamed": c.Renamed, "ids": ids,
 	}
 }
 
@@ -158,7 +158,17 @@ func opRepair(req map[string]any) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	return map[string]any{"messages": out, "changes": changesValue(ch)}, nil
+	return repairValue(out, ch), nil
+}
+
+// repairValue is the repair op's answer: the list, the changes, and the
+// id_map of renamed calls when there are any.
+func repairValue(out []any, ch RepairChanges) map[string]any {
+	res := map[string]any{"messages": out, "changes": changesValue(ch)}
+	if len(ch.IDMap) > 0 {
+		res["id_map"] = idMapValue(ch.IDMap)
+	}
+	return res
 }
 
 // opTrim: {"format", "messages", "max_chars"? , "max_messages"?} -> {"messages", "dropped"}.

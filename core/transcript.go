@@ -29,8 +29,10 @@ type Finding = transcript.Finding
 // (and, for Gemini, other parts) moved to where the format requires them;
 // Merged the Gemini contents whose responses were merged into the first one
 // and which were removed; Filled the empty result texts replaced by
-// "(empty result)". IDs lists every call id touched, in order of first
-// change.
+// "(empty result)"; Renamed the calls that repeated an id of their own turn
+// and got a new one (their results with them), IDMap mapping each new id to
+// the original (nil when none). IDs lists every call id touched, in order of
+// first change.
 //
 // See docs/transcripts.md, "repair".
 type RepairChanges = transcript.Changes

@@ -61,9 +61,14 @@ type group struct {
 	lo, hi int
 }
 
+// resInfo is where the result at a loc stands: its status, the call k of
+// group g it answers (noGroup: none), the calls of g it may answer (ks:
+// those with its id, in order; a turn that repeats an id pairs its results
+// in order), and why a movable one is not in place (a finding kind).
 type resInfo struct {
 	status int
 	g, k   int
+	ks     []int
 	why    string
 }
 
@@ -123,10 +128,11 @@ func findGroups(p dialect.Placement, msgs []Message) []group {
 			}
 			gs = append(gs, group{at: i, calls: callLocs(msgs, i, i+1), lo: i + 1, hi: j})
 		case dialect.AfterCall:
-			// the call item (or the server message of open calls) and the
-			// run of call and output items after it
+			// the call item (or the server message of open calls), the call
+			// items right after it and the outputs after those: a call item
+			// after an output opens the next turn
 			j := i + 1
-			for j < n && (msgs[j].Role == RoleTool || (msgs[j].Role == RoleAssistant && len(msgs[j].Parts) == 1 && msgs[j].Parts[0].Kind == KindCall)) {
+			for j < n && (msgs[j].Role == RoleTool || (msgs[j].Role == RoleAssistant && len(msgs[j].Parts) == 1 && msgs[j].Parts[0].Kind == KindCall && msgs[j-1].Role != RoleTool)) {
 				j++
 			}
 			gs = append(gs, group{at: i, calls: callLocs(msgs, i, j), lo: i, hi: j})
@@ -218,7 +224,7 @@ func analyze(d *dialect.Dialect, msgs []Message, unseen bool) *analysis {
 	for i := range a.regionOf {
 		a.regionOf[i] = noGroup
 	}
-	byID := map[string]callRef{}
+	byID := map[string][]callRef{} // every call with the id, in list order
 	a.answer = make([][]loc, len(a.groups))
 	a.claim = make([][]loc, len(a.groups))
 	for g, gr := range a.groups {
@@ -231,11 +237,11 @@ func analyze(d *dialect.Dialect, msgs []Message, unseen bool) *analysis {
 			a.answer[g][k] = noLoc()
 			a.claim[g][k] = noLoc()
 			if id := a.call(g, k).ID; id != "" {
-				if _, dup := byID[id]; !dup {
-					byID[id] = callRef{g, k}
-				} else {
-					a.dupCall[callRef{g, k}] = true
+				refs := byID[id]
+				if n := len(refs); n > 0 && refs[n-1].group == g {
+					a.dupCall[callRef{g, k}] = true // ids pair within their turn: a second one there is a duplicate
 				}
+				byID[id] = append(refs, callRef{g, k})
 			}
 		}
 	}
@@ -252,8 +258,9 @@ func analyze(d *dialect.Dialect, msgs []Message, unseen bool) *analysis {
 			order = append(order, l)
 			info := resInfo{g: noGroup, k: -1}
 			if id := p.Result.ID(); id != "" {
-				if gk, ok := byID[id]; ok {
-					info.g, info.k = gk.group, gk.call
+				info.g, info.ks = a.turnOf(byID[id], i, p.Result.Outcome.Call.Name)
+				if info.g != noGroup {
+					info.k = info.ks[0]
 				}
 			} else if g := a.regionOf[i]; g != noGroup {
 				// no id: Gemini pairs by name and order; the other formats
@@ -268,12 +275,15 @@ func analyze(d *dialect.Dialect, msgs []Message, unseen bool) *analysis {
 				nth := nameSeen[g][name]
 				nameSeen[g][name]++
 				if ks := a.unnamed(g)[name]; nth < len(ks) {
-					info.g, info.k = g, ks[nth]
+					info.g, info.k, info.ks = g, ks[nth], []int{ks[nth]}
 				}
 			}
-			if info.g != noGroup && a.answer[info.g][info.k].msg < 0 && a.inPlace(l, info.g, info.k) {
-				info.status = statusInPlace
-				a.answer[info.g][info.k] = l
+			for _, k := range info.ks {
+				if a.answer[info.g][k].msg < 0 && a.inPlace(l, info.g, k) {
+					info.status, info.k = statusInPlace, k
+					a.answer[info.g][k] = l
+					break
+				}
 			}
 			a.res[l] = info
 		}
@@ -287,7 +297,7 @@ func analyze(d *dialect.Dialect, msgs []Message, unseen bool) *analysis {
 			info.status = statusUnverified
 		case info.g == noGroup:
 			info.status = statusOrphan
-		case a.answer[info.g][info.k].msg >= 0 || a.claim[info.g][info.k].msg >= 0:
+		case !a.free(&info):
 			info.status = statusDuplicate
 		default:
 			info.status = statusMovable
@@ -305,6 +315,65 @@ func analyze(d *dialect.Dialect, msgs []Message, unseen bool) *analysis {
 		a.res[l] = info
 	}
 	return a
+}
+
+// turnOf picks, among refs (the calls with a result's id, in list order),
+// the turn the result at message i answers: ids pair within their turn, so
+// a turn with a call named name (a result that names its function, as
+// Gemini's do), and among those the turn whose reply region holds it, else
+// the last turn before it, else the first after it (a result before its
+// call). It
+// returns the group and its calls with the id (only those named name when
+// there are any), or noGroup when refs is empty.
+func (a *analysis) turnOf(refs []callRef, i int, name string) (int, []int) {
+	if len(refs) == 0 {
+		return noGroup, nil
+	}
+	named := func(r callRef) bool { return name != "" && a.call(r.group, r.call).Name == name }
+	g, best := refs[0].group, -1
+	for _, r := range refs {
+		// a call of the result's name first, then the turn whose region
+		// holds the result, then a turn before it (the latest)
+		score := 0
+		switch {
+		case a.regionOf[i] == r.group:
+			score = 2
+		case a.groups[r.group].at < i:
+			score = 1
+		}
+		if named(r) {
+			score += 4
+		}
+		if score > best || score == best && score&1 == 1 {
+			g, best = r.group, score
+		}
+	}
+	var ks, others []int
+	for _, r := range refs {
+		switch {
+		case r.group != g:
+		case named(r):
+			ks = append(ks, r.call)
+		default:
+			others = append(others, r.call)
+		}
+	}
+	if len(ks) > 0 {
+		return g, ks // a turn repeating the id: the calls of that name alone
+	}
+	return g, others
+}
+
+// free points info at the first of its calls without a result in place or
+// claimed, and reports whether there is one.
+func (a *analysis) free(info *resInfo) bool {
+	for _, k := range info.ks {
+		if a.answer[info.g][k].msg < 0 && a.claim[info.g][k].msg < 0 {
+			info.k = k
+			return true
+		}
+	}
+	return false
 }
 
 // callKey names a call in findings: its id, or its function name when the
@@ -369,8 +438,11 @@ func Check(f Format, msgs []Message, opts Options) []Finding {
 	var evs []event
 	for g, gr := range a.groups {
 		for k, cl := range gr.calls {
-			if a.answer[g][k].msg < 0 && a.claim[g][k].msg < 0 && !a.dupCall[callRef{g, k}] {
+			if a.answer[g][k].msg < 0 && a.claim[g][k].msg < 0 {
 				evs = append(evs, event{l: cl, kind: FindUnansweredCall, id: callKey(a.call(g, k)), msg: d.Unanswered})
+			}
+			if a.dupCall[callRef{g, k}] {
+				evs = append(evs, event{l: cl, kind: FindDuplicateCallID, id: a.call(g, k).ID, msg: "Two tool calls of one turn share this id; ids must be unique within a turn (repair renames the second)."})
 			}
 		}
 		if d.Placement == dialect.NextContent && gr.hi > gr.lo {
@@ -397,7 +469,6 @@ func Check(f Format, msgs []Message, opts Options) []Finding {
 			}
 		}
 	}
-	seen := map[string]bool{}
 	for i, m := range all {
 		if m.Server {
 			continue // the provider's own calls: their ids are not ours to check
@@ -410,12 +481,6 @@ func Check(f Format, msgs []Message, opts Options) []Finding {
 			l := loc{i, j}
 			switch p.Kind {
 			case KindCall:
-				if p.Call.ID != "" {
-					if seen[p.Call.ID] {
-						evs = append(evs, event{l: l, kind: FindDuplicateCallID, id: p.Call.ID, msg: "Two tool calls share this id; providers require call ids to be unique."})
-					}
-					seen[p.Call.ID] = true
-				}
 				if !ids.Valid(p.Call.ID) {
 					evs = append(evs, event{l: l, kind: FindInvalidID, id: p.Call.ID, at: atPart, msg: ids.Text})
 				}

@@ -50,15 +50,26 @@ func Convert(from, to Format, msgs []Message, opts Options) Converted {
 		all[0].Server = false
 		notes = append(notes, "wrote the referenced response's open calls ("+strconv.Itoa(len(opts.OpenCalls))+") as the assistant turn their outputs answer: "+string(to)+" lists hold the whole history")
 	}
-	turns, generated, unverified := regroup(src, all, dst, opts.server() && opts.OpenCalls == nil)
-	if generated > 0 {
-		notes = append(notes, "generated ids for "+strconv.Itoa(generated)+" calls that had none (Gemini), paired with their responses by name and order")
+	rules := idRule(dst, opts.IDRules)
+	rg := regroup(src, all, dst, opts.server() && opts.OpenCalls == nil, rules)
+	turns := rg.turns
+	if rg.generated > 0 {
+		notes = append(notes, "generated ids for "+strconv.Itoa(rg.generated)+" calls that had none (Gemini), paired with their responses by name and order")
 	}
-	if unverified > 0 {
-		notes = append(notes, "dropped outputs ("+strconv.Itoa(unverified)+") whose calls the provider holds (previous_response_id or conversation): pass open_calls to carry them with the turn they answer")
+	if len(rg.renamed) > 0 {
+		notes = append(notes, "renamed calls ("+strconv.Itoa(len(rg.renamed))+") that repeated an id of their own turn, with their results (see id_map)")
 	}
-	ids := planIDs(turns, idRule(dst, opts.IDRules))
+	if rg.unverified > 0 {
+		notes = append(notes, "dropped outputs ("+strconv.Itoa(rg.unverified)+") whose calls the provider holds (previous_response_id or conversation): pass open_calls to carry them with the turn they answer")
+	}
+	ids := planIDs(turns, rules)
 	applyIDs(dst, turns, ids)
+	for n, o := range rg.renamed {
+		if orig, ok := ids.Back[o]; ok {
+			o = orig
+		}
+		ids.Back[n] = o
+	}
 	if dst.Placement == dialect.NextUserFirst {
 		turns = joinUserSide(turns)
 	}
@@ -93,17 +104,31 @@ func Convert(from, to Format, msgs []Message, opts Options) Converted {
 	return c
 }
 
+// regrouped is what regroup made of a list: the turns, how many ids it
+// generated, how many outputs of calls held by the provider it dropped, and
+// the calls it renamed (new id -> original) because they repeated an id of
+// their own turn.
+type regrouped struct {
+	turns                 []Message
+	generated, unverified int
+	renamed               map[string]string
+}
+
 // regroup turns a list into neutral turns: each call turn's assistant
 // message, then a RoleTool message with the results found for its calls (in
 // call order, names and, for Gemini calls without ids, generated ids filled
 // in), then whatever else followed. Results that answer no call stay where
 // they were, except outputs answering a call the provider holds (unseen,
 // see analyze), which are dropped. It returns how many ids it generated and
-// how many such outputs it dropped.
-func regroup(from *dialect.Dialect, msgs []Message, to *dialect.Dialect, unseen bool) ([]Message, int, int) {
+// how many such outputs it dropped. A call that repeats an id of its own
+// turn gets a new one under rules (ids pair within their turn), its result
+// with it.
+func regroup(from *dialect.Dialect, msgs []Message, to *dialect.Dialect, unseen bool, rules dialect.IDRule) regrouped {
 	a := analyze(from, msgs, unseen)
 	used := map[loc]bool{}
 	generated, unverified := 0, 0
+	var renamed map[string]string
+	var taken map[string]bool // every id of the list, once a rename needs them
 	for l, info := range a.res {
 		if info.status == statusUnverified {
 			used[l] = true
@@ -155,6 +180,14 @@ func regroup(from *dialect.Dialect, msgs []Message, to *dialect.Dialect, unseen 
 				p.Call.ID = "call_" + strconv.Itoa(i) + "_" + strconv.Itoa(k)
 				generated++
 			}
+			if a.dupCall[callRef{g, k}] {
+				if taken == nil {
+					taken, renamed = listIDs(msgs), map[string]string{}
+				}
+				orig := p.Call.ID
+				p.Call.ID = freshID(rules, orig, taken)
+				renamed[p.Call.ID] = orig
+			}
 			l := a.answer[g][k]
 			if l.msg < 0 {
 				l = a.claim[g][k]
@@ -198,7 +231,7 @@ func regroup(from *dialect.Dialect, msgs []Message, to *dialect.Dialect, unseen 
 			i = gr.hi - 1
 		}
 	}
-	return out, generated, unverified
+	return regrouped{turns: out, generated: generated, unverified: unverified, renamed: renamed}
 }
 
 // CheckConvert refuses server-held state a conversion from `from` to `to`

@@ -70,6 +70,34 @@ func newID(r dialect.IDRule, original string, attempt int) string {
 	return string(out)
 }
 
+// listIDs is the set of every call id and result id of msgs.
+func listIDs(msgs []Message) map[string]bool {
+	used := map[string]bool{}
+	for _, m := range msgs {
+		for _, p := range m.Parts {
+			switch p.Kind {
+			case KindCall:
+				used[p.Call.ID] = true
+			case KindResult:
+				used[p.Result.ID()] = true
+			}
+		}
+	}
+	return used
+}
+
+// freshID derives a new id for a call that repeats original within its
+// turn: the first of newID's attempts 1, 2, ... under r that is not in used,
+// which it joins.
+func freshID(r dialect.IDRule, original string, used map[string]bool) string {
+	id := ""
+	for attempt := 1; id == "" || used[id]; attempt++ {
+		id = newID(r, original, attempt)
+	}
+	used[id] = true
+	return id
+}
+
 // IDMap rewrites ids: Forward maps an original id to its new one; Back maps
 // each new id to its original (the id_map returned to callers).
 type IDMap struct {

@@ -10,8 +10,10 @@ import (
 	"github.com/toolerr/toolerr/core/internal/format/outcome"
 )
 
-// genTranscript builds a valid neutral transcript of a few call turns (ids
-// left out for some Gemini ones), then breaks it: results dropped,
+// genTranscript builds a neutral transcript of a few call turns (ids left
+// out for some Gemini ones, some turns reusing the ids of the first, a few
+// calls repeating the id of the call before them in their turn), then
+// breaks it: results dropped,
 // duplicated into other messages and moved or reordered at random.
 func genTranscript(r *rand.Rand, f Format) []Message {
 	msgs := []Message{{Role: RoleUser, Parts: []Part{{Kind: KindText, Text: "start"}}}}
@@ -24,10 +26,16 @@ func genTranscript(r *rand.Rand, f Format) []Message {
 		}
 		res := Message{Role: RoleTool}
 		noIDs := f == Gemini && r.Intn(2) == 0
+		reuse := r.Intn(3) == 0 // ids of the first turn again: ids pair within their turn
 		for k := 0; k < n; k++ {
 			id := "call_" + strconv.Itoa(t) + "_" + strconv.Itoa(k)
-			if noIDs {
+			switch {
+			case noIDs:
 				id = ""
+			case k > 0 && r.Intn(6) == 0: // the id of the call before, in the same turn
+				id = "call_" + strconv.Itoa(t) + "_" + strconv.Itoa(k-1)
+			case reuse:
+				id = "call_0_" + strconv.Itoa(k)
 			}
 			name := "tool_" + strconv.Itoa(r.Intn(3))
 			asst.Parts = append(asst.Parts, Part{Kind: KindCall, Call: Call{ID: id, Name: name, Args: map[string]any{"k": float64(k)}}})

@@ -7,6 +7,10 @@ import (
 
 // Changes is what Repair changed. IDs lists every call id it touched, in
 // order of first change (Gemini calls without ids by function name).
+//
+// Renamed counts the calls that repeated an id of their own turn and got a
+// new one (their results with them); IDMap maps each new id to the
+// original, nil when none was renamed.
 type Changes struct {
 	Synthesized       int
 	DroppedOrphans    int
@@ -14,7 +18,9 @@ type Changes struct {
 	Moved             int
 	Merged            int
 	Filled            int
+	Renamed           int
 	IDs               []string
+	IDMap             map[string]string
 }
 
 // idList is a list of distinct ids in order of first add, with a set so
@@ -39,10 +45,9 @@ type source uint8
 
 // The sources of an answer.
 const (
-	fromNone  source = iota // a call whose id an earlier call has: it gets no result of its own
-	fromKept                // the result already in place
-	fromMoved               // a misplaced result, moved here
-	fromSynth               // a NO_RESULT result made for a call that had none
+	fromKept  source = iota + 1 // the result already in place
+	fromMoved                   // a misplaced result, moved here
+	fromSynth                   // a NO_RESULT result made for a call that had none
 )
 
 // answer is what one call is answered with: the result part, where it sits
@@ -66,6 +71,7 @@ type repair struct {
 	removed []map[int]bool   // message -> parts taken out of it
 	rebuild map[int]bool     // group -> its reply region is rebuilt
 	plan    [][]answer       // group -> call -> its answer
+	ids     dialect.IDRule   // the rules a renamed id follows
 	out     []Message
 }
 
@@ -80,9 +86,9 @@ type repair struct {
 // not in place (takeOut), decide each call's answer (planAnswers), write the
 // answers where the placement wants them (insertAfter for tool messages and
 // items, rebuildReplies for a reply message or content), and fill empty
-// result text (fillEmpty). Placement: openai-chat appends after the existing
-// tool messages of the turn; openai-responses inserts right after the
-// function_call; anthropic and bedrock rebuild the next user message with
+// result text (fillEmpty). Placement: openai-chat and openai-responses
+// append after the existing tool messages or output items of the turn;
+// anthropic and bedrock rebuild the next user message with
 // all results first, in tool_use order; gemini rebuilds the content after
 // the call turn with exactly one response per call in call order and merges
 // split contents into it. A list check finds nothing in comes back
@@ -96,9 +102,10 @@ type repair struct {
 func Repair(f Format, msgs []Message, opts Options) ([]Message, Changes) {
 	d := dialectFor(f, opts)
 	msgs, off := withServer(msgs, opts)
-	r := &repair{d: d, a: analyze(d, msgs, opts.server() && opts.OpenCalls == nil), msgs: msgs, taken: map[callRef]Part{}, removed: make([]map[int]bool, len(msgs)), rebuild: map[int]bool{}}
+	r := &repair{d: d, a: analyze(d, msgs, opts.server() && opts.OpenCalls == nil), msgs: msgs, taken: map[callRef]Part{}, removed: make([]map[int]bool, len(msgs)), rebuild: map[int]bool{}, ids: idRule(d, opts.IDRules)}
 	r.takeOut()
 	r.planAnswers()
+	r.renameDuplicates()
 	r.out = make([]Message, 0, len(msgs)+4)
 	switch d.Placement {
 	case dialect.ToolMessages, dialect.AfterCall:
@@ -164,8 +171,8 @@ func (r *repair) takeOut() {
 }
 
 // planAnswers decides the answer of every call, in call order: its result
-// in place, nothing for a call with a duplicate id, the misplaced result
-// taken out for it, or a synthesized NO_RESULT result.
+// in place, the misplaced result taken out for it, or a synthesized
+// NO_RESULT result.
 func (r *repair) planAnswers() {
 	a := r.a
 	r.plan = make([][]answer, len(a.groups))
@@ -177,8 +184,6 @@ func (r *repair) planAnswers() {
 			case a.answer[g][k].msg >= 0:
 				l := a.answer[g][k]
 				r.plan[g][k] = answer{part: *a.part(l), at: l, from: fromKept}
-			case a.dupCall[ref]:
-				r.plan[g][k] = answer{at: noLoc(), from: fromNone}
 			case a.claim[g][k].msg >= 0:
 				r.plan[g][k] = answer{part: r.taken[ref], at: noLoc(), from: fromMoved}
 				r.ch.Moved++
@@ -191,6 +196,64 @@ func (r *repair) planAnswers() {
 			}
 		}
 	}
+}
+
+// renameDuplicates gives every call that repeats an id of its own turn a
+// new id, and its answer with it (ids pair within their turn, so the n-th
+// result with the id answers the n-th call with it). The new id follows the
+// list's id rules and is derived from the original as normalize_ids derives
+// one, distinct from every id of the list.
+func (r *repair) renameDuplicates() {
+	a := r.a
+	if len(a.dupCall) == 0 {
+		return
+	}
+	r.msgs = append([]Message(nil), r.msgs...) // renamed below; the caller's list stays as it was
+	used := listIDs(r.msgs)
+	r.ch.IDMap = map[string]string{}
+	for g, gr := range a.groups {
+		for k, cl := range gr.calls {
+			if !a.dupCall[callRef{g, k}] {
+				continue
+			}
+			orig := a.call(g, k).ID
+			id := freshID(r.ids, orig, used)
+			r.ch.IDMap[id] = orig
+			r.ch.Renamed++
+			r.touched.add(orig)
+			r.setID(cl, true, id)
+			ans := &r.plan[g][k]
+			if ans.from == fromKept {
+				r.setID(ans.at, false, id)
+				ans.part = r.msgs[ans.at.msg].Parts[ans.at.part]
+			} else {
+				ans.part = renamed(r.d, ans.part, false, id)
+			}
+			r.rebuild[g] = r.rebuild[g] || ans.from != fromKept
+		}
+	}
+}
+
+// setID renames the call (call true) or result at l in the list being
+// repaired, copying the parts of its message first.
+func (r *repair) setID(l loc, call bool, id string) {
+	m := &r.msgs[l.msg]
+	m.Parts = append([]Part(nil), m.Parts...)
+	m.Parts[l.part] = renamed(r.d, m.Parts[l.part], call, id)
+	m.Dirty = true
+}
+
+// renamed returns p with its id (a call's, or the id of the call a result
+// answers) set to id, in its raw tree too (only the id member changes, as
+// applyIDs does; a part toolerr made has no raw tree and is written anew).
+func renamed(d *dialect.Dialect, p Part, call bool, id string) Part {
+	if call {
+		p.Call.ID = id
+	} else {
+		p.Result.Outcome.Call.ID = id
+	}
+	p.Raw = d.SetID(p.Raw, call, id)
+	return p
 }
 
 // keep returns message i without the parts takeOut removed.
@@ -237,21 +300,19 @@ func (r *repair) emit(m Message) {
 }
 
 // insertAfter writes the list for placements where a result is a message of
-// its own: each moved or synthesized result is inserted after the turn's
-// last tool message (ToolMessages) or right after its call (AfterCall).
+// its own: each moved or synthesized result is inserted, in call order,
+// after the last message of its turn's run (the last tool message, or the
+// last call or output item of the turn), so that the outputs of one turn
+// stay after all of its calls.
 func (r *repair) insertAfter() {
 	a := r.a
 	after := map[int][]Part{} // message -> results inserted after it
 	for g, gr := range a.groups {
-		for k, s := range r.plan[g] {
-			if s.from == fromKept || s.from == fromNone {
+		for _, s := range r.plan[g] {
+			if s.from == fromKept {
 				continue
 			}
-			at := gr.hi - 1
-			if r.d.Placement == dialect.AfterCall {
-				at = gr.calls[k].msg
-			}
-			at = max(at, gr.at)
+			at := max(gr.hi-1, gr.at)
 			after[at] = append(after[at], s.part)
 		}
 	}
@@ -298,9 +359,6 @@ func (r *repair) reply(g int) {
 	var inOrder []int        // where the kept results sit (message, part), in call order
 	keptAt := map[loc]bool{} // the kept results, which the rebuilt reply now holds
 	for _, s := range r.plan[g] {
-		if s.from == fromNone {
-			continue
-		}
 		results = append(results, s.part)
 		if s.from == fromKept {
 			inOrder = append(inOrder, s.at.msg<<32|s.at.part)
