@@ -180,6 +180,7 @@ type sorted struct {
 func normalize(failures []Failure) []sorted {
 	fs := make([]sorted, 0, len(failures))
 	for _, f := range failures {
+		f.Path = safePointer(f.Path)
 		s := sorted{Failure: f}
 		if f.HasExpected {
 			b, err := canonical.Append(nil, f.Expected)
@@ -219,11 +220,13 @@ const fixSuffix = " Fix them and call the tool again."
 // message builds the model's message within sanitize.MaxMessageChars:
 // "The arguments for <tool> are invalid: /city is required; /days must be at
 // most 7. Fix them and call the tool again." Failures that do not fit are
-// counted ("; and 3 more").
+// counted ("; and 3 more"). Every piece taken from the request (tool name,
+// path, expected value) is redacted before it is cut to its room (safe): a
+// cut secret no longer has the shape the sanitizer knows it by.
 func message(tool string, fs []sorted) string {
 	subject := "The arguments"
 	if tool != "" {
-		subject += " for " + clip(sanitize.Text(tool), 64)
+		subject += " for " + safe(tool, 64)
 	}
 	if len(fs) > 0 && allJSON(fs) {
 		return sanitize.Text(subject + " are not valid JSON." + fixSuffix)
@@ -273,6 +276,31 @@ func allJSON(fs []sorted) bool {
 
 func chars(s string) int { return utf8.RuneCountInString(s) }
 
+// safePointer returns the JSON Pointer p with each reference token redacted
+// in its decoded form (RFC 6901, 3: "~1" is '/', "~0" is '~') and encoded
+// again, so a secret whose '/' the pointer escapes is still found.
+func safePointer(p string) string {
+	if p == "" {
+		return p
+	}
+	toks := strings.Split(p[1:], "/")
+	changed := false
+	for i, t := range toks {
+		dec := strings.ReplaceAll(strings.ReplaceAll(t, "~1", "/"), "~0", "~")
+		if r := sanitize.Text(dec); r != dec {
+			toks[i], changed = strings.ReplaceAll(strings.ReplaceAll(r, "~", "~0"), "/", "~1"), true
+		}
+	}
+	if !changed {
+		return p
+	}
+	return "/" + strings.Join(toks, "/")
+}
+
+// safe returns s redacted (sanitize.Text) and then clipped to n characters:
+// redact first, cut after.
+func safe(s string, n int) string { return clip(sanitize.Text(s), n) }
+
 // clip shortens s to at most n characters, ending in "…" when cut.
 func clip(s string, n int) string {
 	if chars(s) <= n {
@@ -293,7 +321,7 @@ func clip(s string, n int) string {
 
 // phrase says what is wrong with one field: "/days must be at most 7".
 func phrase(f sorted) string {
-	subject := clip(f.Path, 80)
+	subject := safe(f.Path, 80)
 	root := f.Path == ""
 	if root {
 		subject = "the arguments"
@@ -349,7 +377,7 @@ func predicate(f sorted) string {
 			for i, v := range a {
 				parts[i] = render(v)
 			}
-			return "must be one of " + clip(strings.Join(parts, ", "), 120)
+			return "must be one of " + clip(strings.Join(parts, ", "), 120) // each part is safe
 		}
 		return "is not one of the allowed values"
 	case "const":
@@ -387,12 +415,12 @@ func predicate(f sorted) string {
 		return "must not contain duplicate items"
 	case "pattern":
 		if s, ok := exp.(string); ok && has {
-			return "must match the pattern " + clip(s, 80)
+			return "must match the pattern " + safe(s, 80)
 		}
 		return "does not match the required pattern"
 	case "format":
 		if s, ok := exp.(string); ok && has {
-			return "must be a valid " + clip(s, 40)
+			return "must be a valid " + safe(s, 40)
 		}
 		return "is not in the required format"
 	case "propertyNames":
@@ -445,7 +473,7 @@ func typePredicate(exp any, has bool) string {
 		case "integer", "array", "object":
 			names[i] = "an " + n
 		default:
-			names[i] = "a " + clip(n, 20)
+			names[i] = "a " + safe(n, 20)
 		}
 	}
 	if len(names) == 1 {
@@ -460,5 +488,5 @@ func render(v any) string {
 	if err != nil {
 		return "the allowed value"
 	}
-	return clip(string(b), 60)
+	return safe(string(b), 60)
 }

@@ -157,3 +157,30 @@ func TestFromValue_errors(t *testing.T) {
 		})
 	}
 }
+
+// TestEnvelope_redactsBeforeCutting: every piece taken from the request is
+// redacted before it is cut to its room. A JWT or key longer than the room
+// used to be cut first, and the cut text no longer had the shape the
+// sanitizer knows, so its head reached the model.
+func TestEnvelope_redactsBeforeCutting(t *testing.T) {
+	jwt := "eyJhbGciOiJIUzI1NiIsInR5cCI6IkpXVCJ9." + strings.Repeat("eyJzdWIiOiJFWEFNUExFIn0", 4) + "." + strings.Repeat("EXAMPLEsig", 6)
+	key := "sk-proj-" + strings.Repeat("EXAMPLEexample0", 10)
+	bedrock := "ABSK" + strings.Repeat("EXAMPLE/bedrock+", 8) // a '/' the pointer escapes as ~1
+	for _, fl := range [][]Failure{
+		{f("/token", "const", jwt)},
+		{f("/token", "pattern", jwt)},
+		{f("/token", "format", key)},
+		{f("/token", "enum", []any{jwt, key})},
+		{f("/token", "type", key)},
+		{f("/"+key, "required", nil)},
+		{f("/a/"+strings.ReplaceAll(bedrock, "/", "~1"), "required", nil)},
+	} {
+		e := Envelope(key, fl)
+		got, err := e.MarshalJSON()
+		require.NoError(t, err)
+		for _, secret := range []string{jwt[37:49], key[8:20], "EXAMPLEsig", "EXAMPLEexample0", "bedrock+EXAMPLE"} {
+			assert.NotContains(t, string(got), secret, "%v", fl)
+		}
+		assert.Contains(t, e.Message, "[REDACTED]")
+	}
+}

@@ -194,7 +194,9 @@ func textInput(text string) input {
 func Exception(typ, message, traceback string, opt Options) envelope.Envelope {
 	typ, message = strings.TrimSpace(typ), strings.TrimSpace(message)
 	if typ == "" && traceback != "" {
-		if t, m, ok := FinalException(traceback); ok {
+		// Redacted before it is cut into a type and a message: a key
+		// wrapped onto its own line must not be read as a type name.
+		if t, m, ok := FinalException(sanitize.Text(traceback)); ok {
 			typ = t
 			if message == "" {
 				message = m

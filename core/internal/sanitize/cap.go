@@ -31,9 +31,12 @@ func markerChars(width int) int {
 //
 // A text of at most maxChars characters is returned as it is. When maxChars
 // is too small to hold the marker (under about 40), the result is the first
-// maxChars-1 characters and "…". A maxChars of 0 or less gives "".
+// maxChars-1 characters and "…". A maxChars of 0 or less gives "". Cap does
+// not redact: callers redact first (Text) and cut after, so that a cut
+// secret cannot lose the shape it is recognised by.
 //
-// See shared/cases/field-reports.md B24.
+// See https://github.com/charmbracelet/crush/issues/3480 (a multi-megabyte
+// tool output sent uncapped).
 func Cap(s string, maxChars int) (string, CapInfo) {
 	s = canonical.ValidString(s)
 	n := utf8.RuneCountInString(s)

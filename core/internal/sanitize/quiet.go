@@ -5,10 +5,13 @@ import "strings"
 // quiet reports whether s is text on which every pass is the identity: one
 // line of printable ASCII (no control character, no line break, nothing
 // outside ASCII, so no UTF-8 repair), not starting with a space (an indented
-// line may be a stack frame), with no byte or word any redaction pass keys on
-// (':' and '=' for pairs and URL userinfo, "Bearer "/"Basic " in any case, the
-// start of a provider key or JWT) and no "panicked at " (a Rust panic line).
-// It is one pass over the bytes: the common already-sanitized message or
+// line may be a stack frame), with no byte or word any redaction pass keys
+// on: ':' and '=' (pairs, URL userinfo), '\' (escaped JSON), a
+// percent-escape, "Bearer "/"Basic " in any case, a token a rule of
+// tokenRules matches, a secret-naming word followed by a secret, a base64
+// run that decodes to text holding a secret, and no "panicked at " (a Rust
+// panic line). It is one pass over the bytes that calls the passes' own
+// tests where they could apply: the common already-sanitized message or
 // details string takes it and nothing else (see message and detailString).
 //
 // It is conservative: false only means the full passes run.
@@ -16,55 +19,128 @@ func quiet(s string) bool {
 	if s != "" && s[0] == ' ' {
 		return false
 	}
+	var sc scan    // made when a run is long enough to hold a token
+	gate := 0      // start of the current run of gate characters (see scan.gate)
+	lower := true  // the gate run holds nothing but [a-z_] (see minLowerTokenChars)
+	run := 0       // length of the base64 run ending before i
+	coded := false // the run has a character base64 of text needs (see base64Secret)
 	for i := 0; i < len(s); i++ {
 		c := s[i]
-		if c < 0x20 || c > 0x7e {
+		switch {
+		case isLetter(c):
+			if i > 0 && isAlnum(s[i-1]) {
+				run++
+				coded = coded || c < 'a'
+				lower = lower && c >= 'a'
+				continue
+			}
+			// A word: the words a pass keys on, then skip it whole.
+			end := i
+			for end < len(s) && isLetter(s[end]) {
+				coded = coded || s[end] < 'a'
+				end++
+			}
+			lower = lower && !coded
+			switch c | 0x20 {
+			case 'b', 'p', 'k', 't', 's', 'a', 'c':
+				if keyWord(s, i, end) {
+					return false
+				}
+			}
+			run += end - i
+			i = end - 1
+			continue
+		case c >= '0' && c <= '9', c == '+', c == '/':
+			run++
+			coded, lower = true, false
+			continue
+		case c == '_':
+			run++
+			continue
+		case c < 0x20 || c > 0x7e, c == ':', c == '=', c == '\\':
+			return false
+		case c == '%':
+			if hasEscape(s, i) {
+				return false
+			}
+		case c == '-':
+			if from, end := flagSecret(s, i); end > from {
+				return false
+			}
+			run++
+			lower = false
+			continue
+		case !isGateChar(c):
+			if mayHoldToken(s, gate, i, lower) {
+				if sc.s = s; sc.tokenIn(gate, i) {
+					return false
+				}
+			}
+			gate, lower = i+1, true
+		default:
+			lower = false
+		}
+		// c ends a base64 run.
+		if coded && run >= minEncodedChars && base64Secret(s[i-run:i], 0) {
 			return false
 		}
-		switch c {
-		case ':', '=':
-			return false
-		case 'b', 'B':
-			if (i == 0 || !isAlnum(s[i-1])) && (hasPrefixFold(s, i, "bearer ") || hasPrefixFold(s, i, "basic ")) {
-				return false
-			}
-			// tokenStart never holds at 'b': no key prefix starts with it.
-		case 'p':
-			if strings.HasPrefix(s[i:], "panicked at ") {
-				return false
-			}
-		case 's', 'r', 'A', 'g', 'x', 'h', 'e':
-			if (i == 0 || !isTokChar(s[i-1])) && tokenStart(s, i) && tokenEnd(s, i) > i {
-				return false
-			}
-		}
+		run, coded = 0, false
 	}
-	return true
-}
-
-// tokenStart reports whether s[i:] begins with the first two bytes of a
-// prefix tokenEnd knows (sk-, rk_live_, AIza, AKIA, ASIA, gh?_, github_pat_,
-// glpat-, xox?-, hf_, eyJ): tokenEnd returns -1 everywhere else, so it is a
-// cheap filter in front of it.
-func tokenStart(s string, i int) bool {
-	if i+1 >= len(s) {
+	if coded && run >= minEncodedChars && base64Secret(s[len(s)-run:], 0) {
 		return false
 	}
-	switch s[i] {
-	case 's', 'r':
-		return s[i+1] == 'k'
-	case 'A':
-		return s[i+1] == 'I' || s[i+1] == 'K' || s[i+1] == 'S'
-	case 'g':
-		return s[i+1] == 'h' || s[i+1] == 'i' || s[i+1] == 'l'
-	case 'x':
-		return s[i+1] == 'o'
-	case 'h':
-		return s[i+1] == 'f'
-	case 'e':
-		return s[i+1] == 'y'
+	if !mayHoldToken(s, gate, len(s), lower) {
+		return true
+	}
+	sc.s = s
+	return !sc.tokenIn(gate, len(s))
+}
+
+// mayHoldToken reports whether the gate run s[i:j] is long enough to hold a
+// token: minTokenChars, or minLowerTokenChars when it holds nothing but
+// [a-z_] (an identifier such as retry_after_seconds), or "-----BEGIN" before
+// a space (a PEM label).
+func mayHoldToken(s string, i, j int, lower bool) bool {
+	n := j - i
+	return n >= minLowerTokenChars || n >= minTokenChars && !lower || n >= 10 && j < len(s) && s[j-1] == 'N'
+}
+
+// maybeSecretWord reports whether a word of n letters starting with c may
+// be one secretWord knows (pwd, key, token, passwd, secret, apikey,
+// password, passphrase, credential, credentials): a cheap test in front of it.
+func maybeSecretWord(c byte, n int) bool {
+	switch c | 0x20 {
+	case 'p':
+		return n == 3 || n == 6 || n == 8 || n == 10
+	case 'k':
+		return n == 3
+	case 't':
+		return n == 5
+	case 's', 'a':
+		return n == 6
+	case 'c':
+		return n == 10 || n == 11
 	}
 	return false
+}
+
+// keyWord reports whether the word s[i:end] is one a pass keys on:
+// "Bearer "/"Basic " (any case), "panicked at ", or a secret-naming word
+// followed by a secret (wordSecret).
+func keyWord(s string, i, end int) bool {
+	switch s[i] | 0x20 {
+	case 'b':
+		return hasPrefixFold(s, i, "bearer ") || hasPrefixFold(s, i, "basic ")
+	case 'p':
+		if strings.HasPrefix(s[i:], "panicked at ") {
+			return true
+		}
+	}
+	if !maybeSecretWord(s[i], end-i) || end >= len(s) || s[end] != ' ' {
+		return false
+	}
+	from, to := wordSecret(s, i)
+	return to > from
 }
 
 // maybeTrace reports whether reduceTrace could find a trace in s: it holds a

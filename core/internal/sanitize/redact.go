@@ -99,83 +99,6 @@ func credentialLike(t string) bool {
 	return false
 }
 
-// --- Pass 1: provider keys and JWTs, recognised by their own shape.
-
-// tokenEnd returns the end of the API key or JWT that starts at i, or -1.
-// i must be at a token boundary.
-func tokenEnd(s string, i int) int {
-	rest := s[i:]
-	switch {
-	case strings.HasPrefix(rest, "sk-"), strings.HasPrefix(rest, "sk_live_"), strings.HasPrefix(rest, "sk_test_"),
-		strings.HasPrefix(rest, "rk_live_"):
-		// OpenAI sk-..., sk-proj-...; Anthropic sk-ant-api03-...; Stripe sk_live_...
-		return minBody(s, i, 3, 20, isTokChar)
-	case strings.HasPrefix(rest, "AIza"): // Google API key: AIza + 35
-		return minBody(s, i, 4, 30, isTokChar)
-	case strings.HasPrefix(rest, "AKIA"), strings.HasPrefix(rest, "ASIA"): // AWS access key id: 4 + 16
-		end := span(s, i+4, func(c byte) bool { return c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' })
-		if end-i-4 == 16 && (end == len(s) || !isTokChar(s[end])) {
-			return end
-		}
-	case len(rest) > 4 && rest[0] == 'g' && rest[1] == 'h' && strings.IndexByte("pousr", rest[2]) >= 0 && rest[3] == '_':
-		return minBody(s, i, 4, 30, isAlnum) // GitHub ghp_, gho_, ghu_, ghs_, ghr_
-	case strings.HasPrefix(rest, "github_pat_"):
-		return minBody(s, i, 11, 20, isTokChar)
-	case len(rest) > 5 && strings.HasPrefix(rest, "xox") && strings.IndexByte("abeprs", rest[3]) >= 0 && rest[4] == '-':
-		return minBody(s, i, 5, 10, isTokChar) // Slack xoxb-, xoxp-, ...
-	case strings.HasPrefix(rest, "glpat-"): // GitLab
-		return minBody(s, i, 6, 20, isTokChar)
-	case strings.HasPrefix(rest, "hf_"): // Hugging Face
-		return minBody(s, i, 3, 30, isAlnum)
-	case strings.HasPrefix(rest, "eyJ"):
-		return jwtEnd(s, i)
-	}
-	return -1
-}
-
-// minBody returns the end of prefix (n bytes) plus a body of at least min
-// characters satisfying ok, or -1.
-func minBody(s string, i, n, min int, ok func(byte) bool) int {
-	end := span(s, i+n, ok)
-	if end-i-n < min {
-		return -1
-	}
-	return end
-}
-
-// jwtEnd returns the end of a JWT (three base64url segments, the first
-// starting with eyJ, the signature possibly empty) at i, or -1.
-func jwtEnd(s string, i int) int {
-	b64 := func(c byte) bool { return isAlnum(c) || c == '-' || c == '_' }
-	a := span(s, i, b64)
-	if a-i < 10 || a >= len(s) || s[a] != '.' {
-		return -1
-	}
-	b := span(s, a+1, b64)
-	if b-a-1 < 4 || b >= len(s) || s[b] != '.' {
-		return -1
-	}
-	return span(s, b+1, b64)
-}
-
-func redactTokens(s string) string {
-	e := editor{src: s}
-	for i := 0; i < len(s); i++ {
-		c := s[i]
-		if c != 's' && c != 'r' && c != 'A' && c != 'g' && c != 'x' && c != 'h' && c != 'e' {
-			continue
-		}
-		if !tokenStart(s, i) || i > 0 && isTokChar(s[i-1]) {
-			continue
-		}
-		if end := tokenEnd(s, i); end > i {
-			e.replace(i, end, Redacted)
-			i = end - 1
-		}
-	}
-	return e.done()
-}
-
 // --- Pass 2: the password in URL userinfo (scheme://user:password@host).
 
 func redactUserinfo(s string) string {
@@ -191,8 +114,20 @@ func redactUserinfo(s string) string {
 		if k == 0 || !isAlnum(s[k-1]) && s[k-1] != '+' && s[k-1] != '.' && s[k-1] != '-' {
 			continue
 		}
-		end := from
-		for end < len(s) && !strings.ContainsRune("/?# \t\r\n\"'<>`", rune(s[end])) {
+		// The authority ends at a stop byte; a password wrapped onto the
+		// next line (after a ':' and before the '@') continues across the
+		// line break.
+		end, colonSeen, atSeen := from, false, false
+		for end < len(s) {
+			if brk := lineBreak(s, end); brk > 0 && colonSeen && !atSeen && end+brk < len(s) && !isAuthorityStop(s[end+brk]) {
+				end += brk
+				continue
+			}
+			if isAuthorityStop(s[end]) {
+				break
+			}
+			colonSeen = colonSeen || s[end] == ':'
+			atSeen = atSeen || s[end] == '@'
 			end++
 		}
 		at := strings.LastIndexByte(s[from:end], '@')
@@ -212,32 +147,114 @@ func redactUserinfo(s string) string {
 	}
 }
 
-// --- Pass 3: values of secret-named keys: key=v, key: v, "key": "v", 'key': 'v'.
+// isAuthorityStop ends the authority of a URL in text (RFC 3986, 3.2).
+func isAuthorityStop(c byte) bool { return strings.IndexByte("/?# \t\r\n\"'<>`", c) >= 0 }
 
-// secretExact are the normalized names (lower case, '-' as '_') that name a
-// secret on their own; secretSuffix those that do at the end of a longer
-// name (GITHUB_TOKEN, clientSecret, db_password).
-//
-// Both take the name as written: the comparison folds case and '-' (foldSuffix).
-func secretExact(n string) bool {
-	for _, x := range [...]string{"key", "pwd", "pass", "sig", "auth", "authorization", "proxy_authorization",
-		"cookie", "set_cookie", "x_api_key", "api_key", "apikey"} {
-		if len(n) == len(x) && foldSuffix(n, x) {
+// --- Pass 3: values of secret-named keys: key=v, key: v, "key": "v", 'key': 'v',
+// key := "v", 'key' => 'v'.
+
+// secretNames decides whether a name (as written; the comparisons fold
+// case and read '-' as '_', see foldSuffix) names a secret on its own
+// (exact: key, pwd, pass, sig, sid, auth, authorization,
+// proxy_authorization, cookie, set_cookie, x_api_key, api_key, apikey,
+// session) or at the end of a longer name (token, secret, password, passwd,
+// passphrase, apikey, api_key, signature, credential, credentials, creds,
+// _pwd, _pat, _session, sessionid, session_id, sessid: GITHUB_TOKEN,
+// clientSecret, db_password, AZURE_DEVOPS_PAT), or is a qualified key
+// (qualifiedKey). It looks only at the names ending in the name's last two
+// bytes, so that most names ("status", "tool") cost one switch.
+func secretNames(n string) bool {
+	exact := func(xs ...string) bool {
+		for _, x := range xs {
+			if len(n) == len(x) && foldSuffix(n, x) {
+				return true
+			}
+		}
+		return false
+	}
+	suffix := func(xs ...string) bool {
+		for _, x := range xs {
+			if foldSuffix(n, x) {
+				return true
+			}
+		}
+		return false
+	}
+	switch string([]byte{lower(n[len(n)-2]), lower(n[len(n)-1])}) {
+	case "ey":
+		return exact("key", "x_api_key") || suffix("apikey", "api_key") || qualifiedKey(n)
+	case "wd":
+		return exact("pwd") || suffix("passwd", "_pwd")
+	case "ss":
+		return exact("pass")
+	case "ig":
+		return exact("sig")
+	case "id":
+		return exact("sid") || suffix("sessionid", "session_id", "sessid")
+	case "th":
+		return exact("auth")
+	case "on":
+		return exact("authorization", "proxy_authorization", "session") || suffix("_session")
+	case "ie":
+		return exact("cookie", "set_cookie")
+	case "en":
+		return suffix("token")
+	case "et":
+		return suffix("secret")
+	case "rd":
+		return suffix("password")
+	case "se":
+		return suffix("passphrase")
+	case "re":
+		return suffix("signature")
+	case "al":
+		return suffix("credential")
+	case "ls":
+		return suffix("credentials")
+	case "ds":
+		return suffix("creds")
+	case "at":
+		return suffix("_pat")
+	}
+	return false
+}
+
+// qualifiedKey reports whether n is "<qualifier>key" or "<qualifier>_key"
+// for a qualifier that makes a key a credential (AccountKey,
+// Ocp-Apim-Subscription-Key, X-Auth-Key, DD-APPLICATION-KEY,
+// ALGOLIA_ADMIN_KEY); a key that is not one (sort_key, cache_key) is
+// redacted only when its value looks random (weakSecretName).
+func qualifiedKey(n string) bool {
+	if !foldSuffix(n, "key") {
+		return false
+	}
+	n = strings.TrimRight(n[:len(n)-3], "_-")
+	for _, q := range [...]string{"api", "access", "secret", "private", "account", "subscription", "master",
+		"encryption", "signing", "client", "consumer", "app", "application", "auth", "session", "admin", "service",
+		"shared", "storage", "hmac", "deploy", "license", "webhook", "write", "ingest", "insert", "integration",
+		"server", "routing", "management", "function", "functions", "partner", "merchant", "live", "prod",
+		"root", "personal"} {
+		if foldSuffix(n, q) && (len(n) == len(q) || !isAlnum(n[len(n)-len(q)-1]) || isUpperBoundary(n, len(n)-len(q))) {
 			return true
 		}
 	}
 	return false
 }
 
-func secretSuffix(n string) bool {
-	for _, suf := range [...]string{"token", "secret", "password", "passwd", "apikey", "api_key",
-		"accesskey", "access_key", "secretkey", "secret_key", "privatekey", "private_key",
-		"signature", "credential", "credentials", "_pwd"} {
-		if foldSuffix(n, suf) {
-			return true
-		}
+// isUpperBoundary reports whether n[i] starts a CamelCase word (accountKey,
+// AccountKey: 'A' or 'K' after a lower-case letter).
+func isUpperBoundary(n string, i int) bool {
+	return i > 0 && n[i] >= 'A' && n[i] <= 'Z' && n[i-1] >= 'a' && n[i-1] <= 'z'
+}
+
+// weakSecretName reports whether a name ends in "key" without naming a
+// credential by itself (sort_key, partition_key, idempotency_key): its value
+// is redacted only when it looks random.
+func weakSecretName(name string) bool {
+	if i := strings.LastIndexByte(name, '.'); i >= 0 {
+		name = name[i+1:]
 	}
-	return false
+	return len(name) > 3 && len(name) <= 64 && (foldSuffix(name, "key") || foldSuffix(name, "keys"))
 }
 
 // secretName reports whether a parameter or field name names a secret. The
@@ -247,21 +264,10 @@ func secretName(name string) bool {
 	if i := strings.LastIndexByte(name, '.'); i >= 0 {
 		name = name[i+1:]
 	}
-	if len(name) < 3 || len(name) > 64 || !secretTail(lower(name[len(name)-2]), lower(name[len(name)-1])) {
+	if len(name) < 3 || len(name) > 64 {
 		return false
 	}
-	return secretExact(name) || secretSuffix(name)
-}
-
-// secretTail reports whether a and b, a name's last two bytes lower-cased,
-// end some name of secretExact or secretSuffix: a name ending otherwise
-// ("status", "tool") is not secret, without comparing it to each.
-func secretTail(a, b byte) bool {
-	switch string([]byte{a, b}) {
-	case "ey", "wd", "ss", "ig", "th", "on", "ie", "en", "et", "rd", "re", "al", "ls":
-		return true
-	}
-	return false
+	return secretNames(name)
 }
 
 // foldSuffix reports whether name ends in suf, a lower-case name with '_'
@@ -284,6 +290,12 @@ func foldSuffix(name, suf string) bool {
 }
 
 func isNameChar(c byte) bool { return isTokChar(c) || c == '.' }
+
+// escapeLetter reports whether s[i] is the letter of a JSON escape (\n, \t,
+// \r): text that holds escaped JSON.
+func escapeLetter(s string, i int) bool {
+	return i > 0 && s[i-1] == '\\' && (s[i] == 'n' || s[i] == 't' || s[i] == 'r')
+}
 
 // isValueEnd ends an unquoted value.
 func isValueEnd(c byte) bool {
@@ -311,8 +323,20 @@ func redactPairs(s string) string {
 // secret-named, it records the redaction of the value after it and returns
 // the value's end; otherwise it returns -1.
 func pairValue(e *editor, s string, sep int) int {
-	// The name, walking back over spaces and an optional closing quote.
+	v := sep + 1
+	switch {
+	case s[sep] == ':' && v < len(s) && s[v] == '=': // name := value (Go): the '=' is the separator
+		return -1
+	case s[sep] == '=' && v < len(s) && s[v] == '=', s[sep] == '=' && sep > 0 && strings.IndexByte("!<>=", s[sep-1]) >= 0:
+		return -1 // a comparison, not a pair
+	case s[sep] == '=' && v < len(s) && s[v] == '>': // 'name' => 'value' (Ruby, PHP)
+		v++
+	}
+	// The name, walking back over ':' of ":=", spaces and an optional closing quote.
 	j := sep
+	if s[sep] == '=' && j > 0 && s[j-1] == ':' {
+		j--
+	}
 	for j > 0 && j > sep-4 && s[j-1] == ' ' {
 		j--
 	}
@@ -320,26 +344,36 @@ func pairValue(e *editor, s string, sep int) int {
 	if j > 0 && (s[j-1] == '"' || s[j-1] == '\'') {
 		quoted = s[j-1]
 		j--
-		if j > 0 && s[j-1] == '\\' {
+		for k := 0; k < 8 && j > 0 && s[j-1] == '\\'; k++ {
 			j--
 		}
 	}
 	start := j
-	for start > 0 && isNameChar(s[start-1]) {
+	for start > 0 && isNameChar(s[start-1]) && !escapeLetter(s, start-1) {
 		start--
 	}
-	if start == j || !secretName(s[start:j]) {
+	if start == j {
 		return -1
 	}
+	name := s[start:j]
 	if quoted != 0 && (start == 0 || s[start-1] != quoted) {
+		return -1
+	}
+	weak := false
+	switch {
+	case xmlKeyName(s, sep, name):
+		return -1 // key="ClearTextPassword" value="...": the key names the value
+	case secretName(name) || xmlSecretValue(s, start, name):
+	case weakSecretName(name):
+		weak = true
+	default:
 		return -1
 	}
 	if s[sep] == ':' && sep+2 < len(s) && s[sep+1] == '/' && s[sep+2] == '/' {
 		return -1 // a URL scheme, not a pair
 	}
 	// The value.
-	v := sep + 1
-	for v < len(s) && v < sep+5 && s[v] == ' ' {
+	for v < len(s) && v < sep+6 && s[v] == ' ' {
 		v++
 	}
 	if strings.HasPrefix(s[v:], Redacted) {
@@ -360,27 +394,32 @@ func pairValue(e *editor, s string, sep int) int {
 	}
 	if q, qlen := openQuote(s, v); qlen > 0 {
 		if end := closeQuote(s, v+qlen, q); end >= 0 {
-			redactValue(e, s, v+qlen, end)
+			if !weak || randomValue(s[v+qlen:end]) {
+				redactValue(e, s, v+qlen, end)
+			}
+			return end
+		}
+		// No closing quote on the line: a value wrapped onto the next one,
+		// or cut. Its bare part is the value.
+		if end := valueEnd(s, v+qlen); end > v+qlen && (!weak || randomValue(s[v+qlen:end])) {
+			e.replace(v+qlen, end, Redacted)
 			return end
 		}
 	}
-	end := span(s, v, func(c byte) bool { return !isValueEnd(c) })
-	for end > v && s[end-1] == '.' {
-		end--
-	}
+	end := valueEnd(s, v)
 	if end == v {
 		return -1
 	}
-	if quoted == 0 && s[sep] == ':' && !credentialLike(s[v:end]) && !isAuthName(s[start:j]) {
-		// "token: expired" is prose, "token: a8Fq2k9x" is not. The value is
-		// skipped all the same: a pair inside it would be no more
-		// credential-like, and skipping keeps the scan linear.
+	if weak && !randomValue(s[v:end]) || quoted == 0 && s[sep] == ':' && !credentialLike(s[v:end]) && !isAuthName(name) {
+		// "token: expired" is prose, "token: a8Fq2k9x" is not; sort_key=name
+		// names a field. The value is skipped all the same: a pair inside it
+		// would be no more credential-like, and skipping keeps the scan linear.
 		return end
 	}
-	if isAuthName(s[start:j]) && isAlphaWord(s[v:end]) && end < len(s) && s[end] == ' ' {
+	if isAuthName(name) && isAlphaWord(s[v:end]) && end < len(s) && s[end] == ' ' {
 		// Authorization: Scheme credential
 		c := end + 1
-		ce := span(s, c, func(b byte) bool { return !isValueEnd(b) })
+		ce := valueEnd(s, c)
 		if ce > c && !strings.HasPrefix(s[c:], Redacted) {
 			e.replace(c, ce, Redacted)
 		}
@@ -390,6 +429,81 @@ func pairValue(e *editor, s string, sep int) int {
 	return end
 }
 
+// valueEnd returns the end of an unquoted value at v: up to a byte that
+// ends a value, without a final '.', continued across a line break when the
+// next line starts with a fragment that looks random (a wrapped long value).
+func valueEnd(s string, v int) int {
+	end := span(s, v, notValueEnd)
+	if end > v {
+		end = continued(s, end, notValueEnd)
+	}
+	for end > v && s[end-1] == '.' {
+		end--
+	}
+	return end
+}
+
+// continued extends a value that ends at end across line breaks while the
+// next line starts with a fragment (a run of ok) that looks random: a long
+// value wrapped by a terminal or a log.
+func continued(s string, end int, ok func(byte) bool) int {
+	for {
+		brk := lineBreak(s, end)
+		if brk == 0 {
+			return end
+		}
+		e := span(s, end+brk, ok)
+		if !randomLike(s[end+brk : e]) {
+			return end
+		}
+		end = e
+	}
+}
+
+func notValueEnd(c byte) bool { return !isValueEnd(c) }
+
+// randomValue reports whether the value of a weakly secret name looks like
+// a key: at least 16 characters that look random.
+func randomValue(v string) bool { return len(v) >= 16 && randomLike(v) }
+
+// xmlKeyName reports whether name="..." at sep is the key attribute of an
+// XML name/value element, <add key="ClearTextPassword" value="..."/> (a
+// NuGet.config credential): the key's value is a name, not a secret.
+//
+// See https://learn.microsoft.com/nuget/reference/nuget-config-file#packagesourcecredentials.
+func xmlKeyName(s string, sep int, name string) bool {
+	if len(name) != 3 || !foldSuffix(name, "key") {
+		return false
+	}
+	q, n := openQuote(s, sep+1)
+	if n == 0 {
+		return false
+	}
+	end := strings.Index(s[sep+1+n:], q)
+	return end >= 0 && strings.HasPrefix(strings.TrimLeft(s[sep+1+n+end+n:], " "), "value=")
+}
+
+// xmlSecretValue reports whether value="..." at start follows a
+// key="<secret name>" attribute of the same element.
+func xmlSecretValue(s string, start int, name string) bool {
+	if len(name) != 5 || !foldSuffix(name, "value") {
+		return false
+	}
+	before := strings.TrimRight(s[max(0, start-80):start], " ")
+	if !strings.HasSuffix(before, `"`) {
+		return false
+	}
+	before = strings.TrimRight(before[:len(before)-1], `\`)
+	q := strings.LastIndexByte(before, '"')
+	if q < 4 {
+		return false
+	}
+	if k := strings.TrimRight(before[:q], `\`); !strings.HasSuffix(k, "key=") {
+		return false
+	}
+	return secretName(before[q+1:])
+}
+
 func isAuthName(n string) bool {
 	n = strings.ToLower(n)
 	return n == "authorization" || n == "proxy-authorization" || n == "proxy_authorization"
@@ -397,11 +511,12 @@ func isAuthName(n string) bool {
 
 // openQuote reports the quote (", ' or \") that opens a value at v.
 func openQuote(s string, v int) (q string, n int) {
+	b := spanMax(s, v, func(c byte) bool { return c == '\\' }, 8) // \" inside JSON, \\\" inside JSON in JSON
 	switch {
-	case v < len(s) && (s[v] == '"' || s[v] == '\''):
+	case b == v && v < len(s) && (s[v] == '"' || s[v] == '\''):
 		return s[v : v+1], 1
-	case strings.HasPrefix(s[v:], `\"`):
-		return `\"`, 2
+	case b > v && b < len(s) && s[b] == '"' && (b-v)%2 == 1:
+		return s[v : b+1], b + 1 - v
 	}
 	return "", 0
 }
@@ -446,7 +561,7 @@ func redactAuthSchemes(s string) string {
 	e := editor{src: s}
 	for i := 0; i < len(s); i++ {
 		c := s[i] | 0x20
-		if c != 'b' || (i > 0 && isAlnum(s[i-1])) {
+		if c != 'b' || i > 0 && isAlnum(s[i-1]) && !boundary(s, i) {
 			continue
 		}
 		n := 0
@@ -462,7 +577,7 @@ func redactAuthSchemes(s string) string {
 		for t < len(s) && s[t] == ' ' {
 			t++
 		}
-		end := span(s, t, isB64Tok)
+		end := continued(s, span(s, t, isB64Tok), isB64Tok)
 		for end < len(s) && s[end] == '=' {
 			end++
 		}
@@ -492,4 +607,195 @@ func authContext(s string, i int) bool {
 		}
 	}
 	return false
+}
+
+// --- Pass 5: a secret after a secret-naming word or a command-line flag,
+// with no '=' or ':' between ("authentication failed with secret
+// wJalrXUt...", "password hunter2x", "-p 9xK...", "curl -u bob:hunter2").
+
+// secretWord returns the secret-naming word at i and whether it names a
+// password (which may be short): "secret", "password", "passwd",
+// "passphrase", "pwd", "token", "key", "apikey", "credential", "credentials",
+// in any case, or "" when there is none.
+func secretWord(s string, i int) (word string, password bool) {
+	end := span(s, i, isLetter)
+	if end >= len(s) || s[end] != ' ' {
+		return "", false
+	}
+	w := s[i:end]
+	is := func(x string) bool { return hasPrefixFold(w, 0, x) }
+	switch len(w) {
+	case 3:
+		if is("pwd") {
+			return w, true
+		}
+		if is("key") {
+			return w, false
+		}
+	case 5:
+		if is("token") {
+			return w, false
+		}
+	case 6:
+		if is("passwd") {
+			return w, true
+		}
+		if is("secret") || is("apikey") {
+			return w, false
+		}
+	case 8:
+		if is("password") {
+			return w, true
+		}
+	case 10:
+		if is("passphrase") {
+			return w, true
+		}
+		if is("credential") {
+			return w, false
+		}
+	case 11:
+		if is("credentials") {
+			return w, false
+		}
+	}
+	return "", false
+}
+
+// wordSecret returns the range of the secret that a word or flag at i names,
+// or from == end when there is none.
+func wordSecret(s string, i int) (from, end int) {
+	if s[i] == '-' {
+		return flagSecret(s, i)
+	}
+	if !boundary(s, i) {
+		return i, i
+	}
+	w, password := secretWord(s, i)
+	if w == "" {
+		return i, i
+	}
+	v := i + len(w)
+	for k := 0; k < 3 && v < len(s) && s[v] == ' '; k++ {
+		v++
+	}
+	for _, conn := range [...]string{"is ", "was "} {
+		if hasPrefixFold(s, v, conn) {
+			v += len(conn)
+			break
+		}
+	}
+	return v, quotedOrBare(s, v, func(t string) bool {
+		if password {
+			return passwordLike(t)
+		}
+		return secretLike(t)
+	})
+}
+
+// flagSecret: "-p <value>", "--password <value>" (docker login, mysql,
+// many CLIs) and "-u user:<value>", "--user user:<value>" (curl).
+func flagSecret(s string, i int) (from, end int) {
+	if i > 0 && s[i-1] != ' ' {
+		return i, i
+	}
+	user := false
+	switch {
+	case strings.HasPrefix(s[i:], "-p "):
+		from = i + 3
+	case strings.HasPrefix(s[i:], "--password "):
+		from = i + 11
+	case strings.HasPrefix(s[i:], "-u "):
+		from, user = i+3, true
+	case strings.HasPrefix(s[i:], "--user "):
+		from, user = i+7, true
+	default:
+		return i, i
+	}
+	if user {
+		c := strings.IndexByte(s[from:span(s, from, notValueEnd)], ':')
+		if c < 0 {
+			return i, i
+		}
+		from += c + 1
+	}
+	end = quotedOrBare(s, from, func(t string) bool { return len(t) >= 4 })
+	return from, end
+}
+
+// quotedOrBare returns the end of the value at v, quoted or bare, when ok
+// accepts it; v itself otherwise.
+func quotedOrBare(s string, v int, ok func(string) bool) int {
+	if v >= len(s) || strings.HasPrefix(s[v:], Redacted) {
+		return v
+	}
+	if q := s[v]; q == '"' || q == '\'' || q == '`' {
+		if c := strings.IndexByte(s[v+1:min(len(s), v+300)], q); c > 0 && ok(s[v+1:v+1+c]) {
+			return v + 1 + c
+		}
+		return v
+	}
+	end := valueEnd(s, v)
+	for end > v && strings.IndexByte(",;:!?)", s[end-1]) >= 0 {
+		end--
+	}
+	if end == v || !ok(s[v:end]) {
+		return v
+	}
+	return end
+}
+
+// secretLike reports whether a word after a secret-naming word is a secret
+// rather than prose ("token expired", "key combination"): at least 8
+// characters that look random, or at least 10 with a base64 symbol.
+func secretLike(t string) bool {
+	return randomLike(t) || len(t) >= 10 && strings.ContainsAny(t, "+/=~_")
+}
+
+// passwordLike reports whether a word after "password" is one: at least 6
+// characters with a digit, an upper-case letter after the first character
+// or a symbol ("password changed" is prose, "password hunter2" is not).
+func passwordLike(t string) bool {
+	if len(t) < 6 {
+		return false
+	}
+	for i := 0; i < len(t); i++ {
+		c := t[i]
+		if c >= '0' && c <= '9' || i > 0 && c >= 'A' && c <= 'Z' || !isLetter(c) && c != '-' && c != '\'' {
+			return true
+		}
+	}
+	return false
+}
+
+func redactWords(s string) string {
+	e := editor{src: s}
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if !wordStart(c) {
+			continue
+		}
+		from, end := wordSecret(s, i)
+		if end > from {
+			if s[from] == '"' || s[from] == '\'' || s[from] == '`' {
+				from++
+			}
+			e.replace(from, end, Redacted)
+			i = end - 1
+			continue
+		}
+		if isLetter(c) && !escapeLetter(s, i) {
+			i = span(s, i, isLetter) - 1 // no word starts inside this one
+		}
+	}
+	return e.done()
+}
+
+// wordStart is the first byte of a secret-naming word or flag.
+func wordStart(c byte) bool {
+	switch c | 0x20 {
+	case 's', 'p', 't', 'k', 'a', 'c':
+		return true
+	}
+	return c == '-'
 }

@@ -5,10 +5,13 @@
 // Everything here is written as small hand-made scanners over bytes: no
 // regexp (it would add most of a megabyte to the WASI build) and no
 // allocation when the text needs no change. Counts are always in characters,
-// meaning Unicode code points, never bytes.
+// meaning Unicode code points, never bytes. Every scan is linear in its
+// input (BenchmarkSanitize).
 //
-// See shared/cases/field-reports.md B23 (secrets), B24 (size cap) and B14
-// (invalid UTF-8 becomes U+FFFD).
+// See https://github.com/BerriAI/litellm/issues/8075 (a Gemini key in a
+// logged URL reaching the model), https://github.com/charmbracelet/crush/issues/3480
+// (uncapped tool output), RFC 8259, 8.1 (UTF-8; invalid bytes become
+// U+FFFD), and docs/sanitize.md for every rule.
 package sanitize
 
 import (
@@ -22,18 +25,14 @@ import (
 
 // MaxMessageChars is the longest Message result, in characters (code points).
 //
-// See shared/design.md ("The envelope": message is one sanitized sentence).
+// See README.md, "The envelope" (message: one sanitized sentence).
 const MaxMessageChars = 300
 
 // MaxDetailChars is the longest string Details keeps, in characters (code
 // points); a longer one is shortened by Cap, keeping its head and tail.
-//
-// See shared/cases/field-reports.md B24.
 const MaxDetailChars = 1000
 
-// Redacted replaces every secret Text finds.
-//
-// See shared/cases/field-reports.md B23 ("key=[REDACTED]").
+// Redacted replaces every secret Text finds ("key=[REDACTED]").
 const Redacted = "[REDACTED]"
 
 // withheld is what Text returns in the impossible case that a scanner fails:
@@ -42,9 +41,7 @@ const withheld = "[text withheld: the sanitizer failed on it]"
 
 // CapInfo reports what Cap did. OriginalChars is the length of the input in
 // characters (code points); OmittedChars is how many of them the result does
-// not carry (0 when Truncated is false).
-//
-// See shared/cases/field-reports.md B24 (truncated: true and the original length).
+// not carry (0 when Truncated is false), so a cut is never silent.
 type CapInfo struct {
 	Truncated     bool
 	OriginalChars int
@@ -52,14 +49,19 @@ type CapInfo struct {
 }
 
 // Text returns s with invalid UTF-8 replaced by U+FFFD and every secret it
-// recognises replaced by [REDACTED]: provider API keys (OpenAI, Anthropic,
-// Google, AWS, GitHub, Slack, ...), JWTs, the credential after "Bearer" or
-// "Basic", the password in URL userinfo, and the value of secret-named
-// parameters and pairs (key=..., "api_key": "...", X-Amz-Signature=...).
-// Text that merely looks like prose is returned unchanged, and s itself is
-// returned (no copy) when nothing changes.
+// recognises replaced by [REDACTED]: keys and tokens by their published
+// shapes (OpenAI, Anthropic, Google, AWS, Azure, GitHub, GitLab, Slack,
+// Stripe and about 200 more: tokenRules), private key blocks (PEM, PuTTY),
+// JWTs, webhook URLs, the credential after "Bearer" or "Basic", the password
+// in URL userinfo, the value of secret-named parameters and pairs (key=...,
+// "api_key": "...", apiKey := "...", X-Amz-Signature=...), a secret after a
+// secret-naming word or flag ("secret wJalr...", "-p ..."), a key wrapped
+// onto the next line, and any of these percent- or base64-encoded. Text that
+// merely looks like prose is returned unchanged, and s itself is returned (no
+// copy) when nothing changes.
 //
-// See shared/cases/field-reports.md B23 and docs/sanitize.md for every rule.
+// See docs/sanitize.md for every rule and the corpus that tests them
+// (TestRedactionCorpus).
 func Text(s string) string {
 	return guard(s, redact)
 }
@@ -81,10 +83,21 @@ func redact(s string) string {
 	if quiet(s) {
 		return s // no pass keys on anything in it
 	}
+	return redactPasses(s, 0)
+}
+
+// redactPasses runs every pass on s; depth counts the encodings (percent,
+// base64) s was decoded from, up to maxDecodeDepth.
+func redactPasses(s string, depth int) string {
 	s = redactTokens(s)
 	s = redactUserinfo(s)
 	s = redactAuthSchemes(s)
-	return redactPairs(s) // last: it may consume a word an earlier pass keys on
+	s = redactPairs(s) // after the shapes: it may consume a word an earlier pass keys on
+	s = redactWords(s)
+	if depth < maxDecodeDepth {
+		s = redactEncoded(s, depth)
+	}
+	return s
 }
 
 // Message turns error text into the one sentence an envelope's message
@@ -94,7 +107,7 @@ func redact(s string) string {
 // MaxMessageChars characters (a longer one ends in "…"), ending in terminal
 // punctuation ('.' is added when missing). Empty or blank text gives "".
 //
-// See shared/cases/field-reports.md B23 and docs/sanitize.md.
+// See docs/sanitize.md for the rules and the trace shapes.
 func Message(s string) string {
 	return guard(s, message)
 }
@@ -147,6 +160,33 @@ func withoutTrace(s string, keep func(string) string) (out string, found bool) {
 }
 
 func same(s string) string { return s }
+
+// FailureText returns the text of a failed tool result as a model may read
+// it: Text, then a stack trace reduced to its final exception line as in
+// Details strings, without a cap (a tool's failure output is the tool's own
+// account of what went wrong). s itself is returned when nothing changes.
+func FailureText(s string) string {
+	return guard(s, func(s string) string {
+		if quiet(s) {
+			return s
+		}
+		s = redact(s)
+		if r, found := withoutTrace(s, same); found {
+			s = redact(r)
+		}
+		return s
+	})
+}
+
+// Clean reports whether s holds nothing Message, Details or FailureText
+// would remove: no secret any pass finds, no stack trace, valid UTF-8. It
+// does not look at the sentence rules (a missing final period is clean).
+func Clean(s string) bool {
+	return quiet(s) || FailureText(s) == s
+}
+
+// DetailsClean reports whether Details(d) would return d unchanged.
+func DetailsClean(d map[string]any) bool { return d == nil || clean(d, false) }
 
 // finishSentence caps m at max characters with "…" and makes it end in
 // terminal punctuation.
@@ -201,10 +241,9 @@ func headChars(s string, n int) string {
 // is capped at MaxDetailChars characters;
 // a string under a secret-named key ("api_key", "Authorization", "password",
 // ...) is replaced by [REDACTED] whole (an auth scheme such as "Bearer " is
-// kept). Keys are unchanged; nil stays nil. Values other than strings, maps
-// and arrays are copied as they are.
-//
-// See shared/cases/field-reports.md B23.
+// kept). Keys pass the same sanitizer and are capped at MaxKeyChars; two keys
+// that become equal keep both values (" (2)"). nil stays nil. Values other
+// than strings, maps and arrays are copied as they are.
 func Details(d map[string]any) map[string]any {
 	if d == nil {
 		return nil

@@ -367,3 +367,41 @@ func TestDetails_keysSanitized(t *testing.T) {
 	clean := map[string]any{"status": 429.0, "tool": "search"}
 	require.Equal(t, clean, Details(clean))
 }
+
+// TestText_moreShapes: the kinds scanners find that the first rules missed
+// (issue 9, item 4), each in one typical sentence. The bodies are made up
+// (EXAMPLE, FAKE): the redaction corpus draws random ones at test time.
+func TestText_moreShapes(t *testing.T) {
+	pem := "-----BEGIN RSA PRIVATE KEY-----\nMIIEowIBAAKCAQEAFAKEFAKEFAKEFAKEFAKEFAKEFAKEFAKEFAKEFAKEFAKEFAKEFAKE\nEXAMPLEEXAMPLEEXAMPLEEXAMPLE==\n-----END RSA PRIVATE KEY-----"
+	tests := []struct{ name, in, want string }{
+		{"pem block", "key file:\n" + pem + "\nend", "key file:\n[REDACTED]\nend"},
+		{"pem in a service account json", `{"private_key": "-----BEGIN PRIVATE KEY-----\nMIIEvFAKEFAKEFAKE\n-----END PRIVATE KEY-----\n", "x": 1}`, `{"private_key": "[REDACTED]", "x": 1}`},
+		{"pem cut before its end", "key: -----BEGIN EC PRIVATE KEY-----\nMHcCAQEEIFAKEFAKE", "key: [REDACTED]"},
+		{"azure account key", "DefaultEndpointsProtocol=https;AccountName=acme;AccountKey=FAKE+EXAMPLE/key==;EndpointSuffix=core.windows.net", "DefaultEndpointsProtocol=https;AccountName=acme;AccountKey=[REDACTED];EndpointSuffix=core.windows.net"},
+		{"azure apim header", "Ocp-Apim-Subscription-Key: 0123456789abcdef0123456789abcdef", "Ocp-Apim-Subscription-Key: [REDACTED]"},
+		{"slack webhook", "posted to https://hooks.slack.com/services/T00000000/B00000000/FAKEFAKEFAKEFAKEFAKEFAKE ok", "posted to https://hooks.slack.com/[REDACTED] ok"},
+		{"sendgrid", "SG.FAKEFAKEFAKEFAKEFAKE_a.EXAMPLEEXAMPLEEXAMPLEEXAMPLEEXAMPLE_EXAMPLE rejected", "[REDACTED] rejected"},
+		{"npm", "npm_FAKEFAKEFAKEFAKEFAKEFAKEFAKEFAKE0000 expired", "[REDACTED] expired"},
+		{"groq", "gsk_FAKEFAKEFAKEFAKEFAKEFAKEFAKEFAKEFAKEFAKEFAKEFAKE0000 bad", "[REDACTED] bad"},
+		{"percent-encoded name and key", "GET /v1?api%5Fkey=sk%2Dproj%2DFAKEFAKEFAKEFAKEFAKEFAKE&x=1", "GET /v1?api%5Fkey=[REDACTED]&x=1"},
+		{"base64 of a key", "state c2stcHJvai1GQUtFRkFLRUZBS0VGQUtFRkFLRUZBS0U= lost", "state [REDACTED] lost"},
+		{"key wrapped onto the next line", "token sk-proj-FAKEFAKEFAKEFAKE\nFAKE0FAKE1FAKE2 sent", "token [REDACTED] sent"},
+		{"secret after a word", "authentication failed with secret FAKE/EXAMPLE+key0123 today", "authentication failed with secret [REDACTED] today"},
+		{"password after a word", "login deploy password hunter2x", "login deploy password [REDACTED]"},
+		{"prose after the words", "the token expired and the password changed", "the token expired and the password changed"},
+		{"go assignment", `apiKey := "FAKEEXAMPLEFAKE"`, `apiKey := "[REDACTED]"`},
+		{"ruby hash", `'secret_key' => 'FAKEEXAMPLE'`, `'secret_key' => '[REDACTED]'`},
+		{"nuget credential", `<add key="ClearTextPassword" value="FAKEEXAMPLE" />`, `<add key="ClearTextPassword" value="[REDACTED]" />`},
+		{"curl user", "curl -u deploy:FAKEEXAMPLE https://x", "curl -u deploy:[REDACTED] https://x"},
+		{"docker login password", "docker login -u acme -p FAKEEXAMPLE0 acme.azurecr.io", "docker login -u acme -p [REDACTED] acme.azurecr.io"},
+		{"a weak key name keeps a word", "sort_key=created_at", "sort_key=created_at"},
+		{"a weak key name with a random value", "partition_key=Fake0Example1Fake2Example3", "partition_key=[REDACTED]"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			got := Text(tc.in)
+			assert.Equal(t, tc.want, got)
+			assert.Equal(t, got, Text(got), "Text is idempotent")
+		})
+	}
+}
