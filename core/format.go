@@ -107,7 +107,7 @@ func Parse(f Format, msgs []any) ([]Outcome, error) {
 	if err != nil {
 		return nil, requestError("parse", err)
 	}
-	outs, err := c.Parse(msgs)
+	outs, err := format.Parse(c, msgs)
 	if err != nil {
 		return nil, requestError("parse", err)
 	}

@@ -70,7 +70,7 @@ func opParse(req map[string]any) (any, error) {
 	if !ok {
 		return nil, field.NewError("messages", "is required")
 	}
-	outs, err := c.Parse(msgs)
+	outs, err := format.Parse(c, msgs)
 	if err != nil {
 		return nil, err
 	}

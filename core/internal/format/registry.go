@@ -84,6 +84,22 @@ var table = [...]Provider{
 // Providers returns the provider table, a copy, in README order.
 func Providers() []Provider { return append([]Provider(nil), table[:]...) }
 
+// Parse runs c.Parse and makes every failure it reads what a model may
+// read: an envelope found on the wire (a third party's in-band envelope, a
+// Gemini response.error, a Bedrock json block) passes outcome.Safe, as every
+// envelope toolerr writes does. The parse op and the typed API both read
+// through it.
+func Parse(c Codec, msgs []any) ([]outcome.Outcome, error) {
+	outs, err := c.Parse(msgs)
+	for i := range outs {
+		if e := outs[i].Error; e != nil {
+			safe := outcome.Safe(*e)
+			outs[i].Error = &safe
+		}
+	}
+	return outs, err
+}
+
 // Lookup returns the codec of a wire-format name or alias, or nil for an
 // unknown one.
 func Lookup(name string) Codec {

@@ -26,5 +26,6 @@ func ReadList(f Format, msgs []any, path string) ([]Message, error) {
 		m.Raw = v
 		out = append(out, m)
 	}
+	safeFailures(out)
 	return out, nil
 }
