@@ -38,6 +38,9 @@
 //     Parse.
 //   - Transcripts: Check, Finding, Repair, RepairChanges, Trim, NormalizeIDs,
 //     Convert, Conversion, LoopGuard, LoopAttempt.
+//   - Egress (the last hop before a provider): EgressHTTPError,
+//     EgressStreamError, EgressTransportError, EgressOptions, ErrorReply,
+//     EnvelopeMember, EnvelopeHeader.
 //   - Decisions: Retry, RetryPolicy, RetryDecision, RetryReason;
 //     BreakerTransition, BreakerState, BreakerSettings, BreakerEvent,
 //     BreakerPhase, BreakerResult, BreakerCounts, ParseBreakerState; Budget,

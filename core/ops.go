@@ -80,6 +80,8 @@ var opTable = [...]op{
 		`{"op":"replay","format":"anthropic","transcript":false,"trace":{"description":"503 then success","bound":20,"steps":[{"error":` + exampleEnvelope + `},{"result":{"text":"Found 5 flights."}}]}}`}, opReplay},
 	{OpInfo{"step", "`tool`, `state` \\| null, `event` {kind, ...}, `now_ms`, `policy`?, `settings`?, `key_prefix`?, `timeout_ms`?, `budget`? {limits, state?, charge?}, `loop`? {threshold?, state?}", "`{action, decisions, state, budget?, loop?}`", "docs/resilience.md",
 		`{"op":"step","tool":"search","state":{"phase":"breaker","attempt":1,"event":"failure","tries":0,"draw":0.5,"error":` + exampleEnvelope + `},"event":{"kind":"loaded","value":null},"now_ms":1000}`}, opStep},
+	{OpInfo{"egress_error", "`ingress`, `upstream` {one of `http` {status, headers, body} / `sse_event` {event, data} / `error_text`; `provider`?, `now_ms`?}, `upstream_message`? (keep \\| drop)", "`{status, headers, body, envelope}` (a stream event: `{event, data, envelope}`)", "docs/egress.md",
+		`{"op":"egress_error","ingress":"openai-chat","upstream":{"provider":"anthropic","http":{"status":429,"headers":{"retry-after":"7","request-id":"req_1"},"body":{"type":"error","error":{"type":"rate_limit_error","message":"Number of request tokens has exceeded your per-minute rate limit"}}}}}`}, opEgressError},
 }
 
 // dispatch runs the handler of op on req, or returns ErrUnknownOp.

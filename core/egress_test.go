@@ -1,0 +1,161 @@
+package core
+
+import (
+	"encoding/json"
+	"errors"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/toolerr/toolerr/core/internal/canonical"
+	"github.com/toolerr/toolerr/core/internal/egress"
+)
+
+// typedEgressError runs an egress_error request through the typed Go API:
+// members decoded by type assertion alone, the typed function called, its
+// reply encoded as the op encodes it. ok is false when the Go types cannot
+// express the request (a member of the wrong JSON type, a source, tool or
+// attempt, which the typed API has no place for, not exactly one failure).
+func typedEgressError(req map[string]any) (any, error, bool) {
+	ingress, ok1 := str(req, "ingress")
+	pol, ok2 := str(req, "upstream_message")
+	up, ok3 := req["upstream"].(map[string]any)
+	if !ok1 || !ok2 || !ok3 || pol != "" && pol != "keep" && pol != "drop" {
+		return nil, nil, false
+	}
+	opt := EgressOptions{DropUpstreamMessage: pol == "drop"}
+	var ok bool
+	if opt.Upstream, ok = str(up, "provider"); !ok {
+		return nil, nil, false
+	}
+	now, ok := num(up, "now_ms")
+	if !ok || present(up, "now_ms") && (now <= 0 || now != float64(int64(now))) || present(up, "source") || present(up, "tool") || present(up, "attempt") {
+		return nil, nil, false
+	}
+	opt.NowMs = int64(now)
+	n := 0
+	for _, k := range [...]string{"http", "sse_event", "error_text"} {
+		if up[k] != nil {
+			n++
+		}
+	}
+	if n != 1 {
+		return nil, nil, false
+	}
+	var r ErrorReply
+	var err error
+	switch {
+	case up["http"] != nil:
+		h, isObj := up["http"].(map[string]any)
+		status, ok := num(h, "status")
+		if !isObj || !ok || !present(h, "status") || status != float64(int(status)) {
+			return nil, nil, false
+		}
+		header := map[string][]string{}
+		hm, _ := h["headers"].(map[string]any)
+		for k, v := range hm {
+			s, isStr := v.(string)
+			if !isStr {
+				return nil, nil, false
+			}
+			header[k] = []string{s}
+		}
+		r, err = EgressHTTPError(Format(ingress), int(status), header, bodyBytes(h["body"]), opt)
+	case up["sse_event"] != nil:
+		s, isObj := up["sse_event"].(map[string]any)
+		event, ok := str(s, "event")
+		if !isObj || !ok || present(s, "content_emitted") {
+			return nil, nil, false
+		}
+		r, err = EgressStreamError(Format(ingress), event, bodyBytes(s["data"]), opt)
+	default:
+		text, isStr := up["error_text"].(string)
+		if !isStr {
+			return nil, nil, false
+		}
+		r, err = EgressTransportError(Format(ingress), errors.New(text), opt)
+	}
+	if err != nil {
+		return nil, err, true
+	}
+	body, perr := canonical.Parse(r.Body)
+	if perr != nil {
+		panic(perr)
+	}
+	return errorReplyValue(egress.Response{Status: r.Status, Header: r.Header, Event: r.Event, Body: body.(map[string]any), Envelope: r.Envelope}), nil, true
+}
+
+// TestEgressTypedAPI_agreesWithOps: for every egress_error fixture the Go
+// types can express, the typed API gives the same reply, or the same error,
+// as Invoke.
+func TestEgressTypedAPI_agreesWithOps(t *testing.T) {
+	files, err := filepath.Glob(filepath.Join("..", "conformance", "fixtures", "egress_error", "*.json"))
+	require.NoError(t, err)
+	require.NotEmpty(t, files)
+	compared, skipped := 0, 0
+	for _, file := range files {
+		b, err := os.ReadFile(file)
+		require.NoError(t, err)
+		var cases []struct {
+			Description string
+			Tests       []struct {
+				Description string
+				Request     json.RawMessage
+			}
+		}
+		require.NoError(t, json.Unmarshal(b, &cases), file)
+		for _, c := range cases {
+			for _, tc := range c.Tests {
+				v, err := canonical.Parse(tc.Request)
+				require.NoError(t, err)
+				res, err, ok := typedEgressError(v.(map[string]any))
+				if !ok {
+					skipped++
+					continue
+				}
+				var got []byte
+				if err != nil {
+					got = badRequest(requestError("egress_error", err))
+				} else {
+					got, err = canonical.Marshal(map[string]any{"ok": res})
+					require.NoError(t, err)
+				}
+				require.Equal(t, string(Invoke(tc.Request)), string(got), "%s: %s / %s", filepath.Base(file), c.Description, tc.Description)
+				compared++
+			}
+		}
+	}
+	require.NotZero(t, compared)
+	t.Logf("egress_error: %d fixtures compared, %d not expressible in Go types", compared, skipped)
+}
+
+func TestEgressTransportError_goErrors(t *testing.T) {
+	r, err := EgressTransportError(FormatAnthropic, errTimeout{}, EgressOptions{Upstream: "anthropic"})
+	require.NoError(t, err)
+	assert.Equal(t, 504, r.Status)
+	assert.Equal(t, CodeTimeout, r.Envelope.Code)
+	assert.JSONEq(t, `{"type":"error","error":{"type":"timeout_error","message":"The Anthropic API timed out; retry later.","toolerr":`+
+		string(mustJSON(t, r.Envelope))+`}}`, string(r.Body))
+	_, err = EgressTransportError("mcp", errTimeout{}, EgressOptions{})
+	var re *RequestError
+	require.ErrorAs(t, err, &re)
+	assert.Equal(t, "ingress", re.Path)
+	_, err = EgressHTTPError(FormatOpenAIChat, 500, nil, nil, EgressOptions{NowMs: -1})
+	require.ErrorAs(t, err, &re)
+	assert.Equal(t, "upstream.now_ms", re.Path)
+}
+
+type errTimeout struct{}
+
+func (errTimeout) Error() string { return "i/o timeout" }
+func (errTimeout) Timeout() bool { return true }
+
+func mustJSON(t *testing.T, v any) []byte {
+	t.Helper()
+	b, err := json.Marshal(v)
+	require.NoError(t, err)
+	return b
+}
