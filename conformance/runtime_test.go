@@ -16,17 +16,7 @@ import (
 // runtime runs (runtime/*.json): runtime.schema.json, and unique, short,
 // present-tense descriptions, as for the fixtures.
 func TestRuntimeScenarios_lint(t *testing.T) {
-	schema, err := jsonschema.NewCompiler().Compile("runtime.schema.json")
-	require.NoError(t, err)
-	paths, err := filepath.Glob(filepath.Join("runtime", "*.json"))
-	require.NoError(t, err)
-	require.NotEmpty(t, paths)
-	for _, p := range paths {
-		data, err := os.ReadFile(p)
-		require.NoError(t, err)
-		inst, err := jsonschema.UnmarshalJSON(bytes.NewReader(data))
-		require.NoError(t, err)
-		require.NoError(t, schema.Validate(inst), p)
+	for p, data := range validFiles(t, "runtime.schema.json", filepath.Join("runtime", "*.json")) {
 		var scs []struct {
 			Description string `json:"description"`
 		}
@@ -38,4 +28,26 @@ func TestRuntimeScenarios_lint(t *testing.T) {
 			seen[s.Description] = true
 		}
 	}
+}
+
+// validFiles reads every file matching glob, checks each against the JSON
+// Schema at schemaPath and returns their bytes by path; it fails the test
+// when none matches or one does not validate.
+func validFiles(t *testing.T, schemaPath, glob string) map[string][]byte {
+	t.Helper()
+	schema, err := jsonschema.NewCompiler().Compile(schemaPath)
+	require.NoError(t, err)
+	paths, err := filepath.Glob(glob)
+	require.NoError(t, err)
+	require.NotEmpty(t, paths)
+	out := map[string][]byte{}
+	for _, p := range paths {
+		data, err := os.ReadFile(p)
+		require.NoError(t, err)
+		inst, err := jsonschema.UnmarshalJSON(bytes.NewReader(data))
+		require.NoError(t, err)
+		require.NoError(t, schema.Validate(inst), p)
+		out[p] = data
+	}
+	return out
 }
