@@ -57,10 +57,27 @@ export function invoke(request) {
   return resp.ok;
 }
 
+// The transcript ops take the list (messages) or a whole request body
+// (options.body); either may be JSON text (a string or bytes), which goes to
+// the core unparsed: its parser refuses a duplicate key that JSON.parse
+// would resolve silently to the last value.
 const op = (name, members) => {
+  const raw = [];
   const req = { op: name };
-  for (const [k, v] of Object.entries(members)) if (v !== undefined && v !== null) req[k] = v;
-  return invoke(req);
+  for (const [k, v] of Object.entries(members)) {
+    if (v === undefined || v === null) continue;
+    if ((k === 'messages' || k === 'body') && (typeof v === 'string' || v instanceof Uint8Array)) raw.push([k, v]);
+    else req[k] = v;
+  }
+  if (!raw.length) return invoke(req);
+  const parts = [enc.encode(JSON.stringify(req).slice(0, -1))];
+  for (const [k, v] of raw) parts.push(enc.encode(`,${JSON.stringify(k)}:`), typeof v === 'string' ? enc.encode(v) : v);
+  parts.push(enc.encode('}'));
+  const bytes = new Uint8Array(parts.reduce((n, p) => n + p.length, 0));
+  parts.reduce((at, p) => (bytes.set(p, at), at + p.length), 0);
+  const resp = JSON.parse(dec.decode(invokeBytes(bytes)));
+  if ('error' in resp) throw new ToolerrError(resp.error);
+  return resp.ok;
 };
 
 export const version = () => op('version', {});

@@ -44,7 +44,9 @@ export interface Outcome {
   result?: Result;
 }
 
-export type Format = 'openai-chat' | 'openai-responses' | 'anthropic' | 'gemini' | 'gemini-openai' | 'bedrock' | 'mcp';
+/** A wire format, or one of the provider table's aliases (any case at run time; README, "Names"). */
+export type Format = 'openai-chat' | 'openai-responses' | 'anthropic' | 'gemini' | 'gemini-openai' | 'bedrock' | 'mcp'
+  | 'openai' | 'chat' | 'chat-completions' | 'responses' | 'claude' | 'google' | 'vertex' | 'genai' | 'aws' | 'converse' | 'bedrock-converse';
 export type JSONValue = null | boolean | number | string | JSONValue[] | { [k: string]: JSONValue };
 type TextPart = { type: 'text'; text: string };
 type ImageMediaType = 'image/jpeg' | 'image/png' | 'image/gif' | 'image/webp';
@@ -102,11 +104,24 @@ export function toGemini(outcomes: Outcome[]): GeminiContent[];
 export function toBedrock(outcomes: Outcome[]): BedrockMessage[];
 export function toMCP(outcomes: Outcome[]): MCPCallToolResult[];
 
-export function check(format: Format, messages: unknown[], options?: Record<string, unknown>): any;
-export function repair(format: Format, messages: unknown[], options?: Record<string, unknown>): any;
-export function convert(messages: unknown[], options: { from: Format; to: Format; [k: string]: unknown }): any;
-export function trim(format: Format, messages: unknown[], options?: Record<string, unknown>): any;
-export function normalizeIds(format: Format, messages: unknown[], options?: Record<string, unknown>): any;
+/**
+ * A message list, or JSON text of one (a string or UTF-8 bytes, read by the core's parser, which
+ * refuses duplicate keys); null when `options.body` gives a whole request body instead.
+ */
+export type TranscriptList = unknown[] | string | Uint8Array | null;
+/**
+ * Options of the transcript ops: `body` is a whole request body of the format (a Chat Completions,
+ * Responses, Anthropic Messages, Gemini generateContent or Bedrock Converse request, or JSON text of
+ * one) given instead of the list; the result then holds `body`, the whole body with only what
+ * changed changed. Other members are the op's (id_rules, open_calls, model, max_chars, ...).
+ */
+export interface TranscriptOptions { body?: Record<string, unknown> | string | Uint8Array; [k: string]: unknown }
+
+export function check(format: Format, messages: TranscriptList, options?: TranscriptOptions): any;
+export function repair(format: Format, messages: TranscriptList, options?: TranscriptOptions): any;
+export function convert(messages: TranscriptList, options: TranscriptOptions & { from: Format; to: Format }): any;
+export function trim(format: Format, messages: TranscriptList, options?: TranscriptOptions): any;
+export function normalizeIds(format: Format, messages: TranscriptList, options?: TranscriptOptions): any;
 export function loopGuard(members: Record<string, unknown>): any;
 
 export function retryDecision(error: Envelope, attempt: number, options: { draw: number; policy?: Record<string, unknown> }): { retry: boolean; delay_ms: number; reason: string };

@@ -268,29 +268,73 @@ def to_mcp(outcomes: Iterable[Outcome]) -> List[Message]:
     return serialize("mcp", outcomes)
 
 
-def check(format: str, messages: Iterable[Message], **options: Any) -> JSON:
-    """Return the findings a provider would reject in a transcript (op "check")."""
-    return _op("check", {"format": format, "messages": list(messages), **options})
+Transcript = Any  # a message list, a whole request body (dict), or JSON text (str or bytes) of one
 
 
-def repair(format: str, messages: Iterable[Message], **options: Any) -> JSON:
-    """Return the repaired transcript and what changed (op "repair")."""
-    return _op("repair", {"format": format, "messages": list(messages), **options})
+def _transcript_op(op: str, members: Mapping[str, Any], messages: Transcript, body: Transcript) -> JSON:
+    """Run a transcript op on the list (messages) or a whole request body (body).
+
+    JSON text (str or bytes) goes to the core unparsed, spliced into the
+    request: its parser refuses a duplicate key that json.loads would
+    resolve silently to the last value. Giving both or neither is answered
+    by the core (INVALID_INPUT at "body" or "messages").
+    """
+    req: Dict[str, Any] = {"op": op, **{k: v for k, v in members.items() if v is not None}}
+    raw: List[Tuple[str, bytes]] = []
+    for key, value in (("messages", messages), ("body", body)):
+        if isinstance(value, (str, bytes, bytearray)):
+            raw.append((key, value.encode() if isinstance(value, str) else bytes(value)))
+        elif value is not None:
+            req[key] = value if isinstance(value, Mapping) else list(value)
+    if not raw:
+        return invoke(req)
+    out = _encode(req)[:-1].encode()
+    for key, text in raw:
+        out += b',"' + key.encode() + b'":' + text
+    resp = json.loads(invoke_bytes(out + b"}").decode())
+    if "error" in resp:
+        raise ToolerrError(Envelope.from_dict(resp["error"]))
+    return resp["ok"]
 
 
-def convert(messages: Iterable[Message], *, from_format: str, to_format: str, **options: Any) -> JSON:
-    """Translate a transcript between formats, failure flags carried (op "convert")."""
-    return _op("convert", {"from": from_format, "to": to_format, "messages": list(messages), **options})
+def check(format: str, messages: Transcript = None, *, body: Transcript = None, **options: Any) -> JSON:
+    """Return the findings a provider would reject in a transcript (op "check").
+
+    messages is the list; body instead a whole request body of format (a
+    Chat Completions, Responses, Anthropic, Gemini or Bedrock request), its
+    previous_response_id and model read by the core. Either may be JSON text.
+    """
+    return _transcript_op("check", {"format": format, **options}, messages, body)
 
 
-def trim(format: str, messages: Iterable[Message], **options: Any) -> JSON:
+def repair(format: str, messages: Transcript = None, *, body: Transcript = None, **options: Any) -> JSON:
+    """Return the repaired transcript and what changed (op "repair").
+
+    With body, the answer holds "body": the whole request body with only the
+    list changed, every other member as given.
+    """
+    return _transcript_op("repair", {"format": format, **options}, messages, body)
+
+
+def convert(messages: Transcript = None, *, from_format: str, to_format: str, body: Transcript = None,
+            **options: Any) -> JSON:
+    """Translate a transcript between formats, failure flags carried (op "convert").
+
+    With body, a whole request body is translated: system prompt, tools,
+    tool choice and generation parameters go to the target's place, and
+    "notes" names what the target has no place for.
+    """
+    return _transcript_op("convert", {"from": from_format, "to": to_format, **options}, messages, body)
+
+
+def trim(format: str, messages: Transcript = None, *, body: Transcript = None, **options: Any) -> JSON:
     """Trim a transcript to a size budget without separating calls from results (op "trim")."""
-    return _op("trim", {"format": format, "messages": list(messages), **options})
+    return _transcript_op("trim", {"format": format, **options}, messages, body)
 
 
-def normalize_ids(format: str, messages: Iterable[Message], **options: Any) -> JSON:
-    """Rewrite call ids to the target's id rules; returns the messages and the id map."""
-    return _op("normalize_ids", {"format": format, "messages": list(messages), **options})
+def normalize_ids(format: str, messages: Transcript = None, *, body: Transcript = None, **options: Any) -> JSON:
+    """Rewrite call ids to the target's id rules; returns the messages (or body) and the id map."""
+    return _transcript_op("normalize_ids", {"format": format, **options}, messages, body)
 
 
 def loop_guard(**members: Any) -> JSON:

@@ -280,6 +280,97 @@ pub fn normalize_ids(format: &str, messages: &[Value], options: Value) -> Result
     op("normalize_ids", with(json!({"format": format, "messages": messages}), options))
 }
 
+/// A message list or a whole request body for the transcript ops: a value, or JSON text that goes
+/// to the core unparsed (its parser refuses a duplicate key, which `serde_json` would resolve to the
+/// last value: a real tool result could vanish).
+#[derive(Debug, Clone, Copy)]
+pub enum Transcript<'a> {
+    /// The list (`messages`) or body as a value.
+    Value(&'a Value),
+    /// The list or body as JSON text.
+    Json(&'a str),
+}
+
+/// Runs the transcript op `name` on `members` plus `input` under `key` ("messages" or "body").
+fn transcript_op(name: &str, members: Value, key: &str, input: Transcript) -> Result<Value> {
+    match input {
+        Transcript::Value(v) => op(name, with(members, json!({ key: v }))),
+        Transcript::Json(text) => {
+            let mut req = Map::new();
+            req.insert("op".into(), name.into());
+            if let Value::Object(m) = members {
+                req.extend(m.into_iter().filter(|(_, v)| !v.is_null()));
+            }
+            let mut bytes = serde_json::to_vec(&Value::Object(req))
+                .expect("toolerr: the request serializes to JSON");
+            bytes.pop(); // the closing brace
+            bytes.extend_from_slice(format!(",{}:", Value::from(key)).as_bytes());
+            bytes.extend_from_slice(text.as_bytes());
+            bytes.push(b'}');
+            let out = invoke_bytes(&bytes);
+            let resp: Response<Value> =
+                serde_json::from_slice(&out).expect("toolerr: the core answers JSON");
+            match (resp.error, resp.ok) {
+                (Some(envelope), _) => Err(ToolerrError { envelope }),
+                (None, ok) => Ok(ok.unwrap_or(Value::Null)),
+            }
+        }
+    }
+}
+
+/// The findings in a whole request body of `format` (a Chat Completions, Responses, Anthropic,
+/// Gemini or Bedrock request; op `check` with `body`); `options` adds members (`id_rules`,
+/// `open_calls`, ...). The body's own `previous_response_id` and `model` are read by the core.
+pub fn check_body(format: &str, body: Transcript, options: Value) -> Result<Value> {
+    transcript_op(
+        "check",
+        with(json!({"format": format}), options),
+        "body",
+        body,
+    )
+}
+
+/// A whole request body with its list repaired, every other member as given: `{"body", "changes"}`.
+pub fn repair_body(format: &str, body: Transcript, options: Value) -> Result<Value> {
+    transcript_op(
+        "repair",
+        with(json!({"format": format}), options),
+        "body",
+        body,
+    )
+}
+
+/// A whole request body in another format (system prompt, tools and parameters in the target's
+/// place): `{"body", "id_map"?, "notes"?}`.
+pub fn convert_body(body: Transcript, from: &str, to: &str, options: Value) -> Result<Value> {
+    transcript_op(
+        "convert",
+        with(json!({"from": from, "to": to}), options),
+        "body",
+        body,
+    )
+}
+
+/// A whole request body with the oldest turns of its list dropped: `{"body", "dropped"}`.
+pub fn trim_body(format: &str, body: Transcript, options: Value) -> Result<Value> {
+    transcript_op(
+        "trim",
+        with(json!({"format": format}), options),
+        "body",
+        body,
+    )
+}
+
+/// A whole request body with its call ids rewritten: `{"body", "id_map"}`.
+pub fn normalize_ids_body(format: &str, body: Transcript, options: Value) -> Result<Value> {
+    transcript_op(
+        "normalize_ids",
+        with(json!({"format": format}), options),
+        "body",
+        body,
+    )
+}
+
 /// Whether repeated failing calls form a loop (op `loop_guard`); `members` is the whole request.
 pub fn loop_guard(members: Value) -> Result<Value> {
     op("loop_guard", members)

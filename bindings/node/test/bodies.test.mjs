@@ -1,0 +1,52 @@
+// The transcript helpers take a whole request body (options.body) and JSON text, and the
+// provider table's aliases; the answer is the whole body with only what changed changed.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import * as toolerr from '../index.js';
+
+const body = {
+  model: 'claude-sonnet-4-5', max_tokens: 100, system: 'Be brief.', metadata: { user_id: 'u1' },
+  tools: [{ name: 'get_weather', input_schema: { type: 'object', properties: { city: { type: 'string' } } } }],
+  messages: [{ role: 'assistant', content: [{ type: 'tool_use', id: 'toolu_1', name: 'get_weather', input: { city: 'Paris' } }] }],
+};
+
+test('repair takes a whole body and keeps every other member', () => {
+  const r = toolerr.repair('anthropic', null, { body });
+  assert.equal(r.changes.synthesized, 1);
+  for (const k of ['model', 'max_tokens', 'system', 'metadata', 'tools']) assert.deepEqual(r.body[k], body[k], k);
+  assert.equal(r.body.messages[1].content[0].is_error, true);
+  assert.deepEqual(toolerr.check('claude', null, { body: r.body }).findings, []);
+});
+
+test('convert takes a whole body and puts the system prompt and tools in the target\'s place', () => {
+  const r = toolerr.convert(null, { from: 'anthropic', to: 'google', body });
+  assert.deepEqual(r.body.systemInstruction, { parts: [{ text: 'Be brief.' }] });
+  assert.deepEqual(r.body.tools[0].functionDeclarations[0].name, 'get_weather');
+  assert.deepEqual(r.body.generationConfig, { maxOutputTokens: 100 });
+  assert.ok(r.notes.some((n) => n.includes('metadata')));
+});
+
+test('trim and normalizeIds take a whole body', () => {
+  assert.equal(toolerr.trim('anthropic', null, { body, max_messages: 5 }).body.model, 'claude-sonnet-4-5');
+  assert.equal(toolerr.normalizeIds('anthropic', null, { body, target: 'mistral' }).body.system, 'Be brief.');
+});
+
+test('JSON text goes to the core unparsed: a duplicate key is refused, not resolved to the last', () => {
+  const text = '[{"role":"assistant","content":[{"type":"tool_use","id":"toolu_1","name":"f","input":{}}]},'
+    + '{"role":"user","content":[{"type":"tool_result","tool_use_id":"toolu_1","content":"real","tool_use_id":"toolu_X"}]}]';
+  assert.throws(() => toolerr.repair('anthropic', text), (e) => e instanceof toolerr.ToolerrError && e.code === 'INVALID_INPUT' && /duplicate object key/.test(e.message));
+  const ok = toolerr.repair('anthropic', null, { body: new TextEncoder().encode(JSON.stringify(body)) });
+  assert.equal(ok.body.system, 'Be brief.');
+  assert.equal(toolerr.check('gemini', '[]').findings.length, 0);
+});
+
+test('both or neither of messages and body is a bad request naming the member', () => {
+  assert.throws(() => toolerr.check('anthropic', [], { body }), (e) => e.details.path === 'body');
+  assert.throws(() => toolerr.check('anthropic', null), (e) => e.details.path === 'messages');
+});
+
+test('the aliases of the provider table name formats everywhere', () => {
+  const [m] = toolerr.serialize('openai', [{ callId: 'call_1', name: 'f', error: toolerr.envelope('TIMEOUT', 'Timed out.') }]);
+  assert.equal(m.role, 'tool');
+  assert.equal(toolerr.classifyHttp(503, {}, undefined, { provider: 'google' }).details.provider, 'gemini');
+});
