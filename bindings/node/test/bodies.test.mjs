@@ -50,3 +50,15 @@ test('the aliases of the provider table name formats everywhere', () => {
   assert.equal(m.role, 'tool');
   assert.equal(toolerr.classifyHttp(503, {}, undefined, { provider: 'google' }).details.provider, 'gemini');
 });
+
+test('the README body example prints the documented lines', async () => {
+  const { execFileSync } = await import('node:child_process');
+  const { fileURLToPath } = await import('node:url');
+  const out = execFileSync(process.execPath, ['--no-warnings', fileURLToPath(new URL('../examples/body_example.mjs', import.meta.url))],
+    { encoding: 'utf8' });
+  assert.deepEqual(out.trim().split('\n'), [
+    '1 claude-sonnet-4-5 Answer briefly.',
+    '{"parts":[{"text":"Answer briefly."}]} {"maxOutputTokens":1024}',
+    'dropped the model parameter: gemini takes the model in the URL, not the body',
+  ]);
+});

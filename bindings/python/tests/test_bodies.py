@@ -60,3 +60,17 @@ def test_aliases_name_formats_everywhere() -> None:
     [m] = toolerr.serialize("openai", [toolerr.Outcome("call_1", "f", error=toolerr.envelope("TIMEOUT", "Timed out."))])
     assert m["role"] == "tool"
     assert toolerr.classify_http(503, {}, provider="google").details["provider"] == "gemini"
+
+
+def test_the_readme_body_example_prints_the_documented_lines() -> None:
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    example = Path(__file__).resolve().parents[1] / "examples" / "body_example.py"
+    out = subprocess.run([sys.executable, str(example)], check=True, capture_output=True, text=True).stdout
+    assert out.splitlines() == [
+        "1 claude-sonnet-4-5 Answer briefly.",
+        "{'parts': [{'text': 'Answer briefly.'}]} {'maxOutputTokens': 1024}",
+        "['dropped the model parameter: gemini takes the model in the URL, not the body']",
+    ]
