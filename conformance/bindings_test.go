@@ -43,12 +43,12 @@ func init() {
 					// CI sets it: make test sets every binding up before the suite.
 					return nil, fmt.Errorf("binding %s is required but %s was not found (%s)", b.name, b.need, b.setup)
 				}
-				t.Logf("binding %s left out: %s not found (%s)", b.name, b.need, b.setup)
+				leftOut(t, b.name, fmt.Sprintf("binding %s left out: %s not found (%s)", b.name, b.need, b.setup))
 				return nil, nil
 			}
 			if !strings.Contains(b.argv[0], "/") {
 				if _, err := exec.LookPath(b.argv[0]); err != nil {
-					t.Logf("binding %s left out: %s not on PATH", b.name, b.argv[0])
+					leftOut(t, b.name, fmt.Sprintf("binding %s left out: %s not on PATH", b.name, b.argv[0]))
 					return nil, nil
 				}
 			}
@@ -59,4 +59,15 @@ func init() {
 			return &External{TargetName: b.name, Argv: b.argv, Dir: root, Env: append(os.Environ(), b.env(dist)...)}, nil
 		})
 	}
+}
+
+// leftOut reports a binding that is not set up here as a skipped subtest of
+// t, named after it, so that make test's summary (scripts/testreport) lists
+// it with its reason instead of a log line nobody reads.
+func leftOut(t testing.TB, name, reason string) {
+	if tt, ok := t.(*testing.T); ok {
+		tt.Run(name, func(t *testing.T) { t.Skip(reason) })
+		return
+	}
+	t.Log(reason)
 }
