@@ -132,7 +132,7 @@ func changesValue(c RepairChanges) map[string]any {
 	return map[string]any{
 		"synthesized": c.Synthesized, "dropped_orphans": c.DroppedOrphans,
 		"dropped_duplicates": c.DroppedDuplicates, "moved": c.Moved, "merged": c.Merged,
-		"filled": c.Filled, "renamed": c.Renamed, "ids": ids,
+		"filled": c.Filled, "renamed": c.Renamed, "split": c.Split, "ids": ids,
 	}
 }
 

@@ -31,8 +31,9 @@ type Finding = transcript.Finding
 // and which were removed; Filled the empty result texts replaced by
 // "(empty result)"; Renamed the calls that repeated an id of their own turn
 // and got a new one (their results with them), IDMap mapping each new id to
-// the original (nil when none). IDs lists every call id touched, in order of
-// first change.
+// the original (nil when none); Split the parts written apart from a Gemini
+// part that held two data fields. IDs lists every call id touched, in order
+// of first change.
 //
 // See docs/transcripts.md, "repair".
 type RepairChanges = transcript.Changes

@@ -54,7 +54,9 @@ type Codec interface {
 // lists); Request, when not nil, returns its request-body shape (the body
 // form of those ops reads and writes whole request bodies with it). IDs, for
 // a provider with id rules but no list shape of its own,
-// returns them, and Lists names the format its lists take.
+// returns them, and Lists names the format its lists take; Lint then checks
+// the members of its lists in place of that format's own Lint (nil: its API
+// states no such rule).
 type Provider struct {
 	Name    string
 	Aliases []string
@@ -64,6 +66,7 @@ type Provider struct {
 	Request func() *dialect.Request
 	IDs     func() dialect.IDRule
 	Lists   string
+	Lint    func(d *dialect.Dialect, msgs []dialect.Message, i int) []dialect.Issue
 }
 
 // table is the provider table, in README order. The aliases are the names
@@ -280,6 +283,16 @@ func ListFormat(rules string) string {
 		return p.Lists
 	}
 	return p.Name
+}
+
+// ListLint returns, for id rules of a provider whose lists take another
+// format's shape (mistral), the Lint that checks its lists, and true; false
+// for the rules of a transcript format, whose own Lint applies.
+func ListLint(rules string) (func(d *dialect.Dialect, msgs []dialect.Message, i int) []dialect.Issue, bool) {
+	if p := row(rules); p != nil && p.Lists != "" {
+		return p.Lint, true
+	}
+	return nil, false
 }
 
 func unknown(name, path, what string, known []string) error {

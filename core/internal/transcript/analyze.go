@@ -476,6 +476,11 @@ func Check(f Format, msgs []Message, opts Options) []Finding {
 		if m.UnknownRole {
 			evs = append(evs, event{l: loc{i, -1}, kind: FindUnknownRole, at: atRole, msg: unknownRoleMsg(d)})
 		}
+		if d.Lint != nil && m.Raw != nil {
+			for _, is := range d.Lint(d, all, i) {
+				evs = append(evs, event{l: loc{i, -1}, kind: is.Kind, id: is.ID, msg: is.Text, at: atMember, member: is.Path})
+			}
+		}
 		for j := range m.Parts {
 			p := &all[i].Parts[j]
 			l := loc{i, j}
@@ -524,6 +529,7 @@ const (
 	atNone = iota
 	atPart
 	atRole
+	atMember // event.member below the message ("" = the message)
 )
 
 // event is one finding before it is placed: at loc l (in the list with the
@@ -532,6 +538,7 @@ type event struct {
 	l             loc
 	kind, id, msg string
 	at            int
+	member        string
 }
 
 // findings orders evs by message (the order they were raised within one
@@ -565,6 +572,11 @@ func findings(d *dialect.Dialect, evs []event, n, off int, base string) []Findin
 			path = partPath(d, base, i, e.l.part)
 		case atRole:
 			path = field.Join(field.Index(base, i), "role")
+		case atMember:
+			path = field.Index(base, i)
+			if e.member != "" {
+				path += "." + e.member
+			}
 		}
 		s.add(e.kind, i, path, e.id, e.msg)
 	}

@@ -4,6 +4,7 @@ import (
 	"strings"
 
 	"github.com/toolerr/toolerr/core/internal/field"
+	"github.com/toolerr/toolerr/core/internal/format"
 	"github.com/toolerr/toolerr/core/internal/format/dialect"
 )
 
@@ -39,6 +40,10 @@ type Options struct {
 // dialectFor is the dialect of f as the model opts names takes it.
 func dialectFor(f Format, opts Options) *dialect.Dialect {
 	d := dialectOf(f)
+	d.Model = opts.Model
+	if lint, ok := format.ListLint(opts.IDRules); ok {
+		d.Lint = lint // another provider's API behind the same shape (Mistral's chat)
+	}
 	if d.ForModel != nil && opts.Model != "" {
 		d.ForModel(d, opts.Model)
 	}

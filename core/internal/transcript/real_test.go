@@ -1,17 +1,19 @@
 package transcript
 
 import (
-	"github.com/toolerr/toolerr/core/internal/format/dialect"
+	"net/url"
 	"os"
 	"path/filepath"
 	"runtime"
 	"sort"
+	"strconv"
 	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 	"github.com/toolerr/toolerr/core/internal/canonical"
+	"github.com/toolerr/toolerr/core/internal/format/dialect"
 )
 
 // sharedDir returns ../shared beside the repository (TOOLERR_SHARED
@@ -105,10 +107,14 @@ func TestConvert_real(t *testing.T) {
 			t.Run(rt.name+"/"+string(to), func(t *testing.T) {
 				src, err := Read(rt.format, rt.msgs)
 				require.NoError(t, err)
-				c := Convert(rt.format, to, src, Options{})
+				opts := Options{}
+				if to == rt.format {
+					opts.IDRules = rt.rules // the same API (Mistral's behind the chat shape): the list as it was
+				}
+				c := Convert(rt.format, to, src, opts)
 				out, err := Read(to, c.Messages)
 				require.NoError(t, err, text(t, c.Messages))
-				assert.Empty(t, Check(to, out, Options{}), text(t, c.Messages))
+				assert.Empty(t, Check(to, out, opts), text(t, c.Messages))
 				assert.Equal(t, summary(src, nil), summary(out, c.IDMap), text(t, c.Messages))
 			})
 		}
@@ -139,4 +145,156 @@ func summary(msgs []Message, idMap map[string]string) []string {
 		}
 	}
 	return out
+}
+
+// recording is one real recorded request with its answer: the list (at the
+// request member key), the model it was sent to (the body's model, else the
+// model named in the URL), the status and the error body.
+type recording struct {
+	name, key, model string
+	format           Format
+	rules            string
+	msgs             []any
+	status           float64
+	body             any
+	hasRequest       bool
+}
+
+// recordings reads every fixtures/real/*/*.json.
+func recordings(t *testing.T) []recording {
+	dir := filepath.Join(sharedDir(t), "fixtures", "real")
+	files, err := filepath.Glob(filepath.Join(dir, "*", "*.json"))
+	require.NoError(t, err)
+	byDir := map[string]Format{"openai_chat": OpenAIChat, "openai_responses": OpenAIResponses, "anthropic": Anthropic, "gemini": Gemini, "bedrock": Bedrock, "mistral": OpenAIChat}
+	var out []recording
+	for _, f := range files {
+		b, err := os.ReadFile(f)
+		require.NoError(t, err)
+		v, err := canonical.Parse(b)
+		require.NoError(t, err, f)
+		top := v.(map[string]any)
+		sub := filepath.Base(filepath.Dir(f))
+		r := recording{name: sub + "/" + filepath.Base(f), format: byDir[sub]}
+		if sub == "mistral" {
+			r.rules = RulesMistral
+		}
+		resp := top["response"].(map[string]any)
+		r.status, _ = resp["status"].(float64)
+		r.body = resp["body"]
+		if req, ok := top["request"].(map[string]any); ok {
+			body, _ := req["body"].(map[string]any)
+			for _, key := range []string{"messages", "input", "contents"} {
+				if arr, ok := body[key].([]any); ok {
+					r.key, r.msgs, r.hasRequest = key, arr, true
+				}
+			}
+			r.model, _ = body["model"].(string)
+			if u, _ := req["url"].(string); r.model == "" {
+				r.model = modelInURL(u)
+			}
+		}
+		out = append(out, r)
+	}
+	return out
+}
+
+// modelInURL is the model a Gemini (".../models/<model>:generateContent")
+// or Bedrock (".../model/<model>/converse") request URL names.
+func modelInURL(u string) string {
+	for _, marker := range []string{"/models/", "/model/"} {
+		if i := strings.LastIndex(u, marker); i >= 0 {
+			m := u[i+len(marker):]
+			if j := strings.IndexAny(m, ":/?"); j >= 0 && marker == "/models/" {
+				m = m[:j]
+			} else if j := strings.Index(m, "/"); j >= 0 {
+				m = m[:j]
+			}
+			m, _ = url.PathUnescape(m)
+			return m
+		}
+	}
+	return ""
+}
+
+// aboutTheList reports whether a recorded error body points into the
+// message list of its request: OpenAI's param names messages or input,
+// Anthropic's and Bedrock's message a messages.N path or a content block,
+// Google's a role or contents. The index it names, -1 when none.
+func aboutTheList(body any) (bool, int) {
+	e, _ := body.(map[string]any)["error"].(map[string]any)
+	param, _ := e["param"].(string)
+	msg, _ := e["message"].(string)
+	if m, ok := body.(map[string]any)["message"].(string); ok && msg == "" {
+		msg = m // Bedrock
+	}
+	if e["code"] == "context_length_exceeded" {
+		return false, -1 // the list's size for the model, not its shape
+	}
+	for _, p := range []string{param, msg} {
+		for _, pre := range []string{"messages[", "messages."} {
+			i := strings.Index(p, pre)
+			if i < 0 {
+				continue
+			}
+			digits := p[i+len(pre):]
+			if j := strings.IndexFunc(digits, func(r rune) bool { return r < '0' || r > '9' }); j >= 0 {
+				digits = digits[:j]
+			}
+			if n, err := strconv.Atoi(digits); err == nil {
+				return true, n
+			}
+		}
+	}
+	switch {
+	case param == "input", param == "messages", strings.Contains(msg, "content block"), strings.Contains(msg, "valid role"):
+		return true, -1
+	}
+	return false, -1
+}
+
+// TestCheck_realRecordings: every recorded request the API accepted (HTTP
+// 200) checks clean for the model it was sent to, and every recorded 400
+// whose error points into the request's message list is found, at the
+// message the error names. Issue-sourced errors recorded without their
+// request cannot be checked and are counted apart.
+func TestCheck_realRecordings(t *testing.T) {
+	accepted, found, without, other := 0, 0, 0, 0
+	for _, r := range recordings(t) {
+		t.Run(r.name, func(t *testing.T) {
+			opts := Options{IDRules: r.rules, Model: r.model, Path: r.key}
+			switch {
+			case r.status == 200:
+				require.True(t, r.hasRequest)
+				msgs, err := ReadList(r.format, r.msgs, r.key)
+				require.NoError(t, err)
+				assert.Empty(t, Check(r.format, msgs, opts), "accepted by the API (model %s)", r.model)
+				accepted++
+			case r.status == 400:
+				about, index := aboutTheList(r.body)
+				if !about {
+					other++
+					return
+				}
+				if !r.hasRequest {
+					without++
+					return
+				}
+				msgs, err := ReadList(r.format, r.msgs, r.key)
+				require.NoError(t, err)
+				fs := Check(r.format, msgs, opts)
+				require.NotEmpty(t, fs, "the API answered 400: %s", text(t, r.body))
+				if index >= 0 {
+					var at []int
+					for _, f := range fs {
+						at = append(at, f.Index)
+					}
+					assert.Contains(t, at, index, "the error names message %d: %s", index, text(t, r.body))
+				}
+				found++
+			}
+		})
+	}
+	t.Logf("%d accepted recordings check clean; %d recorded 400s about the list found, %d recorded without their request, %d 400s about other members", accepted, found, without, other)
+	assert.Positive(t, accepted)
+	assert.Positive(t, found)
 }

@@ -10,7 +10,8 @@ import (
 //
 // Renamed counts the calls that repeated an id of their own turn and got a
 // new one (their results with them); IDMap maps each new id to the
-// original, nil when none was renamed.
+// original, nil when none was renamed. Split counts the parts written apart
+// from an element that held several (a Gemini part with two data fields).
 type Changes struct {
 	Synthesized       int
 	DroppedOrphans    int
@@ -19,6 +20,7 @@ type Changes struct {
 	Merged            int
 	Filled            int
 	Renamed           int
+	Split             int
 	IDs               []string
 	IDMap             map[string]string
 }
@@ -114,6 +116,7 @@ func Repair(f Format, msgs []Message, opts Options) ([]Message, Changes) {
 		r.rebuildReplies()
 	}
 	r.fillEmpty()
+	r.splitParts()
 	r.ch.IDs = r.touched.ids
 	if r.ch.IDs == nil {
 		r.ch.IDs = []string{}
@@ -410,6 +413,24 @@ func (r *repair) fillEmpty() {
 				r.ch.Filled++
 				r.touched.add(resultKey(&p.Result))
 			}
+		}
+	}
+}
+
+// splitParts writes apart every part read out of an element that held
+// several (dialect.Part.Split): its message is written anew, each part from
+// its own share of the element.
+func (r *repair) splitParts() {
+	for i := range r.out {
+		n := 0
+		for _, p := range r.out[i].Parts {
+			if p.Split {
+				n++
+			}
+		}
+		if n > 0 {
+			r.out[i].Dirty = true
+			r.ch.Split += n
 		}
 	}
 }

@@ -28,6 +28,7 @@ func Dialect() *dialect.Dialect {
 			dialect.Member{In: "toolResult", Key: "status"}.Set(elem, "error")
 		},
 		Placement:  dialect.NextUserFirst,
+		Lint:       lint,
 		PartsKey:   "content",
 		IDs:        dialect.IDRule{Charset: dialect.Word, Min: 1, Max: MaxToolUseIDLen, Text: "Bedrock toolUseId is 1 to 64 characters of [a-zA-Z0-9_-]."},
 		RoleNames:  "user and assistant",

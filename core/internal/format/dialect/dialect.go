@@ -145,6 +145,14 @@ type Dialect struct {
 	// is the caller's model id, never ""), for a rule that differs between
 	// model families; nil where every model takes the same lists.
 	ForModel func(d *Dialect, model string)
+	// Lint returns the rules message i of msgs breaks that are about its
+	// own members (lengths, names, part shapes, what the model takes),
+	// as opposed to pairing and placement, which the engine checks; nil
+	// where there are none.
+	Lint func(d *Dialect, msgs []Message, i int) []Issue
+	// Model is the model id the list is sent to ("" = not known), for Lint
+	// and ForModel.
+	Model string
 	// OpenCall reads one open call of a response the provider holds (the
 	// open_calls member: a call item as the provider returned it); nil for
 	// a format whose lists cannot continue a conversation held by the
@@ -153,6 +161,14 @@ type Dialect struct {
 	// Lost counts the members of a read message (and its read parts) that
 	// convert does not carry.
 	Lost func(l Loss, m Message)
+}
+
+// Issue is one finding Lint raises about a message: Kind (a finding kind),
+// Path below the message ("content", "tool_calls[0]", "content[2].toolUse.name";
+// "" = the message itself), ID (the call id concerned, if any) and Text,
+// the sentence the finding says.
+type Issue struct {
+	Kind, Path, ID, Text string
 }
 
 // Member is where a value sits in an element: member Key of the element,

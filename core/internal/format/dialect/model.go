@@ -93,6 +93,11 @@ type Part struct {
 	// read part whose modelled fields changed.
 	Raw   any
 	Dirty bool
+	// Split marks a part read out of an element that held several (a
+	// Gemini part with two data fields): Raw is its own share of that
+	// element, and repair writes the message anew so that the parts go
+	// apart.
+	Split bool
 }
 
 // Message is one message (or item) of a list.

@@ -35,6 +35,7 @@ func Dialect() *dialect.Dialect {
 		// TestGeminiNativeToolCalling.test_gemini_parallel_native_tool_calling,
 		// gemini-2.5-flash, HTTP 200); the families below answer 400.
 		SplitResponses: true,
+		Lint:           lint,
 		ForModel:       forModel,
 		PartsKey:       "parts",
 		IDs:            dialect.IDRule{Charset: dialect.AnyChar, Min: 0, Text: "A tool call id is required."},
@@ -72,8 +73,74 @@ func roles() map[string]dialect.Role {
 }
 
 // readContent reads one content of a list.
+//
+// A part holding more than one data field (text beside a functionCall, say)
+// is not a Part the API takes (Part.data is a oneof); it is read as one
+// part per data field, each marked Split, so that nothing it holds is lost
+// and repair writes them apart (see splitPart).
 func readContent(v any, p string) (dialect.Message, error) {
-	return dialect.ReadRoleMessage(v, p, roles(), "parts", readListPart)
+	msg, err := dialect.ReadRoleMessage(v, p, roles(), "parts", readListPart)
+	if err != nil || msg.UnknownRole {
+		return msg, err
+	}
+	raws, _ := v.(map[string]any)["parts"].([]any)
+	var out []dialect.Part
+	for j, raw := range raws {
+		pm, _ := raw.(map[string]any)
+		if len(DataFields(pm)) < 2 {
+			out = append(out, msg.Parts[j])
+			continue
+		}
+		for _, one := range splitPart(pm) {
+			pt, err := readListPart(one, field.Index(field.Join(p, "parts"), j))
+			if err != nil {
+				return msg, err
+			}
+			pt.Split = true
+			out = append(out, pt)
+		}
+	}
+	if out != nil && len(out) != len(msg.Parts) {
+		msg.Parts = out
+	}
+	return msg, nil
+}
+
+// splitPart returns one part per data field of pm, in content.proto's
+// order of the oneof (text first, then media, then a functionCall or
+// functionResponse): thought (which says what a text is) stays with the
+// text, every other member that is not data (thoughtSignature, which
+// Gemini attaches to the call it signs) with the last of them.
+func splitPart(pm map[string]any) []any {
+	fs := DataFields(pm)
+	out := make([]any, len(fs))
+	for i, f := range fs {
+		one := map[string]any{f: pm[f]}
+		if f == "text" {
+			if th, ok := pm["thought"]; ok {
+				one["thought"] = th
+			}
+		}
+		if i == len(fs)-1 {
+			for k, v := range pm {
+				if !isData(k) && k != "thought" {
+					one[k] = v
+				}
+			}
+		}
+		out[i] = one
+	}
+	return out
+}
+
+// isData reports whether k is a member of Part's oneof data.
+func isData(k string) bool {
+	for _, f := range dataFields {
+		if f == k {
+			return true
+		}
+	}
+	return false
 }
 
 // readListPart reads one part of a content.

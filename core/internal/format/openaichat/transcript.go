@@ -21,6 +21,7 @@ func Dialect() *dialect.Dialect {
 		Name: Name, Read: readMessage, Write: writeMessage, Serialize: Codec{}.Serialize,
 		CallID: dialect.Member{Key: "id"}, ResultID: dialect.Member{Key: "tool_call_id"},
 		Placement:        dialect.ToolMessages,
+		Lint:             lint,
 		IDs:              dialect.IDRule{Charset: dialect.AnyChar, Min: 1, Text: "A tool call id is required."},
 		RoleNames:        "system, developer, user, assistant, tool and function",
 		Unanswered:       "Every tool call needs a tool message with its id right after the assistant message.",

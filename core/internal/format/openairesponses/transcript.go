@@ -28,6 +28,7 @@ func Dialect() *dialect.Dialect {
 		Misplaced:   "This function_call_output is not after its function_call in the same run of items.",
 		EmptyResult: openaichat.EmptyResult,
 		OpenCall:    openCall,
+		Lint:        lint,
 		Lost: func(l dialect.Loss, m dialect.Message) {
 			if len(m.Parts) != 1 || (m.Parts[0].Kind != dialect.KindCall && m.Parts[0].Kind != dialect.KindResult) {
 				l.Check(m.Raw, " type role content ", "") // a call or output item is checked as a part
