@@ -37,7 +37,8 @@ func stringMembers(req map[string]any, required string, keys ...string) ([]strin
 
 // transcriptOptions reads the members of a check, repair or convert request
 // that TranscriptOptions holds: id_rules; model (the model id the list is
-// sent to); previous_response_id (a string) or
+// sent to); capabilities (what the model takes, by name, as booleans);
+// previous_response_id (a string) or
 // conversation (a string or an object, as the Responses API takes it),
 // either of which marks server-held state; open_calls (an array of the
 // referenced response's function_call items). A whole request body carries
@@ -62,6 +63,18 @@ func transcriptOptions(req map[string]any) (TranscriptOptions, error) {
 			o.Server = true
 		default:
 			return o, field.NewError("conversation", "must be a string or an object, got "+field.TypeName(c))
+		}
+	}
+	if caps, has, err := field.Get[map[string]any](req, "capabilities", ""); err != nil {
+		return o, err
+	} else if has {
+		o.Capabilities = map[string]bool{}
+		for k, v := range caps {
+			b, ok := v.(bool)
+			if !ok {
+				return o, field.NewError(field.Join("capabilities", k), "must be a boolean, got "+field.TypeName(v))
+			}
+			o.Capabilities[k] = b
 		}
 	}
 	if calls, has, err := field.Get[[]any](req, "open_calls", ""); err != nil {

@@ -111,15 +111,24 @@ func formatNamed(op string, f Format, path string) (transcript.Format, error) {
 // that differ between model families: Gemini's gemini-2.0 and gemini-3
 // families want every response to one call turn in one content, other
 // models take them spread over consecutive contents (the default).
+// Bedrock's toolResult.status is taken by Amazon Nova and Anthropic Claude 3
+// and 4 models only (service model ToolResultBlock.status): for another
+// model toolerr writes no status and a failure travels in the content, and
+// check reports a status it finds (unsupported_member); an id toolerr
+// cannot place, or none, keeps the default, status sent. Capabilities says
+// what the model takes where its id cannot, by name ("tool_result_status"
+// for bedrock), and overrides what Model says; a name the format does not
+// know is a *RequestError at capabilities.<name>.
 //
 // See https://platform.openai.com/docs/guides/conversation-state and the
 // OpenAI OpenAPI spec, CreateResponse (previous_response_id, conversation).
 type TranscriptOptions struct {
-	IDRules   string
-	ListPath  string
-	Server    bool
-	OpenCalls []any
-	Model     string
+	IDRules      string
+	ListPath     string
+	Server       bool
+	OpenCalls    []any
+	Model        string
+	Capabilities map[string]bool
 }
 
 // engine checks opts for op on lists of format f and returns the engine's
@@ -129,7 +138,7 @@ func (opts TranscriptOptions) engine(op string, f transcript.Format) (transcript
 	if err != nil {
 		return transcript.Options{}, requestError(op, err)
 	}
-	o := transcript.Options{IDRules: rules, Path: opts.ListPath, Server: opts.Server, Model: opts.Model}
+	o := transcript.Options{IDRules: rules, Path: opts.ListPath, Server: opts.Server, Model: opts.Model, Capabilities: opts.Capabilities}
 	if opts.Server && opts.OpenCalls == nil {
 		if err := transcript.CheckServer(f, "previous_response_id"); err != nil {
 			return o, requestError(op, err)
@@ -184,6 +193,9 @@ func CheckWith(f Format, messages []any, opts TranscriptOptions) ([]Finding, err
 	if err != nil {
 		return nil, err
 	}
+	if err := transcript.CheckCapabilities(tf, o.Capabilities, "capabilities"); err != nil {
+		return nil, requestError("check", err)
+	}
 	msgs, err := readOptionsList("check", tf, messages, o)
 	if err != nil {
 		return nil, err
@@ -219,12 +231,15 @@ func RepairWith(f Format, messages []any, opts TranscriptOptions) ([]any, Repair
 	if err != nil {
 		return nil, RepairChanges{}, err
 	}
+	if err := transcript.CheckCapabilities(tf, o.Capabilities, "capabilities"); err != nil {
+		return nil, RepairChanges{}, requestError("repair", err)
+	}
 	msgs, err := readOptionsList("repair", tf, messages, o)
 	if err != nil {
 		return nil, RepairChanges{}, err
 	}
 	out, ch := transcript.Repair(tf, msgs, o)
-	return transcript.Write(tf, out), ch, nil
+	return transcript.WriteWith(tf, out, o), ch, nil
 }
 
 // Trim drops the oldest turns of messages (format f) until the canonical
@@ -320,6 +335,9 @@ func ConvertWith(from, to Format, messages []any, opts TranscriptOptions) (Conve
 		return Conversion{}, err
 	}
 	if err := transcript.CheckConvert(ff, tt, o); err != nil {
+		return Conversion{}, requestError("convert", err)
+	}
+	if err := transcript.CheckCapabilities(tt, o.Capabilities, "capabilities"); err != nil {
 		return Conversion{}, requestError("convert", err)
 	}
 	msgs, err := readOptionsList("convert", ff, messages, o)

@@ -35,8 +35,9 @@ func Repair(b *Body, o transcript.Options) (map[string]any, transcript.Changes, 
 	if err != nil {
 		return nil, transcript.Changes{}, err
 	}
-	out, ch := transcript.Repair(b.Format, msgs, b.Options(o))
-	return b.result(transcript.Write(b.Format, out), changed(ch)), ch, nil
+	opts := b.Options(o)
+	out, ch := transcript.Repair(b.Format, msgs, opts)
+	return b.result(transcript.WriteWith(b.Format, out, opts), ch.Any()), ch, nil
 }
 
 // Trim returns the body with the oldest turns of its list dropped to lim,
@@ -62,8 +63,4 @@ func NormalizeIDs(b *Body, rules string) (map[string]any, map[string]string, err
 	}
 	m := transcript.NormalizeIDs(b.Format, msgs, rules)
 	return b.result(transcript.Write(b.Format, msgs), len(m) > 0), m, nil
-}
-
-func changed(c transcript.Changes) bool {
-	return c.Synthesized+c.DroppedOrphans+c.DroppedDuplicates+c.Moved+c.Merged+c.Filled > 0 || len(c.IDs) > 0
 }

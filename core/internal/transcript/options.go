@@ -35,16 +35,36 @@ type Options struct {
 	// that differs between model families follows the family it names
 	// (each provider's Dialect documents its default).
 	Model string
+	// Capabilities says what the model takes where its id cannot (a
+	// custom model, an inference profile ARN), by name: bedrock's
+	// "tool_result_status". It overrides what Model says.
+	Capabilities map[string]bool
+}
+
+// CheckCapabilities refuses a capability name the target format does not
+// know (a *field.Error at path.name).
+func CheckCapabilities(f Format, caps map[string]bool, path string) error {
+	d := dialectOf(f)
+	for name := range caps {
+		if !strings.Contains(d.CapNames, " "+name+" ") {
+			known := strings.TrimSpace(d.CapNames)
+			if known == "" {
+				known = "none"
+			}
+			return field.NewError(field.Join(path, name), "is not a capability of "+string(f)+" lists (known: "+known+")")
+		}
+	}
+	return nil
 }
 
 // dialectFor is the dialect of f as the model opts names takes it.
 func dialectFor(f Format, opts Options) *dialect.Dialect {
 	d := dialectOf(f)
-	d.Model = opts.Model
+	d.Model, d.Caps = opts.Model, opts.Capabilities
 	if lint, ok := format.ListLint(opts.IDRules); ok {
 		d.Lint = lint // another provider's API behind the same shape (Mistral's chat)
 	}
-	if d.ForModel != nil && opts.Model != "" {
+	if d.ForModel != nil && (opts.Model != "" || len(opts.Capabilities) > 0) {
 		d.ForModel(d, opts.Model)
 	}
 	return d

@@ -25,6 +25,11 @@ type Changes struct {
 	IDMap             map[string]string
 }
 
+// Any reports whether repair changed anything.
+func (c Changes) Any() bool {
+	return c.Synthesized+c.DroppedOrphans+c.DroppedDuplicates+c.Moved+c.Merged+c.Filled+c.Renamed+c.Split > 0 || len(c.IDs) > 0
+}
+
 // idList is a list of distinct ids in order of first add, with a set so
 // that adding is O(1) (a 20,000-result repair stays linear).
 type idList struct {

@@ -94,8 +94,8 @@ func allOf(s string, ok func(c byte) bool) bool {
 // the model the list is for does not take (see modelTakes).
 func lint(d *dialect.Dialect, msgs []dialect.Message, i int) []dialect.Issue {
 	out := dialect.CheckLimits(msgs[i].Raw, limits)
-	if d.Model != "" {
-		out = append(out, unsupported(d.Model, msgs[i].Raw)...)
+	if d.Model != "" || len(d.Caps) > 0 {
+		out = append(out, unsupported(d, msgs[i].Raw)...)
 	}
 	return out
 }
@@ -168,8 +168,8 @@ func StatusSupported(model string) bool {
 // multimedia" column of
 // https://docs.aws.amazon.com/bedrock/latest/userguide/conversation-inference-supported-models-features.html),
 // and a toolResult status for a model that does not take it.
-func unsupported(model string, raw any) []dialect.Issue {
-	f := FamilyOf(model)
+func unsupported(d *dialect.Dialect, raw any) []dialect.Issue {
+	f := FamilyOf(d.Model)
 	m, _ := raw.(map[string]any)
 	content, _ := m["content"].([]any)
 	var out []dialect.Issue
@@ -177,7 +177,7 @@ func unsupported(model string, raw any) []dialect.Issue {
 		bm, _ := b.(map[string]any)
 		at := "content[" + strconv.Itoa(j) + "]"
 		if tr, ok := bm["toolResult"].(map[string]any); ok {
-			if _, has := tr["status"]; has && !StatusSupported(model) {
+			if _, has := tr["status"]; has && !StatusOn(d) {
 				out = append(out, dialect.Issue{Kind: dialect.FindUnsupportedMember, Path: at + ".toolResult.status", Text: "This model does not take toolResult.status (Amazon Nova and Anthropic Claude 3 and 4 models do); leave it out and keep the failure in the content."})
 			}
 			inner, _ := tr["content"].([]any)

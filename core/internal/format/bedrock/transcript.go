@@ -29,6 +29,8 @@ func Dialect() *dialect.Dialect {
 		},
 		Placement:  dialect.NextUserFirst,
 		Lint:       lint,
+		CapNames:   " tool_result_status ",
+		ForModel:   forModel,
 		PartsKey:   "content",
 		IDs:        dialect.IDRule{Charset: dialect.Word, Min: 1, Max: MaxToolUseIDLen, Text: "Bedrock toolUseId is 1 to 64 characters of [a-zA-Z0-9_-]."},
 		RoleNames:  "user and assistant",
@@ -43,6 +45,41 @@ func Dialect() *dialect.Dialect {
 			})
 		},
 	}
+}
+
+// forModel writes no toolResult.status for a model that does not take it
+// (StatusOn): a failure then travels in the content alone, as the envelope
+// it always carries, or, for a flagged failure that is not one, as a
+// TOOL_ERROR envelope in place of its text (no Flag), so that the model
+// still reads that the call failed.
+func forModel(d *dialect.Dialect, _ string) {
+	if StatusOn(d) {
+		return
+	}
+	d.Flag = nil
+	serialize := d.Serialize
+	d.Serialize = func(outs []outcome.Outcome) ([]any, error) {
+		msgs, err := serialize(outs)
+		for _, m := range msgs {
+			content, _ := m.(map[string]any)["content"].([]any)
+			for _, b := range content {
+				if tr, ok := b.(map[string]any)["toolResult"].(map[string]any); ok {
+					delete(tr, "status")
+				}
+			}
+		}
+		return msgs, err
+	}
+}
+
+// StatusOn reports whether toolResult.status is sent to the model of d:
+// the caller's capability tool_result_status when given, else what the
+// model id says (StatusSupported; no model: sent).
+func StatusOn(d *dialect.Dialect) bool {
+	if on, ok := d.Caps["tool_result_status"]; ok {
+		return on
+	}
+	return StatusSupported(d.Model)
 }
 
 // roles maps the role names of a Converse list to neutral roles.

@@ -142,8 +142,9 @@ type Dialect struct {
 	// wants them all in the first.
 	SplitResponses bool
 	// ForModel adjusts the dialect to the model a list is sent to (model
-	// is the caller's model id, never ""), for a rule that differs between
-	// model families; nil where every model takes the same lists.
+	// is the caller's model id, "" when only Caps are given), for a rule
+	// that differs between model families; nil where every model takes the
+	// same lists.
 	ForModel func(d *Dialect, model string)
 	// Lint returns the rules message i of msgs breaks that are about its
 	// own members (lengths, names, part shapes, what the model takes),
@@ -151,8 +152,13 @@ type Dialect struct {
 	// where there are none.
 	Lint func(d *Dialect, msgs []Message, i int) []Issue
 	// Model is the model id the list is sent to ("" = not known), for Lint
-	// and ForModel.
+	// and ForModel; Caps, what the caller says the model takes, by
+	// capability name (one of CapNames), overriding what the model id says.
 	Model string
+	Caps  map[string]bool
+	// CapNames lists the capabilities Caps may name (space separated, a
+	// space at each end; "" = none).
+	CapNames string
 	// OpenCall reads one open call of a response the provider holds (the
 	// open_calls member: a call item as the provider returned it); nil for
 	// a format whose lists cannot continue a conversation held by the
