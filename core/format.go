@@ -98,8 +98,11 @@ func Serialize(f Format, outs []Outcome) ([]any, error) {
 	return msgs, nil
 }
 
-// Parse reads f's tool-result messages back into outcomes; an envelope found
-// in the content comes back as Error, even from OpenAI's flagless strings.
+// Parse reads f's tool-result messages back into outcomes; a failure comes
+// back as Error: flagged by the format, or, in OpenAI's flagless strings,
+// content that is exactly the text toolerr writes for an envelope with a
+// registered code (anything else is a success; see the README, "Wire
+// formats").
 // Returns a *RequestError for an unknown format or messages that are not that
 // format's tool results.
 func Parse(f Format, msgs []any) ([]Outcome, error) {

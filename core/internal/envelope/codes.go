@@ -145,3 +145,17 @@ func Lookup(c Code) (CodeInfo, bool) {
 	}
 	return CodeInfo{}, false
 }
+
+// Registered reports whether c is a code of the registry (see Codes), without
+// building the table.
+func Registered(c Code) bool {
+	switch c {
+	case RateLimited, QuotaExhausted, Overloaded, ServerError, Transport, Timeout,
+		Conflict, InvalidRequest, RequestTooLarge, Authentication, PermissionDenied,
+		NotFound, Cancelled, Unsupported, ClientError, UnexpectedStatus, InvalidArgs,
+		ToolError, UnknownTool, NoResult, LoopDetected, BudgetExhausted, CircuitOpen,
+		InvalidInput, Internal:
+		return true
+	}
+	return false
+}

@@ -45,6 +45,9 @@ func Convert(from, to Format, msgs []Message, opts Options) Converted {
 	if n := note(lostMembers(src, msgs), from, to); n != "" {
 		notes = append(notes, n)
 	}
+	if n := nearEnvelopes(msgs); n > 0 {
+		notes = append(notes, nearNote(n))
+	}
 	all, off := withServer(msgs, opts)
 	if off > 0 {
 		all[0].Server = false

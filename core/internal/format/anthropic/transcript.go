@@ -153,13 +153,13 @@ func readBlock(v any, p string) (dialect.Part, error) {
 		case nil:
 			o = outcome.Outcome{Result: &outcome.Result{Kind: outcome.Empty}}
 		case string:
-			o, env = dialect.TextOutcome(c)
+			o, env = dialect.TextOutcome(c, outcome.FlagOf(isErr))
 		case []any:
 			parts, err := dialect.ReadParts(c, cp, readBlock)
 			if err != nil {
 				return dialect.Part{}, err
 			}
-			o, env = dialect.BlocksOutcome(dialect.PartsBlocks(parts))
+			o, env = dialect.BlocksOutcome(dialect.PartsBlocks(parts), outcome.FlagOf(isErr))
 		default:
 			return dialect.Part{}, field.NewError(cp, "must be a string or an array, got "+field.TypeName(b["content"]))
 		}

@@ -325,7 +325,7 @@ func failure(items []item) envelope.Envelope {
 	for _, it := range items {
 		switch {
 		case it.isJSON:
-			if e, err := envelope.FromValue(it.json, ""); err == nil {
+			if e, ok := outcome.RecognizeValue(it.json, outcome.Flagged); ok {
 				return e
 			}
 		case it.block.Type == "text":

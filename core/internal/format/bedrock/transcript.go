@@ -129,13 +129,13 @@ func readBlock(v any, p string) (dialect.Part, error) {
 			return dialect.Part{}, err
 		}
 		var o outcome.Outcome
-		env := false
+		env, flag := false, outcome.FlagOf(status == "error")
 		if len(content) == 1 {
 			if jv, ok := content[0].(map[string]any)["json"]; ok {
-				o, env = dialect.ValueOutcome(jv)
+				o, env = dialect.ValueOutcome(jv, flag)
 				if w, ok := jv.(map[string]any); ok && o.Error == nil && len(w) == 1 {
 					if inner, ok := w["error"]; ok {
-						if io, isEnv := dialect.ValueOutcome(inner); isEnv {
+						if io, isEnv := dialect.ValueOutcome(inner, flag); isEnv {
 							o, env = io, true
 						}
 					}
@@ -160,7 +160,7 @@ func readBlock(v any, p string) (dialect.Part, error) {
 					bs = append(bs, outcome.Block{Type: "text", Text: dialect.DescribeOther(cv)})
 				}
 			}
-			o, env = dialect.BlocksOutcome(bs)
+			o, env = dialect.BlocksOutcome(bs, flag)
 		}
 		o.Call.ID = id
 		return dialect.Part{Kind: dialect.KindResult, Result: dialect.Result{Outcome: o, Failed: status == "error" || env}, Raw: v}, nil

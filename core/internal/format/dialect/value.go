@@ -4,7 +4,6 @@ import (
 	"strings"
 
 	"github.com/toolerr/toolerr/core/internal/canonical"
-	"github.com/toolerr/toolerr/core/internal/envelope"
 	"github.com/toolerr/toolerr/core/internal/field"
 	"github.com/toolerr/toolerr/core/internal/format/outcome"
 )
@@ -45,13 +44,12 @@ func PresentObj(m map[string]any, key, p string) (map[string]any, bool, error) {
 	return field.Get[map[string]any](m, key, p)
 }
 
-// TextOutcome interprets a result's text: an envelope, else text (blank is
-// Empty).
-func TextOutcome(s string) (outcome.Outcome, bool) {
-	if mayBeEnvelope(s) {
-		if e, ok := outcome.ParseEnvelopeText(s); ok {
-			return outcome.Outcome{Error: &e}, true
-		}
+// TextOutcome interprets a result's text read under flag f: an envelope
+// (outcome.RecognizeText), else text (blank is Empty). The bool reports an
+// envelope.
+func TextOutcome(s string, f outcome.Flag) (outcome.Outcome, bool) {
+	if e, ok := outcome.RecognizeText(s, f); ok {
+		return outcome.Outcome{Error: &e}, true
 	}
 	if outcome.IsBlank(s) {
 		return outcome.Outcome{Result: &outcome.Result{Kind: outcome.Empty}}, false
@@ -59,27 +57,27 @@ func TextOutcome(s string) (outcome.Outcome, bool) {
 	return outcome.Outcome{Result: &outcome.Result{Kind: outcome.Text, Text: s}}, false
 }
 
-// ValueOutcome interprets a JSON value carried as a result (Gemini output,
-// Bedrock json block): an envelope (or {"error": envelope}), a string as text,
-// anything else as JSON.
-func ValueOutcome(v any) (outcome.Outcome, bool) {
-	if e, err := envelope.FromValue(v, ""); err == nil {
+// ValueOutcome interprets a JSON value carried as a result (Gemini output
+// or error, Bedrock json block) under flag f: an envelope
+// (outcome.RecognizeValue), a string as TextOutcome, anything else as JSON.
+func ValueOutcome(v any, f outcome.Flag) (outcome.Outcome, bool) {
+	if e, ok := outcome.RecognizeValue(v, f); ok {
 		return outcome.Outcome{Error: &e}, true
 	}
 	if s, ok := v.(string); ok {
-		return TextOutcome(s)
+		return TextOutcome(s, f)
 	}
 	return outcome.Outcome{Result: &outcome.Result{Kind: outcome.JSON, JSON: v}}, false
 }
 
-// BlocksOutcome makes a content outcome out of text and image blocks: one
-// text block is Text (or an envelope), none is Empty.
-func BlocksOutcome(bs []outcome.Block) (outcome.Outcome, bool) {
+// BlocksOutcome makes a content outcome out of text and image blocks read
+// under flag f: one text block is TextOutcome, none is Empty.
+func BlocksOutcome(bs []outcome.Block, f outcome.Flag) (outcome.Outcome, bool) {
 	switch {
 	case len(bs) == 0:
 		return outcome.Outcome{Result: &outcome.Result{Kind: outcome.Empty}}, false
 	case len(bs) == 1 && bs[0].Type == "text":
-		return TextOutcome(bs[0].Text)
+		return TextOutcome(bs[0].Text, f)
 	}
 	return outcome.Outcome{Result: &outcome.Result{Kind: outcome.Blocks, Blocks: bs}}, false
 }
@@ -183,12 +181,6 @@ func ArgsObject(v any) (map[string]any, bool) {
 		return m, true
 	}
 	return map[string]any{"value": v}, false
-}
-
-// mayBeEnvelope is a cheap test before the full parse: an envelope's JSON
-// text names all five keys.
-func mayBeEnvelope(s string) bool {
-	return len(s) > 40 && strings.Contains(s, `"retryable"`) && strings.Contains(s, `"source"`) && strings.Contains(s, `"code"`)
 }
 
 // CanonicalText is the canonical JSON text of a value tree ("" if it cannot

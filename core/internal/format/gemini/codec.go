@@ -29,7 +29,6 @@ package gemini
 
 import (
 	"github.com/toolerr/toolerr/core/internal/canonical"
-	"github.com/toolerr/toolerr/core/internal/envelope"
 	"github.com/toolerr/toolerr/core/internal/field"
 	"github.com/toolerr/toolerr/core/internal/format/outcome"
 )
@@ -232,8 +231,8 @@ func parsePart(outs []outcome.Outcome, part map[string]any, p string) ([]outcome
 		return outs, err
 	}
 	if ev, isErr := resp["error"]; isErr {
-		e, ferr := envelope.FromValue(ev, "")
-		if ferr != nil {
+		e, ok := outcome.RecognizeValue(ev, outcome.Flagged)
+		if !ok {
 			e = outcome.ForeignValue(ev)
 		}
 		o.Error = &e

@@ -194,9 +194,9 @@ func readListResponse(fr map[string]any, p string, raw any) (dialect.Part, error
 	failed := false
 	if ev, ok := resp["error"]; ok {
 		failed = true
-		o, _ = dialect.ValueOutcome(ev)
+		o, _ = dialect.ValueOutcome(ev, outcome.Flagged)
 	} else if ov, ok := resp["output"]; ok && len(resp) == 1 {
-		o, failed = dialect.ValueOutcome(ov)
+		o, failed = dialect.ValueOutcome(ov, outcome.Unflagged)
 	} else if len(resp) == 0 {
 		o = outcome.Outcome{Result: &outcome.Result{Kind: outcome.Empty}}
 	} else {

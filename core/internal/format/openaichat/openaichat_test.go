@@ -15,9 +15,9 @@ import (
 
 const png1x1 = formattest.PNG1x1
 
-func timeoutEnv() *envelope.Envelope { return formattest.TimeoutEnv("UPSTREAM_TIMEOUT") }
+func timeoutEnv() *envelope.Envelope { return formattest.TimeoutEnv(envelope.Timeout) }
 
-var timeoutText = formattest.TimeoutText("UPSTREAM_TIMEOUT")
+var timeoutText = formattest.TimeoutText(envelope.Timeout)
 
 var res, marshal = formattest.Res, formattest.Marshal
 
@@ -53,8 +53,10 @@ func TestSerialize_shapes(t *testing.T) {
 			`[{"content":"[2 images from this tool result are attached in the next message]","role":"tool","tool_call_id":"call_abc123"},` +
 				`{"content":[{"text":"Image 1 of 2 from tool call call_abc123:","type":"text"},{"image_url":{"url":"data:image/png;base64,` + png1x1 + `"},"type":"image_url"},` +
 				`{"text":"Image 2 of 2 from tool call call_abc123:","type":"text"},{"image_url":{"url":"data:image/gif;base64,R0lGOA=="},"type":"image_url"}],"role":"user"}]`},
-		{"envelope-shaped success text is written canonically", []outcome.Outcome{{Call: call, Result: res(outcome.Result{Kind: outcome.Text, Text: ` {"source":"tool","code":"UPSTREAM_TIMEOUT","message":"Weather service timed out after 10s.","retryable":true,"details":{"timeout_ms":1e4}}`})}},
-			`[{"content":` + string(canonical.AppendString(nil, timeoutText)) + `,"role":"tool","tool_call_id":"call_abc123"}]`},
+		{"envelope-shaped success text is written as it is", []outcome.Outcome{{Call: call, Result: res(outcome.Result{Kind: outcome.Text, Text: ` {"source":"tool","code":"TIMEOUT","message":"Weather service timed out after 10s.","retryable":true,"details":{"timeout_ms":1e4}}`})}},
+			`[{"content":` + string(canonical.AppendString(nil, ` {"source":"tool","code":"TIMEOUT","message":"Weather service timed out after 10s.","retryable":true,"details":{"timeout_ms":1e4}}`)) + `,"role":"tool","tool_call_id":"call_abc123"}]`},
+		{"envelope-shaped success JSON with an unregistered code is its JSON", []outcome.Outcome{{Call: call, Result: res(outcome.Result{Kind: outcome.JSON, JSON: formattest.TimeoutEnv("PWNED").Value()})}},
+			`[{"content":` + string(canonical.AppendString(nil, formattest.TimeoutText("PWNED"))) + `,"role":"tool","tool_call_id":"call_abc123"}]`},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -151,8 +153,12 @@ func TestParse_foreign(t *testing.T) {
 		msg  map[string]any
 		want outcome.Outcome
 	}{
-		{"pretty-printed envelope is a failure", map[string]any{"role": "tool", "tool_call_id": "c", "content": "{\n  \"code\": \"UPSTREAM_TIMEOUT\", \"message\": \"Weather service timed out after 10s.\",\n  \"retryable\": true, \"details\": {\"timeout_ms\": 10000}, \"source\": \"tool\"}\n"},
+		{"canonical envelope text is a failure", map[string]any{"role": "tool", "tool_call_id": "c", "content": timeoutText},
 			outcome.Outcome{Call: outcome.Call{ID: "c"}, Error: timeoutEnv()}},
+		{"pretty-printed envelope is text", map[string]any{"role": "tool", "tool_call_id": "c", "content": "{\n  \"code\": \"TIMEOUT\", \"message\": \"Weather service timed out after 10s.\",\n  \"retryable\": true, \"details\": {\"timeout_ms\": 10000}, \"source\": \"tool\"}\n"},
+			outcome.Outcome{Call: outcome.Call{ID: "c"}, Result: res(outcome.Result{Kind: outcome.Text, Text: "{\n  \"code\": \"TIMEOUT\", \"message\": \"Weather service timed out after 10s.\",\n  \"retryable\": true, \"details\": {\"timeout_ms\": 10000}, \"source\": \"tool\"}\n"})}},
+		{"canonical envelope with an unregistered code is JSON", map[string]any{"role": "tool", "tool_call_id": "c", "content": formattest.TimeoutText("PWNED")},
+			outcome.Outcome{Call: outcome.Call{ID: "c"}, Result: res(outcome.Result{Kind: outcome.JSON, JSON: formattest.TimeoutEnv("PWNED").Value()})}},
 		{"text parts are joined", map[string]any{"role": "tool", "tool_call_id": "c", "name": "f", "content": []any{map[string]any{"type": "text", "text": "a"}, map[string]any{"type": "text", "text": "b"}}},
 			outcome.Outcome{Call: outcome.Call{ID: "c", Name: "f"}, Result: res(outcome.Result{Kind: outcome.Text, Text: "a\nb"})}},
 		{"an in-band Error: marker stays text", map[string]any{"role": "tool", "tool_call_id": "c", "content": "Error: permission denied"},

@@ -1,10 +1,7 @@
 package openaichat
 
 import (
-	"strings"
-
 	"github.com/toolerr/toolerr/core/internal/canonical"
-	"github.com/toolerr/toolerr/core/internal/envelope"
 	"github.com/toolerr/toolerr/core/internal/field"
 	"github.com/toolerr/toolerr/core/internal/format/outcome"
 )
@@ -19,9 +16,11 @@ import (
 //   - Blocks: the non-blank text blocks joined by "\n"; image blocks are left
 //     to the caller (Serialize adds the BerriAI/litellm#6953 fallback).
 //
-// A text or JSON value that is itself an envelope is written as the canonical
-// text of the sanitized envelope: on a flagless wire the model and every
-// parser read it as a failure anyway, and writing it exactly as one keeps
+// A text or JSON value is written as it is even when it is envelope-shaped:
+// only the exact bytes toolerr writes for a failure read back as one
+// (outcome.RecognizeText), so a success is never rewritten into those bytes.
+// A success whose text already is exactly those bytes cannot be told from
+// that failure on a flagless wire and reads back as it, which keeps
 // serialize(parse(serialize(x))) == serialize(x).
 //
 // See OpenAI OpenAPI ChatCompletionRequestToolMessage; OpenAI OpenAPI
@@ -39,9 +38,6 @@ func resultText(r outcome.Result) (string, error) {
 	case outcome.Text:
 		s = r.Text
 	case outcome.JSON:
-		if e, err := envelope.FromValue(r.JSON, ""); err == nil {
-			return outcome.EnvelopeText(outcome.Safe(e)), nil
-		}
 		b, err := canonical.Marshal(r.JSON)
 		if err != nil {
 			return "", err
@@ -53,19 +49,7 @@ func resultText(r outcome.Result) (string, error) {
 	if outcome.IsBlank(s) {
 		return outcome.EmptyPlaceholder, nil
 	}
-	if looksLikeEnvelope(s) {
-		if e, ok := outcome.ParseEnvelopeText(s); ok {
-			return outcome.EnvelopeText(outcome.Safe(e)), nil
-		}
-	}
 	return s, nil
-}
-
-// looksLikeEnvelope is a cheap test run before ParseEnvelopeText's full
-// parse, so that ordinary text results are not parsed as JSON.
-func looksLikeEnvelope(s string) bool {
-	t := strings.TrimSpace(s)
-	return len(t) > 2 && t[0] == '{' && strings.Contains(t, `"retryable"`)
 }
 
 // Content returns the string a flagless text field carries for outcome i: the
@@ -86,15 +70,14 @@ func Content(i int, o outcome.Outcome) (string, error) {
 	return s, nil
 }
 
-// ReadContent reads a string written by Content back: an envelope (the
-// whole string, surrounding white space allowed) is a failure; anything else
-// is a success read by outcome.ReadText (placeholder or blank = Empty,
-// canonical JSON object or array = JSON, else Text). The Call is left empty.
+// ReadContent reads a string written by Content back: the exact text of an
+// envelope (outcome.RecognizeText, Unflagged: no flag exists) is a failure;
+// anything else is a success read by outcome.ReadText (placeholder or blank
+// = Empty, canonical JSON object or array = JSON, else Text). The Call is
+// left empty.
 func ReadContent(s string) outcome.Outcome {
-	if looksLikeEnvelope(s) {
-		if e, ok := outcome.ParseEnvelopeText(s); ok {
-			return outcome.Outcome{Error: &e}
-		}
+	if e, ok := outcome.RecognizeText(s, outcome.Unflagged); ok {
+		return outcome.Outcome{Error: &e}
 	}
 	r := outcome.ReadText(s)
 	return outcome.Outcome{Result: &r}

@@ -209,14 +209,14 @@ func ListContent(v any, p string) ([]dialect.Part, error) {
 // image parts.
 func ListResultContent(v any, p string) (outcome.Outcome, bool, error) {
 	if s, ok := v.(string); ok {
-		o, failed := dialect.TextOutcome(s)
+		o, failed := dialect.TextOutcome(s, outcome.Unflagged)
 		return o, failed, nil
 	}
 	parts, err := ListContent(v, p)
 	if err != nil {
 		return outcome.Outcome{}, false, err
 	}
-	o, failed := dialect.BlocksOutcome(dialect.PartsBlocks(parts))
+	o, failed := dialect.BlocksOutcome(dialect.PartsBlocks(parts), outcome.Unflagged)
 	return o, failed, nil
 }
 

@@ -15,9 +15,9 @@ import (
 
 const png1x1 = formattest.PNG1x1
 
-func timeoutEnv() *envelope.Envelope { return formattest.TimeoutEnv("UPSTREAM_TIMEOUT") }
+func timeoutEnv() *envelope.Envelope { return formattest.TimeoutEnv(envelope.Timeout) }
 
-var timeoutText = formattest.TimeoutText("UPSTREAM_TIMEOUT")
+var timeoutText = formattest.TimeoutText(envelope.Timeout)
 
 var res, marshal = formattest.Res, formattest.Marshal
 
@@ -111,12 +111,14 @@ func TestParse_roundTrip(t *testing.T) {
 func TestParse_foreign(t *testing.T) {
 	got, err := Codec{}.Parse([]any{
 		map[string]any{"type": "function_call_output", "call_id": "c1", "name": "f", "id": "fc_1", "status": "completed", "output": []any{}},
-		map[string]any{"type": "function_call_output", "call_id": "c2", "output": "  " + timeoutText + "\n"},
+		map[string]any{"type": "function_call_output", "call_id": "c2", "output": timeoutText},
+		map[string]any{"type": "function_call_output", "call_id": "c3", "output": "  " + timeoutText + "\n"},
 	})
 	require.NoError(t, err)
 	assert.Equal(t, []outcome.Outcome{
 		{Call: outcome.Call{ID: "c1", Name: "f"}, Result: res(outcome.Result{Kind: outcome.Empty})},
 		{Call: outcome.Call{ID: "c2"}, Error: timeoutEnv()},
+		{Call: outcome.Call{ID: "c3"}, Result: res(outcome.Result{Kind: outcome.Text, Text: "  " + timeoutText + "\n"})},
 	}, got)
 }
 

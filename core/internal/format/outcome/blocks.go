@@ -228,10 +228,10 @@ func ForeignValue(v any) envelope.Envelope {
 	return Foreign(JSONText(v))
 }
 
-// FailureText returns the envelope in a failed result's text when it is one,
-// and otherwise Foreign(text).
+// FailureText returns the envelope a flagged failure's text is
+// (RecognizeText, Flagged), and otherwise Foreign(text).
 func FailureText(text string) envelope.Envelope {
-	if e, ok := ParseEnvelopeText(text); ok {
+	if e, ok := RecognizeText(text, Flagged); ok {
 		return e
 	}
 	return Foreign(text)

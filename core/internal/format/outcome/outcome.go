@@ -72,24 +72,6 @@ func EnvelopeText(e envelope.Envelope) string {
 	return string(b)
 }
 
-// ParseEnvelopeText returns the envelope in s when s is exactly the JSON of
-// an envelope (the five keys, typed), and false otherwise.
-func ParseEnvelopeText(s string) (envelope.Envelope, bool) {
-	t := strings.TrimSpace(s)
-	if len(t) < 2 || t[0] != '{' {
-		return envelope.Envelope{}, false
-	}
-	v, err := canonical.Parse([]byte(t))
-	if err != nil {
-		return envelope.Envelope{}, false
-	}
-	e, err := envelope.FromValue(v, "")
-	if err != nil {
-		return envelope.Envelope{}, false
-	}
-	return e, true
-}
-
 // JSONText returns the canonical JSON text of a value tree.
 func JSONText(v any) string {
 	b, err := canonical.Marshal(v)

@@ -1,0 +1,134 @@
+package outcome
+
+import (
+	"strings"
+
+	"github.com/toolerr/toolerr/core/internal/canonical"
+	"github.com/toolerr/toolerr/core/internal/envelope"
+)
+
+// Flag is what a provider's error flag says of a result whose content is
+// read for an envelope.
+type Flag int
+
+// The two readings of a result's content.
+const (
+	// Unflagged: a success, or a wire with no error flag (OpenAI Chat
+	// content, Responses output). The content alone decides whether the
+	// result is a failure.
+	Unflagged Flag = iota
+	// Flagged: the wire's error flag is set (is_error, isError, status
+	// "error", a Gemini "error" key). The result is a failure whatever its
+	// content; the content only says which failure.
+	Flagged
+)
+
+// FlagOf is Flagged when the wire's error flag is set, else Unflagged.
+func FlagOf(set bool) Flag {
+	if set {
+		return Flagged
+	}
+	return Unflagged
+}
+
+// RecognizeText returns the envelope whose text s is, under the one rule by
+// which toolerr reads an envelope out of a tool result's content: s is
+// exactly the bytes toolerr itself writes for that envelope, and nothing
+// else is one. That is, s parses as JSON, reads as an envelope (the five
+// keys; code an UPPER_SNAKE token, message a string, retryable a boolean,
+// details an object, source tool, provider or orchestrator), and equals
+// EnvelopeText(Safe(e)) byte for byte: RFC 8785 form (keys in order, no
+// white space around or inside, shortest numbers, no HTML escaping, no
+// duplicate keys), with a message and details the sanitizer leaves as they
+// are. Unflagged, the code must also be registered (envelope.Registered):
+// content that decides alone may not invent a code. Flagged, any code token
+// is kept, since the flag, not the content, makes it a failure (a newer
+// peer's code travels).
+//
+// Content that fails the rule is not an envelope: unflagged it stays a
+// success, flagged it is the tool's own failure text (Foreign). NearText
+// tells whether it resembles one.
+//
+// See RATIONALE.md ("Why is an envelope recognized only in the exact bytes
+// toolerr writes?").
+func RecognizeText(s string, f Flag) (envelope.Envelope, bool) {
+	// toolerr's bytes open with the code and close with the source's string.
+	if len(s) < minEnvelopeBytes || !strings.HasPrefix(s, `{"code":"`) || !strings.HasSuffix(s, `"}`) {
+		return envelope.Envelope{}, false
+	}
+	v, err := canonical.Parse([]byte(s))
+	if err != nil {
+		return envelope.Envelope{}, false
+	}
+	return recognize(v, s, f)
+}
+
+// RecognizeValue is RecognizeText for content carried as a JSON value (a
+// Gemini response, a Bedrock json block, a result's JSON): v is an envelope
+// when its canonical JSON is one RecognizeText accepts.
+func RecognizeValue(v any, f Flag) (envelope.Envelope, bool) {
+	m, ok := v.(map[string]any)
+	if !ok || len(m) != 5 {
+		return envelope.Envelope{}, false
+	}
+	if _, ok := m["code"].(string); !ok {
+		return envelope.Envelope{}, false
+	}
+	b, err := canonical.Marshal(v)
+	if err != nil {
+		return envelope.Envelope{}, false
+	}
+	return recognize(v, string(b), f)
+}
+
+// recognize checks the value v read from text s against the rule.
+func recognize(v any, s string, f Flag) (envelope.Envelope, bool) {
+	e, err := envelope.FromValue(v, "")
+	if err != nil || f == Unflagged && !envelope.Registered(e.Code) {
+		return envelope.Envelope{}, false
+	}
+	b, err := Safe(e).AppendCanonical(make([]byte, 0, len(s)))
+	if err != nil || string(b) != s {
+		return envelope.Envelope{}, false
+	}
+	return e, true
+}
+
+// minEnvelopeBytes is the length of the shortest envelope text.
+const minEnvelopeBytes = len(`{"code":"A","details":{},"message":"","retryable":true,"source":"tool"}`)
+
+// NearText reports whether s has the look of an envelope without being one
+// RecognizeText accepts: text in braces (white space around them allowed)
+// that names "code" and "retryable", valid JSON or not (a duplicate key is
+// not). Such content is a success (unflagged); convert notes how many it
+// kept so, since a history that reformats toolerr's envelopes
+// (pretty-printing, HTML escaping) loses their flags at the next hop.
+func NearText(s string) bool {
+	t := strings.TrimSpace(s)
+	if len(t) < 2 || t[0] != '{' || t[len(t)-1] != '}' || !strings.Contains(t, `"retryable"`) || !strings.Contains(t, `"code"`) {
+		return false
+	}
+	_, ok := RecognizeText(s, Unflagged)
+	return !ok
+}
+
+// NearValue is NearText for content carried as a JSON value: an object with
+// "code" and "retryable" members that RecognizeValue refuses.
+func NearValue(v any) bool {
+	if !nearShape(v) {
+		return false
+	}
+	_, ok := RecognizeValue(v, Unflagged)
+	return !ok
+}
+
+// nearShape reports whether v is an object with "code" and "retryable".
+func nearShape(v any) bool {
+	m, ok := v.(map[string]any)
+	if !ok {
+		return false
+	}
+	_, hasCode := m["code"]
+	_, hasRetryable := m["retryable"]
+	return hasCode && hasRetryable
+}
