@@ -10,6 +10,8 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/toolerr/toolerr/core/internal/canonical"
+	"github.com/toolerr/toolerr/core/internal/envelope"
+	"github.com/toolerr/toolerr/core/internal/format/outcome"
 	"github.com/toolerr/toolerr/internal/redactcorpus"
 )
 
@@ -30,13 +32,15 @@ func failedEnvelope(text string) map[string]any {
 }
 
 // inBand is text's envelope as the canonical JSON an OpenAI-shaped history
-// carries in a tool message, written by a third party (not sanitized).
+// carries in a tool message, as toolerr wrote it (sanitized): only that text
+// is a failure there (outcome.RecognizeText). An unsanitized envelope a
+// third party wrote is a success, passed on unchanged like every success.
 func inBand(text string) string {
-	b, err := canonical.Marshal(failedEnvelope(text))
+	e, err := envelope.FromValue(failedEnvelope(text), "")
 	if err != nil {
 		panic(err)
 	}
-	return string(b)
+	return outcome.EnvelopeText(outcome.Safe(e))
 }
 
 func pointerToken(s string) string {
