@@ -140,6 +140,11 @@ func summary(msgs []Message, idMap map[string]string) []string {
 					}
 				}
 				t = strings.TrimSuffix(strings.TrimSpace(t), ".")
+				if v, err := canonical.Parse([]byte(t)); err == nil {
+					if _, isObj := v.(map[string]any); isObj {
+						t = dialect.CanonicalText(v) // JSON text: its value, as Gemini carries it (an object, not a string)
+					}
+				}
 				out = append(out, "result failed="+map[bool]string{true: "yes", false: "no"}[p.Result.Failed]+" "+t)
 			}
 		}

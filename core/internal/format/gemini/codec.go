@@ -7,6 +7,8 @@
 //
 //	failure:  {"functionResponse":{"id"?,"name":n,"response":{"error":<envelope object>}}}
 //	text:     {"functionResponse":{"id"?,"name":n,"response":{"output":"text"}}}
+//	          (text that is a JSON object goes as that object, see JSON; a
+//	          JSON string as its string, decoded once)
 //	JSON:     {"functionResponse":{"id"?,"name":n,"response":<the object> | {"output":v}}}
 //	blocks:   {"functionResponse":{"id"?,"name":n,"response":{"output":"text"}?,
 //	           "parts":[{"inlineData":{"mimeType":m,"data":b64}}]}}
@@ -28,6 +30,8 @@
 package gemini
 
 import (
+	"strings"
+
 	"github.com/toolerr/toolerr/core/internal/canonical"
 	"github.com/toolerr/toolerr/core/internal/field"
 	"github.com/toolerr/toolerr/core/internal/format/outcome"
@@ -93,6 +97,51 @@ func appendPart(dst []byte, i int, o *outcome.Outcome) ([]byte, error) {
 	return append(dst, `}}`...), nil
 }
 
+// jsonText reads a text result that is JSON: an object (the tool returned
+// JSON as text, as OpenAI and Anthropic results carry it) is returned as
+// that object, to go into response itself rather than as an escaped string
+// under output. A JSON string is decoded once, to its string, unless that
+// string is itself a JSON object or string: decoding it would let the next
+// replay (parse, then serialize again) decode it a second time, so it stays
+// the text it is. Anything else (plain text, a number, an array) is not
+// read: ok false. So no replay adds an escape layer, and none takes more
+// than one away.
+//
+// See https://ai.google.dev/api/caching#FunctionResponse ("response: the
+// function response in JSON object format"; "output" for the output,
+// "error" for errors, else the whole response is the output).
+func jsonText(text string) (any, bool) {
+	t := strings.TrimSpace(text)
+	if t == "" || t[0] != '{' && t[0] != '"' {
+		return nil, false
+	}
+	v, err := canonical.Parse([]byte(t))
+	if err != nil {
+		return nil, false
+	}
+	switch x := v.(type) {
+	case map[string]any:
+		return x, true
+	case string:
+		if _, again := jsonText(x); again {
+			return nil, false
+		}
+		return x, true
+	}
+	return nil, false
+}
+
+// appendString writes a text result that is not to be read again: blank
+// is {}, else {"output": s}.
+func appendString(dst []byte, s string) []byte {
+	if outcome.IsBlank(s) {
+		return append(dst, `,"response":{}`...)
+	}
+	dst = append(dst, `,"response":{"output":`...)
+	dst = canonical.AppendString(dst, s)
+	return append(dst, '}')
+}
+
 // appendResponse writes `,"parts":[...]` for images and `,"response":{...}`.
 func appendResponse(dst []byte, i int, r *outcome.Result) ([]byte, error) {
 	switch r.Kind {
@@ -100,12 +149,15 @@ func appendResponse(dst []byte, i int, r *outcome.Result) ([]byte, error) {
 		if outcome.IsBlank(r.Text) {
 			return append(dst, `,"response":{}`...), nil
 		}
+		if v, ok := jsonText(r.Text); ok {
+			return appendResponse(dst, i, &outcome.Result{Kind: outcome.JSON, JSON: v})
+		}
 		dst = append(dst, `,"response":{"output":`...)
 		dst = canonical.AppendString(dst, r.Text)
 		return append(dst, '}'), nil
 	case outcome.JSON:
 		if s, ok := r.JSON.(string); ok {
-			return appendResponse(dst, i, &outcome.Result{Kind: outcome.Text, Text: s})
+			return appendString(dst, s), nil
 		}
 		dst = append(dst, `,"response":`...)
 		m, isObj := r.JSON.(map[string]any)
