@@ -5,7 +5,7 @@ GO ?= go
 DIST := dist
 FUZZTIME ?= 10s
 
-.PHONY: help build wasm cshared packages demo test test-reset test-go conformance test-python test-node test-rust test-redis test-packages fuzz bench lint fmt check clean
+.PHONY: help build wasm cshared packages demo test test-reset test-go conformance test-python test-frameworks test-node test-rust test-redis test-packages fuzz bench lint fmt check clean
 
 help: ## show this list
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  %-12s %s\n", $$1, $$2}'
@@ -25,7 +25,7 @@ packages: build ## dist/packages/: the Python wheel and sdist, the npm tarball a
 demo: ## the main job: the seed's worked example, then every real recording classified
 	$(GO) run ./cmd/toolerr demo
 
-test: test-reset test-go test-python test-node test-rust test-redis test-packages conformance ## every test of every target and binding (conformance last, so the bindings join it), then a summary of every skip
+test: test-reset test-go test-python test-frameworks test-node test-rust test-redis test-packages conformance ## every test of every target and binding (conformance last, so the bindings join it), then a summary of every skip
 	@bash scripts/testreport.sh summary
 
 test-reset:
@@ -42,6 +42,9 @@ conformance: build ## the shared fixtures through every build target
 
 test-python: packages ## the Python binding (its tests run against the installed wheel)
 	bash scripts/test-python.sh $(DIST)
+
+test-frameworks: packages ## toolerr.integrations on the real agent frameworks (OpenAI Agents SDK, LangGraph, pydantic-ai, MCP), versions pinned
+	bash scripts/test-frameworks-py.sh $(DIST)
 
 test-node: build ## the Node binding
 	bash scripts/test-node.sh $(DIST)

@@ -75,6 +75,9 @@ py="$root/bindings/python"
 mkdir -p "$stage/py/toolerr"
 cp "$py/pyproject.toml" "$py/setup.py" "$py/MANIFEST.in" "$py/README.md" "$stage/py/"
 cp "$py"/toolerr/*.py "$py/toolerr/py.typed" "$stage/py/toolerr/"
+# The framework integrations (each imports its framework only when imported).
+mkdir -p "$stage/py/toolerr/integrations"
+cp "$py"/toolerr/integrations/*.py "$stage/py/toolerr/integrations/"
 # The one compare-and-swap script every language's Redis store runs.
 cp "$root/redisstore/cas.lua" "$stage/py/toolerr/"
 cp -r "$stage/py" "$stage/pywheel"

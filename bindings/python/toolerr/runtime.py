@@ -30,7 +30,7 @@ from typing import (Any, Awaitable, Callable, Dict, Generator, Generic, Mapping,
 from . import Envelope, Outcome, classify_response, invoke
 
 __all__ = ["AsyncExecutor", "AsyncStore", "Budget", "CallResult", "Executor", "LoopGuard", "MemoryStore", "Store",
-           "ToolFailure"]
+           "ToolFailure", "failure_envelope"]
 
 T = TypeVar("T")
 Record = Dict[str, Any]
@@ -115,6 +115,18 @@ class ToolFailure(Exception):
     def __init__(self, envelope: Envelope) -> None:
         super().__init__(f"{envelope.code}: {envelope.message}")
         self.envelope = envelope
+
+
+def failure_envelope(exc: BaseException, tool: str) -> Envelope:
+    """Return the envelope of a tool's exception, as the executor reports it.
+
+    An exception with an .envelope (a ToolFailure, a ToolerrError) keeps its
+    own; anything else goes to toolerr.classify_response as the tool's
+    failure (HTTP errors and SDK exceptions by their status, headers and
+    body; other exceptions through classify_exception).
+    """
+    env = getattr(exc, "envelope", None)
+    return env if isinstance(env, Envelope) else classify_response(exc, source="tool", tool=tool)
 
 
 @dataclass(frozen=True)
@@ -248,7 +260,7 @@ class _Base:
     def _failure(self, exc: BaseException, tool: str) -> Dict[str, Any]:
         env = getattr(exc, "envelope", None)
         if not isinstance(env, Envelope):
-            env = self._classify(exc, tool) if self._classify else classify_response(exc, source="tool", tool=tool)
+            env = self._classify(exc, tool) if self._classify else failure_envelope(exc, tool)
         return {"kind": "failure", "error": env.to_dict(), "draw": self._draw()}
 
     @staticmethod
