@@ -3,6 +3,7 @@ package transcript
 import (
 	"github.com/toolerr/toolerr/core/internal/field"
 	"github.com/toolerr/toolerr/core/internal/format/dialect"
+	"github.com/toolerr/toolerr/core/internal/sanitize"
 	"sort"
 	"strconv"
 	"strings"
@@ -88,6 +89,9 @@ func Convert(from, to Format, msgs []Message, opts Options) Converted {
 	}
 	if pendingNote > 0 {
 		notes = append(notes, strconv.Itoa(pendingNote)+" tool-result images moved into a user message after the tool messages: openai-chat tool messages carry text only")
+	}
+	if w.Cut > 0 {
+		notes = append(notes, "cut the text of failed results ("+strconv.Itoa(w.Cut)+") to "+strconv.Itoa(sanitize.MaxDetailChars)+" characters, head and tail kept with a marker of what is omitted: "+string(to)+" has no failure flag, so a failure travels as an envelope, whose details are capped")
 	}
 	if len(w.Dropped) > 0 {
 		keys := make([]string, 0, len(w.Dropped))

@@ -2,6 +2,7 @@ package dialect
 
 import (
 	"strings"
+	"unicode/utf8"
 
 	"github.com/toolerr/toolerr/core/internal/envelope"
 	"github.com/toolerr/toolerr/core/internal/format/outcome"
@@ -19,6 +20,11 @@ type Writer struct {
 	System  []string
 	Pending []any
 	Dropped map[string]int
+	// Cut counts the flagged failures whose text was longer than an
+	// envelope's details keep (sanitize.MaxDetailChars) when they had to
+	// travel as an envelope (a format without a flag), so that convert
+	// can say so.
+	Cut int
 }
 
 // List writes msgs as the target's list: every message read from the same
@@ -221,6 +227,9 @@ func (w *Writer) Result(p Part) any {
 	o := r.Outcome
 	flagOnly := r.Failed && o.Error == nil
 	if flagOnly && w.D.Flag == nil {
+		if utf8.RuneCountInString(strings.TrimSpace(ResultText(r.Outcome))) > sanitize.MaxDetailChars {
+			w.Cut++
+		}
 		e := Failure(r)
 		o.Error, o.Result, flagOnly = &e, nil, false
 	}
