@@ -5,7 +5,7 @@ GO ?= go
 DIST := dist
 FUZZTIME ?= 10s
 
-.PHONY: help build wasm cshared packages demo test test-reset test-go conformance test-python test-frameworks test-node test-rust test-redis test-packages fuzz bench lint fmt check clean
+.PHONY: gateway-check-litellm help build wasm cshared packages demo test test-reset test-go conformance test-python test-frameworks test-node test-rust test-redis test-packages fuzz bench lint fmt check clean
 
 help: ## show this list
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  %-12s %s\n", $$1, $$2}'
@@ -60,6 +60,9 @@ test-packages: packages ## each package installed into a fresh project outside t
 
 fuzz: ## every fuzz target for FUZZTIME each (default 10s)
 	bash scripts/fuzz.sh $(FUZZTIME)
+
+gateway-check-litellm: ## optional: the LiteLLM proxy (PyPI, build/litellm-venv) on loopback held to toolerr-gateway-check; matrix in build/gateway-check-litellm.md
+	bash scripts/gateway-check-litellm.sh
 
 bench: build ## benchmarks of every target, with ratios to the baselines
 	bash scripts/bench.sh $(DIST)

@@ -9,6 +9,8 @@ import (
 	"math"
 	"net/http"
 	"net/url"
+	"os"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"time"
@@ -68,6 +70,14 @@ type Options struct {
 	Timeout time.Duration
 	// Client sends the requests (default: a new http.Client).
 	Client *http.Client
+	// Dump, when not empty, is a folder that gets one JSON file per test:
+	// what the client sent and got, and every upstream request and answer.
+	Dump string
+	// APIKey is the credential the client sends in its family's header
+	// (Authorization: Bearer, x-api-key, x-goog-api-key); default
+	// "gwcheck-key". A gateway that authenticates its clients (LiteLLM's
+	// master key) needs its own.
+	APIKey string
 }
 
 // Selected reports whether opts select test t.
@@ -102,6 +112,9 @@ func Run(ctx context.Context, set *fake.Set, tests []Test, opts Options) ([]Resu
 	}
 	if opts.Client == nil {
 		opts.Client = &http.Client{}
+	}
+	if opts.APIKey == "" {
+		opts.APIKey = "gwcheck-key"
 	}
 	if opts.Model == nil {
 		opts.Model = func(u Family) string { return "gwcheck-" + string(u) }
@@ -138,7 +151,39 @@ func runOne(ctx context.Context, set *fake.Set, t Test, opts Options) Result {
 	res := Result{Test: t, Hits: len(hits), Status: ans.status}
 	verdict, why := judge(t, set, hits, ans, opts)
 	res.Verdict, res.Why = verdict, why
+	if opts.Dump != "" {
+		dump(opts.Dump, res, ans, hits)
+	}
 	return res
+}
+
+// dump writes one test's exchange to dir/<id>.json (credentials left out).
+func dump(dir string, r Result, ans clientAnswer, hits []fake.Hit) {
+	raw := func(b []byte) any {
+		var v any
+		if json.Unmarshal(b, &v) == nil {
+			return v
+		}
+		return string(b)
+	}
+	var ups []any
+	for _, h := range hits {
+		u := map[string]any{"path": h.Path, "body": raw(h.Body), "status": h.Reply.Status, "answer": raw(h.Reply.Body)}
+		if h.Rejection != nil {
+			u["rejection"] = h.Rejection.Rule
+		}
+		ups = append(ups, u)
+	}
+	hdr := map[string]string{}
+	for k := range ans.header {
+		hdr[strings.ToLower(k)] = ans.header.Get(k)
+	}
+	b, _ := json.MarshalIndent(map[string]any{"id": r.Test.ID, "verdict": r.Verdict, "why": r.Why,
+		"request": raw(r.Test.Request), "client": map[string]any{"status": ans.status, "headers": hdr, "body": raw(ans.body)},
+		"upstream": ups}, "", "  ")
+	name := strings.NewReplacer("/", "__", ":", "", " ", "_").Replace(r.Test.File + "/" + r.Test.Hop() + "/" + r.Test.Description)
+	_ = os.MkdirAll(dir, 0o755)
+	_ = os.WriteFile(filepath.Join(dir, name+".json"), b, 0o644)
 }
 
 // send posts the test's request to the gateway as a client of the ingress
@@ -163,15 +208,15 @@ func send(ctx context.Context, t Test, opts Options) clientAnswer {
 		if t.Ingress == OpenAIResponses {
 			path = "/v1/responses"
 		}
-		header.Set("Authorization", "Bearer gwcheck-key")
+		header.Set("Authorization", "Bearer "+opts.APIKey)
 	case Anthropic:
 		req["model"] = model
 		path = "/v1/messages"
-		header.Set("X-Api-Key", "gwcheck-key")
+		header.Set("X-Api-Key", opts.APIKey)
 		header.Set("Anthropic-Version", "2023-06-01")
 	case Gemini:
 		path = "/v1beta/models/" + url.PathEscape(model) + ":generateContent"
-		header.Set("X-Goog-Api-Key", "gwcheck-key")
+		header.Set("X-Goog-Api-Key", opts.APIKey)
 	case Bedrock:
 		path = "/model/" + url.PathEscape(model) + "/converse"
 		header.Set("Authorization", "AWS4-HMAC-SHA256 Credential=gwcheck/20260101/us-east-1/bedrock/aws4_request, SignedHeaders=content-type;host, Signature=0")
@@ -226,21 +271,23 @@ func judge(t Test, set *fake.Set, hits []fake.Hit, ans clientAnswer, opts Option
 	if len(accepted) == 0 {
 		return Rejected, fmt.Sprintf("the upstream answered %d (%s): %s", hits[0].Reply.Status, firstRejection.Rule, firstRejection.Message)
 	}
+	var lost []string
 	if len(hits) > t.Expect.MaxHits {
-		return Lost, fmt.Sprintf("%d upstream requests for one client request (at most %d): the gateway retried behind the client", len(hits), t.Expect.MaxHits)
+		lost = append(lost, fmt.Sprintf("%d upstream requests for one client request (at most %d): the gateway retried behind the client", len(hits), t.Expect.MaxHits))
 	}
 	last := accepted[len(accepted)-1]
 	if why := checkResults(t, last); why != "" {
-		return Lost, why
+		lost = append(lost, why)
 	}
 	if t.Expect.Client != nil {
 		if why := checkClient(t, ans); why != "" {
-			return Lost, why
+			lost = append(lost, why)
 		}
-		return Carried, ""
+	} else if ans.status != last.Reply.Status {
+		lost = append(lost, fmt.Sprintf("the upstream answered %d, the client got %d: %s", last.Reply.Status, ans.status, excerpt(ans.body)))
 	}
-	if ans.status != last.Reply.Status {
-		return Lost, fmt.Sprintf("the upstream answered %d, the client got %d: %s", last.Reply.Status, ans.status, excerpt(ans.body))
+	if len(lost) > 0 {
+		return Lost, strings.Join(lost, "; ")
 	}
 	return Carried, ""
 }
@@ -320,20 +367,20 @@ func contains(list []string, s string) bool {
 
 func checkClient(t Test, ans clientAnswer) string {
 	want := t.Expect.Client
+	var lost []string
 	if ans.status != want.Status {
-		return fmt.Sprintf("the upstream's %d reached the client as %d", want.Status, ans.status)
+		lost = append(lost, fmt.Sprintf("the upstream's %d reached the client as %d", want.Status, ans.status))
 	}
 	if want.RetryAfterAtLeast != nil {
 		v := ans.header.Get("Retry-After")
-		if v == "" {
-			return fmt.Sprintf("no retry-after reached the client (the upstream asked for %v s)", *want.RetryAfterAtLeast)
-		}
 		secs, ok := retryAfterSeconds(v, ans.header.Get("Date"))
-		if !ok {
-			return fmt.Sprintf("retry-after %q is neither delay-seconds nor an HTTP-date", v)
-		}
-		if secs < *want.RetryAfterAtLeast {
-			return fmt.Sprintf("retry-after %q is shorter than the upstream's %v s", v, *want.RetryAfterAtLeast)
+		switch {
+		case v == "":
+			lost = append(lost, fmt.Sprintf("no retry-after reached the client (the upstream asked for %v s)", *want.RetryAfterAtLeast))
+		case !ok:
+			lost = append(lost, fmt.Sprintf("retry-after %q is neither delay-seconds nor an HTTP-date", v))
+		case secs < *want.RetryAfterAtLeast:
+			lost = append(lost, fmt.Sprintf("retry-after %q is shorter than the upstream's %v s", v, *want.RetryAfterAtLeast))
 		}
 	}
 	if want.Classification == "direct" && len(t.Script) > 0 {
@@ -345,13 +392,12 @@ func checkClient(t Test, ans clientAnswer) string {
 		}
 		through := classify(t.Ingress, ans.status, hdr, ans.body)
 		if direct.Code != through.Code || direct.Retryable != through.Retryable {
-			return fmt.Sprintf("classified %s (retryable %t) through the gateway, %s (retryable %t) direct", through.Code, through.Retryable, direct.Code, direct.Retryable)
-		}
-		if direct.Wait > 0 && through.Wait < direct.Wait {
-			return fmt.Sprintf("the wait classified through the gateway (%v s) is shorter than direct (%v s)", through.Wait, direct.Wait)
+			lost = append(lost, fmt.Sprintf("classified %s (retryable %t) through the gateway, %s (retryable %t) direct", through.Code, through.Retryable, direct.Code, direct.Retryable))
+		} else if direct.Wait > 0 && through.Wait < direct.Wait {
+			lost = append(lost, fmt.Sprintf("the wait classified through the gateway (%v s) is shorter than direct (%v s)", through.Wait, direct.Wait))
 		}
 	}
-	return ""
+	return strings.Join(lost, "; ")
 }
 
 // retryAfterSeconds reads a Retry-After value: delay-seconds or an

@@ -173,10 +173,17 @@ func lastTurn(items []any, listKey string, call func(block map[string]any) map[s
 	return -1, nil
 }
 
-// member returns the block's object member k (Gemini's functionCall,
-// Bedrock's toolUse).
-func member(k string) func(map[string]any) map[string]any {
-	return func(b map[string]any) map[string]any { return object(b[k]) }
+// member returns the block's object member under any of names (Gemini's
+// functionCall, also function_call as proto3 JSON accepts; Bedrock's toolUse).
+func member(names ...string) func(map[string]any) map[string]any {
+	return func(b map[string]any) map[string]any {
+		for _, k := range names {
+			if m := object(b[k]); m != nil {
+				return m
+			}
+		}
+		return nil
+	}
 }
 
 func readChat(msgs []any) upTurn {
@@ -254,7 +261,7 @@ func readAnthropic(msgs []any) upTurn {
 
 func readGemini(contents []any) upTurn {
 	var t upTurn
-	last, calls := lastTurn(contents, "parts", member("functionCall"))
+	last, calls := lastTurn(contents, "parts", member("functionCall", "function_call"))
 	if last < 0 {
 		return t
 	}
@@ -264,7 +271,7 @@ func readGemini(contents []any) upTurn {
 	for _, c := range contents[last+1:] {
 		found := false
 		for _, p := range list(object(c)["parts"]) {
-			fr := object(object(p)["functionResponse"])
+			fr := member("functionResponse", "function_response")(object(p))
 			if fr == nil {
 				continue
 			}

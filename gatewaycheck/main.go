@@ -58,6 +58,8 @@ func Main(args []string, stdout, stderr io.Writer) int {
 	timeout := fl.Duration("timeout", 30*time.Second, "the longest wait for one answer from the gateway")
 	serve := fl.Bool("serve", false, "only start the fakes, print their URLs and run until interrupted")
 	strict := fl.Bool("strict", false, "exit 1 on rejected tests too")
+	dumpDir := fl.String("dump", "", "a folder for one JSON file per test: what the client sent and got, and what each upstream received and answered")
+	apiKey := fl.String("api-key", "", "the credential the client sends the gateway (default gwcheck-key; env GWCHECK_API_KEY)")
 	if err := fl.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
 			return 0
@@ -68,7 +70,10 @@ func Main(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "toolerr-gateway-check: "+format+"\n", a...)
 		return 2
 	}
-	opts := Options{BaseURL: map[Family]string{}, Hops: *hops, Timeout: *timeout}
+	opts := Options{BaseURL: map[Family]string{}, Hops: *hops, Timeout: *timeout, APIKey: *apiKey, Dump: *dumpDir}
+	if opts.APIKey == "" {
+		opts.APIKey = os.Getenv("GWCHECK_API_KEY")
+	}
 	if *hops != "same" && *hops != "cross" && *hops != "all" {
 		return fail("--hops must be same, cross or all, not %q", *hops)
 	}

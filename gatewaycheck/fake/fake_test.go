@@ -177,6 +177,8 @@ func TestOpenAIResponses_rules(t *testing.T) {
 	out := func(id string) string { return `{"type":"function_call_output","call_id":"` + id + `","output":"A"}` }
 	runRules(t, fake.OpenAI, specs, []ruleCase{
 		{"paired", p, openAIAuth, responsesBody(call("call_a") + "," + out("call_a")), 200, ""},
+		{"typed message and input_text output", p, openAIAuth, `{"model":"gpt-4o","input":[{"type":"message","role":"user","content":[{"type":"input_text","text":"weather?"}]},` +
+			call("call_a") + `,{"type":"function_call_output","call_id":"call_a","output":[{"type":"input_text","text":"A"}]}]}`, 200, ""},
 		{"missing output", p, openAIAuth, responsesBody(call("call_a") + "," + call("call_b") + "," + out("call_a")), 400, "No tool output found for function call call_b."},
 		{"orphan output", p, openAIAuth, responsesBody(out("call_x")), 400, "No tool call found for function call output with call_id call_x."},
 		{"call_id too long", p, openAIAuth, responsesBody(call(strings.Repeat("c", 65)) + "," + out(strings.Repeat("c", 65))), 400, "Invalid 'input[1].call_id': string too long. Expected a string with maximum length 64"},

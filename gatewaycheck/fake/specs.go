@@ -105,6 +105,7 @@ func (s *Specs) compileOpenAPI() {
 	}
 	y = stringKeys(y)
 	dropRecursiveAnchors(y)
+	oneOfAsAnyOf(y)
 	j, err := json.Marshal(y)
 	if err != nil {
 		s.oaErr = err
@@ -190,6 +191,34 @@ func dropRecursiveAnchors(doc any) {
 	}
 }
 
+// oneOfAsAnyOf reads every oneOf of the spec as anyOf. The spec's unions
+// overlap (a typed user message matches both EasyInputMessage and
+// InputMessage; a function_call_output's input_text list matches more than
+// one content union), the API accepts a value that any branch describes, and
+// oneOf would reject exactly those values. An object with both keeps both
+// constraints under allOf.
+func oneOfAsAnyOf(v any) {
+	switch x := v.(type) {
+	case map[string]any:
+		if o, ok := x["oneOf"]; ok {
+			delete(x, "oneOf")
+			if a, has := x["anyOf"]; has {
+				x["allOf"] = append(arr(x["allOf"]), map[string]any{"anyOf": a}, map[string]any{"anyOf": o})
+				delete(x, "anyOf")
+			} else {
+				x["anyOf"] = o
+			}
+		}
+		for _, e := range x {
+			oneOfAsAnyOf(e)
+		}
+	case []any:
+		for _, e := range x {
+			oneOfAsAnyOf(e)
+		}
+	}
+}
+
 // validateOpenAPI validates body against the named OpenAPI schema and
 // answers OpenAI's 400 shape naming the first failing member.
 func (s *Specs) validateOpenAPI(name string, body []byte) *violation {
@@ -226,7 +255,7 @@ func commonFailure(e *jsonschema.ValidationError) ([]string, string) {
 		}
 	}
 	walk(e)
-	// A oneOf's other branches fail on the discriminating type or const;
+	// A union's other branches fail on the discriminating type or const;
 	// the branch the value meant fails on something else: keep that one.
 	var meant []*jsonschema.ValidationError
 	for _, l := range leaves {
