@@ -194,7 +194,10 @@ func send(ctx context.Context, t Test, opts Options) clientAnswer {
 		base = opts.BaseURL[""]
 	}
 	base = strings.TrimRight(base, "/")
-	model := opts.Model(t.Upstream)
+	model := t.Model
+	if model == "" {
+		model = opts.Model(t.Upstream)
+	}
 	var req map[string]any
 	if err := json.Unmarshal(t.Request, &req); err != nil {
 		return clientAnswer{err: err}

@@ -55,6 +55,9 @@ type Test struct {
 	File, Case, Description string
 	// Ingress is the format the client sends; Upstream the fake it must reach.
 	Ingress, Upstream Family
+	// Model is the model the client asks for; "" means gwcheck-<upstream>
+	// (Options.Model).
+	Model string
 	// Request is the body without model.
 	Request json.RawMessage
 	// Script is what the upstream answers valid requests (nil: successes).
@@ -123,6 +126,7 @@ func LoadTests(fsys fs.FS) ([]Test, error) {
 				Description string          `json:"description"`
 				Ingress     Family          `json:"ingress"`
 				Upstream    Family          `json:"upstream"`
+				Model       string          `json:"model"`
 				Request     json.RawMessage `json:"request"`
 				Script      []fake.Reply    `json:"script"`
 				Expect      Expect          `json:"expect"`
@@ -144,7 +148,7 @@ func LoadTests(fsys fs.FS) ([]Test, error) {
 				tests = append(tests, Test{
 					ID:   file + "/" + slug(c.Description) + "/" + slug(t.Description),
 					File: file, Case: c.Description, Description: t.Description,
-					Ingress: t.Ingress, Upstream: t.Upstream, Request: t.Request, Script: t.Script, Expect: t.Expect,
+					Ingress: t.Ingress, Upstream: t.Upstream, Model: t.Model, Request: t.Request, Script: t.Script, Expect: t.Expect,
 				})
 			}
 		}

@@ -27,7 +27,9 @@ import (
 //   - the content after a function-call turn carries one functionResponse
 //     per functionCall ("Please ensure that the number of function response
 //     parts is equal to the number of function call parts of the function
-//     call turn."; google-gemini/gemini-cli#4217, #16415), and a
+//     call turn."; google-gemini/gemini-cli#4217, #16415); for the models
+//     that take them split, the consecutive contents after it together
+//     (see oneResponseContent); and a
 //     function-response turn follows a function-call turn ("Please ensure
 //     that function response turn comes immediately after a function call
 //     turn."; langchain-ai/langchain#27799).
@@ -80,14 +82,14 @@ func validateGemini(r *http.Request, body []byte) *violation {
 	if !ok || len(contents) == 0 {
 		return &violation{status: http.StatusBadRequest, rule: "gemini.contents", msg: "* GenerateContentRequest.contents: contents is not specified\n"}
 	}
-	prevCalls := 0 // functionCall parts of the previous content
+	calls := make([]int, len(contents))     // functionCall parts per content
+	responses := make([]int, len(contents)) // functionResponse parts per content
 	for i, raw := range contents {
 		c := obj(raw)
 		role, _ := str(c["role"])
 		if role != "" && role != "user" && role != "model" {
 			return &violation{status: http.StatusBadRequest, rule: "gemini.role", msg: "Please use a valid role: user, model."}
 		}
-		calls, responses := 0, 0
 		for j, p := range arr(c["parts"]) {
 			at := fmt.Sprintf("contents[%d].parts[%d]", i, j)
 			part := obj(p)
@@ -111,35 +113,80 @@ func validateGemini(r *http.Request, body []byte) *violation {
 				if bad := unknownName(fc, geminiCallFields, at+".function_call"); bad != nil {
 					return bad
 				}
-				calls++
+				calls[i]++
 			}
 			if hasField(part, "functionResponse") {
-				fr := obj(field(part, "functionResponse"))
-				if fr == nil {
-					return &violation{status: http.StatusBadRequest, rule: "gemini.function_response", msg: fmt.Sprintf("Invalid value at '%s.function_response', expected an object", at)}
-				}
-				if bad := unknownName(fr, geminiResponseFields, at+".function_response"); bad != nil {
+				if bad := geminiFunctionResponse(field(part, "functionResponse"), at); bad != nil {
 					return bad
 				}
-				if name, _ := str(fr["name"]); !geminiNamePattern.MatchString(name) {
-					return &violation{status: http.StatusBadRequest, rule: "gemini.function_response_name",
-						msg: fmt.Sprintf("* GenerateContentRequest.%s.function_response.name: Invalid function name. Must start with a letter or an underscore. Must be alphameric (a-z, A-Z, 0-9), underscores (_) or dashes (-), with a maximum length of 64.\n", at)}
-				}
-				if !isObj(fr["response"]) {
-					return &violation{status: http.StatusBadRequest, rule: "gemini.function_response_struct",
-						msg: fmt.Sprintf("Invalid value at '%s.function_response.response' (type.googleapis.com/google.protobuf.Struct), expected an object", at)}
-				}
-				responses++
+				responses[i]++
 			}
 		}
+	}
+	return geminiTurns(calls, responses, oneResponseContent(geminiRoute.FindStringSubmatch(r.URL.Path)[1]))
+}
+
+// oneResponseContent reports whether model wants every functionResponse of a
+// call turn in the one content right after it. gemini-2.0 does
+// (microsoft/semantic-kernel#12528: two responses in two contents, 400) and
+// so does gemini-3 (google-gemini/gemini-cli#21830, #16437); gemini-2.5
+// counts the responses of the consecutive contents after the call turn (a
+// recorded gemini-2.5-flash request with three split responses answered
+// 200: crewAIInc/crewAI, TestGeminiNativeToolCalling cassette), and so does
+// the fake for any other model name.
+func oneResponseContent(model string) bool {
+	return strings.HasPrefix(model, "gemini-2.0") || strings.HasPrefix(model, "gemini-3")
+}
+
+// geminiTurns checks that each function-call turn is answered by as many
+// functionResponse parts as it has calls, in the content after it (or, when
+// split is allowed, the consecutive contents after it), and that no
+// response stands anywhere else.
+func geminiTurns(calls, responses []int, oneContent bool) *violation {
+	for i := 0; i < len(calls); {
 		switch {
-		case responses > 0 && prevCalls == 0:
+		case calls[i] > 0:
+			j, got := i+1, 0
+			for j < len(calls) && responses[j] > 0 && calls[j] == 0 {
+				got += responses[j]
+				j++
+				if oneContent {
+					break
+				}
+			}
+			if j < len(calls) || got > 0 {
+				if got != calls[i] {
+					return &violation{status: http.StatusBadRequest, rule: "gemini.response_count",
+						msg: "Please ensure that the number of function response parts is equal to the number of function call parts of the function call turn."}
+				}
+			}
+			i = j
+		case responses[i] > 0:
 			return &violation{status: http.StatusBadRequest, rule: "gemini.response_without_call", msg: "Please ensure that function response turn comes immediately after a function call turn."}
-		case prevCalls > 0 && responses != prevCalls:
-			return &violation{status: http.StatusBadRequest, rule: "gemini.response_count",
-				msg: "Please ensure that the number of function response parts is equal to the number of function call parts of the function call turn."}
+		default:
+			i++
 		}
-		prevCalls = calls
+	}
+	return nil
+}
+
+// geminiFunctionResponse checks one functionResponse: its proto fields, a
+// valid name, an object response.
+func geminiFunctionResponse(v any, at string) *violation {
+	fr := obj(v)
+	if fr == nil {
+		return &violation{status: http.StatusBadRequest, rule: "gemini.function_response", msg: fmt.Sprintf("Invalid value at '%s.function_response', expected an object", at)}
+	}
+	if bad := unknownName(fr, geminiResponseFields, at+".function_response"); bad != nil {
+		return bad
+	}
+	if name, _ := str(fr["name"]); !geminiNamePattern.MatchString(name) {
+		return &violation{status: http.StatusBadRequest, rule: "gemini.function_response_name",
+			msg: fmt.Sprintf("* GenerateContentRequest.%s.function_response.name: Invalid function name. Must start with a letter or an underscore. Must be alphameric (a-z, A-Z, 0-9), underscores (_) or dashes (-), with a maximum length of 64.\n", at)}
+	}
+	if !isObj(fr["response"]) {
+		return &violation{status: http.StatusBadRequest, rule: "gemini.function_response_struct",
+			msg: fmt.Sprintf("Invalid value at '%s.function_response.response' (type.googleapis.com/google.protobuf.Struct), expected an object", at)}
 	}
 	return nil
 }
