@@ -105,15 +105,16 @@ def _text(content: Any) -> str:
 
 def envelope_in(value: Any) -> Optional[Dict[str, Any]]:
     """The envelope a tool result carries, if any: its JSON text, or a
-    Gemini response's "error" member (object or JSON text)."""
-    if isinstance(value, dict):
+    Gemini response that is one or holds one under "error" (or "output")."""
+    five = {"code", "message", "retryable", "details", "source"}
+    if isinstance(value, dict) and not five <= value.keys():
         value = value.get("error", value.get("output", value.get("result")))
     if isinstance(value, str):
         try:
             value = json.loads(value)
         except ValueError:
             return None
-    if isinstance(value, dict) and {"code", "message", "retryable", "details", "source"} <= value.keys():
+    if isinstance(value, dict) and five <= value.keys():
         return value
     return None
 

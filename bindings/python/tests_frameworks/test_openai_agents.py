@@ -7,7 +7,7 @@ import asyncio
 import json
 import subprocess
 import sys
-from typing import Any, Dict, List
+from typing import Any, List
 
 import httpx
 import pytest
@@ -125,3 +125,19 @@ def test_example_runs_seed_000_through_an_agent(loopback: Loopback) -> None:
     assert out.returncode == 0, out.stderr
     assert out.stdout.splitlines() == ["stopped: INVALID_ARGS"]
     assert len(loopback.searches()) == 3 and len(loopback.model_requests()) == 2
+
+
+def test_arguments_failing_the_schema_become_invalid_args_naming_the_field(loopback: Loopback) -> None:
+    @function_tool
+    async def search(q: int, max_results: int) -> str:  # the scripted model sends q: "flights"
+        """Search for flights."""
+        raise AssertionError("the SDK validates the arguments before the tool runs")
+
+    result = run(loopback, search)
+    assert result.final_output == "stopped: INVALID_ARGS", outputs(loopback)
+    [only] = outputs(loopback)
+    env = json.loads(only)
+    # The SDK drops pydantic's error unless OPENAI_AGENTS_DONT_LOG_TOOL_DATA=0, so no field is named.
+    assert (env["code"], env["retryable"], env["details"]["fields"]) == ("INVALID_ARGS", False, [""])
+    assert env["message"].startswith("The arguments for search are invalid")
+    assert loopback.searches() == []

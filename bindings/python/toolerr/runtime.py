@@ -117,7 +117,7 @@ class ToolFailure(Exception):
         self.envelope = envelope
 
 
-def failure_envelope(exc: BaseException, tool: str) -> Envelope:
+def failure_envelope(exc: BaseException, tool: Optional[str]) -> Envelope:
     """Return the envelope of a tool's exception, as the executor reports it.
 
     An exception with an .envelope (a ToolFailure, a ToolerrError) keeps its

@@ -13,10 +13,11 @@ import functools
 import importlib
 import inspect
 import json
+import re
 from types import ModuleType
-from typing import Any, Callable, Dict, Optional, TypeVar, Union, cast
+from typing import Any, Callable, Dict, List, Mapping, Optional, Tuple, TypeVar, Union, cast
 
-from .. import Envelope, canonicalize, envelope
+from .. import Envelope, canonicalize, envelope, invoke
 from ..runtime import AsyncExecutor, Executor, ToolFailure, failure_envelope
 
 F = TypeVar("F", bound=Callable[..., Any])
@@ -39,7 +40,97 @@ def envelope_of(exc: BaseException, tool: Optional[str]) -> Envelope:
     toolerr.classify_response as the tool's failure; any other exception by
     toolerr.classify_exception (type, message and traceback, sanitized).
     """
-    return failure_envelope(exc, tool or "")
+    return failure_envelope(exc, tool or None)
+
+
+# pydantic's error types (pydantic_core.ErrorType) named by the JSON Schema
+# keyword they check, with the member of the error's ctx that holds the
+# keyword's value in the schema: the neutral failure form of docs/args.md.
+# Every Python framework here validates a tool's arguments with pydantic.
+# See https://docs.pydantic.dev/latest/errors/validation_errors/
+_PYDANTIC_KEYWORDS: Dict[str, Tuple[str, Optional[str]]] = {
+    "missing": ("required", None), "missing_argument": ("required", None),
+    "extra_forbidden": ("additionalProperties", None), "unexpected_keyword_argument": ("additionalProperties", None),
+    "less_than_equal": ("maximum", "le"), "greater_than_equal": ("minimum", "ge"),
+    "less_than": ("exclusiveMaximum", "lt"), "greater_than": ("exclusiveMinimum", "gt"),
+    "multiple_of": ("multipleOf", "multiple_of"),
+    "string_too_short": ("minLength", "min_length"), "string_too_long": ("maxLength", "max_length"),
+    "too_short": ("minItems", "min_length"), "too_long": ("maxItems", "max_length"),
+    "string_pattern_mismatch": ("pattern", "pattern"), "literal_error": ("enum", None), "enum": ("enum", None),
+    "json_invalid": ("json", None), "json_type": ("json", None),
+}
+# The JSON Schema type an error type of the form <kind>_type / <kind>_parsing expects.
+_PYDANTIC_TYPES = {"string": "string", "int": "integer", "float": "number", "decimal": "number", "bool": "boolean",
+                   "list": "array", "tuple": "array", "set": "array", "dict": "object", "model": "object",
+                   "model_attributes": "object", "none": "null"}
+
+
+def _pointer(loc: Any) -> str:
+    return "".join("/" + str(p).replace("~", "~0").replace("/", "~1") for p in loc)
+
+
+def _failure(err: Mapping[str, Any]) -> Dict[str, Any]:
+    typ = str(err.get("type", ""))
+    keyword, ctx_key = _PYDANTIC_KEYWORDS.get(typ, (typ, None))
+    f: Dict[str, Any] = {"path": _pointer(err.get("loc", ())), "keyword": keyword}
+    kind = typ.rsplit("_", 1)[0] if typ.endswith(("_type", "_parsing")) else None
+    if kind is not None and kind in _PYDANTIC_TYPES:
+        f["keyword"], f["expected"] = "type", _PYDANTIC_TYPES[kind]
+    elif ctx_key is not None and ctx_key in (err.get("ctx") or {}):
+        f["expected"] = err["ctx"][ctx_key]
+    if keyword == "json":
+        f["path"] = ""
+    if not re.fullmatch(r"[A-Za-z0-9$_-]{1,64}", str(f["keyword"])):
+        f["keyword"] = "invalid"
+    return f
+
+
+def pydantic_failures(errors: Any) -> Optional[List[Dict[str, Any]]]:
+    """Return pydantic's error dicts (ValidationError.errors()) as argument
+    failures in the neutral form (see args_failures), or None for none."""
+    return [_failure(e) for e in errors] or None
+
+
+def args_failures(exc: Any) -> Optional[List[Dict[str, Any]]]:
+    """Return the argument failures, in the neutral form of docs/args.md, of a
+    pydantic ValidationError (or a json.JSONDecodeError: arguments that are
+    not JSON) found in exc or its causes (a framework's own argument-validation
+    error wraps one), or None when there is none.
+
+    Each pydantic error becomes {"path": its loc as a JSON Pointer, "keyword":
+    the JSON Schema keyword its type checks, "expected"?: the keyword's value
+    from its ctx}: missing is required, less_than_equal maximum (ctx le),
+    int_parsing type integer, ... Pydantic's own text is never kept. Call it
+    only on a framework's argument-validation error: a tool's own
+    ValidationError is the tool's failure, not the model's.
+    """
+    seen = 0
+    while exc is not None and seen < 8:
+        errors = getattr(exc, "errors", None)
+        if isinstance(exc, json.JSONDecodeError):
+            return [{"path": "", "keyword": "json"}]
+        if callable(errors) and type(exc).__name__ == "ValidationError":
+            try:
+                return pydantic_failures(errors())
+            except Exception:
+                return None
+        exc, seen = exc.__cause__ or exc.__context__, seen + 1
+    return None
+
+
+def invalid_args(failures: List[Dict[str, Any]], tool: Optional[str]) -> Envelope:
+    """Return the core's INVALID_ARGS envelope for argument failures (op args_error)."""
+    req: Dict[str, Any] = {"op": "args_error", "failures": failures}
+    if tool:
+        req["tool"] = tool
+    return Envelope.from_dict(invoke(req))
+
+
+def args_envelope(exc: Any, tool: Optional[str]) -> Optional[Envelope]:
+    """Return the INVALID_ARGS envelope of the argument failures in exc (see
+    args_failures), or None when it holds none."""
+    failures = args_failures(exc)
+    return None if failures is None else invalid_args(failures, tool)
 
 
 def envelope_text(env: Envelope) -> str:
@@ -60,8 +151,11 @@ def call_args(args: Any, kwargs: Dict[str, Any]) -> Any:
         return None
 
 
-def guard(func: F, tool: str, executor: Optional[AnyExecutor] = None) -> F:
-    """Return func wrapped so that every failure raises ToolFailure(envelope).
+def guard(func: F, tool: str, executor: Optional[AnyExecutor] = None,
+          failure: Callable[[Envelope], Exception] = ToolFailure) -> F:
+    """Return func wrapped so that every failure raises failure(envelope)
+    (ToolFailure by default; a framework's own exception type where the
+    framework handles only that one).
 
     Without an executor the function is called once. With one, each call runs
     under it (executor.call): retryable failures are retried, the breaker,
@@ -82,11 +176,11 @@ def guard(func: F, tool: str, executor: Optional[AnyExecutor] = None) -> F:
                 try:
                     return await func(*args, **kwargs)
                 except Exception as e:
-                    raise ToolFailure(envelope_of(e, tool)) from e
+                    raise failure(envelope_of(e, tool)) from e
             assert isinstance(executor, AsyncExecutor)
             r = await executor.call(tool, lambda: func(*args, **kwargs), args=call_args(args, kwargs))
             if r.error is not None:
-                raise ToolFailure(r.error) from r.exception
+                raise failure(r.error) from r.exception
             return r.value
 
         return cast(F, run_async)
@@ -99,7 +193,7 @@ def guard(func: F, tool: str, executor: Optional[AnyExecutor] = None) -> F:
             r = await async_executor.call(tool, lambda: asyncio.to_thread(func, *args, **kwargs),
                                           args=call_args(args, kwargs))
             if r.error is not None:
-                raise ToolFailure(r.error) from r.exception
+                raise failure(r.error) from r.exception
             return r.value
 
         return cast(F, run_thread)
@@ -110,10 +204,10 @@ def guard(func: F, tool: str, executor: Optional[AnyExecutor] = None) -> F:
             try:
                 return func(*args, **kwargs)
             except Exception as e:
-                raise ToolFailure(envelope_of(e, tool)) from e
+                raise failure(envelope_of(e, tool)) from e
         r = executor.call(tool, lambda: func(*args, **kwargs), args=call_args(args, kwargs))
         if r.error is not None:
-            raise ToolFailure(r.error) from r.exception
+            raise failure(r.error) from r.exception
         return r.value
 
     return cast(F, run)

@@ -22,9 +22,9 @@ See https://openai.github.io/openai-agents-python/tools/#handling-errors-in-func
 
 from __future__ import annotations
 
-from typing import Any, Callable, Optional, TypeVar, Union, overload
+from typing import Any, Callable, Dict, Optional, TypeVar, Union, overload
 
-from ._common import AnyExecutor, envelope_of, envelope_text, guard, require
+from ._common import AnyExecutor, args_failures, envelope_of, envelope_text, guard, invalid_args, require
 
 _agents = require("agents", "openai-agents")
 
@@ -40,12 +40,24 @@ def failure_error_function(ctx: Any, error: Exception) -> str:
     tool_name names the tool in the envelope); error is what the tool raised:
     an HTTP error (httpx, requests, urllib, an SDK's APIStatusError) is
     classified from its status, headers and body, a ToolFailure keeps its
-    envelope, and any other exception becomes TOOL_ERROR (or TIMEOUT and
-    TRANSPORT for well-known transient types), never its raw text.
+    envelope, the SDK's ModelBehaviorError for arguments that are not JSON or
+    fail the tool's schema becomes INVALID_ARGS (naming each field when the
+    SDK keeps pydantic's error as the cause, with OPENAI_AGENTS_DONT_LOG_TOOL_DATA=0;
+    by default it drops it, and the envelope names the arguments as a whole), and any
+    other exception becomes TOOL_ERROR (or TIMEOUT and TRANSPORT for
+    well-known transient types), never its raw text.
 
     See agents.tool.ToolErrorFunction.
     """
-    return envelope_text(envelope_of(error, getattr(ctx, "tool_name", None)))
+    tool = getattr(ctx, "tool_name", None)
+    if isinstance(error, _agents.ModelBehaviorError):  # the arguments are not JSON or fail the tool's schema
+        return envelope_text(invalid_args(args_failures(error) or [_WHOLE_ARGUMENTS], tool))
+    return envelope_text(envelope_of(error, tool))
+
+
+# The failure of arguments that broke the tool's schema when the SDK keeps
+# pydantic's error to itself (its default, agents._debug.DONT_LOG_TOOL_DATA).
+_WHOLE_ARGUMENTS: Dict[str, Any] = {"path": "", "keyword": "schema"}
 
 
 @overload
