@@ -17,6 +17,8 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"os/exec"
+	"path/filepath"
 	"strconv"
 	"strings"
 
@@ -40,6 +42,7 @@ func commands() []command {
 		{"trim", "trim --format P --max-chars N [FILE]", "drop the oldest turns to fit a size, never splitting a call from its results", passthrough("trim")},
 		{"replay", "replay --format P TRACE", "replay a recorded failure trace through a provider's adapter", passthrough("replay")},
 		{"demo", "demo [--shared DIR]", "the main job: the seed's worked example, then every real recording classified", runDemo},
+		{"gateway-check", "gateway-check --base-url URL [flags]", "hold a gateway to the five fields against strict fake upstreams (runs toolerr-gateway-check)", external("toolerr-gateway-check")},
 		{"version", "version", "print the toolerr and ABI versions", runVersion},
 	}
 }
@@ -64,6 +67,48 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	fmt.Fprintf(stderr, "toolerr: unknown command %q\n\n", args[0])
 	usage(stderr)
 	return 2
+}
+
+// external runs a command that lives in its own Go module (so the core's
+// module stays dependency-free) as a subcommand: the program beside this
+// executable, else the one on PATH, with the remaining arguments and this
+// process's standard streams; its exit status is returned. A missing program
+// is a usage error (2) that says how to build it.
+func external(program string) func(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	return func(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+		path := ""
+		if self, err := os.Executable(); err == nil {
+			if p := filepath.Join(filepath.Dir(self), program); isExecutable(p) {
+				path = p
+			}
+		}
+		if path == "" {
+			p, err := exec.LookPath(program)
+			if err != nil {
+				fmt.Fprintf(stderr, "toolerr: %s not found beside toolerr or on PATH (make build puts it in dist/)\n", program)
+				return 2
+			}
+			path = p
+		}
+		cmd := exec.Command(path, args...)
+		cmd.Stdin, cmd.Stdout, cmd.Stderr = stdin, stdout, stderr
+		err := cmd.Run()
+		var exit *exec.ExitError
+		switch {
+		case err == nil:
+			return 0
+		case errors.As(err, &exit):
+			return exit.ExitCode()
+		default:
+			fmt.Fprintf(stderr, "toolerr: %s: %v\n", program, err)
+			return 2
+		}
+	}
+}
+
+func isExecutable(p string) bool {
+	st, err := os.Stat(p)
+	return err == nil && !st.IsDir() && st.Mode()&0o111 != 0
 }
 
 func usage(w io.Writer) {

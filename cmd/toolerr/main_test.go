@@ -2,6 +2,8 @@ package main
 
 import (
 	"bytes"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -236,4 +238,22 @@ func TestRun_duplicateKeys(t *testing.T) {
 	code, _, stderr := runCLI(t, `{"code":"TIMEOUT","message":"a","message":"b"}`, "wrap", "--provider", "openai")
 	assert.Equal(t, 2, code)
 	assert.Contains(t, stderr, `duplicate object key "message"`)
+}
+
+// TestRun_externalCommand checks that gateway-check runs the program of its
+// own module: found on PATH, given the arguments and standard streams, its
+// exit status passed on; a missing program is a usage error saying so.
+func TestRun_externalCommand(t *testing.T) {
+	dir := t.TempDir()
+	t.Setenv("PATH", dir)
+	code, _, stderr := runCLI(t, "", "gateway-check", "--base-url", "http://127.0.0.1:1")
+	assert.Equal(t, 2, code)
+	assert.Contains(t, stderr, "toolerr-gateway-check not found beside toolerr or on PATH")
+
+	script := "#!/bin/sh\necho \"args: $*\"\nread line\necho \"stdin: $line\" >&2\nexit 1\n"
+	require.NoError(t, os.WriteFile(filepath.Join(dir, "toolerr-gateway-check"), []byte(script), 0o755))
+	code, stdout, stderr := runCLI(t, "hello\n", "gateway-check", "--hops", "same")
+	assert.Equal(t, 1, code)
+	assert.Equal(t, "args: --hops same\n", stdout)
+	assert.Equal(t, "stdin: hello\n", stderr)
 }
