@@ -9,7 +9,9 @@ import (
 // shape, as ConvertBody returns it.
 //
 // Body is the body; IDMap maps every id toolerr rewrote for the target's
-// rules to the original (empty when none); Notes says in plain words what
+// rules to the original (empty when none); NameMap every function name the
+// target refuses (in the calls, the results and the tools alike) to the
+// original; Notes says in plain words what
 // could not travel as is: a body member the target has no place for (a
 // model the target takes in its URL, a response_format), a hosted tool, a
 // system block's cache_control, and everything Conversion's notes say of
@@ -17,9 +19,10 @@ import (
 //
 // See docs/transcripts.md, "Whole request bodies".
 type BodyConversion struct {
-	Body  map[string]any
-	IDMap map[string]string
-	Notes []string
+	Body    map[string]any
+	IDMap   map[string]string
+	NameMap map[string]string
+	Notes   []string
 }
 
 // readBody checks the format name f and reads body, a whole request body of

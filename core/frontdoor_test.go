@@ -305,7 +305,7 @@ var bodyCalls = map[string]func(req, body map[string]any) (any, error){
 		if err != nil {
 			return nil, err
 		}
-		return conversionValue(Conversion{IDMap: c.IDMap, Notes: c.Notes}, "body", c.Body), nil
+		return conversionValue(Conversion{IDMap: c.IDMap, NameMap: c.NameMap, Notes: c.Notes}, "body", c.Body), nil
 	},
 }
 

@@ -80,7 +80,7 @@ func opConvertBody(req, body map[string]any) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	return conversionValue(Conversion{Messages: nil, IDMap: c.IDMap, Notes: c.Notes}, "body", c.Body), nil
+	return conversionValue(Conversion{Messages: nil, IDMap: c.IDMap, NameMap: c.NameMap, Notes: c.Notes}, "body", c.Body), nil
 }
 
 // formatAndOptions reads the required format member key and the transcript

@@ -287,6 +287,9 @@ func conversionValue(c Conversion, key string, converted any) map[string]any {
 	if len(c.IDMap) > 0 {
 		out["id_map"] = idMapValue(c.IDMap)
 	}
+	if len(c.NameMap) > 0 {
+		out["name_map"] = idMapValue(c.NameMap)
+	}
 	if len(c.Notes) > 0 {
 		n := make([]any, len(c.Notes))
 		for i, s := range c.Notes {

@@ -42,7 +42,8 @@ type RepairChanges = transcript.Changes
 //
 // Messages is the list; IDMap maps every id toolerr rewrote for the target's
 // rules to the original (empty when none), so ids in the provider's reply can
-// be translated back; Notes says in plain words what could not travel as is
+// be translated back; NameMap likewise every function name the target
+// refuses (Bedrock's ToolName), rewritten in calls and results alike; Notes says in plain words what could not travel as is
 // (dropped reasoning blocks, images moved next to a tool message, generated
 // ids); System holds system text the target takes outside the list
 // (Anthropic system, Gemini systemInstruction, Bedrock system), "" when none.

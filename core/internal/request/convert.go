@@ -14,9 +14,10 @@ import (
 // could not travel as is, in plain words (a member the target has no place
 // for, a hosted tool, a system block's cache_control, ...).
 type Converted struct {
-	Body  map[string]any
-	IDMap map[string]string
-	Notes []string
+	Body    map[string]any
+	IDMap   map[string]string
+	NameMap map[string]string
+	Notes   []string
 }
 
 // Convert writes b in the shape of format to, with the engine options o
@@ -39,7 +40,7 @@ func Convert(b *Body, to transcript.Format, o transcript.Options) (Converted, er
 	}
 	conv := transcript.Convert(b.Format, to, msgs, o)
 	if to == b.Format {
-		return Converted{Body: b.result(conv.Messages, len(conv.IDMap) > 0), IDMap: conv.IDMap, Notes: conv.Notes}, nil
+		return Converted{Body: b.result(conv.Messages, len(conv.IDMap) > 0), IDMap: conv.IDMap, NameMap: conv.NameMap, Notes: conv.Notes}, nil
 	}
 	src, dst := b.Shape, format.RequestShape(string(to))
 	var n dialect.Notes
@@ -69,6 +70,7 @@ func Convert(b *Body, to transcript.Format, o transcript.Options) (Converted, er
 	if len(system) > 0 {
 		dst.WriteSystem(out, system)
 	}
+	renameTools(&tools, conv.NameMap)
 	dst.WriteTools(out, tools, &n)
 	writeParams(dst, out, params, to, &n)
 
@@ -82,7 +84,22 @@ func Convert(b *Body, to transcript.Format, o transcript.Options) (Converted, er
 	if left := leftover(rest, parents); len(left) > 0 {
 		notes = append(notes, "dropped body members "+string(b.Format)+" carries that "+string(to)+" has no place for: "+strings.Join(left, ", "))
 	}
-	return Converted{Body: out, IDMap: conv.IDMap, Notes: notes}, nil
+	return Converted{Body: out, IDMap: conv.IDMap, NameMap: conv.NameMap, Notes: notes}, nil
+}
+
+// renameTools gives the tools the names the conversion gave their calls
+// (names: new name -> original), so that the body stays whole.
+func renameTools(tools *dialect.Tools, names map[string]string) {
+	for n, orig := range names {
+		for i := range tools.Defs {
+			if tools.Defs[i].Name == orig {
+				tools.Defs[i].Name = n
+			}
+		}
+		if tools.Choice.Name == orig {
+			tools.Choice.Name = n
+		}
+	}
 }
 
 // readParams takes the generation parameters of shape s out of rest, by

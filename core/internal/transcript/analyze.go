@@ -486,7 +486,7 @@ func Check(f Format, msgs []Message, opts Options) []Finding {
 			l := loc{i, j}
 			switch p.Kind {
 			case KindCall:
-				if !ids.Valid(p.Call.ID) {
+				if !ids.Valid(p.Call.ID) && !p.Call.Legacy {
 					evs = append(evs, event{l: l, kind: FindInvalidID, id: p.Call.ID, at: atPart, msg: ids.Text})
 				}
 			case KindResult:
@@ -507,7 +507,7 @@ func Check(f Format, msgs []Message, opts Options) []Finding {
 						evs = append(evs, event{l: l, kind: FindNameMismatch, id: id, at: atPart, msg: nameMismatchMsg(c.Name)})
 					}
 				}
-				if d.Placement != dialect.NextContent && !ids.Valid(p.Result.ID()) {
+				if d.Placement != dialect.NextContent && !ids.Valid(p.Result.ID()) && !p.Result.Legacy {
 					evs = append(evs, event{l: l, kind: FindInvalidID, id: p.Result.ID(), at: atPart, msg: ids.Text})
 				}
 				if emptyResult(d, p) {

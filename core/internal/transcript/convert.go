@@ -13,6 +13,7 @@ import (
 type Converted struct {
 	Messages []any
 	IDMap    map[string]string // new id -> original id, for ids the target's rules made toolerr rewrite
+	NameMap  map[string]string // new function name -> original, for names the target refuses
 	Notes    []string          // what could not travel as is, said plainly
 	System   string            // system text the target keeps outside its list ("" when none)
 }
@@ -58,7 +59,7 @@ func Convert(from, to Format, msgs []Message, opts Options) Converted {
 	rg := regroup(src, all, dst, opts.server() && opts.OpenCalls == nil, rules)
 	turns := rg.turns
 	if rg.generated > 0 {
-		notes = append(notes, "generated ids for "+strconv.Itoa(rg.generated)+" calls that had none (Gemini), paired with their responses by name and order")
+		notes = append(notes, "generated ids for "+strconv.Itoa(rg.generated)+" calls that had none (Gemini, or a deprecated function_call), paired with their responses by name and order")
 	}
 	if len(rg.renamed) > 0 {
 		notes = append(notes, "renamed calls ("+strconv.Itoa(len(rg.renamed))+") that repeated an id of their own turn, with their results (see id_map)")
@@ -68,6 +69,10 @@ func Convert(from, to Format, msgs []Message, opts Options) Converted {
 	}
 	ids := planIDs(turns, rules)
 	applyIDs(dst, turns, ids)
+	names := renameFunctions(turns, dst.Names)
+	if len(names) > 0 {
+		notes = append(notes, "renamed functions ("+strconv.Itoa(len(names))+") whose names "+string(to)+" refuses, in calls and results alike (see name_map; rename the tools the same way)")
+	}
 	for n, o := range rg.renamed {
 		if orig, ok := ids.Back[o]; ok {
 			o = orig
@@ -90,6 +95,19 @@ func Convert(from, to Format, msgs []Message, opts Options) Converted {
 	if pendingNote > 0 {
 		notes = append(notes, strconv.Itoa(pendingNote)+" tool-result images moved into a user message after the tool messages: openai-chat tool messages carry text only")
 	}
+	if len(w.Replaced) > 0 {
+		reasons := make([]string, 0, len(w.Replaced))
+		for k := range w.Replaced {
+			reasons = append(reasons, k)
+		}
+		sort.Strings(reasons)
+		for _, k := range reasons {
+			notes = append(notes, "replaced media blocks of tool results ("+strconv.Itoa(w.Replaced[k])+") with a text placeholder naming them: "+k)
+		}
+	}
+	if w.Wrapped > 0 {
+		notes = append(notes, "wrapped the arguments of calls ("+strconv.Itoa(w.Wrapped)+") that were not a JSON object under \"value\": "+string(to)+" takes an object as a call's input")
+	}
 	if w.Cut > 0 {
 		notes = append(notes, "cut the text of failed results ("+strconv.Itoa(w.Cut)+") to "+strconv.Itoa(sanitize.MaxDetailChars)+" characters, head and tail kept with a marker of what is omitted: "+string(to)+" has no failure flag, so a failure travels as an envelope, whose details are capped")
 	}
@@ -103,7 +121,7 @@ func Convert(from, to Format, msgs []Message, opts Options) Converted {
 			notes = append(notes, "dropped "+strconv.Itoa(w.Dropped[k])+" "+k+" that "+string(to)+" cannot carry")
 		}
 	}
-	c := Converted{Messages: out, IDMap: ids.Back, Notes: notes}
+	c := Converted{Messages: out, IDMap: ids.Back, NameMap: names, Notes: notes}
 	if len(w.System) > 0 {
 		c.System = strings.Join(w.System, "\n\n")
 		c.Notes = append(c.Notes, "system text moved out of the list: "+string(to)+" takes it as a top-level parameter (returned as system)")
@@ -239,6 +257,53 @@ func regroup(from *dialect.Dialect, msgs []Message, to *dialect.Dialect, unseen 
 		}
 	}
 	return regrouped{turns: out, generated: generated, unverified: unverified, renamed: renamed}
+}
+
+// renameFunctions rewrites every function name of msgs that r refuses
+// (Bedrock's ToolName, say: "$READFILE"), in calls and the results naming
+// them alike, to a name r takes, derived as normalize_ids derives an id (the
+// original's allowed characters and a hash, distinct from every name of the
+// list), and returns the map from each new name to its original (nil when
+// none). With r unset (AnyChar, no bound) every name is taken.
+func renameFunctions(msgs []Message, r dialect.IDRule) map[string]string {
+	if r.Charset == dialect.AnyChar && r.Max == 0 {
+		return nil
+	}
+	used := map[string]bool{}
+	var bad []string
+	for _, m := range msgs {
+		for _, p := range m.Parts {
+			if p.Kind == KindCall {
+				if !used[p.Call.Name] && !r.Valid(p.Call.Name) {
+					bad = append(bad, p.Call.Name)
+				}
+				used[p.Call.Name] = true
+			}
+		}
+	}
+	if len(bad) == 0 {
+		return nil
+	}
+	forward, back := map[string]string{}, map[string]string{}
+	for _, name := range bad {
+		n := freshID(r, name, used)
+		forward[name], back[n] = n, name
+	}
+	for i := range msgs {
+		for j := range msgs[i].Parts {
+			p := &msgs[i].Parts[j]
+			switch {
+			case p.Kind == KindCall && forward[p.Call.Name] != "":
+				p.Call.Name = forward[p.Call.Name]
+			case p.Kind == KindResult && forward[p.Result.Outcome.Call.Name] != "":
+				p.Result.Outcome.Call.Name = forward[p.Result.Outcome.Call.Name]
+			default:
+				continue
+			}
+			p.Dirty, msgs[i].Dirty = true, true
+		}
+	}
+	return back
 }
 
 // CheckConvert refuses server-held state a conversion from `from` to `to`

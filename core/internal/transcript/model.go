@@ -87,5 +87,5 @@ func noResult(name string) envelope.Envelope {
 // synthResult is the result part repair adds for an unanswered call.
 func synthResult(c Call) Part {
 	e := noResult(c.Name)
-	return Part{Kind: KindResult, Result: Result{Outcome: outcome.Outcome{Call: outcome.Call{ID: c.ID, Name: c.Name}, Error: &e}, Failed: true}}
+	return Part{Kind: KindResult, Result: Result{Outcome: outcome.Outcome{Call: outcome.Call{ID: c.ID, Name: c.Name}, Error: &e}, Failed: true, Legacy: c.Legacy}}
 }

@@ -256,8 +256,9 @@ func TestCheck_unknownRole(t *testing.T) {
 			assert.Empty(t, ch.IDs)
 		})
 	}
-	// the deprecated chat "function" role and Responses items of other types are no finding
-	assert.Empty(t, Check(OpenAIChat, read(t, OpenAIChat, `[{"role":"function","name":"f","content":"x"}]`), Options{}))
+	// the deprecated chat "function" role and Responses items of other types
+	// are known: a function reply answers the function_call before it
+	assert.Empty(t, Check(OpenAIChat, read(t, OpenAIChat, `[{"role":"assistant","content":null,"function_call":{"name":"f","arguments":"{}"}},{"role":"function","name":"f","content":"x"}]`), Options{}))
 	assert.Empty(t, Check(OpenAIResponses, read(t, OpenAIResponses, `[{"type":"web_search_call","id":"ws_1"}]`), Options{}))
 }
 

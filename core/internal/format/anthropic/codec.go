@@ -8,7 +8,9 @@
 //	text:     {"type":"tool_result","tool_use_id":id,"content":"text"}
 //	JSON:     {"type":"tool_result","tool_use_id":id,"content":"<canonical JSON text>"}
 //	blocks:   {"type":"tool_result","tool_use_id":id,"content":[{"type":"text","text":..},
-//	           {"type":"image","source":{"type":"base64","media_type":..,"data":..}}]}
+//	           {"type":"image","source":{"type":"base64","media_type":..,"data":..}},
+//	           {"type":"image"|"document","source":{"type":"url","url":..}},
+//	           {"type":"document","source":{"type":"base64","media_type":"application/pdf","data":..}}]}
 //	empty:    {"type":"tool_result","tool_use_id":id}
 //
 // Every failed result carries is_error true, whatever its code, retryable or
@@ -129,15 +131,11 @@ func appendContent(dst []byte, i int, r *outcome.Result) ([]byte, error) {
 			if j > 0 {
 				dst = append(dst, ',')
 			}
-			if b.Type == "image" {
-				if err := outcome.CheckImage(i, j, b, true); err != nil {
+			if b.IsMedia() {
+				var err error
+				if dst, err = appendMedia(dst, i, j, b); err != nil {
 					return dst, err
 				}
-				dst = append(dst, `{"source":{"data":`...)
-				dst = canonical.AppendString(dst, b.Data)
-				dst = append(dst, `,"media_type":`...)
-				dst = canonical.AppendString(dst, b.MediaType)
-				dst = append(dst, `,"type":"base64"},"type":"image"}`...)
 				continue
 			}
 			dst = append(dst, `{"text":`...)
@@ -230,7 +228,93 @@ func parseBlock(outs []outcome.Outcome, m map[string]any, p string) ([]outcome.O
 	return append(outs, o), nil
 }
 
-// parseContent reads a content list of text and image blocks.
+// appendMedia writes an image or document block of a tool_result:
+// ToolResultBlockParam's content takes images (a base64 source of png,
+// jpeg, gif or webp, or a url source) and documents (a base64 PDF source,
+// or a url source).
+//
+// See anthropic-sdk-go ToolResultBlockParamContentUnion (ImageBlockParam,
+// DocumentBlockParam: Base64PDFSourceParam, URLPDFSourceParam, URLImageSourceParam).
+func appendMedia(dst []byte, i, j int, b outcome.Block) ([]byte, error) {
+	if why, member := takes(b); why != "" {
+		return dst, field.NewError(field.Join(field.Index(outcome.Path(i, "result.blocks"), j), member), why)
+	}
+	if b.URL != "" {
+		dst = append(dst, `{"source":{"type":"url","url":`...)
+		dst = canonical.AppendString(dst, b.URL)
+		dst = append(dst, `},"type":"`...)
+		dst = append(dst, b.Type...)
+		return append(dst, `"}`...), nil
+	}
+	dst = append(dst, `{"source":{"data":`...)
+	dst = canonical.AppendString(dst, b.Data)
+	dst = append(dst, `,"media_type":`...)
+	dst = canonical.AppendString(dst, b.MediaType)
+	dst = append(dst, `,"type":"base64"},"type":"`...)
+	dst = append(dst, b.Type...)
+	return append(dst, `"}`...), nil
+}
+
+// Takes says why a tool_result cannot carry the media block b ("" when it
+// can): an image of another type than png, jpeg, gif or webp, a document
+// that is not a PDF, or data that is not standard base64.
+func Takes(b outcome.Block) string {
+	switch why, member := takes(b); {
+	case why == "":
+		return ""
+	case member == "data":
+		return "its data is not standard base64"
+	case b.Type == "image":
+		return "Anthropic takes png, jpeg, gif and webp images"
+	}
+	return "Anthropic takes PDF documents in a tool result"
+}
+
+// takes is Takes with the member of the block at fault.
+func takes(b outcome.Block) (string, string) {
+	switch {
+	case b.URL != "":
+		return "", ""
+	case b.Type == "image":
+		if _, ok := outcome.ImageFormat(b.MediaType); !ok {
+			return "must be image/png, image/jpeg, image/gif or image/webp for this format", "media_type"
+		}
+	case b.MediaType != "application/pdf":
+		return "must be application/pdf: an Anthropic document in a tool result is a PDF", "media_type"
+	}
+	if !outcome.ValidBase64(b.Data) {
+		return "must be standard base64 with padding", "data"
+	}
+	return "", ""
+}
+
+// parseMedia reads an image or document block: a base64 source (media_type
+// and data) or a url source.
+func parseMedia(bm map[string]any, typ, bp string) (outcome.Block, error) {
+	src, ok, err := field.Get[map[string]any](bm, "source", bp)
+	if err != nil {
+		return outcome.Block{}, err
+	}
+	sp := field.Join(bp, "source")
+	if !ok {
+		return outcome.Block{}, field.NewError(sp, "is required")
+	}
+	switch st, _, _ := field.Get[string](src, "type", sp); st {
+	case "url":
+		u, err := field.RequiredString(src, "url", sp)
+		return outcome.Block{Type: typ, URL: u}, err
+	case "base64":
+		mt, err := field.RequiredString(src, "media_type", sp)
+		if err != nil {
+			return outcome.Block{}, err
+		}
+		data, err := field.RequiredString(src, "data", sp)
+		return outcome.Block{Type: typ, MediaType: mt, Data: data}, err
+	}
+	return outcome.Block{}, field.NewError(field.Join(sp, "type"), "must be base64 or url")
+}
+
+// parseContent reads a content list of text, image and document blocks.
 func parseContent(v any, p string) ([]outcome.Block, error) {
 	arr, ok := v.([]any)
 	if !ok {
@@ -254,29 +338,14 @@ func parseContent(v any, p string) ([]outcome.Block, error) {
 				return nil, err
 			}
 			blocks = append(blocks, outcome.Block{Type: "text", Text: canonical.ValidString(t)})
-		case "image":
-			src, ok, err := field.Get[map[string]any](bm, "source", bp)
+		case "image", "document":
+			b, err := parseMedia(bm, typ, bp)
 			if err != nil {
 				return nil, err
 			}
-			sp := field.Join(bp, "source")
-			if !ok {
-				return nil, field.NewError(sp, "is required")
-			}
-			if st, _, _ := field.Get[string](src, "type", sp); st != "base64" {
-				return nil, field.NewError(field.Join(sp, "type"), "must be base64: toolerr carries inline images only")
-			}
-			mt, err := field.RequiredString(src, "media_type", sp)
-			if err != nil {
-				return nil, err
-			}
-			data, err := field.RequiredString(src, "data", sp)
-			if err != nil {
-				return nil, err
-			}
-			blocks = append(blocks, outcome.Block{Type: "image", MediaType: mt, Data: data})
+			blocks = append(blocks, b)
 		default:
-			return nil, field.NewError(field.Join(bp, "type"), "must be text or image, got "+strconv.Quote(typ))
+			return nil, field.NewError(field.Join(bp, "type"), "must be text, image or document, got "+strconv.Quote(typ))
 		}
 	}
 	return blocks, nil

@@ -130,8 +130,8 @@ func TestParse_invalid(t *testing.T) {
 		{"missing tool_use_id", `[{"type":"tool_result","content":"x"}]`, "messages[0].tool_use_id"},
 		{"is_error not a boolean", `[{"type":"tool_result","tool_use_id":"t","is_error":"yes"}]`, "messages[0].is_error"},
 		{"content a number", `[{"type":"tool_result","tool_use_id":"t","content":5}]`, "messages[0].content"},
-		{"document block", `[{"type":"tool_result","tool_use_id":"t","content":[{"type":"document"}]}]`, "messages[0].content[0].type"},
-		{"url image", `[{"type":"tool_result","tool_use_id":"t","content":[{"type":"image","source":{"type":"url","url":"https://x"}}]}]`, "messages[0].content[0].source.type"},
+		{"document block without a source", `[{"type":"tool_result","tool_use_id":"t","content":[{"type":"document"}]}]`, "messages[0].content[0].source"},
+		{"image with a file source", `[{"type":"tool_result","tool_use_id":"t","content":[{"type":"image","source":{"type":"file","file_id":"f"}}]}]`, "messages[0].content[0].source.type"},
 		{"content missing in a message", `[{"role":"user"}]`, "messages[0].content"},
 	}
 	for _, tc := range tests {

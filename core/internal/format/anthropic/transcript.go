@@ -20,8 +20,11 @@ func Dialect() *dialect.Dialect {
 	return &dialect.Dialect{
 		Name: Name, Read: readMessage, Write: writeMessage, Serialize: Codec{}.Serialize,
 		CallID: dialect.Member{Key: "id"}, ResultID: dialect.Member{Key: "tool_use_id"},
-		Flag:      func(elem map[string]any, _ outcome.Outcome) { elem["is_error"] = true },
+		Flag: func(elem map[string]any, _ outcome.Outcome) { elem["is_error"] = true },
+		// a tool's name matches ^[a-zA-Z0-9_-]{1,64}$ (tool use docs, Tool.name)
+		Names:     dialect.IDRule{Charset: dialect.Word, Min: 1, Max: 64, Text: "Anthropic tool names match ^[a-zA-Z0-9_-]{1,64}$."},
 		Placement: dialect.NextUserFirst,
+		Takes:     Takes,
 		PartsKey:  "content",
 		// The published pattern (a 400 "String should match pattern" names
 		// it); no documented length.
@@ -201,7 +204,7 @@ func writeMessage(w *dialect.Writer, m dialect.Message) []any {
 		Image: imageBlock,
 		Call: func(p dialect.Part) any {
 			b := w.Base(p.Raw)
-			in, _ := dialect.ArgsObject(p.Call.Value())
+			in := w.Input(p)
 			b["type"], b["id"], b["name"], b["input"] = "tool_use", p.Call.ID, p.Call.Name, in
 			return b
 		},

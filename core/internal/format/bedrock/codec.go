@@ -160,12 +160,19 @@ func appendContent(dst []byte, i int, r *outcome.Result) ([]byte, error) {
 			if j > 0 {
 				dst = append(dst, ',')
 			}
-			if b.Type != "image" {
+			if !b.IsMedia() {
 				dst = appendText(dst, b.Text)
 				continue
 			}
-			if err := outcome.CheckImage(i, j, b, true); err != nil {
-				return dst, err
+			if why, member := takes(b); why != "" {
+				return dst, field.NewError(field.Join(field.Index(outcome.Path(i, "result.blocks"), j), member), why)
+			}
+			if b.Type == "document" {
+				// DocumentBlock: format, name (required), source
+				dst = append(dst, `{"document":{"format":"pdf","name":"document","source":{"bytes":`...)
+				dst = canonical.AppendString(dst, b.Data)
+				dst = append(dst, `}}}`...)
+				continue
 			}
 			f, _ := outcome.ImageFormat(b.MediaType)
 			dst = append(dst, `{"image":{"format":"`...)
@@ -285,8 +292,14 @@ func parseItems(content []any, cp string) ([]item, error) {
 					return nil, err
 				}
 				items = append(items, item{block: b})
+			case "document":
+				b, err := parseDocument(v, field.Join(jp, "document"))
+				if err != nil {
+					return nil, err
+				}
+				items = append(items, item{block: b})
 			default:
-				return nil, field.NewError(field.Join(jp, k), "is not supported by toolerr (want json, text or image)")
+				return nil, field.NewError(field.Join(jp, k), "is not supported by toolerr (want json, text, image or document)")
 			}
 		}
 	}
@@ -317,6 +330,64 @@ func parseImage(v any, p string) (outcome.Block, error) {
 		return outcome.Block{}, err
 	}
 	return outcome.Block{Type: "image", MediaType: "image/" + f, Data: data}, nil
+}
+
+// parseDocument reads a PDF document block of bytes (format pdf, source
+// bytes); other formats and S3 locations have no neutral form.
+func parseDocument(v any, p string) (outcome.Block, error) {
+	d, err := field.As[map[string]any](v, p)
+	if err != nil {
+		return outcome.Block{}, err
+	}
+	if f, _, _ := field.Get[string](d, "format", p); f != "pdf" {
+		return outcome.Block{}, field.NewError(field.Join(p, "format"), "must be pdf: toolerr carries PDF documents")
+	}
+	src, _, err := field.Get[map[string]any](d, "source", p)
+	if err != nil {
+		return outcome.Block{}, err
+	}
+	data, err := field.RequiredString(src, "bytes", field.Join(p, "source"))
+	if err != nil {
+		return outcome.Block{}, err
+	}
+	return outcome.Block{Type: "document", MediaType: "application/pdf", Data: data}, nil
+}
+
+// Takes says why a toolResult cannot carry the media block b ("" when it
+// can): a URL (Bedrock's sources are bytes or an S3 location:
+// ImageSource, DocumentSource), an image of another type than png, jpeg,
+// gif or webp, a document that is not a PDF, data that is not base64.
+//
+// See the service model ToolResultContentBlock (image, document).
+func Takes(b outcome.Block) string {
+	switch why, member := takes(b); {
+	case why == "":
+		return ""
+	case member == "url":
+		return "a Bedrock toolResult takes bytes or an S3 location, no URL"
+	case member == "data":
+		return "its data is not standard base64"
+	case b.Type == "image":
+		return "Bedrock takes png, jpeg, gif and webp images"
+	}
+	return "toolerr writes PDF documents to Bedrock"
+}
+
+func takes(b outcome.Block) (string, string) {
+	switch {
+	case b.URL != "":
+		return "must be bytes: a Bedrock toolResult takes no URL (bytes or an S3 location)", "url"
+	case b.Type == "image":
+		if _, ok := outcome.ImageFormat(b.MediaType); !ok {
+			return "must be image/png, image/jpeg, image/gif or image/webp for this format", "media_type"
+		}
+	case b.MediaType != "application/pdf":
+		return "must be application/pdf: toolerr writes PDF documents to Bedrock", "media_type"
+	}
+	if !outcome.ValidBase64(b.Data) {
+		return "must be standard base64 with padding", "data"
+	}
+	return "", ""
 }
 
 // failure reads the envelope of a status "error" result.

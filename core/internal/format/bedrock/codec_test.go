@@ -113,7 +113,7 @@ func TestParse_invalid(t *testing.T) {
 		{"missing toolUseId", `[{"toolResult":{"content":[]}}]`, "messages[0].toolResult.toolUseId"},
 		{"unknown status", `[{"toolResult":{"toolUseId":"t","status":"failed","content":[]}}]`, "messages[0].toolResult.status"},
 		{"two union members", `[{"toolResult":{"toolUseId":"t","content":[{"text":"a","json":{}}]}}]`, "messages[0].toolResult.content[0]"},
-		{"document block", `[{"toolResult":{"toolUseId":"t","content":[{"document":{}}]}}]`, "messages[0].toolResult.content[0].document"},
+		{"document block without a format", `[{"toolResult":{"toolUseId":"t","content":[{"document":{}}]}}]`, "messages[0].toolResult.content[0].document.format"},
 		{"image format bmp", `[{"toolResult":{"toolUseId":"t","content":[{"image":{"format":"bmp","source":{"bytes":"AA=="}}}]}}]`, "messages[0].toolResult.content[0].image.format"},
 		{"s3 image source", `[{"toolResult":{"toolUseId":"t","content":[{"image":{"format":"png","source":{"s3Location":{}}}}]}}]`, "messages[0].toolResult.content[0].image.source.bytes"},
 	}

@@ -30,9 +30,12 @@ func Dialect() *dialect.Dialect {
 		Placement:  dialect.NextUserFirst,
 		Lint:       lint,
 		CapNames:   " tool_result_status ",
+		Takes:      Takes,
 		ForModel:   forModel,
 		PartsKey:   "content",
 		IDs:        dialect.IDRule{Charset: dialect.Word, Min: 1, Max: MaxToolUseIDLen, Text: "Bedrock toolUseId is 1 to 64 characters of [a-zA-Z0-9_-]."},
+		// service model ToolName: 1-64 of [a-zA-Z0-9_-]
+		Names: dialect.IDRule{Charset: dialect.Word, Min: 1, Max: 64, Text: "Bedrock tool names are 1 to 64 characters of [a-zA-Z0-9_-]."},
 		RoleNames:  "user and assistant",
 		Unanswered: "Every toolUse needs a toolResult in the very next user message.",
 		EmptyText:  func(m dialect.Message) bool { return m.Role == dialect.RoleUser || m.Role == dialect.RoleAssistant },
@@ -156,6 +159,8 @@ func readBlock(v any, p string) (dialect.Part, error) {
 					}
 				} else if jv, ok := cm["json"]; ok {
 					bs = append(bs, outcome.Block{Type: "text", Text: outcome.JSONText(jv)})
+				} else if b, err := parseDocument(cm["document"], ""); err == nil {
+					bs = append(bs, b)
 				} else {
 					bs = append(bs, outcome.Block{Type: "text", Text: dialect.DescribeOther(cv)})
 				}
@@ -207,7 +212,7 @@ func writeMessage(w *dialect.Writer, m dialect.Message) []any {
 			b := w.Base(p.Raw)
 			tu := w.Base(b["toolUse"])
 			tu["toolUseId"], tu["name"] = p.Call.ID, p.Call.Name
-			tu["input"], _ = dialect.ArgsObject(p.Call.Value())
+			tu["input"] = w.Input(p)
 			b["toolUse"] = tu
 			return b
 		},

@@ -119,6 +119,10 @@ type Dialect struct {
 	PartsKey string
 	// IDs are the call ids the provider accepts.
 	IDs IDRule
+	// Names are the function names a call may have (Charset AnyChar and
+	// no bound: any), for convert, which rewrites a name the target
+	// refuses; check reports them through Lint.
+	Names IDRule
 	// RoleNames lists the roles the format accepts, for unknown_role.
 	RoleNames string
 	// Unanswered says where a call's result must go (unanswered_call).
@@ -133,6 +137,10 @@ type Dialect struct {
 	// EmptyText reports whether blank text parts of m are rejected (nil:
 	// never).
 	EmptyText func(m Message) bool
+	// Takes says why a tool result of the format cannot carry a media
+	// block (an image or document, inline or by URL): "" when it can. The
+	// writer puts a text placeholder in its place and convert notes it.
+	Takes func(b outcome.Block) string
 	// ToolImagesFollow marks a format whose tool results carry text only:
 	// their images follow in a user message, and convert says so.
 	ToolImagesFollow bool

@@ -37,11 +37,16 @@ const (
 // Call is a tool call the model made. Args is the arguments as a value tree
 // (an object, normally); ArgsText is the provider's argument text when the
 // arguments came as text (OpenAI), parsed only when needed (see Value).
+//
+// Legacy marks a call of Chat Completions' deprecated function calling
+// (an assistant message's function_call, answered by a message of role
+// "function" naming it): it has no id, and pairs by order.
 type Call struct {
 	ID       string
 	Name     string
 	Args     any
 	ArgsText string
+	Legacy   bool
 }
 
 // Value returns the arguments as a value tree: Args, or ArgsText parsed (a
@@ -67,9 +72,12 @@ func (c *Call) Text() string {
 // or content (Result). Failed is true for every failure: always with an
 // envelope, and also for content the provider flagged as failed (is_error,
 // status "error", a Gemini "error" key) that is not an envelope.
+//
+// Legacy marks the answer to a Legacy call (a message of role "function").
 type Result struct {
 	Outcome outcome.Outcome
 	Failed  bool
+	Legacy  bool
 }
 
 // ID returns the id of the call the result answers.

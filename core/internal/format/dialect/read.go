@@ -69,7 +69,38 @@ func ImagePart(u string, raw any) Part {
 	return Part{Kind: KindImage, Image: im, Raw: raw}
 }
 
-// PartsBlocks turns text and image parts into result blocks; anything else is
+// media reads a document block of a tool result as the Messages API and the
+// Responses API write one (Anthropic {"type":"document","source":{base64 or
+// url}}; Responses {"type":"input_file","file_url"|"file_data"}), false for
+// anything else.
+func media(raw any) (outcome.Block, bool) {
+	m, _ := raw.(map[string]any)
+	switch m["type"] {
+	case "document":
+		src, _ := m["source"].(map[string]any)
+		switch src["type"] {
+		case "url":
+			u, _ := src["url"].(string)
+			return outcome.Block{Type: "document", URL: u}, u != ""
+		case "base64":
+			mt, _ := src["media_type"].(string)
+			d, _ := src["data"].(string)
+			return outcome.Block{Type: "document", MediaType: mt, Data: d}, mt != "" && d != ""
+		}
+	case "input_file":
+		if u, _ := m["file_url"].(string); u != "" {
+			return outcome.Block{Type: "document", URL: u}, true
+		}
+		d, _ := m["file_data"].(string)
+		if im, ok := ParseDataURL(d); ok {
+			return outcome.Block{Type: "document", MediaType: im.MediaType, Data: im.Data}, true
+		}
+	}
+	return outcome.Block{}, false
+}
+
+// PartsBlocks turns text and image parts into result blocks, and documents
+// (media); anything else is
 // described in text so that nothing vanishes.
 func PartsBlocks(parts []Part) []outcome.Block {
 	bs := make([]outcome.Block, 0, len(parts))
@@ -78,12 +109,12 @@ func PartsBlocks(parts []Part) []outcome.Block {
 		case KindText:
 			bs = append(bs, outcome.Block{Type: "text", Text: pt.Text})
 		case KindImage:
-			if pt.Image.URL != "" {
-				bs = append(bs, outcome.Block{Type: "text", Text: "[image: " + pt.Image.URL + "]"})
-			} else {
-				bs = append(bs, outcome.Block{Type: "image", MediaType: pt.Image.MediaType, Data: pt.Image.Data})
-			}
+			bs = append(bs, outcome.Block{Type: "image", MediaType: pt.Image.MediaType, Data: pt.Image.Data, URL: pt.Image.URL})
 		default:
+			if b, ok := media(pt.Raw); ok {
+				bs = append(bs, b)
+				continue
+			}
 			bs = append(bs, outcome.Block{Type: "text", Text: DescribeOther(pt.Raw)})
 		}
 	}

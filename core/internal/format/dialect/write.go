@@ -20,6 +20,13 @@ type Writer struct {
 	System  []string
 	Pending []any
 	Dropped map[string]int
+	// Replaced counts the media blocks of tool results replaced by a text
+	// placeholder, by the reason the target gave (Dialect.Takes).
+	Replaced map[string]int
+	// Wrapped counts the calls whose arguments were not a JSON object (text
+	// that does not parse, an array) and were wrapped under "value" for a
+	// target whose call input is an object.
+	Wrapped int
 	// Cut counts the flagged failures whose text was longer than an
 	// envelope's details keep (sanitize.MaxDetailChars) when they had to
 	// travel as an envelope (a format without a flag), so that convert
@@ -236,6 +243,7 @@ func (w *Writer) Result(p Part) any {
 	if o.Error == nil && o.Result == nil {
 		o.Result = &outcome.Result{Kind: outcome.Empty}
 	}
+	o.Result = w.placeholders(o.Result)
 	elem, extra := w.encode(o)
 	if flagOnly {
 		w.D.Flag(elem, r.Outcome)
@@ -246,6 +254,63 @@ func (w *Writer) Result(p Part) any {
 	}
 	w.Pending = append(w.Pending, extra...)
 	return b
+}
+
+// Input returns the arguments of call part p as the object a target's call
+// input must be (Anthropic input, Gemini args, Bedrock input), counting a
+// wrap (ArgsObject) so that convert can say so.
+func (w *Writer) Input(p Part) map[string]any {
+	in, whole := ArgsObject(p.Call.Value())
+	if !whole {
+		w.Wrapped++
+	}
+	return in
+}
+
+// placeholders replaces each media block of r that the target cannot carry
+// (Dialect.Takes) with a text placeholder naming it, and counts it.
+func (w *Writer) placeholders(r *outcome.Result) *outcome.Result {
+	if r == nil || r.Kind != outcome.Blocks || w.D.Takes == nil {
+		return r
+	}
+	var bs []outcome.Block
+	for j, b := range r.Blocks {
+		why := ""
+		if b.IsMedia() {
+			why = w.D.Takes(b)
+		}
+		if why == "" {
+			if bs != nil {
+				bs = append(bs, b)
+			}
+			continue
+		}
+		if bs == nil {
+			bs = append(make([]outcome.Block, 0, len(r.Blocks)), r.Blocks[:j]...)
+		}
+		bs = append(bs, outcome.Block{Type: "text", Text: Placeholder(b, why)})
+		if w.Replaced == nil {
+			w.Replaced = map[string]int{}
+		}
+		w.Replaced[why]++
+	}
+	if bs == nil {
+		return r
+	}
+	return &outcome.Result{Kind: outcome.Blocks, Blocks: bs}
+}
+
+// Placeholder is the text standing for a media block a target cannot
+// carry: what it was (its URL, sanitized, when it had one) and why.
+func Placeholder(b outcome.Block, why string) string {
+	what := b.Type
+	if b.MediaType != "" {
+		what = b.MediaType + " " + b.Type
+	}
+	if b.URL != "" {
+		what += " at " + sanitize.Text(b.URL)
+	}
+	return "[" + what + " not carried: " + why + "]"
 }
 
 // encode runs the codec on one outcome and returns its element and any

@@ -179,9 +179,9 @@ func appendResponse(dst []byte, i int, r *outcome.Result) ([]byte, error) {
 		bs := outcome.NonBlank(r.Blocks)
 		images := 0
 		for j, b := range bs {
-			if b.Type == "image" {
-				if err := outcome.CheckImage(i, j, b, false); err != nil {
-					return dst, err
+			if b.IsMedia() {
+				if why, member := takes(b); why != "" {
+					return dst, field.NewError(field.Join(field.Index(outcome.Path(i, "result.blocks"), j), member), why)
 				}
 				images++
 			}
@@ -190,7 +190,7 @@ func appendResponse(dst []byte, i int, r *outcome.Result) ([]byte, error) {
 			dst = append(dst, `,"parts":[`...)
 			n := 0
 			for _, b := range bs {
-				if b.Type != "image" {
+				if !b.IsMedia() {
 					continue
 				}
 				if n > 0 {
@@ -359,7 +359,43 @@ func parseImages(fr map[string]any, fp string) ([]outcome.Block, error) {
 		if err != nil {
 			return nil, err
 		}
-		out = append(out, outcome.Block{Type: "image", MediaType: mt, Data: data})
+		typ := "image"
+		if !strings.HasPrefix(mt, "image/") {
+			typ = "document"
+		}
+		out = append(out, outcome.Block{Type: typ, MediaType: mt, Data: data})
 	}
 	return out, nil
+}
+
+// Takes says why a functionResponse cannot carry the media block b (""
+// when it can): a URL (FunctionResponse.parts take inline bytes,
+// FunctionResponseBlob; fileData is not supported by the Gemini API), data
+// that is not standard base64, or a document that is not a PDF or plain
+// text.
+//
+// See https://ai.google.dev/gemini-api/docs/function-calling#multimodal
+// (multimodal function responses) and content.proto FunctionResponsePart.
+func Takes(b outcome.Block) string {
+	switch why, member := takes(b); {
+	case why == "":
+		return ""
+	case member == "url":
+		return "Gemini's functionResponse parts take inline data, no URL"
+	case member == "data":
+		return "its data is not standard base64"
+	}
+	return "Gemini's functionResponse parts take images, PDF and plain text"
+}
+
+func takes(b outcome.Block) (string, string) {
+	switch {
+	case b.URL != "":
+		return "must be inline data: Gemini's functionResponse parts take no URL", "url"
+	case b.Type == "document" && b.MediaType != "application/pdf" && b.MediaType != "text/plain":
+		return "must be application/pdf or text/plain for a Gemini function response", "media_type"
+	case !outcome.ValidBase64(b.Data):
+		return "must be standard base64 with padding", "data"
+	}
+	return "", ""
 }

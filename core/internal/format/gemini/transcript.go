@@ -36,6 +36,7 @@ func Dialect() *dialect.Dialect {
 		// gemini-2.5-flash, HTTP 200); the families below answer 400.
 		SplitResponses: true,
 		Lint:           lint,
+		Takes:          Takes,
 		ForModel:       forModel,
 		PartsKey:       "parts",
 		IDs:            dialect.IDRule{Charset: dialect.AnyChar, Min: 0, Text: "A tool call id is required."},
@@ -212,7 +213,11 @@ func readListResponse(fr map[string]any, p string, raw any) (dialect.Part, error
 			mt, _ := d["mimeType"].(string)
 			data, _ := d["data"].(string)
 			if mt != "" && data != "" {
-				bs = append(bs, outcome.Block{Type: "image", MediaType: mt, Data: data})
+				typ := "image"
+				if !strings.HasPrefix(mt, "image/") {
+					typ = "document"
+				}
+				bs = append(bs, outcome.Block{Type: typ, MediaType: mt, Data: data})
 			} else {
 				bs = append(bs, outcome.Block{Type: "text", Text: dialect.DescribeOther(fp)})
 			}
@@ -263,7 +268,7 @@ func writeContent(w *dialect.Writer, m dialect.Message) []any {
 				fc["id"] = p.Call.ID
 			}
 			fc["name"] = p.Call.Name
-			fc["args"], _ = dialect.ArgsObject(p.Call.Value())
+			fc["args"] = w.Input(p)
 			b["functionCall"] = fc
 			return b
 		},

@@ -101,6 +101,9 @@ func success(i int, r outcome.Result) (map[string]any, error) {
 					content = append(content, text(b.Text))
 				}
 			case "image":
+				if b.URL != "" {
+					return nil, field.NewError(field.Join(field.Index(outcome.Path(i, "result.blocks"), j), "url"), "must be inline data: an MCP ImageContent carries base64 data")
+				}
 				if err := outcome.CheckImage(i, j, b, false); err != nil {
 					return nil, err
 				}

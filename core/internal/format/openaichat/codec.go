@@ -78,7 +78,7 @@ func toolContent(i int, o *outcome.Outcome, parts *[]any) (string, error) {
 			for k, b := range imgs {
 				*parts = append(*parts,
 					map[string]any{"type": "text", "text": ImageCaption(o.Call.ID, k+1, n)},
-					map[string]any{"type": "image_url", "image_url": map[string]any{"url": DataURL(b)}})
+					map[string]any{"type": "image_url", "image_url": map[string]any{"url": imageURL(b)}})
 			}
 		}
 	}
@@ -99,6 +99,14 @@ func callIDs() outcome.CallIDs {
 	}
 }
 
+// imageURL is the image_url of an image block: its URL, or its data URL.
+func imageURL(b outcome.Block) string {
+	if b.URL != "" {
+		return b.URL
+	}
+	return DataURL(b)
+}
+
 // images returns the image blocks of outcome i's blocks, checked, and an
 // *field.Error for a block of unknown type or an image OpenAI cannot take.
 func images(i int, bs []outcome.Block) ([]outcome.Block, error) {
@@ -107,8 +115,10 @@ func images(i int, bs []outcome.Block) ([]outcome.Block, error) {
 		switch b.Type {
 		case "text":
 		case "image":
-			if err := outcome.CheckImage(i, j, b, true); err != nil {
-				return nil, err
+			if b.URL == "" {
+				if err := outcome.CheckImage(i, j, b, true); err != nil {
+					return nil, err
+				}
 			}
 			imgs = append(imgs, b)
 		default:
@@ -279,8 +289,11 @@ func readCarrier(m map[string]any, p string) (ids []string, bs []outcome.Block, 
 			return nil, nil, nil, err
 		}
 		b, ok := ParseDataURL(url)
+		if !ok && (strings.HasPrefix(url, "https://") || strings.HasPrefix(url, "http://")) {
+			b, ok = outcome.Block{Type: "image", URL: url}, true
+		}
 		if !ok {
-			return nil, nil, nil, field.NewError(field.Join(ip, "image_url.url"), "must be a data:image/<type>;base64,<data> URL")
+			return nil, nil, nil, field.NewError(field.Join(ip, "image_url.url"), "must be an http(s) URL or a data:image/<type>;base64,<data> URL")
 		}
 		ids = append(ids, id)
 		bs = append(bs, b)

@@ -210,7 +210,7 @@ func TestParse_errors(t *testing.T) {
 		{"image part in a tool message", []any{tool("content", []any{map[string]any{"type": "image_url"}})}, "messages[0].content[0].type"},
 		{"plain user message", []any{tool(), map[string]any{"role": "user", "content": "hello"}}, "messages[1].content"},
 		{"caption without image", []any{tool(), map[string]any{"role": "user", "content": []any{map[string]any{"type": "text", "text": "hi"}, map[string]any{"type": "text", "text": "x"}}}}, "messages[1].content[0]"},
-		{"web image url", []any{tool(), carrier("c", "https://example.com/a.png")}, "messages[1].content[1].image_url.url"},
+		{"file image url", []any{tool(), carrier("c", "file:///tmp/a.png")}, "messages[1].content[1].image_url.url"},
 		{"image without its call", []any{tool(), carrier("other", good)}, "messages[1].content[1]"},
 		{"image for a failure", []any{tool("content", timeoutText), carrier("c", good)}, "messages[1].content[1]"},
 	}

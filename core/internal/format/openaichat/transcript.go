@@ -20,8 +20,11 @@ func Dialect() *dialect.Dialect {
 	return &dialect.Dialect{
 		Name: Name, Read: readMessage, Write: writeMessage, Serialize: Codec{}.Serialize,
 		CallID: dialect.Member{Key: "id"}, ResultID: dialect.Member{Key: "tool_call_id"},
+		// OpenAPI FunctionObject.name: a-z, A-Z, 0-9, _ and -, at most 64
+		Names:            dialect.IDRule{Charset: dialect.Word, Min: 1, Max: 64, Text: "OpenAI function names are 1 to 64 characters of [a-zA-Z0-9_-]."},
 		Placement:        dialect.ToolMessages,
 		Lint:             lint,
+		Takes:            takesMedia,
 		IDs:              dialect.IDRule{Charset: dialect.AnyChar, Min: 1, Text: "A tool call id is required."},
 		RoleNames:        "system, developer, user, assistant, tool and function",
 		Unanswered:       "Every tool call needs a tool message with its id right after the assistant message.",
@@ -29,8 +32,16 @@ func Dialect() *dialect.Dialect {
 		EmptyResult:      EmptyResult,
 		ToolImagesFollow: true,
 		Lost: func(l dialect.Loss, m dialect.Message) {
-			dialect.CountLost(l, m, messageKeys, func(p dialect.Part) {
-				if m.Role != dialect.RoleTool { // a tool message is its result part: counted as the message
+			keys := messageKeys + "function_call "
+			if len(m.Parts) == 1 && m.Parts[0].Result.Legacy {
+				keys += "name " // a function message names the function it answers
+			}
+			dialect.CountLost(l, m, keys, func(p dialect.Part) {
+				switch {
+				case m.Role == dialect.RoleTool: // a tool message is its result part: counted as the message
+				case p.Call.Legacy:
+					l.Check(p.Raw, functionKeys, "function_call.")
+				default:
 					LostPart(l, p, func(raw any) { l.Check(l.Check(raw, callKeys, "")["function"], functionKeys, "function.") })
 				}
 			})
@@ -86,8 +97,19 @@ func readMessage(v any, p string) (dialect.Message, error) {
 	var msg dialect.Message
 	switch role {
 	case "function":
-		// the deprecated function-calling reply: accepted, not modelled
-		msg.Parts = []dialect.Part{dialect.Other(v)}
+		// the deprecated function-calling reply: the answer to the
+		// assistant message's function_call before it, by name
+		name, err := dialect.OptString(m, "name", p)
+		if err != nil {
+			return msg, err
+		}
+		o, failed, err := ListResultContent(m["content"], field.Join(p, "content"))
+		if err != nil {
+			return msg, err
+		}
+		o.Call.Name = name
+		msg.Role = dialect.RoleTool
+		msg.Parts = []dialect.Part{{Kind: dialect.KindResult, Result: dialect.Result{Outcome: o, Failed: failed, Legacy: true}, Raw: v}}
 		return msg, nil
 	case "tool":
 		id, err := dialect.OptString(m, "tool_call_id", p)
@@ -116,6 +138,16 @@ func readMessage(v any, p string) (dialect.Message, error) {
 	msg.Parts = parts
 	if msg.Role != dialect.RoleAssistant {
 		return msg, nil
+	}
+	if fc, ok, err := field.Get[map[string]any](m, "function_call", p); err != nil {
+		return msg, err
+	} else if ok {
+		// the deprecated function calling: one call, no id
+		name, args, err := dialect.TwoStrings(fc, field.Join(p, "function_call"), "name", "arguments")
+		if err != nil {
+			return msg, err
+		}
+		msg.Parts = append(msg.Parts, dialect.Part{Kind: dialect.KindCall, Call: dialect.Call{Name: name, ArgsText: args, Legacy: true}, Raw: fc})
 	}
 	calls, _, err := field.Get[[]any](m, "tool_calls", p)
 	if err != nil {
@@ -147,6 +179,25 @@ func readMessage(v any, p string) (dialect.Message, error) {
 		msg.Parts = append(msg.Parts, dialect.Part{Kind: dialect.KindCall, Call: dialect.Call{ID: id, Name: name, ArgsText: args}, Raw: cv})
 	}
 	return msg, nil
+}
+
+// takesMedia says why a Chat Completions tool result cannot carry a media
+// block: its tool messages carry text only, and the one user message after
+// them carries images (image_url takes a URL or a data URL,
+// ChatCompletionRequestMessageContentPartImage) and no document.
+func takesMedia(b outcome.Block) string {
+	switch {
+	case b.Type == "document":
+		return "Chat Completions tool messages carry text, and only images follow them"
+	case b.URL != "":
+		return ""
+	case !outcome.ValidBase64(b.Data):
+		return "its data is not standard base64"
+	}
+	if _, ok := outcome.ImageFormat(b.MediaType); !ok {
+		return "OpenAI takes png, jpeg, gif and webp images"
+	}
+	return ""
 }
 
 // ListContent reads a string, null or an array of content parts.
@@ -226,6 +277,10 @@ func writeMessage(w *dialect.Writer, m dialect.Message) []any {
 	results, calls, rest := dialect.Split(m.Parts)
 	out := make([]any, 0, len(results)+1)
 	for _, r := range results {
+		if r.Result.Legacy {
+			out = append(out, legacyReply(w, r))
+			continue
+		}
 		out = append(out, w.Result(r))
 	}
 	switch m.Role {
@@ -254,6 +309,12 @@ func writeMessage(w *dialect.Writer, m dialect.Message) []any {
 		if len(calls) > 0 {
 			tc := make([]any, 0, len(calls))
 			for _, c := range calls {
+				if c.Call.Legacy {
+					if !w.Same {
+						b["function_call"] = map[string]any{"name": c.Call.Name, "arguments": c.Call.Text()}
+					}
+					continue // the message's own function_call member (Base keeps it)
+				}
 				if v, ok := w.Raw(c); ok {
 					tc = append(tc, v)
 					continue
@@ -269,7 +330,9 @@ func writeMessage(w *dialect.Writer, m dialect.Message) []any {
 				cb["function"] = fn
 				tc = append(tc, cb)
 			}
-			b["tool_calls"] = tc
+			if len(tc) > 0 {
+				b["tool_calls"] = tc
+			}
 		} else {
 			delete(b, "tool_calls")
 		}
@@ -284,6 +347,28 @@ func writeMessage(w *dialect.Writer, m dialect.Message) []any {
 		b["content"] = ChatParts(w, rest, m.Role == dialect.RoleSystem)
 	}
 	return append(out, b)
+}
+
+// legacyReply writes the answer to a deprecated function_call: a message of
+// role "function" naming the function, its content the result's text (an
+// envelope for a failure, as a tool message carries it).
+//
+// See the OpenAI OpenAPI spec, ChatCompletionRequestFunctionMessage
+// (deprecated).
+func legacyReply(w *dialect.Writer, p dialect.Part) any {
+	if v, ok := w.Raw(p); ok {
+		return v
+	}
+	o := p.Result.Outcome
+	if p.Result.Failed && o.Error == nil {
+		e := dialect.Failure(p.Result)
+		o.Error = &e
+	}
+	text := dialect.ResultText(o)
+	if outcome.IsBlank(text) {
+		text = outcome.EmptyPlaceholder
+	}
+	return map[string]any{"role": "function", "name": o.Call.Name, "content": text}
 }
 
 // ChatParts writes user or system content: one string, or parts when there

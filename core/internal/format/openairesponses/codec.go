@@ -6,6 +6,7 @@ import (
 	"github.com/toolerr/toolerr/core/internal/field"
 	"github.com/toolerr/toolerr/core/internal/format/openaichat"
 	"github.com/toolerr/toolerr/core/internal/format/outcome"
+	"strings"
 )
 
 // Codec is the openai-responses codec; the zero value is ready to use.
@@ -86,9 +87,62 @@ func itemOutput(i int, o *outcome.Outcome) (any, error) {
 	return s, nil
 }
 
+// mediaItem is the output item of an image or document block: an
+// input_image with the image's URL or data URL, an input_file with the
+// document's file_url, or its file_data as a data URL and a file name.
+//
+// See the OpenAI OpenAPI spec, FunctionCallOutputItemParam.output
+// (InputImageContentParamAutoParam, InputFileContentParam).
+func mediaItem(b outcome.Block) map[string]any {
+	if b.Type == "image" {
+		u := b.URL
+		if u == "" {
+			u = openaichat.DataURL(b)
+		}
+		return map[string]any{"type": "input_image", "image_url": u}
+	}
+	if b.URL != "" {
+		return map[string]any{"type": "input_file", "file_url": b.URL}
+	}
+	return map[string]any{"type": "input_file", "file_data": openaichat.DataURL(b), "filename": "document.pdf"}
+}
+
+// Takes says why a function_call_output cannot carry the media block b (""
+// when it can): an inline image of another type than png, jpeg, gif or
+// webp, an inline document that is not a PDF, data that is not standard
+// base64.
+func Takes(b outcome.Block) string {
+	switch why, member := takes(b); {
+	case why == "":
+		return ""
+	case member == "data":
+		return "its data is not standard base64"
+	case b.Type == "image":
+		return "OpenAI takes png, jpeg, gif and webp images"
+	}
+	return "a function_call_output takes PDF files"
+}
+
+func takes(b outcome.Block) (string, string) {
+	switch {
+	case b.URL != "":
+		return "", ""
+	case b.Type == "image":
+		if _, ok := outcome.ImageFormat(b.MediaType); !ok {
+			return "must be image/png, image/jpeg, image/gif or image/webp for this format", "media_type"
+		}
+	case b.MediaType != "application/pdf":
+		return "must be application/pdf: an input_file of a function_call_output takes a PDF", "media_type"
+	}
+	if !outcome.ValidBase64(b.Data) {
+		return "must be standard base64 with padding", "data"
+	}
+	return "", ""
+}
+
 // blockItems returns the output array of a Blocks result: an input_text item
-// per non-blank text block (stacklok/mecatl#291) and an input_image item with a
-// data URL per image, in order.
+// per non-blank text block (stacklok/mecatl#291) and an input_image or
+// input_file item per image or document (mediaItem), in order.
 func blockItems(i int, bs []outcome.Block) ([]any, error) {
 	arr := make([]any, 0, len(bs))
 	for j, b := range bs {
@@ -97,13 +151,13 @@ func blockItems(i int, bs []outcome.Block) ([]any, error) {
 			if !outcome.IsBlank(b.Text) {
 				arr = append(arr, map[string]any{"type": "input_text", "text": b.Text})
 			}
-		case "image":
-			if err := outcome.CheckImage(i, j, b, true); err != nil {
-				return nil, err
+		case "image", "document":
+			if why, member := takes(b); why != "" {
+				return nil, field.NewError(field.Join(field.Index(outcome.Path(i, "result.blocks"), j), member), why)
 			}
-			arr = append(arr, map[string]any{"type": "input_image", "image_url": openaichat.DataURL(b)})
+			arr = append(arr, mediaItem(b))
 		default:
-			return nil, field.NewError(field.Join(field.Index(outcome.Path(i, "result.blocks"), j), "type"), "must be text or image")
+			return nil, field.NewError(field.Join(field.Index(outcome.Path(i, "result.blocks"), j), "type"), "must be text, image or document")
 		}
 	}
 	return arr, nil
@@ -195,15 +249,45 @@ func readItems(arr []any, p string) (outcome.Result, error) {
 				return outcome.Result{}, err
 			}
 			b, ok := openaichat.ParseDataURL(u)
-			if !ok {
-				return outcome.Result{}, field.NewError(field.Join(ip, "image_url"), "must be a data:image/<type>;base64,<data> URL (file ids and web URLs have no neutral form)")
+			switch {
+			case ok:
+			case strings.HasPrefix(u, "https://") || strings.HasPrefix(u, "http://"):
+				b = outcome.Block{Type: "image", URL: u}
+			default:
+				return outcome.Result{}, field.NewError(field.Join(ip, "image_url"), "must be an http(s) URL or a data:image/<type>;base64,<data> URL (file ids have no neutral form)")
+			}
+			bs = append(bs, b)
+		case "input_file":
+			b, err := readFile(m, ip)
+			if err != nil {
+				return outcome.Result{}, err
 			}
 			bs = append(bs, b)
 		default:
-			return outcome.Result{}, field.NewError(field.Join(ip, "type"), "must be input_text or input_image")
+			return outcome.Result{}, field.NewError(field.Join(ip, "type"), "must be input_text, input_image or input_file")
 		}
 	}
 	return outcome.Result{Kind: outcome.Blocks, Blocks: bs}, nil
+}
+
+// readFile reads an input_file item: its file_url, or its file_data (a
+// base64 data URL, or bare base64 of a PDF); a file_id has no neutral form.
+func readFile(m map[string]any, ip string) (outcome.Block, error) {
+	if u, ok, err := field.Get[string](m, "file_url", ip); err != nil || ok {
+		return outcome.Block{Type: "document", URL: u}, err
+	}
+	data, ok, err := field.Get[string](m, "file_data", ip)
+	if err != nil {
+		return outcome.Block{}, err
+	}
+	if !ok {
+		return outcome.Block{}, field.NewError(field.Join(ip, "file_data"), "is required (or file_url; file ids have no neutral form)")
+	}
+	if rest, isURL := strings.CutPrefix(data, "data:"); isURL {
+		meta, d, _ := strings.Cut(rest, ",")
+		return outcome.Block{Type: "document", MediaType: strings.TrimSuffix(meta, ";base64"), Data: d}, nil
+	}
+	return outcome.Block{Type: "document", MediaType: "application/pdf", Data: data}, nil
 }
 
 // AppendFunctionCallOutput appends the canonical JSON (RFC 8785) of the

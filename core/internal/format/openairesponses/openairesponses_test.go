@@ -146,7 +146,7 @@ func TestParse_errors(t *testing.T) {
 		{"name not a string", []any{item("name", 3.0)}, "messages[0].name"},
 		{"missing output", []any{item("output", nil)}, "messages[0].output"},
 		{"output an object", []any{item("output", map[string]any{})}, "messages[0].output"},
-		{"input_file item", []any{item("output", []any{map[string]any{"type": "input_file", "file_id": "f"}})}, "messages[0].output[0].type"},
+		{"input_file by file_id", []any{item("output", []any{map[string]any{"type": "input_file", "file_id": "f"}})}, "messages[0].output[0].file_data"},
 		{"image by file id", []any{item("output", []any{map[string]any{"type": "input_image", "file_id": "f"}})}, "messages[0].output[0].image_url"},
 		{"text item without text", []any{item("output", []any{map[string]any{"type": "input_text"}})}, "messages[0].output[0].text"},
 	}

@@ -21,6 +21,8 @@ func Dialect() *dialect.Dialect {
 	return &dialect.Dialect{
 		Name: Name, Read: readItem, Write: writeMessage, Serialize: Codec{}.Serialize,
 		CallID: dialect.Member{Key: "call_id"}, ResultID: dialect.Member{Key: "call_id"},
+		// OpenAPI FunctionTool.name, as for Chat Completions
+		Names:       dialect.IDRule{Charset: dialect.Word, Min: 1, Max: 64, Text: "OpenAI function names are 1 to 64 characters of [a-zA-Z0-9_-]."},
 		Placement:   dialect.AfterCall,
 		IDs:         dialect.IDRule{Charset: dialect.AnyChar, Min: 1, Max: MaxCallIDChars, Text: "call_id is 1 to 64 characters."},
 		RoleNames:   "system, developer, user and assistant",
@@ -28,6 +30,7 @@ func Dialect() *dialect.Dialect {
 		Misplaced:   "This function_call_output is not after its function_call in the same run of items.",
 		EmptyResult: openaichat.EmptyResult,
 		OpenCall:    openCall,
+		Takes:       Takes,
 		Lint:        lint,
 		Lost: func(l dialect.Loss, m dialect.Message) {
 			if len(m.Parts) != 1 || (m.Parts[0].Kind != dialect.KindCall && m.Parts[0].Kind != dialect.KindResult) {

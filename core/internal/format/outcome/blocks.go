@@ -115,7 +115,7 @@ func CheckImage(i, j int, b Block, strict bool) error {
 func NonBlank(bs []Block) []Block {
 	keep := 0
 	for _, b := range bs {
-		if b.Type == "image" || !IsBlank(b.Text) {
+		if b.IsMedia() || !IsBlank(b.Text) {
 			keep++
 		}
 	}

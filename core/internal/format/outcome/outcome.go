@@ -34,15 +34,22 @@ const (
 	Blocks             // text and image blocks, in order
 )
 
-// Block is one element of a Blocks result: Type "text" with Text, or Type
+// Block is one element of a Blocks result: Type "text" with Text; Type
 // "image" with MediaType (image/png, image/jpeg, image/gif, image/webp) and
-// Data, the image bytes in standard base64.
+// Data, the image bytes in standard base64, or with URL (an image the
+// provider fetches); Type "document" likewise (MediaType application/pdf
+// and Data, or URL). Not every format takes every kind in a tool result
+// (see each codec); Media says which a block is.
 type Block struct {
 	Type      string
 	Text      string
 	MediaType string
 	Data      string
+	URL       string
 }
+
+// IsMedia reports whether b is an image or a document.
+func (b Block) IsMedia() bool { return b.Type == "image" || b.Type == "document" }
 
 // Result is a successful outcome.
 type Result struct {
@@ -188,7 +195,8 @@ func readOne(m map[string]any, path string, o *Outcome, s *slot) error {
 }
 
 // ReadResult reads a success result: {} (empty), {"text": s}, {"json": v} or
-// {"blocks": [{"type":"text","text":s} | {"type":"image","media_type":m,"data":b64}]}.
+// {"blocks": [{"type":"text","text":s} | {"type":"image"|"document","media_type":m,"data":b64} |
+// {"type":"image"|"document","url":u,"media_type"?:m}]}.
 // A JSON string is read as text; blank text as empty.
 func ReadResult(v any, path string) (Result, error) {
 	m, err := field.As[map[string]any](v, path)
@@ -231,18 +239,14 @@ func ReadResult(v any, path string) (Result, error) {
 					return Result{}, err
 				}
 				blocks = append(blocks, Block{Type: "text", Text: canonical.ValidString(t)})
-			case "image":
-				mt, err := field.RequiredString(bm, "media_type", ip)
+			case "image", "document":
+				b, err := readMedia(bm, typ, ip)
 				if err != nil {
 					return Result{}, err
 				}
-				data, err := field.RequiredString(bm, "data", ip)
-				if err != nil {
-					return Result{}, err
-				}
-				blocks = append(blocks, Block{Type: "image", MediaType: mt, Data: data})
+				blocks = append(blocks, b)
 			default:
-				return Result{}, field.NewError(field.Join(ip, "type"), "must be text or image")
+				return Result{}, field.NewError(field.Join(ip, "type"), "must be text, image or document")
 			}
 		}
 		return Result{Kind: Blocks, Blocks: blocks}, nil
@@ -253,6 +257,33 @@ func ReadResult(v any, path string) (Result, error) {
 		}
 	}
 	return Result{Kind: Empty}, nil
+}
+
+// readMedia reads an image or document block: {"url": u} (media_type
+// optional), or {"media_type": m, "data": b64}.
+func readMedia(bm map[string]any, typ, ip string) (Block, error) {
+	u, hasURL, err := field.Get[string](bm, "url", ip)
+	if err != nil {
+		return Block{}, err
+	}
+	mt, _, err := field.Get[string](bm, "media_type", ip)
+	if err != nil {
+		return Block{}, err
+	}
+	if hasURL {
+		if u == "" {
+			return Block{}, field.NewError(field.Join(ip, "url"), "must be a non-empty string")
+		}
+		return Block{Type: typ, MediaType: mt, URL: u}, nil
+	}
+	if mt == "" {
+		return Block{}, field.NewError(field.Join(ip, "media_type"), "is required and must be a non-empty string (or give url)")
+	}
+	data, err := field.RequiredString(bm, "data", ip)
+	if err != nil {
+		return Block{}, err
+	}
+	return Block{Type: typ, MediaType: mt, Data: data}, nil
 }
 
 func textResult(t string) Result {
@@ -286,9 +317,16 @@ func Value(o Outcome) map[string]any {
 		case Blocks:
 			bs := make([]any, 0, len(o.Result.Blocks))
 			for _, b := range o.Result.Blocks {
-				if b.Type == "image" {
-					bs = append(bs, map[string]any{"type": "image", "media_type": b.MediaType, "data": b.Data})
-				} else {
+				switch {
+				case b.IsMedia() && b.URL != "":
+					m := map[string]any{"type": b.Type, "url": b.URL}
+					if b.MediaType != "" {
+						m["media_type"] = b.MediaType
+					}
+					bs = append(bs, m)
+				case b.IsMedia():
+					bs = append(bs, map[string]any{"type": b.Type, "media_type": b.MediaType, "data": b.Data})
+				default:
 					bs = append(bs, map[string]any{"type": "text", "text": b.Text})
 				}
 			}
