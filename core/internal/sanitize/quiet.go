@@ -19,42 +19,32 @@ func quiet(s string) bool {
 	if s != "" && s[0] == ' ' {
 		return false
 	}
-	var sc scan    // made when a run is long enough to hold a token
-	gate := 0      // start of the current run of gate characters (see scan.gate)
-	lower := true  // the gate run holds nothing but [a-z_] (see minLowerTokenChars)
-	run := 0       // length of the base64 run ending before i
-	coded := false // the run has a character base64 of text needs (see base64Secret)
+	var sc scan // made when a run is long enough to hold a token
+	gate := 0   // start of the current run of gate characters (see scan.gate)
+	run := 0    // length of the base64 run ending before i
 	for i := 0; i < len(s); i++ {
 		c := s[i]
 		switch {
 		case isLetter(c):
+			run++
 			if i > 0 && isAlnum(s[i-1]) {
-				run++
-				coded = coded || c < 'a'
-				lower = lower && c >= 'a'
 				continue
 			}
 			// A word: the words a pass keys on, then skip it whole.
-			end := i
+			end := i + 1
 			for end < len(s) && isLetter(s[end]) {
-				coded = coded || s[end] < 'a'
 				end++
 			}
-			lower = lower && !coded
 			switch c | 0x20 {
 			case 'b', 'p', 'k', 't', 's', 'a', 'c':
 				if keyWord(s, i, end) {
 					return false
 				}
 			}
-			run += end - i
+			run += end - i - 1
 			i = end - 1
 			continue
-		case c >= '0' && c <= '9', c == '+', c == '/':
-			run++
-			coded, lower = true, false
-			continue
-		case c == '_':
+		case c >= '0' && c <= '9', c == '+', c == '/', c == '_':
 			run++
 			continue
 		case c < 0x20 || c > 0x7e, c == ':', c == '=', c == '\\':
@@ -68,28 +58,25 @@ func quiet(s string) bool {
 				return false
 			}
 			run++
-			lower = false
 			continue
 		case !isGateChar(c):
-			if mayHoldToken(s, gate, i, lower) {
+			if mayHoldToken(s, gate, i) {
 				if sc.s = s; sc.tokenIn(gate, i) {
 					return false
 				}
 			}
-			gate, lower = i+1, true
-		default:
-			lower = false
+			gate = i + 1
 		}
 		// c ends a base64 run.
-		if coded && run >= minEncodedChars && base64Secret(s[i-run:i], 0) {
+		if run >= minEncodedChars && base64Secret(s[i-run:i], 0) {
 			return false
 		}
-		run, coded = 0, false
+		run = 0
 	}
-	if coded && run >= minEncodedChars && base64Secret(s[len(s)-run:], 0) {
+	if run >= minEncodedChars && base64Secret(s[len(s)-run:], 0) {
 		return false
 	}
-	if !mayHoldToken(s, gate, len(s), lower) {
+	if !mayHoldToken(s, gate, len(s)) {
 		return true
 	}
 	sc.s = s
@@ -100,9 +87,20 @@ func quiet(s string) bool {
 // token: minTokenChars, or minLowerTokenChars when it holds nothing but
 // [a-z_] (an identifier such as retry_after_seconds), or "-----BEGIN" before
 // a space (a PEM label).
-func mayHoldToken(s string, i, j int, lower bool) bool {
+func mayHoldToken(s string, i, j int) bool {
 	n := j - i
-	return n >= minLowerTokenChars || n >= minTokenChars && !lower || n >= 10 && j < len(s) && s[j-1] == 'N'
+	switch {
+	case n >= minLowerTokenChars:
+		return true
+	case n >= minTokenChars:
+		for k := i; k < j; k++ {
+			if c := s[k]; !(c >= 'a' && c <= 'z' || c == '_') {
+				return true
+			}
+		}
+		return false
+	}
+	return n >= 10 && j < len(s) && s[j-1] == 'N'
 }
 
 // maybeSecretWord reports whether a word of n letters starting with c may
@@ -149,14 +147,15 @@ func keyWord(s string, i, end int) bool {
 // indentation and then "at ", as an atFrame line does.
 func maybeTrace(s string) bool {
 	if strings.Contains(s, "Traceback (most recent call last):") || strings.Contains(s, "panicked at ") ||
-		strings.Contains(s, "stack backtrace:") || strings.Contains(s, "goroutine ") {
+		strings.Contains(s, "stack backtrace:") || strings.Contains(s, "goroutine ") ||
+		strings.Contains(s, "Stack trace:\n") || strings.Contains(s, "[stacktrace]\n") {
 		return true
 	}
 	for i := 0; i < len(s); {
 		if s[i] == ' ' || s[i] == '\t' {
 			// An indented line: atFrame trims all leading white space,
-			// Unicode included, then wants "at ".
-			if strings.HasPrefix(strings.TrimLeftFunc(s[i:], isSpace), "at ") {
+			// Unicode included, then wants "at " (rubyFrame "from ").
+			if t := strings.TrimLeftFunc(s[i:], isSpace); strings.HasPrefix(t, "at ") || strings.HasPrefix(t, "from ") {
 				return true
 			}
 		}

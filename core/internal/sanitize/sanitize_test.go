@@ -327,7 +327,13 @@ func TestText_linearOnRepeats(t *testing.T) {
 	for _, u := range []string{"a:", "=", "key=", "key:", "key: ", "\"key\":", "'key': 'x", "key:'", "://", "a://x:@",
 		"bearer ", "Bearer x", "\n", " at f (a.js:1:2)\n", "\tat x(A.java:1)\n", "goroutine 1 [running]:\n",
 		"Traceback (most recent call last):\n", "\"key\": \"", "\\\"key\\\": \\\"", "eyJaaaaaaaaaaaa.", "sk-", ". A",
-		"panic: x\n", "thread 'm' panicked at x:\n", "x.go:1\n", "  File \"a\", line 1\n", "authorization bearer ", "key=[REDACTED]"} {
+		"panic: x\n", "thread 'm' panicked at x:\n", "x.go:1\n", "  File \"a\", line 1\n", "authorization bearer ", "key=[REDACTED]",
+		// issue 9: the shapes, words, encodings and traces added since.
+		"-----BEGIN PRIVATE KEY-----", "-----BEGIN PRIVATE KEY-----x.", "PuTTY-User-Key-File-2 ", "%41", "a%41 ", "api%5Fkey%3D",
+		"c2stcHJvai1hYmNkZWZnaGlqa2xtbm9wcXJzdHV2d3h5eg", "a.", "s.", "\\n", "sk-a\n", "password ", "-p x", " -u a:", "token a1b2c3d4e5 ",
+		"<add key=\"password\" value=\"x", "eyJhbGciOiJIUzI1NiJ9.", "xoxb-", "1234567890:A", "x.atlasv1.", "abc1Q~", "hooks.slack.com/",
+		"\\\\\\\"", "'k' => '", ":=", "://a:b\n", "Stack trace:\n#0 ", "\tfrom a.rb:1:in `f'\n", "   at A.B()\n", " ---> ", "<br>", "&quot;", "<",
+		"{\"a\":\"Traceback (most recent call last):\\n", "/app/x.js:1\n    y\n"} {
 		s := strings.Repeat(u, 200000/len(u))
 		start := time.Now()
 		Text(s)
@@ -402,6 +408,48 @@ func TestText_moreShapes(t *testing.T) {
 			got := Text(tc.in)
 			assert.Equal(t, tc.want, got)
 			assert.Equal(t, got, Text(got), "Text is idempotent")
+		})
+	}
+}
+
+// TestMessage_moreTraces: the stack traces the first rules did not reduce
+// (issue 9, item 4): .NET, PHP, Ruby, a Python traceback rendered as HTML,
+// one inside a JSON string, and Node's path line above the source. No frame
+// and no file path reaches the message.
+func TestMessage_moreTraces(t *testing.T) {
+	tests := []struct{ name, in, want string }{
+		{".NET", "System.InvalidOperationException: Sequence contains no elements\n   at System.Linq.ThrowHelper.ThrowNoElementsException()\n   at System.Linq.Enumerable.First[TSource](IEnumerable`1 source)\n   at Acme.Tools.Weather.Lookup(String city) in C:\\src\\Acme\\Weather.cs:line 42\n   at Acme.Program.Main(String[] args) in /app/src/Program.cs:line 12",
+			"System.InvalidOperationException: Sequence contains no elements."},
+		{".NET inner exceptions", "Unhandled exception. System.AggregateException: One or more errors occurred. (Connection refused)\n ---> System.Net.Http.HttpRequestException: Connection refused\n ---> System.Net.Sockets.SocketException (111): Connection refused\n   at System.Net.Sockets.Socket.AwaitableSocketAsyncEventArgs.ThrowException(SocketError error, CancellationToken cancellationToken)\n   --- End of inner exception stack trace ---\n   at Acme.Program.Main() in /app/Program.cs:line 9",
+			"System.Net.Sockets.SocketException (111): Connection refused."},
+		{".NET one line", "System.Exception: outer ---> System.IO.IOException: disk full\n   at Acme.Store.Save() in /app/Store.cs:line 3",
+			"System.IO.IOException: disk full."},
+		{"PHP", "PHP Fatal error:  Uncaught RuntimeException: Connection refused in /var/www/app/src/Client.php:42\nStack trace:\n#0 /var/www/app/src/Tool.php(17): Client->send()\n#1 /var/www/app/index.php(5): Tool->run()\n#2 {main}\n  thrown in /var/www/app/src/Client.php on line 42",
+			"RuntimeException: Connection refused."},
+		{"PHP with a log line", "weather lookup failed\nFatal error: Uncaught TypeError: count(): Argument #1 must be of type Countable in /srv/w.php:9\nStack trace:\n#0 {main}\n  thrown in /srv/w.php on line 9",
+			"weather lookup failed: TypeError: count(): Argument #1 must be of type Countable."},
+		{"Ruby", "/app/lib/weather.rb:12:in `fetch': undefined method `temp' for nil:NilClass (NoMethodError)\n\tfrom /app/lib/weather.rb:20:in `block in run'\n\tfrom /app/bin/tool:5:in `<main>'",
+			"undefined method `temp' for nil:NilClass (NoMethodError)."},
+		{"Ruby 3.4", "app.rb:12:in 'Weather#fetch': undefined method 'temp' for nil (NoMethodError)\n\tfrom app.rb:20:in 'Weather#run'\n\tfrom app.rb:24:in '<main>'",
+			"undefined method 'temp' for nil (NoMethodError)."},
+		{"Python as HTML", "<html><body><pre>Traceback (most recent call last):<br>  File &quot;/srv/app/tool.py&quot;, line 12, in run<br>    fetch(url)<br>ValueError: bad city &lt;Paris&gt;</pre></body></html>",
+			"ValueError: bad city <Paris>."},
+		{"Python in a JSON string", `{"detail": "Traceback (most recent call last):\n  File \"/app/main.py\", line 3, in handler\n    raise KeyError('city')\nKeyError: 'city'", "status": 500}`,
+			"KeyError: 'city'."},
+		{"Python in JSON after text", `tool failed: {"error": {"trace": "Traceback (most recent call last):\n  File \"/app/a.py\", line 1, in f\nValueError: no"}}`,
+			"tool failed: ValueError: no."},
+		{"Node path line", "/app/index.js:10\n    throw new Error('no city');\n    ^\n\nError: no city\n    at Object.<anonymous> (/app/index.js:10:11)\n    at Module._compile (node:internal/modules/cjs/loader:1256:14)",
+			"Error: no city."},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			got := Message(tc.in)
+			assert.Equal(t, tc.want, got)
+			for _, path := range []string{"/app/", "/srv/", "/var/www", "C:\\src", ".cs:", ".php", ".rb:"} {
+				assert.NotContains(t, got, path)
+			}
+			d := Details(map[string]any{"trace": tc.in})["trace"].(string)
+			assert.Equal(t, strings.TrimSuffix(tc.want, "."), strings.TrimSuffix(d, "."), "a details string is reduced the same way")
 		})
 	}
 }

@@ -7,10 +7,23 @@ import (
 )
 
 // reduceTrace finds a stack trace in s and splits s into the text before the
-// trace and the trace's final exception line; found is false when s holds no
-// trace. Languages are tried in a fixed order: Python, Rust, Go, then the
-// "at ..." frames that Java and JavaScript share.
+// trace and the trace's final exception line, without the file path and line
+// a PHP or Ruby exception line carries; found is false when s holds no trace.
+// Languages are tried in a fixed order: Python, Rust, Go, PHP, Ruby, then the
+// "at ..." frames that Java, JavaScript and .NET share. A trace that is
+// wrapped (a JSON string whose line breaks are escapes, an HTML page with
+// <br> and entities) is unwrapped first (unwrapTrace).
 func reduceTrace(s string) (before, exc string, found bool) {
+	if before, exc, found = reduceLines(s); found {
+		return before, exc, true
+	}
+	if u, ok := unwrapTrace(s); ok {
+		return reduceLines(u)
+	}
+	return "", "", false
+}
+
+func reduceLines(s string) (before, exc string, found bool) {
 	if !maybeTrace(s) {
 		return "", "", false
 	}
@@ -18,9 +31,9 @@ func reduceTrace(s string) (before, exc string, found bool) {
 	for i, l := range lines {
 		lines[i] = strings.TrimSuffix(l, "\r")
 	}
-	for _, f := range [...]func([]string) (string, string, bool){pythonTrace, rustTrace, goTrace, atTrace} {
+	for _, f := range [...]func([]string) (string, string, bool){pythonTrace, rustTrace, goTrace, phpTrace, rubyTrace, atTrace} {
 		if b, e, ok := f(lines); ok {
-			return b, e, true
+			return b, stripLocation(e), true
 		}
 	}
 	return "", "", false
@@ -160,12 +173,136 @@ func atTrace(lines []string) (string, string, bool) {
 			exc = c
 		}
 	}
+	// .NET: the inner exceptions follow the outer one on lines of their own
+	// (" ---> Inner: message") or on its line; the innermost is the root
+	// cause, as Java's last "Caused by:".
+	if strings.HasPrefix(exc, "---> ") {
+		for head > 0 && strings.HasPrefix(strings.TrimSpace(lines[head-1]), "---> ") {
+			head--
+		}
+		if head > 0 {
+			head-- // the outer exception's own line
+		}
+	}
+	if k := strings.LastIndex(exc, "---> "); k >= 0 {
+		exc = exc[k+len("---> "):]
+	}
+	exc = strings.TrimPrefix(exc, "Unhandled exception. ")
 	if rest, ok := strings.CutPrefix(exc, "Exception in thread \""); ok {
 		if q := strings.Index(rest, "\" "); q >= 0 {
 			exc = rest[q+2:]
 		}
 	}
 	return join(lines[:head]), exc, true
+}
+
+// phpTrace: PHP's uncaught exception, "PHP Fatal error:  Uncaught
+// RuntimeException: message in /path/file.php:42", then "Stack trace:" (or
+// Laravel's "[stacktrace]"), frames "#0 /path/file.php(17): f()" up to
+// "#N {main}", and "  thrown in /path/file.php on line 42". The exception
+// line, without the "Fatal error: Uncaught " prefix, is the exception; the
+// file path goes with stripLocation.
+//
+// See https://www.php.net/manual/en/exception.gettraceasstring.php.
+func phpTrace(lines []string) (string, string, bool) {
+	for i, l := range lines {
+		t := strings.TrimSpace(l)
+		if t != "Stack trace:" && t != "[stacktrace]" || i+1 >= len(lines) || !strings.HasPrefix(strings.TrimSpace(lines[i+1]), "#0 ") {
+			continue
+		}
+		e := i - 1
+		for e >= 0 && strings.TrimSpace(lines[e]) == "" {
+			e--
+		}
+		if e < 0 {
+			return "", "", true
+		}
+		exc := strings.TrimSpace(lines[e])
+		if k := strings.Index(exc, "Uncaught "); k >= 0 && strings.Contains(exc[:k], "rror:") {
+			exc = exc[k+len("Uncaught "):]
+		}
+		return join(lines[:e]), exc, true
+	}
+	return "", "", false
+}
+
+// rubyTrace: "/app/lib/x.rb:12:in `fetch': message (NoMethodError)" (Ruby
+// 3.4 quotes 'Class#method'), then indented "from /app/lib/x.rb:20:in ..."
+// frames. The line before the first frame is the exception, its location
+// prefix dropped by stripLocation.
+//
+// See https://docs.ruby-lang.org/en/3.4/Exception.html#method-i-full_message.
+func rubyTrace(lines []string) (string, string, bool) {
+	for i, l := range lines {
+		if !rubyFrame(l) {
+			continue
+		}
+		if i == 0 {
+			return "", "", true
+		}
+		return join(lines[:i-1]), strings.TrimSpace(lines[i-1]), true
+	}
+	return "", "", false
+}
+
+// rubyFrame matches an indented "from path:12:in ..." frame.
+func rubyFrame(l string) bool {
+	if !indented(l) {
+		return false
+	}
+	t, ok := strings.CutPrefix(strings.TrimSpace(l), "from ")
+	return ok && strings.Contains(t, ":in ") && hasLineNumber(t)
+}
+
+// stripLocation removes from an exception line the location a PHP or Ruby
+// runtime prints in it: a Ruby "path:12:in `method': " prefix, and a PHP
+// " in /path/file.php:42", " in /path/file.php on line 42" or " at
+// /path/file.php:42" (Laravel) part. A path is a word with a '/' or '\'
+// in it; any other text is left alone (a path in the exception's own
+// message, "No such file: 'missing.txt'", is for the model to read).
+func stripLocation(exc string) string {
+	if k := strings.Index(exc, ":in "); k > 0 && !strings.ContainsAny(exc[:k], " \t") && hasLineNumber(exc[:k+1]) {
+		rest := exc[k+len(":in "):]
+		if len(rest) > 0 && (rest[0] == '`' || rest[0] == '\'') {
+			if q := strings.Index(rest, "': "); q > 0 {
+				exc = rest[q+3:]
+			}
+		}
+	}
+	for _, sep := range [...]string{" in ", " at "} {
+		for from := 0; ; {
+			k := strings.Index(exc[from:], sep)
+			if k < 0 {
+				break
+			}
+			k += from
+			p := k + len(sep)
+			end := p
+			for end < len(exc) && exc[end] != ' ' && exc[end] != ')' && exc[end] != ':' {
+				end++
+			}
+			path := exc[p:end]
+			if !strings.ContainsAny(path, "/\\") {
+				from = p
+				continue
+			}
+			tail := exc[end:]
+			n := 0
+			switch {
+			case strings.HasPrefix(tail, ":") && len(tail) > 1 && tail[1] >= '0' && tail[1] <= '9':
+				n = 1 + len(tail[1:]) - len(strings.TrimLeft(tail[1:], "0123456789"))
+			case strings.HasPrefix(tail, " on line "):
+				r := tail[len(" on line "):]
+				n = len(" on line ") + len(r) - len(strings.TrimLeft(r, "0123456789"))
+			default:
+				from = p
+				continue
+			}
+			exc = exc[:k] + exc[end+n:]
+			from = k
+		}
+	}
+	return exc
 }
 
 // atFrame matches an indented "at ..." frame that names a location.
@@ -178,7 +315,18 @@ func atFrame(l string) bool {
 		return false
 	}
 	return hasLineNumber(t) || strings.Contains(t, "(Native Method)") ||
-		strings.Contains(t, "(Unknown Source)") || strings.Contains(t, "<anonymous>") || strings.HasSuffix(t, "(native)")
+		strings.Contains(t, "(Unknown Source)") || strings.Contains(t, "<anonymous>") || strings.HasSuffix(t, "(native)") ||
+		strings.Contains(t, ":line ") || dotnetFrame(t[len("at "):])
+}
+
+// dotnetFrame matches a .NET frame without a file ("System.Linq.Enumerable.
+// First[TSource](IEnumerable`1 source)"): a dotted method name, no space
+// before its '(', ending in ')'.
+//
+// See https://learn.microsoft.com/dotnet/api/system.exception.stacktrace.
+func dotnetFrame(t string) bool {
+	p := strings.IndexByte(t, '(')
+	return p > 0 && strings.HasSuffix(t, ")") && strings.IndexByte(t[:p], '.') > 0 && !strings.ContainsAny(t[:p], " \t")
 }
 
 // hasLineNumber reports whether t contains ':' followed by a digit.
@@ -215,8 +363,37 @@ func frameLine(lines []string, i int) bool {
 		return true
 	case strings.HasPrefix(t, "note: run with `RUST_BACKTRACE"), strings.HasPrefix(t, "note: Some details are omitted"):
 		return true
+	case rubyFrame(l): // Ruby: "\tfrom /app/x.rb:20:in `run'"
+		return true
+	case phpFrame(t): // PHP: "#0 /app/x.php(17): f()", "#2 {main}", "thrown in /app/x.php on line 42"
+		return true
+	case strings.HasPrefix(t, "--- End of ") && strings.HasSuffix(t, " ---"): // .NET
+		return true
+	case pathLine(t): // Node: "/app/index.js:10" above the source line and a caret
+		return true
+	case i > 0 && indented(l) && pathLine(strings.TrimSpace(lines[i-1])):
+		return true // the source line under a path line
 	}
 	return false
+}
+
+// phpFrame matches a line of a PHP stack trace.
+func phpFrame(t string) bool {
+	if t == "Stack trace:" || t == "[stacktrace]" || strings.HasPrefix(t, "thrown in ") && strings.Contains(t, " on line ") {
+		return true
+	}
+	if len(t) < 3 || t[0] != '#' || t[1] < '0' || t[1] > '9' {
+		return false
+	}
+	rest := strings.TrimLeft(t[1:], "0123456789")
+	return rest == " {main}" || strings.HasPrefix(rest, " ") && (strings.Contains(rest, "): ") || strings.Contains(rest, "[internal function]"))
+}
+
+// pathLine matches a line that is only a file path and a line number
+// ("/app/index.js:10", "C:\\app\\x.js:3:7").
+func pathLine(t string) bool {
+	return t != "" && !strings.ContainsAny(t, " \t") && strings.ContainsAny(t, "/\\") && hasLineNumber(t) &&
+		strings.TrimRight(t, "0123456789:") != t && strings.Contains(t, ".")
 }
 
 // goFileLine matches "path/file.go:12" optionally followed by " +0x1d".
