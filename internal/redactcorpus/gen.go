@@ -43,9 +43,13 @@ const (
 // it draw values a reader (and a scanner's allow list) can tell are fake:
 // each body starts with a run of the word FAKE (or of 0 for alphabets
 // without those letters) and only the rest is drawn.
+//
+// Elide makes it draw "…" for every drawn part, for documentation
+// (docs/sanitize.md shows each shape with its secret parts elided).
 type G struct {
-	r    *rand.Rand
-	Fake bool
+	r     *rand.Rand
+	Fake  bool
+	Elide bool
 }
 
 // NewG returns a generator seeded from seed: the same seed gives the same
@@ -59,6 +63,9 @@ func NewG(seed string) *G {
 
 // S returns n characters drawn from alphabet.
 func (g *G) S(alphabet string, n int) string {
+	if g.Elide {
+		return "…"
+	}
 	b := make([]byte, n)
 	start := 0
 	if g.Fake {
@@ -90,11 +97,17 @@ func fakeMarker(alphabet string) string {
 
 // UUID returns a version-4-shaped UUID in lower-case hex.
 func (g *G) UUID() string {
+	if g.Elide {
+		return "…"
+	}
 	return g.S(Hex, 8) + "-" + g.S(Hex, 4) + "-4" + g.S(Hex, 3) + "-a" + g.S(Hex, 3) + "-" + g.S(Hex, 12)
 }
 
 // B64 returns the standard base64 encoding of n drawn bytes.
 func (g *G) B64(n int) string {
+	if g.Elide {
+		return "…"
+	}
 	b := make([]byte, n)
 	for i := range b {
 		b[i] = byte(g.r.IntN(256))
@@ -164,6 +177,9 @@ func namedValue(group, kind, rule, tmpl string, fn func(g *G) string) Shape {
 // pemLines returns n lines of 64 base64 characters, the body of a PEM block
 // (RFC 7468, 2).
 func pemLines(g *G, n int) []string {
+	if g.Elide {
+		return []string{"…"}
+	}
 	lines := make([]string, n)
 	for i := range lines {
 		lines[i] = g.S(B64, 64)

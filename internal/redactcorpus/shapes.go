@@ -229,7 +229,7 @@ func Shapes() []Shape {
 		named(GroupCode, "Travis CI token", "gitleaks travisci-access-token", "travis_api_token: {v}", LowerDigit, 22),
 		named(GroupCode, "Drone CI token", "gitleaks droneci-access-token", "DRONE_TOKEN={v}", Alnum, 32),
 		namedValue(GroupCode, "Snyk token", "gitleaks snyk-api-token", "SNYK_TOKEN={v}", (*G).UUID),
-		token(GroupCode, "Vault/Terraform legacy token", "gitleaks vault-service-token", "s.", Alnum, 24),
+		token(GroupCloud, "HashiCorp Vault legacy token", "gitleaks vault-service-token", "s.", Alnum, 24),
 	)
 
 	// --- Developer and business services.
@@ -508,7 +508,7 @@ func Shapes() []Shape {
 		named(GroupGeneric, "Secret-named JSON member", "gitleaks generic-api-key", `{"client_secret": "{v}"}`, B64URL, 40),
 		named(GroupGeneric, "Secret-named YAML key", "gitleaks generic-api-key", "  api_token: {v}", Alnum, 32),
 		named(GroupGeneric, "Secret-named Go assignment", "gitleaks generic-api-key", `apiKey := "{v}"`, Alnum, 32),
-		named(GroupGeneric, "Secret-named Ruby/PHP hash entry", "gitleaks generic-api-key", `'secret_key' => '{v}'`, Alnum, 32),
+		named(GroupGeneric, "Secret-named Ruby or PHP hash entry", "gitleaks generic-api-key", `'secret_key' => '{v}'`, Alnum, 32),
 		named(GroupGeneric, "Secret in a query parameter", "gitleaks generic-api-key", "https://api.example.test/v1/search?q=x&access_token={v}", Alnum, 32),
 		named(GroupGeneric, "Session cookie", "RFC 6265, 4.2", "Cookie: sessionid={v}; theme=dark", LowerDigit, 32),
 		named(GroupGeneric, "Set-Cookie session", "RFC 6265, 4.1", "Set-Cookie: session={v}; Path=/; HttpOnly", B64URL, 40),

@@ -48,8 +48,10 @@ func hasEscape(s string, i int) bool {
 
 // isURLRun is a byte of a run of URL text: anything but white space,
 // quotes and angle brackets.
-func isURLRun(c byte) bool {
-	return c > ' ' && c != '"' && c != '\'' && c != '`' && c != '<' && c != '>' && c != '\\' && c != 0x7f
+func isURLRun(c byte) bool { return urlRunSet().has(c) }
+
+func urlRunSet() byteSet {
+	return byteSet{^uint64(0) &^ (1<<33 - 1) &^ (1<<'"' | 1<<'\'' | 1<<'<' | 1<<'>'), (1<<63 - 1) &^ (1<<('\\'-64) | 1<<('`'-64))}
 }
 
 // redactPercent decodes each run of URL text that holds an escape and, when
@@ -57,7 +59,7 @@ func isURLRun(c byte) bool {
 // changed: the text around it keeps its encoding.
 func redactPercent(s string, depth int) string {
 	e := editor{src: s}
-	eachRun(s, isURLRun, func(i, end int) {
+	eachRun(s, urlRunSet(), func(i, end int) {
 		if run := s[i:end]; strings.IndexByte(run, '%') >= 0 {
 			if from, to, with, ok := percentSecret(run, depth); ok {
 				e.replace(i+from, i+to, with)
@@ -69,13 +71,16 @@ func redactPercent(s string, depth int) string {
 
 // eachRun calls fn for each maximal run s[i:end] of bytes ok accepts, in
 // order.
-func eachRun(s string, ok func(byte) bool, fn func(i, end int)) {
+func eachRun(s string, set byteSet, fn func(i, end int)) {
 	for i := 0; i < len(s); {
-		if !ok(s[i]) {
+		if !set.has(s[i]) {
 			i++
 			continue
 		}
-		end := span(s, i, ok)
+		end := i + 1
+		for end < len(s) && set.has(s[end]) {
+			end++
+		}
 		fn(i, end)
 		i = end
 	}
@@ -126,13 +131,17 @@ func percentDecode(s string) (string, []int) {
 
 // --- base64 (RFC 4648, 4 and 5)
 
-func isB64Run(c byte) bool { return isAlnum(c) || c == '+' || c == '/' || c == '-' || c == '_' }
+func isB64Run(c byte) bool { return b64RunSet().has(c) }
+
+func b64RunSet() byteSet {
+	return byteSet{setDigits | 1<<'+' | 1<<'/' | 1<<'-', setUpper | setLower | 1<<('_'-64)}
+}
 
 // redactBase64 decodes each base64 run of at least minEncodedChars that
 // decodes to text and replaces it when the text holds a secret.
 func redactBase64(s string, depth int) string {
 	e := editor{src: s}
-	eachRun(s, isB64Run, func(i, end int) {
+	eachRun(s, b64RunSet(), func(i, end int) {
 		if end-i >= minEncodedChars && base64Secret(s[i:end], depth) {
 			pad := end
 			for pad < len(s) && pad < end+2 && s[pad] == '=' {

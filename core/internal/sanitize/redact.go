@@ -26,6 +26,24 @@ func (e *editor) done() string {
 	return string(append(e.b, e.src[e.last:]...))
 }
 
+// byteSet is a set of ASCII bytes as two bit masks (bytes 0-63 and
+// 64-127): a test per byte that costs no call.
+type byteSet struct{ lo, hi uint64 }
+
+func (b byteSet) has(c byte) bool {
+	if c < 64 {
+		return b.lo>>c&1 != 0
+	}
+	return c < 128 && b.hi>>(c-64)&1 != 0
+}
+
+// The masks of digits (in lo) and of letters (in hi).
+const (
+	setDigits = (1<<10 - 1) << '0'
+	setUpper  = (1<<26 - 1) << ('A' - 64)
+	setLower  = (1<<26 - 1) << ('a' - 64)
+)
+
 func isAlnum(c byte) bool {
 	return c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9'
 }
@@ -164,57 +182,58 @@ func isAuthorityStop(c byte) bool { return strings.IndexByte("/?# \t\r\n\"'<>`",
 // (qualifiedKey). It looks only at the names ending in the name's last two
 // bytes, so that most names ("status", "tool") cost one switch.
 func secretNames(n string) bool {
-	exact := func(xs ...string) bool {
-		for _, x := range xs {
-			if len(n) == len(x) && foldSuffix(n, x) {
-				return true
-			}
-		}
-		return false
-	}
-	suffix := func(xs ...string) bool {
-		for _, x := range xs {
-			if foldSuffix(n, x) {
-				return true
-			}
-		}
-		return false
-	}
+	var exact, suffix string // names separated by spaces
 	switch string([]byte{lower(n[len(n)-2]), lower(n[len(n)-1])}) {
 	case "ey":
-		return exact("key", "x_api_key") || suffix("apikey", "api_key") || qualifiedKey(n)
+		exact, suffix = "key x_api_key", "apikey api_key"
+		if qualifiedKey(n) {
+			return true
+		}
 	case "wd":
-		return exact("pwd") || suffix("passwd", "_pwd")
+		exact, suffix = "pwd", "passwd _pwd"
 	case "ss":
-		return exact("pass")
+		exact = "pass"
 	case "ig":
-		return exact("sig")
+		exact = "sig"
 	case "id":
-		return exact("sid") || suffix("sessionid", "session_id", "sessid")
+		exact, suffix = "sid", "sessionid session_id sessid"
 	case "th":
-		return exact("auth")
+		exact = "auth"
 	case "on":
-		return exact("authorization", "proxy_authorization", "session") || suffix("_session")
+		exact, suffix = "authorization proxy_authorization session", "_session"
 	case "ie":
-		return exact("cookie", "set_cookie")
+		exact = "cookie set_cookie"
 	case "en":
-		return suffix("token")
+		suffix = "token"
 	case "et":
-		return suffix("secret")
+		suffix = "secret"
 	case "rd":
-		return suffix("password")
+		suffix = "password"
 	case "se":
-		return suffix("passphrase")
+		suffix = "passphrase"
 	case "re":
-		return suffix("signature")
+		suffix = "signature"
 	case "al":
-		return suffix("credential")
+		suffix = "credential"
 	case "ls":
-		return suffix("credentials")
+		suffix = "credentials"
 	case "ds":
-		return suffix("creds")
+		suffix = "creds"
 	case "at":
-		return suffix("_pat")
+		suffix = "_pat"
+	}
+	return nameIn(n, exact, true) || nameIn(n, suffix, false)
+}
+
+// nameIn reports whether n is (exact) or ends in (not exact) one of the
+// space-separated names of list, compared as foldSuffix does.
+func nameIn(n, list string, exact bool) bool {
+	for list != "" {
+		x, rest, _ := strings.Cut(list, " ")
+		if (!exact || len(n) == len(x)) && foldSuffix(n, x) {
+			return true
+		}
+		list = rest
 	}
 	return false
 }

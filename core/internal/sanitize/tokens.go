@@ -394,11 +394,18 @@ func (sc *scan) tokenEnd(i int) int {
 // tokenMatch is tokenEnd with the start of the part to redact: i, or the end
 // of the prefix for a rule that keeps it.
 func (sc *scan) tokenMatch(i int) (end, from int) {
+	end, from, _ = sc.ruleMatch(i)
+	return end, from
+}
+
+// ruleMatch is tokenMatch with the rule that matched (nil for a shape of
+// infixEnd).
+func (sc *scan) ruleMatch(i int) (end, from int, rule *tokenRule) {
 	s := sc.s
 	gate := len(s) - i // a PEM label holds spaces: no gate
 	if s[i] != '-' {
 		if gate = sc.gate(i) - i; gate < minTokenChars {
-			return -1, i
+			return -1, i, nil
 		}
 	}
 	rest := s[i:]
@@ -411,7 +418,7 @@ func (sc *scan) tokenMatch(i int) (end, from int) {
 		}
 		if r.shape != plain {
 			if e := sc.shapeEnd(r.shape, i); e > i {
-				return e, i
+				return e, i, r
 			}
 			continue
 		}
@@ -423,16 +430,16 @@ func (sc *scan) tokenMatch(i int) (end, from int) {
 		case r.exact && (n != r.min || end < len(s) && isAlnum(s[end])):
 			continue
 		case r.keep:
-			return end, from
+			return end, from, r
 		}
-		return end, i
+		return end, i, r
 	}
 	if gate >= minInfixChars || s[i] >= '0' && s[i] <= '9' { // a Telegram token's digits end at ':'
 		if e := infixEnd(s, i, sc.hasBreak()); e > i {
-			return e, i
+			return e, i, nil
 		}
 	}
-	return -1, i
+	return -1, i, nil
 }
 
 // shapeEnd returns the end of the token of shape k at i, or -1.
