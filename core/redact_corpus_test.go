@@ -75,8 +75,9 @@ func openaiFailure(text string) []any {
 // corpusChannels are every output a secret in a request can reach: the
 // message, details strings and keys, each classifier, args_error, every
 // serialize format, the parsers of the formats with an error flag, the
-// transcript operations, the decisions that name a tool, and the errors for
-// bad requests.
+// transcript operations, the decisions that name a tool, egress_error (a
+// gateway's translated upstream error, its message kept or dropped), and
+// the errors for bad requests.
 func corpusChannels() []channel {
 	cs := []channel{
 		{"sanitize", func(t string) map[string]any { return map[string]any{"op": "sanitize", "text": t} }},
@@ -170,6 +171,13 @@ func corpusChannels() []channel {
 				map[string]any{"role": "user", "parts": []any{map[string]any{"functionResponse": map[string]any{"id": "fc_1", "name": "other", "response": map[string]any{"error": t}}}}},
 			}}
 		}},
+	}
+	for _, keep := range []string{"keep", "drop"} {
+		cs = append(cs, channel{"egress_error/" + keep, func(t string) map[string]any {
+			return map[string]any{"op": "egress_error", "ingress": "openai-chat", "upstream_message": keep, "upstream": map[string]any{
+				"provider": "anthropic", "http": map[string]any{"status": 429.0, "headers": map[string]any{"retry-after": "7", "request-id": t},
+					"body": map[string]any{"type": "error", "error": map[string]any{"type": "rate_limit_error", "message": t}}}}}
+		}})
 	}
 	for _, f := range []string{"openai-chat", "openai-responses", "anthropic", "gemini", "gemini-openai", "bedrock", "mcp"} {
 		cs = append(cs, channel{"serialize/" + f, func(t string) map[string]any {
