@@ -11,7 +11,6 @@ import pytest
 
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
-EXAMPLES = HERE.parent / "examples" / "frameworks"
 
 # The Agents SDK exports traces to OpenAI by default; the tests never leave loopback.
 os.environ["OPENAI_AGENTS_DISABLE_TRACING"] = "1"

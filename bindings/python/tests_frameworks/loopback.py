@@ -26,11 +26,17 @@ from __future__ import annotations
 import http.server
 import json
 import re
+import subprocess
+import sys
 import threading
+from pathlib import Path
 from dataclasses import dataclass, field
 from typing import Any, Dict, Iterator, List, Optional, Tuple
 from urllib.parse import parse_qs, urlsplit
 
+import httpx
+
+EXAMPLES = Path(__file__).resolve().parents[1] / "examples" / "frameworks"
 ARGS = {"q": "flights", "max_results": 500}
 SEED_TRACE: List[Tuple[int, Dict[str, Any]]] = [
     (503, {"error": "search backend unavailable"}),
@@ -77,6 +83,36 @@ class Loopback:
         return [r.path for r in self.requests if r.api == "search"]
 
 
+def search_tool(lb: "Loopback", sync: bool = False) -> Any:
+    """Seed 000's search tool as a user writes it: an HTTP GET that raises
+    httpx.HTTPStatusError on a failed status (async, or sync when asked)."""
+    def search(q: str, max_results: int) -> str:
+        """Search for flights."""
+        r = httpx.get(lb.search_url, params={"q": q, "max_results": max_results})
+        r.raise_for_status()
+        return r.text
+
+    async def asearch(q: str, max_results: int) -> str:
+        """Search for flights."""
+        async with httpx.AsyncClient() as http:
+            r = await http.get(lb.search_url, params={"q": q, "max_results": max_results})
+            r.raise_for_status()
+            return r.text
+
+    asearch.__name__ = "search"
+    return search if sync else asearch
+
+
+def run_example(name: str, lb: "Loopback") -> List[str]:
+    """Run an example of examples/frameworks against lb; return its output lines
+    after checking seed 000's outcome (3 searches, 2 model requests)."""
+    out = subprocess.run([sys.executable, str(EXAMPLES / name), lb.url, lb.search_url],
+                         capture_output=True, text=True, timeout=120)
+    assert out.returncode == 0, out.stderr
+    assert len(lb.searches()) == 3 and len(lb.model_requests()) == 2
+    return out.stdout.splitlines()
+
+
 def tool_result(api: str, body: Dict[str, Any]) -> Tuple[bool, Any]:
     """Return (found, value) of the latest tool result in a model request:
     its text (str) or, for Gemini, the functionResponse.response object."""
@@ -103,19 +139,25 @@ def _text(content: Any) -> str:
     return "" if content is None else str(content)
 
 
-def envelope_in(value: Any) -> Optional[Dict[str, Any]]:
-    """The envelope a tool result carries, if any: its JSON text, or a
-    Gemini response that is one or holds one under "error" (or "output")."""
-    five = {"code", "message", "retryable", "details", "source"}
-    if isinstance(value, dict) and not five <= value.keys():
-        value = value.get("error", value.get("output", value.get("result")))
+def envelope_in(value: Any, depth: int = 0) -> Optional[Dict[str, Any]]:
+    """The envelope a tool result carries, if any, as a model would find it:
+    the result's JSON text (text after the JSON, such as pydantic-ai's "Fix
+    the errors and try again.", is ignored), or an object that is one or
+    holds one under "error" or "output" (as JSON text or an object)."""
+    if depth > 3:
+        return None
     if isinstance(value, str):
         try:
-            value = json.loads(value)
+            value, _ = json.JSONDecoder().raw_decode(value.strip())
         except ValueError:
             return None
-    if isinstance(value, dict) and five <= value.keys():
+    if not isinstance(value, dict):
+        return None
+    if {"code", "message", "retryable", "details", "source"} <= value.keys():
         return value
+    for key in ("error", "output", "result"):
+        if key in value:
+            return envelope_in(value[key], depth + 1)
     return None
 
 
@@ -166,6 +208,27 @@ def reply(api: str, n: int, answer: Optional[str], model: str) -> Dict[str, Any]
             "modelVersion": model}
 
 
+def anthropic_events(msg: Dict[str, Any]) -> List[Tuple[str, Dict[str, Any]]]:
+    """A Messages response as the server-sent events of a streamed one
+    (https://docs.anthropic.com/en/api/messages-streaming)."""
+    start = dict(msg, content=[], stop_reason=None, usage={"input_tokens": 10, "output_tokens": 0})
+    events: List[Tuple[str, Dict[str, Any]]] = [("message_start", {"type": "message_start", "message": start})]
+    for i, block in enumerate(msg["content"]):
+        if block["type"] == "tool_use":
+            first = dict(block, input={})
+            delta = {"type": "input_json_delta", "partial_json": json.dumps(block["input"])}
+        else:
+            first = {"type": "text", "text": ""}
+            delta = {"type": "text_delta", "text": block["text"]}
+        events += [("content_block_start", {"type": "content_block_start", "index": i, "content_block": first}),
+                   ("content_block_delta", {"type": "content_block_delta", "index": i, "delta": delta}),
+                   ("content_block_stop", {"type": "content_block_stop", "index": i})]
+    events += [("message_delta", {"type": "message_delta", "usage": {"output_tokens": 5},
+                                  "delta": {"stop_reason": msg["stop_reason"], "stop_sequence": None}}),
+               ("message_stop", {"type": "message_stop"})]
+    return events
+
+
 _ROUTES = [("chat", re.compile(r"/chat/completions$")), ("responses", re.compile(r"/responses$")),
            ("anthropic", re.compile(r"/messages$")), ("gemini", re.compile(r":(stream)?[gG]enerateContent$"))]
 
@@ -177,10 +240,13 @@ def serve() -> Iterator[Loopback]:
     class Handler(http.server.BaseHTTPRequestHandler):
         protocol_version = "HTTP/1.1"
 
-        def _send(self, status: int, obj: Any, sse: bool = False) -> None:
+        def _send(self, status: int, obj: Any, sse: bool = False, events: Any = None) -> None:
             data = json.dumps(obj).encode()
             if sse:
                 data = b"data: " + data + b"\r\n\r\n"
+            if events is not None:
+                sse = True
+                data = b"".join(f"event: {name}\ndata: {json.dumps(ev)}\n\n".encode() for name, ev in events)
             self.send_response(status)
             self.send_header("Content-Type", "text/event-stream" if sse else "application/json")
             self.send_header("Content-Length", str(len(data)))
@@ -212,7 +278,11 @@ def serve() -> Iterator[Loopback]:
                 lb.requests.append(Request(api, self.path, body))
                 n = len(lb.model_requests())
             model = str(body.get("model") or u.path.split("/models/")[-1].split(":")[0])
-            self._send(200, reply(api, n, decide(api, body, n, lb.bound), model), sse="stream" in u.path)
+            out = reply(api, n, decide(api, body, n, lb.bound), model)
+            if api == "anthropic" and body.get("stream"):
+                self._send(200, None, events=anthropic_events(out))
+            else:
+                self._send(200, out, sse="stream" in u.path)
 
         def log_message(self, *args: object) -> None:
             pass

@@ -6,14 +6,11 @@ openai and google-genai SDKs to the loopback provider."""
 from __future__ import annotations
 
 import json
-import subprocess
-import sys
 import warnings
 from typing import Annotated, Any, Dict, List
 
 import httpx
 import pytest
-from conftest import EXAMPLES
 from langchain_anthropic import ChatAnthropic
 from langchain_core.tools import tool as lc_tool
 from langchain_google_genai import ChatGoogleGenerativeAI
@@ -21,7 +18,7 @@ from langchain_openai import ChatOpenAI
 from langgraph.errors import GraphRecursionError
 from langgraph.graph import START, MessagesState, StateGraph
 from langgraph.prebuilt import ToolNode, tools_condition
-from loopback import Loopback
+from loopback import Loopback, run_example, search_tool
 from pydantic import Field
 
 import toolerr
@@ -31,13 +28,6 @@ from toolerr.runtime import Executor
 FIVE = ["code", "details", "message", "retryable", "source"]
 
 
-def search_fn(lb: Loopback) -> Any:
-    def search(q: str, max_results: int) -> str:
-        """Search for flights."""
-        r = httpx.get(lb.search_url, params={"q": q, "max_results": max_results})
-        r.raise_for_status()
-        return r.text
-    return search
 
 
 def model(lb: Loopback, provider: str = "anthropic") -> Any:
@@ -78,14 +68,14 @@ def executor() -> Executor:
 def test_default_tool_node_raises_and_leaves_the_call_unanswered(loopback: Loopback) -> None:
     # Before toolerr, default ToolNode: the tool's HTTP error propagates out of the graph.
     with pytest.raises(httpx.HTTPStatusError):
-        run(loopback, [lc_tool(search_fn(loopback))])
+        run(loopback, [lc_tool(search_tool(loopback, sync=True))])
     assert len(loopback.model_requests()) == 1 and len(loopback.searches()) == 1  # no tool_result was ever sent
 
 
 def test_handle_tool_errors_true_sends_the_exception_repr_and_the_agent_loops(loopback: Loopback) -> None:
     # Before toolerr, handle_tool_errors=True: is_error is set, but the text is the exception's repr.
     with pytest.raises(GraphRecursionError):
-        run(loopback, [lc_tool(search_fn(loopback))], limit=12, handle_tool_errors=True)
+        run(loopback, [lc_tool(search_tool(loopback, sync=True))], limit=12, handle_tool_errors=True)
     results = tool_results(loopback)
     assert all(r["is_error"] is True for r in results) and len(results) == 5
     assert results[0]["content"].startswith("Error: HTTPStatusError(\"Server error '503 Service Unavailable' for url ")
@@ -94,7 +84,7 @@ def test_handle_tool_errors_true_sends_the_exception_repr_and_the_agent_loops(lo
 
 
 def test_handler_on_tool_node_sends_is_error_and_the_envelope_and_the_agent_stops(loopback: Loopback) -> None:
-    out = run(loopback, [lc_tool(search_fn(loopback))], handle_tool_errors=handle_tool_errors)
+    out = run(loopback, [lc_tool(search_tool(loopback, sync=True))], handle_tool_errors=handle_tool_errors)
     assert out["messages"][-1].content == "stopped: INVALID_ARGS"
     results = tool_results(loopback)
     assert [r["is_error"] for r in results] == [True, True, True]
@@ -106,7 +96,7 @@ def test_handler_on_tool_node_sends_is_error_and_the_envelope_and_the_agent_stop
 
 
 def test_tool_wrapper_with_executor_retries_silently_and_claude_reads_is_error(loopback: Loopback) -> None:
-    out = run(loopback, [tool(search_fn(loopback), executor=executor())])
+    out = run(loopback, [tool(search_tool(loopback, sync=True), executor=executor())])
     assert out["messages"][-1].content == "stopped: INVALID_ARGS"
     assert len(loopback.searches()) == 3 and len(loopback.model_requests()) == 2
     [result] = tool_results(loopback)
@@ -119,7 +109,7 @@ def test_tool_wrapper_with_executor_retries_silently_and_claude_reads_is_error(l
 
 
 def test_openai_tool_message_content_parses_as_the_envelope(loopback: Loopback) -> None:
-    out = run(loopback, [tool(search_fn(loopback), executor=executor())], provider="openai")
+    out = run(loopback, [tool(search_tool(loopback, sync=True), executor=executor())], provider="openai")
     assert out["messages"][-1].content == "stopped: INVALID_ARGS"
     [msg] = [m for m in loopback.model_requests("chat")[-1]["messages"] if m["role"] == "tool"]
     [parsed] = toolerr.parse("openai-chat", [msg])
@@ -129,7 +119,7 @@ def test_openai_tool_message_content_parses_as_the_envelope(loopback: Loopback) 
 def test_gemini_gets_the_five_fields_as_the_response_not_under_error(loopback: Loopback) -> None:
     # langchain-google-genai ignores ToolMessage.status and sends a JSON object content as the
     # functionResponse.response itself: the five fields arrive, Google's "error" key does not.
-    out = run(loopback, [tool(search_fn(loopback), executor=executor())], provider="gemini")
+    out = run(loopback, [tool(search_tool(loopback, sync=True), executor=executor())], provider="gemini")
     assert out["messages"][-1].content == "stopped: INVALID_ARGS"
     last = loopback.model_requests("gemini")[-1]
     [resp] = [p["functionResponse"] for c in last["contents"] for p in c["parts"] if "functionResponse" in p]
@@ -166,10 +156,6 @@ def test_handler_turns_tool_node_validation_errors_into_invalid_args(loopback: L
 
 
 def test_example_runs_seed_000_through_a_graph(loopback: Loopback) -> None:
-    out = subprocess.run([sys.executable, str(EXAMPLES / "langgraph_example.py"), loopback.url, loopback.search_url],
-                         capture_output=True, text=True, timeout=120)
-    assert out.returncode == 0, out.stderr
-    assert out.stdout.splitlines() == ["stopped: INVALID_ARGS"]
-    assert len(loopback.searches()) == 3 and len(loopback.model_requests()) == 2
+    assert run_example("langgraph_example.py", loopback) == ["stopped: INVALID_ARGS"]
     [result] = tool_results(loopback)
     assert result["is_error"] is True and json.loads(result["content"])["code"] == "INVALID_ARGS"

@@ -5,18 +5,14 @@ from __future__ import annotations
 
 import asyncio
 import json
-import subprocess
-import sys
 from typing import Any, List
 
-import httpx
 import pytest
 from agents import (Agent, MaxTurnsExceeded, OpenAIChatCompletionsModel, OpenAIResponsesModel, Runner,
                     set_tracing_disabled)
 from agents import function_tool as sdk_function_tool
 from agents.tool import default_tool_error_function
-from conftest import EXAMPLES
-from loopback import Loopback
+from loopback import Loopback, run_example, search_tool
 from openai import AsyncOpenAI
 
 import toolerr
@@ -27,14 +23,6 @@ set_tracing_disabled(True)
 FIVE = ["code", "details", "message", "retryable", "source"]
 
 
-def search_fn(lb: Loopback) -> Any:
-    async def search(q: str, max_results: int) -> str:
-        """Search for flights."""
-        async with httpx.AsyncClient() as http:
-            r = await http.get(lb.search_url, params={"q": q, "max_results": max_results})
-            r.raise_for_status()
-            return r.text
-    return search
 
 
 def run(lb: Loopback, tool: Any, *, chat: bool = False, max_turns: int = 6) -> Any:
@@ -57,7 +45,7 @@ def executor() -> AsyncExecutor:
 def test_default_failure_function_sends_please_try_again_and_the_agent_loops(loopback: Loopback) -> None:
     # Before toolerr: the SDK's default failure function, on the same 503, 503, 400 trace.
     with pytest.raises(MaxTurnsExceeded):
-        run(loopback, sdk_function_tool(search_fn(loopback)), max_turns=6)
+        run(loopback, sdk_function_tool(search_tool(loopback)), max_turns=6)
     before = default_tool_error_function(None, RuntimeError())  # type: ignore[arg-type]
     assert before == "An error occurred while running the tool. Please try again."
     assert outputs(loopback) == [before] * 5  # every failure, 503 or 400, reads the same
@@ -66,7 +54,7 @@ def test_default_failure_function_sends_please_try_again_and_the_agent_loops(loo
 
 
 def test_failure_function_sends_the_envelope_and_the_agent_stops_after_the_400(loopback: Loopback) -> None:
-    result = run(loopback, function_tool(search_fn(loopback)))
+    result = run(loopback, function_tool(search_tool(loopback)))
     assert result.final_output == "stopped: INVALID_ARGS"
     sent = [json.loads(o) for o in outputs(loopback)]
     assert [(e["code"], e["retryable"], e["details"]["status"]) for e in sent] == [
@@ -78,7 +66,7 @@ def test_failure_function_sends_the_envelope_and_the_agent_stops_after_the_400(l
 
 
 def test_executor_retries_the_503s_silently_and_the_model_reads_only_the_400(loopback: Loopback) -> None:
-    result = run(loopback, function_tool(search_fn(loopback), executor=executor()))
+    result = run(loopback, function_tool(search_tool(loopback), executor=executor()))
     assert result.final_output == "stopped: INVALID_ARGS"
     assert len(loopback.searches()) == 3  # 503, 503 retried by the runtime, then the 400
     assert len(loopback.model_requests()) == 2  # the model saw one failure, and stopped
@@ -89,7 +77,7 @@ def test_executor_retries_the_503s_silently_and_the_model_reads_only_the_400(loo
 
 
 def test_chat_completions_tool_message_content_parses_as_the_envelope(loopback: Loopback) -> None:
-    result = run(loopback, function_tool(search_fn(loopback), executor=executor()), chat=True)
+    result = run(loopback, function_tool(search_tool(loopback), executor=executor()), chat=True)
     assert result.final_output == "stopped: INVALID_ARGS"
     msgs = loopback.model_requests("chat")[-1]["messages"]
     [tool_msg] = [m for m in msgs if m["role"] == "tool"]
@@ -114,17 +102,13 @@ def test_an_exception_becomes_tool_error_without_its_text_or_trace(loopback: Loo
 
 
 def test_failure_error_function_alone_on_the_sdks_own_decorator(loopback: Loopback) -> None:
-    result = run(loopback, sdk_function_tool(search_fn(loopback), failure_error_function=failure_error_function))
+    result = run(loopback, sdk_function_tool(search_tool(loopback), failure_error_function=failure_error_function))
     assert result.final_output == "stopped: INVALID_ARGS"
     assert [json.loads(o)["code"] for o in outputs(loopback)] == ["TRANSPORT", "TRANSPORT", "INVALID_ARGS"]
 
 
 def test_example_runs_seed_000_through_an_agent(loopback: Loopback) -> None:
-    out = subprocess.run([sys.executable, str(EXAMPLES / "openai_agents_example.py"), loopback.url + "/v1",
-                          loopback.search_url], capture_output=True, text=True, timeout=120)
-    assert out.returncode == 0, out.stderr
-    assert out.stdout.splitlines() == ["stopped: INVALID_ARGS"]
-    assert len(loopback.searches()) == 3 and len(loopback.model_requests()) == 2
+    assert run_example("openai_agents_example.py", loopback) == ["stopped: INVALID_ARGS"]
 
 
 def test_arguments_failing_the_schema_become_invalid_args_naming_the_field(loopback: Loopback) -> None:

@@ -15,10 +15,10 @@ import inspect
 import json
 import re
 from types import ModuleType
-from typing import Any, Callable, Dict, List, Mapping, Optional, Tuple, TypeVar, Union, cast
+from typing import Any, Callable, Dict, List, Mapping, Optional, Tuple, Type, TypeVar, Union, cast
 
 from .. import Envelope, canonicalize, envelope, invoke
-from ..runtime import AsyncExecutor, Executor, ToolFailure, failure_envelope
+from ..runtime import AsyncExecutor, CallResult, Executor, ToolFailure, failure_envelope
 
 F = TypeVar("F", bound=Callable[..., Any])
 AnyExecutor = Union[Executor, AsyncExecutor]
@@ -151,11 +151,23 @@ def call_args(args: Any, kwargs: Dict[str, Any]) -> Any:
         return None
 
 
+def _outcome(r: CallResult[Any], failure: Callable[[Envelope], Exception], passthrough: Tuple[Type[BaseException], ...]) -> Any:
+    """Return a call's value, or raise: a passthrough exception as it was, else failure(envelope)."""
+    if r.error is None:
+        return r.value
+    if passthrough and isinstance(r.exception, passthrough):
+        raise r.exception
+    raise failure(r.error) from r.exception
+
+
 def guard(func: F, tool: str, executor: Optional[AnyExecutor] = None,
-          failure: Callable[[Envelope], Exception] = ToolFailure) -> F:
+          failure: Callable[[Envelope], Exception] = ToolFailure,
+          passthrough: Tuple[Type[BaseException], ...] = ()) -> F:
     """Return func wrapped so that every failure raises failure(envelope)
     (ToolFailure by default; a framework's own exception type where the
-    framework handles only that one).
+    framework handles only that one). An exception of a passthrough type
+    (a framework's own signal to the model, such as pydantic-ai's ModelRetry)
+    is raised unchanged and never retried.
 
     Without an executor the function is called once. With one, each call runs
     under it (executor.call): retryable failures are retried, the breaker,
@@ -175,13 +187,13 @@ def guard(func: F, tool: str, executor: Optional[AnyExecutor] = None,
             if executor is None:
                 try:
                     return await func(*args, **kwargs)
+                except passthrough:
+                    raise
                 except Exception as e:
                     raise failure(envelope_of(e, tool)) from e
             assert isinstance(executor, AsyncExecutor)
             r = await executor.call(tool, lambda: func(*args, **kwargs), args=call_args(args, kwargs))
-            if r.error is not None:
-                raise failure(r.error) from r.exception
-            return r.value
+            return _outcome(r, failure, passthrough)
 
         return cast(F, run_async)
 
@@ -192,9 +204,7 @@ def guard(func: F, tool: str, executor: Optional[AnyExecutor] = None,
         async def run_thread(*args: Any, **kwargs: Any) -> Any:
             r = await async_executor.call(tool, lambda: asyncio.to_thread(func, *args, **kwargs),
                                           args=call_args(args, kwargs))
-            if r.error is not None:
-                raise failure(r.error) from r.exception
-            return r.value
+            return _outcome(r, failure, passthrough)
 
         return cast(F, run_thread)
 
@@ -203,11 +213,11 @@ def guard(func: F, tool: str, executor: Optional[AnyExecutor] = None,
         if executor is None:
             try:
                 return func(*args, **kwargs)
+            except passthrough:
+                raise
             except Exception as e:
                 raise failure(envelope_of(e, tool)) from e
         r = executor.call(tool, lambda: func(*args, **kwargs), args=call_args(args, kwargs))
-        if r.error is not None:
-            raise failure(r.error) from r.exception
-        return r.value
+        return _outcome(r, failure, passthrough)
 
     return cast(F, run)
