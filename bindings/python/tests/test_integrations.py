@@ -11,7 +11,8 @@ import pytest
 
 @pytest.mark.parametrize("module,framework,extra", [("openai_agents", "agents", "openai-agents"),
                                                     ("langgraph", "langchain_core", "langgraph"),
-                                                    ("pydantic_ai", "pydantic_ai", "pydantic-ai")])
+                                                    ("pydantic_ai", "pydantic_ai", "pydantic-ai"),
+                                                    ("mcp", "mcp", "mcp")])
 def test_integration_without_its_framework_names_the_extra(module: str, framework: str, extra: str) -> None:
     if importlib.util.find_spec(framework) is not None:
         pytest.skip(f"{framework} is installed here; tests_frameworks/ tests the integration on it")

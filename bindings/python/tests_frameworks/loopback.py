@@ -103,13 +103,13 @@ def search_tool(lb: "Loopback", sync: bool = False) -> Any:
     return search if sync else asearch
 
 
-def run_example(name: str, lb: "Loopback") -> List[str]:
+def run_example(name: str, lb: "Loopback", model_requests: int = 2) -> List[str]:
     """Run an example of examples/frameworks against lb; return its output lines
-    after checking seed 000's outcome (3 searches, 2 model requests)."""
+    after checking seed 000's outcome (3 searches, model_requests model requests)."""
     out = subprocess.run([sys.executable, str(EXAMPLES / name), lb.url, lb.search_url],
                          capture_output=True, text=True, timeout=120)
     assert out.returncode == 0, out.stderr
-    assert len(lb.searches()) == 3 and len(lb.model_requests()) == 2
+    assert len(lb.searches()) == 3 and len(lb.model_requests()) == model_requests
     return out.stdout.splitlines()
 
 

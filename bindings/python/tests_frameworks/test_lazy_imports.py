@@ -27,7 +27,7 @@ def test_import_toolerr_loads_no_framework() -> None:
 
 
 @pytest.mark.parametrize("module,own", [("openai_agents", "agents"), ("langgraph", "langchain_core"),
-                                        ("pydantic_ai", "pydantic_ai")])
+                                        ("pydantic_ai", "pydantic_ai"), ("mcp", "mcp")])
 def test_each_integration_loads_its_framework_and_no_other_integration(module: str, own: str) -> None:
     probe = (f"import sys, toolerr.integrations.{module}\n"
              "print(sorted(m for m in sys.modules if m.startswith('toolerr.integrations.')))")

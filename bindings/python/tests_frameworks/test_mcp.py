@@ -1,0 +1,116 @@
+"""toolerr.integrations.mcp on the MCP Python SDK's own server (MCPServer)
+and client, connected in memory, against seed 000's search service; the
+results are checked against the MCP schemas in ../shared/specs."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+from pathlib import Path
+from typing import Any, Dict, List
+
+import jsonschema
+import pytest
+from loopback import Loopback, run_example, search_tool
+from mcp.client import Client
+from mcp.server.mcpserver import MCPServer
+
+import toolerr
+from toolerr.integrations.mcp import tool_errors
+from toolerr.runtime import AsyncExecutor, Executor
+
+FIVE = ["code", "details", "message", "retryable", "source"]
+SPECS = Path(os.environ.get("TOOLERR_SHARED") or Path(__file__).resolve().parents[4] / "shared") / "specs"
+
+
+def executor() -> AsyncExecutor:
+    return AsyncExecutor(retry={"max_attempts": 3, "base_ms": 1, "cap_ms": 2}, draw=lambda: 0.5)
+
+
+def server(fn: Any) -> MCPServer:
+    s = MCPServer("travel")
+    s.tool()(fn)
+    return s
+
+
+def call(s: MCPServer, times: int = 1) -> List[Dict[str, Any]]:
+    """Call search `times` times through an in-memory client; the results as JSON (camelCase, as sent).
+    A JSON-RPC error would raise MCPError here: every failure must come back as a result."""
+    async def go() -> List[Dict[str, Any]]:
+        async with Client(s) as c:
+            out = []
+            for _ in range(times):
+                r = await c.call_tool("search", {"q": "flights", "max_results": 500})
+                out.append(r.model_dump(mode="json", by_alias=True, exclude_none=True))
+            return out
+    return asyncio.run(go())
+
+
+def test_sdk_default_hides_the_failure_behind_one_sentence(loopback: Loopback) -> None:
+    # Before toolerr: MCPServer answers an unexpected exception with isError and a fixed text.
+    results = call(server(search_tool(loopback)), times=3)
+    assert [r["isError"] for r in results] == [True, True, True]
+    assert [r["content"] for r in results] == [[{"type": "text", "text": "Error executing tool search"}]] * 3
+    assert all("structuredContent" not in r for r in results)  # 503 and 400 read alike
+
+
+def test_failures_become_is_error_results_carrying_the_envelope(loopback: Loopback) -> None:
+    results = call(server(tool_errors(search_tool(loopback))), times=3)
+    assert [r["isError"] for r in results] == [True, True, True]
+    texts = [r["content"][0]["text"] for r in results]
+    envs = [json.loads(t) for t in texts]
+    assert [(e["code"], e["retryable"]) for e in envs] == [("TRANSPORT", True), ("TRANSPORT", True),
+                                                          ("INVALID_ARGS", False)]
+    assert all(sorted(e) == FIVE and e["details"]["tool"] == "search" for e in envs)
+    # Exactly the core's mcp serialization (beside the _meta the SDK adds: its server's name).
+    assert all({k: v for k, v in r.items() if k != "_meta"} ==
+               toolerr.to_mcp([toolerr.Outcome(error=toolerr.Envelope.from_dict(e))])[0]
+               for r, e in zip(results, envs))
+    [back] = toolerr.parse("mcp", [results[2]])
+    assert back.error is not None and back.error.code == "INVALID_ARGS"
+
+
+def test_executor_retries_the_503s_before_the_client_sees_anything(loopback: Loopback) -> None:
+    [result] = call(server(tool_errors(search_tool(loopback), executor=executor())))
+    assert len(loopback.searches()) == 3
+    env = json.loads(result["content"][0]["text"])
+    assert result["isError"] is True and env["code"] == "INVALID_ARGS" and env["details"]["status"] == 400
+
+
+def test_a_sync_tool_runs_under_an_executor_too(loopback: Loopback) -> None:
+    ex = Executor(retry={"max_attempts": 3, "base_ms": 1, "cap_ms": 2}, draw=lambda: 0.5)
+    [result] = call(server(tool_errors(search_tool(loopback, sync=True), executor=ex)))
+    assert len(loopback.searches()) == 3 and json.loads(result["content"][0]["text"])["code"] == "INVALID_ARGS"
+
+
+def test_success_keeps_the_servers_own_result_and_output_schema(loopback: Loopback) -> None:
+    loopback.trace = [(200, {})]
+    s = server(tool_errors(search_tool(loopback)))
+    [result] = call(s)
+    assert result.get("isError") is False and result["structuredContent"] == {
+        "result": json.dumps({"results": [f"flight {i}" for i in range(500)]})}
+
+    async def schema() -> Any:
+        async with Client(s) as c:
+            return (await c.list_tools()).tools[0]
+    t = asyncio.run(schema())
+    assert t.input_schema["required"] == ["q", "max_results"] and t.output_schema is not None
+
+
+def test_results_validate_against_both_mcp_schemas(loopback: Loopback) -> None:
+    if not SPECS.is_dir():
+        pytest.skip(f"the MCP schemas are read from {SPECS} (../shared/specs, or $TOOLERR_SHARED/specs), not found")
+    results = call(server(tool_errors(search_tool(loopback))), times=3)
+    for version in ("2025-11-25", "2026-07-28"):
+        schema = json.loads((SPECS / f"mcp-schema-{version}.json").read_text())
+        defs = schema.get("$defs") or schema["definitions"]
+        for r in results:
+            jsonschema.validate(r, {"$ref": "#/$defs/CallToolResult", "$defs": defs})
+
+
+def test_example_serves_seed_000s_search_over_mcp(loopback: Loopback) -> None:
+    lines = run_example("mcp_example.py", loopback, model_requests=0)
+    assert lines[0] == "isError: True"
+    env = json.loads(lines[1])
+    assert sorted(env) == FIVE and env["code"] == "INVALID_ARGS"
