@@ -5,7 +5,7 @@ GO ?= go
 DIST := dist
 FUZZTIME ?= 10s
 
-.PHONY: gateway-check-litellm help build wasm cshared packages demo test test-reset test-go conformance test-python test-frameworks test-node test-rust test-redis test-packages fuzz bench lint fmt check clean
+.PHONY: gateway-check-litellm help build wasm cshared packages demo test test-reset test-go conformance test-python test-frameworks test-frameworks-js test-node test-rust test-redis test-packages fuzz bench lint fmt check clean
 
 help: ## show this list
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  %-12s %s\n", $$1, $$2}'
@@ -44,8 +44,11 @@ conformance: build ## the shared fixtures through every build target
 test-python: packages ## the Python binding (its tests run against the installed wheel)
 	bash scripts/test-python.sh $(DIST)
 
-test-frameworks: packages ## toolerr.integrations on the real agent frameworks (OpenAI Agents SDK, LangGraph, pydantic-ai, MCP), versions pinned
+test-frameworks: packages test-frameworks-js ## toolerr.integrations on the real agent frameworks (OpenAI Agents SDK, LangGraph, pydantic-ai, MCP), versions pinned
 	bash scripts/test-frameworks-py.sh $(DIST)
+
+test-frameworks-js: packages ## toolerr/integrations/* on the real JavaScript agent frameworks (Agents SDK, LangGraph, AI SDK, MCP), versions pinned
+	bash scripts/test-frameworks-js.sh $(DIST)
 
 test-node: build ## the Node binding
 	bash scripts/test-node.sh $(DIST)

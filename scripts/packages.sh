@@ -102,10 +102,11 @@ so=$(unzip -p "$whl" toolerr/libtoolerr.so | sha256sum | cut -d' ' -f1)
 [ "$so" = "$(sha256sum <"$stage/glibc217/libtoolerr.so" | cut -d' ' -f1)" ] || {
   echo "packages: auditwheel changed the wheel's libtoolerr.so" >&2; exit 1; }
 
-# npm: the package's own files (its "files" list), with DIST/toolerr.wasm.
+# npm: the package's own files (its "files" list: the integrations/ too), with
+# DIST/toolerr.wasm; test-frameworks/ (and its node_modules) stays out of the stage.
 node="$root/bindings/node"
 mkdir -p "$stage/node"
-tar -C "$node" --exclude=./node_modules --exclude=./toolerr.wasm -cf - . | tar -C "$stage/node" -xf -
+tar -C "$node" --exclude=./node_modules --exclude=./test-frameworks --exclude=./toolerr.wasm -cf - . | tar -C "$stage/node" -xf -
 cp "$dist/toolerr.wasm" "$stage/node/"
 cp "$root/redisstore/cas.lua" "$stage/node/"
 (cd "$stage/node" && npm pack --silent --pack-destination "$out" >/dev/null)

@@ -168,6 +168,13 @@ export class ToolFailure extends Error {
   readonly envelope: Envelope;
 }
 
+/**
+ * The envelope of a tool's failure, as the executor reports it: an error with
+ * an .envelope (ToolFailure, ToolerrError) keeps its own; anything else goes
+ * to classifyResponse with source "tool" and the tool's name.
+ */
+export function failureEnvelope(err: unknown, tool?: string): Envelope;
+
 /** One decision of a call, the same record in every language (docs/resilience.md, "Decision records"). */
 export interface DecisionRecord {
   kind: 'budget' | 'loop_guard' | 'breaker' | 'call' | 'retry' | 'fallback';

@@ -58,6 +58,18 @@ export class ToolFailure extends Error {
   }
 }
 
+/**
+ * Returns the envelope of a tool's failure, as the executor reports it: an
+ * error with an .envelope (a ToolFailure, a ToolerrError) keeps its own;
+ * anything else goes to classifyResponse as the tool's failure (an SDK's
+ * status error by its status, headers and body; other errors through
+ * classifyException). tool names the tool in details (omitted when empty).
+ */
+export function failureEnvelope(err, tool) {
+  if (err?.envelope && typeof err.envelope.code === 'string') return err.envelope;
+  return classifyResponse(err, { source: 'tool', tool: tool || undefined });
+}
+
 /** How one call ended: value on success, else error (the envelope for the model). */
 export class CallResult {
   constructor(value, error, attempts, cause) {
@@ -157,7 +169,7 @@ export class Executor extends EventTarget {
 
   #failure(err, tool) {
     const env = err?.envelope && typeof err.envelope.code === 'string' ? err.envelope
-      : (this.#o.classify ?? ((e, t) => classifyResponse(e, { source: 'tool', tool: t })))(err, tool);
+      : (this.#o.classify ?? failureEnvelope)(err, tool);
     return { kind: 'failure', error: env, draw: (this.#o.draw ?? Math.random)() };
   }
 

@@ -1,0 +1,34 @@
+// tsc checks that each integration's types fit the framework's own: what the
+// hooks take and return is assignable where the framework expects it.
+import { Agent, tool as agentsTool } from '@openai/agents';
+import { z } from 'zod';
+import { Executor } from 'toolerr';
+import * as agents from 'toolerr/integrations/openai-agents';
+
+const parameters = z.object({ q: z.string(), max_results: z.number() });
+const search = agents.tool({ name: 'search', description: 'Search.', parameters, executor: new Executor(),
+  execute: async ({ q, max_results }) => `${q} ${max_results}` });
+new Agent({ name: 'a', instructions: 'x', tools: [search] });
+new Agent({ name: 'a', instructions: 'x', tools: [agentsTool({ name: 's', description: 'd', parameters, execute: async () => 'ok', errorFunction: agents.errorFunction })] });
+
+import { ToolNode as LGToolNode } from '@langchain/langgraph/prebuilt';
+import { MessagesAnnotation, StateGraph } from '@langchain/langgraph';
+import * as lg from 'toolerr/integrations/langgraph';
+
+const lgSearch = lg.tool(async ({ q }: { q: string }) => q, { name: 'search', description: 'Search.', schema: z.object({ q: z.string() }), executor: new Executor() });
+const node: LGToolNode = new lg.ToolNode([lgSearch]);
+new StateGraph(MessagesAnnotation).addNode('tools', node);
+new LGToolNode([lgSearch]);
+const content: Promise<string> = lg.handleToolErrors(new Error('x'), 'search');
+
+// skipLibCheck skips every .d.ts, so an import our types could not resolve would turn a hook's type
+// into any, unseen: each probe below must fail to compile (a hook is not a number).
+// @ts-expect-error
+const probe1: number = search;
+// @ts-expect-error
+const probe2: number = agents.errorFunction;
+// @ts-expect-error
+const probe3: number = lgSearch;
+// @ts-expect-error
+const probe4: number = node;
+export { content, probe1, probe2, probe3, probe4 };
