@@ -5,8 +5,9 @@
 // envelope, args_error), retries, breakers and budgets from the Executor's
 // step op. Not a public entry point: each integration imports it.
 
-import { canonicalize, classifyResponse, envelope, invoke } from '../core.js';
-import { ToolFailure, failureEnvelope } from '../runtime.js';
+// The package's own entry (a self-reference), so that Node loads toolerr.wasm
+// (index.js) and a browser bundle takes browser.js, as for `import 'toolerr'`.
+import { ToolFailure, canonicalize, classifyResponse, envelope, failureEnvelope, invoke } from 'toolerr';
 
 /**
  * Resolves to the envelope of a tool's failure. A thrown fetch Response

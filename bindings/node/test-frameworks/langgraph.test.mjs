@@ -95,7 +95,8 @@ test('OpenAI: the tool message content parses as the envelope', async () => {
   assert.equal(lastText(out), 'stopped: INVALID_ARGS');
   const toolMsgs = lb.modelRequests('chat').at(-1).messages.filter((m) => m.role === 'tool');
   assert.equal(toolMsgs.length, 1);
-  const [o] = toolerr.parse('openai-chat', toolMsgs); // @langchain/openai sends the content as text parts
+  const [o] = toolerr.parse('openai-chat', toolMsgs); // the core reads the failure back from the content
+  assert.equal(toolMsgs[0].content, toolerr.canonicalize(o.error)); // the envelope's JSON, as a string
   assert.equal(o.error?.code, 'INVALID_ARGS');
   assert.equal(o.error.retryable, false);
 });

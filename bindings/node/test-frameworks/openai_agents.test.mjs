@@ -2,6 +2,8 @@
 // openai SDK sending real requests to the loopback provider.
 import assert from 'node:assert/strict';
 import { afterEach, beforeEach, test } from 'node:test';
+import { execFile } from 'node:child_process';
+import { promisify } from 'node:util';
 import { Agent, MaxTurnsExceededError, OpenAIChatCompletionsModel, OpenAIResponsesModel, run, setTracingDisabled, tool as sdkTool } from '@openai/agents';
 import OpenAI from 'openai';
 import { z } from 'zod';
@@ -105,6 +107,25 @@ test('arguments that fail the schema become INVALID_ARGS', async () => {
   // The SDK drops the Zod error by default (OPENAI_AGENTS_DONT_LOG_TOOL_DATA), so the arguments as a whole
   // are named; with it kept, the field is (/max_results must be at most 50).
   assert.deepEqual(env.details, { failures: [{ keyword: 'schema', path: '' }], fields: [''], tool: 'search' });
+});
+
+test('with the SDK keeping the Zod error, INVALID_ARGS names the field', async () => {
+  // OPENAI_AGENTS_DONT_LOG_TOOL_DATA is read when the SDK loads, so this run is a process of its own.
+  const script = `
+    import { Agent, OpenAIResponsesModel, run, setTracingDisabled } from '@openai/agents';
+    import OpenAI from 'openai';
+    import { z } from 'zod';
+    import { tool } from 'toolerr/integrations/openai-agents';
+    setTracingDisabled(true);
+    const search = tool({ name: 'search', description: 'Search.', parameters: z.object({ q: z.string(), max_results: z.number().max(50) }), execute: async () => 'never' });
+    const model = new OpenAIResponsesModel(new OpenAI({ baseURL: process.argv[1], apiKey: 'sk-test' }), 'gpt-4o');
+    console.log((await run(new Agent({ name: 'a', instructions: 'x', tools: [search], model }), 'Flights?', { maxTurns: 3 })).finalOutput);`;
+  const { stdout } = await promisify(execFile)(process.execPath, ['--disable-warning=ExperimentalWarning', '--input-type=module', '-e', script, `${lb.url}/v1`],
+    { cwd: new URL('.', import.meta.url).pathname, env: { ...process.env, OPENAI_AGENTS_DONT_LOG_TOOL_DATA: '0' } });
+  assert.equal(stdout.trim(), 'stopped: INVALID_ARGS');
+  const env = JSON.parse(outputs()[0]);
+  assert.deepEqual(env.details, { failures: [{ keyword: 'maximum', path: '/max_results' }], fields: ['/max_results'], tool: 'search' });
+  assert.equal(env.message, 'The arguments for search are invalid: /max_results must be at most 50.');
 });
 
 test('errorFunction alone on the SDK\'s own tool()', async () => {
