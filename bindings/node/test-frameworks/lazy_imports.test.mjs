@@ -24,7 +24,7 @@ test("import 'toolerr' loads no framework", async () => {
   assert.equal(await child("const t = await import('toolerr'); console.log(t.classifyHttp(503, {}).code);"), 'TRANSPORT');
 });
 
-for (const [name, pkg] of [['openai-agents', '@openai/agents'], ['langgraph', '@langchain/']]) {
+for (const [name, pkg] of [['openai-agents', '@openai/agents'], ['langgraph', '@langchain/'], ['ai-sdk', 'ai']]) {
   test(`toolerr/integrations/${name} loads ${pkg} when imported`, async () => {
     const out = await child(`try { await import('toolerr/integrations/${name}'); console.log('loaded'); } catch (e) { console.log(String(e.cause?.message ?? e.message)); }`);
     assert.ok(out.startsWith(`framework loaded: ${pkg}`), out);

@@ -21,6 +21,15 @@ new StateGraph(MessagesAnnotation).addNode('tools', node);
 new LGToolNode([lgSearch]);
 const content: Promise<string> = lg.handleToolErrors(new Error('x'), 'search');
 
+import { generateText, type ToolSet } from 'ai';
+import * as aisdk from 'toolerr/integrations/ai-sdk';
+
+const aiSearch = aisdk.tool({ name: 'search', description: 'Search.', inputSchema: z.object({ q: z.string() }), executor: new Executor(),
+  execute: async ({ q }) => q.toUpperCase() });
+const aiTools: ToolSet = { search: aiSearch };
+void (() => generateText({ model: 'x', tools: aiTools, prompt: 'p' }));
+const errOut: Promise<{ type: 'error-json' }> = aisdk.errorOutput(new Error('x'), 'search');
+
 // skipLibCheck skips every .d.ts, so an import our types could not resolve would turn a hook's type
 // into any, unseen: each probe below must fail to compile (a hook is not a number).
 // @ts-expect-error
@@ -31,4 +40,6 @@ const probe2: number = agents.errorFunction;
 const probe3: number = lgSearch;
 // @ts-expect-error
 const probe4: number = node;
-export { content, probe1, probe2, probe3, probe4 };
+// @ts-expect-error
+const probe5: number = aiSearch;
+export { content, errOut, probe1, probe2, probe3, probe4, probe5 };
