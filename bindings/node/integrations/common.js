@@ -45,9 +45,10 @@ export function cleanEnvelope(env) {
  * retried with full jitter, the breaker, budget and loop guard apply, and
  * only the final failure rejects. signalOf(args) picks the framework's
  * AbortSignal from the call's arguments (it ends retries and sleeps); the
- * loop guard sees the first argument (the tool's input) when it is JSON.
+ * loop guard sees argsOf(args) (default the first argument, the tool's
+ * input) when it is JSON.
  */
-export function guard(fn, tool, executor, { failure = (env) => new ToolFailure(env), signalOf = () => undefined } = {}) {
+export function guard(fn, tool, executor, { failure = (env) => new ToolFailure(env), signalOf = () => undefined, argsOf = (args) => args[0] } = {}) {
   return async function guarded(...args) {
     if (!executor) {
       try {
@@ -63,7 +64,7 @@ export function guard(fn, tool, executor, { failure = (env) => new ToolFailure(e
         // A Response's body can be read only here, before the executor classifies.
         throw isResponse(e) ? withCause(new ToolFailure(await envelopeOf(e, tool)), e) : e;
       }
-    }, { args: jsonValue(args[0]), signal: signalOf(args) });
+    }, { args: jsonValue(argsOf(args)), signal: signalOf(args) });
     if (r.error) throw withCause(failure(r.error, r.cause), r.cause);
     return r.value;
   };

@@ -30,3 +30,7 @@ for (const [name, pkg] of [['openai-agents', '@openai/agents'], ['langgraph', '@
     assert.ok(out.startsWith(`framework loaded: ${pkg}`), out);
   });
 }
+
+test('toolerr/integrations/mcp loads no framework at all (a CallToolResult is a plain object)', async () => {
+  assert.equal(await child("const m = await import('toolerr/integrations/mcp'); console.log(m.callToolResult({ code: 'TIMEOUT', message: 'x', retryable: true, details: {}, source: 'tool' }).isError);"), 'true');
+});

@@ -30,6 +30,13 @@ const aiTools: ToolSet = { search: aiSearch };
 void (() => generateText({ model: 'x', tools: aiTools, prompt: 'p' }));
 const errOut: Promise<{ type: 'error-json' }> = aisdk.errorOutput(new Error('x'), 'search');
 
+import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
+import * as mcp from 'toolerr/integrations/mcp';
+
+const mcpSearch = mcp.toolErrors(async ({ q }: { q: string }) => ({ content: [{ type: 'text' as const, text: q }] }), { name: 'search', executor: new Executor() });
+new McpServer({ name: 's', version: '1' }).registerTool('search', { inputSchema: { q: z.string() } }, mcpSearch);
+const failed: { isError?: boolean } = mcp.callToolResult({ code: 'TIMEOUT', message: 'x', retryable: true, details: {}, source: 'tool' });
+
 // skipLibCheck skips every .d.ts, so an import our types could not resolve would turn a hook's type
 // into any, unseen: each probe below must fail to compile (a hook is not a number).
 // @ts-expect-error
@@ -42,4 +49,6 @@ const probe3: number = lgSearch;
 const probe4: number = node;
 // @ts-expect-error
 const probe5: number = aiSearch;
-export { content, errOut, probe1, probe2, probe3, probe4, probe5 };
+// @ts-expect-error
+const probe6: number = mcpSearch;
+export { content, errOut, failed, probe1, probe2, probe3, probe4, probe5, probe6 };
