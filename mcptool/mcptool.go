@@ -1,0 +1,140 @@
+package mcptool
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"github.com/toolerr/toolerr/core"
+	"github.com/toolerr/toolerr/resilience"
+)
+
+// Envelope returns the envelope of a tool's failure, as the
+// resilience.Executor reports it: an error that is (or wraps) a
+// *resilience.Error keeps its Envelope; any other error goes to
+// core.ClassifyError as the tool's failure (a context deadline is TIMEOUT, a
+// status in the text, "HTTP 503", is classified like a typed one, anything
+// else is TOOL_ERROR), never its raw text.
+func Envelope(err error, tool string) core.Envelope {
+	var te *resilience.Error
+	if errors.As(err, &te) {
+		return te.Envelope
+	}
+	return core.ClassifyError(err, core.ClassifyOptions{Source: core.SourceTool, Tool: tool})
+}
+
+// Result returns the CallToolResult of a failure: the core's mcp
+// serialization of env (isError true, the envelope's JSON as the one text
+// block, resultType complete). An envelope the core refuses to write (a
+// value JSON cannot carry in its details) becomes the core's INVALID_INPUT
+// envelope, so a failure is always answered.
+func Result(env core.Envelope) *mcp.CallToolResult {
+	var res mcp.CallToolResult
+	if err := json.Unmarshal(resultBytes(env), &res); err != nil {
+		// Unreachable for the core's output; answer with the text alone.
+		res.SetError(errors.New(text(env)))
+	}
+	return &res
+}
+
+// For wraps a typed handler for mcp.AddTool. On success it returns h's
+// result; on failure (h returns an error that is not a *jsonrpc.Error) the
+// SDK sends isError true with the envelope's JSON as the text, and no
+// structuredContent. x, when not nil, runs each call under the runtime:
+// retryable failures are retried with full jitter, the breaker, budget and
+// loop guard apply (the loop guard sees the typed input), and only the final
+// failure reaches the client. tool names the tool in the envelope (give the
+// registered name). Arguments that fail the input schema never reach h: the
+// SDK answers them itself.
+func For[In, Out any](tool string, h mcp.ToolHandlerFor[In, Out], x *resilience.Executor) mcp.ToolHandlerFor[In, Out] {
+	return func(ctx context.Context, req *mcp.CallToolRequest, in In) (*mcp.CallToolResult, Out, error) {
+		res, out, err := call(ctx, x, tool, in, func(ctx context.Context) (*mcp.CallToolResult, Out, error) { return h(ctx, req, in) })
+		if _, protocol := err.(*jsonrpc.Error); err == nil || protocol { // the SDK sends a *jsonrpc.Error as it is
+			return res, out, err
+		}
+		var zero Out
+		// The SDK's typed path answers a handler's error with isError and the
+		// error's text as the one text block: the core's text for the envelope.
+		return nil, zero, envelopeError{text(Envelope(err, tool))}
+	}
+}
+
+// Handler wraps a raw mcp.ToolHandler for Server.AddTool. On failure (h
+// returns an error) it returns Result(envelope) instead of the protocol
+// error the SDK would send; x and tool are as for For (the loop guard sees
+// the raw arguments).
+func Handler(tool string, h mcp.ToolHandler, x *resilience.Executor) mcp.ToolHandler {
+	return func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+		var args any
+		if req != nil && req.Params != nil {
+			args = req.Params.Arguments
+		}
+		res, _, err := call(ctx, x, tool, args, func(ctx context.Context) (*mcp.CallToolResult, struct{}, error) {
+			res, err := h(ctx, req)
+			return res, struct{}{}, err
+		})
+		if err != nil {
+			return Result(Envelope(err, tool)), nil
+		}
+		return res, nil
+	}
+}
+
+// call runs fn once, or under x.
+func call[Out any](ctx context.Context, x *resilience.Executor, tool string, args any,
+	fn func(context.Context) (*mcp.CallToolResult, Out, error)) (*mcp.CallToolResult, Out, error) {
+	if x == nil {
+		return fn(ctx)
+	}
+	type both struct {
+		res *mcp.CallToolResult
+		out Out
+	}
+	b, err := resilience.Call(ctx, x, tool, func(ctx context.Context) (both, error) {
+		res, out, err := fn(ctx)
+		return both{res, out}, err
+	}, resilience.Args(args))
+	return b.res, b.out, err
+}
+
+// serialized is the core's mcp CallToolResult of env, as a value tree. An
+// envelope the core cannot write (a hand-built one whose details hold a value
+// JSON cannot carry) is written without its details.
+func serialized(env core.Envelope) map[string]any {
+	msgs, err := core.Serialize(core.FormatMCP, []core.Outcome{{Error: &env}})
+	if err != nil {
+		env.Details = nil
+		msgs, _ = core.Serialize(core.FormatMCP, []core.Outcome{{Error: &env}})
+	}
+	if len(msgs) != 1 {
+		return nil
+	}
+	m, _ := msgs[0].(map[string]any)
+	return m
+}
+
+// resultBytes is the JSON of the core's mcp CallToolResult of env.
+func resultBytes(env core.Envelope) []byte {
+	b, _ := json.Marshal(serialized(env))
+	return b
+}
+
+// text is the one text block of the core's CallToolResult for env.
+func text(env core.Envelope) string {
+	content, _ := serialized(env)["content"].([]any)
+	if len(content) == 1 {
+		if block, ok := content[0].(map[string]any); ok {
+			if t, ok := block["text"].(string); ok {
+				return t
+			}
+		}
+	}
+	return env.Message
+}
+
+// envelopeError is the error For hands the SDK: its text is the envelope's JSON.
+type envelopeError struct{ text string }
+
+func (e envelopeError) Error() string { return e.text }
