@@ -19,7 +19,7 @@
 // See https://ai-sdk.dev/docs/ai-sdk-core/tools-and-tool-calling
 // (ToolResultOutput, toModelOutput) and @ai-sdk/provider-utils tool().
 
-import { cleanEnvelope, envelopeOf, guard, isEnvelope, missing } from './common.js';
+import { argsEnvelope, cleanEnvelope, envelopeOf, guard, isEnvelope, missing } from './common.js';
 
 const ai = await import('ai').catch((e) => { throw missing('ai', e); });
 
@@ -34,14 +34,29 @@ const ai = await import('ai').catch((e) => { throw missing('ai', e); });
  * executor's calls end when the step's abortSignal aborts. A failed call
  * resolves to the envelope as the tool's output (what onStepFinish and UI
  * messages show); a success goes to def.toModelOutput, or the AI SDK's
- * default (text for a string, JSON otherwise).
+ * default (text for a string, JSON otherwise). Input that fails
+ * def.inputSchema is answered with INVALID_ARGS naming each field (Zod
+ * issues in the neutral form of docs/args.md), not the SDK's own error-text:
+ * the SDK is handed the same JSON Schema and execute validates.
  */
 export function tool({ name, executor, ...def }) {
   const guarded = guard(def.execute, name, executor, { signalOf: (args) => args[1]?.abortSignal });
   const own = def.toModelOutput;
+  // The SDK validates the input before execute and sends a failure as its own
+  // error-text (the validator's dump, the rejected value included); so the
+  // SDK is given the same JSON Schema with a validation that accepts, and
+  // execute validates with the tool's schema, a failure becoming INVALID_ARGS.
+  const schema = def.inputSchema === undefined ? undefined : ai.asSchema(def.inputSchema);
+  const inputSchema = schema && ai.jsonSchema(() => schema.jsonSchema, { validate: (value) => ({ success: true, value }) });
   return ai.tool({
     ...def,
+    ...(inputSchema ? { inputSchema } : {}),
     async execute(input, options) {
+      if (schema?.validate) {
+        const r = await schema.validate(input);
+        if (!r.success) return cleanEnvelope(argsEnvelope(r.error, name));
+        input = r.value;
+      }
       try {
         return await guarded(input, options);
       } catch (e) {

@@ -157,7 +157,10 @@ function zodFailures(issue) {
       return (issue.keys ?? []).map((k) => ({ path: `${path}${pointer([k])}`, keyword: 'additionalProperties' }));
     case 'invalid_format':
     case 'invalid_string':
-      if (issue.format === 'regex' || issue.validation === 'regex') return [{ path, keyword: 'pattern', ...(typeof issue.pattern === 'string' ? { expected: issue.pattern } : {}) }];
+      if (issue.format === 'regex' || issue.validation === 'regex') {
+        const pattern = typeof issue.pattern === 'string' ? issue.pattern.replace(/^\/(.*)\/[a-z]*$/s, '$1') : undefined; // Zod 4 writes /source/flags
+        return [{ path, keyword: 'pattern', ...(pattern !== undefined ? { expected: pattern } : {}) }];
+      }
       return [{ path, keyword: 'format', ...(typeof (issue.format ?? issue.validation) === 'string' ? { expected: issue.format ?? issue.validation } : {}) }];
     case 'invalid_value':
     case 'invalid_enum_value':

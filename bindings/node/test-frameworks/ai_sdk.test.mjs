@@ -135,3 +135,23 @@ test('the example runs seed 000 through generateText', async () => {
   assert.equal(lb.searches().length, 3);
   assert.equal(lb.modelRequests().length, 2);
 });
+
+test('arguments that fail the schema become INVALID_ARGS naming the field, not the SDK\'s dump', async () => {
+  const strictInput = z.object({ q: z.string(), max_results: z.number().max(50) });
+  // Before: the AI SDK validates first and sends its own error-text, the validator's dump and the value included.
+  await ask(anthropic(), aiTool({ description, inputSchema: strictInput, execute: searchFn(lb) }), 2);
+  const [before] = toolResults();
+  assert.equal(before.is_error, true);
+  assert.match(before.content, /^AI_InvalidToolInputError: Invalid input for tool search: AI_TypeValidationError: Type validation failed: Value: \{"q":"flights","max_results":500\}/);
+  // After: the tool's own schema validates inside execute; the model reads INVALID_ARGS and stops.
+  const result = await ask(anthropic(), tool({ name: 'search', description, inputSchema: strictInput, execute: searchFn(lb) }));
+  assert.equal(result.text, 'stopped: INVALID_ARGS');
+  assert.equal(lb.searches().length, 0);
+  const after = toolResults()[0];
+  assert.equal(after.is_error, true);
+  const env = JSON.parse(after.content);
+  assert.deepEqual(env.details, { failures: [{ keyword: 'maximum', path: '/max_results' }], fields: ['/max_results'], tool: 'search' });
+  // The model still gets the tool's JSON Schema.
+  const sent = lb.modelRequests('anthropic').at(-1).tools[0].input_schema;
+  assert.deepEqual(sent.properties.max_results, { type: 'number', maximum: 50 });
+});
