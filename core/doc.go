@@ -40,7 +40,7 @@
 //     Convert, Conversion, LoopGuard, LoopAttempt.
 //   - Egress (the last hop before a provider): EgressHTTPError,
 //     EgressStreamError, EgressTransportError, EgressOptions, ErrorReply,
-//     EnvelopeMember, EnvelopeHeader.
+//     EnvelopeMember, EnvelopeHeader; PrepareRequest, PreparedRequest.
 //   - Decisions: Retry, RetryPolicy, RetryDecision, RetryReason;
 //     BreakerTransition, BreakerState, BreakerSettings, BreakerEvent,
 //     BreakerPhase, BreakerResult, BreakerCounts, ParseBreakerState; Budget,

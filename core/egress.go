@@ -1,9 +1,12 @@
 package core
 
 import (
+	"strconv"
+
 	"github.com/toolerr/toolerr/core/internal/canonical"
 	"github.com/toolerr/toolerr/core/internal/classify"
 	"github.com/toolerr/toolerr/core/internal/egress"
+	"github.com/toolerr/toolerr/core/internal/field"
 )
 
 // EnvelopeMember is the member of every native error object that carries the
@@ -147,4 +150,141 @@ func errorReplyValue(r egress.Response) map[string]any {
 		h[k] = v
 	}
 	return map[string]any{"status": r.Status, "headers": h, "body": r.Body, "envelope": r.Envelope}
+}
+
+// PreparedRequest is a provider request body made ready to send (the
+// egress_request op's result).
+//
+// Body is the body to send: exactly the bytes given when Changed is false,
+// else the changed body's canonical JSON (RFC 8785; numbers as doubles, so
+// an integer above 2^53 keeps a double's precision). Changes are repair's
+// counts (Synthesized NO_RESULT failures for unanswered calls,
+// DroppedOrphans, DroppedDuplicates, Moved, Merged, Filled, Renamed);
+// FlagsRestored the call ids of results whose envelope travelled without
+// the format's failure flag and now carry it; Rewritten the number of ids
+// rewritten for the target's id rules; IDMap every new id to the body's
+// original (nil when none); IDs every id touched, in order; Findings what
+// check still finds in the body to send, which no rule of the op repairs.
+//
+// See docs/egress.md, "The request op".
+type PreparedRequest struct {
+	Body          []byte
+	Changed       bool
+	Changes       RepairChanges
+	FlagsRestored []string
+	Rewritten     int
+	IDMap         map[string]string
+	IDs           []string
+	Findings      []Finding
+}
+
+// PrepareRequest makes body, the raw bytes of a whole request body of
+// format f (openai-chat, openai-responses, anthropic, gemini or bedrock, or
+// an alias; see CheckBody for the shapes), ready for its provider, with
+// only what must change changed: a toolerr envelope in a result without
+// the format's failure flag gets it (Anthropic is_error, Bedrock status
+// "error", Gemini response.error), every unanswered call gets a NO_RESULT
+// failure with the flag set, orphans and second results are dropped, split
+// Gemini responses merged where the model requires it, and every id the
+// target rejects is rewritten deterministically (opts.IDRules names other
+// rules than f's own, e.g. "mistral"; opts.Model the model when the body
+// does not name it, as a Gemini body does not). Everything else, reasoning
+// data included, is the value given. The body is read by the core's own
+// JSON parser (a duplicate key is refused).
+//
+// Returns a *RequestError with the paths of the egress_request op: an
+// unknown format ("format"), a body that is not JSON ("body", with its
+// byte Offset), larger than MaxRequestBytes, or of the wrong shape
+// ("body.messages[2].content").
+//
+// See docs/egress.md, "The request op".
+func PrepareRequest(f Format, body []byte, opts TranscriptOptions) (PreparedRequest, error) {
+	const op = "egress_request"
+	if len(body) > MaxRequestBytes {
+		return PreparedRequest{}, &RequestError{Op: op, Path: "body", Offset: -1, Msg: "is " + strconv.Itoa(len(body)) + " bytes; the limit is " + strconv.Itoa(MaxRequestBytes)}
+	}
+	if _, err := formatNamed(op, f, "format"); err != nil {
+		return PreparedRequest{}, err
+	}
+	v, err := canonical.Parse(body)
+	if err != nil {
+		re := &RequestError{Op: op, Path: "body", Offset: -1, Msg: "is not valid JSON: " + err.Error(), err: err}
+		if se, ok := err.(*canonical.SyntaxError); ok {
+			re.Offset, re.Msg = se.Offset, "is not valid JSON: "+se.Msg
+		}
+		return PreparedRequest{}, re
+	}
+	m, ok := v.(map[string]any)
+	if !ok {
+		return PreparedRequest{}, &RequestError{Op: op, Path: "body", Offset: -1, Msg: "must be an object, got " + field.TypeName(v)}
+	}
+	p, err := prepare(f, m, opts)
+	if err != nil {
+		return PreparedRequest{}, err
+	}
+	out := preparedRequest(p)
+	if p.Changed {
+		if out.Body, err = canonical.Marshal(p.Body); err != nil {
+			return PreparedRequest{}, requestError(op, err)
+		}
+	} else {
+		out.Body = body
+	}
+	return out, nil
+}
+
+// prepare runs the request op on a body given as a value tree.
+func prepare(f Format, body map[string]any, opts TranscriptOptions) (egress.Prepared, error) {
+	b, o, err := readBody("egress_request", f, "format", body, opts)
+	if err != nil {
+		return egress.Prepared{}, err
+	}
+	p, err := egress.Prepare(b, o)
+	if err != nil {
+		return egress.Prepared{}, requestError("egress_request", err)
+	}
+	return p, nil
+}
+
+func preparedRequest(p egress.Prepared) PreparedRequest {
+	return PreparedRequest{Changed: p.Changed, Changes: p.Changes, FlagsRestored: p.FlagsRestored, Rewritten: p.Rewritten,
+		IDMap: p.IDMap, IDs: p.IDs, Findings: p.Findings}
+}
+
+// opEgressRequest: {"format", "body", "id_rules"?, "model"?, "open_calls"?}
+// -> {"body", "changed", "changes", "id_map"?, "findings"}.
+func opEgressRequest(req map[string]any) (any, error) {
+	f, opts, err := formatAndOptions(req, "format")
+	if err != nil {
+		return nil, err
+	}
+	body, ok, err := field.Get[map[string]any](req, "body", "")
+	if err != nil {
+		return nil, err
+	}
+	if !ok {
+		return nil, field.NewError("body", "is required (the whole request body)")
+	}
+	p, err := prepare(Format(f), body, opts)
+	if err != nil {
+		return nil, err
+	}
+	return preparedValue(p.Body, preparedRequest(p)), nil
+}
+
+// preparedValue is the op's result for a prepared body.
+func preparedValue(body any, p PreparedRequest) map[string]any {
+	ch := changesValue(p.Changes)
+	ch["flags_restored"] = len(p.FlagsRestored)
+	ch["rewritten"] = p.Rewritten
+	ids := make([]any, len(p.IDs))
+	for i, id := range p.IDs {
+		ids[i] = id
+	}
+	ch["ids"] = ids
+	out := map[string]any{"body": body, "changed": p.Changed, "changes": ch, "findings": findingsValue(p.Findings)}
+	if len(p.IDMap) > 0 {
+		out["id_map"] = idMapValue(p.IDMap)
+	}
+	return out
 }

@@ -33,3 +33,19 @@ func ExampleEgressStreamError() {
 	// event: error
 	// data: {"error":{"message":"The Anthropic API is overloaded in the response stream; retry later.","toolerr":{"code":"OVERLOADED","details":{"provider":"anthropic","provider_type":"overloaded_error"},"message":"The Anthropic API is overloaded in the response stream; retry later.","retryable":true,"source":"provider"},"type":"overloaded_error"},"type":"error"}
 }
+
+// A history whose tool_result carries the envelope but lost is_error on the
+// way (an OpenAI-shaped history translated by a proxy), with a second call
+// left unanswered: the body to send gets the flag and a NO_RESULT failure.
+func ExamplePrepareRequest() {
+	body := []byte(`{"model":"claude-sonnet-4-5","max_tokens":1024,"messages":[
+	  {"role":"assistant","content":[{"type":"tool_use","id":"toolu_A","name":"search","input":{}},{"type":"tool_use","id":"toolu_B","name":"search","input":{}}]},
+	  {"role":"user","content":[{"type":"tool_result","tool_use_id":"toolu_A","content":"{\"code\":\"TIMEOUT\",\"details\":{},\"message\":\"Search timed out.\",\"retryable\":true,\"source\":\"tool\"}"}]}]}`)
+	p, err := core.PrepareRequest(core.FormatAnthropic, body, core.TranscriptOptions{})
+	if err != nil {
+		panic(err)
+	}
+	fmt.Println(p.Changed, p.FlagsRestored, p.Changes.Synthesized)
+	// Output:
+	// true [toolu_A] 1
+}

@@ -88,14 +88,20 @@ func typedEgressError(req map[string]any) (any, error, bool) {
 	return errorReplyValue(egress.Response{Status: r.Status, Header: r.Header, Event: r.Event, Body: body.(map[string]any), Envelope: r.Envelope}), nil, true
 }
 
-// TestEgressTypedAPI_agreesWithOps: for every egress_error fixture the Go
-// types can express, the typed API gives the same reply, or the same error,
-// as Invoke.
-func TestEgressTypedAPI_agreesWithOps(t *testing.T) {
-	files, err := filepath.Glob(filepath.Join("..", "conformance", "fixtures", "egress_error", "*.json"))
+// fixtureTest is one test of a conformance fixture file: where it is, and
+// its request's bytes.
+type fixtureTest struct {
+	File, Case, Test string
+	Request          json.RawMessage
+}
+
+// fixtureTests reads every test of conformance/fixtures/<op>/*.json.
+func fixtureTests(t *testing.T, op string) []fixtureTest {
+	t.Helper()
+	files, err := filepath.Glob(filepath.Join("..", "conformance", "fixtures", op, "*.json"))
 	require.NoError(t, err)
-	require.NotEmpty(t, files)
-	compared, skipped := 0, 0
+	require.NotEmpty(t, files, op)
+	var out []fixtureTest
 	for _, file := range files {
 		b, err := os.ReadFile(file)
 		require.NoError(t, err)
@@ -109,24 +115,35 @@ func TestEgressTypedAPI_agreesWithOps(t *testing.T) {
 		require.NoError(t, json.Unmarshal(b, &cases), file)
 		for _, c := range cases {
 			for _, tc := range c.Tests {
-				v, err := canonical.Parse(tc.Request)
-				require.NoError(t, err)
-				res, err, ok := typedEgressError(v.(map[string]any))
-				if !ok {
-					skipped++
-					continue
-				}
-				var got []byte
-				if err != nil {
-					got = badRequest(requestError("egress_error", err))
-				} else {
-					got, err = canonical.Marshal(map[string]any{"ok": res})
-					require.NoError(t, err)
-				}
-				require.Equal(t, string(Invoke(tc.Request)), string(got), "%s: %s / %s", filepath.Base(file), c.Description, tc.Description)
-				compared++
+				out = append(out, fixtureTest{filepath.Base(file), c.Description, tc.Description, tc.Request})
 			}
 		}
+	}
+	return out
+}
+
+// TestEgressTypedAPI_agreesWithOps: for every egress_error fixture the Go
+// types can express, the typed API gives the same reply, or the same error,
+// as Invoke.
+func TestEgressTypedAPI_agreesWithOps(t *testing.T) {
+	compared, skipped := 0, 0
+	for _, ft := range fixtureTests(t, "egress_error") {
+		v, err := canonical.Parse(ft.Request)
+		require.NoError(t, err)
+		res, err, ok := typedEgressError(v.(map[string]any))
+		if !ok {
+			skipped++
+			continue
+		}
+		var got []byte
+		if err != nil {
+			got = badRequest(requestError("egress_error", err))
+		} else {
+			got, err = canonical.Marshal(map[string]any{"ok": res})
+			require.NoError(t, err)
+		}
+		require.Equal(t, string(Invoke(ft.Request)), string(got), "%s: %s / %s", ft.File, ft.Case, ft.Test)
+		compared++
 	}
 	require.NotZero(t, compared)
 	t.Logf("egress_error: %d fixtures compared, %d not expressible in Go types", compared, skipped)
@@ -158,4 +175,60 @@ func mustJSON(t *testing.T, v any) []byte {
 	b, err := json.Marshal(v)
 	require.NoError(t, err)
 	return b
+}
+
+// TestEgressRequestTypedAPI_agreesWithOps: every egress_request fixture the
+// Go types can express gives, through PrepareRequest (the body as bytes),
+// the same result or error as Invoke.
+func TestEgressRequestTypedAPI_agreesWithOps(t *testing.T) {
+	compared := 0
+	for _, ft := range fixtureTests(t, "egress_request") {
+		v, err := canonical.Parse(ft.Request)
+		require.NoError(t, err)
+		req := v.(map[string]any)
+		f, ok1 := str(req, "format")
+		rules, ok2 := str(req, "id_rules")
+		model, ok3 := str(req, "model")
+		body, isObj := req["body"].(map[string]any)
+		if !ok1 || !ok2 || !ok3 || !isObj || present(req, "open_calls") {
+			continue
+		}
+		raw := bodyBytes(body)
+		p, err := PrepareRequest(Format(f), raw, TranscriptOptions{IDRules: rules, Model: model})
+		var got []byte
+		if err != nil {
+			got = badRequest(requestError("egress_request", err))
+		} else {
+			if !p.Changed {
+				require.Equal(t, raw, p.Body, "an unchanged body is the bytes given")
+			}
+			bv, perr := canonical.Parse(p.Body)
+			require.NoError(t, perr)
+			got, err = canonical.Marshal(map[string]any{"ok": preparedValue(bv, p)})
+			require.NoError(t, err)
+		}
+		require.Equal(t, string(Invoke(ft.Request)), string(got), "%s: %s / %s", ft.File, ft.Case, ft.Test)
+		compared++
+	}
+	require.NotZero(t, compared)
+	t.Logf("egress_request: %d fixtures compared", compared)
+}
+
+func TestPrepareRequest_bytes(t *testing.T) {
+	in := []byte(`{"model": "gpt-4o",  "messages": [{"role": "user", "content": "hi"}], "seed": 12345678901234567}`)
+	p, err := PrepareRequest("openai", in, TranscriptOptions{})
+	require.NoError(t, err)
+	assert.False(t, p.Changed)
+	assert.Equal(t, in, p.Body, "an unchanged body passes byte for byte, white space and big integers included")
+	_, err = PrepareRequest(FormatAnthropic, []byte(`{"messages":[}`), TranscriptOptions{})
+	var re *RequestError
+	require.ErrorAs(t, err, &re)
+	assert.Equal(t, "body", re.Path)
+	assert.Equal(t, int64(13), re.Offset)
+	_, err = PrepareRequest(FormatAnthropic, []byte(`{"messages":[],"messages":[]}`), TranscriptOptions{})
+	require.ErrorAs(t, err, &re)
+	assert.Contains(t, re.Msg, "duplicate")
+	_, err = PrepareRequest(FormatAnthropic, make([]byte, MaxRequestBytes+1), TranscriptOptions{})
+	require.ErrorAs(t, err, &re)
+	assert.Equal(t, "body", re.Path)
 }

@@ -20,7 +20,8 @@ func Dialect() *dialect.Dialect {
 	return &dialect.Dialect{
 		Name: Name, Read: readMessage, Write: writeMessage, Serialize: Codec{}.Serialize,
 		CallID: dialect.Member{Key: "id"}, ResultID: dialect.Member{Key: "tool_use_id"},
-		Flag: func(elem map[string]any, _ outcome.Outcome) { elem["is_error"] = true },
+		Flag:    func(elem map[string]any, _ outcome.Outcome) { elem["is_error"] = true },
+		Flagged: func(elem map[string]any) bool { return elem["is_error"] == true },
 		// a tool's name matches ^[a-zA-Z0-9_-]{1,64}$ (tool use docs, Tool.name)
 		Names:     dialect.IDRule{Charset: dialect.Word, Min: 1, Max: 64, Text: "Anthropic tool names match ^[a-zA-Z0-9_-]{1,64}$."},
 		Placement: dialect.NextUserFirst,

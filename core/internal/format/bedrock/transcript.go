@@ -27,6 +27,10 @@ func Dialect() *dialect.Dialect {
 		Flag: func(elem map[string]any, _ outcome.Outcome) {
 			dialect.Member{In: "toolResult", Key: "status"}.Set(elem, "error")
 		},
+		Flagged: func(elem map[string]any) bool {
+			r, _ := elem["toolResult"].(map[string]any)
+			return r["status"] == "error"
+		},
 		Placement:  dialect.NextUserFirst,
 		Lint:       lint,
 		CapNames:   " tool_result_status ",

@@ -110,6 +110,12 @@ type Dialect struct {
 	// failure that is not an envelope; nil when the format has no flag (a
 	// failure then travels as a TOOL_ERROR envelope in the content).
 	Flag func(elem map[string]any, o outcome.Outcome)
+	// Flagged reports whether a result element as read carries the
+	// format's own failure flag (is_error true, status "error", an "error"
+	// key); nil when the format (or the model, after ForModel) has no
+	// flag. The egress request op gives the flag to an envelope that
+	// travels without it.
+	Flagged func(elem map[string]any) bool
 	// Placement is where results must sit.
 	Placement Placement
 	// PartsKey is the member holding a message's parts ("content",

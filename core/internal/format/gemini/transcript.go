@@ -29,6 +29,12 @@ func Dialect() *dialect.Dialect {
 		Flag: func(elem map[string]any, o outcome.Outcome) {
 			dialect.Member{In: "functionResponse", Key: "response"}.Set(elem, map[string]any{"error": resultValue(o)})
 		},
+		Flagged: func(elem map[string]any) bool {
+			fr, _ := elem["functionResponse"].(map[string]any)
+			r, _ := fr["response"].(map[string]any)
+			_, ok := r["error"]
+			return ok
+		},
 		Placement: dialect.NextContent,
 		// The generateContent API took three responses in three consecutive
 		// contents (crewAIInc/crewAI cassette
@@ -201,7 +207,11 @@ func readListResponse(fr map[string]any, p string, raw any) (dialect.Part, error
 	} else if len(resp) == 0 {
 		o = outcome.Outcome{Result: &outcome.Result{Kind: outcome.Empty}}
 	} else {
-		o = outcome.Outcome{Result: &outcome.Result{Kind: outcome.JSON, JSON: resp}}
+		// The whole response as the value: an object that is exactly an
+		// envelope (a gateway that put the five fields at the top of
+		// response, without the error key) is that failure, as it is
+		// under output; any other object is the result.
+		o, failed = dialect.ValueOutcome(resp, outcome.Unflagged)
 	}
 	if frParts, ok := fr["parts"].([]any); ok && len(frParts) > 0 && o.Error == nil {
 		bs := []outcome.Block{}
