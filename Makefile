@@ -10,8 +10,9 @@ FUZZTIME ?= 10s
 help: ## show this list
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  %-12s %s\n", $$1, $$2}'
 
-build: wasm cshared ## build dist/toolerr.wasm, dist/libtoolerr.{so,a}, dist/toolerr.h, the CLI dist/toolerr and dist/toolerr-gateway-check
+build: wasm cshared ## build dist/toolerr.wasm, dist/libtoolerr.{so,a}, dist/toolerr.h, the CLI dist/toolerr, the gateway dist/toolerr-gateway and dist/toolerr-gateway-check
 	$(GO) build -trimpath -o $(DIST)/toolerr ./cmd/toolerr
+	cd gateway && $(GO) build -trimpath -o $(abspath $(DIST))/toolerr-gateway ./cmd/toolerr-gateway
 	cd gatewaycheck && $(GO) build -trimpath -o ../$(DIST)/toolerr-gateway-check ./cmd/toolerr-gateway-check
 
 wasm: ## build dist/toolerr.wasm (GOOS=wasip1, -buildmode=c-shared)

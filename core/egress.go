@@ -28,11 +28,14 @@ const (
 // time of the response in milliseconds since the Unix epoch (0 = unknown;
 // without it an HTTP-date Retry-After and Anthropic's reset times give no
 // wait). DropUpstreamMessage puts toolerr's own sentence in the native
-// message member instead of the upstream's sanitized one.
+// message member instead of the upstream's sanitized one. ContentEmitted,
+// for EgressStreamError only, says output was streamed before the error
+// event (details.partial_output: a retry repeats it).
 type EgressOptions struct {
 	Upstream            string
 	NowMs               int64
 	DropUpstreamMessage bool
+	ContentEmitted      bool
 }
 
 // ErrorReply is what a client gets for one upstream failure, in the shape of
@@ -79,7 +82,7 @@ func EgressHTTPError(ingress Format, status int, header map[string][]string, bod
 // is the upstream's event name ("" means "error"), data its payload.
 // Errors as for EgressHTTPError.
 func EgressStreamError(ingress Format, event string, data []byte, opt EgressOptions) (ErrorReply, error) {
-	return egressError(ingress, classify.Request{Kind: classify.KindSSE, Event: event, Data: classify.ParseBody(data)}, opt)
+	return egressError(ingress, classify.Request{Kind: classify.KindSSE, Event: event, Data: classify.ParseBody(data), ContentEmitted: opt.ContentEmitted}, opt)
 }
 
 // EgressTransportError returns what a client speaking ingress gets when the

@@ -67,9 +67,11 @@ func typedEgressError(req map[string]any) (any, error, bool) {
 	case up["sse_event"] != nil:
 		s, isObj := up["sse_event"].(map[string]any)
 		event, ok := str(s, "event")
-		if !isObj || !ok || present(s, "content_emitted") {
+		emitted, isBool := s["content_emitted"].(bool)
+		if !isObj || !ok || !isBool && present(s, "content_emitted") {
 			return nil, nil, false
 		}
+		opt.ContentEmitted = emitted
 		r, err = EgressStreamError(Format(ingress), event, bodyBytes(s["data"]), opt)
 	default:
 		text, isStr := up["error_text"].(string)

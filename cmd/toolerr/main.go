@@ -18,9 +18,11 @@ import (
 	"io"
 	"os"
 	"os/exec"
+	"os/signal"
 	"path/filepath"
 	"strconv"
 	"strings"
+	"syscall"
 
 	"github.com/toolerr/toolerr/core"
 )
@@ -41,6 +43,7 @@ func commands() []command {
 		{"convert", "convert --from P --to Q [FILE]", "translate a list, or a whole request body (system prompt, tools, parameters), from P's shape to Q's", passthrough("convert")},
 		{"trim", "trim --format P --max-chars N [FILE]", "drop the oldest turns to fit a size, never splitting a call from its results", passthrough("trim")},
 		{"replay", "replay --format P TRACE", "replay a recorded failure trace through a provider's adapter", passthrough("replay")},
+		{"gateway", "gateway [flags]", "run the HTTP gateway (toolerr-gateway): every request and upstream error through the egress ops", external("toolerr-gateway")},
 		{"demo", "demo [--shared DIR]", "the main job: the seed's worked example, then every real recording classified", runDemo},
 		{"gateway-check", "gateway-check --base-url URL [flags]", "hold a gateway to the five fields against strict fake upstreams (runs toolerr-gateway-check)", external("toolerr-gateway-check")},
 		{"version", "version", "print the toolerr and ABI versions", runVersion},
@@ -90,16 +93,38 @@ func external(program string) func(args []string, stdin io.Reader, stdout, stder
 			}
 			path = p
 		}
-		cmd := exec.Command(path, args...)
-		cmd.Stdin, cmd.Stdout, cmd.Stderr = stdin, stdout, stderr
-		err := cmd.Run()
-		var exit *exec.ExitError
-		switch {
-		case err == nil:
-			return 0
-		case errors.As(err, &exit):
-			return exit.ExitCode()
-		default:
+		return runProgram(program, path, args, stdin, stdout, stderr)
+	}
+}
+
+// runProgram runs the program at path with args and the standard streams,
+// passing SIGINT and SIGTERM on to it (so that toolerr-gateway, a server,
+// shuts down gracefully under `toolerr gateway`), and returns its exit
+// status.
+func runProgram(program, path string, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	cmd := exec.Command(path, args...)
+	cmd.Stdin, cmd.Stdout, cmd.Stderr = stdin, stdout, stderr
+	sigs := make(chan os.Signal, 2)
+	signal.Notify(sigs, os.Interrupt, syscall.SIGTERM)
+	defer signal.Stop(sigs)
+	if err := cmd.Start(); err != nil {
+		fmt.Fprintf(stderr, "toolerr: %s: %v\n", program, err)
+		return 2
+	}
+	done := make(chan error, 1)
+	go func() { done <- cmd.Wait() }()
+	for {
+		select {
+		case sig := <-sigs:
+			_ = cmd.Process.Signal(sig)
+		case err := <-done:
+			var exit *exec.ExitError
+			switch {
+			case err == nil:
+				return 0
+			case errors.As(err, &exit):
+				return exit.ExitCode()
+			}
 			fmt.Fprintf(stderr, "toolerr: %s: %v\n", program, err)
 			return 2
 		}

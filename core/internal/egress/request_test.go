@@ -6,7 +6,9 @@ import (
 	"math/rand"
 	"os"
 	"path/filepath"
+	"runtime"
 	"sort"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -289,4 +291,23 @@ func keys(m map[string]any) []string {
 	}
 	sort.Strings(out)
 	return out
+}
+
+// TestPrepare_repeatedIDsLinear: a turn of n calls that all share one id
+// (each renamed by repair) costs memory linear in n: 4n calls allocate
+// about 4 times what n do, not 16 (the renaming used to copy the turn's
+// parts and retry every earlier hash for each call).
+func TestPrepare_repeatedIDsLinear(t *testing.T) {
+	allocated := func(n int) uint64 {
+		body := `{"messages":[{"role":"assistant","content":[` + strings.Repeat(`{"type":"tool_use","id":"x","name":"f","input":{}},`, n) + `{"type":"text","text":"t"}]}]}`
+		var before, after runtime.MemStats
+		runtime.GC()
+		runtime.ReadMemStats(&before)
+		p := prepare(t, transcript.Anthropic, body, transcript.Options{})
+		runtime.ReadMemStats(&after)
+		require.Equal(t, n-1, p.Changes.Renamed)
+		return after.TotalAlloc - before.TotalAlloc
+	}
+	small, large := allocated(500), allocated(2000)
+	assert.Less(t, float64(large)/float64(small), 8.0, "500 calls: %d bytes, 2000 calls: %d bytes", small, large)
 }

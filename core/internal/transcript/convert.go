@@ -153,7 +153,7 @@ func regroup(from *dialect.Dialect, msgs []Message, to *dialect.Dialect, unseen 
 	used := map[loc]bool{}
 	generated, unverified := 0, 0
 	var renamed map[string]string
-	var taken map[string]bool // every id of the list, once a rename needs them
+	var taken *idPool // every id of the list, once a rename needs them
 	for l, info := range a.res {
 		if info.status == statusUnverified {
 			used[l] = true
@@ -207,10 +207,10 @@ func regroup(from *dialect.Dialect, msgs []Message, to *dialect.Dialect, unseen 
 			}
 			if a.dupCall[callRef{g, k}] {
 				if taken == nil {
-					taken, renamed = listIDs(msgs), map[string]string{}
+					taken, renamed = newIDPool(msgs), map[string]string{}
 				}
 				orig := p.Call.ID
-				p.Call.ID = freshID(rules, orig, taken)
+				p.Call.ID = taken.fresh(rules, orig)
 				renamed[p.Call.ID] = orig
 			}
 			l := a.answer[g][k]
@@ -285,8 +285,9 @@ func renameFunctions(msgs []Message, r dialect.IDRule) map[string]string {
 		return nil
 	}
 	forward, back := map[string]string{}, map[string]string{}
+	pool := &idPool{used: used, next: map[string]int{}}
 	for _, name := range bad {
-		n := freshID(r, name, used)
+		n := pool.fresh(r, name)
 		forward[name], back[n] = n, name
 	}
 	for i := range msgs {

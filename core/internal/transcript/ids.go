@@ -86,15 +86,30 @@ func listIDs(msgs []Message) map[string]bool {
 	return used
 }
 
-// freshID derives a new id for a call that repeats original within its
-// turn: the first of newID's attempts 1, 2, ... under r that is not in used,
+// idPool hands out new ids for calls that repeat an id within their turn:
+// used holds every id of the list and every id handed out, next the
+// attempt each original resumes from, so that n repeats of one id cost n
+// hashes, not n squared (a hostile list of 3,000 calls sharing one id).
+type idPool struct {
+	used map[string]bool
+	next map[string]int
+}
+
+func newIDPool(msgs []Message) *idPool {
+	return &idPool{used: listIDs(msgs), next: map[string]int{}}
+}
+
+// fresh derives a new id for a call that repeats original within its turn:
+// the first of newID's attempts 1, 2, ... under r that is not in use,
 // which it joins.
-func freshID(r dialect.IDRule, original string, used map[string]bool) string {
-	id := ""
-	for attempt := 1; id == "" || used[id]; attempt++ {
+func (p *idPool) fresh(r dialect.IDRule, original string) string {
+	attempt := max(p.next[original], 1)
+	id := newID(r, original, attempt)
+	for p.used[id] {
+		attempt++
 		id = newID(r, original, attempt)
 	}
-	used[id] = true
+	p.used[id], p.next[original] = true, attempt+1
 	return id
 }
 

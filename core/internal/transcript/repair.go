@@ -79,6 +79,7 @@ type repair struct {
 	rebuild map[int]bool     // group -> its reply region is rebuilt
 	plan    [][]answer       // group -> call -> its answer
 	ids     dialect.IDRule   // the rules a renamed id follows
+	copied  map[int]bool     // messages whose parts setID has copied
 	out     []Message
 }
 
@@ -217,7 +218,7 @@ func (r *repair) renameDuplicates() {
 		return
 	}
 	r.msgs = append([]Message(nil), r.msgs...) // renamed below; the caller's list stays as it was
-	used := listIDs(r.msgs)
+	pool := newIDPool(r.msgs)
 	r.ch.IDMap = map[string]string{}
 	for g, gr := range a.groups {
 		for k, cl := range gr.calls {
@@ -225,7 +226,7 @@ func (r *repair) renameDuplicates() {
 				continue
 			}
 			orig := a.call(g, k).ID
-			id := freshID(r.ids, orig, used)
+			id := pool.fresh(r.ids, orig)
 			r.ch.IDMap[id] = orig
 			r.ch.Renamed++
 			r.touched.add(orig)
@@ -246,7 +247,13 @@ func (r *repair) renameDuplicates() {
 // repaired, copying the parts of its message first.
 func (r *repair) setID(l loc, call bool, id string) {
 	m := &r.msgs[l.msg]
-	m.Parts = append([]Part(nil), m.Parts...)
+	if !r.copied[l.msg] { // once per message: a turn of n renamed calls stays linear
+		if r.copied == nil {
+			r.copied = map[int]bool{}
+		}
+		m.Parts = append([]Part(nil), m.Parts...)
+		r.copied[l.msg] = true
+	}
 	m.Parts[l.part] = renamed(r.d, m.Parts[l.part], call, id)
 	m.Dirty = true
 }

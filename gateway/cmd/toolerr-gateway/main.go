@@ -1,0 +1,152 @@
+// Command toolerr-gateway runs toolerr's HTTP gateway (package gateway):
+// point an SDK's base URL (or LiteLLM's, Portkey's, your own code's
+// upstream) at it, and every request and every upstream failure goes
+// through toolerr's egress ops on the way. `toolerr gateway` runs it.
+//
+// It listens on 127.0.0.1:8787 unless -addr says otherwise, serves
+// /v1/chat/completions and /v1/responses (to -openai-base),
+// /v1/messages and /v1/messages/count_tokens (to -anthropic-base),
+// /v1beta/models/{model}:generateContent and :streamGenerateContent (to
+// -gemini-base), /metrics (Prometheus) and /healthz, logs one line per
+// request to standard error (log/slog; never a header, a query string or a
+// body), and on SIGINT or SIGTERM stops accepting connections and lets the
+// requests in flight finish (at most -shutdown-timeout).
+//
+// Exit status: 0 after a graceful shutdown, 1 when the server failed, 2
+// for a usage error.
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"log/slog"
+	"net"
+	"net/http"
+	"os"
+	"os/signal"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/toolerr/toolerr/gateway"
+)
+
+func main() {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	os.Exit(run(ctx, os.Args[1:], os.Stderr, nil))
+}
+
+// options are the command's flags.
+type options struct {
+	addr, upstreamMessage, logLevel, logFormat string
+	bases                                      map[string]*string
+	maxBody                                    int64
+	readTimeout, timeout, shutdownTimeout      time.Duration
+}
+
+func parseFlags(args []string, stderr io.Writer) (options, error) {
+	fs := flag.NewFlagSet("toolerr-gateway", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	var o options
+	def := gateway.DefaultUpstreams()
+	o.bases = map[string]*string{}
+	fs.StringVar(&o.addr, "addr", gateway.DefaultAddr, "listen address (host:port); the default listens on loopback only")
+	for _, fam := range []string{gateway.FamilyOpenAI, gateway.FamilyAnthropic, gateway.FamilyGemini} {
+		o.bases[fam] = fs.String(fam+"-base", def[fam], "base URL of the "+fam+" upstream")
+	}
+	fs.Int64Var(&o.maxBody, "max-body-bytes", gateway.DefaultMaxBodyBytes, "largest request body, in bytes (a larger one gets 413)")
+	fs.DurationVar(&o.readTimeout, "read-timeout", gateway.DefaultReadTimeout, "time to read a request body (then 408); negative for none")
+	fs.DurationVar(&o.timeout, "timeout", gateway.DefaultTimeout, "time for the whole upstream exchange, a stream's last byte included (504 before the headers); negative for none")
+	fs.DurationVar(&o.shutdownTimeout, "shutdown-timeout", 30*time.Second, "on SIGINT or SIGTERM, how long requests in flight may take to finish")
+	fs.StringVar(&o.upstreamMessage, "upstream-message", "keep", "keep: an upstream error's message passes to the client sanitized; drop: toolerr's own sentence instead")
+	fs.StringVar(&o.logLevel, "log-level", "info", "debug, info, warn or error")
+	fs.StringVar(&o.logFormat, "log-format", "json", "json or text")
+	if err := fs.Parse(args); err != nil {
+		return o, err
+	}
+	if fs.NArg() > 0 {
+		return o, fmt.Errorf("unexpected arguments: %s", strings.Join(fs.Args(), " "))
+	}
+	if o.upstreamMessage != "keep" && o.upstreamMessage != "drop" {
+		return o, fmt.Errorf("-upstream-message must be keep or drop, got %q", o.upstreamMessage)
+	}
+	if o.logFormat != "json" && o.logFormat != "text" {
+		return o, fmt.Errorf("-log-format must be json or text, got %q", o.logFormat)
+	}
+	return o, nil
+}
+
+// run serves until ctx is done (a signal), then shuts down gracefully. When
+// ready is not nil it receives the address listened on.
+func run(ctx context.Context, args []string, stderr io.Writer, ready chan<- string) int {
+	o, err := parseFlags(args, stderr)
+	if err != nil {
+		if !errors.Is(err, flag.ErrHelp) {
+			fmt.Fprintln(stderr, "toolerr-gateway:", err)
+		}
+		return 2
+	}
+	var level slog.Level
+	if err := level.UnmarshalText([]byte(o.logLevel)); err != nil {
+		fmt.Fprintln(stderr, "toolerr-gateway: -log-level:", err)
+		return 2
+	}
+	hopts := &slog.HandlerOptions{Level: level}
+	var h slog.Handler = slog.NewJSONHandler(stderr, hopts)
+	if o.logFormat == "text" {
+		h = slog.NewTextHandler(stderr, hopts)
+	}
+	log := slog.New(h)
+
+	ups := map[string]string{}
+	for fam, v := range o.bases {
+		ups[fam] = *v
+	}
+	cfg := gateway.Config{Upstreams: ups, MaxBodyBytes: o.maxBody, ReadTimeout: o.readTimeout, Timeout: o.timeout,
+		DropUpstreamMessage: o.upstreamMessage == "drop", Logger: log}
+	g, err := gateway.New(cfg)
+	if err != nil {
+		fmt.Fprintln(stderr, "toolerr-gateway:", err)
+		return 2
+	}
+	ln, err := net.Listen("tcp", o.addr)
+	if err != nil {
+		log.Error("toolerr gateway cannot listen", "addr", o.addr, "error", err.Error())
+		return 1
+	}
+	if host, _, _ := net.SplitHostPort(ln.Addr().String()); !net.ParseIP(host).IsLoopback() {
+		log.Warn("toolerr gateway listens beyond loopback: anyone who reaches it may spend the credentials passed through it", "addr", ln.Addr().String())
+	}
+	srv := &http.Server{
+		Handler:           g,
+		ReadHeaderTimeout: 10 * time.Second,
+		IdleTimeout:       2 * time.Minute,
+		ErrorLog:          slog.NewLogLogger(h, slog.LevelWarn),
+	}
+	done := make(chan error, 1)
+	go func() { done <- srv.Serve(ln) }()
+	log.Info("toolerr gateway listening", "addr", ln.Addr().String())
+	if ready != nil {
+		ready <- ln.Addr().String()
+	}
+	select {
+	case err := <-done:
+		log.Error("toolerr gateway stopped", "error", err.Error())
+		return 1
+	case <-ctx.Done():
+	}
+	log.Info("toolerr gateway shutting down: requests in flight may finish", "timeout", o.shutdownTimeout.String())
+	sctx, cancel := context.WithTimeout(context.Background(), o.shutdownTimeout)
+	defer cancel()
+	if err := srv.Shutdown(sctx); err != nil {
+		log.Error("toolerr gateway shutdown cut requests short", "error", err.Error())
+		return 1
+	}
+	<-done
+	log.Info("toolerr gateway stopped")
+	return 0
+}

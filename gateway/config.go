@@ -1,0 +1,128 @@
+package gateway
+
+import (
+	"errors"
+	"fmt"
+	"log/slog"
+	"net/http"
+	"net/url"
+	"strings"
+	"time"
+
+	"github.com/prometheus/client_golang/prometheus"
+
+	"github.com/toolerr/toolerr/core"
+)
+
+// The upstream families, each a base URL in Config.Upstreams.
+const (
+	FamilyOpenAI    = "openai"    // /v1/chat/completions, /v1/responses
+	FamilyAnthropic = "anthropic" // /v1/messages, /v1/messages/count_tokens
+	FamilyGemini    = "gemini"    // /v1beta/models/{model}:generateContent, :streamGenerateContent
+)
+
+// Defaults of Config.
+const (
+	DefaultAddr         = "127.0.0.1:8787"
+	DefaultMaxBodyBytes = core.MaxRequestBytes // 32 MiB: the largest body the request op reads
+	DefaultReadTimeout  = time.Minute          // reading the client's request body
+	DefaultTimeout      = 10 * time.Minute     // the whole upstream exchange, stream included (openai-python's default timeout)
+	DefaultMaxErrorBody = 1 << 20              // 1 MiB of an upstream error body read for the error op
+)
+
+// DefaultUpstreams are the providers' own API base URLs.
+func DefaultUpstreams() map[string]string {
+	return map[string]string{
+		FamilyOpenAI:    "https://api.openai.com",
+		FamilyAnthropic: "https://api.anthropic.com",
+		FamilyGemini:    "https://generativelanguage.googleapis.com",
+	}
+}
+
+// Config configures a Gateway. The zero value of every field means its
+// default.
+type Config struct {
+	// Upstreams maps a family (FamilyOpenAI, FamilyAnthropic, FamilyGemini)
+	// to the base URL its requests go to; the request path is appended to
+	// the base URL's path ("https://host/prefix" + "/v1/messages"). A
+	// family absent from the map takes DefaultUpstreams' URL.
+	Upstreams map[string]string
+	// MaxBodyBytes is the largest request body read, in bytes; a larger
+	// one is answered 413 in the client's native error shape. 0 means
+	// DefaultMaxBodyBytes; it cannot exceed core.MaxRequestBytes.
+	MaxBodyBytes int64
+	// ReadTimeout bounds reading the client's request body (a slow or
+	// stalled client gets 408). 0 means DefaultReadTimeout; negative, none.
+	ReadTimeout time.Duration
+	// Timeout bounds the whole upstream exchange: connecting, the
+	// response headers and, for a stream, its last byte. When it passes
+	// before the headers, the client gets 504 (TIMEOUT) in its native
+	// shape; a stream still running is cut. 0 means DefaultTimeout;
+	// negative, none.
+	Timeout time.Duration
+	// DropUpstreamMessage puts toolerr's own sentence in the message
+	// member of every native error body instead of the upstream's
+	// sanitized message (the egress_error op's upstream_message "drop").
+	DropUpstreamMessage bool
+	// Transport makes the upstream requests; nil means a clone of
+	// http.DefaultTransport. The gateway never retries a request.
+	Transport http.RoundTripper
+	// Logger receives one record per request (route, status, duration,
+	// what the request op changed, the upstream's error code) and never
+	// a header, a query string or a body. nil means slog.Default().
+	Logger *slog.Logger
+	// Registerer receives the gateway's metrics; nil means a registry of
+	// the gateway's own, served at /metrics.
+	Registerer prometheus.Registerer
+	// Now is the clock (for now_ms of the error op and the durations);
+	// nil means time.Now.
+	Now func() time.Time
+}
+
+// ErrConfig is matched (errors.Is) by every error New returns for a bad
+// Config.
+var ErrConfig = errors.New("gateway: bad config")
+
+// withDefaults returns c with every zero field set to its default, and
+// the upstream base URLs parsed.
+func (c Config) withDefaults() (Config, map[string]*url.URL, error) {
+	ups := DefaultUpstreams()
+	for k, v := range c.Upstreams {
+		if _, ok := ups[k]; !ok {
+			return c, nil, fmt.Errorf("%w: unknown upstream family %q (want %s, %s or %s)", ErrConfig, k, FamilyOpenAI, FamilyAnthropic, FamilyGemini)
+		}
+		ups[k] = v
+	}
+	parsed := make(map[string]*url.URL, len(ups))
+	for k, v := range ups {
+		u, err := url.Parse(v)
+		if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+			return c, nil, fmt.Errorf("%w: upstream %s: %q is not an http(s) base URL", ErrConfig, k, v)
+		}
+		u.Path = strings.TrimSuffix(u.Path, "/")
+		parsed[k] = u
+	}
+	c.Upstreams = ups
+	switch {
+	case c.MaxBodyBytes == 0:
+		c.MaxBodyBytes = DefaultMaxBodyBytes
+	case c.MaxBodyBytes < 0 || c.MaxBodyBytes > core.MaxRequestBytes:
+		return c, nil, fmt.Errorf("%w: MaxBodyBytes %d is outside 1-%d", ErrConfig, c.MaxBodyBytes, core.MaxRequestBytes)
+	}
+	if c.ReadTimeout == 0 {
+		c.ReadTimeout = DefaultReadTimeout
+	}
+	if c.Timeout == 0 {
+		c.Timeout = DefaultTimeout
+	}
+	if c.Transport == nil {
+		c.Transport = http.DefaultTransport.(*http.Transport).Clone()
+	}
+	if c.Logger == nil {
+		c.Logger = slog.Default()
+	}
+	if c.Now == nil {
+		c.Now = time.Now
+	}
+	return c, parsed, nil
+}

@@ -1,0 +1,338 @@
+package gateway
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"io"
+	"log/slog"
+	"net/http"
+	"net/http/httputil"
+	"net/url"
+	"strconv"
+	"time"
+
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/prometheus/client_golang/prometheus/promhttp"
+
+	"github.com/toolerr/toolerr/core"
+)
+
+// Gateway is an http.Handler serving the routes of the gateway, /metrics
+// and /healthz. Make one with New; it is safe for concurrent use.
+type Gateway struct {
+	cfg     Config
+	bases   map[string]*url.URL
+	proxy   *httputil.ReverseProxy
+	metrics *metrics
+	metricH http.Handler
+	log     *slog.Logger
+}
+
+var _ http.Handler = (*Gateway)(nil)
+
+// New returns a Gateway for cfg (zero fields take their defaults). An
+// unknown upstream family, a base URL that is not http(s) or a body limit
+// out of range is an error matching ErrConfig; a Registerer that already
+// holds the gateway's metrics is the registry's error.
+func New(cfg Config) (*Gateway, error) {
+	cfg, bases, err := cfg.withDefaults()
+	if err != nil {
+		return nil, err
+	}
+	g := &Gateway{cfg: cfg, bases: bases, log: cfg.Logger}
+	reg := cfg.Registerer
+	if reg == nil {
+		r := prometheus.NewRegistry()
+		reg, g.metricH = r, promhttp.HandlerFor(r, promhttp.HandlerOpts{})
+	} else if gatherer, ok := reg.(prometheus.Gatherer); ok {
+		g.metricH = promhttp.HandlerFor(gatherer, promhttp.HandlerOpts{})
+	}
+	if g.metrics, err = newMetrics(reg); err != nil {
+		return nil, err
+	}
+	g.proxy = &httputil.ReverseProxy{
+		Rewrite:        g.rewrite,
+		Transport:      cfg.Transport,
+		FlushInterval:  -1, // every write reaches the client at once: a stream passes event by event
+		ModifyResponse: g.modifyResponse,
+		ErrorHandler:   g.transportError,
+		ErrorLog:       slog.NewLogLogger(cfg.Logger.Handler(), slog.LevelWarn),
+	}
+	return g, nil
+}
+
+// exchange is one request on its way through the gateway: its route, the
+// model named in its path, and what happened, for the log record.
+type exchange struct {
+	route      route
+	model      string
+	status     int
+	upstream   core.Code // the upstream failure's code, "" when none
+	streamErrs int
+}
+
+type ctxKey struct{}
+
+func exchangeOf(ctx context.Context) *exchange {
+	ex, _ := ctx.Value(ctxKey{}).(*exchange)
+	return ex
+}
+
+// ServeHTTP serves one request: /healthz, /metrics, or a route, whose body
+// goes through the request op, then upstream, and whose answer comes back
+// through the error op when it is a failure.
+func (g *Gateway) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	switch r.URL.Path {
+	case "/healthz":
+		w.Header().Set("Content-Type", "text/plain; charset=utf-8")
+		_, _ = io.WriteString(w, "ok\n")
+		return
+	case "/metrics":
+		if g.metricH != nil {
+			g.metricH.ServeHTTP(w, r)
+			return
+		}
+	}
+	rt, model, ok := match(r)
+	if !ok {
+		notFound(w, r)
+		return
+	}
+	start := g.cfg.Now()
+	g.metrics.inFlight.Inc()
+	defer g.metrics.inFlight.Dec()
+	ex := &exchange{route: rt, model: model}
+	sw := &statusWriter{ResponseWriter: w}
+	defer func() {
+		g.metrics.requests.WithLabelValues(rt.Name, strconv.Itoa(sw.code())).Inc()
+		g.metrics.duration.WithLabelValues(rt.Name).Observe(g.cfg.Now().Sub(start).Seconds())
+	}()
+
+	body, failed := g.readBody(sw, r, rt)
+	if failed {
+		g.log.LogAttrs(r.Context(), slog.LevelInfo, "toolerr gateway request", slog.String("route", rt.Name), slog.Int("status", sw.code()), slog.String("error", "request body not read"))
+		return
+	}
+	attrs := []slog.Attr{slog.String("route", rt.Name)}
+	p, err := core.PrepareRequest(rt.Format, body, core.TranscriptOptions{Model: model})
+	if err != nil {
+		// A body the op cannot read goes as it came: the upstream answers
+		// it in its own words, and the gateway never blocks a request.
+		g.metrics.opFailures.WithLabelValues(rt.Name).Inc()
+		var re *core.RequestError
+		if errors.As(err, &re) {
+			attrs = append(attrs, slog.String("request_op_error", re.Path))
+		}
+	} else {
+		body = p.Body
+		g.metrics.prepared(rt, p)
+		if p.Changed {
+			attrs = append(attrs, changeAttrs(p)...)
+		}
+	}
+
+	ctx := context.WithValue(r.Context(), ctxKey{}, ex)
+	if g.cfg.Timeout > 0 {
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithTimeout(ctx, g.cfg.Timeout)
+		defer cancel()
+	}
+	out := r.Clone(ctx)
+	out.Body = io.NopCloser(bytes.NewReader(body))
+	out.ContentLength = int64(len(body))
+	out.Header.Del("Content-Length")
+	out.Header.Del("Transfer-Encoding")
+	g.metrics.upstreamCalls.WithLabelValues(rt.Name).Inc()
+	g.proxy.ServeHTTP(sw, out)
+
+	attrs = append(attrs, slog.Int("status", sw.code()), slog.Int64("duration_ms", g.cfg.Now().Sub(start).Milliseconds()))
+	if ex.upstream != "" {
+		attrs = append(attrs, slog.String("upstream_code", string(ex.upstream)))
+	}
+	if ex.streamErrs > 0 {
+		attrs = append(attrs, slog.Int("stream_errors", ex.streamErrs))
+	}
+	g.log.LogAttrs(r.Context(), slog.LevelInfo, "toolerr gateway request", attrs...)
+}
+
+// readBody reads the request body within the size and time limits. On
+// failure it has answered the client (413 for a body over the limit, 408
+// for one that did not arrive in time, 400 for a broken one, each in the
+// route's native error shape) and failed is true.
+func (g *Gateway) readBody(w http.ResponseWriter, r *http.Request, rt route) (body []byte, failed bool) {
+	rc := http.NewResponseController(w)
+	if g.cfg.ReadTimeout > 0 {
+		_ = rc.SetReadDeadline(g.cfg.Now().Add(g.cfg.ReadTimeout))
+		// The deadline is for the body alone: a stream's response may run
+		// far longer, and the server's background read must not hit it.
+		defer func() { _ = rc.SetReadDeadline(time.Time{}) }()
+	}
+	if r.ContentLength > g.cfg.MaxBodyBytes {
+		g.ownError(w, rt, http.StatusRequestEntityTooLarge)
+		return nil, true
+	}
+	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, g.cfg.MaxBodyBytes))
+	if err == nil {
+		return body, false
+	}
+	var tooLarge *http.MaxBytesError
+	var timeout interface{ Timeout() bool }
+	switch {
+	case errors.As(err, &tooLarge):
+		g.ownError(w, rt, http.StatusRequestEntityTooLarge)
+	case errors.As(err, &timeout) && timeout.Timeout():
+		g.ownError(w, rt, http.StatusRequestTimeout)
+	default:
+		g.ownError(w, rt, http.StatusBadRequest)
+	}
+	return nil, true
+}
+
+// ownError answers the client with a failure the gateway found itself
+// (a body too large, too slow or broken) as the error op answers one of
+// that status: the client's native shape, toolerr's sentence.
+func (g *Gateway) ownError(w http.ResponseWriter, rt route, status int) {
+	rep, err := core.EgressHTTPError(rt.Format, status, nil, nil, core.EgressOptions{DropUpstreamMessage: true})
+	if err != nil { // unreachable: a route's format has an error shape and status is 400-599
+		http.Error(w, http.StatusText(status), status)
+		return
+	}
+	writeReply(w, rep)
+}
+
+// writeReply writes an error reply of the error op as the whole response.
+func writeReply(w http.ResponseWriter, rep core.ErrorReply) {
+	h := w.Header()
+	for k, v := range rep.Header {
+		h.Set(k, v)
+	}
+	h.Set("Content-Length", strconv.Itoa(len(rep.Body)))
+	w.WriteHeader(rep.Status)
+	_, _ = w.Write(rep.Body)
+}
+
+// rewrite points the outbound request at the route's upstream: its base
+// URL joined with the request's path and query, the upstream's Host. Every
+// header but the hop-by-hop ones passes (Authorization, x-api-key,
+// x-goog-api-key, anthropic-version, anthropic-beta, OpenAI-Organization,
+// ...); none is added (no X-Forwarded-For). Accept-Encoding is dropped so
+// that the transport asks for gzip itself and hands back the body decoded,
+// which the error op and the stream reader must read.
+func (g *Gateway) rewrite(pr *httputil.ProxyRequest) {
+	ex := exchangeOf(pr.In.Context())
+	pr.SetURL(g.bases[ex.route.Family])
+	pr.Out.Header.Del("Accept-Encoding")
+}
+
+// modifyResponse passes a success through (a stream through the stream
+// reader) and turns an upstream failure into the error op's reply.
+func (g *Gateway) modifyResponse(resp *http.Response) error {
+	ex := exchangeOf(resp.Request.Context())
+	if resp.StatusCode < 400 {
+		if isEventStream(resp.Header) {
+			// An error event rewritten changes the length: the stream goes
+			// out chunked.
+			resp.Body = newStreamReader(resp.Body, g, ex)
+			resp.Header.Del("Content-Length")
+			resp.ContentLength = -1
+		}
+		return nil
+	}
+	raw, err := io.ReadAll(io.LimitReader(resp.Body, DefaultMaxErrorBody))
+	_ = resp.Body.Close()
+	if err != nil {
+		return err // a body cut short: answered by transportError
+	}
+	rep, err := core.EgressHTTPError(ex.route.Format, resp.StatusCode, resp.Header, raw, g.errorOptions(ex))
+	if err != nil { // a status past 599: passed as it came
+		resp.Body = io.NopCloser(bytes.NewReader(raw))
+		return nil
+	}
+	ex.upstream = rep.Envelope.Code
+	g.metrics.upstreamError(ex.route, rep.Envelope.Code, false)
+	for k, v := range rep.Header {
+		resp.Header.Set(k, v)
+	}
+	resp.Header.Del("Content-Encoding")
+	resp.Header.Set("Content-Length", strconv.Itoa(len(rep.Body)))
+	resp.ContentLength = int64(len(rep.Body))
+	resp.Body = io.NopCloser(bytes.NewReader(rep.Body))
+	return nil
+}
+
+// transportError answers a request the upstream never answered (a refused
+// connection, the Timeout passed before the response headers) in the
+// client's native shape: 502, 504, or 499 for a client that went away.
+func (g *Gateway) transportError(w http.ResponseWriter, r *http.Request, err error) {
+	ex := exchangeOf(r.Context())
+	rep, rerr := core.EgressTransportError(ex.route.Format, err, g.errorOptions(ex))
+	if rerr != nil {
+		http.Error(w, http.StatusText(http.StatusBadGateway), http.StatusBadGateway)
+		return
+	}
+	ex.upstream = rep.Envelope.Code
+	g.metrics.upstreamError(ex.route, rep.Envelope.Code, false)
+	writeReply(w, rep)
+}
+
+func (g *Gateway) errorOptions(ex *exchange) core.EgressOptions {
+	return core.EgressOptions{Upstream: string(ex.route.Format), NowMs: g.cfg.Now().UnixMilli(), DropUpstreamMessage: g.cfg.DropUpstreamMessage}
+}
+
+// changeAttrs are the log attributes of what the request op changed:
+// counts only (ids are the conversation's, and stay out of the log).
+func changeAttrs(p core.PreparedRequest) []slog.Attr {
+	var a []slog.Attr
+	for _, kv := range [...]struct {
+		k string
+		n int
+	}{
+		{"synthesized", p.Changes.Synthesized}, {"dropped_orphans", p.Changes.DroppedOrphans},
+		{"dropped_duplicates", p.Changes.DroppedDuplicates}, {"moved", p.Changes.Moved}, {"merged", p.Changes.Merged},
+		{"filled", p.Changes.Filled}, {"renamed", p.Changes.Renamed}, {"flags_restored", len(p.FlagsRestored)},
+		{"rewritten_ids", p.Rewritten},
+	} {
+		if kv.n > 0 {
+			a = append(a, slog.Int(kv.k, kv.n))
+		}
+	}
+	return a
+}
+
+// notFound answers a method or path the gateway does not serve.
+func notFound(w http.ResponseWriter, r *http.Request) {
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(http.StatusNotFound)
+	_, _ = io.WriteString(w, `{"error":{"message":"toolerr gateway serves POST /v1/chat/completions, /v1/responses, /v1/messages, /v1/messages/count_tokens and /v1beta/models/{model}:generateContent and :streamGenerateContent","type":"not_found_error","param":null,"code":"unknown_route"}}`)
+}
+
+// statusWriter records the status written, and passes Flush and the rest
+// of http.ResponseController's methods through (Unwrap).
+type statusWriter struct {
+	http.ResponseWriter
+	status int
+}
+
+func (s *statusWriter) WriteHeader(code int) {
+	if s.status == 0 {
+		s.status = code
+	}
+	s.ResponseWriter.WriteHeader(code)
+}
+
+func (s *statusWriter) Write(b []byte) (int, error) {
+	if s.status == 0 {
+		s.status = http.StatusOK
+	}
+	return s.ResponseWriter.Write(b)
+}
+
+func (s *statusWriter) Unwrap() http.ResponseWriter { return s.ResponseWriter }
+
+func (s *statusWriter) code() int {
+	if s.status == 0 {
+		return http.StatusOK
+	}
+	return s.status
+}
