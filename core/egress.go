@@ -162,8 +162,9 @@ func errorReplyValue(r egress.Response) map[string]any {
 // else the changed body's canonical JSON (RFC 8785; numbers as doubles, so
 // an integer above 2^53 keeps a double's precision). Changes are repair's
 // counts (Synthesized NO_RESULT failures for unanswered calls,
-// DroppedOrphans, DroppedDuplicates, Moved, Merged, Filled, Renamed);
-// FlagsRestored the call ids of results whose envelope travelled without
+// DroppedOrphans, DroppedDuplicates, Moved, Merged, Filled, Renamed,
+// Split); Named the call ids of Gemini responses that named no function and
+// now name their call's; FlagsRestored the call ids of results whose envelope travelled without
 // the format's failure flag and now carry it; Rewritten the number of ids
 // rewritten for the target's id rules; IDMap every new id to the body's
 // original (nil when none); IDs every id touched, in order; Findings what
@@ -174,6 +175,7 @@ type PreparedRequest struct {
 	Body          []byte
 	Changed       bool
 	Changes       RepairChanges
+	Named         []string
 	FlagsRestored []string
 	Rewritten     int
 	IDMap         map[string]string
@@ -250,7 +252,7 @@ func prepare(f Format, body map[string]any, opts TranscriptOptions) (egress.Prep
 }
 
 func preparedRequest(p egress.Prepared) PreparedRequest {
-	return PreparedRequest{Changed: p.Changed, Changes: p.Changes, FlagsRestored: p.FlagsRestored, Rewritten: p.Rewritten,
+	return PreparedRequest{Changed: p.Changed, Changes: p.Changes, Named: p.Named, FlagsRestored: p.FlagsRestored, Rewritten: p.Rewritten,
 		IDMap: p.IDMap, IDs: p.IDs, Findings: p.Findings}
 }
 
@@ -279,6 +281,7 @@ func opEgressRequest(req map[string]any) (any, error) {
 func preparedValue(body any, p PreparedRequest) map[string]any {
 	ch := changesValue(p.Changes)
 	ch["flags_restored"] = len(p.FlagsRestored)
+	ch["named"] = len(p.Named)
 	ch["rewritten"] = p.Rewritten
 	ids := make([]any, len(p.IDs))
 	for i, id := range p.IDs {

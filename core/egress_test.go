@@ -192,11 +192,12 @@ func TestEgressRequestTypedAPI_agreesWithOps(t *testing.T) {
 		rules, ok2 := str(req, "id_rules")
 		model, ok3 := str(req, "model")
 		body, isObj := req["body"].(map[string]any)
-		if !ok1 || !ok2 || !ok3 || !isObj || present(req, "open_calls") {
+		caps, okCaps := capabilities(req)
+		if !ok1 || !ok2 || !ok3 || !okCaps || !isObj || present(req, "open_calls") {
 			continue
 		}
 		raw := bodyBytes(body)
-		p, err := PrepareRequest(Format(f), raw, TranscriptOptions{IDRules: rules, Model: model})
+		p, err := PrepareRequest(Format(f), raw, TranscriptOptions{IDRules: rules, Model: model, Capabilities: caps})
 		var got []byte
 		if err != nil {
 			got = badRequest(requestError("egress_request", err))
@@ -214,6 +215,28 @@ func TestEgressRequestTypedAPI_agreesWithOps(t *testing.T) {
 	}
 	require.NotZero(t, compared)
 	t.Logf("egress_request: %d fixtures compared", compared)
+}
+
+// capabilities returns the request's capabilities member as the Go type;
+// ok is false when it is present but not an object of booleans.
+func capabilities(req map[string]any) (map[string]bool, bool) {
+	v, has := req["capabilities"]
+	if !has {
+		return nil, true
+	}
+	m, isObj := v.(map[string]any)
+	if !isObj {
+		return nil, false
+	}
+	out := map[string]bool{}
+	for k, x := range m {
+		b, isBool := x.(bool)
+		if !isBool {
+			return nil, false
+		}
+		out[k] = b
+	}
+	return out, true
 }
 
 func TestPrepareRequest_bytes(t *testing.T) {

@@ -290,7 +290,7 @@ func changeAttrs(p core.PreparedRequest) []slog.Attr {
 	}{
 		{"synthesized", p.Changes.Synthesized}, {"dropped_orphans", p.Changes.DroppedOrphans},
 		{"dropped_duplicates", p.Changes.DroppedDuplicates}, {"moved", p.Changes.Moved}, {"merged", p.Changes.Merged},
-		{"filled", p.Changes.Filled}, {"renamed", p.Changes.Renamed}, {"flags_restored", len(p.FlagsRestored)},
+		{"filled", p.Changes.Filled}, {"renamed", p.Changes.Renamed}, {"split", p.Changes.Split}, {"named", len(p.Named)}, {"flags_restored", len(p.FlagsRestored)},
 		{"rewritten_ids", p.Rewritten},
 	} {
 		if kv.n > 0 {

@@ -45,7 +45,7 @@ func newMetrics(reg prometheus.Registerer) (*metrics, error) {
 			Buckets: []float64{.005, .01, .025, .05, .1, .25, .5, 1, 2.5, 5, 10, 30, 60, 120, 300, 600}}, []string{"route"}),
 		inFlight: prometheus.NewGauge(prometheus.GaugeOpts{Name: MetricInFlight, Help: "Requests being served."}),
 		repairs: prometheus.NewCounterVec(prometheus.CounterOpts{Name: MetricRepairs,
-			Help: "What the request op changed in request bodies, by route and kind (synthesized, dropped_orphans, dropped_duplicates, moved, merged, filled, renamed, rewritten_ids)."}, []string{"route", "kind"}),
+			Help: "What the request op changed in request bodies, by route and kind (synthesized, dropped_orphans, dropped_duplicates, moved, merged, filled, renamed, split, named, rewritten_ids)."}, []string{"route", "kind"}),
 		flags: prometheus.NewCounterVec(prometheus.CounterOpts{Name: MetricFlagsRestored,
 			Help: "Results whose envelope travelled without the format's failure flag and were given it, by route."}, []string{"route"}),
 		findings: prometheus.NewCounterVec(prometheus.CounterOpts{Name: MetricFindings,
@@ -73,7 +73,7 @@ func (m *metrics) prepared(rt route, p core.PreparedRequest) {
 	}{
 		{"synthesized", p.Changes.Synthesized}, {"dropped_orphans", p.Changes.DroppedOrphans},
 		{"dropped_duplicates", p.Changes.DroppedDuplicates}, {"moved", p.Changes.Moved}, {"merged", p.Changes.Merged},
-		{"filled", p.Changes.Filled}, {"renamed", p.Changes.Renamed}, {"rewritten_ids", p.Rewritten},
+		{"filled", p.Changes.Filled}, {"renamed", p.Changes.Renamed}, {"split", p.Changes.Split}, {"named", len(p.Named)}, {"rewritten_ids", p.Rewritten},
 	} {
 		if kv.n > 0 {
 			m.repairs.WithLabelValues(rt.Name, kv.kind).Add(float64(kv.n))

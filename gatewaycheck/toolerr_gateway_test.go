@@ -20,9 +20,7 @@ import (
 // toolerrGatewayKnownFailures lists the tests toolerr-gateway does not
 // carry yet, by ID, with the reason; it is empty at release. A listed test
 // that is carried fails the test (remove it from the list).
-var toolerrGatewayKnownFailures = map[string]string{
-	"gemini/A_functionResponse_carries_the_name_of_the_call_it_answers,_resolved_from_the_call_id_when_the_client_has_none/gemini:_a_functionResponse_without_a_name_gets_the_call's_name": "egress_request leaves a functionResponse without its name (content.proto: name is required) instead of taking the name of the call its id answers",
-}
+var toolerrGatewayKnownFailures = map[string]string{}
 
 // TestRun_toolerrGateway builds toolerr-gateway (../gateway, its own
 // module), launches it pointed at the fakes as a user would (-openai-base,

@@ -3,7 +3,7 @@ package egress
 import (
 	"slices"
 
-	"github.com/toolerr/toolerr/core/internal/format"
+	"github.com/toolerr/toolerr/core/internal/format/dialect"
 	"github.com/toolerr/toolerr/core/internal/request"
 	"github.com/toolerr/toolerr/core/internal/transcript"
 )
@@ -13,7 +13,9 @@ import (
 // Body is the body to send: the very body read (b.Raw) when Changed is
 // false. Changes are repair's (synthesized NO_RESULT results, dropped
 // orphans and duplicates, moved and merged results, filled empty text,
-// renamed repeated ids), FlagsRestored the ids of results whose envelope
+// renamed repeated ids, parts with two data fields split), Named the ids
+// of results that named no function and now name their call's (Gemini),
+// FlagsRestored the ids of results whose envelope
 // travelled without the format's failure flag and now carry it, Rewritten
 // the number of ids normalize_ids rewrote for the target's rules, and
 // IDMap every new id to the original id of the body (repair's renames and
@@ -25,6 +27,7 @@ type Prepared struct {
 	Body          map[string]any
 	Changed       bool
 	Changes       transcript.Changes
+	Named         []string
 	FlagsRestored []string
 	Rewritten     int
 	IDMap         map[string]string
@@ -34,8 +37,11 @@ type Prepared struct {
 
 // Prepare makes the body b ready for its provider, with the engine options
 // o (completed by b.Options: the list path, the server-side state the body
-// builds on, its model), in four steps over one reading of the list:
+// builds on, its model), in five steps over one reading of the list:
 //
+//  0. Names: a result that must name its function (Gemini's
+//     functionResponse.name, required by content.proto) but names none
+//     takes the name of the call its id answers.
 //  1. Flags: a result whose content is a toolerr envelope (recognised as
 //     the transcript layer recognises one: exactly the five typed keys,
 //     dialect.TextOutcome and ValueOutcome) but whose element lacks the
@@ -66,17 +72,19 @@ func Prepare(b *request.Body, o transcript.Options) (Prepared, error) {
 		return Prepared{}, err
 	}
 	o = b.Options(o)
-	restored := restoreFlags(b.Format, msgs, o.Model)
+	d := transcript.DialectFor(b.Format, o)
+	named := fillNames(d, msgs)
+	restored := restoreFlags(d, msgs)
 	out, ch := transcript.Repair(b.Format, msgs, o)
 	rules := o.IDRules
 	if rules == "" {
 		rules = string(b.Format)
 	}
 	norm := transcript.NormalizeIDs(b.Format, out, rules)
-	p := Prepared{Changes: ch, FlagsRestored: restored, Rewritten: len(norm), IDMap: chainIDs(ch.IDMap, norm)}
-	p.IDs = touched(ch.IDs, restored, norm)
+	p := Prepared{Changes: ch, Named: named, FlagsRestored: restored, Rewritten: len(norm), IDMap: chainIDs(ch.IDMap, norm)}
+	p.IDs = touched(ch.IDs, slices.Concat(named, restored), norm)
 	p.Findings = transcript.Check(b.Format, out, o)
-	p.Changed = len(restored) > 0 || len(norm) > 0 || repaired(ch)
+	p.Changed = len(named) > 0 || len(restored) > 0 || len(norm) > 0 || ch.Any()
 	if !p.Changed {
 		p.Body = b.Raw
 		return p, nil
@@ -85,19 +93,52 @@ func Prepare(b *request.Body, o transcript.Options) (Prepared, error) {
 	return p, nil
 }
 
+// fillNames gives every result of msgs that names no function, in a
+// dialect whose results name one (Dialect.ResultName), the name of the call
+// of its own turn or before whose id it answers, in the raw element too,
+// and returns their ids in order.
+//
+// See googleapis google/ai/generativelanguage/v1beta/content.proto
+// (FunctionResponse.name: "Required").
+func fillNames(d *dialect.Dialect, msgs []transcript.Message) []string {
+	if d.ResultName.Key == "" {
+		return nil
+	}
+	var ids []string
+	names := map[string]string{}
+	for i := range msgs {
+		for j := range msgs[i].Parts {
+			p := &msgs[i].Parts[j]
+			switch {
+			case p.Kind == transcript.KindCall && p.Call.ID != "" && p.Call.Name != "":
+				names[p.Call.ID] = p.Call.Name
+			case p.Kind == transcript.KindResult && p.Result.Outcome.Call.Name == "" && p.Result.ID() != "":
+				name, ok := names[p.Result.ID()]
+				if !ok {
+					continue
+				}
+				p.Result.Outcome.Call.Name = name
+				p.Raw = d.ResultName.With(p.Raw, name)
+				msgs[i].Dirty = true
+				ids = append(ids, p.Result.ID())
+			}
+		}
+	}
+	return ids
+}
+
 // restoreFlags marks for rewriting every result of msgs whose outcome is an
 // envelope read from its content while its element lacks the failure flag
-// of format f as model (the body's, "" when unknown) takes it, and returns
-// their call ids in order. The writer then encodes each through the
-// format's codec, which sets the flag (and sanitizes the envelope, as every
-// writer of a failed result does); the element's other members stay.
-func restoreFlags(f transcript.Format, msgs []transcript.Message, model string) []string {
-	d := format.Dialect(string(f))
-	if d != nil && d.ForModel != nil && model != "" {
-		d.ForModel(d, model) // the dialect as the model takes it, as the transcript engine reads it
-	}
-	if d == nil || d.Flagged == nil {
-		return nil // no flag in the format: the envelope in the content is the failure
+// of the dialect d (the list's, as its model and capabilities take it), and
+// returns their call ids in order. The writer then encodes each through
+// the format's codec, which sets the flag (and sanitizes the envelope, as
+// every writer of a failed result does); the element's other members stay.
+// A dialect without a flag (OpenAI's, Bedrock's for a model that takes no
+// status) has nothing to restore: the envelope in the content is the
+// failure.
+func restoreFlags(d *dialect.Dialect, msgs []transcript.Message) []string {
+	if d.Flag == nil || d.Flagged == nil {
+		return nil
 	}
 	var ids []string
 	for i := range msgs {
@@ -122,11 +163,6 @@ func resultID(p *transcript.Part) string {
 		return id
 	}
 	return p.Result.Outcome.Call.Name
-}
-
-// repaired reports whether repair changed anything.
-func repaired(c transcript.Changes) bool {
-	return c.Synthesized+c.DroppedOrphans+c.DroppedDuplicates+c.Moved+c.Merged+c.Filled+c.Renamed > 0
 }
 
 // chainIDs returns the map from every id of the body to send to the body's

@@ -57,6 +57,11 @@ func CheckCapabilities(f Format, caps map[string]bool, path string) error {
 	return nil
 }
 
+// DialectFor returns the dialect of f as the model and capabilities of opts
+// take it: the one the engine reads and writes f's lists with (the egress
+// request op asks it whether the model takes the failure flag).
+func DialectFor(f Format, opts Options) *dialect.Dialect { return dialectFor(f, opts) }
+
 // dialectFor is the dialect of f as the model opts names takes it.
 func dialectFor(f Format, opts Options) *dialect.Dialect {
 	d := dialectOf(f)
