@@ -43,8 +43,8 @@ func commands() []command {
 		{"convert", "convert --from P --to Q [FILE]", "translate a list, or a whole request body (system prompt, tools, parameters), from P's shape to Q's", passthrough("convert")},
 		{"trim", "trim --format P --max-chars N [FILE]", "drop the oldest turns to fit a size, never splitting a call from its results", passthrough("trim")},
 		{"replay", "replay --format P TRACE", "replay a recorded failure trace through a provider's adapter", passthrough("replay")},
-		{"gateway", "gateway [flags]", "run the HTTP gateway (toolerr-gateway): every request and upstream error through the egress ops", external("toolerr-gateway")},
 		{"demo", "demo [--shared DIR]", "the main job: the seed's worked example, then every real recording classified", runDemo},
+		{"gateway", "gateway [flags]", "run the HTTP gateway (toolerr-gateway): every request and upstream error through the egress ops", external("toolerr-gateway")},
 		{"gateway-check", "gateway-check --base-url URL [flags]", "hold a gateway to the five fields against strict fake upstreams (runs toolerr-gateway-check)", external("toolerr-gateway-check")},
 		{"version", "version", "print the toolerr and ABI versions", runVersion},
 	}
