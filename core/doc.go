@@ -40,7 +40,8 @@
 //     Convert, Conversion, LoopGuard, LoopAttempt.
 //   - Egress (the last hop before a provider): EgressHTTPError,
 //     EgressStreamError, EgressTransportError, EgressOptions, ErrorReply,
-//     EnvelopeMember, EnvelopeHeader; PrepareRequest, PreparedRequest.
+//     EnvelopeMember, EnvelopeHeader; PrepareRequest, PreparedRequest;
+//     ConvertResponse, ResponseConversion.
 //   - Decisions: Retry, RetryPolicy, RetryDecision, RetryReason;
 //     BreakerTransition, BreakerState, BreakerSettings, BreakerEvent,
 //     BreakerPhase, BreakerResult, BreakerCounts, ParseBreakerState; Budget,

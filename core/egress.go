@@ -211,17 +211,9 @@ func PrepareRequest(f Format, body []byte, opts TranscriptOptions) (PreparedRequ
 	if _, err := formatNamed(op, f, "format"); err != nil {
 		return PreparedRequest{}, err
 	}
-	v, err := canonical.Parse(body)
+	m, err := parseBody(op, body)
 	if err != nil {
-		re := &RequestError{Op: op, Path: "body", Offset: -1, Msg: "is not valid JSON: " + err.Error(), err: err}
-		if se, ok := err.(*canonical.SyntaxError); ok {
-			re.Offset, re.Msg = se.Offset, "is not valid JSON: "+se.Msg
-		}
-		return PreparedRequest{}, re
-	}
-	m, ok := v.(map[string]any)
-	if !ok {
-		return PreparedRequest{}, &RequestError{Op: op, Path: "body", Offset: -1, Msg: "must be an object, got " + field.TypeName(v)}
+		return PreparedRequest{}, err
 	}
 	p, err := prepare(f, m, opts)
 	if err != nil {
@@ -236,6 +228,25 @@ func PrepareRequest(f Format, body []byte, opts TranscriptOptions) (PreparedRequ
 		out.Body = body
 	}
 	return out, nil
+}
+
+// parseBody reads body, the raw bytes of a provider body given to op, with
+// the core's parser: JSON that does not parse is a *RequestError at "body"
+// with the byte offset, anything but an object one at "body".
+func parseBody(op string, body []byte) (map[string]any, error) {
+	v, err := canonical.Parse(body)
+	if err != nil {
+		re := &RequestError{Op: op, Path: "body", Offset: -1, Msg: "is not valid JSON: " + err.Error(), err: err}
+		if se, ok := err.(*canonical.SyntaxError); ok {
+			re.Offset, re.Msg = se.Offset, "is not valid JSON: "+se.Msg
+		}
+		return nil, re
+	}
+	m, ok := v.(map[string]any)
+	if !ok {
+		return nil, &RequestError{Op: op, Path: "body", Offset: -1, Msg: "must be an object, got " + field.TypeName(v)}
+	}
+	return m, nil
 }
 
 // prepare runs the request op on a body given as a value tree.
@@ -256,6 +267,16 @@ func preparedRequest(p egress.Prepared) PreparedRequest {
 		IDMap: p.IDMap, IDs: p.IDs, Findings: p.Findings}
 }
 
+// requiredBody reads the object member "body" of an op's request, what
+// names what it must hold.
+func requiredBody(req map[string]any, what string) (map[string]any, error) {
+	body, ok, err := field.Get[map[string]any](req, "body", "")
+	if err == nil && !ok {
+		err = field.NewError("body", "is required ("+what+")")
+	}
+	return body, err
+}
+
 // opEgressRequest: {"format", "body", "id_rules"?, "model"?, "open_calls"?}
 // -> {"body", "changed", "changes", "id_map"?, "findings"}.
 func opEgressRequest(req map[string]any) (any, error) {
@@ -263,12 +284,9 @@ func opEgressRequest(req map[string]any) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	body, ok, err := field.Get[map[string]any](req, "body", "")
+	body, err := requiredBody(req, "the whole request body")
 	if err != nil {
 		return nil, err
-	}
-	if !ok {
-		return nil, field.NewError("body", "is required (the whole request body)")
 	}
 	p, err := prepare(Format(f), body, opts)
 	if err != nil {
@@ -293,4 +311,107 @@ func preparedValue(body any, p PreparedRequest) map[string]any {
 		out["id_map"] = idMapValue(p.IDMap)
 	}
 	return out
+}
+
+// ResponseConversion is a non-streaming response body written in another
+// format (the egress_response op's result): Body its canonical JSON, Notes
+// what could not travel as is, in plain words.
+type ResponseConversion struct {
+	Body  []byte
+	Notes []string
+}
+
+// ConvertResponse writes body, the raw bytes of a non-streaming response of
+// format from (openai-chat, anthropic or gemini, or an alias), in the
+// shape of format to, for a client of to whose request a gateway sent to an
+// upstream of from: the model's message converted as Convert converts a
+// list (its calls keep their ids and arguments), the finish reason (a turn
+// that ends in calls is tool_calls, tool_use or Gemini's STOP), the token
+// usage, id and model. nameMap is the NameMap of the request's conversion
+// (new function name -> the client's original; nil when none), so that the
+// calls name the client's own tools; nowMs (milliseconds since the Unix
+// epoch, 0 = unknown) fills Chat Completions' created when the upstream
+// gives none.
+//
+// Returns a *RequestError with the egress_response op's paths: a format
+// without a response shape ("from", "to"), a body that is not a JSON object
+// ("body"), a member of the wrong type ("body.choices[0].message").
+//
+// See docs/egress.md, "Across families".
+func ConvertResponse(from, to Format, body []byte, nameMap map[string]string, nowMs int64) (ResponseConversion, error) {
+	const op = "egress_response"
+	ff, err := egress.ResponseFormatNamed(string(from), "from")
+	if err != nil {
+		return ResponseConversion{}, requestError(op, err)
+	}
+	tt, err := egress.ResponseFormatNamed(string(to), "to")
+	if err != nil {
+		return ResponseConversion{}, requestError(op, err)
+	}
+	if nowMs < 0 {
+		return ResponseConversion{}, requestError(op, field.InRange("now_ms", nowMs, 0, classify.MaxNowMs))
+	}
+	m, err := parseBody(op, body)
+	if err != nil {
+		return ResponseConversion{}, err
+	}
+	c, err := egress.ConvertResponse(ff, tt, m, nameMap, nowMs/1000)
+	if err != nil {
+		return ResponseConversion{}, requestError(op, err)
+	}
+	out, err := canonical.Marshal(c.Body)
+	if err != nil {
+		return ResponseConversion{}, requestError(op, err)
+	}
+	return ResponseConversion{Body: out, Notes: c.Notes}, nil
+}
+
+// opEgressResponse: {"from", "to", "body", "name_map"?, "now_ms"?} ->
+// {"body", "notes"?}.
+func opEgressResponse(req map[string]any) (any, error) {
+	names, err := stringMembers(req, "", "from", "to")
+	if err != nil {
+		return nil, err
+	}
+	ff, err := egress.ResponseFormatNamed(names[0], "from")
+	if err != nil {
+		return nil, err
+	}
+	tt, err := egress.ResponseFormatNamed(names[1], "to")
+	if err != nil {
+		return nil, err
+	}
+	body, err := requiredBody(req, "the upstream's response body")
+	if err != nil {
+		return nil, err
+	}
+	nm, _, err := field.Get[map[string]any](req, "name_map", "")
+	if err != nil {
+		return nil, err
+	}
+	nameMap := make(map[string]string, len(nm))
+	for k, v := range nm {
+		s, isStr := v.(string)
+		if !isStr {
+			return nil, field.NewError(field.Join("name_map", k), "must be a string (the client's function name), got "+field.TypeName(v))
+		}
+		nameMap[k] = s
+	}
+	now, _, err := field.Int(req, "now_ms", "", 0, classify.MaxNowMs)
+	if err != nil {
+		return nil, err
+	}
+	c, err := egress.ConvertResponse(ff, tt, body, nameMap, now/1000)
+	if err != nil {
+		return nil, err
+	}
+	out := map[string]any{"body": c.Body}
+	if len(c.Notes) > 0 {
+		n := make([]any, len(c.Notes))
+		for i, s := range c.Notes {
+			n[i] = s
+		}
+		out["notes"] = n
+	}
+	return out, nil
 }

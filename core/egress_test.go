@@ -257,3 +257,52 @@ func TestPrepareRequest_bytes(t *testing.T) {
 	require.ErrorAs(t, err, &re)
 	assert.Equal(t, "body", re.Path)
 }
+
+// TestEgressResponseTypedAPI_agreesWithOps: every egress_response fixture
+// gives, through ConvertResponse (the body as bytes), the same result or
+// error as Invoke.
+func TestEgressResponseTypedAPI_agreesWithOps(t *testing.T) {
+	compared := 0
+	for _, ft := range fixtureTests(t, "egress_response") {
+		v, err := canonical.Parse(ft.Request)
+		require.NoError(t, err)
+		req := v.(map[string]any)
+		from, ok1 := str(req, "from")
+		to, ok2 := str(req, "to")
+		now, ok3 := num(req, "now_ms")
+		body, isObj := req["body"].(map[string]any)
+		nm, _ := req["name_map"].(map[string]any)
+		names := map[string]string{}
+		okNames := true
+		for k, x := range nm {
+			s, isStr := x.(string)
+			okNames = okNames && isStr
+			names[k] = s
+		}
+		if !ok1 || !ok2 || !ok3 || !isObj || !okNames || from == "" || to == "" {
+			continue
+		}
+		c, err := ConvertResponse(Format(from), Format(to), bodyBytes(body), names, int64(now))
+		var got []byte
+		if err != nil {
+			got = badRequest(requestError("egress_response", err))
+		} else {
+			bv, perr := canonical.Parse(c.Body)
+			require.NoError(t, perr)
+			res := map[string]any{"body": bv}
+			if len(c.Notes) > 0 {
+				n := make([]any, len(c.Notes))
+				for i, s := range c.Notes {
+					n[i] = s
+				}
+				res["notes"] = n
+			}
+			got, err = canonical.Marshal(map[string]any{"ok": res})
+			require.NoError(t, err)
+		}
+		require.Equal(t, string(Invoke(ft.Request)), string(got), "%s: %s / %s", ft.File, ft.Case, ft.Test)
+		compared++
+	}
+	require.NotZero(t, compared)
+	t.Logf("egress_response: %d fixtures compared", compared)
+}

@@ -60,6 +60,20 @@ type Config struct {
 	// shape; a stream still running is cut. 0 means DefaultTimeout;
 	// negative, none.
 	Timeout time.Duration
+	// Routes sends the requests of a client API to an upstream of another
+	// family, by format name: {"openai-chat": "anthropic"} serves
+	// /v1/chat/completions from the Anthropic upstream. Both sides must be
+	// one of openai-chat, anthropic and gemini (the formats with a
+	// response shape); the request body is converted (core.ConvertBody,
+	// every failure flag carried), the response converted back
+	// (core.ConvertResponse) and errors answered in the client's shape.
+	// Streaming requests are refused (400) on a routed API. nil: every API
+	// goes to its own family.
+	Routes map[string]string
+	// DefaultMaxTokens is the max_tokens a request routed to Anthropic
+	// gets when it names none (the Messages API requires it). 0 means
+	// 4096.
+	DefaultMaxTokens int
 	// DropUpstreamMessage puts toolerr's own sentence in the message
 	// member of every native error body instead of the upstream's
 	// sanitized message (the egress_error op's upstream_message "drop").
@@ -103,6 +117,16 @@ func (c Config) withDefaults() (Config, map[string]*url.URL, error) {
 		parsed[k] = u
 	}
 	c.Upstreams = ups
+	for from, to := range c.Routes {
+		f, okF := core.CanonicalFormat(from)
+		t, okT := core.CanonicalFormat(to)
+		if !okF || !okT || familyOf(f) == "" || familyOf(t) == "" || f == t {
+			return c, nil, fmt.Errorf("%w: route %s=%s: both sides must be two of openai-chat, anthropic and gemini", ErrConfig, from, to)
+		}
+	}
+	if c.DefaultMaxTokens == 0 {
+		c.DefaultMaxTokens = 4096
+	}
 	switch {
 	case c.MaxBodyBytes == 0:
 		c.MaxBodyBytes = DefaultMaxBodyBytes

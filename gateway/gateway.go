@@ -23,6 +23,7 @@ import (
 type Gateway struct {
 	cfg     Config
 	bases   map[string]*url.URL
+	routes  map[core.Format]core.Format // Config.Routes, names resolved
 	proxy   *httputil.ReverseProxy
 	metrics *metrics
 	metricH http.Handler
@@ -40,7 +41,12 @@ func New(cfg Config) (*Gateway, error) {
 	if err != nil {
 		return nil, err
 	}
-	g := &Gateway{cfg: cfg, bases: bases, log: cfg.Logger}
+	g := &Gateway{cfg: cfg, bases: bases, log: cfg.Logger, routes: map[core.Format]core.Format{}}
+	for from, to := range cfg.Routes {
+		f, _ := core.CanonicalFormat(from)
+		t, _ := core.CanonicalFormat(to)
+		g.routes[f] = t
+	}
 	reg := cfg.Registerer
 	if reg == nil {
 		r := prometheus.NewRegistry()
@@ -67,6 +73,7 @@ func New(cfg Config) (*Gateway, error) {
 type exchange struct {
 	route      route
 	model      string
+	cross      *crossing // nil: the route's own family
 	status     int
 	upstream   core.Code // the upstream failure's code, "" when none
 	streamErrs int
@@ -130,6 +137,15 @@ func (g *Gateway) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		if p.Changed {
 			attrs = append(attrs, changeAttrs(p)...)
 		}
+	}
+
+	if to, ok := g.routes[rt.Format]; ok {
+		var failed bool
+		if body, ex.cross, failed = g.cross(sw, r, rt, to, body, model); failed {
+			g.log.LogAttrs(r.Context(), slog.LevelInfo, "toolerr gateway request", slog.String("route", rt.Name), slog.Int("status", sw.code()), slog.String("error", "not routed to "+string(to)))
+			return
+		}
+		attrs = append(attrs, slog.String("routed_to", string(to)))
 	}
 
 	ctx := context.WithValue(r.Context(), ctxKey{}, ex)
@@ -221,7 +237,13 @@ func writeReply(w http.ResponseWriter, rep core.ErrorReply) {
 // which the error op and the stream reader must read.
 func (g *Gateway) rewrite(pr *httputil.ProxyRequest) {
 	ex := exchangeOf(pr.In.Context())
-	pr.SetURL(g.bases[ex.route.Family])
+	if ex.cross != nil {
+		base := g.bases[familyOf(ex.cross.to)]
+		pr.SetURL(base)
+		pr.Out.URL.Path, pr.Out.URL.RawPath, pr.Out.URL.RawQuery = base.Path+ex.cross.path, "", ""
+	} else {
+		pr.SetURL(g.bases[ex.route.Family])
+	}
 	pr.Out.Header.Del("Accept-Encoding")
 }
 
@@ -229,6 +251,9 @@ func (g *Gateway) rewrite(pr *httputil.ProxyRequest) {
 // reader) and turns an upstream failure into the error op's reply.
 func (g *Gateway) modifyResponse(resp *http.Response) error {
 	ex := exchangeOf(resp.Request.Context())
+	if resp.StatusCode < 400 && ex.cross != nil {
+		return g.convertResponse(resp, ex)
+	}
 	if resp.StatusCode < 400 {
 		if isEventStream(resp.Header) {
 			// An error event rewritten changes the length: the stream goes
@@ -266,6 +291,10 @@ func (g *Gateway) modifyResponse(resp *http.Response) error {
 // client's native shape: 502, 504, or 499 for a client that went away.
 func (g *Gateway) transportError(w http.ResponseWriter, r *http.Request, err error) {
 	ex := exchangeOf(r.Context())
+	if errors.Is(err, errConvertResponse) {
+		g.ownError(w, ex.route, http.StatusBadGateway)
+		return
+	}
 	rep, rerr := core.EgressTransportError(ex.route.Format, err, g.errorOptions(ex))
 	if rerr != nil {
 		http.Error(w, http.StatusText(http.StatusBadGateway), http.StatusBadGateway)
@@ -277,7 +306,11 @@ func (g *Gateway) transportError(w http.ResponseWriter, r *http.Request, err err
 }
 
 func (g *Gateway) errorOptions(ex *exchange) core.EgressOptions {
-	return core.EgressOptions{Upstream: string(ex.route.Format), NowMs: g.cfg.Now().UnixMilli(), DropUpstreamMessage: g.cfg.DropUpstreamMessage}
+	up := ex.route.Format
+	if ex.cross != nil {
+		up = ex.cross.to
+	}
+	return core.EgressOptions{Upstream: string(up), NowMs: g.cfg.Now().UnixMilli(), DropUpstreamMessage: g.cfg.DropUpstreamMessage}
 }
 
 // changeAttrs are the log attributes of what the request op changed:

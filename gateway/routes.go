@@ -69,3 +69,29 @@ func match(r *http.Request) (rt route, model string, ok bool) {
 	}
 	return route{}, "", false
 }
+
+// familyOf is the upstream family serving a format's API, "" for a format
+// the gateway routes nowhere (responses across families, bedrock, mcp).
+func familyOf(f core.Format) string {
+	switch f {
+	case core.FormatOpenAIChat:
+		return FamilyOpenAI
+	case core.FormatAnthropic:
+		return FamilyAnthropic
+	case core.FormatGemini:
+		return FamilyGemini
+	}
+	return ""
+}
+
+// upstreamPath is the path of the API of format f for model (Gemini takes
+// the model in the path).
+func upstreamPath(f core.Format, model string) string {
+	switch f {
+	case core.FormatAnthropic:
+		return "/v1/messages"
+	case core.FormatGemini:
+		return "/v1beta/models/" + model + ":generateContent"
+	}
+	return "/v1/chat/completions"
+}

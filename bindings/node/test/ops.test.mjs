@@ -15,6 +15,7 @@ const invokeOnly = {
   args_error: 'no typed wrapper yet: validation failures are handed over as a request',
   egress_error: 'the egress transports (issue 10, part 2) wrap it; until then through invoke',
   egress_request: 'the egress transports (issue 10, part 2) wrap it; until then through invoke',
+  egress_response: 'the egress transports (issue 10, part 2) wrap it; until then through invoke',
 };
 
 test('every op of the table is reachable', () => {

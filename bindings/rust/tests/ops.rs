@@ -9,6 +9,7 @@ const INVOKE_ONLY: &[(&str, &str)] = &[
     ("args_error", "no typed wrapper yet: validation failures are handed over as a request"),
     ("egress_error", "the egress transports (issue 10, part 2) wrap it; until then through invoke"),
     ("egress_request", "the egress transports (issue 10, part 2) wrap it; until then through invoke"),
+    ("egress_response", "the egress transports (issue 10, part 2) wrap it; until then through invoke"),
 ];
 
 /// The op names in `text` after each of the markers (`op("`, `"op": "`, ...).

@@ -64,9 +64,12 @@ type Provider struct {
 	Codec   Codec
 	Dialect func() *dialect.Dialect
 	Request func() *dialect.Request
-	IDs     func() dialect.IDRule
-	Lists   string
-	Lint    func(d *dialect.Dialect, msgs []dialect.Message, i int) []dialect.Issue
+	// Response, when not nil, is the row's non-streaming response shape
+	// (a gateway routing between families answers in it).
+	Response func() *dialect.Response
+	IDs      func() dialect.IDRule
+	Lists    string
+	Lint     func(d *dialect.Dialect, msgs []dialect.Message, i int) []dialect.Issue
 }
 
 // table is the provider table, in README order. The aliases are the names
@@ -74,10 +77,10 @@ type Provider struct {
 // google, claude, aws), the product or API name (chat-completions,
 // responses, vertex, converse). A name never belongs to two rows.
 var table = [...]Provider{
-	{Name: openaichat.Name, Aliases: []string{"openai", "chat", "chat-completions"}, Vendor: "openai", Codec: openaichat.Codec{}, Dialect: openaichat.Dialect, Request: openaichat.Request},
+	{Name: openaichat.Name, Aliases: []string{"openai", "chat", "chat-completions"}, Vendor: "openai", Codec: openaichat.Codec{}, Dialect: openaichat.Dialect, Request: openaichat.Request, Response: openaichat.Response},
 	{Name: openairesponses.Name, Aliases: []string{"responses"}, Vendor: "openai", Codec: openairesponses.Codec{}, Dialect: openairesponses.Dialect, Request: openairesponses.Request},
-	{Name: anthropic.Name, Aliases: []string{"claude"}, Vendor: "anthropic", Codec: anthropic.Codec{}, Dialect: anthropic.Dialect, Request: anthropic.Request},
-	{Name: gemini.Name, Aliases: []string{"google", "vertex", "genai"}, Vendor: "gemini", Codec: gemini.Codec{}, Dialect: gemini.Dialect, Request: gemini.Request},
+	{Name: anthropic.Name, Aliases: []string{"claude"}, Vendor: "anthropic", Codec: anthropic.Codec{}, Dialect: anthropic.Dialect, Request: anthropic.Request, Response: anthropic.Response},
+	{Name: gemini.Name, Aliases: []string{"google", "vertex", "genai"}, Vendor: "gemini", Codec: gemini.Codec{}, Dialect: gemini.Dialect, Request: gemini.Request, Response: gemini.Response},
 	{Name: geminiopenai.Name, Vendor: "gemini", Codec: geminiopenai.Codec{}},
 	{Name: bedrock.Name, Aliases: []string{"aws", "converse", "bedrock-converse"}, Vendor: "bedrock", Codec: bedrock.Codec{}, Dialect: bedrock.Dialect, Request: bedrock.Request},
 	{Name: mcp.Name, Vendor: "mcp", Codec: mcp.Codec{}},
@@ -233,6 +236,20 @@ func RequestShape(name string) *dialect.Request {
 		return p.Request()
 	}
 	return nil
+}
+
+// ResponseShape returns the non-streaming response shape of a format name,
+// or nil for a format without one.
+func ResponseShape(name string) *dialect.Response {
+	if p := row(name); p != nil && p.Response != nil {
+		return p.Response()
+	}
+	return nil
+}
+
+// ResponseNames lists the formats with a response shape, in README order.
+func ResponseNames() []string {
+	return names(func(p *Provider) bool { return p.Response != nil })
 }
 
 // Dialect returns the transcript dialect of a format name, or nil.

@@ -7,7 +7,8 @@
 // /v1/chat/completions and /v1/responses (to -openai-base),
 // /v1/messages and /v1/messages/count_tokens (to -anthropic-base),
 // /v1beta/models/{model}:generateContent and :streamGenerateContent (to
-// -gemini-base), /metrics (Prometheus) and /healthz, logs one line per
+// -gemini-base; -route openai-chat=anthropic serves one API from another
+// family's upstream, without streaming), /metrics (Prometheus) and /healthz, logs one line per
 // request to standard error (log/slog; never a header, a query string or a
 // body), and on SIGINT or SIGTERM stops accepting connections and lets the
 // requests in flight finish (at most -shutdown-timeout).
@@ -43,6 +44,8 @@ func main() {
 // options are the command's flags.
 type options struct {
 	addr, upstreamMessage, logLevel, logFormat string
+	routes                                     routeFlag
+	maxTokens                                  int
 	bases                                      map[string]*string
 	maxBody                                    int64
 	readTimeout, timeout, shutdownTimeout      time.Duration
@@ -62,6 +65,8 @@ func parseFlags(args []string, stderr io.Writer) (options, error) {
 	fs.DurationVar(&o.readTimeout, "read-timeout", gateway.DefaultReadTimeout, "time to read a request body (then 408); negative for none")
 	fs.DurationVar(&o.timeout, "timeout", gateway.DefaultTimeout, "time for the whole upstream exchange, a stream's last byte included (504 before the headers); negative for none")
 	fs.DurationVar(&o.shutdownTimeout, "shutdown-timeout", 30*time.Second, "on SIGINT or SIGTERM, how long requests in flight may take to finish")
+	fs.Var(&o.routes, "route", "FROM=TO: serve the API of FROM (openai-chat, anthropic, gemini) from the upstream of TO, converting requests and responses, without streaming; repeatable")
+	fs.IntVar(&o.maxTokens, "default-max-tokens", 4096, "max_tokens of a request routed to Anthropic that names none")
 	fs.StringVar(&o.upstreamMessage, "upstream-message", "keep", "keep: an upstream error's message passes to the client sanitized; drop: toolerr's own sentence instead")
 	fs.StringVar(&o.logLevel, "log-level", "info", "debug, info, warn or error")
 	fs.StringVar(&o.logFormat, "log-format", "json", "json or text")
@@ -78,6 +83,23 @@ func parseFlags(args []string, stderr io.Writer) (options, error) {
 		return o, fmt.Errorf("-log-format must be json or text, got %q", o.logFormat)
 	}
 	return o, nil
+}
+
+// routeFlag collects -route FROM=TO flags.
+type routeFlag map[string]string
+
+func (r *routeFlag) String() string { return fmt.Sprint(map[string]string(*r)) }
+
+func (r *routeFlag) Set(v string) error {
+	from, to, ok := strings.Cut(v, "=")
+	if !ok || from == "" || to == "" {
+		return fmt.Errorf("want FROM=TO, got %q", v)
+	}
+	if *r == nil {
+		*r = routeFlag{}
+	}
+	(*r)[from] = to
+	return nil
 }
 
 // run serves until ctx is done (a signal), then shuts down gracefully. When
@@ -107,7 +129,7 @@ func run(ctx context.Context, args []string, stderr io.Writer, ready chan<- stri
 		ups[fam] = *v
 	}
 	cfg := gateway.Config{Upstreams: ups, MaxBodyBytes: o.maxBody, ReadTimeout: o.readTimeout, Timeout: o.timeout,
-		DropUpstreamMessage: o.upstreamMessage == "drop", Logger: log}
+		Routes: o.routes, DefaultMaxTokens: o.maxTokens, DropUpstreamMessage: o.upstreamMessage == "drop", Logger: log}
 	g, err := gateway.New(cfg)
 	if err != nil {
 		fmt.Fprintln(stderr, "toolerr-gateway:", err)

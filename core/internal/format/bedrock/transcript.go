@@ -31,15 +31,15 @@ func Dialect() *dialect.Dialect {
 			r, _ := elem["toolResult"].(map[string]any)
 			return r["status"] == "error"
 		},
-		Placement:  dialect.NextUserFirst,
-		Lint:       lint,
-		CapNames:   " tool_result_status ",
-		Takes:      Takes,
-		ForModel:   forModel,
-		PartsKey:   "content",
-		IDs:        dialect.IDRule{Charset: dialect.Word, Min: 1, Max: MaxToolUseIDLen, Text: "Bedrock toolUseId is 1 to 64 characters of [a-zA-Z0-9_-]."},
+		Placement: dialect.NextUserFirst,
+		Lint:      lint,
+		CapNames:  " tool_result_status ",
+		Takes:     Takes,
+		ForModel:  forModel,
+		PartsKey:  "content",
+		IDs:       dialect.IDRule{Charset: dialect.Word, Min: 1, Max: MaxToolUseIDLen, Text: "Bedrock toolUseId is 1 to 64 characters of [a-zA-Z0-9_-]."},
 		// service model ToolName: 1-64 of [a-zA-Z0-9_-]
-		Names: dialect.IDRule{Charset: dialect.Word, Min: 1, Max: 64, Text: "Bedrock tool names are 1 to 64 characters of [a-zA-Z0-9_-]."},
+		Names:      dialect.IDRule{Charset: dialect.Word, Min: 1, Max: 64, Text: "Bedrock tool names are 1 to 64 characters of [a-zA-Z0-9_-]."},
 		RoleNames:  "user and assistant",
 		Unanswered: "Every toolUse needs a toolResult in the very next user message.",
 		EmptyText:  func(m dialect.Message) bool { return m.Role == dialect.RoleUser || m.Role == dialect.RoleAssistant },

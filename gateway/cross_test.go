@@ -1,0 +1,149 @@
+package gateway
+
+import (
+	"encoding/json"
+	"io"
+	"strings"
+	"testing"
+
+	"github.com/prometheus/client_golang/prometheus/testutil"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+// A Chat Completions history whose last tool message carries the envelope,
+// the OpenAI way (in the content).
+const chatWithEnvelope = `{"model":"claude-sonnet-4-5","messages":[
+ {"role":"system","content":"Be brief."},
+ {"role":"user","content":"Weather in Paris?"},
+ {"role":"assistant","content":null,"tool_calls":[{"id":"call_1","type":"function","function":{"name":"get_weather","arguments":"{\"city\":\"Paris\"}"}}]},
+ {"role":"tool","tool_call_id":"call_1","content":"` + timeoutEnvelope + `"}],
+ "tools":[{"type":"function","function":{"name":"get_weather","parameters":{"type":"object","properties":{"city":{"type":"string"}}}}}]}`
+
+// TestGateway_crossFamily: an OpenAI Chat request served by an Anthropic
+// upstream: the body is converted with the failure flag (is_error), the
+// key moves to x-api-key, the response comes back as a chat.completion,
+// and an upstream error in the OpenAI shape.
+func TestGateway_crossFamily(t *testing.T) {
+	up := newFakeUpstream(t, okJSON(`{"id":"msg_01","type":"message","role":"assistant","model":"claude-sonnet-4-5","content":[{"type":"text","text":"Retrying."},{"type":"tool_use","id":"toolu_02","name":"get_weather","input":{"city":"Paris"}}],"stop_reason":"tool_use","usage":{"input_tokens":40,"output_tokens":9}}`))
+	tg := newTestGateway(t, Config{Routes: map[string]string{"openai": "claude"}}, map[string]*fakeUpstream{FamilyAnthropic: up})
+	resp := tg.post(t, "/v1/chat/completions?api-version=1", chatWithEnvelope, map[string]string{"Authorization": "Bearer sk-ant-test"})
+	require.Equal(t, 200, resp.StatusCode)
+	var cc struct {
+		Object  string
+		Model   string
+		Choices []struct {
+			FinishReason string `json:"finish_reason"`
+			Message      struct {
+				Content   string
+				ToolCalls []struct {
+					ID       string
+					Function struct{ Name, Arguments string }
+				} `json:"tool_calls"`
+			}
+		}
+		Usage struct {
+			PromptTokens int `json:"prompt_tokens"`
+			TotalTokens  int `json:"total_tokens"`
+		}
+	}
+	require.NoError(t, json.NewDecoder(resp.Body).Decode(&cc))
+	assert.Equal(t, "chat.completion", cc.Object)
+	require.Len(t, cc.Choices, 1)
+	assert.Equal(t, "tool_calls", cc.Choices[0].FinishReason)
+	assert.Equal(t, "Retrying.", cc.Choices[0].Message.Content)
+	require.Len(t, cc.Choices[0].Message.ToolCalls, 1)
+	assert.Equal(t, "toolu_02", cc.Choices[0].Message.ToolCalls[0].ID)
+	assert.JSONEq(t, `{"city":"Paris"}`, cc.Choices[0].Message.ToolCalls[0].Function.Arguments)
+	assert.Equal(t, 49, cc.Usage.TotalTokens)
+
+	sent, h := up.last()
+	assert.Equal(t, "/v1/messages", up.paths[0], "the Anthropic path, no foreign query")
+	assert.Equal(t, "sk-ant-test", h.Get("X-Api-Key"))
+	assert.Empty(t, h.Get("Authorization"))
+	assert.Equal(t, "2023-06-01", h.Get("Anthropic-Version"))
+	var body struct {
+		Model     string
+		MaxTokens int `json:"max_tokens"`
+		System    string
+		Messages  []struct {
+			Role    string
+			Content []map[string]any
+		}
+	}
+	require.NoError(t, json.Unmarshal(sent, &body))
+	assert.Equal(t, "claude-sonnet-4-5", body.Model)
+	assert.Equal(t, 4096, body.MaxTokens, "the Messages API requires it")
+	assert.Equal(t, "Be brief.", body.System)
+	last := body.Messages[len(body.Messages)-1]
+	require.Equal(t, "tool_result", last.Content[0]["type"])
+	assert.Equal(t, true, last.Content[0]["is_error"], "the failure flag is carried across the hop")
+	assert.Contains(t, last.Content[0]["content"], `"code":"TIMEOUT"`)
+}
+
+func TestGateway_crossFamilyErrors(t *testing.T) {
+	up := newFakeUpstream(t, fail(529, map[string]string{"retry-after": "3"}, `{"type":"error","error":{"type":"overloaded_error","message":"Overloaded"}}`))
+	tg := newTestGateway(t, Config{Routes: map[string]string{"openai-chat": "anthropic"}}, map[string]*fakeUpstream{FamilyAnthropic: up})
+	resp := tg.post(t, "/v1/chat/completions", chatWithEnvelope, nil)
+	assert.Equal(t, 529, resp.StatusCode)
+	assert.Equal(t, "3", resp.Header.Get("Retry-After"))
+	e := readJSON(t, resp.Body)["error"].(map[string]any)
+	assert.Equal(t, "service_unavailable_error", e["type"], "the OpenAI shape for the OpenAI client")
+	assert.Equal(t, "OVERLOADED", e["toolerr"].(map[string]any)["code"])
+	tg.settle(t)
+	assert.Equal(t, 1.0, testutil.ToFloat64(tg.g.metrics.upstreamErrs.WithLabelValues("chat_completions", "OVERLOADED", "false")))
+
+	stream := tg.post(t, "/v1/chat/completions", strings.Replace(chatWithEnvelope, `"model"`, `"stream":true,"model"`, 1), nil)
+	assert.Equal(t, 400, stream.StatusCode)
+	se := readJSON(t, stream.Body)["error"].(map[string]any)
+	assert.Equal(t, "stream", se["param"])
+	assert.Contains(t, se["message"], "without streaming")
+	assert.Equal(t, 1, up.hits(), "a refused stream never reaches the upstream")
+}
+
+// TestGateway_crossFamilyGemini: a Gemini client served by an OpenAI Chat
+// upstream: the model moves from the path to the body, the key from
+// x-goog-api-key to Authorization, and a Gemini error key becomes the
+// envelope in the tool message.
+func TestGateway_crossFamilyGemini(t *testing.T) {
+	up := newFakeUpstream(t, okJSON(`{"id":"chatcmpl-9","object":"chat.completion","created":1,"model":"gpt-4o","choices":[{"index":0,"message":{"role":"assistant","content":"It failed."},"finish_reason":"stop"}]}`))
+	tg := newTestGateway(t, Config{Routes: map[string]string{"gemini": "openai-chat"}}, map[string]*fakeUpstream{FamilyOpenAI: up})
+	body := `{"contents":[{"role":"user","parts":[{"text":"Weather?"}]},{"role":"model","parts":[{"functionCall":{"id":"fc_1","name":"get_weather","args":{}}}]},` +
+		`{"role":"user","parts":[{"functionResponse":{"id":"fc_1","name":"get_weather","response":{"error":` + strings.ReplaceAll(timeoutEnvelope, `\"`, `"`) + `}}}]}]}`
+	resp := tg.post(t, "/v1beta/models/gpt-4o:generateContent?key=sk-openai-test", body, nil)
+	require.Equal(t, 200, resp.StatusCode)
+	b, _ := io.ReadAll(resp.Body)
+	var g struct {
+		Candidates []struct {
+			Content struct {
+				Role  string
+				Parts []map[string]any
+			}
+			FinishReason string
+		}
+	}
+	require.NoError(t, json.Unmarshal(b, &g), "%s", b)
+	require.Len(t, g.Candidates, 1)
+	assert.Equal(t, "It failed.", g.Candidates[0].Content.Parts[0]["text"])
+	assert.Equal(t, "STOP", g.Candidates[0].FinishReason)
+
+	sent, h := up.last()
+	assert.Equal(t, "Bearer sk-openai-test", h.Get("Authorization"))
+	assert.Equal(t, "/v1/chat/completions", up.paths[0])
+	var chat struct {
+		Model    string
+		Messages []map[string]any
+	}
+	require.NoError(t, json.Unmarshal(sent, &chat))
+	assert.Equal(t, "gpt-4o", chat.Model)
+	tool := chat.Messages[len(chat.Messages)-1]
+	assert.Equal(t, "tool", tool["role"])
+	assert.Contains(t, tool["content"], `"code":"TIMEOUT"`, "the Gemini error key travels as the envelope OpenAI reads")
+}
+
+func TestNew_routes(t *testing.T) {
+	for _, r := range []map[string]string{{"openai-responses": "anthropic"}, {"anthropic": "anthropic"}, {"bedrock": "openai"}, {"openai": "cohere"}} {
+		_, err := New(Config{Routes: r})
+		assert.ErrorIs(t, err, ErrConfig, "%v", r)
+	}
+}
