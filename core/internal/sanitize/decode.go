@@ -59,13 +59,24 @@ func urlRunSet() byteSet {
 // changed: the text around it keeps its encoding.
 func redactPercent(s string, depth int) string {
 	e := editor{src: s}
-	eachRun(s, urlRunSet(), func(i, end int) {
-		if run := s[i:end]; strings.IndexByte(run, '%') >= 0 {
-			if from, to, with, ok := percentSecret(run, depth); ok {
-				e.replace(i+from, i+to, with)
-			}
+	// Only the runs that hold a '%' are looked at: find each '%', then its run.
+	for from := 0; from < len(s); {
+		k := strings.IndexByte(s[from:], '%')
+		if k < 0 {
+			break
 		}
-	})
+		i, end := from+k, from+k+1
+		for i > from && isURLRun(s[i-1]) {
+			i--
+		}
+		for end < len(s) && isURLRun(s[end]) {
+			end++
+		}
+		if f, t, with, ok := percentSecret(s[i:end], depth); ok {
+			e.replace(i+f, i+t, with)
+		}
+		from = end
+	}
 	return e.done()
 }
 
