@@ -80,23 +80,6 @@ func redactPercent(s string, depth int) string {
 	return e.done()
 }
 
-// eachRun calls fn for each maximal run s[i:end] of bytes ok accepts, in
-// order.
-func eachRun(s string, set byteSet, fn func(i, end int)) {
-	for i := 0; i < len(s); {
-		if !set.has(s[i]) {
-			i++
-			continue
-		}
-		end := i + 1
-		for end < len(s) && set.has(s[end]) {
-			end++
-		}
-		fn(i, end)
-		i = end
-	}
-}
-
 // percentSecret decodes run (up to maxDecodeDepth times while escapes
 // remain) and returns, when the decoded text holds a secret, the byte range
 // of run to replace and its replacement: the decoded text between the
@@ -152,7 +135,16 @@ func b64RunSet() byteSet {
 // decodes to text and replaces it when the text holds a secret.
 func redactBase64(s string, depth int) string {
 	e := editor{src: s}
-	eachRun(s, b64RunSet(), func(i, end int) {
+	set := b64RunSet()
+	for i := 0; i < len(s); {
+		if !set.has(s[i]) {
+			i++
+			continue
+		}
+		end := i + 1
+		for end < len(s) && set.has(s[end]) {
+			end++
+		}
 		if end-i >= minEncodedChars && base64Secret(s[i:end], depth) {
 			pad := end
 			for pad < len(s) && pad < end+2 && s[pad] == '=' {
@@ -160,7 +152,8 @@ func redactBase64(s string, depth int) string {
 			}
 			e.replace(i, pad, Redacted)
 		}
-	})
+		i = end
+	}
 	return e.done()
 }
 

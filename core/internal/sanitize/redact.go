@@ -791,20 +791,35 @@ func redactWords(s string) string {
 	e := editor{src: s}
 	for i := 0; i < len(s); i++ {
 		c := s[i]
-		if !wordStart(c) {
+		end := i
+		switch {
+		case c == '-':
+			if i > 0 && s[i-1] != ' ' {
+				continue
+			}
+		case isLetter(c):
+			end = i + 1
+			for end < len(s) && isLetter(s[end]) {
+				end++
+			}
+			if !maybeSecretWord(c, end-i) || end >= len(s) || s[end] != ' ' || !boundary(s, i) {
+				if !escapeLetter(s, i) {
+					i = end - 1 // no word starts inside this one
+				}
+				continue
+			}
+		default:
 			continue
 		}
-		from, end := wordSecret(s, i)
-		if end > from {
+		from, to := wordSecret(s, i)
+		if to > from {
 			if s[from] == '"' || s[from] == '\'' || s[from] == '`' {
 				from++
 			}
-			e.replace(from, end, Redacted)
+			e.replace(from, to, Redacted)
+			i = to - 1
+		} else if end > i {
 			i = end - 1
-			continue
-		}
-		if isLetter(c) && !escapeLetter(s, i) {
-			i = span(s, i, isLetter) - 1 // no word starts inside this one
 		}
 	}
 	return e.done()
