@@ -97,6 +97,17 @@ function sleepFor(ms, signal) {
   });
 }
 
+// An attempt's deadline: a signal that aborts after ms with a TimeoutError,
+// as AbortSignal.timeout does, but on a timer that keeps the process alive
+// while the call is pending (AbortSignal.timeout's does not: a process whose
+// only pending work is a call waiting on its deadline would exit instead of
+// returning TIMEOUT) and is cleared when the attempt ends.
+function deadline(ms) {
+  const c = new AbortController();
+  const timer = setTimeout(() => c.abort(new DOMException('The operation timed out.', 'TimeoutError')), ms);
+  return { signal: c.signal, clear: () => clearTimeout(timer) };
+}
+
 const logLevel = { debug: 'debug', info: 'info', warn: 'warn' };
 
 /**
@@ -206,8 +217,8 @@ export class Executor extends EventTarget {
       if (a.kind === 'load' || a.kind === 'cas') {
         event = await this.#store(a);
       } else if (a.kind === 'call') {
-        const timeout = a.timeout_ms ? AbortSignal.timeout(a.timeout_ms) : null;
-        const signals = [signal, timeout].filter(Boolean);
+        const timeout = a.timeout_ms ? deadline(a.timeout_ms) : null;
+        const signals = [signal, timeout?.signal].filter(Boolean);
         const callSignal = signals.length > 1 ? AbortSignal.any(signals) : signals[0];
         try {
           value = await fn({ signal: callSignal, attempt: a.attempt });
@@ -216,8 +227,10 @@ export class Executor extends EventTarget {
         } catch (e) {
           cause = e;
           if (signal?.aborted) event = { kind: 'cancelled' };
-          else if (timeout?.aborted) event = { kind: 'cancelled', cause: 'deadline' };
+          else if (timeout?.signal.aborted) event = { kind: 'cancelled', cause: 'deadline' };
           else event = this.#failure(e, tool);
+        } finally {
+          timeout?.clear();
         }
       } else {
         try {
