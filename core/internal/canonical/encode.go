@@ -53,6 +53,27 @@ func Canonicalize(data []byte) ([]byte, error) {
 
 // Append appends the canonical JSON of v to dst; see Marshal.
 func Append(dst []byte, v any) ([]byte, error) {
+	return appendValue(dst, v, math.MaxInt)
+}
+
+// AppendMax is Append that stops once dst would grow past max bytes: it
+// returns a *LimitError (Bound "output_bytes", Limit max, Count the length
+// dst had reached) as soon as a string, an element or a member takes dst
+// past max, so a value whose JSON is far longer is never written out whole.
+// A value that writes itself (an Appender) is checked once it has.
+func AppendMax(dst []byte, v any, max int) ([]byte, error) {
+	dst, err := appendValue(dst, v, max)
+	if err == nil && len(dst) > max {
+		err = tooLong(dst, max)
+	}
+	return dst, err
+}
+
+func tooLong(dst []byte, max int) error {
+	return &LimitError{Bound: "output_bytes", Limit: int64(max), Count: int64(len(dst)), Offset: -1}
+}
+
+func appendValue(dst []byte, v any, max int) ([]byte, error) {
 	switch x := v.(type) {
 	case nil:
 		return append(dst, "null"...), nil
@@ -62,6 +83,9 @@ func Append(dst []byte, v any) ([]byte, error) {
 		}
 		return append(dst, "false"...), nil
 	case string:
+		if len(dst)+len(x) > max {
+			return dst, tooLong(dst, max)
+		}
 		return AppendString(dst, x), nil
 	case float64:
 		return AppendFloat(dst, x)
@@ -72,7 +96,7 @@ func Append(dst []byte, v any) ([]byte, error) {
 	case uint64:
 		return AppendFloat(dst, float64(x))
 	case map[string]any:
-		return appendObject(dst, x)
+		return appendObject(dst, x, max)
 	case []any:
 		dst = append(dst, '[')
 		for i, e := range x {
@@ -80,8 +104,11 @@ func Append(dst []byte, v any) ([]byte, error) {
 				dst = append(dst, ',')
 			}
 			var err error
-			if dst, err = Append(dst, e); err != nil {
+			if dst, err = appendValue(dst, e, max); err != nil {
 				return dst, err
+			}
+			if len(dst) > max {
+				return dst, tooLong(dst, max)
 			}
 		}
 		return append(dst, ']'), nil
@@ -91,6 +118,9 @@ func Append(dst []byte, v any) ([]byte, error) {
 			if i > 0 {
 				dst = append(dst, ',')
 			}
+			if len(dst)+len(e) > max {
+				return dst, tooLong(dst, max)
+			}
 			dst = AppendString(dst, e)
 		}
 		return append(dst, ']'), nil
@@ -99,7 +129,7 @@ func Append(dst []byte, v any) ([]byte, error) {
 		for k, s := range x {
 			m[k] = s
 		}
-		return appendObject(dst, m)
+		return appendObject(dst, m, max)
 	case Appender:
 		return x.AppendCanonical(dst)
 	default:
@@ -107,7 +137,7 @@ func Append(dst []byte, v any) ([]byte, error) {
 	}
 }
 
-func appendObject(dst []byte, m map[string]any) ([]byte, error) {
+func appendObject(dst []byte, m map[string]any, max int) ([]byte, error) {
 	// Small objects (the common case: envelopes, details, wire messages) sort
 	// their keys in a stack array, so writing them allocates nothing.
 	var buf [16]string
@@ -126,11 +156,17 @@ func appendObject(dst []byte, m map[string]any) ([]byte, error) {
 		if i > 0 {
 			dst = append(dst, ',')
 		}
+		if len(dst)+len(k) > max {
+			return dst, tooLong(dst, max)
+		}
 		dst = AppendString(dst, k)
 		dst = append(dst, ':')
 		var err error
-		if dst, err = Append(dst, m[k]); err != nil {
+		if dst, err = appendValue(dst, m[k], max); err != nil {
 			return dst, err
+		}
+		if len(dst) > max {
+			return dst, tooLong(dst, max)
 		}
 	}
 	return append(dst, '}'), nil

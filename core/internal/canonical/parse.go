@@ -7,10 +7,6 @@ import (
 	"unicode/utf8"
 )
 
-// MaxDepth is the deepest nesting of arrays and objects Parse accepts. Deeper
-// input is refused with a *SyntaxError rather than risking the stack.
-const MaxDepth = 512
-
 // SyntaxError describes JSON text that Parse cannot read.
 //
 // Offset is the number of bytes of input read before the error was found.
@@ -30,34 +26,54 @@ func (e *SyntaxError) Error() string {
 // Leading and trailing white space is allowed; anything else after the value is
 // an error. Invalid UTF-8 in strings and lone surrogate escapes become U+FFFD.
 // Returns a *SyntaxError, with the byte offset, for malformed text, a number
-// outside the float64 range, a duplicate object key, or nesting deeper than
-// MaxDepth.
+// outside the float64 range or a duplicate object key; a *LimitError for
+// nesting deeper than MaxDepth or a tree that would take more memory than
+// TreeBudget(len(data)) allows.
 //
 // Strings without escapes share the memory of one copy of data, made once per
 // call, instead of one allocation each: a string in the tree keeps that copy
 // alive as long as it is referenced.
 func Parse(data []byte) (any, error) {
-	p := parser{data: data, text: string(data)}
+	v, _, err := parse(data, TreeBudget(len(data)))
+	return v, err
+}
+
+// parse is Parse with the budget given; it also returns the tree's cost.
+func parse(data []byte, budget int64) (any, int64, error) {
+	p := parser{data: data, text: string(data), budget: budget}
 	p.skipSpace()
 	v, err := p.value(0)
 	if err != nil {
-		return nil, err
+		return nil, p.cost, err
 	}
 	p.skipSpace()
 	if p.pos != len(p.data) {
-		return nil, p.fail("unexpected data after the JSON value")
+		return nil, p.cost, p.fail("unexpected data after the JSON value")
 	}
-	return v, nil
+	return v, p.cost, nil
 }
 
 type parser struct {
-	data []byte
-	text string // string(data), converted once: strings are sliced from it
-	pos  int
+	data   []byte
+	text   string // string(data), converted once: strings are sliced from it
+	pos    int
+	cost   int64 // bytes of tree built so far (see the cost constants)
+	budget int64 // the most cost may reach
 }
 
 func (p *parser) fail(msg string) error {
 	return &SyntaxError{Msg: msg, Offset: int64(p.pos)}
+}
+
+// charge adds n bytes to the tree's cost and reports whether it is still
+// within the budget.
+func (p *parser) charge(n int64) bool {
+	p.cost += n
+	return p.cost <= p.budget
+}
+
+func (p *parser) overBudget() error {
+	return &LimitError{Bound: "value_bytes", Limit: p.budget, Count: p.cost, Offset: int64(p.pos)}
 }
 
 func (p *parser) skipSpace() {
@@ -79,18 +95,23 @@ func (p *parser) value(depth int) (any, error) {
 		return nil, p.fail("unexpected end of input")
 	}
 	switch c := p.data[p.pos]; {
-	case c == '{':
+	case c == '{' || c == '[':
 		if depth >= MaxDepth {
-			return nil, p.fail("nesting deeper than " + strconv.Itoa(MaxDepth))
+			return nil, &LimitError{Bound: "depth", Limit: MaxDepth, Count: int64(depth + 1), Offset: int64(p.pos)}
 		}
-		return p.object(depth + 1)
-	case c == '[':
-		if depth >= MaxDepth {
-			return nil, p.fail("nesting deeper than " + strconv.Itoa(MaxDepth))
+		if c == '{' {
+			return p.object(depth + 1)
 		}
 		return p.array(depth + 1)
 	case c == '"':
-		return p.str()
+		s, err := p.str()
+		if err != nil || s == "" {
+			return s, err // the empty string is boxed without allocating
+		}
+		if !p.charge(costString) {
+			return nil, p.overBudget()
+		}
+		return s, nil
 	case c == '-' || (c >= '0' && c <= '9'):
 		return p.number()
 	case c == 't':
@@ -114,6 +135,9 @@ func (p *parser) literal(word string, v any) (any, error) {
 
 func (p *parser) object(depth int) (any, error) {
 	p.pos++ // '{'
+	if !p.charge(costObject) {
+		return nil, p.overBudget()
+	}
 	m := map[string]any{}
 	p.skipSpace()
 	if p.pos < len(p.data) && p.data[p.pos] == '}' {
@@ -150,6 +174,16 @@ func (p *parser) object(depth int) (any, error) {
 		if dup {
 			return nil, &SyntaxError{Msg: "duplicate object key " + strconv.Quote(k), Offset: int64(keyAt)}
 		}
+		var c int64
+		switch {
+		case n == 1:
+			c = costObjectGroup
+		case n > len(first):
+			c = costObjectMember
+		}
+		if !p.charge(c) {
+			return nil, p.overBudget()
+		}
 		p.skipSpace()
 		if p.pos >= len(p.data) || p.data[p.pos] != ':' {
 			return nil, p.fail("expected ':' after object key")
@@ -179,6 +213,9 @@ func (p *parser) object(depth int) (any, error) {
 
 func (p *parser) array(depth int) (any, error) {
 	p.pos++ // '['
+	if !p.charge(costArray) {
+		return nil, p.overBudget()
+	}
 	a := []any{}
 	p.skipSpace()
 	if p.pos < len(p.data) && p.data[p.pos] == ']' {
@@ -190,6 +227,9 @@ func (p *parser) array(depth int) (any, error) {
 		v, err := p.value(depth)
 		if err != nil {
 			return nil, err
+		}
+		if !p.charge(costElement) {
+			return nil, p.overBudget()
 		}
 		a = append(a, v)
 		p.skipSpace()
@@ -242,6 +282,7 @@ func (p *parser) str() (string, error) {
 		switch {
 		case c == '"':
 			p.pos++
+			p.cost += int64(buf.Cap()) // a string with escapes is built; the caller's next charge checks
 			return buf.String(), nil
 		case c < 0x20:
 			return "", p.fail("control character in string")
@@ -346,11 +387,14 @@ func (p *parser) number() (any, error) {
 	if digits := d - i; digits > 0 && digits <= 15 && (digits == 1 || p.data[i] != '0') &&
 		(d == len(p.data) || (p.data[d] != '.' && p.data[d] != 'e' && p.data[d] != 'E' && (p.data[d] < '0' || p.data[d] > '9'))) {
 		p.pos = d
+		if !neg && u < uint64(len(smallNumbers)) {
+			return smallNumbers[u], nil
+		}
+		if !p.charge(costNumber) {
+			return nil, p.overBudget()
+		}
 		if neg {
 			return -float64(u), nil
-		}
-		if u < uint64(len(smallNumbers)) {
-			return smallNumbers[u], nil
 		}
 		return float64(u), nil
 	}
@@ -388,6 +432,9 @@ func (p *parser) number() (any, error) {
 	f, err := strconv.ParseFloat(p.text[start:p.pos], 64)
 	if err != nil {
 		return nil, &SyntaxError{Msg: "number out of the float64 range", Offset: int64(start)}
+	}
+	if !p.charge(costNumber) {
+		return nil, p.overBudget()
 	}
 	return f, nil
 }

@@ -1,0 +1,84 @@
+package canonical
+
+import (
+	"errors"
+	"strconv"
+)
+
+// MaxDepth is the deepest nesting of arrays and objects Parse accepts. Deeper
+// input is refused with a *LimitError (Bound "depth") rather than risking the
+// stack.
+const MaxDepth = 512
+
+// TreeBytesPerInputByte is how many bytes of memory the value tree of one
+// Parse may take per byte of input (24). Parse counts the memory as it builds
+// the tree (see the cost constants below) and refuses input whose tree would
+// take more, with a *LimitError (Bound "value_bytes"), before it is built.
+//
+// Text of a transcript or an error body takes 2 to 9 bytes per byte as a tree,
+// a Gemini turn of parallel calls with empty arguments 19; a long run of tiny
+// objects ([{"":0},{"":0},...]) takes 51, and is what this bound refuses.
+const TreeBytesPerInputByte = 24
+
+// MinTreeBudgetInput is the input length, in bytes, below which Parse budgets
+// as if the input were this long (16 KiB): a short text may always build a
+// tree of TreeBytesPerInputByte * 16 KiB = 384 KiB, enough for the deepest
+// nesting of objects MaxDepth allows (511 levels of {"a": ...} take 172 KiB).
+const MinTreeBudgetInput = 16 << 10
+
+// TreeBudget returns the most bytes of value tree Parse builds for n bytes of
+// input: TreeBytesPerInputByte * max(n, MinTreeBudgetInput).
+func TreeBudget(n int) int64 {
+	return TreeBytesPerInputByte * int64(max(n, MinTreeBudgetInput))
+}
+
+// The memory Parse charges for each part of the tree, in bytes, as the Go
+// runtime (go1.24 and later, 64-bit words, wasm included) allocates it:
+// measured by TestTreeCost_tracksTheHeap.
+const (
+	costObject       = 48  // an empty map[string]any
+	costObjectGroup  = 288 // its first group of 8 slots, at the first member
+	costObjectMember = 82  // each member past the 8th (tables of groups, grown by doubling)
+	costArray        = 24  // the slice header boxed in an interface
+	costElement      = 24  // one slot of []any, and half again for append's spare capacity
+	costString       = 16  // the string header boxed in an interface
+	costNumber       = 8   // a boxed float64 (0 to 1023 are preboxed: no cost)
+)
+
+// ErrLimit is matched (errors.Is) by every *LimitError.
+var ErrLimit = errors.New("canonical: limit exceeded")
+
+// LimitError is input Parse refuses because a bound would be passed, not
+// because it is malformed.
+//
+// Bound names the bound: "depth" (MaxDepth) or "value_bytes" (TreeBudget).
+// Limit is its value for this input and Count what the input reached when
+// Parse stopped: the nesting level, or the bytes of tree counted so far (the
+// whole tree would take more). Offset is the byte offset at which it stopped.
+type LimitError struct {
+	Bound  string
+	Limit  int64
+	Count  int64
+	Offset int64
+}
+
+// Error returns "canonical: <what> at byte offset N".
+func (e *LimitError) Error() string {
+	return "canonical: " + e.Msg() + " at byte offset " + strconv.FormatInt(e.Offset, 10)
+}
+
+// Msg says which bound was passed, without the offset.
+func (e *LimitError) Msg() string {
+	switch e.Bound {
+	case "depth":
+		return "nesting deeper than " + strconv.FormatInt(e.Limit, 10) + " levels of arrays and objects (the limit)"
+	case "value_bytes":
+		return "the JSON would take more than " + strconv.FormatInt(e.Limit, 10) +
+			" bytes of memory as values (" + strconv.Itoa(TreeBytesPerInputByte) +
+			" per byte of input, the limit): too many small objects, arrays or strings"
+	}
+	return e.Bound + " over the limit of " + strconv.FormatInt(e.Limit, 10)
+}
+
+// Is reports whether target is ErrLimit.
+func (e *LimitError) Is(target error) bool { return target == ErrLimit }
