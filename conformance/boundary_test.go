@@ -48,7 +48,7 @@ func invalidInput(details, message string) string {
 }
 
 func tooLarge(n uint64) string {
-	return invalidInput(`{"path":""}`, "toolerr: request is "+strconv.FormatUint(n, 10)+" bytes; the limit is 33554432.")
+	return invalidInput(`{"bound":"request_bytes","count":`+strconv.FormatUint(n, 10)+`,"limit":33554432,"path":""}`, "toolerr: request is "+strconv.FormatUint(n, 10)+" bytes; the limit is 33554432.")
 }
 
 func nested(depth int) []byte {
@@ -74,7 +74,7 @@ func TestBoundary_badInput(t *testing.T) {
 		{"exactly MaxRequestBytes", append(append([]byte(`{"op":"version"}`), bytes.Repeat([]byte(" "), core.MaxRequestBytes-18)...), "\n\n"...), `{"ok":{"abi":1,"version":"0.1.0"}}`},
 		{"1 MiB of text", []byte(`{"op":"canonicalize","value":"` + megabyte + `"}`), `{"ok":"` + megabyte + `"}`},
 		{"nesting at the limit", nested(511), `{"ok":` + strings.Repeat("[", 511) + strings.Repeat("]", 511) + `}`},
-		{"nesting 100000 deep", nested(100000), invalidInput(`{"offset":540,"path":""}`, "toolerr: request is not valid JSON: nesting deeper than 512.")},
+		{"nesting 100000 deep", nested(100000), invalidInput(`{"bound":"depth","count":513,"limit":512,"offset":540,"path":""}`, "toolerr: request nests arrays and objects deeper than 512 levels (the limit).")},
 	}
 	targets := availableTargets(t)
 	defer func() {

@@ -81,7 +81,7 @@ func RepairBody(f Format, body map[string]any, opts TranscriptOptions) (map[stri
 	}
 	out, ch, err := request.Repair(b, o)
 	if err != nil {
-		return nil, RepairChanges{}, requestError("repair", err)
+		return nil, RepairChanges{}, apiError("repair", err)
 	}
 	return out, ch, nil
 }

@@ -27,9 +27,10 @@
 //
 //   - The envelope: Envelope, Code (and the Code* constants), CodeInfo, Codes,
 //     Source, NewEnvelope.
-//   - The ABI: Invoke, ABIVersion, Version, MaxRequestBytes, Ops and OpInfo
-//     (the op table); bad requests as values: RequestError, ErrBadRequest,
-//     ErrUnknownOp.
+//   - The ABI: Invoke, ABIVersion, Version, Ops and OpInfo (the op table);
+//     bad requests as values: RequestError, ErrBadRequest, ErrUnknownOp.
+//   - The bounds (limits.go): MaxRequestBytes, MaxResponseBytes, MaxDepth,
+//     ValueBytesPerRequestByte and the Bound* names; LimitError, ErrLimit.
 //   - Classification: ClassifyOptions, ClassifyHTTP, ClassifySSE,
 //     ClassifyError, ClassifyText, ClassifyException; arguments: ArgFailure,
 //     InvalidArgs.

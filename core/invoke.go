@@ -1,6 +1,7 @@
 package core
 
 import (
+	"errors"
 	"strconv"
 
 	"github.com/toolerr/toolerr/core/internal/canonical"
@@ -17,10 +18,6 @@ const ABIVersion = 1
 // Version is the toolerr release this core belongs to.
 const Version = "0.1.0"
 
-// MaxRequestBytes is the largest request Invoke reads, in bytes (32 MiB).
-// A larger one gets an INVALID_INPUT error without being parsed.
-const MaxRequestBytes = 32 << 20
-
 // Invoke runs one request and returns one response; it is the only ABI of the
 // WASI module and the C library.
 //
@@ -28,7 +25,9 @@ const MaxRequestBytes = 32 << 20
 // response is always canonical JSON (RFC 8785): {"ok": <result>} on success,
 // or {"error": <envelope>} with source "orchestrator" when the request itself
 // is bad (code INVALID_INPUT, details {op, path, offset}) or toolerr failed
-// (code INTERNAL). Invoke never panics and keeps no state between calls: time
+// (code INTERNAL); a request past one of the bounds in limits.go gets
+// INVALID_INPUT with details {bound, limit, count}. Invoke never panics and
+// keeps no state between calls: time
 // (now_ms), random draws and breaker or budget state travel in the request.
 // The ops and their members are listed in the README ("Invoke reference").
 func Invoke(request []byte) (response []byte) {
@@ -44,10 +43,13 @@ func Invoke(request []byte) (response []byte) {
 		}
 	}()
 	if len(request) > MaxRequestBytes {
-		return badRequest(&RequestError{Offset: -1, Msg: "request is " + strconv.Itoa(len(request)) + " bytes; the limit is " + strconv.Itoa(MaxRequestBytes)})
+		return limitResponse(requestTooLarge(len(request)))
 	}
 	v, err := canonical.Parse(request)
 	if err != nil {
+		if le, ok := err.(*canonical.LimitError); ok {
+			return limitResponse(parseLimit(le))
+		}
 		re := &RequestError{Offset: -1, Msg: "request is not valid JSON: " + err.Error(), err: err}
 		if se, ok := err.(*canonical.SyntaxError); ok {
 			re.Offset = se.Offset
@@ -65,22 +67,14 @@ func Invoke(request []byte) (response []byte) {
 	}
 	result, err := dispatch(op, req)
 	if err != nil {
+		var le *LimitError
+		if errors.As(err, &le) {
+			le.Op = op
+			return limitResponse(le)
+		}
 		return badRequest(requestError(op, err))
 	}
-	if r, ok := result.(okResponse); ok {
-		return r
-	}
-	out := append(make([]byte, 0, responseCap(len(request))), okPrefix...)
-	out, err = canonical.Append(out, result)
-	if err != nil {
-		return errorResponse(envelope.Envelope{
-			Code:    envelope.Internal,
-			Message: "toolerr could not encode its response.",
-			Details: map[string]any{"op": op},
-			Source:  envelope.SourceOrchestrator,
-		})
-	}
-	return append(out, '}')
+	return writeOK(op, result, len(request))
 }
 
 // okPrefix opens every successful response.

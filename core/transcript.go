@@ -1,6 +1,7 @@
 package core
 
 import (
+	"github.com/toolerr/toolerr/core/internal/bounds"
 	"github.com/toolerr/toolerr/core/internal/transcript"
 )
 
@@ -210,7 +211,9 @@ func CheckWith(f Format, messages []any, opts TranscriptOptions) ([]Finding, err
 // Anthropic, status "error" for Bedrock, an "error" key for Gemini, the
 // envelope JSON for OpenAI; orphan and duplicate results are dropped;
 // misplaced ones moved. A list Check finds nothing in comes back unchanged,
-// so Repair is idempotent. Errors as for Check. RepairWith takes options.
+// so Repair is idempotent. Errors as for Check, and a *LimitError (Bound
+// "response_bytes") when the results to synthesize would not fit in a
+// response of MaxResponseBytes. RepairWith takes options.
 //
 // See docs/transcripts.md, "repair", and openai/openai-agents-python#1061,
 // anthropics/claude-code#39830, microsoft/semantic-kernel#12708,
@@ -239,7 +242,10 @@ func RepairWith(f Format, messages []any, opts TranscriptOptions) ([]any, Repair
 	if err != nil {
 		return nil, RepairChanges{}, err
 	}
-	out, ch := transcript.Repair(tf, msgs, o)
+	out, ch, err := bounds.Repair(tf, msgs, o)
+	if err != nil {
+		return nil, RepairChanges{}, apiError("repair", err)
+	}
 	return transcript.WriteWith(tf, out, o), ch, nil
 }
 

@@ -1,6 +1,7 @@
 package request
 
 import (
+	"github.com/toolerr/toolerr/core/internal/bounds"
 	"github.com/toolerr/toolerr/core/internal/transcript"
 )
 
@@ -36,7 +37,10 @@ func Repair(b *Body, o transcript.Options) (map[string]any, transcript.Changes, 
 		return nil, transcript.Changes{}, err
 	}
 	opts := b.Options(o)
-	out, ch := transcript.Repair(b.Format, msgs, opts)
+	out, ch, err := bounds.Repair(b.Format, msgs, opts)
+	if err != nil {
+		return nil, transcript.Changes{}, err
+	}
 	return b.result(transcript.WriteWith(b.Format, out, opts), ch.Any()), ch, nil
 }
 
