@@ -30,7 +30,8 @@
 //   - The ABI: Invoke, ABIVersion, Version, Ops and OpInfo (the op table);
 //     bad requests as values: RequestError, ErrBadRequest, ErrUnknownOp.
 //   - The bounds (limits.go): MaxRequestBytes, MaxResponseBytes, MaxDepth,
-//     ValueBytesPerRequestByte and the Bound* names; LimitError, ErrLimit.
+//     ValueBytesPerRequestByte, MaxValueBytes and the Bound* names;
+//     LimitError, ErrLimit.
 //   - Classification: ClassifyOptions, ClassifyHTTP, ClassifySSE,
 //     ClassifyError, ClassifyText, ClassifyException; arguments: ArgFailure,
 //     InvalidArgs.

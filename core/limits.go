@@ -52,6 +52,13 @@ const (
 	// error body) is held to the same bound of its own length when toolerr
 	// reads it, and is kept as text when it passes.
 	ValueBytesPerRequestByte = canonical.TreeBytesPerInputByte
+
+	// MaxValueBytes is the most memory the request's value tree may take
+	// whatever the request's length, in bytes (512 MiB, 16 per byte of a
+	// 32 MiB request; Bound "value_bytes" too): the largest requests are held
+	// to it so that the WASI module, whose wasm32 memory ends at 4 GiB, keeps
+	// room for the op's work and its garbage.
+	MaxValueBytes = canonical.MaxTreeBytes
 )
 
 // The names of the bounds, as details.bound gives them.
@@ -106,8 +113,8 @@ func parseLimit(le *canonical.LimitError) *LimitError {
 		e.Msg = "request nests arrays and objects deeper than " + strconv.FormatInt(le.Limit, 10) + " levels (the limit)"
 		return e
 	}
-	e.Msg = "request would take more than " + strconv.FormatInt(le.Limit, 10) + " bytes of memory as JSON values (" +
-		strconv.Itoa(ValueBytesPerRequestByte) + " per byte of request, the limit): it holds too many small objects, arrays or strings"
+	e.Msg = "request would take more than " + strconv.FormatInt(le.Limit, 10) + " bytes of memory as JSON values (the limit: " +
+		strconv.Itoa(ValueBytesPerRequestByte) + " per byte of request, at most " + strconv.Itoa(MaxValueBytes) + "): it holds too many small objects, arrays or strings"
 	return e
 }
 

@@ -26,10 +26,17 @@ const TreeBytesPerInputByte = 24
 // nesting of objects MaxDepth allows (511 levels of {"a": ...} take 172 KiB).
 const MinTreeBudgetInput = 16 << 10
 
+// MaxTreeBytes is the most bytes of value tree one Parse builds, whatever
+// the input's length (512 MiB): 16 per byte of a 32 MiB request. It bounds
+// the memory of the largest requests absolutely, so that a WASI module (4 GiB
+// of wasm32 memory at most) has room for an op's work on top of the tree.
+const MaxTreeBytes = 512 << 20
+
 // TreeBudget returns the most bytes of value tree Parse builds for n bytes of
-// input: TreeBytesPerInputByte * max(n, MinTreeBudgetInput).
+// input: TreeBytesPerInputByte * max(n, MinTreeBudgetInput), and at most
+// MaxTreeBytes.
 func TreeBudget(n int) int64 {
-	return TreeBytesPerInputByte * int64(max(n, MinTreeBudgetInput))
+	return min(TreeBytesPerInputByte*int64(max(n, MinTreeBudgetInput)), MaxTreeBytes)
 }
 
 // The memory Parse charges for each part of the tree, in bytes, as the Go

@@ -96,6 +96,10 @@ func TestParse_treeBudget(t *testing.T) {
 	require.NoError(t, err)
 	assert.Less(t, float64(cost)/float64(len(msgs)), 8.0)
 
+	// Past 21 MiB the budget stops growing at MaxTreeBytes.
+	assert.Equal(t, int64(MaxTreeBytes), TreeBudget(32<<20))
+	assert.Equal(t, int64(TreeBytesPerInputByte*(20<<20)), TreeBudget(20<<20))
+
 	// Below MinTreeBudgetInput the budget is that of 16 KiB of input.
 	assert.Equal(t, int64(TreeBytesPerInputByte*MinTreeBudgetInput), TreeBudget(10))
 	_, err = Parse([]byte(`{"a":{"b":{"c":{"d":{}}}}}`))
