@@ -92,20 +92,31 @@ struct Response<T> {
 /// Runs one Invoke request (`{"op": ..., ...}`: a `Value` or any serde type
 /// that writes that object) and returns its `"ok"` value as `T`.
 ///
-/// # Panics
-/// When `request` cannot be written as JSON (a map with non-string keys), or
-/// when the core's answer does not fit `T` (a binding and core of different
-/// ABI versions).
+/// Never panics. An answer that does not fit `T` (a `T` of your own that
+/// misses a shape the core returns, or a binding and core of different ABI
+/// versions) and a request serde cannot write (a map with non-string keys)
+/// are errors too: an `INTERNAL` envelope from the binding, `details.reason`
+/// saying what did not fit and `details.answer` holding the core's answer as
+/// JSON text (cut at 4 KiB).
 pub fn invoke_as<R: Serialize + ?Sized, T: DeserializeOwned>(request: &R) -> Result<T> {
-    let out = invoke_bytes(&serde_json::to_vec(request).expect("toolerr: the request serializes to JSON"));
-    let shape = |e: serde_json::Error| -> ! {
-        panic!("toolerr: unexpected answer shape ({e}): {}", String::from_utf8_lossy(&out))
-    };
-    let resp: Response<T> = serde_json::from_slice(&out).unwrap_or_else(|e| shape(e));
+    let req = serde_json::to_vec(request).map_err(|e| binding_error("the request cannot be written as JSON", &e, b""))?;
+    let out = invoke_bytes(&req);
+    let resp: Response<T> = serde_json::from_slice(&out).map_err(|e| binding_error("the answer does not fit the Rust type", &e, &out))?;
     match (resp.error, resp.ok) {
         (Some(envelope), _) => Err(ToolerrError { envelope }),
         (None, Some(ok)) => Ok(ok),
-        (None, None) => Ok(serde_json::from_str("null").unwrap_or_else(|e| shape(e))),
+        (None, None) => serde_json::from_str("null").map_err(|e| binding_error("the answer does not fit the Rust type", &e, &out)),
+    }
+}
+
+/// The error of a call the binding could not complete (never a rule of the core).
+fn binding_error(what: &str, e: &serde_json::Error, answer: &[u8]) -> ToolerrError {
+    let text = String::from_utf8_lossy(&answer[..answer.len().min(4096)]).into_owned();
+    let mut details = Map::new();
+    details.insert("reason".into(), Value::from(e.to_string()));
+    details.insert("answer".into(), Value::from(text));
+    ToolerrError {
+        envelope: Envelope { code: "INTERNAL".into(), details, message: format!("toolerr (Rust binding): {what}."), retryable: false, source: "orchestrator".into() },
     }
 }
 
@@ -142,8 +153,8 @@ pub fn envelope(code: &str, message: &str, retryable: Option<bool>, details: Opt
 /// Returns `value` as RFC 8785 canonical JSON text, as the core writes it.
 pub fn canonicalize(value: &Value) -> Result<String> {
     let out = invoke_bytes(&serde_json::to_vec(&json!({"op": "canonicalize", "value": value})).unwrap());
-    if out.starts_with(b"{\"error\":") {
-        return op("canonicalize", json!({ "value": value }));
+    if !out.starts_with(b"{\"ok\":") {
+        return op("canonicalize", json!({ "value": value })); // the error, as every op gives it
     }
     Ok(String::from_utf8_lossy(&out[6..out.len() - 1]).into_owned())
 }
@@ -218,8 +229,9 @@ pub fn parse<M: Serialize>(format: &str, messages: &[M]) -> Result<Vec<Outcome>>
     op("parse", json!({"format": format, "messages": messages}))
 }
 
-/// Chat Completions tool messages (role `tool`), one per outcome.
-pub fn to_openai_chat(outcomes: &[Outcome]) -> Result<Vec<OpenAIChatToolMessage>> {
+/// Chat Completions messages: a tool message (role `tool`) per outcome, then
+/// one user message with the results' images when they have any.
+pub fn to_openai_chat(outcomes: &[Outcome]) -> Result<Vec<OpenAIChatMessage>> {
     serialize("openai-chat", outcomes)
 }
 

@@ -48,7 +48,8 @@ fn serialize_then_parse_gives_the_outcome_back() {
 #[test]
 fn to_functions_give_each_vendor_shape() {
     let o = [Outcome::failed("call_1", "search", timeout())];
-    let chat = &toolerr::to_openai_chat(&o).unwrap()[0];
+    let msgs = toolerr::to_openai_chat(&o).unwrap();
+    let chat = msgs[0].as_tool().unwrap();
     assert_eq!((chat.role.as_str(), chat.tool_call_id.as_str()), ("tool", "call_1"));
     let env: Envelope = serde_json::from_str(chat.content.as_str().unwrap()).unwrap();
     assert_eq!(env, timeout());
