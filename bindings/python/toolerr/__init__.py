@@ -132,7 +132,7 @@ def envelope(code: str, message: str, *, retryable: Optional[bool] = None,
 def canonicalize(value: JSON) -> str:
     """Return value as RFC 8785 canonical JSON text (as the core writes it)."""
     out = invoke_bytes(_encode({"op": "canonicalize", "value": value}).encode())
-    if out.startswith(b'{"error":'):
+    if not out.startswith(b'{"ok":'):
         invoke({"op": "canonicalize", "value": value})  # raises the ToolerrError
     return out[len(b'{"ok":'):-1].decode()
 
@@ -212,8 +212,13 @@ class Outcome:
     result: Optional[Mapping[str, Any]] = None
 
     def to_dict(self) -> Dict[str, Any]:
-        """Return the neutral {"call", "error"|"result"} object of the serialize op."""
-        d: Dict[str, Any] = {"call": {"id": self.call_id, "name": self.name}}
+        """Return the neutral {"call", "error"|"result"} object of the serialize op.
+
+        An empty call_id or name is left out, as the parse op leaves it out, so
+        that Outcome.from_dict(d).to_dict() == d for every outcome the core returns.
+        """
+        call = {k: v for k, v in (("id", self.call_id), ("name", self.name)) if v}
+        d: Dict[str, Any] = {"call": call}
         if self.error is not None:
             d["error"] = self.error.to_dict()
         if self.result is not None:

@@ -84,6 +84,8 @@ def invoke_bytes(request: bytes) -> bytes:
     h = lib()
     n = ctypes.c_size_t(0)
     p = h.toolerr_invoke(request, len(request), ctypes.byref(n))
+    if not p:  # malloc failed in the library: NULL, never a pointer to read
+        raise MemoryError(f"toolerr: no memory for the response to a {len(request)}-byte request")
     try:
         return ctypes.string_at(p, n.value)
     finally:
