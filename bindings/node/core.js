@@ -11,6 +11,9 @@ const dec = new TextDecoder();
 /** Sets the function that returns the instantiated module's exports (used by index.js and browser.js). */
 export function setExports(fn) { exportsOf = fn; }
 
+/** Returns the instantiated module's exports, the raw ABI (toolerr_alloc, toolerr_invoke, toolerr_free, memory). */
+export function wasmExports() { return exportsOf(); }
+
 /** Thrown for an {"error": envelope} response; carries all five envelope fields. */
 export class ToolerrError extends Error {
   constructor(envelope) {
@@ -34,7 +37,9 @@ export function invokeBytes(request) {
   if (scratch.x !== x || scratch.size < request.length) {
     if (scratch.x === x && scratch.ptr) x.toolerr_free(scratch.ptr);
     const size = Math.max(4096, request.length);
-    const ptr = x.toolerr_alloc(size); // 0 past 128 MiB: invoke then answers INVALID_INPUT unread
+    // wasm32 addresses are unsigned: an i32 past 2 GiB reads as a negative
+    // number in JS, so every pointer is taken as u32 (>>> 0).
+    const ptr = x.toolerr_alloc(size) >>> 0; // 0 past 128 MiB: invoke then answers INVALID_INPUT unread
     scratch = { x, ptr, size: ptr ? size : 0 };
   }
   const p = scratch.ptr;
@@ -120,13 +125,17 @@ export function classifyResponse(obj, { bodyText, provider, source, tool, nowMs 
   return classifyHttp(status, headers, body, { provider, source, tool, nowMs });
 }
 
-const outcomeValue = (o) => {
-  const v = { call: { id: o.callId ?? '', name: o.name ?? '' } };
+// An empty callId or name is left out of the call, as parse leaves it out, so
+// that outcomeValue(fromOutcomeValue(v)) is v for every outcome the core returns.
+export const outcomeValue = (o) => {
+  const v = { call: {} };
+  if (o.callId) v.call.id = o.callId;
+  if (o.name) v.call.name = o.name;
   if (o.error) v.error = o.error;
   if (o.result) v.result = o.result;
   return v;
 };
-const fromOutcomeValue = (v) => {
+export const fromOutcomeValue = (v) => {
   const o = { callId: v.call.id ?? '', name: v.call.name ?? '' };
   if (v.error) o.error = v.error;
   if (v.result) o.result = v.result;

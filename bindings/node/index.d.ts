@@ -53,8 +53,16 @@ type ImageMediaType = 'image/jpeg' | 'image/png' | 'image/gif' | 'image/webp';
 
 /** A Chat Completions tool message (ChatCompletionToolMessageParam). */
 export interface OpenAIChatToolMessage { role: 'tool'; tool_call_id: string; content: string | TextPart[] }
-/** A Responses API function_call_output input item (ResponseInputItem.FunctionCallOutput). */
-export interface OpenAIResponsesOutput { type: 'function_call_output'; call_id: string; output: string }
+/** The Chat Completions user message that follows the tool messages with their images (ChatCompletionUserMessageParam). */
+export interface OpenAIChatUserMessage { role: 'user'; content: Array<TextPart | { type: 'image_url'; image_url: { url: string } }> }
+/** What toOpenAIChat returns: a tool message per outcome, then one user message when results hold images. */
+export type OpenAIChatMessage = OpenAIChatToolMessage | OpenAIChatUserMessage;
+/** A Responses API function_call_output input item (ResponseInputItem.FunctionCallOutput): text, or input_text / input_image items. */
+export interface OpenAIResponsesOutput {
+  type: 'function_call_output';
+  call_id: string;
+  output: string | Array<{ type: 'input_text'; text: string } | { type: 'input_image'; image_url: string }>;
+}
 /** An Anthropic user message of tool_result blocks (MessageParam). */
 export interface AnthropicMessage {
   role: 'user';
@@ -68,15 +76,19 @@ export interface AnthropicMessage {
 /** A Gemini user Content of functionResponse parts (Content). */
 export interface GeminiContent {
   role: 'user';
-  parts: Array<{ functionResponse: { id?: string; name: string; response: Record<string, unknown> } }>;
+  parts: Array<{ functionResponse: {
+    id?: string; name: string; response: Record<string, unknown>;
+    /** The result's images (FunctionResponsePart). */
+    parts?: Array<{ inlineData: { mimeType: string; data: string } }>;
+  } }>;
 }
 /** A Bedrock Converse user message of toolResult blocks (Message). */
 export interface BedrockMessage {
   role: 'user';
   content: Array<{ toolResult: { toolUseId: string; content: Array<Record<string, unknown>>; status?: 'success' | 'error' } }>;
 }
-/** An MCP CallToolResult. */
-export interface MCPCallToolResult { content: Array<Record<string, unknown>>; isError?: boolean; structuredContent?: Record<string, unknown> }
+/** An MCP CallToolResult (resultType: MCP 2026-07-28). */
+export interface MCPCallToolResult { content: Array<Record<string, unknown>>; isError?: boolean; structuredContent?: Record<string, unknown>; resultType?: 'complete' }
 
 /** Runs one request (UTF-8 JSON bytes) and returns the response bytes, unchanged. */
 export function invokeBytes(request: Uint8Array): Uint8Array;
@@ -97,7 +109,11 @@ export function classifyResponse(obj: unknown, options?: ClassifyOptions & { bod
 
 export function serialize(format: Format, outcomes: Outcome[]): Array<Record<string, unknown>>;
 export function parse(format: Format, messages: unknown[]): Outcome[];
-export function toOpenAIChat(outcomes: Outcome[]): OpenAIChatToolMessage[];
+/** The neutral {call: {id?, name?}, error? | result?} object of an Outcome, as serialize reads it and parse writes it (an empty callId or name is left out). */
+export function outcomeValue(o: Outcome): { call: { id?: string; name?: string }; error?: Envelope; result?: Result };
+/** The Outcome of one element of a parse answer; outcomeValue(fromOutcomeValue(v)) is v. */
+export function fromOutcomeValue(v: { call: { id?: string; name?: string }; error?: Envelope; result?: Result }): Outcome;
+export function toOpenAIChat(outcomes: Outcome[]): OpenAIChatMessage[];
 export function toOpenAIResponses(outcomes: Outcome[]): OpenAIResponsesOutput[];
 export function toAnthropic(outcomes: Outcome[]): AnthropicMessage[];
 export function toGemini(outcomes: Outcome[]): GeminiContent[];
@@ -251,5 +267,7 @@ export class Executor extends EventTarget {
 
 /** Browser only (browser.js): loads toolerr.wasm; await it once before any call. */
 export function init(source?: string | URL | Response | WebAssembly.Module): Promise<void>;
+/** The instantiated module's exports: the raw ABI (cshared/toolerr.h, "WebAssembly"); pointers are u32. */
+export function wasmExports(): WebAssembly.Exports & { memory: WebAssembly.Memory };
 /** Internal: sets the source of the wasm exports. */
 export function setExports(fn: () => WebAssembly.Exports): void;

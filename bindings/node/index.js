@@ -10,6 +10,19 @@ export * from './runtime.js';
 
 let wasmExports;
 
+// node:wasi's functions, imported into wasm as they are, are called through
+// V8's fast API path, where one that allocates (poll_oneoff, which the Go
+// scheduler calls) reports the allocation to V8 and can start a garbage
+// collection in the middle of the fast call. The heap is then corrupt and the
+// process dies later, with SIGSEGV or a V8 CHECK failure, typically once a
+// large ArrayBuffer is alive (https://github.com/nodejs/node/issues/46777).
+// Each import is wrapped in a JS function that calls it through one shared
+// call site: fed eight targets while the module starts, that site is
+// megamorphic, so optimized code never turns it back into a fast call.
+const callThrough = (f, args) => f(...args);
+const plainCalls = (imports) =>
+  Object.fromEntries(Object.entries(imports).map(([name, f]) => [name, (...args) => callThrough(f, args)]));
+
 function load() {
   const path = process.env.TOOLERR_WASM || new URL('./toolerr.wasm', import.meta.url);
   const wasi = new WASI({ version: 'preview1', args: [], env: {}, returnOnExit: true });
@@ -22,7 +35,7 @@ function load() {
     throw new Error(`toolerr: ${path} not found; ship toolerr.wasm beside the bundled code (node_modules/toolerr/toolerr.wasm) or set TOOLERR_WASM`, { cause: e });
   }
   const module = new WebAssembly.Module(bytes);
-  const instance = new WebAssembly.Instance(module, { wasi_snapshot_preview1: wasi.wasiImport });
+  const instance = new WebAssembly.Instance(module, { wasi_snapshot_preview1: plainCalls(wasi.wasiImport) });
   wasi.initialize(instance); // runs _initialize once
   if (instance.exports.toolerr_abi_version() !== 1) throw new Error(`toolerr: ${path} has an unknown ABI version`);
   return instance.exports;

@@ -1,6 +1,7 @@
 // Safety: worker_threads, memory over many calls, bad input.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
 import { Worker } from 'node:worker_threads';
 import * as toolerr from '../index.js';
 
@@ -69,3 +70,25 @@ for (const raw of ['', 'not json', '[1,2]', '\xff\xfe{', '{"op":"version"'.repea
     assert.ok(out.startsWith('{"error":{"code":"INVALID_INPUT"'), out);
   });
 }
+
+// The binding once handed node:wasi's functions to the module as they are: V8 then called them
+// through its fast API path, where poll_oneoff's allocation could start a garbage collection
+// mid-call and corrupt the heap; the process died later (SIGSEGV, SIGTRAP on a V8 CHECK), after
+// every test had passed, which node --test reports only as "test failed" for the file. It took
+// a large ArrayBuffer alive while the module ran (nodejs/node#46777). Each run is a process of
+// its own, so a crash fails this test instead of the file.
+test('a large buffer alive during calls leaves the heap intact (nodejs/node#46777)', () => {
+  const script = `
+    import * as t from ${JSON.stringify(new URL('../index.js', import.meta.url).href)};
+    const req = new TextEncoder().encode(${JSON.stringify(new TextDecoder().decode(REQ))});
+    for (let i = 0; i < 20000; i++) t.invokeBytes(req);
+    const big = new Uint8Array(129 * 2 ** 20).fill(0x20);
+    if (!Buffer.from(t.invokeBytes(big)).toString().startsWith('{"error":')) process.exit(3);
+    for (let k = 0; k < 20000; k++) if ([{ k }, 'op', [k, k]].length !== 3) process.exit(4);
+    process.stdout.write(Buffer.from(t.invokeBytes(req)).toString());`;
+  for (let run = 0; run < 3; run++) {
+    const r = spawnSync(process.execPath, ['--no-warnings', '--input-type=module', '-e', script], { encoding: 'utf8' });
+    assert.deepEqual([r.status, r.signal], [0, null], `run ${run}: ${r.stderr.slice(0, 1500)}`);
+    assert.equal(r.stdout, WANT);
+  }
+});

@@ -12,7 +12,8 @@ import {
 const err: Envelope = classifyHttp(503, { 'retry-after': '2' }, undefined, { tool: 'search' });
 const outcomes: Outcome[] = [{ callId: 'call_1', name: 'search', error: err }];
 
-const chatTool: ChatCompletionToolMessageParam = toOpenAIChat(outcomes)[0];
+const [first] = toOpenAIChat(outcomes);
+const chatTool: ChatCompletionToolMessageParam | undefined = first.role === 'tool' ? first : undefined;
 const chatHistory: ChatCompletionMessageParam[] = [...toOpenAIChat(outcomes)];
 const responsesInput: ResponseInputItem[] = toOpenAIResponses(outcomes);
 const anthropicMessages: MessageParam[] = toAnthropic(outcomes);
