@@ -39,8 +39,9 @@ def _canonical(v: Any) -> str:
 
 
 SERIALIZE = list(_ok_tests("serialize"))
-PARSE = list(_ok_tests("parse"))
-CONVERT = list(_ok_tests("convert"))
+# A whole request body (the body member) is not a list the helpers take; those go through invoke.
+PARSE = [t for t in _ok_tests("parse") if "messages" in t[1]]
+CONVERT = [t for t in _ok_tests("convert") if "messages" in t[1]]
 
 
 def test_fixtures_are_found() -> None:

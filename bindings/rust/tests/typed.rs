@@ -18,7 +18,9 @@ fn fixture_files(op: &str) -> Vec<PathBuf> {
     out
 }
 
-/// (id, request, ok answer) of every test of op whose answer is "ok".
+/// (id, request, ok answer) of every test of op whose answer is "ok" (for
+/// parse and convert, those with a message list: a whole request body goes
+/// through invoke, not a typed function).
 fn ok_tests(op: &str) -> Vec<(String, Map<String, Value>, Value)> {
     let mut out = Vec::new();
     for file in fixture_files(op) {
@@ -26,6 +28,9 @@ fn ok_tests(op: &str) -> Vec<(String, Map<String, Value>, Value)> {
         for c in cases {
             for t in c["tests"].as_array().unwrap() {
                 if let (Some(req), Some(ok)) = (t["request"].as_object(), t["response"].get("ok")) {
+                    if op != "serialize" && !req.contains_key("messages") {
+                        continue;
+                    }
                     let id = format!("{}/{}/{}", file.file_stem().unwrap().to_string_lossy(), c["description"], t["description"]);
                     out.push((id, req.clone(), ok.clone()));
                 }
@@ -79,7 +84,7 @@ fn serialize_fixtures_round_trip_through_the_typed_api() {
             "gemini" => typed::<GeminiContent>(toolerr::to_gemini(&outs)),
             "bedrock" => typed::<BedrockMessage>(toolerr::to_bedrock(&outs)),
             "mcp" => typed::<McpCallToolResult>(toolerr::to_mcp(&outs)),
-            f => panic!("{id}: a format this test does not know: {f}"),
+            _ => typed::<Value>(toolerr::serialize(req["format"].as_str().unwrap(), &outs)), // an alias of one of the above
         };
         check(&mut failures, &id, got, &want);
         n += 1;
