@@ -27,7 +27,10 @@
  *   toolerr_invoke(ptr i32, len i32) -> i64   (out_ptr << 32) | out_len
  *   toolerr_free(ptr i32)                frees a toolerr_alloc or toolerr_invoke
  *                                        buffer; 0 or an unknown ptr is a no-op
- * The host calls _initialize once before anything else.
+ * The host calls _initialize once before anything else. Pointers and lengths
+ * are unsigned 32-bit values in every one of them: an address past 2 GiB has
+ * the top bit set, so a host whose i32 is signed (JavaScript) reads it as u32
+ * (ptr >>> 0), never as a negative offset.
  */
 #ifndef TOOLERR_H
 #define TOOLERR_H
