@@ -32,7 +32,8 @@ type External struct {
 	Dir        string
 	Env        []string // the program's environment; nil inherits this process's
 
-	out map[string]externalResult // by request bytes
+	out  map[string]externalResult // by request bytes
+	byID map[string]externalResult
 }
 
 type externalResult struct {
@@ -81,7 +82,7 @@ func (e *External) Run(fixtures []Fixture) error {
 	if err != nil {
 		return fmt.Errorf("%s: %w\n%s", strings.Join(e.Argv, " "), err, stderr.Bytes())
 	}
-	e.out = map[string]externalResult{}
+	e.out, e.byID = map[string]externalResult{}, map[string]externalResult{}
 	sc := bufio.NewScanner(bytes.NewReader(stdout))
 	sc.Buffer(nil, 256<<20)
 	for sc.Scan() {
@@ -98,6 +99,7 @@ func (e *External) Run(fixtures []Fixture) error {
 		}
 		if req, ok := byID[l.ID]; ok {
 			e.out[string(req)] = externalResult{output: out, err: l.Error}
+			e.byID[l.ID] = externalResult{output: out, err: l.Error}
 		}
 	}
 	return sc.Err()
@@ -111,6 +113,19 @@ func (e *External) Invoke(req []byte) ([]byte, error) {
 		return nil, fmt.Errorf("%s printed no output for this request", e.TargetName)
 	case r.err != "":
 		return nil, fmt.Errorf("%s: %s", e.TargetName, r.err)
+	}
+	return r.output, nil
+}
+
+// Output returns the program's answer to the request of fixture id from the
+// last Run (Invoke answers by request bytes, so the last of equal requests).
+func (e *External) Output(id string) ([]byte, error) {
+	r, ok := e.byID[id]
+	switch {
+	case !ok:
+		return nil, fmt.Errorf("%s printed no output for %s", e.TargetName, id)
+	case r.err != "":
+		return nil, fmt.Errorf("%s: %s: %s", e.TargetName, id, r.err)
 	}
 	return r.output, nil
 }

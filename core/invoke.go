@@ -45,7 +45,7 @@ func Invoke(request []byte) (response []byte) {
 	if len(request) > MaxRequestBytes {
 		return limitResponse(requestTooLarge(len(request)))
 	}
-	v, err := canonical.Parse(request)
+	v, err := canonical.ParseRequest(request)
 	if err != nil {
 		if le, ok := err.(*canonical.LimitError); ok {
 			return limitResponse(parseLimit(le))

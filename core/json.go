@@ -13,7 +13,7 @@ import "github.com/toolerr/toolerr/core/internal/canonical"
 // the core sees. The error says what is wrong and at which byte offset.
 //
 // See RFC 8259, 4 (names within an object should be unique) and RFC 8785.
-func ParseJSON(data []byte) (any, error) { return canonical.Parse(data) }
+func ParseJSON(data []byte) (any, error) { return canonical.ParseRequest(data) }
 
 // AppendJSON appends the canonical JSON (RFC 8785) of v, a value tree as
 // ParseJSON returns it (int, int64 and []string are also taken), to dst:

@@ -48,16 +48,17 @@ const (
 	// as 16 KiB. Transcripts, provider bodies and tool results take 2 to 9
 	// bytes per byte, a Gemini turn of parallel calls with empty arguments
 	// 19; what passes 24 is a run of tiny objects, arrays or strings
-	// ([{"":0},{"":0},...] takes 51 per byte), refused before it is built. JSON text inside a string (tool arguments, a JSON result, an
-	// error body) is held to the same bound of its own length when toolerr
-	// reads it, and is kept as text when it passes.
+	// ([{"":0},{"":0},...] takes 51 per byte), refused before it is built.
+	// JSON text inside a string (tool arguments, a JSON result, an error
+	// body) is held to 24 per byte of its own length plus 1 KiB, and to
+	// 128 MiB, when toolerr reads it, and is kept as text when it passes.
 	ValueBytesPerRequestByte = canonical.TreeBytesPerInputByte
 
 	// MaxValueBytes is the most memory the request's value tree may take
-	// whatever the request's length, in bytes (512 MiB, 16 per byte of a
+	// whatever the request's length, in bytes (384 MiB, 12 per byte of a
 	// 32 MiB request; Bound "value_bytes" too): the largest requests are held
 	// to it so that the WASI module, whose wasm32 memory ends at 4 GiB, keeps
-	// room for the op's work and its garbage.
+	// room for the op's work (up to three times the tree) and its garbage.
 	MaxValueBytes = canonical.MaxTreeBytes
 )
 

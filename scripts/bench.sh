@@ -7,6 +7,8 @@
 #   3. Decisions through Redis beside sony/gobreaker (scripts/bench-decide.sh).
 #   4. Bindings beside plain json.dumps / JSON.stringify / serde_json and peers
 #      (scripts/bench-bindings.sh).
+#   5. Peak memory per op natively and in the WASI module, and the
+#      amplification corpus at 32 MiB through every target (scripts/bench-memory.sh).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 dist=${1:-dist}
@@ -17,7 +19,7 @@ pkgs=$(grep -rl --include='*_test.go' '^func Benchmark' core | xargs -n1 dirname
 go test -run '^$' -bench . -benchmem -count "$count" $pkgs | tee /tmp/toolerr-bench-core.txt
 go run ./scripts/benchratio < /tmp/toolerr-bench-core.txt
 
-for part in targets decide bindings; do
+for part in targets decide bindings memory; do
   script=scripts/bench-$part.sh
   if [ -x "$script" ]; then
     echo

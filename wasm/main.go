@@ -7,6 +7,7 @@ package main
 
 import (
 	"runtime"
+	"runtime/debug"
 	"unsafe"
 
 	"github.com/toolerr/toolerr/core"
@@ -21,6 +22,11 @@ const maxAlloc = 4 * core.MaxRequestBytes
 // collects garbage first.
 const largeRequest = 1 << 20
 
+// memoryLimit is the soft limit of the Go heap, in bytes (3 GiB): the core's
+// bounds keep a request well under it, and garbage is collected at any cost
+// before the heap grows past it.
+const memoryLimit = 3 << 30
+
 // live keeps every buffer handed to the host reachable until toolerr_free,
 // keyed by its address in linear memory (Go's GC does not move objects).
 var live = map[uint32][]byte{}
@@ -30,6 +36,10 @@ var live = map[uint32][]byte{}
 var sink [1]byte
 
 func main() {}
+
+// Below the 4 GiB where wasm32 memory ends (and the Go runtime dies with
+// "out of memory"), the collector works harder instead of growing further.
+func init() { debug.SetMemoryLimit(memoryLimit) }
 
 //go:wasmexport toolerr_abi_version
 func abiVersion() int32 { return core.ABIVersion }

@@ -20,23 +20,44 @@ const MaxDepth = 512
 // objects ([{"":0},{"":0},...]) takes 51, and is what this bound refuses.
 const TreeBytesPerInputByte = 24
 
-// MinTreeBudgetInput is the input length, in bytes, below which Parse budgets
-// as if the input were this long (16 KiB): a short text may always build a
-// tree of TreeBytesPerInputByte * 16 KiB = 384 KiB, enough for the deepest
-// nesting of objects MaxDepth allows (511 levels of {"a": ...} take 172 KiB).
+// MinTreeBudgetInput is the request length, in bytes, below which
+// ParseRequest budgets as if the request were this long (16 KiB): a short
+// request may always build a tree of TreeBytesPerInputByte * 16 KiB =
+// 384 KiB, enough for the deepest nesting of objects MaxDepth allows (511
+// levels of {"a": ...} take 172 KiB).
 const MinTreeBudgetInput = 16 << 10
 
-// MaxTreeBytes is the most bytes of value tree one Parse builds, whatever
-// the input's length (512 MiB): 16 per byte of a 32 MiB request. It bounds
-// the memory of the largest requests absolutely, so that a WASI module (4 GiB
-// of wasm32 memory at most) has room for an op's work on top of the tree.
-const MaxTreeBytes = 512 << 20
+// MaxTreeBytes is the most bytes of value tree ParseRequest builds, whatever
+// the request's length (384 MiB): 12 per byte of a 32 MiB request. It bounds
+// the memory of the largest requests absolutely, so that a WASI module
+// (4 GiB of wasm32 memory at most) has room for an op's work on top of the
+// tree: a transcript op's work takes up to about three times its tree.
+const MaxTreeBytes = 384 << 20
 
-// TreeBudget returns the most bytes of value tree Parse builds for n bytes of
-// input: TreeBytesPerInputByte * max(n, MinTreeBudgetInput), and at most
-// MaxTreeBytes.
+// TreeBudget returns the most bytes of value tree ParseRequest builds for a
+// request of n bytes: TreeBytesPerInputByte * max(n, MinTreeBudgetInput),
+// and at most MaxTreeBytes.
 func TreeBudget(n int) int64 {
 	return min(TreeBytesPerInputByte*int64(max(n, MinTreeBudgetInput)), MaxTreeBytes)
+}
+
+// TextTreeSlack is what Parse allows a JSON text found inside a request (a
+// tool's arguments, a JSON result, an error body) beyond
+// TreeBytesPerInputByte per byte of it, in bytes (1 KiB): a small object
+// such as {"a":{"b":1}} costs more than 24 per byte of its text. It is small,
+// not a floor like MinTreeBudgetInput, because a request may hold many such
+// texts and each would get it.
+const TextTreeSlack = 1 << 10
+
+// MaxTextTreeBytes is the most bytes of value tree Parse builds for one text
+// (128 MiB).
+const MaxTextTreeBytes = 128 << 20
+
+// TextTreeBudget returns the most bytes of value tree Parse builds for a
+// text of n bytes: TreeBytesPerInputByte * n + TextTreeSlack, and at most
+// MaxTextTreeBytes.
+func TextTreeBudget(n int) int64 {
+	return min(TreeBytesPerInputByte*int64(n)+TextTreeSlack, MaxTextTreeBytes)
 }
 
 // The memory Parse charges for each part of the tree, in bytes, as the Go

@@ -81,12 +81,15 @@ func TestTreeCost_tracksTheHeap(t *testing.T) {
 
 func TestParse_treeBudget(t *testing.T) {
 	tiny := repeated(`{"":0}`, 100000)
-	_, err := Parse(tiny)
+	_, err := ParseRequest(tiny)
 	var le *LimitError
 	require.ErrorAs(t, err, &le)
 	assert.True(t, errors.Is(err, ErrLimit))
 	assert.Equal(t, "value_bytes", le.Bound)
 	assert.Equal(t, TreeBudget(len(tiny)), le.Limit)
+	_, err = Parse(tiny)
+	require.ErrorAs(t, err, &le)
+	assert.Equal(t, TextTreeBudget(len(tiny)), le.Limit, "as a text inside a request")
 	assert.Greater(t, le.Count, le.Limit)
 	assert.Less(t, le.Offset, int64(len(tiny)), "refused before the end, while building")
 
@@ -96,14 +99,26 @@ func TestParse_treeBudget(t *testing.T) {
 	require.NoError(t, err)
 	assert.Less(t, float64(cost)/float64(len(msgs)), 8.0)
 
-	// Past 21 MiB the budget stops growing at MaxTreeBytes.
+	// Past 16 MiB the budget stops growing at MaxTreeBytes.
 	assert.Equal(t, int64(MaxTreeBytes), TreeBudget(32<<20))
-	assert.Equal(t, int64(TreeBytesPerInputByte*(20<<20)), TreeBudget(20<<20))
+	assert.Equal(t, int64(TreeBytesPerInputByte*(10<<20)), TreeBudget(10<<20))
 
 	// Below MinTreeBudgetInput the budget is that of 16 KiB of input.
 	assert.Equal(t, int64(TreeBytesPerInputByte*MinTreeBudgetInput), TreeBudget(10))
-	_, err = Parse([]byte(`{"a":{"b":{"c":{"d":{}}}}}`))
-	assert.NoError(t, err, "a short deep object costs more than 24 per byte but fits the floor")
+	deep := []byte(`{"a":` + strings.Repeat(`{"a":`, 510) + `1` + strings.Repeat(`}`, 511))
+	_, err = ParseRequest(deep)
+	assert.NoError(t, err, "the deepest request MaxDepth allows fits the floor")
+
+	// A text inside a request has no floor, only TextTreeSlack: small
+	// arguments fit, the same deep object does not and stays text.
+	for _, small := range []string{`{"city":"Paris"}`, `{"a":1}`, `{"a":{"b":{"c":1}}}`, `[]`, `"x"`} {
+		_, err = Parse([]byte(small))
+		assert.NoError(t, err, small)
+	}
+	_, err = Parse(deep)
+	require.ErrorAs(t, err, &le)
+	assert.Equal(t, TextTreeBudget(len(deep)), le.Limit)
+	assert.Equal(t, int64(MaxTextTreeBytes), TextTreeBudget(32<<20))
 }
 
 func TestParse_depthIsALimit(t *testing.T) {

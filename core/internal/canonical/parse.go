@@ -28,12 +28,21 @@ func (e *SyntaxError) Error() string {
 // Returns a *SyntaxError, with the byte offset, for malformed text, a number
 // outside the float64 range or a duplicate object key; a *LimitError for
 // nesting deeper than MaxDepth or a tree that would take more memory than
-// TreeBudget(len(data)) allows.
+// TextTreeBudget(len(data)) allows.
 //
 // Strings without escapes share the memory of one copy of data, made once per
 // call, instead of one allocation each: a string in the tree keeps that copy
 // alive as long as it is referenced.
 func Parse(data []byte) (any, error) {
+	v, _, err := parse(data, TextTreeBudget(len(data)))
+	return v, err
+}
+
+// ParseRequest is Parse for a whole request, with the request's budget:
+// TreeBudget(len(data)) instead of TextTreeBudget, so that a short request
+// may nest as deep as MaxDepth allows and a long one is held to
+// MaxTreeBytes. Parse is for JSON text found inside a request.
+func ParseRequest(data []byte) (any, error) {
 	v, _, err := parse(data, TreeBudget(len(data)))
 	return v, err
 }
