@@ -26,7 +26,7 @@ func TestCHeader_smoke(t *testing.T) {
 		string(core.Invoke([]byte(`{"op":"version"}`))),
 		string(core.Invoke(nil)),
 		string(core.Invoke([]byte(`{"op":`))),
-		`{"error":{"code":"INVALID_INPUT","details":{"path":""},"message":"toolerr: request is 68719476736 bytes; the limit is 33554432.","retryable":false,"source":"orchestrator"}}`,
+		`{"error":{"code":"INVALID_INPUT","details":{"bound":"request_bytes","count":68719476736,"limit":33554432,"path":""},"message":"toolerr: request is 68719476736 bytes; the limit is 33554432.","retryable":false,"source":"orchestrator"}}`,
 	}, "\n") + "\n"
 	links := map[string][]string{
 		"static": {filepath.Join(dist, "libtoolerr.a"), "-lpthread", "-ldl"},
