@@ -79,7 +79,9 @@ type Config struct {
 	// sanitized message (the egress_error op's upstream_message "drop").
 	DropUpstreamMessage bool
 	// Transport makes the upstream requests; nil means a clone of
-	// http.DefaultTransport. The gateway never retries a request.
+	// http.DefaultTransport keeping as many idle connections per host as
+	// in all (MaxIdleConnsPerHost = MaxIdleConns, 100). The gateway never
+	// retries a request.
 	Transport http.RoundTripper
 	// Logger receives one record per request (route, status, duration,
 	// what the request op changed, the upstream's error code) and never
@@ -140,7 +142,13 @@ func (c Config) withDefaults() (Config, map[string]*url.URL, error) {
 		c.Timeout = DefaultTimeout
 	}
 	if c.Transport == nil {
-		c.Transport = http.DefaultTransport.(*http.Transport).Clone()
+		t := http.DefaultTransport.(*http.Transport).Clone()
+		// Every request of a family goes to one host, so the per-host
+		// bound on idle connections is the whole pool's: net/http's default
+		// of 2 (DefaultMaxIdleConnsPerHost) would close and dial again all
+		// but 2 connections after every burst of concurrent requests.
+		t.MaxIdleConnsPerHost = t.MaxIdleConns
+		c.Transport = t
 	}
 	if c.Logger == nil {
 		c.Logger = slog.Default()
