@@ -3,7 +3,10 @@
 // of their median ns/op and their allocs/op. Baselines are found by name (see
 // baseline): X_encodingJSON; X_codec or X_invoke against X_encodingJSON;
 // AppendTurn_f, AppendSerialized_f and Serialize_f against EncodingJSON_f;
-// Check/f and Repair/f against JSONDecode/f.
+// Check/f and Repair/f against JSONDecode/f; X_invoke against X_codec (the
+// codec alone doing what Invoke's op does). Rows with a goal (goals) say
+// whether it is met. The ratio is the median of per-round ratios when both
+// sides have one sample per round.
 package main
 
 import (
@@ -60,8 +63,42 @@ func main() {
 			continue
 		}
 		t, j := median(stats[name].ns), median(base.ns)
-		fmt.Printf("%-60s %12.0f %12.0f %7.2fx %7.0f/%-6.0f\n", name, t, j, t/j, stats[name].allocs, base.allocs)
+		r := roundRatio(stats[name].ns, base.ns)
+		fmt.Printf("%-60s %12.0f %12.0f %7.2fx %7.0f/%-6.0f%s\n", name, t, j, r, stats[name].allocs, base.allocs, verdict(name, r, stats[name].allocs))
 	}
+}
+
+// goal is a performance goal of issue 12 for the benchmarks named with
+// prefix: a ratio to the baseline at most ratio and, when allocs > 0, at
+// most allocs allocations per op.
+type goal struct {
+	prefix string
+	ratio  float64
+	allocs float64
+	what   string
+}
+
+// goals: work item (b), a 40-message transcript, at most 0.5x encoding/json
+// decoding and encoding the same request and one allocation per message;
+// serialize through Invoke at most 1.3x the codec alone.
+var goals = []goal{
+	{"BenchmarkWorkB/", 0.5, 40, "<= 0.5x, <= 1 alloc/message"},
+	{"BenchmarkSerializeA/serialize_invoke", 1.3, 0, "<= 1.3x the codec"},
+}
+
+// verdict is "  goal <what>: met|missed" for a row with a goal, else "".
+func verdict(name string, ratio, allocs float64) string {
+	for _, g := range goals {
+		if !strings.HasPrefix(name, g.prefix) {
+			continue
+		}
+		v := "met"
+		if ratio > g.ratio || (g.allocs > 0 && allocs > g.allocs) {
+			v = "missed"
+		}
+		return "  goal " + g.what + ": " + v
+	}
+	return ""
 }
 
 // baseline returns the name of the encoding/json benchmark that does the same
@@ -75,6 +112,9 @@ func baseline(name string, stats map[string]*stat) string {
 		if strings.HasSuffix(name, suf) {
 			cands = append(cands, strings.TrimSuffix(name, suf)+"_encodingJSON")
 		}
+	}
+	if strings.HasSuffix(name, "_invoke") {
+		cands = append(cands, strings.TrimSuffix(name, "_invoke")+"_codec")
 	}
 	for _, pre := range []string{"BenchmarkAppendTurn_", "BenchmarkAppendSerialized_", "BenchmarkSerialize_"} {
 		if strings.HasPrefix(name, pre) {
@@ -101,6 +141,20 @@ func allDigits(s string) bool {
 		}
 	}
 	return s != ""
+}
+
+// roundRatio is the median of the per-round ratios t[i]/j[i] when both ran
+// the same number of rounds (the i-th samples of each ran close together:
+// scripts/bench.sh runs rounds of -count 1), else the ratio of the medians.
+func roundRatio(t, j []float64) float64 {
+	if len(t) != len(j) || len(t) == 0 {
+		return median(t) / median(j)
+	}
+	r := make([]float64, len(t))
+	for i := range t {
+		r[i] = t[i] / j[i]
+	}
+	return median(r)
 }
 
 func median(v []float64) float64 {

@@ -1,0 +1,185 @@
+package core
+
+import (
+	"bytes"
+	"encoding/json"
+	"os"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/toolerr/toolerr/core/internal/format/anthropic"
+	"github.com/toolerr/toolerr/core/internal/format/outcome"
+)
+
+// Work item (b) of the performance goals: a 40-message OpenAI Chat
+// Completions transcript (a travel booking: 10 calls, two of them parallel
+// pairs, 3 failures carried as toolerr's envelope text in role "tool"
+// content, 8.4 KB as compact JSON), in testdata/bench/transcript-b.json. The
+// bindings' benchmarks read the same file.
+const workBPath = "testdata/bench/transcript-b.json"
+
+var workB = sync.OnceValues(func() ([]byte, error) {
+	data, err := os.ReadFile(workBPath)
+	if err != nil {
+		return nil, err
+	}
+	var compact bytes.Buffer
+	if err := json.Compact(&compact, data); err != nil {
+		return nil, err
+	}
+	return compact.Bytes(), nil
+})
+
+// workBRequest is the request of op with members (JSON object members
+// without braces) around the messages of work item (b).
+func workBRequest(tb testing.TB, members string) []byte {
+	msgs, err := workB()
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return []byte(`{` + members + `,"messages":` + string(msgs) + `}`)
+}
+
+var workBRequests = []struct{ name, members string }{
+	{"convertAnthropic", `"op":"convert","from":"openai-chat","to":"anthropic"`},
+	{"convertGemini", `"op":"convert","from":"openai-chat","to":"gemini"`},
+	{"repair", `"op":"repair","format":"openai-chat"`},
+	{"check", `"op":"check","format":"openai-chat"`},
+}
+
+// TestWorkB_isTheWorkItem holds the benchmark input to its description and
+// checks what each op answers for it, so that the benchmarks measure real
+// work: every failure keeps its flag, nothing is repaired or found.
+func TestWorkB_isTheWorkItem(t *testing.T) {
+	msgs, err := workB()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var list []struct {
+		Role      string            `json:"role"`
+		Content   *string           `json:"content"`
+		ToolCalls []json.RawMessage `json:"tool_calls"`
+	}
+	if err := json.Unmarshal(msgs, &list); err != nil {
+		t.Fatal(err)
+	}
+	calls, pairs, failures := 0, 0, 0
+	for _, m := range list {
+		calls += len(m.ToolCalls)
+		if len(m.ToolCalls) == 2 {
+			pairs++
+		}
+		if m.Role == "tool" && strings.HasPrefix(*m.Content, `{"code":"`) {
+			failures++
+		}
+	}
+	if len(list) != 40 || calls != 10 || pairs != 2 || failures != 3 || len(msgs) < 8000 || len(msgs) > 8600 {
+		t.Fatalf("work item (b) has %d messages, %d calls, %d parallel pairs, %d failures, %d bytes; want 40, 10, 2, 3, about 8.3 KB",
+			len(list), calls, pairs, failures, len(msgs))
+	}
+	for _, w := range workBRequests {
+		out := string(Invoke(workBRequest(t, w.members)))
+		var want []string
+		switch w.name {
+		case "convertAnthropic":
+			want = []string{`"is_error":true`, `"is_error":true`, `"is_error":true`}
+		case "convertGemini":
+			want = []string{`"functionResponse":{"id":"call_Vb8nQ2rLs0TgYk4mWc1eZp6J","name":"get_weather_forecast","response":{"error":{"code":"TIMEOUT"`}
+		case "repair":
+			want = []string{`"changes":{"dropped_duplicates":0,"dropped_orphans":0,"filled":0,"ids":[],"merged":0,"moved":0,"renamed":0,"split":0,"synthesized":0}`}
+		case "check":
+			want = []string{`{"ok":{"findings":[]}}`}
+		}
+		for _, s := range want {
+			i := strings.Index(out, s)
+			if i < 0 {
+				t.Fatalf("%s: response lacks %s:\n%.600s", w.name, s, out)
+			}
+			out = out[i+len(s):]
+		}
+	}
+}
+
+// BenchmarkWorkB runs, for each op on work item (b), Invoke (<op>_invoke)
+// and its baseline (<op>_encodingJSON: encoding/json decoding the same
+// request bytes into interface values and encoding them again) one after the
+// other, so that both see the same machine. The goal (scripts/benchratio) is
+// at most 0.5x the baseline and one allocation per message.
+func BenchmarkWorkB(b *testing.B) {
+	for i, w := range workBRequests {
+		b.Run(w.name+"_invoke", func(b *testing.B) { benchWorkB(b, i) })
+		b.Run(w.name+"_encodingJSON", func(b *testing.B) { benchWorkBJSON(b, i) })
+	}
+}
+
+func benchWorkB(b *testing.B, i int) {
+	req := workBRequest(b, workBRequests[i].members)
+	if out := Invoke(req); !bytes.HasPrefix(out, []byte(`{"ok":`)) {
+		b.Fatalf("request failed: %.300s", out)
+	}
+	b.SetBytes(int64(len(req)))
+	b.ReportAllocs()
+	for b.Loop() {
+		_ = Invoke(req)
+	}
+}
+
+func benchWorkBJSON(b *testing.B, i int) {
+	req := workBRequest(b, workBRequests[i].members)
+	b.SetBytes(int64(len(req)))
+	b.ReportAllocs()
+	for b.Loop() {
+		var v any
+		if err := json.Unmarshal(req, &v); err != nil {
+			b.Fatal(err)
+		}
+		if _, err := json.Marshal(v); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+// serializeAOutcome is the failure of BenchmarkSerializeA_*: one envelope to
+// an Anthropic tool_result message, the request of work item (a).
+var serializeAOutcome = func() []outcome.Outcome {
+	e := Envelope{Code: "TIMEOUT", Message: "Weather service timed out after 10s.", Retryable: true,
+		Details: map[string]any{"timeout_ms": 10000}, Source: SourceTool}
+	return []outcome.Outcome{{Call: outcome.Call{ID: "toolu_01", Name: "get_weather"}, Error: &e}}
+}()
+
+// BenchmarkSerializeA runs the serialize op of work item (a) (one envelope
+// to an Anthropic tool_result message) through Invoke, request bytes in and
+// response bytes out (serialize_invoke), and the codec alone writing the same
+// message (serialize_codec: anthropic.AppendTurn into a reused buffer), one
+// after the other. The goal (scripts/benchratio) is at most 1.3x.
+func BenchmarkSerializeA(b *testing.B) {
+	b.Run("serialize_invoke", benchSerializeAInvoke)
+	b.Run("serialize_codec", benchSerializeACodec)
+}
+
+func benchSerializeAInvoke(b *testing.B) {
+	want, err := anthropic.AppendTurn(nil, serializeAOutcome)
+	if err != nil {
+		b.Fatal(err)
+	}
+	out := Invoke(benchSerializeAnthropic)
+	if !bytes.Contains(out, want) {
+		b.Fatalf("Invoke wrote %s, the codec %s", out, want)
+	}
+	b.ReportAllocs()
+	for b.Loop() {
+		_ = Invoke(benchSerializeAnthropic)
+	}
+}
+
+func benchSerializeACodec(b *testing.B) {
+	buf := make([]byte, 0, 1024)
+	b.ReportAllocs()
+	for b.Loop() {
+		var err error
+		if buf, err = anthropic.AppendTurn(buf[:0], serializeAOutcome); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
