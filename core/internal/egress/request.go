@@ -137,7 +137,7 @@ func fillNames(d *dialect.Dialect, msgs []transcript.Message) []string {
 // status) has nothing to restore: the envelope in the content is the
 // failure.
 func restoreFlags(d *dialect.Dialect, msgs []transcript.Message) []string {
-	if d.Flag == nil || d.Flagged == nil {
+	if d.Flagged == nil {
 		return nil
 	}
 	var ids []string

@@ -188,8 +188,8 @@ func TestConvert_fieldReports(t *testing.T) {
 	}{
 		{"B07 is_error becomes bedrock status error with the text", Anthropic, Bedrock, failed,
 			`[{"content":[{"toolUse":{"input":{"path":"missing.txt"},"name":"read_file","toolUseId":"toolu_X"}}],"role":"assistant"},{"content":[{"toolResult":{"content":[{"text":"permission denied"}],"status":"error","toolUseId":"toolu_X"}}],"role":"user"}]`, nil},
-		{"B07 is_error becomes gemini error key, name from the call", Anthropic, Gemini, failed,
-			`[{"parts":[{"functionCall":{"args":{"path":"missing.txt"},"id":"toolu_X","name":"read_file"}}],"role":"model"},{"parts":[{"functionResponse":{"id":"toolu_X","name":"read_file","response":{"error":"permission denied"}}}],"role":"user"}]`, nil},
+		{"B07 plain-text is_error becomes its envelope under the gemini error key, name from the call", Anthropic, Gemini, failed,
+			`[{"parts":[{"functionCall":{"args":{"path":"missing.txt"},"id":"toolu_X","name":"read_file"}}],"role":"model"},{"parts":[{"functionResponse":{"id":"toolu_X","name":"read_file","response":{"error":{"code":"TOOL_ERROR","details":{"tool":"read_file"},"message":"permission denied.","retryable":false,"source":"tool"}}}}],"role":"user"}]`, nil},
 		{"B07 is_error becomes the envelope in openai-chat content", Anthropic, OpenAIChat, failed,
 			`[{"content":null,"role":"assistant","tool_calls":[{"function":{"arguments":"{\"path\":\"missing.txt\"}","name":"read_file"},"id":"toolu_X","type":"function"}]},{"content":"{\"code\":\"TOOL_ERROR\",\"details\":{\"tool\":\"read_file\"},\"message\":\"permission denied.\",\"retryable\":false,\"source\":\"tool\"}","role":"tool","tool_call_id":"toolu_X"}]`, nil},
 		{"B07 envelope in openai-chat restores is_error", OpenAIChat, Anthropic,

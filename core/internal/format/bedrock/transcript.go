@@ -63,7 +63,7 @@ func forModel(d *dialect.Dialect, _ string) {
 	if StatusOn(d) {
 		return
 	}
-	d.Flag = nil
+	d.Flag, d.Flagged = nil, nil
 	serialize := d.Serialize
 	d.Serialize = func(outs []outcome.Outcome) ([]any, error) {
 		msgs, err := serialize(outs)

@@ -106,9 +106,15 @@ type Dialect struct {
 	// call id; ResultName, where a result names its function (Key "" when
 	// it does not).
 	CallID, ResultID, ResultName Member
-	// Flag marks a result element as failed, keeping its content, for a
-	// failure that is not an envelope; nil when the format has no flag (a
-	// failure then travels as a TOOL_ERROR envelope in the content).
+	// Flag marks a result element as failed beside its content, for a
+	// failure that is not an envelope, whose own text then stays as it is
+	// (Anthropic is_error, Bedrock status "error"; maximhq/bifrost#5450
+	// carries "permission denied" to Bedrock as is). nil where the format
+	// has no flag beside the content: OpenAI has none, Bedrock none for a
+	// model that takes no status (ForModel), and Gemini's flag is the
+	// "error" key of response, whose value is the envelope. Such a failure
+	// is then written as its TOOL_ERROR envelope (Failure), so the model
+	// reads the same five fields as for every other failure.
 	Flag func(elem map[string]any, o outcome.Outcome)
 	// Flagged reports whether a result element as read carries the
 	// format's own failure flag (is_error true, status "error", an "error"

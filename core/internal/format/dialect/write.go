@@ -222,10 +222,12 @@ func (w *Writer) Wrap(m Message, role, key string, elems []any) []any {
 // (openai-responses), the tool_result block (anthropic), the functionResponse
 // part (gemini) or the toolResult block (bedrock). The content is encoded by
 // the target's single-turn codec (D.Serialize), so a result reads the same in
-// a transcript as when serialized alone. A failure that is not an envelope
-// keeps its own content where the format has a flag (D.Flag: is_error,
-// status, an "error" key) and becomes a TOOL_ERROR envelope where it has
-// none (OpenAI).
+// a transcript as when serialized alone. This is the one place that decides
+// what a flagged failure that is not an envelope becomes: it keeps its own
+// content where the format's flag sits beside it (D.Flag: Anthropic
+// is_error, Bedrock status), and becomes its TOOL_ERROR envelope (Failure)
+// everywhere else: OpenAI (no flag), Bedrock for a model that takes no
+// status, Gemini (response.error holds the envelope object).
 func (w *Writer) Result(p Part) any {
 	if v, ok := w.Raw(p); ok {
 		return v

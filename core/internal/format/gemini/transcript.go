@@ -26,9 +26,11 @@ func Dialect() *dialect.Dialect {
 		CallID:     dialect.Member{In: "functionCall", Key: "id"},
 		ResultID:   dialect.Member{In: "functionResponse", Key: "id"},
 		ResultName: dialect.Member{In: "functionResponse", Key: "name"},
-		Flag: func(elem map[string]any, o outcome.Outcome) {
-			dialect.Member{In: "functionResponse", Key: "response"}.Set(elem, map[string]any{"error": resultValue(o)})
-		},
+		// No Flag: the failure flag is the "error" key of response, whose
+		// value is the envelope object (content.proto FunctionResponse;
+		// the README's wire-format table), so a flagged failure that is not
+		// an envelope reaches Gemini as its TOOL_ERROR envelope, as it
+		// reaches OpenAI (dialect.Writer.Result).
 		Flagged: func(elem map[string]any) bool {
 			fr, _ := elem["functionResponse"].(map[string]any)
 			r, _ := fr["response"].(map[string]any)
@@ -284,13 +286,4 @@ func writeContent(w *dialect.Writer, m dialect.Message) []any {
 		},
 	})
 	return w.Wrap(m, role, "parts", parts)
-}
-
-// resultValue is a result as the value of a response member: its JSON, or
-// its text.
-func resultValue(o outcome.Outcome) any {
-	if o.Result != nil && o.Result.Kind == outcome.JSON {
-		return o.Result.JSON
-	}
-	return dialect.ResultText(o)
 }
