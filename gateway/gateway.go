@@ -10,6 +10,7 @@ import (
 	"net/http/httputil"
 	"net/url"
 	"strconv"
+	"sync"
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
@@ -63,6 +64,7 @@ func New(cfg Config) (*Gateway, error) {
 		FlushInterval:  -1, // every write reaches the client at once: a stream passes event by event
 		ModifyResponse: g.modifyResponse,
 		ErrorHandler:   g.transportError,
+		BufferPool:     &bufferPool{},
 		ErrorLog:       slog.NewLogLogger(cfg.Logger.Handler(), slog.LevelWarn),
 	}
 	return g, nil
@@ -172,6 +174,9 @@ func (g *Gateway) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	g.log.LogAttrs(r.Context(), slog.LevelInfo, "toolerr gateway request", attrs...)
 }
 
+// presizeLimit is the most readBody reserves ahead of the bytes received.
+const presizeLimit = 1 << 20
+
 // readBody reads the request body within the size and time limits. On
 // failure it has answered the client (413 for a body over the limit, 408
 // for one that did not arrive in time, 400 for a broken one, each in the
@@ -188,9 +193,17 @@ func (g *Gateway) readBody(w http.ResponseWriter, r *http.Request, rt route) (bo
 		g.ownError(w, rt, http.StatusRequestEntityTooLarge)
 		return nil, true
 	}
-	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, g.cfg.MaxBodyBytes))
+	// A body of known length is read into one buffer of its size (plus
+	// the room ReadFrom wants to see EOF), not grown by doubling; up to
+	// presizeLimit only, so that a Content-Length claimed but never sent
+	// reserves no more than that.
+	var buf bytes.Buffer
+	if r.ContentLength > 0 {
+		buf.Grow(int(min(r.ContentLength, presizeLimit)) + bytes.MinRead)
+	}
+	_, err := buf.ReadFrom(http.MaxBytesReader(w, r.Body, g.cfg.MaxBodyBytes))
 	if err == nil {
-		return body, false
+		return buf.Bytes(), false
 	}
 	var tooLarge *http.MaxBytesError
 	var timeout interface{ Timeout() bool }
@@ -339,6 +352,20 @@ func notFound(w http.ResponseWriter, r *http.Request) {
 	w.WriteHeader(http.StatusNotFound)
 	_, _ = io.WriteString(w, `{"error":{"message":"toolerr gateway serves POST /v1/chat/completions, /v1/responses, /v1/messages, /v1/messages/count_tokens and /v1beta/models/{model}:generateContent and :streamGenerateContent","type":"not_found_error","param":null,"code":"unknown_route"}}`)
 }
+
+// bufferPool lends the ReverseProxy its copy buffers (32 KiB, as it
+// allocates one per response without a pool): one fewer allocation of
+// that size per request. It follows httputil.BufferPool.
+type bufferPool struct{ p sync.Pool }
+
+func (b *bufferPool) Get() []byte {
+	if v, ok := b.p.Get().(*[]byte); ok {
+		return *v
+	}
+	return make([]byte, 32<<10)
+}
+
+func (b *bufferPool) Put(buf []byte) { b.p.Put(&buf) }
 
 // statusWriter records the status written, and passes Flush and the rest
 // of http.ResponseController's methods through (Unwrap).
