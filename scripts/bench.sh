@@ -9,6 +9,9 @@
 #      (scripts/bench-bindings.sh).
 #   5. Peak memory per op natively and in the WASI module, and the
 #      amplification corpus at 32 MiB through every target (scripts/bench-memory.sh).
+#   6. toolerr-gateway beside going direct to the same fake upstream: added
+#      latency at concurrency 1 and 64, memory over 100,000 requests
+#      (scripts/bench-gateway.sh).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 dist=${1:-dist}
@@ -32,7 +35,7 @@ for _ in $(seq "$rounds"); do
 done | tee /tmp/toolerr-bench-goals.txt | grep -E '^Benchmark' || true
 go run ./scripts/benchratio < /tmp/toolerr-bench-goals.txt
 
-for part in targets decide bindings memory; do
+for part in targets decide bindings memory gateway; do
   script=scripts/bench-$part.sh
   if [ -x "$script" ]; then
     echo
