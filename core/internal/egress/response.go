@@ -4,6 +4,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/toolerr/toolerr/core/internal/canonical"
 	"github.com/toolerr/toolerr/core/internal/field"
 	"github.com/toolerr/toolerr/core/internal/format"
 	"github.com/toolerr/toolerr/core/internal/format/dialect"
@@ -66,7 +67,7 @@ func ConvertResponse(from, to transcript.Format, body map[string]any, names map[
 		if calls(msgs) {
 			t.Finish = dialect.FinishToolCalls
 		}
-		conv := transcript.Convert(from, to, msgs, transcript.Options{})
+		conv := transcript.Convert(from, to, msgs, transcript.Options{IDSeed: idSeed(msgs, body)})
 		out.Notes = conv.Notes
 		t.Message = nil
 		if len(conv.Messages) > 0 {
@@ -97,6 +98,29 @@ func restoreNames(msgs []transcript.Message, names map[string]string) {
 			}
 		}
 	}
+}
+
+// idSeed is the seed of the ids convert generates for the calls of a
+// response that have none (transcript.Options.IDSeed): the response body's
+// canonical JSON, which differs from one response of a transcript to the
+// next (Gemini's responseId, "used to identify each response",
+// GenerateContentResponse in generativelanguage v1beta
+// generative_service.proto; the usage, the content), so each response's
+// calls get their own ids and the same response the same ones. "" when
+// every call has an id (nothing is generated, nothing is hashed).
+func idSeed(msgs []transcript.Message, body map[string]any) string {
+	for _, m := range msgs {
+		for _, p := range m.Parts {
+			if p.Kind == transcript.KindCall && p.Call.ID == "" {
+				b, err := canonical.Marshal(body)
+				if err != nil {
+					return ""
+				}
+				return string(b)
+			}
+		}
+	}
+	return ""
 }
 
 // calls reports whether msgs hold a tool call.

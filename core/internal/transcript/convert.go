@@ -56,7 +56,7 @@ func Convert(from, to Format, msgs []Message, opts Options) Converted {
 		notes = append(notes, "wrote the referenced response's open calls ("+strconv.Itoa(len(opts.OpenCalls))+") as the assistant turn their outputs answer: "+string(to)+" lists hold the whole history")
 	}
 	rules := idRule(dst, opts.IDRules)
-	rg := regroup(src, all, dst, opts.server() && opts.OpenCalls == nil, rules)
+	rg := regroup(src, all, dst, opts.server() && opts.OpenCalls == nil, rules, opts.IDSeed)
 	turns := rg.turns
 	if rg.generated > 0 {
 		notes = append(notes, "generated ids for "+strconv.Itoa(rg.generated)+" calls that had none (Gemini, or a deprecated function_call), paired with their responses by name and order")
@@ -147,8 +147,10 @@ type regrouped struct {
 // see analyze), which are dropped. It returns how many ids it generated and
 // how many such outputs it dropped. A call that repeats an id of its own
 // turn gets a new one under rules (ids pair within their turn), its result
-// with it.
-func regroup(from *dialect.Dialect, msgs []Message, to *dialect.Dialect, unseen bool, rules dialect.IDRule) regrouped {
+// with it. A call without an id, for a target that needs one, gets the id
+// generatedID makes of seed and its place, unless the list already holds
+// that id (then the pool's next free one): ids stay unique in the list.
+func regroup(from *dialect.Dialect, msgs []Message, to *dialect.Dialect, unseen bool, rules dialect.IDRule, seed string) regrouped {
 	a := analyze(from, msgs, unseen)
 	used := map[loc]bool{}
 	generated, unverified := 0, 0
@@ -202,12 +204,18 @@ func regroup(from *dialect.Dialect, msgs []Message, to *dialect.Dialect, unseen 
 				continue
 			}
 			if p.Call.ID == "" && !to.IDs.Optional() {
-				p.Call.ID = "call_" + strconv.Itoa(i) + "_" + strconv.Itoa(k)
+				if taken == nil {
+					taken = newIDPool(msgs)
+				}
+				p.Call.ID = taken.claim(rules, generatedID(seed, i, k))
 				generated++
 			}
 			if a.dupCall[callRef{g, k}] {
 				if taken == nil {
-					taken, renamed = newIDPool(msgs), map[string]string{}
+					taken = newIDPool(msgs)
+				}
+				if renamed == nil {
+					renamed = map[string]string{}
 				}
 				orig := p.Call.ID
 				p.Call.ID = taken.fresh(rules, orig)

@@ -113,6 +113,31 @@ func (p *idPool) fresh(r dialect.IDRule, original string) string {
 	return id
 }
 
+// claim returns id when the list does not hold it yet, and otherwise the
+// first free id fresh derives from it; either way the id joins the pool.
+func (p *idPool) claim(r dialect.IDRule, id string) string {
+	if p.used[id] {
+		return p.fresh(r, id)
+	}
+	p.used[id] = true
+	return id
+}
+
+// generatedID is the id convert gives the k-th call (from 0) of the call
+// turn at message i of a list when the call has none (Gemini's
+// functionCall.id is optional, content.proto FunctionCall): call_<i>_<k>,
+// unique within the list and the same for a turn each time a growing
+// transcript is converted again. With a seed (Options.IDSeed: a response
+// converted on its own, whose turn is always message 0) the place is
+// hashed with the seed, call_<hash in hex>_<k>, so the calls of two
+// responses of one transcript never share an id.
+func generatedID(seed string, i, k int) string {
+	if seed == "" {
+		return "call_" + strconv.Itoa(i) + "_" + strconv.Itoa(k)
+	}
+	return "call_" + strconv.FormatUint(fnv64(seed+"/"+strconv.Itoa(i)), 16) + "_" + strconv.Itoa(k)
+}
+
 // IDMap rewrites ids: Forward maps an original id to its new one; Back maps
 // each new id to its original (the id_map returned to callers).
 type IDMap struct {

@@ -39,6 +39,12 @@ type Options struct {
 	// custom model, an inference profile ARN), by name: bedrock's
 	// "tool_result_status". It overrides what Model says.
 	Capabilities map[string]bool
+	// IDSeed, when not "", tells the ids convert generates for calls
+	// without one (Gemini's) apart from those of every other conversion:
+	// a response converted on its own (egress.ConvertResponse) passes its
+	// whole body, so that each response of a transcript hands out its own
+	// ids, and the same response the same ids. "" = call_<message>_<n>.
+	IDSeed string
 }
 
 // CheckCapabilities refuses a capability name the target format does not
