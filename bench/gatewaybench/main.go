@@ -400,7 +400,7 @@ func (b *bench) measure() (failed bool) {
 	}
 	b.printf("- memory over %d requests: RSS %s at start, %s after the warm-up, %s peak (VmHWM), %s at the end; growth once warm %+.1f%% (goal: flat, at most %.0f%%): **%s**\n\n",
 		b.o.load, mib(mem.start), mib(mem.warm), mib(mem.peak), mib(mem.end), 100*mem.growth(), 100*flatSlack, verdict(mem.flat()))
-	b.printf("Measured on a machine of %d CPUs shared with other work: the client, the fake upstream and the gateway share them, so at concurrency 64 the added latency is mostly the wait for a CPU (the gateway's own work per request, times the queue).\n\n", runtime.NumCPU())
+	b.printf("Measured on a machine of %d CPUs shared with other work (load average now %s): the client, the fake upstream and the gateway share them. At concurrency 64 the gateway holds up to 64 requests, each needing %s of its CPU, so the added latency is mostly the wait for a CPU (Little's law: 64 / its throughput), not the work of one request.\n\n", runtime.NumCPU(), loadAverage(), us(mem.cpuPerRequest))
 
 	if b.ll != nil {
 		b.litellmRuns(ctx)
@@ -467,7 +467,8 @@ type memory struct {
 	// the load after the warm-up.
 	firstHalf, secondHalf int64
 	res                   loadgen.Result
-	conns                 int64 // upstream connections opened during the load
+	conns                 int64         // upstream connections opened during the load
+	cpuPerRequest         time.Duration // the binary's CPU time (user + system) over the load, per request
 }
 
 // growth is how much the resident set grew once warm: the largest sample
@@ -529,8 +530,13 @@ func (b *bench) memoryRun(ctx context.Context) memory {
 	opts.Every = 100
 	opts.Progress = func(n int) { done.Store(int64(n)) }
 	before := b.upConns.Load()
+	cpu0, err0 := loadgen.ReadCPU(pid)
 	m.res = b.check(loadgen.Load(ctx, loadgen.Client(64), b.gw, opts))
+	cpu1, err1 := loadgen.ReadCPU(pid)
 	m.conns = b.upConns.Load() - before
+	if n := len(m.res.Latency); err0 == nil && err1 == nil && n > 0 && len(m.res.Latency[0]) > 0 {
+		m.cpuPerRequest = (cpu1 - cpu0) / time.Duration(len(m.res.Latency[0]))
+	}
 	close(stop)
 	<-sampled
 	last := read()
@@ -554,7 +560,7 @@ func (b *bench) memoryRun(ctx context.Context) memory {
 		b.printf(" %.1f |", mb(v))
 	}
 	b.printf(" %.1f | %.1f |\n\n", mb(m.end), mb(m.peak))
-	b.printf("%d samples, every 100 ms; a tenth's figure is its largest sample. The load took %.1f s.\n\n", len(samples), m.res.Elapsed.Seconds())
+	b.printf("%d samples, every 100 ms; a tenth's figure is its largest sample. The load took %.1f s; toolerr-gateway used %s of CPU (user + system, /proc/<pid>/stat) per request.\n\n", len(samples), m.res.Elapsed.Seconds(), us(m.cpuPerRequest))
 	return m
 }
 
@@ -635,6 +641,8 @@ func countCalls(body []byte) int {
 }
 
 func ms(d time.Duration) string { return fmt.Sprintf("%.3f ms", float64(d)/1e6) }
+
+func us(d time.Duration) string { return fmt.Sprintf("%.0f µs", float64(d)/1e3) }
 
 func mib(n int64) string { return fmt.Sprintf("%.1f MiB", mb(n)) }
 

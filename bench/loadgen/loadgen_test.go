@@ -53,6 +53,22 @@ func TestParseStatus(t *testing.T) {
 	}
 }
 
+// TestParseStat adds utime and stime (fields 14 and 15), counting past a
+// command name with spaces and parentheses.
+func TestParseStat(t *testing.T) {
+	raw := "4242 (a (b) c) S 1 4242 4242 0 -1 4194560 1234 0 0 0 250 75 0 0 20 0 9 0 100 1000000 500 18446744073709551615\n"
+	d, err := parseStat([]byte(raw))
+	if err != nil || d != 3250*time.Millisecond {
+		t.Fatalf("parseStat = %v, %v; want 3.25s", d, err)
+	}
+	if _, err := parseStat([]byte("4242 (x) S 1 2")); err == nil {
+		t.Fatal("parseStat accepted a short stat")
+	}
+	if _, err := ReadCPU(os.Getpid()); err != nil {
+		t.Fatal(err)
+	}
+}
+
 // TestInterleave: every round sends one request to each target, the rows
 // stay paired, and a wrong answer counts as an error and drops its round.
 func TestInterleave(t *testing.T) {
