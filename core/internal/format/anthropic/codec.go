@@ -236,8 +236,8 @@ func parseBlock(outs []outcome.Outcome, m map[string]any, p string) ([]outcome.O
 // See anthropic-sdk-go ToolResultBlockParamContentUnion (ImageBlockParam,
 // DocumentBlockParam: Base64PDFSourceParam, URLPDFSourceParam, URLImageSourceParam).
 func appendMedia(dst []byte, i, j int, b outcome.Block) ([]byte, error) {
-	if why, member := takes(b); why != "" {
-		return dst, field.NewError(field.Join(field.Index(outcome.Path(i, "result.blocks"), j), member), why)
+	if err := media().Error(i, j, b); err != nil {
+		return dst, err
 	}
 	if b.URL != "" {
 		dst = append(dst, `{"source":{"type":"url","url":`...)
@@ -258,34 +258,17 @@ func appendMedia(dst []byte, i, j int, b outcome.Block) ([]byte, error) {
 // Takes says why a tool_result cannot carry the media block b ("" when it
 // can): an image of another type than png, jpeg, gif or webp, a document
 // that is not a PDF, or data that is not standard base64.
-func Takes(b outcome.Block) string {
-	switch why, member := takes(b); {
-	case why == "":
-		return ""
-	case member == "data":
-		return "its data is not standard base64"
-	case b.Type == "image":
-		return "Anthropic takes png, jpeg, gif and webp images"
-	}
-	return "Anthropic takes PDF documents in a tool result"
-}
+func Takes(b outcome.Block) string { return media().Why(b) }
 
-// takes is Takes with the member of the block at fault.
-func takes(b outcome.Block) (string, string) {
-	switch {
-	case b.URL != "":
-		return "", ""
-	case b.Type == "image":
-		if _, ok := outcome.ImageFormat(b.MediaType); !ok {
-			return "must be image/png, image/jpeg, image/gif or image/webp for this format", "media_type"
-		}
-	case b.MediaType != "application/pdf":
-		return "must be application/pdf: an Anthropic document in a tool result is a PDF", "media_type"
+// media is what a tool_result takes: images and PDF documents, by URL or
+// base64 (anthropic-sdk-go ToolResultBlockParamContentUnion).
+func media() outcome.MediaRule {
+	return outcome.MediaRule{
+		ImageWhy:    "Anthropic takes png, jpeg, gif and webp images",
+		Documents:   []string{"application/pdf"},
+		Document:    "must be application/pdf: an Anthropic document in a tool result is a PDF",
+		DocumentWhy: "Anthropic takes PDF documents in a tool result",
 	}
-	if !outcome.ValidBase64(b.Data) {
-		return "must be standard base64 with padding", "data"
-	}
-	return "", ""
 }
 
 // parseMedia reads an image or document block: a base64 source (media_type

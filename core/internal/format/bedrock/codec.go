@@ -164,8 +164,8 @@ func appendContent(dst []byte, i int, r *outcome.Result) ([]byte, error) {
 				dst = appendText(dst, b.Text)
 				continue
 			}
-			if why, member := takes(b); why != "" {
-				return dst, field.NewError(field.Join(field.Index(outcome.Path(i, "result.blocks"), j), member), why)
+			if err := media().Error(i, j, b); err != nil {
+				return dst, err
 			}
 			if b.Type == "document" {
 				// DocumentBlock: format, name (required), source
@@ -359,35 +359,20 @@ func parseDocument(v any, p string) (outcome.Block, error) {
 // gif or webp, a document that is not a PDF, data that is not base64.
 //
 // See the service model ToolResultContentBlock (image, document).
-func Takes(b outcome.Block) string {
-	switch why, member := takes(b); {
-	case why == "":
-		return ""
-	case member == "url":
-		return "a Bedrock toolResult takes bytes or an S3 location, no URL"
-	case member == "data":
-		return "its data is not standard base64"
-	case b.Type == "image":
-		return "Bedrock takes png, jpeg, gif and webp images"
-	}
-	return "toolerr writes PDF documents to Bedrock"
-}
+func Takes(b outcome.Block) string { return media().Why(b) }
 
-func takes(b outcome.Block) (string, string) {
-	switch {
-	case b.URL != "":
-		return "must be bytes: a Bedrock toolResult takes no URL (bytes or an S3 location)", "url"
-	case b.Type == "image":
-		if _, ok := outcome.ImageFormat(b.MediaType); !ok {
-			return "must be image/png, image/jpeg, image/gif or image/webp for this format", "media_type"
-		}
-	case b.MediaType != "application/pdf":
-		return "must be application/pdf: toolerr writes PDF documents to Bedrock", "media_type"
+// media is what a toolResult takes (ToolResultContentBlock): image and
+// document bytes, png, jpeg, gif or webp images (ImageFormat), and the
+// PDF documents toolerr writes.
+func media() outcome.MediaRule {
+	return outcome.MediaRule{
+		NoURL:       "must be bytes: a Bedrock toolResult takes no URL (bytes or an S3 location)",
+		NoURLWhy:    "a Bedrock toolResult takes bytes or an S3 location, no URL",
+		ImageWhy:    "Bedrock takes png, jpeg, gif and webp images",
+		Documents:   []string{"application/pdf"},
+		Document:    "must be application/pdf: toolerr writes PDF documents to Bedrock",
+		DocumentWhy: "toolerr writes PDF documents to Bedrock",
 	}
-	if !outcome.ValidBase64(b.Data) {
-		return "must be standard base64 with padding", "data"
-	}
-	return "", ""
 }
 
 // failure reads the envelope of a status "error" result.

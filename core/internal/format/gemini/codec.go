@@ -180,8 +180,8 @@ func appendResponse(dst []byte, i int, r *outcome.Result) ([]byte, error) {
 		images := 0
 		for j, b := range bs {
 			if b.IsMedia() {
-				if why, member := takes(b); why != "" {
-					return dst, field.NewError(field.Join(field.Index(outcome.Path(i, "result.blocks"), j), member), why)
+				if err := media().Error(i, j, b); err != nil {
+					return dst, err
 				}
 				images++
 			}
@@ -376,26 +376,17 @@ func parseImages(fr map[string]any, fp string) ([]outcome.Block, error) {
 //
 // See https://ai.google.dev/gemini-api/docs/function-calling#multimodal
 // (multimodal function responses) and content.proto FunctionResponsePart.
-func Takes(b outcome.Block) string {
-	switch why, member := takes(b); {
-	case why == "":
-		return ""
-	case member == "url":
-		return "Gemini's functionResponse parts take inline data, no URL"
-	case member == "data":
-		return "its data is not standard base64"
-	}
-	return "Gemini's functionResponse parts take images, PDF and plain text"
-}
+func Takes(b outcome.Block) string { return media().Why(b) }
 
-func takes(b outcome.Block) (string, string) {
-	switch {
-	case b.URL != "":
-		return "must be inline data: Gemini's functionResponse parts take no URL", "url"
-	case b.Type == "document" && b.MediaType != "application/pdf" && b.MediaType != "text/plain":
-		return "must be application/pdf or text/plain for a Gemini function response", "media_type"
-	case !outcome.ValidBase64(b.Data):
-		return "must be standard base64 with padding", "data"
+// media is what a functionResponse's parts take (FunctionResponseBlob):
+// inline data of any image type, PDF and plain-text documents.
+func media() outcome.MediaRule {
+	return outcome.MediaRule{
+		NoURL:       "must be inline data: Gemini's functionResponse parts take no URL",
+		NoURLWhy:    "Gemini's functionResponse parts take inline data, no URL",
+		AnyImage:    true,
+		Documents:   []string{"application/pdf", "text/plain"},
+		Document:    "must be application/pdf or text/plain for a Gemini function response",
+		DocumentWhy: "Gemini's functionResponse parts take images, PDF and plain text",
 	}
-	return "", ""
 }

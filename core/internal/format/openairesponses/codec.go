@@ -111,33 +111,17 @@ func mediaItem(b outcome.Block) map[string]any {
 // when it can): an inline image of another type than png, jpeg, gif or
 // webp, an inline document that is not a PDF, data that is not standard
 // base64.
-func Takes(b outcome.Block) string {
-	switch why, member := takes(b); {
-	case why == "":
-		return ""
-	case member == "data":
-		return "its data is not standard base64"
-	case b.Type == "image":
-		return "OpenAI takes png, jpeg, gif and webp images"
-	}
-	return "a function_call_output takes PDF files"
-}
+func Takes(b outcome.Block) string { return media().Why(b) }
 
-func takes(b outcome.Block) (string, string) {
-	switch {
-	case b.URL != "":
-		return "", ""
-	case b.Type == "image":
-		if _, ok := outcome.ImageFormat(b.MediaType); !ok {
-			return "must be image/png, image/jpeg, image/gif or image/webp for this format", "media_type"
-		}
-	case b.MediaType != "application/pdf":
-		return "must be application/pdf: an input_file of a function_call_output takes a PDF", "media_type"
+// media is what a function_call_output takes: input_image and input_file
+// (a PDF) items, by URL or inline data (OpenAPI FunctionCallOutputItemParam).
+func media() outcome.MediaRule {
+	return outcome.MediaRule{
+		ImageWhy:    "OpenAI takes png, jpeg, gif and webp images",
+		Documents:   []string{"application/pdf"},
+		Document:    "must be application/pdf: an input_file of a function_call_output takes a PDF",
+		DocumentWhy: "a function_call_output takes PDF files",
 	}
-	if !outcome.ValidBase64(b.Data) {
-		return "must be standard base64 with padding", "data"
-	}
-	return "", ""
 }
 
 // blockItems returns the output array of a Blocks result: an input_text item
@@ -152,8 +136,8 @@ func blockItems(i int, bs []outcome.Block) ([]any, error) {
 				arr = append(arr, map[string]any{"type": "input_text", "text": b.Text})
 			}
 		case "image", "document":
-			if why, member := takes(b); why != "" {
-				return nil, field.NewError(field.Join(field.Index(outcome.Path(i, "result.blocks"), j), member), why)
+			if err := media().Error(i, j, b); err != nil {
+				return nil, err
 			}
 			arr = append(arr, mediaItem(b))
 		default:
