@@ -1,9 +1,6 @@
 package core
 
 import (
-	"encoding/json"
-	"os"
-	"path/filepath"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -127,51 +124,30 @@ func bodyBytes(v any) []byte {
 // cannot express are skipped and counted.
 func TestClassifyTypedAPI_agreesWithOps(t *testing.T) {
 	for _, op := range []string{"classify", "classify_exception"} {
-		var files []string
-		for _, dir := range []string{op, "edge", "invalid_input"} {
-			f, err := filepath.Glob(filepath.Join("..", "conformance", "fixtures", dir, "*.json"))
-			require.NoError(t, err)
-			files = append(files, f...)
-		}
-		require.NotEmpty(t, files, op)
 		compared, skipped, refused := 0, 0, 0
-		for _, file := range files {
-			b, err := os.ReadFile(file)
+		for _, ft := range fixtureTests(t, op, "edge", "invalid_input") {
+			v, err := canonical.Parse(ft.Request)
+			req, isObj := v.(map[string]any)
+			if err != nil || !isObj || req["op"] != op {
+				if err == nil && isObj && req["op"] == op {
+					skipped++
+				}
+				continue
+			}
+			e, ok := typedClassify(op, req)
+			if !ok {
+				skipped++
+				continue
+			}
+			key := "ok"
+			if e.Code == CodeInvalidInput {
+				key = "error"
+				refused++
+			}
+			got, err := canonical.Marshal(map[string]any{key: e})
 			require.NoError(t, err)
-			var cases []struct {
-				Description string
-				Tests       []struct {
-					Description string
-					Request     json.RawMessage
-				}
-			}
-			require.NoError(t, json.Unmarshal(b, &cases), file)
-			for _, c := range cases {
-				for _, tc := range c.Tests {
-					v, err := canonical.Parse(tc.Request)
-					req, isObj := v.(map[string]any)
-					if err != nil || !isObj || req["op"] != op {
-						if err == nil && isObj && req["op"] == op {
-							skipped++
-						}
-						continue
-					}
-					e, ok := typedClassify(op, req)
-					if !ok {
-						skipped++
-						continue
-					}
-					key := "ok"
-					if e.Code == CodeInvalidInput {
-						key = "error"
-						refused++
-					}
-					got, err := canonical.Marshal(map[string]any{key: e})
-					require.NoError(t, err)
-					require.Equal(t, string(Invoke(tc.Request)), string(got), "%s: %s / %s", filepath.Base(file), c.Description, tc.Description)
-					compared++
-				}
-			}
+			require.Equal(t, string(Invoke(ft.Request)), string(got), "%s: %s / %s", ft.File, ft.Case, ft.Test)
+			compared++
 		}
 		require.NotZero(t, compared, op)
 		t.Logf("%s: %d fixtures compared (%d of them refused as INVALID_INPUT), %d not expressible in Go types", op, compared, refused, skipped)

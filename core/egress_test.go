@@ -97,27 +97,30 @@ type fixtureTest struct {
 	Request          json.RawMessage
 }
 
-// fixtureTests reads every test of conformance/fixtures/<op>/*.json.
-func fixtureTests(t *testing.T, op string) []fixtureTest {
+// fixtureTests reads every test of conformance/fixtures/<dir>/*.json for
+// each of dirs, in order; each dir must hold fixtures.
+func fixtureTests(t *testing.T, dirs ...string) []fixtureTest {
 	t.Helper()
-	files, err := filepath.Glob(filepath.Join("..", "conformance", "fixtures", op, "*.json"))
-	require.NoError(t, err)
-	require.NotEmpty(t, files, op)
 	var out []fixtureTest
-	for _, file := range files {
-		b, err := os.ReadFile(file)
+	for _, dir := range dirs {
+		files, err := filepath.Glob(filepath.Join("..", "conformance", "fixtures", dir, "*.json"))
 		require.NoError(t, err)
-		var cases []struct {
-			Description string
-			Tests       []struct {
+		require.NotEmpty(t, files, dir)
+		for _, file := range files {
+			b, err := os.ReadFile(file)
+			require.NoError(t, err)
+			var cases []struct {
 				Description string
-				Request     json.RawMessage
+				Tests       []struct {
+					Description string
+					Request     json.RawMessage
+				}
 			}
-		}
-		require.NoError(t, json.Unmarshal(b, &cases), file)
-		for _, c := range cases {
-			for _, tc := range c.Tests {
-				out = append(out, fixtureTest{filepath.Base(file), c.Description, tc.Description, tc.Request})
+			require.NoError(t, json.Unmarshal(b, &cases), file)
+			for _, c := range cases {
+				for _, tc := range c.Tests {
+					out = append(out, fixtureTest{filepath.Base(file), c.Description, tc.Description, tc.Request})
+				}
 			}
 		}
 	}

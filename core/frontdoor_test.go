@@ -1,7 +1,6 @@
 package core
 
 import (
-	"encoding/json"
 	"os"
 	"path/filepath"
 	"testing"
@@ -174,47 +173,30 @@ func arr(req map[string]any, k string) ([]any, bool) {
 // skipped and counted.
 func TestTypedAPI_agreesWithOps(t *testing.T) {
 	for op, call := range typedCalls {
-		files, err := filepath.Glob(filepath.Join("..", "conformance", "fixtures", op, "*.json"))
-		require.NoError(t, err)
-		require.NotEmpty(t, files, op)
 		compared := 0
-		for _, file := range files {
-			b, err := os.ReadFile(file)
-			require.NoError(t, err)
-			var cases []struct {
-				Description string
-				Tests       []struct {
-					Description string
-					Request     json.RawMessage
-				}
+		for _, ft := range fixtureTests(t, op) {
+			v, err := canonical.Parse(ft.Request)
+			if err != nil {
+				continue
 			}
-			require.NoError(t, json.Unmarshal(b, &cases), file)
-			for _, c := range cases {
-				for _, tc := range c.Tests {
-					v, err := canonical.Parse(tc.Request)
-					if err != nil {
-						continue
-					}
-					req, ok := v.(map[string]any)
-					if !ok {
-						continue
-					}
-					want := Invoke(tc.Request)
-					res, err, ok := call(req)
-					if !ok {
-						continue
-					}
-					var got []byte
-					if err != nil {
-						got = badRequest(requestError(op, err))
-					} else {
-						got, err = canonical.Marshal(map[string]any{"ok": res})
-						require.NoError(t, err)
-					}
-					require.Equal(t, string(want), string(got), "%s: %s / %s", filepath.Base(file), c.Description, tc.Description)
-					compared++
-				}
+			req, ok := v.(map[string]any)
+			if !ok {
+				continue
 			}
+			want := Invoke(ft.Request)
+			res, err, ok := call(req)
+			if !ok {
+				continue
+			}
+			var got []byte
+			if err != nil {
+				got = badRequest(requestError(op, err))
+			} else {
+				got, err = canonical.Marshal(map[string]any{"ok": res})
+				require.NoError(t, err)
+			}
+			require.Equal(t, string(want), string(got), "%s: %s / %s", ft.File, ft.Case, ft.Test)
+			compared++
 		}
 		require.NotZero(t, compared, op)
 		t.Logf("%s: %d fixtures compared", op, compared)

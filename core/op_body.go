@@ -68,15 +68,11 @@ func opNormalizeIDsBody(body map[string]any, f, target string) (any, error) {
 
 // opConvertBody: {"from", "to", "body", options as for opConvert} -> {"body", "id_map"?, "notes"?}.
 func opConvertBody(req, body map[string]any) (any, error) {
-	m, err := stringMembers(req, "", "from", "to")
+	from, to, opts, err := convertMembers(req)
 	if err != nil {
 		return nil, err
 	}
-	opts, err := transcriptOptions(req)
-	if err != nil {
-		return nil, err
-	}
-	c, err := ConvertBody(Format(m[0]), Format(m[1]), body, opts)
+	c, err := ConvertBody(from, to, body, opts)
 	if err != nil {
 		return nil, err
 	}
@@ -92,4 +88,15 @@ func formatAndOptions(req map[string]any, key string) (string, TranscriptOptions
 	}
 	opts, err := transcriptOptions(req)
 	return f, opts, err
+}
+
+// convertMembers reads the from and to members of a convert request ("" when
+// absent: Convert names the missing one) and its transcript options.
+func convertMembers(req map[string]any) (from, to Format, opts TranscriptOptions, err error) {
+	m, err := stringMembers(req, "", "from", "to")
+	if err != nil {
+		return "", "", opts, err
+	}
+	opts, err = transcriptOptions(req)
+	return Format(m[0]), Format(m[1]), opts, err
 }

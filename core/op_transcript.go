@@ -17,6 +17,17 @@ func readMessages(req map[string]any) ([]any, error) {
 	return arr, nil
 }
 
+// listMembers reads what the list form of check and repair takes: the
+// format, the transcript options and the messages, in that order.
+func listMembers(req map[string]any) (Format, TranscriptOptions, []any, error) {
+	f, opts, err := formatAndOptions(req, "format")
+	if err != nil {
+		return "", opts, nil, err
+	}
+	msgs, err := readMessages(req)
+	return Format(f), opts, msgs, err
+}
+
 // stringMembers reads the string members keys of req, each "" when absent;
 // the one named required (if any) must be a non-empty string.
 func stringMembers(req map[string]any, required string, keys ...string) ([]string, error) {
@@ -118,19 +129,11 @@ func opCheck(req map[string]any) (any, error) {
 	if body, ok, err := bodyMember(req); ok || err != nil {
 		return bodyOr(err, func() (any, error) { return opCheckBody(req, body) })
 	}
-	f, err := field.RequiredString(req, "format", "")
+	f, opts, msgs, err := listMembers(req)
 	if err != nil {
 		return nil, err
 	}
-	opts, err := transcriptOptions(req)
-	if err != nil {
-		return nil, err
-	}
-	msgs, err := readMessages(req)
-	if err != nil {
-		return nil, err
-	}
-	fs, err := CheckWith(Format(f), msgs, opts)
+	fs, err := CheckWith(f, msgs, opts)
 	if err != nil {
 		return nil, err
 	}
@@ -155,19 +158,11 @@ func opRepair(req map[string]any) (any, error) {
 	if body, ok, err := bodyMember(req); ok || err != nil {
 		return bodyOr(err, func() (any, error) { return opRepairBody(req, body) })
 	}
-	f, err := field.RequiredString(req, "format", "")
+	f, opts, msgs, err := listMembers(req)
 	if err != nil {
 		return nil, err
 	}
-	opts, err := transcriptOptions(req)
-	if err != nil {
-		return nil, err
-	}
-	msgs, err := readMessages(req)
-	if err != nil {
-		return nil, err
-	}
-	out, ch, err := RepairWith(Format(f), msgs, opts)
+	out, ch, err := RepairWith(f, msgs, opts)
 	if err != nil {
 		return nil, err
 	}
@@ -252,11 +247,7 @@ func opConvert(req map[string]any) (any, error) {
 	if body, ok, err := bodyMember(req); ok || err != nil {
 		return bodyOr(err, func() (any, error) { return opConvertBody(req, body) })
 	}
-	m, err := stringMembers(req, "", "from", "to")
-	if err != nil {
-		return nil, err
-	}
-	opts, err := transcriptOptions(req)
+	from, to, opts, err := convertMembers(req)
 	if err != nil {
 		return nil, err
 	}
@@ -264,7 +255,7 @@ func opConvert(req map[string]any) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	c, err := ConvertWith(Format(m[0]), Format(m[1]), msgs, opts)
+	c, err := ConvertWith(from, to, msgs, opts)
 	if err != nil {
 		return nil, err
 	}
