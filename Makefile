@@ -5,7 +5,7 @@ GO ?= go
 DIST := dist
 FUZZTIME ?= 10s
 
-.PHONY: gateway-check-litellm help build wasm cshared packages demo test test-reset test-go conformance test-python test-frameworks test-frameworks-js test-node test-rust test-redis test-packages fuzz bench lint fmt check clean
+.PHONY: gateway-check-litellm bench-litellm help build wasm cshared packages demo test test-reset test-go conformance test-python test-frameworks test-frameworks-js test-node test-rust test-redis test-packages fuzz bench lint fmt check clean
 
 help: ## show this list
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  %-12s %s\n", $$1, $$2}'
@@ -71,6 +71,9 @@ gateway-check-litellm: ## optional: the LiteLLM proxy (PyPI, build/litellm-venv)
 
 bench: build ## benchmarks of every target, with ratios to the baselines
 	bash scripts/bench.sh $(DIST)
+
+bench-litellm: build ## optional: toolerr-gateway beside the LiteLLM proxy (PyPI, build/litellm-venv) on the same fake upstream; report in build/bench-litellm.md
+	bash scripts/bench-litellm.sh $(DIST)
 
 lint: ## gofmt and go vet
 	@out=$$(gofmt -l $$(git ls-files '*.go')); if [ -n "$$out" ]; then echo "gofmt needed:"; echo "$$out"; exit 1; fi

@@ -12,10 +12,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 version=${LITELLM_VERSION:-1.108.7}
 venv=build/litellm-venv
-if ! "$venv/bin/python3" -c "import litellm, sys; from importlib.metadata import version as v; sys.exit(v('litellm') != '$version')" 2>/dev/null; then
-  python3 -m venv "$venv"
-  "$venv/bin/pip" install --disable-pip-version-check -q "litellm[proxy]==$version"
-fi
+bash scripts/setup-litellm.sh
 (cd gatewaycheck && go build -o ../build/toolerr-gateway-check ./cmd/toolerr-gateway-check)
 port=$("$venv/bin/python3" -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
 key="sk-gwcheck-$(od -An -N16 -tx1 /dev/urandom | tr -d ' \n')"
