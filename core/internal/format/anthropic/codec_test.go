@@ -52,9 +52,7 @@ func TestSerialize_shapes(t *testing.T) {
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			got, err := AppendTurn(nil, tc.outs)
-			require.NoError(t, err)
-			assert.Equal(t, tc.want, string(got))
-			formattest.Canonical(t, got)
+			formattest.Wire(t, got, err, tc.want)
 			msgs, err := Codec{}.Serialize(tc.outs)
 			require.NoError(t, err)
 			b, err := canonical.Marshal(msgs[0])
@@ -115,9 +113,7 @@ func TestParse_foreign(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			got, err := Codec{}.Parse(formattest.Messages(t, tc.msgs))
-			require.NoError(t, err)
-			assert.Equal(t, tc.want, got)
+			formattest.Parses(t, Codec{}, tc.msgs, tc.want)
 		})
 	}
 }
@@ -136,8 +132,7 @@ func TestParse_invalid(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			_, err := Codec{}.Parse(formattest.Messages(t, tc.msgs))
-			formattest.ErrorAt(t, err, tc.path)
+			formattest.ParseErrorAt(t, Codec{}, tc.msgs, tc.path)
 		})
 	}
 }

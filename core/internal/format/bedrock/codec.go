@@ -60,29 +60,27 @@ type Codec struct{}
 // result.
 //
 // See botocore bedrock-runtime ToolResultBlock.
-func (Codec) Serialize(outs []outcome.Outcome) ([]any, error) {
-	return outcome.Values(outs, Codec{}.AppendSerialized)
-}
+func (Codec) Serialize(outs []outcome.Outcome) ([]any, error) { return turn().Values(outs) }
 
 // AppendSerialized appends the canonical JSON of what Serialize returns (an
 // array holding AppendTurn's message) to dst; errors are those of Serialize.
 func (Codec) AppendSerialized(dst []byte, outs []outcome.Outcome) ([]byte, error) {
-	return outcome.AppendTurnArray(dst, outs, AppendTurn)
+	return turn().AppendArray(dst, outs)
 }
 
 // AppendTurn appends the canonical JSON (RFC 8785) of the message that
 // Serialize returns to dst, writing wire bytes directly. Errors are those of
 // Serialize; on error dst may hold a partial message.
-func AppendTurn(dst []byte, outs []outcome.Outcome) ([]byte, error) {
-	return outcome.AppendTurn(dst, outs, `{"content":[`, `],"role":"user"}`, appendResult)
+func AppendTurn(dst []byte, outs []outcome.Outcome) ([]byte, error) { return turn().Append(dst, outs) }
+
+// turn is the user message of toolResult blocks, one element per outcome.
+func turn() outcome.Turn {
+	return outcome.Turn{Head: `{"content":[`, Tail: `],"role":"user"}`, Elem: appendResult}
 }
 
-// appendResult writes one toolResult block; keys in canonical order: content,
+// appendResult writes one toolResult block of an outcome that passed Check; keys in canonical order: content,
 // status, toolUseId.
 func appendResult(dst []byte, i int, o *outcome.Outcome) ([]byte, error) {
-	if err := outcome.Check(i, o); err != nil {
-		return dst, err
-	}
 	id := o.Call.ID
 	if !outcome.ValidToolID(id, MaxToolUseIDLen) {
 		return dst, field.NewError(outcome.Path(i, "call.id"), "must be 1 to 64 characters of [a-zA-Z0-9_-] for Bedrock, got "+strconv.Quote(id))

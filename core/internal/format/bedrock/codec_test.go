@@ -5,7 +5,6 @@ import (
 	"testing"
 
 	"github.com/stretchr/testify/assert"
-	"github.com/stretchr/testify/require"
 	"github.com/toolerr/toolerr/core/internal/canonical"
 	"github.com/toolerr/toolerr/core/internal/envelope"
 	"github.com/toolerr/toolerr/core/internal/format/formattest"
@@ -44,9 +43,7 @@ func TestSerialize_shapes(t *testing.T) {
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			got, err := AppendTurn(nil, tc.outs)
-			require.NoError(t, err)
-			assert.Equal(t, tc.want, string(got))
-			formattest.Canonical(t, got)
+			formattest.Wire(t, got, err, tc.want)
 		})
 	}
 }
@@ -99,9 +96,7 @@ func TestParse_foreign(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			got, err := Codec{}.Parse(formattest.Messages(t, tc.msgs))
-			require.NoError(t, err)
-			assert.Equal(t, tc.want, got)
+			formattest.Parses(t, Codec{}, tc.msgs, tc.want)
 		})
 	}
 }
@@ -119,8 +114,7 @@ func TestParse_invalid(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			_, err := Codec{}.Parse(formattest.Messages(t, tc.msgs))
-			formattest.ErrorAt(t, err, tc.path)
+			formattest.ParseErrorAt(t, Codec{}, tc.msgs, tc.path)
 		})
 	}
 }

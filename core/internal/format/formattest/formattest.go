@@ -8,6 +8,8 @@ import (
 	"errors"
 	"testing"
 
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 	"github.com/toolerr/toolerr/core/internal/canonical"
 	"github.com/toolerr/toolerr/core/internal/envelope"
 	"github.com/toolerr/toolerr/core/internal/field"
@@ -86,4 +88,51 @@ func Canonical(t testing.TB, b []byte) {
 	if string(c) != string(b) {
 		t.Fatalf("output is not canonical:\n got  %s\n want %s", b, c)
 	}
+}
+
+// Codec is the part of a format's codec the helpers below exercise.
+type Codec interface {
+	Serialize(outs []outcome.Outcome) ([]any, error)
+	Parse(msgs []any) ([]outcome.Outcome, error)
+}
+
+// RoundTrip fails the test unless c reads back what it writes for in as
+// want, and writes what it read as the same messages again
+// (serialize(parse(serialize(x))) = serialize(x)).
+func RoundTrip(t testing.TB, c Codec, in, want outcome.Outcome) {
+	t.Helper()
+	msgs, err := c.Serialize([]outcome.Outcome{in})
+	require.NoError(t, err)
+	got, err := c.Parse(msgs)
+	require.NoError(t, err)
+	require.Equal(t, []outcome.Outcome{want}, got)
+	again, err := c.Serialize(got)
+	require.NoError(t, err)
+	assert.Equal(t, Marshal(t, msgs), Marshal(t, again), "serialize(parse(serialize(x))) != serialize(x)")
+}
+
+// Wire fails the test unless a byte writer returned want, without error,
+// as canonical JSON.
+func Wire(t testing.TB, got []byte, err error, want string) {
+	t.Helper()
+	require.NoError(t, err)
+	assert.Equal(t, want, string(got))
+	Canonical(t, got)
+}
+
+// Parses fails the test unless c reads msgs (a JSON array of messages) as
+// want.
+func Parses(t testing.TB, c Codec, msgs string, want []outcome.Outcome) {
+	t.Helper()
+	got, err := c.Parse(Messages(t, msgs))
+	require.NoError(t, err)
+	assert.Equal(t, want, got)
+}
+
+// ParseErrorAt fails the test unless c refuses msgs (a JSON array of
+// messages) with a *field.Error at path.
+func ParseErrorAt(t testing.TB, c Codec, msgs, path string) {
+	t.Helper()
+	_, err := c.Parse(Messages(t, msgs))
+	ErrorAt(t, err, path)
 }

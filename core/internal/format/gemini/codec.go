@@ -49,29 +49,27 @@ type Codec struct{}
 // that is not base64, or an outcome with neither or both of error and result.
 //
 // See content.proto FunctionResponse.
-func (Codec) Serialize(outs []outcome.Outcome) ([]any, error) {
-	return outcome.Values(outs, Codec{}.AppendSerialized)
-}
+func (Codec) Serialize(outs []outcome.Outcome) ([]any, error) { return turn().Values(outs) }
 
 // AppendSerialized appends the canonical JSON of what Serialize returns (an
 // array holding AppendTurn's message) to dst; errors are those of Serialize.
 func (Codec) AppendSerialized(dst []byte, outs []outcome.Outcome) ([]byte, error) {
-	return outcome.AppendTurnArray(dst, outs, AppendTurn)
+	return turn().AppendArray(dst, outs)
 }
 
 // AppendTurn appends the canonical JSON (RFC 8785) of the Content that
 // Serialize returns to dst, writing wire bytes directly. Errors are those of
 // Serialize; on error dst may hold a partial message.
-func AppendTurn(dst []byte, outs []outcome.Outcome) ([]byte, error) {
-	return outcome.AppendTurn(dst, outs, `{"parts":[`, `],"role":"user"}`, appendPart)
+func AppendTurn(dst []byte, outs []outcome.Outcome) ([]byte, error) { return turn().Append(dst, outs) }
+
+// turn is the user Content of functionResponse parts, one element per outcome.
+func turn() outcome.Turn {
+	return outcome.Turn{Head: `{"parts":[`, Tail: `],"role":"user"}`, Elem: appendPart}
 }
 
-// appendPart writes one functionResponse part; keys in canonical order: id,
-// name, parts, response.
+// appendPart writes one functionResponse part of an outcome that passed
+// Check; keys in canonical order: id, name, parts, response.
 func appendPart(dst []byte, i int, o *outcome.Outcome) ([]byte, error) {
-	if err := outcome.Check(i, o); err != nil {
-		return dst, err
-	}
 	if o.Call.Name == "" {
 		return dst, field.NewError(outcome.Path(i, "call.name"), "is required: Gemini matches a functionResponse to its call by name")
 	}

@@ -3,8 +3,6 @@ package gemini
 import (
 	"testing"
 
-	"github.com/stretchr/testify/assert"
-	"github.com/stretchr/testify/require"
 	"github.com/toolerr/toolerr/core/internal/envelope"
 	"github.com/toolerr/toolerr/core/internal/format/formattest"
 	"github.com/toolerr/toolerr/core/internal/format/outcome"
@@ -46,9 +44,7 @@ func TestSerialize_shapes(t *testing.T) {
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			got, err := AppendTurn(nil, tc.outs)
-			require.NoError(t, err)
-			assert.Equal(t, tc.want, string(got))
-			formattest.Canonical(t, got)
+			formattest.Wire(t, got, err, tc.want)
 		})
 	}
 }
@@ -107,9 +103,7 @@ func TestParse_foreign(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			got, err := Codec{}.Parse(formattest.Messages(t, tc.msgs))
-			require.NoError(t, err)
-			assert.Equal(t, tc.want, got)
+			formattest.Parses(t, Codec{}, tc.msgs, tc.want)
 		})
 	}
 }
@@ -126,8 +120,7 @@ func TestParse_invalid(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			_, err := Codec{}.Parse(formattest.Messages(t, tc.msgs))
-			formattest.ErrorAt(t, err, tc.path)
+			formattest.ParseErrorAt(t, Codec{}, tc.msgs, tc.path)
 		})
 	}
 }

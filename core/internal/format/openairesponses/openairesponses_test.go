@@ -96,14 +96,7 @@ func TestParse_roundTrip(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			msgs, err := Codec{}.Serialize([]outcome.Outcome{tc.in})
-			require.NoError(t, err)
-			got, err := Codec{}.Parse(msgs)
-			require.NoError(t, err)
-			require.Equal(t, []outcome.Outcome{tc.want}, got)
-			again, err := Codec{}.Serialize(got)
-			require.NoError(t, err)
-			assert.Equal(t, marshal(t, msgs), marshal(t, again))
+			formattest.RoundTrip(t, Codec{}, tc.in, tc.want)
 		})
 	}
 }

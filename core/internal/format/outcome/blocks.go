@@ -254,37 +254,6 @@ func JoinTexts(bs []Block) string {
 	return sb.String()
 }
 
-// AppendTurn appends head, then each outcome written by one (comma
-// separated, in call order), then tail: the frame every one-message-per-turn
-// format shares. It returns a *field.Error at "results" when outs is empty,
-// and the first error of one.
-func AppendTurn(dst []byte, outs []Outcome, head, tail string, one func(dst []byte, i int, o *Outcome) ([]byte, error)) ([]byte, error) {
-	if len(outs) == 0 {
-		return dst, field.NewError("results", "must hold at least one outcome")
-	}
-	dst = append(dst, head...)
-	for i := range outs {
-		if i > 0 {
-			dst = append(dst, ',')
-		}
-		var err error
-		if dst, err = one(dst, i, &outs[i]); err != nil {
-			return dst, err
-		}
-	}
-	return append(dst, tail...), nil
-}
-
-// AppendTurnArray appends "[", the one message appendTurn writes, and "]",
-// for the AppendSerialized of a codec that writes one message per turn.
-func AppendTurnArray(dst []byte, outs []Outcome, appendTurn func(dst []byte, outs []Outcome) ([]byte, error)) ([]byte, error) {
-	dst, err := appendTurn(append(dst, '['), outs)
-	if err != nil {
-		return dst, err
-	}
-	return append(dst, ']'), nil
-}
-
 // RepeatedID returns the index of the first outcome before i whose call id
 // equals outs[i]'s, and whether there is one. It scans the earlier outcomes
 // of a short turn and keeps *seen (id -> first index, made on first use)
