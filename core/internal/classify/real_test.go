@@ -12,27 +12,8 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/toolerr/toolerr/core/internal/envelope"
+	"github.com/toolerr/toolerr/core/internal/sharedtest"
 )
-
-// sharedDir returns <repo>/../shared, or $TOOLERR_SHARED when set.
-func sharedDir(t *testing.T) string {
-	t.Helper()
-	if d := os.Getenv("TOOLERR_SHARED"); d != "" {
-		return d
-	}
-	dir, err := os.Getwd()
-	require.NoError(t, err)
-	for {
-		if _, err := os.Stat(filepath.Join(dir, "go.mod")); err == nil {
-			return filepath.Join(dir, "..", "shared")
-		}
-		parent := filepath.Dir(dir)
-		if parent == dir {
-			return filepath.Join("..", "shared")
-		}
-		dir = parent
-	}
-}
 
 // recording is the part of a shared/fixtures/real file the classifier reads.
 type recording struct {
@@ -130,13 +111,7 @@ var realErrors = []struct {
 	{"openai_responses/error_400_unsupported_file_after_function_call_output_pydantic_ai.json", envelope.InvalidRequest, false, nil, 0, ""},
 }
 
-func realDir(t *testing.T) string {
-	dir := filepath.Join(sharedDir(t), "fixtures", "real")
-	if _, err := os.Stat(dir); err != nil {
-		t.Skipf("recordings not found at %s", dir)
-	}
-	return dir
-}
+func realDir(t *testing.T) string { return sharedtest.Real(t) }
 
 func TestHTTP_realRecordings(t *testing.T) {
 	dir := realDir(t)

@@ -21,17 +21,9 @@ const (
 )
 
 // String returns "closed", "open", "half_open", or "unknown breaker phase: N".
-func (p BreakerPhase) String() string {
-	switch p {
-	case Closed:
-		return "closed"
-	case Open:
-		return "open"
-	case HalfOpen:
-		return "half_open"
-	}
-	return "unknown breaker phase: " + itoa(int64(p))
-}
+func (p BreakerPhase) String() string { return enumName(breakerPhaseNames[:], int(p), "breaker phase") }
+
+var breakerPhaseNames = [...]string{"closed", "open", "half_open"}
 
 // BreakerState is the whole state of one breaker; it travels as JSON (see
 // Value and ReadBreakerState) and the zero value is a new, closed breaker.
@@ -61,17 +53,9 @@ const (
 )
 
 // String returns "allow", "success", "failure", or "unknown breaker event: N".
-func (e BreakerEvent) String() string {
-	switch e {
-	case EventAllow:
-		return "allow"
-	case EventSuccess:
-		return "success"
-	case EventFailure:
-		return "failure"
-	}
-	return "unknown breaker event: " + itoa(int64(e))
-}
+func (e BreakerEvent) String() string { return enumName(breakerEventNames[:], int(e), "breaker event") }
+
+var breakerEventNames = [...]string{"allow", "success", "failure"}
 
 // The breaker defaults, from the Cordum breaker guide quoted in seed 000.
 const (
@@ -99,15 +83,9 @@ type BreakerSettings struct {
 
 // WithDefaults returns s with every zero field set to its default.
 func (s BreakerSettings) WithDefaults() BreakerSettings {
-	if s.FailureThreshold <= 0 {
-		s.FailureThreshold = DefaultFailureThreshold
-	}
-	if s.OpenMs <= 0 {
-		s.OpenMs = DefaultOpenMs
-	}
-	if s.SuccessThreshold <= 0 {
-		s.SuccessThreshold = DefaultSuccessThreshold
-	}
+	s.FailureThreshold = orDefault(s.FailureThreshold, DefaultFailureThreshold)
+	s.OpenMs = orDefault(s.OpenMs, DefaultOpenMs)
+	s.SuccessThreshold = orDefault(s.SuccessThreshold, DefaultSuccessThreshold)
 	return s
 }
 

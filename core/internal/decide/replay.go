@@ -23,21 +23,9 @@ const (
 )
 
 // String returns the snake_case name of r, or "unknown replay reason: N".
-func (r ReplayReason) String() string {
-	switch r {
-	case ReplayCompleted:
-		return "completed"
-	case ReplayTerminalError:
-		return "terminal_error"
-	case ReplayRetriesExhausted:
-		return "retries_exhausted"
-	case ReplayRepeatedInvalidArgs:
-		return "repeated_invalid_args"
-	case ReplayBoundReached:
-		return "bound_reached"
-	}
-	return "unknown replay reason: " + itoa(int64(r))
-}
+func (r ReplayReason) String() string { return enumName(replayReasonNames[:], int(r), "replay reason") }
+
+var replayReasonNames = [...]string{"completed", "terminal_error", "retries_exhausted", "repeated_invalid_args", "bound_reached"}
 
 // TraceStep is what the tool returned for one call: exactly one of Error (a
 // failure envelope) and Result (a success) is set. Ambiguous marks a success

@@ -24,21 +24,9 @@ const (
 )
 
 // String returns the snake_case name of r, or "unknown retry reason: N".
-func (r RetryReason) String() string {
-	switch r {
-	case ReasonNotRetryable:
-		return "not_retryable"
-	case ReasonAttemptsExhausted:
-		return "attempts_exhausted"
-	case ReasonRetryAfterTooLong:
-		return "retry_after_too_long"
-	case ReasonBackoff:
-		return "backoff"
-	case ReasonRetryAfter:
-		return "retry_after"
-	}
-	return "unknown retry reason: " + itoa(int64(r))
-}
+func (r RetryReason) String() string { return enumName(retryReasonNames[:], int(r), "retry reason") }
+
+var retryReasonNames = [...]string{"not_retryable", "attempts_exhausted", "retry_after_too_long", "backoff", "retry_after"}
 
 // The retry policy defaults (used for a zero or absent field).
 const (
@@ -73,19 +61,20 @@ type RetryPolicy struct {
 
 // WithDefaults returns p with every zero field set to its default.
 func (p RetryPolicy) WithDefaults() RetryPolicy {
-	if p.MaxAttempts <= 0 {
-		p.MaxAttempts = DefaultMaxAttempts
-	}
-	if p.BaseMs <= 0 {
-		p.BaseMs = DefaultBaseMs
-	}
-	if p.CapMs <= 0 {
-		p.CapMs = DefaultCapMs
-	}
-	if p.MaxWaitMs <= 0 {
-		p.MaxWaitMs = DefaultMaxWaitMs
-	}
+	p.MaxAttempts = orDefault(p.MaxAttempts, DefaultMaxAttempts)
+	p.BaseMs = orDefault(p.BaseMs, DefaultBaseMs)
+	p.CapMs = orDefault(p.CapMs, DefaultCapMs)
+	p.MaxWaitMs = orDefault(p.MaxWaitMs, DefaultMaxWaitMs)
 	return p
+}
+
+// orDefault is v, or d when v is zero or negative: a setting left zero
+// takes its default (RetryPolicy, BreakerSettings, the loop threshold).
+func orDefault(v, d int64) int64 {
+	if v <= 0 {
+		return d
+	}
+	return v
 }
 
 // RetryDecision is the outcome of Retry: whether to retry, after how many

@@ -413,10 +413,7 @@ func (m *machine) begin(n int64) {
 	}
 	if n == 1 && c.Loop {
 		failures := m.in.Loop.Failures(c.Tool, m.s.ArgsKey)
-		threshold := c.LoopThreshold
-		if threshold <= 0 {
-			threshold = DefaultLoopThreshold
-		}
+		threshold := orDefault(c.LoopThreshold, DefaultLoopThreshold)
 		rec := Record{Kind: RecordLoopGuard, Allowed: failures < threshold, Failures: failures, Threshold: threshold}
 		if !rec.Allowed {
 			e := LoopDetected(c.Tool, failures, threshold)

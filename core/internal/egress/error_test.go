@@ -13,6 +13,7 @@ import (
 	"github.com/toolerr/toolerr/core/internal/canonical"
 	"github.com/toolerr/toolerr/core/internal/classify"
 	"github.com/toolerr/toolerr/core/internal/envelope"
+	"github.com/toolerr/toolerr/core/internal/sharedtest"
 )
 
 func ingress(t *testing.T, name string) Ingress {
@@ -317,12 +318,8 @@ func TestHeaderValue_escapesNonASCII(t *testing.T) {
 // client of every ingress: the status is kept, the envelope is classify's,
 // the native object has its shape's members, and a wait gives retry-after.
 func TestRespond_realRecordings(t *testing.T) {
-	dir := filepath.Join(sharedDir(t), "fixtures", "real")
-	files, _ := filepath.Glob(filepath.Join(dir, "*", "error_*.json"))
-	if len(files) == 0 {
-		t.Skip("the real recordings (../shared/fixtures/real) were not found; set TOOLERR_SHARED")
-	}
-	for _, f := range files {
+	sharedtest.Real(t)
+	for _, f := range sharedtest.Recordings("error_*.json") {
 		b, err := os.ReadFile(f)
 		require.NoError(t, err)
 		var rec struct {
@@ -382,24 +379,4 @@ func assertShape(t *testing.T, s Shape, r Response) {
 		assert.True(t, strings.HasSuffix(r.Header["x-amzn-errortype"], "Exception"))
 	}
 	assert.NotEmpty(t, r.Body)
-}
-
-// sharedDir returns <repo>/../shared, or $TOOLERR_SHARED when set.
-func sharedDir(t *testing.T) string {
-	t.Helper()
-	if d := os.Getenv("TOOLERR_SHARED"); d != "" {
-		return d
-	}
-	dir, err := os.Getwd()
-	require.NoError(t, err)
-	for {
-		if _, err := os.Stat(filepath.Join(dir, "go.mod")); err == nil {
-			return filepath.Join(dir, "..", "shared")
-		}
-		parent := filepath.Dir(dir)
-		if parent == dir {
-			return filepath.Join("..", "shared")
-		}
-		dir = parent
-	}
 }

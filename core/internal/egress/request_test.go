@@ -17,6 +17,7 @@ import (
 	"github.com/toolerr/toolerr/core/internal/canonical"
 	"github.com/toolerr/toolerr/core/internal/envelope"
 	"github.com/toolerr/toolerr/core/internal/request"
+	"github.com/toolerr/toolerr/core/internal/sharedtest"
 	"github.com/toolerr/toolerr/core/internal/transcript"
 )
 
@@ -235,15 +236,8 @@ func textJSON(f transcript.Format) string {
 // accepted passes the request op unchanged, byte for byte: the op changes
 // nothing a provider takes.
 func TestPrepare_realTranscripts(t *testing.T) {
-	dir := filepath.Join(sharedDir(t), "fixtures", "real")
-	files, _ := filepath.Glob(filepath.Join(dir, "*", "transcript_*.json"))
-	if len(files) == 0 {
-		t.Skip("the real recordings (../shared/fixtures/real) were not found; set TOOLERR_SHARED")
-	}
-	sort.Strings(files)
-	byDir := map[string]transcript.Format{"openai_chat": transcript.OpenAIChat, "openai_responses": transcript.OpenAIResponses,
-		"anthropic": transcript.Anthropic, "gemini": transcript.Gemini, "bedrock": transcript.Bedrock, "mistral": transcript.OpenAIChat}
-	for _, f := range files {
+	sharedtest.Real(t)
+	for _, f := range sharedtest.Recordings("transcript_*.json") {
 		sub := filepath.Base(filepath.Dir(f))
 		t.Run(sub+"/"+filepath.Base(f), func(t *testing.T) {
 			b, err := os.ReadFile(f)
@@ -259,7 +253,7 @@ func TestPrepare_realTranscripts(t *testing.T) {
 			if sub == "mistral" {
 				o.IDRules = "mistral"
 			}
-			p := prepare(t, byDir[sub], string(rec.Request.Body), o)
+			p := prepare(t, transcript.Format(sharedtest.Format(f)), string(rec.Request.Body), o)
 			assert.False(t, p.Changed, "changes %+v, restored %v, ids %v", p.Changes, p.FlagsRestored, p.IDMap)
 			if !p.Changed {
 				assert.Equal(t, marshal(t, mustParse(t, string(rec.Request.Body))), marshal(t, p.Body))

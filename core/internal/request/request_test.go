@@ -1,9 +1,7 @@
 package request
 
 import (
-	"os"
 	"path/filepath"
-	"runtime"
 	"sort"
 	"strings"
 	"testing"
@@ -15,6 +13,7 @@ import (
 	"github.com/toolerr/toolerr/core/internal/field"
 	"github.com/toolerr/toolerr/core/internal/format/dialect"
 	"github.com/toolerr/toolerr/core/internal/format/gemini"
+	"github.com/toolerr/toolerr/core/internal/sharedtest"
 	"github.com/toolerr/toolerr/core/internal/transcript"
 )
 
@@ -360,12 +359,8 @@ type recorded struct {
 // ../shared/fixtures/real (TOOLERR_SHARED overrides) that has one, or skips
 // the calling test when the recordings are not there (unless optional).
 func recordedBodies(t *testing.T, required bool) []recorded {
-	dir := os.Getenv("TOOLERR_SHARED")
-	if dir == "" {
-		_, file, _, _ := runtime.Caller(0)
-		dir = filepath.Join(filepath.Dir(file), "..", "..", "..", "..", "shared")
-	}
-	files, _ := filepath.Glob(filepath.Join(dir, "fixtures", "real", "*", "*.json"))
+	dir := sharedtest.Dir()
+	files := sharedtest.Recordings("*.json")
 	if len(files) == 0 {
 		if required {
 			t.Skipf("recordings not found at %s", dir)
@@ -373,17 +368,12 @@ func recordedBodies(t *testing.T, required bool) []recorded {
 		t.Logf("recorded bodies not found at %s: own bodies only", dir)
 		return nil
 	}
-	byDir := map[string]transcript.Format{"openai_chat": transcript.OpenAIChat, "openai_responses": transcript.OpenAIResponses, "anthropic": transcript.Anthropic, "gemini": transcript.Gemini, "bedrock": transcript.Bedrock, "mistral": transcript.OpenAIChat}
 	var out []recorded
 	for _, f := range files {
-		data, err := os.ReadFile(f)
-		require.NoError(t, err)
-		v, err := canonical.Parse(data)
-		require.NoError(t, err, f)
-		req, _ := v.(map[string]any)["request"].(map[string]any)
+		req, _ := sharedtest.Read(t, f)["request"].(map[string]any)
 		body, _ := req["body"].(map[string]any)
-		format, ok := byDir[filepath.Base(filepath.Dir(f))]
-		if body == nil || !ok || body[listKey(format)] == nil {
+		format := transcript.Format(sharedtest.Format(f))
+		if body == nil || format == "" || body[listKey(format)] == nil {
 			continue
 		}
 		out = append(out, recorded{filepath.Base(filepath.Dir(f)) + "/" + filepath.Base(f), format, body})

@@ -2,10 +2,7 @@ package transcript
 
 import (
 	"net/url"
-	"os"
 	"path/filepath"
-	"runtime"
-	"sort"
 	"strconv"
 	"strings"
 	"testing"
@@ -14,22 +11,8 @@ import (
 	"github.com/stretchr/testify/require"
 	"github.com/toolerr/toolerr/core/internal/canonical"
 	"github.com/toolerr/toolerr/core/internal/format/dialect"
+	"github.com/toolerr/toolerr/core/internal/sharedtest"
 )
-
-// sharedDir returns ../shared beside the repository (TOOLERR_SHARED
-// overrides), or skips the test when the recordings are not there.
-func sharedDir(t testing.TB) string {
-	t.Helper()
-	dir := os.Getenv("TOOLERR_SHARED")
-	if dir == "" {
-		_, file, _, _ := runtime.Caller(0)
-		dir = filepath.Join(filepath.Dir(file), "..", "..", "..", "..", "shared")
-	}
-	if _, err := os.Stat(filepath.Join(dir, "fixtures", "real")); err != nil {
-		t.Skipf("recordings not found at %s", dir)
-	}
-	return dir
-}
 
 // realTranscript is one recorded request's message list.
 type realTranscript struct {
@@ -43,21 +26,14 @@ type realTranscript struct {
 // body's messages (openai-chat, anthropic, bedrock; mistral is openai-chat
 // with Mistral's id rules), input (openai-responses) or contents (gemini).
 func realTranscripts(t testing.TB) []realTranscript {
-	dir := filepath.Join(sharedDir(t), "fixtures", "real")
-	files, err := filepath.Glob(filepath.Join(dir, "*", "transcript_*.json"))
-	require.NoError(t, err)
+	sharedtest.Real(t)
+	files := sharedtest.Recordings("transcript_*.json")
 	require.NotEmpty(t, files)
-	sort.Strings(files)
-	byDir := map[string]Format{"openai_chat": OpenAIChat, "openai_responses": OpenAIResponses, "anthropic": Anthropic, "gemini": Gemini, "bedrock": Bedrock, "mistral": OpenAIChat}
 	var out []realTranscript
 	for _, f := range files {
-		b, err := os.ReadFile(f)
-		require.NoError(t, err)
-		v, err := canonical.Parse(b)
-		require.NoError(t, err, f)
-		body := v.(map[string]any)["request"].(map[string]any)["body"].(map[string]any)
+		body := sharedtest.Read(t, f)["request"].(map[string]any)["body"].(map[string]any)
 		sub := filepath.Base(filepath.Dir(f))
-		rt := realTranscript{name: sub + "/" + filepath.Base(f), format: byDir[sub]}
+		rt := realTranscript{name: sub + "/" + filepath.Base(f), format: Format(sharedtest.Format(f))}
 		if sub == "mistral" {
 			rt.rules = RulesMistral
 		}
@@ -167,19 +143,12 @@ type recording struct {
 
 // recordings reads every fixtures/real/*/*.json.
 func recordings(t *testing.T) []recording {
-	dir := filepath.Join(sharedDir(t), "fixtures", "real")
-	files, err := filepath.Glob(filepath.Join(dir, "*", "*.json"))
-	require.NoError(t, err)
-	byDir := map[string]Format{"openai_chat": OpenAIChat, "openai_responses": OpenAIResponses, "anthropic": Anthropic, "gemini": Gemini, "bedrock": Bedrock, "mistral": OpenAIChat}
+	sharedtest.Real(t)
 	var out []recording
-	for _, f := range files {
-		b, err := os.ReadFile(f)
-		require.NoError(t, err)
-		v, err := canonical.Parse(b)
-		require.NoError(t, err, f)
-		top := v.(map[string]any)
+	for _, f := range sharedtest.Recordings("*.json") {
+		top := sharedtest.Read(t, f)
 		sub := filepath.Base(filepath.Dir(f))
-		r := recording{name: sub + "/" + filepath.Base(f), format: byDir[sub]}
+		r := recording{name: sub + "/" + filepath.Base(f), format: Format(sharedtest.Format(f))}
 		if sub == "mistral" {
 			r.rules = RulesMistral
 		}
