@@ -379,18 +379,8 @@ func ReadBreakerState(v any, path string) (BreakerState, error) {
 	if err := onlyKeys(m, path, "phase", "failures", "successes", "open_until_ms", "probe_until_ms"); err != nil {
 		return s, err
 	}
-	ph, _, err := field.String(m, "phase", path)
-	if err != nil {
+	if s.Phase, err = readPhaseName(m, "phase", path); err != nil {
 		return s, err
-	}
-	switch ph {
-	case "", "closed":
-	case "open":
-		s.Phase = Open
-	case "half_open":
-		s.Phase = HalfOpen
-	default:
-		return s, field.Errorf(field.Join(path, "phase"), "must be closed, open or half_open")
 	}
 	err = readIntMembers(m, path, 0, []string{"failures", "successes", "open_until_ms", "probe_until_ms"}, &s.Failures, &s.Successes, &s.OpenUntilMs, &s.ProbeUntilMs)
 	return s, err

@@ -1,6 +1,8 @@
 package decide
 
 import (
+	"strings"
+
 	"github.com/toolerr/toolerr/core/internal/envelope"
 	"github.com/toolerr/toolerr/core/internal/field"
 )
@@ -88,36 +90,29 @@ func ReadStepInput(req map[string]any, nowMs int64) (StepInput, error) {
 	return in, nil
 }
 
-func readPhaseName(m map[string]any, key, path string) (BreakerPhase, error) {
+// readName reads the optional string member key of m as the index of its
+// name in names, absent or "" being the first; another string is an error
+// at path.key saying it must be one of them.
+func readName(m map[string]any, key, path string, names []string) (int, error) {
 	s, _, err := field.String(m, key, path)
-	if err != nil {
+	if err != nil || s == "" {
 		return 0, err
 	}
-	switch s {
-	case "", "closed":
-		return Closed, nil
-	case "open":
-		return Open, nil
-	case "half_open":
-		return HalfOpen, nil
+	if i := enumIndex(names, s); i >= 0 {
+		return i, nil
 	}
-	return 0, field.Errorf(field.Join(path, key), "must be closed, open or half_open")
+	last := len(names) - 1
+	return 0, field.Errorf(field.Join(path, key), "must be "+strings.Join(names[:last], ", ")+" or "+names[last])
+}
+
+func readPhaseName(m map[string]any, key, path string) (BreakerPhase, error) {
+	i, err := readName(m, key, path, breakerPhaseNames[:])
+	return BreakerPhase(i), err
 }
 
 func readBreakerEventName(m map[string]any, key, path string) (BreakerEvent, error) {
-	s, _, err := field.String(m, key, path)
-	if err != nil {
-		return 0, err
-	}
-	switch s {
-	case "", "allow":
-		return EventAllow, nil
-	case "success":
-		return EventSuccess, nil
-	case "failure":
-		return EventFailure, nil
-	}
-	return 0, field.Errorf(field.Join(path, key), "must be allow, success or failure")
+	i, err := readName(m, key, path, breakerEventNames[:])
+	return BreakerEvent(i), err
 }
 
 // ReadReplicaState reads a replica's state value tree at path:

@@ -1,12 +1,14 @@
 package transcript
 
 import (
+	"maps"
+	"slices"
+	"strconv"
+	"strings"
+
 	"github.com/toolerr/toolerr/core/internal/field"
 	"github.com/toolerr/toolerr/core/internal/format/dialect"
 	"github.com/toolerr/toolerr/core/internal/sanitize"
-	"sort"
-	"strconv"
-	"strings"
 )
 
 // Converted is a list written in another format.
@@ -96,12 +98,7 @@ func Convert(from, to Format, msgs []Message, opts Options) Converted {
 		notes = append(notes, strconv.Itoa(pendingNote)+" tool-result images moved into a user message after the tool messages: openai-chat tool messages carry text only")
 	}
 	if len(w.Replaced) > 0 {
-		reasons := make([]string, 0, len(w.Replaced))
-		for k := range w.Replaced {
-			reasons = append(reasons, k)
-		}
-		sort.Strings(reasons)
-		for _, k := range reasons {
+		for _, k := range slices.Sorted(maps.Keys(w.Replaced)) {
 			notes = append(notes, "replaced media blocks of tool results ("+strconv.Itoa(w.Replaced[k])+") with a text placeholder naming them: "+k)
 		}
 	}
@@ -112,12 +109,7 @@ func Convert(from, to Format, msgs []Message, opts Options) Converted {
 		notes = append(notes, "cut the text of failed results ("+strconv.Itoa(w.Cut)+") to "+strconv.Itoa(sanitize.MaxDetailChars)+" characters, head and tail kept with a marker of what is omitted: "+string(to)+" has no failure flag, so a failure travels as an envelope, whose details are capped")
 	}
 	if len(w.Dropped) > 0 {
-		keys := make([]string, 0, len(w.Dropped))
-		for k := range w.Dropped {
-			keys = append(keys, k)
-		}
-		sort.Strings(keys)
-		for _, k := range keys {
+		for _, k := range slices.Sorted(maps.Keys(w.Dropped)) {
 			notes = append(notes, "dropped "+strconv.Itoa(w.Dropped[k])+" "+k+" that "+string(to)+" cannot carry")
 		}
 	}
@@ -396,11 +388,7 @@ func note(l lossCounter, from, to Format) string {
 		}
 		counts[name] += n
 	}
-	names := make([]string, 0, len(counts))
-	for k := range counts {
-		names = append(names, k)
-	}
-	sort.Strings(names)
+	names := slices.Sorted(maps.Keys(counts))
 	for i, k := range names {
 		names[i] = k + " (" + strconv.Itoa(counts[k]) + ")"
 	}
