@@ -99,8 +99,11 @@ func badRequest(path, msg string) []byte {
 	if path != "" {
 		text += path + ": "
 	}
-	e := core.NewEnvelope(core.CodeInvalidInput, text+msg,
+	e, err := core.NewEnvelope(core.CodeInvalidInput, text+msg,
 		map[string]any{"op": "validate_args", "path": path}, core.SourceOrchestrator)
+	if err != nil {
+		return []byte(internalError)
+	}
 	b, err := e.MarshalJSON()
 	if err != nil {
 		return []byte(internalError)

@@ -38,8 +38,9 @@ const (
 // Retry decides whether the orchestrator retries a call whose attempt number
 // attempt (1-based, the attempt that just failed) ended in e, and after how
 // long. draw is a uniform random number in [0, 1) from the caller. An
-// attempt outside [1, 2^31] or a draw outside [0, 1) is a *RequestError
-// (Path "attempt" or "draw"), exactly as the retry op reports it.
+// attempt outside [1, 2^31], a negative policy member or one above 2^53, or
+// a draw outside [0, 1) is a *RequestError (Path "attempt",
+// "policy.max_attempts", ... or "draw"), exactly as the retry op reports it.
 //
 // Never retries when e.Retryable is false, nor once attempt reaches
 // p.MaxAttempts, nor when details.retry_after_seconds asks for more than
@@ -50,7 +51,7 @@ const (
 // See https://aws.amazon.com/blogs/architecture/exponential-backoff-and-jitter/
 // and openai-python _base_client.py (_calculate_retry_timeout).
 func Retry(e Envelope, attempt int, p RetryPolicy, draw float64) (RetryDecision, error) {
-	if err := decide.CheckRetry(int64(attempt), draw); err != nil {
+	if err := decide.CheckRetry(int64(attempt), p, draw); err != nil {
 		return RetryDecision{}, requestError("retry", err)
 	}
 	return decide.Retry(e, int64(attempt), p, draw), nil
@@ -102,6 +103,11 @@ type BreakerResult = decide.BreakerResult
 // ev at nowMs (milliseconds since the Unix epoch), settings s. failure is
 // the envelope of a failed call (BreakerFailure only; nil counts as
 // unhealthy); tool, when not "", is named in the CIRCUIT_OPEN envelope.
+// Inputs the breaker op refuses are a *RequestError with the op's path and
+// wording: a phase or event outside the three, a negative count or time or
+// one above 2^53 (Path "state.failures", ...), nowMs outside [0, 2^53]
+// ("now_ms"), a negative setting ("settings.open_ms", ...; 0 is the
+// default), a failure with another event ("error").
 //
 // Closed opens after FailureThreshold consecutive counted failures and holds
 // OpenMs; then half-open lets exactly one probe through at a time (a probe
@@ -110,8 +116,11 @@ type BreakerResult = decide.BreakerResult
 // failures that say the tool is unhealthy count (BreakerCounts).
 //
 // See https://github.com/sony/gobreaker.
-func BreakerTransition(prev BreakerState, ev BreakerEvent, nowMs int64, s BreakerSettings, failure *Envelope, tool string) BreakerResult {
-	return decide.Breaker(prev, ev, nowMs, s, failure, tool)
+func BreakerTransition(prev BreakerState, ev BreakerEvent, nowMs int64, s BreakerSettings, failure *Envelope, tool string) (BreakerResult, error) {
+	if err := decide.CheckBreaker(prev, ev, nowMs, s, failure); err != nil {
+		return BreakerResult{}, requestError("breaker", err)
+	}
+	return decide.Breaker(prev, ev, nowMs, s, failure, tool), nil
 }
 
 // BreakerCounts reports whether a failure with envelope e counts toward
@@ -151,12 +160,18 @@ type BudgetResult = decide.BudgetResult
 
 // Budget charges c against l before the step spends anything, at nowMs
 // (milliseconds since the Unix epoch). Wall time is checked first, then
-// steps, then tokens; a charge that would pass a ceiling is refused.
+// steps, then tokens; a charge that would pass a ceiling is refused. A
+// negative member of prev, l or c, one above 2^53, or nowMs outside
+// [0, 2^53] is a *RequestError (Path "state.steps", "limits.wall_ms",
+// "charge.tokens", "now_ms", ...), exactly as the budget op reports it.
 //
 // See docs/resilience.md, "budget" (a budget refuses the step that would
 // pass a ceiling and says so with BUDGET_EXHAUSTED).
-func Budget(prev BudgetState, l BudgetLimits, c BudgetCharge, nowMs int64) BudgetResult {
-	return decide.Budget(prev, l, c, nowMs)
+func Budget(prev BudgetState, l BudgetLimits, c BudgetCharge, nowMs int64) (BudgetResult, error) {
+	if err := decide.CheckBudget(prev, l, c, nowMs); err != nil {
+		return BudgetResult{}, requestError("budget", err)
+	}
+	return decide.Budget(prev, l, c, nowMs), nil
 }
 
 // Trace is a recorded failure trace for Replay: the tool's outcomes in call

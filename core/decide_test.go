@@ -110,7 +110,8 @@ func TestInvoke_decideBadInput(t *testing.T) {
 // TestRetry_rejectsWhatTheOpRejects: a draw outside [0, 1) or an attempt
 // below 1 is the same *RequestError the retry op returns.
 func TestRetry_rejectsWhatTheOpRejects(t *testing.T) {
-	e := NewEnvelope(CodeTimeout, "slow", nil, SourceTool)
+	e, err := NewEnvelope(CodeTimeout, "slow", nil, SourceTool)
+	require.NoError(t, err)
 	for _, tc := range []struct {
 		attempt int
 		draw    float64

@@ -23,12 +23,20 @@ func ExampleInvoke_badRequest() {
 }
 
 func ExampleNewEnvelope() {
-	e := core.NewEnvelope(core.CodeRateLimited, "Weather API returned 429 after 3 attempts.",
+	e, err := core.NewEnvelope(core.CodeRateLimited, "Weather API returned 429 after 3 attempts.",
 		map[string]any{"status": 429, "retry_after_seconds": 12, "tool": "get_weather"}, core.SourceTool)
+	if err != nil {
+		panic(err)
+	}
 	b, _ := json.Marshal(e)
 	fmt.Println(string(b))
+
+	// A code or source the envelope op refuses is refused here too.
+	_, err = core.NewEnvelope("rate limited", "Slow down.", nil, core.SourceTool)
+	fmt.Println(err)
 	// Output:
 	// {"code":"RATE_LIMITED","details":{"retry_after_seconds":12,"status":429,"tool":"get_weather"},"message":"Weather API returned 429 after 3 attempts.","retryable":true,"source":"tool"}
+	// toolerr: code: must be an UPPER_SNAKE token, got "rate limited"
 }
 
 func ExampleEnvelope_UnmarshalJSON() {

@@ -10,7 +10,10 @@ import (
 // A failed call becomes an OpenAI Chat tool message whose content is the
 // whole envelope as canonical JSON text: OpenAI has no error flag.
 func ExampleSerialize_openAIChat() {
-	e := core.NewEnvelope(core.CodeTimeout, "Weather service timed out after 10 s.", map[string]any{"timeout_ms": 10000}, core.SourceTool)
+	e, err := core.NewEnvelope(core.CodeTimeout, "Weather service timed out after 10 s.", map[string]any{"timeout_ms": 10000}, core.SourceTool)
+	if err != nil {
+		panic(err)
+	}
 	msgs, err := core.Serialize(core.FormatOpenAIChat, []core.Outcome{{Call: core.Call{ID: "call_abc123", Name: "get_weather"}, Error: &e}})
 	if err != nil {
 		panic(err)

@@ -2,7 +2,6 @@ package core
 
 import (
 	"errors"
-	"strconv"
 
 	"github.com/toolerr/toolerr/core/internal/canonical"
 	"github.com/toolerr/toolerr/core/internal/envelope"
@@ -190,8 +189,15 @@ func opSanitize(req map[string]any) (any, error) {
 // NewEnvelope builds an envelope for code with the registry's defaults: the
 // code's default retryable value and usual source when source is "". message
 // and every string in details are sanitized (secrets redacted, one sentence).
-// An unregistered code is kept with retryable false.
-func NewEnvelope(code Code, message string, details map[string]any, source Source) Envelope {
+// An unregistered code is kept with retryable false (and source
+// orchestrator when source is ""). A code that is not a non-empty
+// UPPER_SNAKE token, or a source other than "", tool, provider and
+// orchestrator, is a *RequestError (Path "code" or "source"), exactly as
+// the envelope op reports it.
+func NewEnvelope(code Code, message string, details map[string]any, source Source) (Envelope, error) {
+	if err := envelope.CheckNew(code, source); err != nil {
+		return Envelope{}, requestError("envelope", err)
+	}
 	info, known := envelope.Lookup(code)
 	if source == "" {
 		source = SourceOrchestrator
@@ -205,18 +211,15 @@ func NewEnvelope(code Code, message string, details map[string]any, source Sourc
 		Retryable: known && info.Retryable,
 		Details:   sanitize.Details(details),
 		Source:    source,
-	}
+	}, nil
 }
 
 // opEnvelope: {"code", "message", "retryable"?, "details"?, "source"?} -> the
 // normalized envelope: defaults from the registry, text sanitized.
 func opEnvelope(req map[string]any) (any, error) {
-	code, err := field.RequiredString(req, "code", "")
+	code, _, err := field.Get[string](req, "code", "")
 	if err != nil {
 		return nil, err
-	}
-	if !envelope.ValidCodeToken(code) {
-		return nil, field.NewError("code", "must be an UPPER_SNAKE token, got "+strconv.Quote(code))
 	}
 	msg, _, err := field.Get[string](req, "message", "")
 	if err != nil {
@@ -230,13 +233,15 @@ func opEnvelope(req map[string]any) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	if src != "" && !Source(src).Valid() {
-		return nil, field.NewError("source", "must be tool, provider or orchestrator, got "+strconv.Quote(src))
-	}
-	e := NewEnvelope(Code(code), msg, details, Source(src))
-	if r, ok, err := field.Get[bool](req, "retryable", ""); err != nil {
+	r, hasR, err := field.Get[bool](req, "retryable", "")
+	if err != nil {
 		return nil, err
-	} else if ok {
+	}
+	e, err := NewEnvelope(Code(code), msg, details, Source(src))
+	if err != nil {
+		return nil, err
+	}
+	if hasR {
 		e.Retryable = r
 	}
 	return e, nil

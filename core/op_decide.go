@@ -8,11 +8,11 @@ import (
 	"github.com/toolerr/toolerr/core/internal/field"
 )
 
-// maxNowMs is the largest now_ms accepted (2^53 ms, exact in a float64).
-const maxNowMs = 1 << 53
-
+// readNowMs decodes the required now_ms member as a whole number within
+// decide.CheckNowMs's range (the typed functions the ops call check it
+// again).
 func readNowMs(req map[string]any) (int64, error) {
-	n, ok, err := field.Int(req, "now_ms", "", 0, maxNowMs)
+	n, ok, err := field.Int(req, "now_ms", "", 0, decide.MaxNowMs)
 	if err != nil {
 		return 0, err
 	}
@@ -90,7 +90,7 @@ func opBreaker(req map[string]any) (any, error) {
 		ev = decide.EventSuccess
 	case "failure":
 		ev = decide.EventFailure
-	default:
+	default: // a name with no BreakerEvent: nothing to pass on
 		return nil, field.Errorf("event", "must be allow, success or failure")
 	}
 	now, err := readNowMs(req)
@@ -103,9 +103,6 @@ func opBreaker(req map[string]any) (any, error) {
 	}
 	var failure *envelope.Envelope
 	if v, ok := req["error"]; ok && v != nil {
-		if ev != decide.EventFailure {
-			return nil, field.Errorf("error", "applies to failure events only")
-		}
 		e, err := envelope.FromValue(v, "error")
 		if err != nil {
 			return nil, err
@@ -116,7 +113,10 @@ func opBreaker(req map[string]any) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	r := decide.Breaker(st, ev, now, s, failure, tool)
+	r, err := BreakerTransition(st, ev, now, s, failure, tool)
+	if err != nil {
+		return nil, err
+	}
 	out := map[string]any{"state": r.State.Value()}
 	if asBytes {
 		out["state"] = string(r.State.AppendJSON(nil))
@@ -153,7 +153,10 @@ func opBudget(req map[string]any) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	r := decide.Budget(st, l, c, now)
+	r, err := Budget(st, l, c, now)
+	if err != nil {
+		return nil, err
+	}
 	out := map[string]any{"allowed": r.Allowed, "state": r.State.Value(), "remaining": r.Remaining()}
 	if r.Error != nil {
 		out["error"] = *r.Error

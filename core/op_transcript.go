@@ -318,8 +318,11 @@ func opLoopGuard(req map[string]any) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	th, _, err := field.Int(req, "threshold", "", 1, 1<<20)
+	th, _, err := field.Int(req, "threshold", "", 1, transcript.MaxLoopThreshold)
 	if err != nil {
+		return nil, err
+	}
+	if err := transcript.CheckLoopGuard(hist, call, th); err != nil {
 		return nil, err
 	}
 	allow, e := transcript.LoopGuard(hist, call, int(th))

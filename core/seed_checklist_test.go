@@ -96,7 +96,8 @@ func wireStrings(v any) []string {
 }
 
 func TestSeedChecklist_item5NoSecretOrTraceReachesTheWire(t *testing.T) {
-	probe := core.NewEnvelope(core.CodeToolError, plantedMessage, plantedDetails(), "")
+	probe, err := core.NewEnvelope(core.CodeToolError, plantedMessage, plantedDetails(), "")
+	require.NoError(t, err)
 	raw := core.Envelope{Code: core.CodeTransport, Message: plantedMessage, Retryable: true, Details: plantedDetails(), Source: core.SourceTool}
 	outs := []core.Outcome{
 		{Call: core.Call{ID: "call_1", Name: "search"}, Error: &raw},
@@ -121,7 +122,8 @@ func TestSeedChecklist_item5NoSecretOrTraceReachesTheWire(t *testing.T) {
 // "every string in details"; RULES.md rule 5).
 func TestSeedChecklist_item5NoTraceInDetails(t *testing.T) {
 	trace := "Traceback (most recent call last):\n  File \"/srv/app/client.py\", line 12, in run\nValueError: bad"
-	e := core.NewEnvelope(core.CodeToolError, "The tool failed.", map[string]any{"trace": trace}, "")
+	e, err := core.NewEnvelope(core.CodeToolError, "The tool failed.", map[string]any{"trace": trace}, "")
+	require.NoError(t, err)
 	require.Equal(t, "ValueError: bad", e.Details["trace"])
 	for _, f := range core.Formats() {
 		msgs, err := core.Serialize(f, []core.Outcome{{Call: core.Call{ID: "call_1", Name: "search"}, Error: &e}})

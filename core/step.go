@@ -167,12 +167,18 @@ func LoopArgsKey(argsJSON []byte) (string, error) {
 // byte store with compare-and-swap: cur is what the store holds (absent:
 // nothing). It returns the state read, the transition's result and, when
 // the state changes, write true with the bytes to compare-and-swap in
-// (next). Returns a *RequestError when cur is not a breaker state.
+// (next). Returns a *RequestError when cur is not a breaker state, or for
+// an event, nowMs, settings or failure BreakerTransition refuses.
 //
 // The loop around it (read; BreakerSwap; compare-and-swap when write; on a
 // lost race BreakerSwap again on the bytes that won, at most MaxCASAttempts
 // times) is Step's; resilience.Transition runs it over a Go Store.
 func BreakerSwap(cur []byte, absent bool, ev BreakerEvent, nowMs int64, s BreakerSettings, failure *Envelope, tool string) (prev BreakerState, r BreakerResult, next []byte, write bool, err error) {
+	// The state comes from cur (SwapRound reads it); the rest is checked as
+	// BreakerTransition checks it.
+	if err := decide.CheckBreaker(BreakerState{}, ev, nowMs, s, failure); err != nil {
+		return BreakerState{}, BreakerResult{}, nil, false, requestError("breaker", err)
+	}
 	w, err := decide.SwapRound(cur, absent, ev, nowMs, s, failure, tool)
 	if err != nil {
 		return BreakerState{}, BreakerResult{}, nil, false, requestError("breaker", err)

@@ -360,14 +360,21 @@ func ConvertWith(from, to Format, messages []any, opts TranscriptOptions) (Conve
 // a LOOP_DETECTED envelope (retryable false, details tool, failures,
 // threshold) whose message tells the model not to repeat the call. A
 // success of the tool, or a call of it with other arguments, resets the
-// count; calls of other tools do not. threshold <= 0 means
-// DefaultLoopThreshold.
+// count; calls of other tools do not. threshold 0 means
+// DefaultLoopThreshold (3). A threshold below 0 or above 2^20, or arguments
+// JSON cannot carry, are a *RequestError (Path "threshold",
+// "history[i].args" or "call.args"), exactly as the loop_guard op reports
+// them.
 //
 // See docs/transcripts.md, "loop_guard".
-func LoopGuard(history []LoopAttempt, call LoopAttempt, threshold int) (bool, *Envelope) {
+func LoopGuard(history []LoopAttempt, call LoopAttempt, threshold int) (bool, *Envelope, error) {
 	h := make([]transcript.Attempt, len(history))
 	for i, a := range history {
 		h[i] = transcript.Attempt(a)
 	}
-	return transcript.LoopGuard(h, transcript.Attempt(call), threshold)
+	if err := transcript.CheckLoopGuard(h, transcript.Attempt(call), int64(threshold)); err != nil {
+		return false, nil, requestError("loop_guard", err)
+	}
+	allow, e := transcript.LoopGuard(h, transcript.Attempt(call), threshold)
+	return allow, e, nil
 }

@@ -90,7 +90,10 @@ func ExampleTrim() {
 func ExampleLoopGuard() {
 	fail := core.LoopAttempt{Tool: "search", Args: map[string]any{"q": "x", "n": 1.0}}
 	history := []core.LoopAttempt{fail, fail, {Tool: "search", Args: `{"n":1,"q":"x"}`}}
-	allow, env := core.LoopGuard(history, core.LoopAttempt{Tool: "search", Args: map[string]any{"n": 1.0, "q": "x"}}, 0)
+	allow, env, err := core.LoopGuard(history, core.LoopAttempt{Tool: "search", Args: map[string]any{"n": 1.0, "q": "x"}}, 0)
+	if err != nil {
+		panic(err) // a threshold or arguments the loop_guard op refuses
+	}
 	fmt.Println(allow, env.Code, env.Retryable, show(env.Details))
 	// Output:
 	// false LOOP_DETECTED false {"failures":3,"threshold":3,"tool":"search"}

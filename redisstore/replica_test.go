@@ -292,7 +292,7 @@ func runReplica(x *resilience.Executor, tool string, r replicaRun) [][]any {
 					time.Sleep(time.Duration(r.HoldMs) * time.Millisecond)
 					defer func() { toolTime = time.Since(t0) }()
 					if r.Fail {
-						return &resilience.Error{Envelope: core.NewEnvelope(core.CodeTransport, "The tool is unavailable (HTTP 503).", map[string]any{"status": 503}, core.SourceTool)}
+						return toolFailure(core.CodeTransport, "The tool is unavailable (HTTP 503).", map[string]any{"status": 503}, core.SourceTool)
 					}
 					return nil
 				})

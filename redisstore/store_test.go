@@ -190,7 +190,7 @@ func TestReplicaProcess(t *testing.T) {
 func TestExecutor_sharedBreaker(t *testing.T) {
 	addr := startRedis(t)
 	fail := func(context.Context) error {
-		return &resilience.Error{Envelope: core.NewEnvelope(core.CodeTransport, "503", nil, core.SourceTool)}
+		return toolFailure(core.CodeTransport, "503", nil, core.SourceTool)
 	}
 	for i := 0; i < 3; i++ {
 		x := &resilience.Executor{Store: New(client(t, addr)), Retry: core.RetryPolicy{MaxAttempts: 1}}
@@ -221,7 +221,7 @@ func TestExecutor_redisUnreachableFallsBack(t *testing.T) {
 	require.NoError(t, x.Do(context.Background(), "search", func(context.Context) error { return nil }))
 	for i := 0; i < 3; i++ {
 		require.Error(t, x.Do(context.Background(), "search", func(context.Context) error {
-			return &resilience.Error{Envelope: core.NewEnvelope(core.CodeTimeout, "slow", nil, core.SourceTool)}
+			return toolFailure(core.CodeTimeout, "slow", nil, core.SourceTool)
 		}))
 	}
 	err := x.Do(context.Background(), "search", func(context.Context) error { return nil })
@@ -270,7 +270,7 @@ func TestExecutor_fastClockIsBounded(t *testing.T) {
 	addr := startRedis(t)
 	set := core.BreakerSettings{OpenMs: 300}
 	fail := func(context.Context) error {
-		return &resilience.Error{Envelope: core.NewEnvelope(core.CodeTransport, "503", nil, core.SourceTool)}
+		return toolFailure(core.CodeTransport, "503", nil, core.SourceTool)
 	}
 	fast := &resilience.Executor{Store: New(client(t, addr)), Breaker: set, Retry: core.RetryPolicy{MaxAttempts: 1},
 		Now: func() time.Time { return time.Now().Add(time.Hour) }}
@@ -308,4 +308,14 @@ func TestExecutor_repairsCorruptKey(t *testing.T) {
 	assert.Equal(t, `{"failures":0,"open_until_ms":0,"phase":"closed","probe_until_ms":0,"successes":0}`, got)
 	require.Len(t, repairs, 1)
 	assert.Contains(t, repairs[0].Record.Value()["error"], "unreadable")
+}
+
+// toolFailure is the *resilience.Error a tool returns for a failure with
+// code (a registry constant, which core.NewEnvelope always accepts).
+func toolFailure(code core.Code, msg string, details map[string]any, src core.Source) error {
+	e, err := core.NewEnvelope(code, msg, details, src)
+	if err != nil {
+		panic(err)
+	}
+	return &resilience.Error{Envelope: e}
 }

@@ -228,8 +228,7 @@ func (x *Executor) Do(ctx context.Context, tool string, fn func(ctx context.Cont
 			ev.ArgsKey, err = core.LoopArgsKey(b)
 		}
 		if err != nil {
-			e := core.NewEnvelope(core.CodeInvalidInput, "The call's arguments cannot be written as JSON for the loop guard.", map[string]any{"tool": tool}, core.SourceOrchestrator)
-			return &Error{Envelope: e, Err: err}
+			return orchestratorError(core.CodeInvalidInput, "The call's arguments cannot be written as JSON for the loop guard.", tool, err)
 		}
 	}
 	if dl, ok := ctx.Deadline(); ok {
@@ -240,8 +239,7 @@ func (x *Executor) Do(ctx context.Context, tool string, fn func(ctx context.Cont
 	for {
 		r, err := x.step(cfg, st, ev)
 		if err != nil { // a Draw outside [0, 1), or a bug in this loop
-			e := core.NewEnvelope(core.CodeInternal, "toolerr's executor could not take its next step: "+err.Error(), map[string]any{"tool": tool}, core.SourceOrchestrator)
-			return &Error{Envelope: e, Err: err}
+			return orchestratorError(core.CodeInternal, "toolerr's executor could not take its next step: "+err.Error(), tool, err)
 		}
 		st = r.State
 		for _, rec := range r.Records {
@@ -527,13 +525,17 @@ type Budget struct {
 func NewBudget(l core.BudgetLimits) *Budget { return &Budget{limits: l} }
 
 // Charge charges c at nowMs (ms since the Unix epoch) before spending; see
-// core.Budget. A refused charge changes nothing.
-func (b *Budget) Charge(c core.BudgetCharge, nowMs int64) core.BudgetResult {
+// core.Budget. A refused charge changes nothing; a charge, limit or nowMs
+// the budget op refuses is core.Budget's *core.RequestError.
+func (b *Budget) Charge(c core.BudgetCharge, nowMs int64) (core.BudgetResult, error) {
 	b.mu.Lock()
 	defer b.mu.Unlock()
-	r := core.Budget(b.state, b.limits, c, nowMs)
+	r, err := core.Budget(b.state, b.limits, c, nowMs)
+	if err != nil {
+		return r, err
+	}
 	b.state = r.State
-	return r
+	return r, nil
 }
 
 // State returns what has been spent so far.
@@ -541,4 +543,13 @@ func (b *Budget) State() core.BudgetState {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	return b.state
+}
+
+// orchestratorError is the *Error of a failure of the executor itself,
+// naming the tool; cause is the Go error behind it. The code is a
+// registered one and the source orchestrator, which core.NewEnvelope always
+// accepts.
+func orchestratorError(code core.Code, msg, tool string, cause error) *Error {
+	e, _ := core.NewEnvelope(code, msg, map[string]any{"tool": tool}, core.SourceOrchestrator)
+	return &Error{Envelope: e, Err: cause}
 }

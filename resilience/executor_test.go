@@ -24,7 +24,11 @@ func (c *clock) now() time.Time   { return time.UnixMilli(c.ms.Load()) }
 func (c *clock) advance(ms int64) { c.ms.Add(ms) }
 
 func envErr(code core.Code, details map[string]any) error {
-	return &Error{Envelope: core.NewEnvelope(code, "failed", details, core.SourceTool)}
+	e, err := core.NewEnvelope(code, "failed", details, core.SourceTool)
+	if err != nil {
+		panic(err) // the tests pass registry codes
+	}
+	return &Error{Envelope: e}
 }
 
 func newExec(c *clock, decisions *[]Decision) *Executor {
@@ -237,7 +241,9 @@ func TestDecisionKind_String(t *testing.T) {
 }
 
 func TestError_format(t *testing.T) {
-	e := &Error{Envelope: core.NewEnvelope(core.CodeTimeout, "The call timed out", nil, core.SourceTool)}
+	env, err := core.NewEnvelope(core.CodeTimeout, "The call timed out", nil, core.SourceTool)
+	require.NoError(t, err)
+	e := &Error{Envelope: env}
 	assert.Equal(t, "toolerr: TIMEOUT: The call timed out.", e.Error())
 	assert.False(t, errors.Is(e, ErrCircuitOpen))
 }

@@ -364,6 +364,41 @@ func cutInt(b []byte, ok bool) (int64, []byte, bool) {
 	return n, b[i:], true
 }
 
+// CheckBreaker checks the inputs of Breaker as the breaker op and
+// core.BreakerTransition both take them, in the op's order: prev's phase
+// one of the three ("state.phase") and its counts and times in [0, 2^53]
+// ("state.failures", ...); ev allow, success or failure ("event"); nowMs
+// (CheckNowMs); each setting 0 (its default) or in [1, 2^53]
+// ("settings.failure_threshold", ...); a failure envelope only with a
+// failure event ("error"). Errors are *field.Error with the op's wording.
+func CheckBreaker(prev BreakerState, ev BreakerEvent, nowMs int64, s BreakerSettings, failure *envelope.Envelope) error {
+	if prev.Phase != Closed && prev.Phase != Open && prev.Phase != HalfOpen {
+		return field.NewError("state.phase", "must be closed, open or half_open")
+	}
+	if err := checkInts("state", 0, false, []string{"failures", "successes", "open_until_ms", "probe_until_ms"}, prev.Failures, prev.Successes, prev.OpenUntilMs, prev.ProbeUntilMs); err != nil {
+		return err
+	}
+	if ev != EventAllow && ev != EventSuccess && ev != EventFailure {
+		return field.NewError("event", "must be allow, success or failure")
+	}
+	if err := CheckNowMs(nowMs); err != nil {
+		return err
+	}
+	if err := CheckBreakerSettings(s, "settings"); err != nil {
+		return err
+	}
+	if failure != nil && ev != EventFailure {
+		return field.NewError("error", "applies to failure events only")
+	}
+	return nil
+}
+
+// CheckBreakerSettings checks settings given in Go as ReadBreakerSettings
+// checks them given in JSON under path: each 0 (its default) or in [1, 2^53].
+func CheckBreakerSettings(s BreakerSettings, path string) error {
+	return checkInts(path, 1, true, []string{"failure_threshold", "open_ms", "success_threshold"}, s.FailureThreshold, s.OpenMs, s.SuccessThreshold)
+}
+
 // ReadBreakerState reads a state value tree at path; nil is a new breaker.
 // Every member is optional (zero when absent); unknown members, a negative
 // number or an unknown phase are an *field.Error.

@@ -139,6 +139,24 @@ func (s BudgetState) Value() map[string]any {
 	return map[string]any{"steps": s.Steps, "tokens": s.Tokens, "started_ms": s.StartedMs}
 }
 
+// CheckBudget checks the inputs of Budget as the budget op and core.Budget
+// both take them, in the op's order: prev's members, the limits and the
+// charge in [0, 2^53] ("state.steps", "limits.wall_ms", "charge.tokens",
+// ...), then nowMs (CheckNowMs). Errors are *field.Error with the op's
+// wording.
+func CheckBudget(prev BudgetState, l BudgetLimits, c BudgetCharge, nowMs int64) error {
+	if err := checkInts("state", 0, false, []string{"steps", "tokens", "started_ms"}, prev.Steps, prev.Tokens, prev.StartedMs); err != nil {
+		return err
+	}
+	if err := checkInts("limits", 0, false, []string{"steps", "tokens", "wall_ms"}, l.Steps, l.Tokens, l.WallMs); err != nil {
+		return err
+	}
+	if err := checkInts("charge", 0, false, []string{"steps", "tokens"}, c.Steps, c.Tokens); err != nil {
+		return err
+	}
+	return CheckNowMs(nowMs)
+}
+
 // ReadBudgetState reads a state value tree at path; nil is a run not yet
 // started. Members are optional, non-negative whole numbers.
 func ReadBudgetState(v any, path string) (BudgetState, error) {

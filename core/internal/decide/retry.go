@@ -89,11 +89,15 @@ type RetryDecision struct {
 const MaxAttempt = 1 << 31
 
 // CheckRetry checks the inputs of Retry as the retry op and core.Retry both
-// take them: attempt in [1, MaxAttempt] (a *field.Error at "attempt") and
-// draw in [0, 1) (at "draw").
-func CheckRetry(attempt int64, draw float64) error {
+// take them, in the op's order: attempt in [1, MaxAttempt] (a *field.Error
+// at "attempt"), each policy member 0 (its default) or in [1, 2^53]
+// ("policy.max_attempts", ...) and draw in [0, 1) (at "draw").
+func CheckRetry(attempt int64, p RetryPolicy, draw float64) error {
 	if attempt < 1 || attempt > MaxAttempt {
 		return field.Errorf("attempt", "must be a whole number from 1 to "+strconv.FormatInt(MaxAttempt, 10))
+	}
+	if err := checkInts("policy", 1, true, []string{"max_attempts", "base_ms", "cap_ms", "max_wait_ms"}, p.MaxAttempts, p.BaseMs, p.CapMs, p.MaxWaitMs); err != nil {
+		return err
 	}
 	if !(draw >= 0 && draw < 1) {
 		return field.Errorf("draw", "is required: a uniform random number in [0, 1)")

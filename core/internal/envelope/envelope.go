@@ -129,8 +129,8 @@ func FromValue(v any, path string) (Envelope, error) {
 	if err != nil {
 		return Envelope{}, err
 	}
-	if !ValidCodeToken(code) {
-		return Envelope{}, field.NewError(field.Join(path, "code"), "must be an UPPER_SNAKE token, got "+strconv.Quote(code))
+	if err := checkCode(Code(code), path); err != nil {
+		return Envelope{}, err
 	}
 	msg, ok, err := field.Get[string](m, "message", path)
 	if err != nil {
@@ -157,10 +157,46 @@ func FromValue(v any, path string) (Envelope, error) {
 	if err != nil {
 		return Envelope{}, err
 	}
-	if !Source(src).Valid() {
-		return Envelope{}, field.NewError(field.Join(path, "source"), "must be tool, provider or orchestrator, got "+strconv.Quote(src))
+	if err := checkSource(Source(src), path); err != nil {
+		return Envelope{}, err
 	}
 	return Envelope{Code: Code(code), Message: msg, Retryable: retry, Details: details, Source: Source(src)}, nil
+}
+
+// CheckNew checks the code and source of an envelope about to be built, as
+// the envelope op and core.NewEnvelope both take them: code a non-empty
+// UPPER_SNAKE token (a *field.Error at "code"; an unregistered token is
+// accepted, a newer peer may know codes this build does not) and source ""
+// (the code's usual source) or one of the three (at "source").
+func CheckNew(code Code, source Source) error {
+	if code == "" {
+		return field.NewError("code", "is required and must be a non-empty string")
+	}
+	if err := checkCode(code, ""); err != nil {
+		return err
+	}
+	if source == "" {
+		return nil
+	}
+	return checkSource(source, "")
+}
+
+// checkCode is the *field.Error at parent's "code" for a code that is not
+// an UPPER_SNAKE token.
+func checkCode(c Code, parent string) error {
+	if !ValidCodeToken(string(c)) {
+		return field.NewError(field.Join(parent, "code"), "must be an UPPER_SNAKE token, got "+strconv.Quote(string(c)))
+	}
+	return nil
+}
+
+// checkSource is the *field.Error at parent's "source" for a source other
+// than the three.
+func checkSource(s Source, parent string) error {
+	if !s.Valid() {
+		return field.NewError(field.Join(parent, "source"), "must be tool, provider or orchestrator, got "+strconv.Quote(string(s)))
+	}
+	return nil
 }
 
 // IsEnvelope reports whether v has exactly the shape FromValue accepts. Parsers

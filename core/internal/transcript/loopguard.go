@@ -5,6 +5,7 @@ import (
 
 	"github.com/toolerr/toolerr/core/internal/canonical"
 	"github.com/toolerr/toolerr/core/internal/envelope"
+	"github.com/toolerr/toolerr/core/internal/field"
 	"github.com/toolerr/toolerr/core/internal/format/dialect"
 	"github.com/toolerr/toolerr/core/internal/format/outcome"
 )
@@ -12,6 +13,9 @@ import (
 // DefaultLoopThreshold is how many failures in a row of the same call block
 // it when no threshold is given.
 const DefaultLoopThreshold = 3
+
+// MaxLoopThreshold is the largest threshold LoopGuard takes.
+const MaxLoopThreshold = 1 << 20
 
 // Attempt is one earlier tool call: its tool name, arguments and whether it
 // succeeded.
@@ -35,6 +39,39 @@ func ArgsKey(v any) string {
 		return ""
 	}
 	return string(b)
+}
+
+// CheckLoopGuard checks the inputs of LoopGuard as the loop_guard op and
+// core.LoopGuard both take them, in the op's order: each attempt (history,
+// then call) with a tool name (a *field.Error at "history[i].tool" or
+// "call.tool") and arguments JSON can carry (at "history[i].args" or
+// "call.args": a value outside the value tree, NaN or an infinity, cannot
+// be compared with another call's), then threshold 0 (the default; a
+// member left out of the JSON) or in [1, MaxLoopThreshold] (at
+// "threshold").
+func CheckLoopGuard(history []Attempt, call Attempt, threshold int64) error {
+	for i, h := range history {
+		if err := checkAttempt(h, field.Index("history", i)); err != nil {
+			return err
+		}
+	}
+	if err := checkAttempt(call, "call"); err != nil {
+		return err
+	}
+	if threshold == 0 {
+		return nil
+	}
+	return field.InRange("threshold", threshold, 1, MaxLoopThreshold)
+}
+
+func checkAttempt(a Attempt, path string) error {
+	if a.Tool == "" {
+		return field.NewError(field.Join(path, "tool"), "is required and must be a non-empty string")
+	}
+	if _, err := canonical.Marshal(a.Args); err != nil {
+		return field.NewError(field.Join(path, "args"), "cannot be written as JSON: "+err.Error())
+	}
+	return nil
 }
 
 // LoopGuard decides whether call may run given history (oldest first). It
