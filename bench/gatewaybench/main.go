@@ -400,7 +400,7 @@ func (b *bench) measure() (failed bool) {
 	}
 	b.printf("- memory over %d requests: RSS %s at start, %s after the warm-up, %s peak (VmHWM), %s at the end; growth once warm %+.1f%% (goal: flat, at most %.0f%%): **%s**\n\n",
 		b.o.load, mib(mem.start), mib(mem.warm), mib(mem.peak), mib(mem.end), 100*mem.growth(), 100*flatSlack, verdict(mem.flat()))
-	b.printf("Measured on a machine of %d CPUs shared with other work (load average now %s): the client, the fake upstream and the gateway share them. At concurrency 64 the gateway holds up to 64 requests, each needing %s of its CPU, so the added latency is mostly the wait for a CPU (Little's law: 64 / its throughput), not the work of one request.\n\n", runtime.NumCPU(), loadAverage(), us(mem.cpuPerRequest))
+	b.printf("Measured on a machine of %d CPUs shared with other work (load average now %s): the client, the fake upstream and the gateway share them. At concurrency 64 the gateway holds up to 64 requests, each needing %s of its CPU, so the added latency is mostly the wait for a CPU, not the work of one request.\n\n", runtime.NumCPU(), loadAverage(), us(mem.cpuPerRequest))
 
 	if b.ll != nil {
 		b.litellmRuns(ctx)
