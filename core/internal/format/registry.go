@@ -79,10 +79,10 @@ type Provider struct {
 var table = [...]Provider{
 	{Name: openaichat.Name, Aliases: []string{"openai", "chat", "chat-completions"}, Vendor: "openai", Codec: openaichat.Codec{}, Dialect: openaichat.Dialect, Request: openaichat.Request, Response: openaichat.Response},
 	{Name: openairesponses.Name, Aliases: []string{"responses"}, Vendor: "openai", Codec: openairesponses.Codec{}, Dialect: openairesponses.Dialect, Request: openairesponses.Request},
-	{Name: anthropic.Name, Aliases: []string{"claude"}, Vendor: "anthropic", Codec: anthropic.Codec{}, Dialect: anthropic.Dialect, Request: anthropic.Request, Response: anthropic.Response},
-	{Name: gemini.Name, Aliases: []string{"google", "vertex", "genai"}, Vendor: "gemini", Codec: gemini.Codec{}, Dialect: gemini.Dialect, Request: gemini.Request, Response: gemini.Response},
+	{Name: anthropic.Name, Aliases: []string{"claude"}, Vendor: "anthropic", Codec: anthropic.Codec(), Dialect: anthropic.Dialect, Request: anthropic.Request, Response: anthropic.Response},
+	{Name: gemini.Name, Aliases: []string{"google", "vertex", "genai"}, Vendor: "gemini", Codec: gemini.Codec(), Dialect: gemini.Dialect, Request: gemini.Request, Response: gemini.Response},
 	{Name: geminiopenai.Name, Vendor: "gemini", Codec: geminiopenai.Codec{}},
-	{Name: bedrock.Name, Aliases: []string{"aws", "converse", "bedrock-converse"}, Vendor: "bedrock", Codec: bedrock.Codec{}, Dialect: bedrock.Dialect, Request: bedrock.Request},
+	{Name: bedrock.Name, Aliases: []string{"aws", "converse", "bedrock-converse"}, Vendor: "bedrock", Codec: bedrock.Codec(), Dialect: bedrock.Dialect, Request: bedrock.Request},
 	{Name: mcp.Name, Vendor: "mcp", Codec: mcp.Codec{}},
 	{Name: mistral.Name, Vendor: "mistral", IDs: mistral.IDs, Lists: mistral.Lists},
 }

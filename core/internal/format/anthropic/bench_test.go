@@ -92,7 +92,7 @@ func BenchmarkSerialize_anthropic(b *testing.B) {
 	outs := benchOutcomes()
 	b.ReportAllocs()
 	for b.Loop() {
-		if _, err := (Codec{}).Serialize(outs); err != nil {
+		if _, err := (Codec()).Serialize(outs); err != nil {
 			b.Fatal(err)
 		}
 	}
@@ -112,11 +112,11 @@ func benchInvokePath(b *testing.B, c interface {
 	}
 }
 
-func BenchmarkAppendSerialized_anthropic(b *testing.B) { benchInvokePath(b, Codec{}) }
+func BenchmarkAppendSerialized_anthropic(b *testing.B) { benchInvokePath(b, Codec()) }
 
-func BenchmarkAppendSerialized_gemini(b *testing.B) { benchInvokePath(b, gemini.Codec{}) }
+func BenchmarkAppendSerialized_gemini(b *testing.B) { benchInvokePath(b, gemini.Codec()) }
 
-func BenchmarkAppendSerialized_bedrock(b *testing.B) { benchInvokePath(b, bedrock.Codec{}) }
+func BenchmarkAppendSerialized_bedrock(b *testing.B) { benchInvokePath(b, bedrock.Codec()) }
 
 func BenchmarkEncodingJSON_anthropic(b *testing.B) {
 	_, je := benchEnvelope()

@@ -34,36 +34,44 @@ import (
 	"github.com/toolerr/toolerr/core/internal/format/outcome"
 )
 
-// Codec is the anthropic codec: Serialize writes one user message of
+// Codec returns the anthropic codec: Serialize writes one user message of
 // tool_result blocks, Parse reads them back.
 //
 // See https://platform.claude.com/docs/en/agents-and-tools/tool-use/handle-tool-calls.
-type Codec struct{}
-
-// Serialize returns one user message {"role":"user","content":[tool_result...]}
+//
+// Its Serialize returns one user message {"role":"user","content":[tool_result...]}
 // holding every outcome in call order, as a value tree. It returns a
 // *field.Error for a missing or malformed call id (results[i].call.id), an
 // image Anthropic cannot take, or an outcome with neither or both of error and
 // result.
 //
 // See anthropic-sdk-go ToolResultBlockParam.
-func (Codec) Serialize(outs []outcome.Outcome) ([]any, error) { return turn().Values(outs) }
-
-// AppendSerialized appends the canonical JSON of what Serialize returns (an
-// array holding AppendTurn's message) to dst; errors are those of Serialize.
-func (Codec) AppendSerialized(dst []byte, outs []outcome.Outcome) ([]byte, error) {
-	return turn().AppendArray(dst, outs)
+//
+// Its Parse reads tool_result blocks back into outcomes, in order. Each element
+// of msgs is a user message ({"role":"user","content":[...]}) or a bare
+// content block; blocks other than tool_result (a trailing text block) are
+// skipped. A tool_result's content may be a string or a list of text and
+// image blocks.
+//
+// With is_error true the content is read as an envelope when it is one, and
+// otherwise becomes a TOOL_ERROR envelope with the text, sanitized, as its
+// message (a result written by another library). Without it, a string is
+// read by outcome.ReadText, a list as Blocks, no content as Empty. The call
+// name is not on the wire and comes back "". Returns a *field.Error with the
+// path for anything else, and when msgs hold no tool_result at all.
+//
+// See anthropic-sdk-go ToolResultBlockParam.
+func Codec() outcome.TurnCodec {
+	return outcome.TurnCodec{
+		Turn: outcome.Turn{Head: `{"content":[`, Tail: `],"role":"user"}`, Elem: appendResult},
+		Key:  "content", IsBlock: isBlock, ParseElem: parseBlock, None: "tool_result block",
+	}
 }
 
 // AppendTurn appends the canonical JSON (RFC 8785) of the user message that
 // Serialize returns to dst: the fast path that writes wire bytes directly.
 // Errors are those of Serialize; on error dst may hold a partial message.
-func AppendTurn(dst []byte, outs []outcome.Outcome) ([]byte, error) { return turn().Append(dst, outs) }
-
-// turn is the user message of tool_result blocks, one element per outcome.
-func turn() outcome.Turn {
-	return outcome.Turn{Head: `{"content":[`, Tail: `],"role":"user"}`, Elem: appendResult}
-}
+func AppendTurn(dst []byte, outs []outcome.Outcome) ([]byte, error) { return Codec().Append(dst, outs) }
 
 // appendResult writes one tool_result block of an outcome that passed Check; keys in canonical order:
 // content, is_error, tool_use_id, type.
@@ -147,35 +155,9 @@ func appendContent(dst []byte, i int, r *outcome.Result) ([]byte, error) {
 	return append(dst, ','), nil
 }
 
-// Parse reads tool_result blocks back into outcomes, in order. Each element
-// of msgs is a user message ({"role":"user","content":[...]}) or a bare
-// content block; blocks other than tool_result (a trailing text block) are
-// skipped. A tool_result's content may be a string or a list of text and
-// image blocks.
-//
-// With is_error true the content is read as an envelope when it is one, and
-// otherwise becomes a TOOL_ERROR envelope with the text, sanitized, as its
-// message (a result written by another library). Without it, a string is
-// read by outcome.ReadText, a list as Blocks, no content as Empty. The call
-// name is not on the wire and comes back "". Returns a *field.Error with the
-// path for anything else, and when msgs hold no tool_result at all.
-//
-// See anthropic-sdk-go ToolResultBlockParam.
-func (Codec) Parse(msgs []any) ([]outcome.Outcome, error) {
-	var outs []outcome.Outcome
-	isBlock := func(m map[string]any) bool { _, ok := m["type"]; return ok }
-	err := outcome.ReadMessages(msgs, "content", false, isBlock, func(m map[string]any, p string) (err error) {
-		outs, err = parseBlock(outs, m, p)
-		return err
-	})
-	if err != nil {
-		return nil, err
-	}
-	if len(outs) == 0 {
-		return nil, field.NewError("messages", "holds no tool_result block")
-	}
-	return outs, nil
-}
+// isBlock reports whether m is a bare block of a parse request rather than a
+// message: a bare tool_result block has a type.
+func isBlock(m map[string]any) bool { _, ok := m["type"]; return ok }
 
 func parseBlock(outs []outcome.Outcome, m map[string]any, p string) ([]outcome.Outcome, error) {
 	typ, err := field.RequiredString(m, "type", p)

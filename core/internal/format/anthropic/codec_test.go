@@ -53,7 +53,7 @@ func TestSerialize_shapes(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			got, err := AppendTurn(nil, tc.outs)
 			formattest.Wire(t, got, err, tc.want)
-			msgs, err := Codec{}.Serialize(tc.outs)
+			msgs, err := Codec().Serialize(tc.outs)
 			require.NoError(t, err)
 			b, err := canonical.Marshal(msgs[0])
 			require.NoError(t, err)
@@ -77,7 +77,7 @@ func TestSerialize_invalid(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			_, err := Codec{}.Serialize(tc.outs)
+			_, err := Codec().Serialize(tc.outs)
 			formattest.ErrorAt(t, err, tc.path)
 		})
 	}
@@ -113,7 +113,7 @@ func TestParse_foreign(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			formattest.Parses(t, Codec{}, tc.msgs, tc.want)
+			formattest.Parses(t, Codec(), tc.msgs, tc.want)
 		})
 	}
 }
@@ -132,21 +132,21 @@ func TestParse_invalid(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			formattest.ParseErrorAt(t, Codec{}, tc.msgs, tc.path)
+			formattest.ParseErrorAt(t, Codec(), tc.msgs, tc.path)
 		})
 	}
 }
 
 func TestSerialize_placeholderTextIsEmpty(t *testing.T) {
 	outs := []outcome.Outcome{{Call: outcome.Call{ID: "toolu_E"}, Result: &outcome.Result{Kind: outcome.Text, Text: outcome.EmptyPlaceholder}}}
-	msgs, err := Codec{}.Serialize(outs)
+	msgs, err := Codec().Serialize(outs)
 	require.NoError(t, err)
 	b, err := canonical.Marshal(msgs)
 	require.NoError(t, err)
 	require.Equal(t, `[{"content":[{"tool_use_id":"toolu_E","type":"tool_result"}],"role":"user"}]`, string(b))
-	back, err := Codec{}.Parse(msgs)
+	back, err := Codec().Parse(msgs)
 	require.NoError(t, err)
-	again, err := Codec{}.Serialize(back)
+	again, err := Codec().Serialize(back)
 	require.NoError(t, err)
 	b2, _ := canonical.Marshal(again)
 	require.Equal(t, string(b), string(b2))

@@ -27,7 +27,7 @@ var threeFormats = []struct {
 	name        string
 	c           codec
 	carriesName bool
-}{{"anthropic", Codec{}, false}, {"gemini", gemini.Codec{}, true}, {"bedrock", bedrock.Codec{}, false}}
+}{{"anthropic", Codec(), false}, {"gemini", gemini.Codec(), true}, {"bedrock", bedrock.Codec(), false}}
 
 func res(r outcome.Result) *outcome.Result { return &r }
 
@@ -122,19 +122,19 @@ func TestSerialize_everyFailureFlagged(t *testing.T) {
 			outs = append(outs, outcome.Outcome{Call: outcome.Call{ID: "call_" + strconv.Itoa(len(outs)), Name: "f"}, Error: &e})
 		}
 	}
-	msgs, err := Codec{}.Serialize(outs)
+	msgs, err := Codec().Serialize(outs)
 	require.NoError(t, err)
 	blocks := msgs[0].(map[string]any)["content"].([]any)
 	require.Len(t, blocks, len(outs))
 	for _, b := range blocks {
 		assert.Equal(t, true, b.(map[string]any)["is_error"], "anthropic %v", b)
 	}
-	msgs, err = bedrock.Codec{}.Serialize(outs)
+	msgs, err = bedrock.Codec().Serialize(outs)
 	require.NoError(t, err)
 	for _, b := range msgs[0].(map[string]any)["content"].([]any) {
 		assert.Equal(t, "error", b.(map[string]any)["toolResult"].(map[string]any)["status"])
 	}
-	msgs, err = gemini.Codec{}.Serialize(outs)
+	msgs, err = gemini.Codec().Serialize(outs)
 	require.NoError(t, err)
 	for _, p := range msgs[0].(map[string]any)["parts"].([]any) {
 		resp := p.(map[string]any)["functionResponse"].(map[string]any)["response"].(map[string]any)
@@ -184,7 +184,7 @@ func FuzzParse_anthropic(f *testing.F) {
 		`[{"type":"tool_result","tool_use_id":"t","content":[{"type":"text","text":"a"},{"type":"image","source":{"type":"base64","media_type":"image/png","data":"AA=="}}]}]`,
 		`[{"type":"tool_result","tool_use_id":"t","is_error":true,"content":"`+timeoutText+`"}]`,
 		`[{"type":"tool_result","tool_use_id":"t","content":"{\"a\":1}"}]`)
-	f.Fuzz(func(t *testing.T, s string) { fuzzParse(t, Codec{}, s) })
+	f.Fuzz(func(t *testing.T, s string) { fuzzParse(t, Codec(), s) })
 }
 
 func FuzzParse_gemini(f *testing.F) {
@@ -192,7 +192,7 @@ func FuzzParse_gemini(f *testing.F) {
 		`[{"role":"user","parts":[{"functionResponse":{"id":"a","name":"f","response":{"error":"permission denied"}}}]}]`,
 		`[{"functionResponse":{"name":"f","response":{"output":{"output":1}},"parts":[{"inlineData":{"mimeType":"image/png","data":"AA=="}}]}}]`,
 		`[{"function_response":{"name":"f","response":{"return_value":"Paris"}}}]`)
-	f.Fuzz(func(t *testing.T, s string) { fuzzParse(t, gemini.Codec{}, s) })
+	f.Fuzz(func(t *testing.T, s string) { fuzzParse(t, gemini.Codec(), s) })
 }
 
 func FuzzParse_bedrock(f *testing.F) {
@@ -200,5 +200,5 @@ func FuzzParse_bedrock(f *testing.F) {
 		`[{"role":"user","content":[{"toolResult":{"toolUseId":"t","status":"error","content":[{"text":"permission denied"}]}}]}]`,
 		`[{"toolResult":{"toolUseId":"t","content":[{"json":{"output":[1]}},{"image":{"format":"png","source":{"bytes":"AA=="}}}]}}]`,
 		`[{"toolResult":{"toolUseId":"t","content":[{"text":"(empty result)"}]}}]`)
-	f.Fuzz(func(t *testing.T, s string) { fuzzParse(t, bedrock.Codec{}, s) })
+	f.Fuzz(func(t *testing.T, s string) { fuzzParse(t, bedrock.Codec(), s) })
 }

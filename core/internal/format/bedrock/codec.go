@@ -47,36 +47,45 @@ import (
 // See botocore bedrock-runtime 2023-09-30 ToolUseId.
 const MaxToolUseIDLen = 64
 
-// Codec is the bedrock codec: Serialize writes one user message of
+// Codec returns the bedrock codec: Serialize writes one user message of
 // toolResult blocks, Parse reads them back.
 //
 // See botocore bedrock-runtime 2023-09-30 ToolResultBlock.
-type Codec struct{}
-
-// Serialize returns one user message {"role":"user","content":[{"toolResult":...}]}
+//
+// Its Serialize returns one user message {"role":"user","content":[{"toolResult":...}]}
 // holding every outcome in call order, as a value tree. It returns a
 // *field.Error for a missing or malformed call id (results[i].call.id), an
 // image Bedrock cannot take, or an outcome with neither or both of error and
 // result.
 //
 // See botocore bedrock-runtime ToolResultBlock.
-func (Codec) Serialize(outs []outcome.Outcome) ([]any, error) { return turn().Values(outs) }
-
-// AppendSerialized appends the canonical JSON of what Serialize returns (an
-// array holding AppendTurn's message) to dst; errors are those of Serialize.
-func (Codec) AppendSerialized(dst []byte, outs []outcome.Outcome) ([]byte, error) {
-	return turn().AppendArray(dst, outs)
+//
+// Its Parse reads toolResult blocks back into outcomes, in order. Each element of
+// msgs is a user message ({"role":"user","content":[...]}) or a bare content
+// block {"toolResult":{...}}; content blocks without a toolResult are skipped.
+//
+// status "error" is a failure: the first json block holding an envelope is
+// returned as is; otherwise the text (or JSON) of the blocks becomes a
+// TOOL_ERROR envelope with that text, sanitized, as its message (a result
+// written by another library, maximhq/bifrost#5450). Without status "error":
+// one text block is Text (Empty when blank or the placeholder), one json block
+// is JSON (with {"output": v} unwrapped), no block is Empty, several blocks or
+// any image a Blocks result (a json block among them becomes text). The call
+// name is not on the wire and comes back "". Returns a *field.Error with the
+// path for anything else, and when msgs hold no toolResult at all.
+//
+// See botocore bedrock-runtime ToolResultBlock.
+func Codec() outcome.TurnCodec {
+	return outcome.TurnCodec{
+		Turn: outcome.Turn{Head: `{"content":[`, Tail: `],"role":"user"}`, Elem: appendResult},
+		Key:  "content", IsBlock: isBlock, ParseElem: parseBlock, None: "toolResult block",
+	}
 }
 
 // AppendTurn appends the canonical JSON (RFC 8785) of the message that
 // Serialize returns to dst, writing wire bytes directly. Errors are those of
 // Serialize; on error dst may hold a partial message.
-func AppendTurn(dst []byte, outs []outcome.Outcome) ([]byte, error) { return turn().Append(dst, outs) }
-
-// turn is the user message of toolResult blocks, one element per outcome.
-func turn() outcome.Turn {
-	return outcome.Turn{Head: `{"content":[`, Tail: `],"role":"user"}`, Elem: appendResult}
-}
+func AppendTurn(dst []byte, outs []outcome.Outcome) ([]byte, error) { return Codec().Append(dst, outs) }
 
 // appendResult writes one toolResult block of an outcome that passed Check; keys in canonical order: content,
 // status, toolUseId.
@@ -185,36 +194,9 @@ func appendContent(dst []byte, i int, r *outcome.Result) ([]byte, error) {
 	return appendText(dst, outcome.EmptyPlaceholder), nil
 }
 
-// Parse reads toolResult blocks back into outcomes, in order. Each element of
-// msgs is a user message ({"role":"user","content":[...]}) or a bare content
-// block {"toolResult":{...}}; content blocks without a toolResult are skipped.
-//
-// status "error" is a failure: the first json block holding an envelope is
-// returned as is; otherwise the text (or JSON) of the blocks becomes a
-// TOOL_ERROR envelope with that text, sanitized, as its message (a result
-// written by another library, maximhq/bifrost#5450). Without status "error":
-// one text block is Text (Empty when blank or the placeholder), one json block
-// is JSON (with {"output": v} unwrapped), no block is Empty, several blocks or
-// any image a Blocks result (a json block among them becomes text). The call
-// name is not on the wire and comes back "". Returns a *field.Error with the
-// path for anything else, and when msgs hold no toolResult at all.
-//
-// See botocore bedrock-runtime ToolResultBlock.
-func (Codec) Parse(msgs []any) ([]outcome.Outcome, error) {
-	var outs []outcome.Outcome
-	isBlock := func(m map[string]any) bool { _, ok := m["toolResult"]; return ok }
-	err := outcome.ReadMessages(msgs, "content", false, isBlock, func(m map[string]any, p string) (err error) {
-		outs, err = parseBlock(outs, m, p)
-		return err
-	})
-	if err != nil {
-		return nil, err
-	}
-	if len(outs) == 0 {
-		return nil, field.NewError("messages", "holds no toolResult block")
-	}
-	return outs, nil
-}
+// isBlock reports whether m is a bare block of a parse request rather than a
+// message: a bare content block holds toolResult.
+func isBlock(m map[string]any) bool { _, ok := m["toolResult"]; return ok }
 
 // item is one ToolResultContentBlock read back.
 type item struct {

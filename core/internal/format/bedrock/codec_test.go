@@ -61,11 +61,11 @@ func TestSerialize_invalid(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			_, err := Codec{}.Serialize(tc.outs)
+			_, err := Codec().Serialize(tc.outs)
 			formattest.ErrorAt(t, err, tc.path)
 		})
 	}
-	_, err := Codec{}.Serialize([]outcome.Outcome{ok(strings.Repeat("a", 64), outcome.Result{})})
+	_, err := Codec().Serialize([]outcome.Outcome{ok(strings.Repeat("a", 64), outcome.Result{})})
 	assert.NoError(t, err, "64 characters is the limit")
 }
 
@@ -96,7 +96,7 @@ func TestParse_foreign(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			formattest.Parses(t, Codec{}, tc.msgs, tc.want)
+			formattest.Parses(t, Codec(), tc.msgs, tc.want)
 		})
 	}
 }
@@ -114,7 +114,7 @@ func TestParse_invalid(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			formattest.ParseErrorAt(t, Codec{}, tc.msgs, tc.path)
+			formattest.ParseErrorAt(t, Codec(), tc.msgs, tc.path)
 		})
 	}
 }

@@ -21,7 +21,7 @@ const Name = "bedrock"
 // https://docs.aws.amazon.com/bedrock/latest/userguide/tool-use.html.
 func Dialect() *dialect.Dialect {
 	return &dialect.Dialect{
-		Name: Name, Read: readMessage, Write: writeMessage, Serialize: Codec{}.Serialize,
+		Name: Name, Read: readMessage, Write: writeMessage, Serialize: Codec().Serialize,
 		CallID:   dialect.Member{In: "toolUse", Key: "toolUseId"},
 		ResultID: dialect.Member{In: "toolResult", Key: "toolUseId"},
 		Flag: func(elem map[string]any, _ outcome.Outcome) {

@@ -37,35 +37,46 @@ import (
 	"github.com/toolerr/toolerr/core/internal/format/outcome"
 )
 
-// Codec is the gemini codec: Serialize writes one user Content of
+// Codec returns the gemini codec: Serialize writes one user Content of
 // functionResponse parts, Parse reads them back.
 //
 // See google/ai/generativelanguage/v1beta/content.proto, FunctionResponse.
-type Codec struct{}
-
-// Serialize returns one Content {"role":"user","parts":[functionResponse...]}
+//
+// Its Serialize returns one Content {"role":"user","parts":[functionResponse...]}
 // holding every outcome in call order, as a value tree. It returns a
 // *field.Error for a call without a name (results[i].call.name), image data
 // that is not base64, or an outcome with neither or both of error and result.
 //
 // See content.proto FunctionResponse.
-func (Codec) Serialize(outs []outcome.Outcome) ([]any, error) { return turn().Values(outs) }
-
-// AppendSerialized appends the canonical JSON of what Serialize returns (an
-// array holding AppendTurn's message) to dst; errors are those of Serialize.
-func (Codec) AppendSerialized(dst []byte, outs []outcome.Outcome) ([]byte, error) {
-	return turn().AppendArray(dst, outs)
+//
+// Its Parse reads functionResponse parts back into outcomes, in order. Each
+// element of msgs is a Content ({"role":"user","parts":[...]}) or a bare
+// part; parts without a functionResponse are skipped. The role, when
+// present, must be user. Field names may be
+// lowerCamelCase or snake_case, as proto JSON allows.
+//
+// A response with an "error" key is a failure: an envelope there is returned
+// as is; anything else (a string, as other libraries and the Python SDK's MCP
+// bridge write) becomes a TOOL_ERROR envelope whose message is that text,
+// sanitized (an object's "message" member, or its JSON text). Otherwise
+// {"output": s} is Text (Empty when blank), {"output": v} is JSON v, {} or no
+// response is Empty, and any other object is a JSON result. inlineData parts
+// make a Blocks result: the output text first, then the images. Returns a
+// *field.Error with the path for anything else, and when msgs hold no
+// functionResponse at all.
+//
+// See content.proto FunctionResponse.
+func Codec() outcome.TurnCodec {
+	return outcome.TurnCodec{
+		Turn: outcome.Turn{Head: `{"parts":[`, Tail: `],"role":"user"}`, Elem: appendPart},
+		Key:  "parts", RoleOptional: true, IsBlock: isPart, ParseElem: parsePart, None: "functionResponse part",
+	}
 }
 
 // AppendTurn appends the canonical JSON (RFC 8785) of the Content that
 // Serialize returns to dst, writing wire bytes directly. Errors are those of
 // Serialize; on error dst may hold a partial message.
-func AppendTurn(dst []byte, outs []outcome.Outcome) ([]byte, error) { return turn().Append(dst, outs) }
-
-// turn is the user Content of functionResponse parts, one element per outcome.
-func turn() outcome.Turn {
-	return outcome.Turn{Head: `{"parts":[`, Tail: `],"role":"user"}`, Elem: appendPart}
-}
+func AppendTurn(dst []byte, outs []outcome.Outcome) ([]byte, error) { return Codec().Append(dst, outs) }
 
 // appendPart writes one functionResponse part of an outcome that passed
 // Check; keys in canonical order: id, name, parts, response.
@@ -213,38 +224,9 @@ func appendResponse(dst []byte, i int, r *outcome.Result) ([]byte, error) {
 	return append(dst, `,"response":{}`...), nil
 }
 
-// Parse reads functionResponse parts back into outcomes, in order. Each
-// element of msgs is a Content ({"role":"user","parts":[...]}) or a bare
-// part; parts without a functionResponse are skipped. The role, when
-// present, must be user. Field names may be
-// lowerCamelCase or snake_case, as proto JSON allows.
-//
-// A response with an "error" key is a failure: an envelope there is returned
-// as is; anything else (a string, as other libraries and the Python SDK's MCP
-// bridge write) becomes a TOOL_ERROR envelope whose message is that text,
-// sanitized (an object's "message" member, or its JSON text). Otherwise
-// {"output": s} is Text (Empty when blank), {"output": v} is JSON v, {} or no
-// response is Empty, and any other object is a JSON result. inlineData parts
-// make a Blocks result: the output text first, then the images. Returns a
-// *field.Error with the path for anything else, and when msgs hold no
-// functionResponse at all.
-//
-// See content.proto FunctionResponse.
-func (Codec) Parse(msgs []any) ([]outcome.Outcome, error) {
-	var outs []outcome.Outcome
-	isPart := func(m map[string]any) bool { _, ok := m["parts"]; return !ok }
-	err := outcome.ReadMessages(msgs, "parts", true, isPart, func(m map[string]any, p string) (err error) {
-		outs, err = parsePart(outs, m, p)
-		return err
-	})
-	if err != nil {
-		return nil, err
-	}
-	if len(outs) == 0 {
-		return nil, field.NewError("messages", "holds no functionResponse part")
-	}
-	return outs, nil
-}
+// isPart reports whether m is a bare block of a parse request rather than a
+// message: a bare part is anything but a Content (which holds parts).
+func isPart(m map[string]any) bool { _, ok := m["parts"]; return !ok }
 
 // member returns m[camel], or m[snake] when camel is absent, with the key used.
 func member(m map[string]any, camel, snake string) (any, string) {

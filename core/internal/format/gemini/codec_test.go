@@ -61,7 +61,7 @@ func TestSerialize_invalid(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			_, err := Codec{}.Serialize(tc.outs)
+			_, err := Codec().Serialize(tc.outs)
 			formattest.ErrorAt(t, err, tc.path)
 		})
 	}
@@ -103,7 +103,7 @@ func TestParse_foreign(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			formattest.Parses(t, Codec{}, tc.msgs, tc.want)
+			formattest.Parses(t, Codec(), tc.msgs, tc.want)
 		})
 	}
 }
@@ -120,7 +120,7 @@ func TestParse_invalid(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			formattest.ParseErrorAt(t, Codec{}, tc.msgs, tc.path)
+			formattest.ParseErrorAt(t, Codec(), tc.msgs, tc.path)
 		})
 	}
 }

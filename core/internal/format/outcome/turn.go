@@ -50,3 +50,52 @@ func (t Turn) AppendArray(dst []byte, outs []Outcome) ([]byte, error) {
 // Values returns what AppendArray writes as value trees (see Values), the
 // Serialize of such a codec. Errors are Append's.
 func (t Turn) Values(outs []Outcome) ([]any, error) { return Values(outs, t.AppendArray) }
+
+// ParseTurns reads back the outcomes of messages written by a Turn codec
+// (and their foreign look-alikes): ReadMessages walks msgs (the blocks under
+// key; isBlock tells a bare block from a message; a message's role may be
+// absent when roleOptional), and elem appends what each block holds to the
+// outcomes, in order. A list holding none is a *field.Error at "messages"
+// naming what it lacks (none: "tool_result block").
+func ParseTurns(msgs []any, key string, roleOptional bool, isBlock func(map[string]any) bool, elem func(outs []Outcome, m map[string]any, path string) ([]Outcome, error), none string) ([]Outcome, error) {
+	var outs []Outcome
+	err := ReadMessages(msgs, key, roleOptional, isBlock, func(m map[string]any, p string) (err error) {
+		outs, err = elem(outs, m, p)
+		return err
+	})
+	if err != nil {
+		return nil, err
+	}
+	if len(outs) == 0 {
+		return nil, field.NewError("messages", "holds no "+none)
+	}
+	return outs, nil
+}
+
+// TurnCodec is the whole codec of such a format: Serialize and
+// AppendSerialized write through Turn, Parse reads through ParseTurns with
+// Key, RoleOptional, IsBlock, ParseElem and None. It is what the provider
+// table's Codec needs; each room states only its frame, its element writer
+// and reader, and the vendor rules they follow.
+type TurnCodec struct {
+	Turn
+	Key          string
+	RoleOptional bool
+	IsBlock      func(m map[string]any) bool
+	ParseElem    func(outs []Outcome, m map[string]any, path string) ([]Outcome, error)
+	None         string
+}
+
+// Serialize returns the one message of the turn as value trees (Values).
+func (c TurnCodec) Serialize(outs []Outcome) ([]any, error) { return c.Values(outs) }
+
+// AppendSerialized appends the canonical JSON of what Serialize returns
+// (AppendArray).
+func (c TurnCodec) AppendSerialized(dst []byte, outs []Outcome) ([]byte, error) {
+	return c.AppendArray(dst, outs)
+}
+
+// Parse reads such messages back (ParseTurns).
+func (c TurnCodec) Parse(msgs []any) ([]Outcome, error) {
+	return ParseTurns(msgs, c.Key, c.RoleOptional, c.IsBlock, c.ParseElem, c.None)
+}
