@@ -12,6 +12,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 
 	"github.com/toolerr/toolerr/core"
+	"github.com/toolerr/toolerr/egress"
 )
 
 // The upstream families, each a base URL in Config.Upstreams.
@@ -24,10 +25,10 @@ const (
 // Defaults of Config.
 const (
 	DefaultAddr         = "127.0.0.1:8787"
-	DefaultMaxBodyBytes = core.MaxRequestBytes // 32 MiB: the largest body the request op reads
-	DefaultReadTimeout  = time.Minute          // reading the client's request body
-	DefaultTimeout      = 10 * time.Minute     // the whole upstream exchange, stream included (openai-python's default timeout)
-	DefaultMaxErrorBody = 1 << 20              // 1 MiB of an upstream error body read for the error op
+	DefaultMaxBodyBytes = core.MaxRequestBytes     // 32 MiB: the largest body the request op reads
+	DefaultReadTimeout  = time.Minute              // reading the client's request body
+	DefaultTimeout      = 10 * time.Minute         // the whole upstream exchange, stream included (openai-python's default timeout)
+	DefaultMaxErrorBody = egress.MaxErrorBodyBytes // 1 MiB of an upstream error body read for the error op
 )
 
 // DefaultUpstreams are the providers' own API base URLs.

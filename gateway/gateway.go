@@ -17,6 +17,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus/promhttp"
 
 	"github.com/toolerr/toolerr/core"
+	"github.com/toolerr/toolerr/egress"
 )
 
 // Gateway is an http.Handler serving the routes of the gateway, /metrics
@@ -124,7 +125,7 @@ func (g *Gateway) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	attrs := []slog.Attr{slog.String("route", rt.Name)}
-	p, err := core.PrepareRequest(rt.Format, body, core.TranscriptOptions{Model: model})
+	p, err := egress.Endpoint{API: rt.Name, Format: rt.Format, Model: model}.Prepare(body)
 	if err != nil {
 		// A body the op cannot read goes as it came: the upstream answers
 		// it in its own words, and the gateway never blocks a request.
@@ -268,34 +269,28 @@ func (g *Gateway) modifyResponse(resp *http.Response) error {
 		return g.convertResponse(resp, ex)
 	}
 	if resp.StatusCode < 400 {
-		if isEventStream(resp.Header) {
+		if egress.IsEventStream(resp.Header) {
 			// An error event rewritten changes the length: the stream goes
 			// out chunked.
-			resp.Body = newStreamReader(resp.Body, g, ex)
 			resp.Header.Del("Content-Length")
 			resp.ContentLength = -1
+			resp.Body = egress.NewStreamReader(resp.Body, egress.StreamConfig{Ingress: ex.route.Format, Options: g.errorOptions(ex), Now: g.cfg.Now,
+				OnError: func(rep core.ErrorReply) {
+					ex.streamErrs++
+					ex.upstream = rep.Envelope.Code
+					g.metrics.upstreamError(ex.route, rep.Envelope.Code, true)
+				}})
 		}
 		return nil
 	}
-	raw, err := io.ReadAll(io.LimitReader(resp.Body, DefaultMaxErrorBody))
-	_ = resp.Body.Close()
+	rep, rewritten, err := egress.RewriteError(resp, ex.route.Format, g.errorOptions(ex))
 	if err != nil {
 		return err // a body cut short: answered by transportError
 	}
-	rep, err := core.EgressHTTPError(ex.route.Format, resp.StatusCode, resp.Header, raw, g.errorOptions(ex))
-	if err != nil { // a status past 599: passed as it came
-		resp.Body = io.NopCloser(bytes.NewReader(raw))
-		return nil
+	if rewritten { // else a status past 599: passed as it came
+		ex.upstream = rep.Envelope.Code
+		g.metrics.upstreamError(ex.route, rep.Envelope.Code, false)
 	}
-	ex.upstream = rep.Envelope.Code
-	g.metrics.upstreamError(ex.route, rep.Envelope.Code, false)
-	for k, v := range rep.Header {
-		resp.Header.Set(k, v)
-	}
-	resp.Header.Del("Content-Encoding")
-	resp.Header.Set("Content-Length", strconv.Itoa(len(rep.Body)))
-	resp.ContentLength = int64(len(rep.Body))
-	resp.Body = io.NopCloser(bytes.NewReader(rep.Body))
 	return nil
 }
 

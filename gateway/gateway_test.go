@@ -434,6 +434,11 @@ func TestGateway_routes(t *testing.T) {
 		{"GET", "/v1/chat/completions", 404},
 		{"POST", "/v1/embeddings", 404},
 		{"POST", "/v1beta/models/a/b:generateContent", 404},
+		{"POST", "/openai/deployments/d/chat/completions", 404},
+		{"POST", "/v1/x/chat/completions", 404},
+		{"POST", "/v2/messages", 404},
+		{"POST", "/models/m:generateContent", 404},
+		{"POST", "/v1beta1/projects/p/locations/l/publishers/google/models/m:generateContent", 404},
 		{"GET", "/healthz", 200},
 	} {
 		req, _ := http.NewRequest(tc.method, tg.URL+tc.path, nil)

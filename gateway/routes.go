@@ -5,69 +5,68 @@ import (
 	"strings"
 
 	"github.com/toolerr/toolerr/core"
+	"github.com/toolerr/toolerr/egress"
 )
 
-// route is one API the gateway serves: Name labels its metrics and logs,
-// Format is the wire format of its request bodies and of the errors its
-// clients parse, Family the upstream it goes to.
+// route is one API the gateway serves: Name labels its metrics and logs
+// (the API's name, egress.API*), Format is the wire format of its request
+// bodies and of the errors its clients parse, Family the upstream it goes
+// to.
 type route struct {
 	Name   string
 	Format core.Format
 	Family string
 }
 
-// The routes. Each is the path an official SDK calls with its base URL set
-// to the gateway.
-//
-// See https://platform.openai.com/docs/api-reference/chat/create,
-// https://platform.openai.com/docs/api-reference/responses/create,
-// https://docs.claude.com/en/api/messages,
-// https://docs.claude.com/en/api/messages-count-tokens and
-// https://ai.google.dev/api/generate-content.
+// The routes, one per API egress.EndpointOf knows. Each is the path an
+// official SDK calls with its base URL set to the gateway.
 var (
-	routeChat           = route{"chat_completions", core.FormatOpenAIChat, FamilyOpenAI}
-	routeResponses      = route{"responses", core.FormatOpenAIResponses, FamilyOpenAI}
-	routeMessages       = route{"messages", core.FormatAnthropic, FamilyAnthropic}
-	routeCountTokens    = route{"count_tokens", core.FormatAnthropic, FamilyAnthropic}
-	routeGenerate       = route{"generate_content", core.FormatGemini, FamilyGemini}
-	routeStreamGenerate = route{"stream_generate_content", core.FormatGemini, FamilyGemini}
+	routeChat           = route{egress.APIChatCompletions, core.FormatOpenAIChat, FamilyOpenAI}
+	routeResponses      = route{egress.APIResponses, core.FormatOpenAIResponses, FamilyOpenAI}
+	routeMessages       = route{egress.APIMessages, core.FormatAnthropic, FamilyAnthropic}
+	routeCountTokens    = route{egress.APICountTokens, core.FormatAnthropic, FamilyAnthropic}
+	routeGenerate       = route{egress.APIGenerateContent, core.FormatGemini, FamilyGemini}
+	routeStreamGenerate = route{egress.APIStreamGenerateContent, core.FormatGemini, FamilyGemini}
 )
 
 // match returns the route of a request and, for Gemini, the model named in
 // its path ("models/gemini-2.5-flash:generateContent"); ok is false for a
-// method or path the gateway does not serve.
+// method or path the gateway does not serve. The endpoint is recognised as
+// the in-process transports recognise it (egress.EndpointOf), and the path
+// must be the provider's own, as the official SDKs call it with their base
+// URL set to the gateway: /v1/chat/completions, /v1/responses,
+// /v1/messages, /v1/messages/count_tokens, /v1beta/models/{model}:... or
+// /v1/models/{model}:... (the gateway forwards it as it came).
 func match(r *http.Request) (rt route, model string, ok bool) {
-	if r.Method != http.MethodPost {
+	p := r.URL.Path
+	ep, ok := egress.EndpointOf(r.Method, p)
+	if !ok {
 		return route{}, "", false
 	}
-	switch p := r.URL.Path; p {
-	case "/v1/chat/completions":
-		return routeChat, "", true
-	case "/v1/responses":
-		return routeResponses, "", true
-	case "/v1/messages":
-		return routeMessages, "", true
-	case "/v1/messages/count_tokens":
-		return routeCountTokens, "", true
-	default:
-		for _, prefix := range [...]string{"/v1beta/models/", "/v1/models/"} {
-			rest, found := strings.CutPrefix(p, prefix)
-			if !found {
-				continue
-			}
-			model, method, found := strings.Cut(rest, ":")
-			if !found || model == "" || strings.Contains(model, "/") {
-				return route{}, "", false
-			}
-			switch method {
-			case "generateContent":
-				return routeGenerate, model, true
-			case "streamGenerateContent":
-				return routeStreamGenerate, model, true
-			}
+	for _, rt := range [...]route{routeChat, routeResponses, routeMessages, routeCountTokens, routeGenerate, routeStreamGenerate} {
+		if rt.Name != ep.API {
+			continue
 		}
+		if rt.Format == core.FormatGemini {
+			ok = (strings.HasPrefix(p, "/v1beta/models/") || strings.HasPrefix(p, "/v1/models/")) && strings.Count(p, "/") == 3
+		} else {
+			ok = p == routePaths[rt.Name]
+		}
+		if !ok {
+			return route{}, "", false
+		}
+		return rt, ep.Model, true
 	}
 	return route{}, "", false
+}
+
+// routePaths are the paths of the routes other than Gemini's, whose path
+// holds the model.
+var routePaths = map[string]string{
+	egress.APIChatCompletions: "/v1/chat/completions",
+	egress.APIResponses:       "/v1/responses",
+	egress.APIMessages:        "/v1/messages",
+	egress.APICountTokens:     "/v1/messages/count_tokens",
 }
 
 // familyOf is the upstream family serving a format's API, "" for a format

@@ -1,37 +1,68 @@
-package gateway
+package egress
 
 import (
 	"bytes"
 	"io"
 	"mime"
 	"net/http"
+	"time"
 
 	"github.com/toolerr/toolerr/core"
 )
 
-// maxEventBytes is the largest stream event the reader holds to look at,
-// in bytes; a longer one (an image chunk) passes through unread.
-const maxEventBytes = 4 << 20
+// MaxEventBytes is the largest stream event a StreamReader holds to look
+// at, in bytes (4 MiB); a longer one (an image chunk) passes through
+// unread.
+const MaxEventBytes = 4 << 20
 
-// isEventStream reports a text/event-stream response.
-func isEventStream(h http.Header) bool {
+// IsEventStream reports a text/event-stream response (its Content-Type,
+// parameters such as charset allowed).
+func IsEventStream(h http.Header) bool {
 	mt, _, err := mime.ParseMediaType(h.Get("Content-Type"))
 	return err == nil && mt == "text/event-stream"
 }
 
-// streamReader passes an upstream text/event-stream through one complete
-// event at a time (so ReverseProxy, flushing after every write, sends each
-// event as soon as it has arrived, never waiting for the next), and
-// replaces an error event with the one the error op gives for it: the
-// client's native error event, the envelope inside. Everything else passes
-// byte for byte.
+// StreamConfig configures NewStreamReader.
+type StreamConfig struct {
+	// Ingress is the format whose error events the client parses: the
+	// endpoint's (Endpoint.Format).
+	Ingress core.Format
+	// Options are the error op's options for every error event: Upstream
+	// and DropUpstreamMessage. NowMs and ContentEmitted are set per event.
+	Options core.EgressOptions
+	// Now is the clock for NowMs; nil means time.Now.
+	Now func() time.Time
+	// OnError is called with each error event's reply after it has
+	// replaced the upstream's event in the stream (the envelope is
+	// rep.Envelope); nil means none.
+	OnError func(rep core.ErrorReply)
+}
+
+// NewStreamReader returns a reader of src, an upstream text/event-stream,
+// that passes it through one complete event at a time (so a writer that
+// flushes after every read sends each event as soon as it has arrived,
+// never waiting for the next), and replaces each error event with the one
+// the error op gives for it (core.EgressStreamError): the client's native
+// error event, the envelope inside, details.partial_output set when an
+// event with data went before. Everything else passes byte for byte, and
+// the stream goes on after an error event. Closing it closes src.
+//
+// An error event is one named "error" (Anthropic, the Responses API), or
+// one whose data is a JSON object with an "error" object (Chat Completions
+// and Gemini chunks): IsErrorEvent.
 //
 // See the WHATWG HTML standard, "Server-sent events" (an event ends at a
 // blank line; lines end in CRLF, LF or CR).
+func NewStreamReader(src io.ReadCloser, c StreamConfig) io.ReadCloser {
+	if c.Now == nil {
+		c.Now = time.Now
+	}
+	return &streamReader{src: src, c: c, chunk: make([]byte, 32<<10)}
+}
+
 type streamReader struct {
 	src     io.ReadCloser
-	g       *Gateway
-	ex      *exchange
+	c       StreamConfig
 	pending []byte // read, not yet a complete event
 	scan    int    // where eventEnd resumes in pending
 	skip    bool   // inside an event too long to hold: pass it through to its end
@@ -41,12 +72,8 @@ type streamReader struct {
 	chunk   []byte
 }
 
-func newStreamReader(src io.ReadCloser, g *Gateway, ex *exchange) *streamReader {
-	return &streamReader{src: src, g: g, ex: ex, chunk: make([]byte, 32<<10)}
-}
-
 // Read returns the next complete events (or, at the end of the stream or
-// past maxEventBytes, what arrived as it arrived).
+// past MaxEventBytes, what arrived as it arrived).
 func (s *streamReader) Read(p []byte) (int, error) {
 	for len(s.out) == 0 {
 		end, resume := eventEnd(s.pending, s.scan)
@@ -68,7 +95,7 @@ func (s *streamReader) Read(p []byte) (int, error) {
 			s.out, s.pending, s.scan = append(s.out, s.pending...), nil, 0
 			continue
 		}
-		if len(s.pending) > maxEventBytes {
+		if len(s.pending) > MaxEventBytes {
 			// Too long to hold: it passes as it arrives, unread, up to
 			// the end of the event.
 			s.out, s.pending, s.scan, s.skip = append(s.out, s.pending...), nil, 0, true
@@ -120,41 +147,41 @@ func eventEnd(b []byte, from int) (end, resume int) {
 // event handles one complete event: an error event is replaced by the
 // error op's, anything else appended as it is.
 func (s *streamReader) event(raw []byte) {
-	name, data := parseEvent(raw)
-	if !isErrorEvent(name, data) {
+	name, data := ParseEvent(raw)
+	if !IsErrorEvent(name, data) {
 		if len(data) > 0 {
 			s.emitted = s.emitted || name != "ping"
 		}
 		s.out = append(s.out, raw...)
 		return
 	}
-	ex := s.ex
-	opt := s.g.errorOptions(ex)
-	opt.ContentEmitted = s.emitted
-	rep, err := core.EgressStreamError(ex.route.Format, name, data, opt)
+	opt := s.c.Options
+	opt.NowMs, opt.ContentEmitted = s.c.Now().UnixMilli(), s.emitted
+	rep, err := core.EgressStreamError(s.c.Ingress, name, data, opt)
 	if err != nil {
 		s.out = append(s.out, raw...)
 		return
 	}
-	ex.streamErrs++
-	ex.upstream = rep.Envelope.Code
-	s.g.metrics.upstreamError(ex.route, rep.Envelope.Code, true)
 	if rep.Event != "" {
 		s.out = append(append(append(s.out, "event: "...), rep.Event...), '\n')
 	}
 	s.out = append(append(append(s.out, "data: "...), rep.Body...), "\n\n"...)
+	if s.c.OnError != nil {
+		s.c.OnError(rep)
+	}
 }
 
-// parseEvent returns an event's name and its data (data lines joined by
-// LF), per the event-stream interpretation rules.
-func parseEvent(raw []byte) (name string, data []byte) {
-	var lines [][]byte
+// ParseEvent returns the name and the data (data lines joined by LF) of
+// raw, one complete event of a text/event-stream, per the event-stream
+// interpretation rules of the WHATWG HTML standard.
+func ParseEvent(raw []byte) (name string, data []byte) {
+	first := true
 	for len(raw) > 0 {
 		i := bytes.IndexAny(raw, "\r\n")
 		if i < 0 {
 			i = len(raw)
 		}
-		lines = append(lines, raw[:i])
+		line := raw[:i]
 		raw = raw[i:]
 		if len(raw) > 0 && raw[0] == '\r' {
 			raw = raw[1:]
@@ -162,10 +189,7 @@ func parseEvent(raw []byte) (name string, data []byte) {
 		if len(raw) > 0 && raw[0] == '\n' {
 			raw = raw[1:]
 		}
-	}
-	first := true
-	for _, l := range lines {
-		field, value, _ := bytes.Cut(l, []byte(":"))
+		field, value, _ := bytes.Cut(line, []byte(":"))
 		value = bytes.TrimPrefix(value, []byte(" "))
 		switch string(field) {
 		case "event":
@@ -180,11 +204,17 @@ func parseEvent(raw []byte) (name string, data []byte) {
 	return name, data
 }
 
-// isErrorEvent reports an error event: named "error" (Anthropic, the
-// Responses API), or data that is a JSON object with an "error" object
-// (Chat Completions and Gemini chunks). The data is parsed only when it
-// names an "error" member, so content deltas cost one byte search.
-func isErrorEvent(name string, data []byte) bool {
+// IsErrorEvent reports whether an event of a provider's stream, its name
+// and data, is an error event: named "error" (Anthropic, the Responses
+// API), or data that is a JSON object with an "error" object (Chat
+// Completions and Gemini chunks; an "error" that is null, a string or
+// nested deeper is content). The data is parsed only when it holds the
+// bytes "error" in quotes, so a content delta costs one byte search.
+//
+// See https://docs.claude.com/en/docs/build-with-claude/streaming#error-events,
+// https://platform.openai.com/docs/api-reference/responses-streaming/error
+// and https://ai.google.dev/api/generate-content#method:-models.streamgeneratecontent.
+func IsErrorEvent(name string, data []byte) bool {
 	if name == "error" {
 		return true
 	}

@@ -1,0 +1,74 @@
+package egress
+
+import (
+	"bytes"
+	"io"
+	"net/http"
+	"strconv"
+	"strings"
+
+	"github.com/toolerr/toolerr/core"
+)
+
+// MaxErrorBodyBytes is the most of an upstream error body read for the
+// error op, in bytes (1 MiB); the rest is dropped with the body.
+const MaxErrorBodyBytes = 1 << 20
+
+// RewriteError replaces the body of resp, an upstream error response
+// (status 400-599), with what a client speaking ingress gets for it
+// (core.EgressHTTPError, with opt): the status kept, the native error body
+// with the envelope inside, and the op's headers (content-type,
+// retry-after, retry-after-ms, x-should-retry, x-toolerr-envelope) each
+// replacing the upstream's header of that name; every other upstream header
+// stays (request-id, the rate-limit headers). At most MaxErrorBodyBytes of
+// the body are read, and the body is closed.
+//
+// rewritten is false when the op refused the response (a status past
+// 599): resp then holds the body as it was read. err is the error of
+// reading the body (resp.Body then closed and empty); the caller answers
+// it as a transport failure.
+func RewriteError(resp *http.Response, ingress core.Format, opt core.EgressOptions) (rep core.ErrorReply, rewritten bool, err error) {
+	raw, err := io.ReadAll(io.LimitReader(resp.Body, MaxErrorBodyBytes))
+	_ = resp.Body.Close()
+	if err != nil {
+		resp.Body = http.NoBody
+		return core.ErrorReply{}, false, err
+	}
+	rep, err = core.EgressHTTPError(ingress, resp.StatusCode, resp.Header, raw, opt)
+	if err != nil {
+		resp.Body = io.NopCloser(bytes.NewReader(raw))
+		return core.ErrorReply{}, false, nil
+	}
+	for k, v := range rep.Header {
+		resp.Header.Set(k, v)
+	}
+	resp.Header.Del("Content-Encoding")
+	setBody(resp, rep.Body)
+	return rep, true, nil
+}
+
+// setBody makes b the whole body of resp, its length declared.
+func setBody(resp *http.Response, b []byte) {
+	resp.Header.Set("Content-Length", strconv.Itoa(len(b)))
+	resp.ContentLength = int64(len(b))
+	resp.Body = io.NopCloser(bytes.NewReader(b))
+}
+
+// replyResponse is the response of req that rep, an error op's reply
+// outside a stream, describes.
+func replyResponse(req *http.Request, rep core.ErrorReply) *http.Response {
+	resp := &http.Response{
+		Status:     strings.TrimSpace(strconv.Itoa(rep.Status) + " " + http.StatusText(rep.Status)),
+		StatusCode: rep.Status,
+		Proto:      "HTTP/1.1",
+		ProtoMajor: 1,
+		ProtoMinor: 1,
+		Header:     make(http.Header, len(rep.Header)+1),
+		Request:    req,
+	}
+	for k, v := range rep.Header {
+		resp.Header.Set(k, v)
+	}
+	setBody(resp, rep.Body)
+	return resp
+}

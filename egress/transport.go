@@ -1,0 +1,166 @@
+package egress
+
+import (
+	"bytes"
+	"context"
+	"io"
+	"log/slog"
+	"net/http"
+	"time"
+
+	"github.com/toolerr/toolerr/core"
+)
+
+// Transport is an http.RoundTripper that runs the egress ops on every
+// request of a provider API (EndpointOf) it carries, and passes any other
+// request to Base untouched. Give it to a provider SDK through its HTTP
+// client option:
+//
+//	hc := &http.Client{Transport: &egress.Transport{}}
+//	openai.NewClient(option.WithHTTPClient(hc))                     // github.com/openai/openai-go/v3
+//	anthropic.NewClient(option.WithHTTPClient(hc))                  // github.com/anthropics/anthropic-sdk-go/v2
+//	genai.NewClient(ctx, &genai.ClientConfig{HTTPClient: hc, ...})  // google.golang.org/genai
+//
+// For each request of an endpoint:
+//
+//  1. The body goes through the request op (Endpoint.Prepare): the body
+//     sent is the op's (the same bytes when nothing changed); a body the op
+//     cannot read, or one larger than core.MaxRequestBytes, is sent as it
+//     came. Accept-Encoding is dropped, so that Base decodes a compressed
+//     answer itself (net/http's Transport asks for gzip and removes
+//     Content-Encoding) and the error op and the stream reader read it.
+//  2. An answer of status 400-599 is rewritten by the error op
+//     (RewriteError): the SDK sees the status, the native error shape with
+//     the envelope inside, retry-after and x-should-retry, and raises its
+//     own exception class and retries by its own rule.
+//  3. A text/event-stream answer passes through NewStreamReader, event by
+//     event; each error event inside it is rewritten and reported to
+//     OnStreamError.
+//  4. A request the upstream never answered (a refused connection, Base's
+//     own timeout) is answered by the error op (core.EgressTransportError):
+//     502, or 504 for a timeout, in the native shape, so the SDK's retry
+//     rule reads x-should-retry. A request whose context was cancelled or
+//     passed its deadline gets Base's error as it came: the caller gave up.
+//
+// Transport never retries; the SDK does, told by x-should-retry. The zero
+// value is ready to use; a Transport is safe for concurrent use when its
+// Base is.
+type Transport struct {
+	// Base makes the requests; nil means http.DefaultTransport.
+	Base http.RoundTripper
+	// DropUpstreamMessage puts toolerr's own sentence in the message member
+	// of every native error body instead of the upstream's sanitized
+	// message (the error op's upstream_message "drop").
+	DropUpstreamMessage bool
+	// OnPrepare, when set, is called with each request body's report from
+	// the request op (p.Changed, p.Changes, p.FlagsRestored, ...), before
+	// the request is sent. It is not called for a body the op could not
+	// read.
+	OnPrepare func(req *http.Request, ep Endpoint, p core.PreparedRequest)
+	// OnStreamError is called for each error event inside a stream, after
+	// it has been rewritten in the stream the SDK reads (rep.Envelope is
+	// the five fields, rep.Body the event's data). nil means the event is
+	// logged with slog.Default() at level Warn (code and retryable, never
+	// a body).
+	OnStreamError func(req *http.Request, ep Endpoint, rep core.ErrorReply)
+	// Now is the clock for the error op's now_ms (an HTTP-date Retry-After,
+	// Anthropic's reset times); nil means time.Now.
+	Now func() time.Time
+}
+
+var _ http.RoundTripper = (*Transport)(nil)
+
+// RoundTrip runs one request as the Transport's doc says. It follows the
+// http.RoundTripper contract: req is not changed (a clone with the new
+// body is sent) and its body is always closed.
+func (t *Transport) RoundTrip(req *http.Request) (*http.Response, error) {
+	base := t.Base
+	if base == nil {
+		base = http.DefaultTransport
+	}
+	ep, ok := EndpointOf(req.Method, req.URL.Path)
+	if !ok || req.Body == nil || req.Body == http.NoBody {
+		return base.RoundTrip(req)
+	}
+	out, err := t.prepare(req, ep)
+	if err != nil {
+		return nil, err
+	}
+	opt := core.EgressOptions{Upstream: string(ep.Format), DropUpstreamMessage: t.DropUpstreamMessage}
+	resp, err := base.RoundTrip(out)
+	if err != nil {
+		if req.Context().Err() != nil {
+			return nil, err
+		}
+		opt.NowMs = t.now().UnixMilli()
+		rep, rerr := core.EgressTransportError(ep.Format, err, opt)
+		if rerr != nil { // unreachable: an endpoint's format has an error shape
+			return nil, err
+		}
+		return replyResponse(req, rep), nil
+	}
+	switch {
+	case resp.StatusCode >= 400:
+		opt.NowMs = t.now().UnixMilli()
+		if _, _, err := RewriteError(resp, ep.Format, opt); err != nil {
+			return nil, err
+		}
+	case IsEventStream(resp.Header):
+		// A rewritten error event changes the length: the body has none.
+		resp.Header.Del("Content-Length")
+		resp.ContentLength = -1
+		resp.Body = NewStreamReader(resp.Body, StreamConfig{Ingress: ep.Format, Options: opt, Now: t.Now,
+			OnError: func(rep core.ErrorReply) { t.streamError(req, ep, rep) }})
+	}
+	return resp, nil
+}
+
+// prepare returns the request to send: a clone of req with the body the
+// request op gave (or the body as it came), req's body closed.
+func (t *Transport) prepare(req *http.Request, ep Endpoint) (*http.Request, error) {
+	raw, err := io.ReadAll(io.LimitReader(req.Body, core.MaxRequestBytes+1))
+	if err != nil {
+		_ = req.Body.Close()
+		return nil, err
+	}
+	out := req.Clone(req.Context())
+	out.Header.Del("Accept-Encoding")
+	if len(raw) > core.MaxRequestBytes {
+		// Past the core's bound: the rest is sent unread, as it comes.
+		out.Body = struct {
+			io.Reader
+			io.Closer
+		}{io.MultiReader(bytes.NewReader(raw), req.Body), req.Body}
+		out.GetBody = nil
+		return out, nil
+	}
+	_ = req.Body.Close()
+	body := raw
+	if p, err := ep.Prepare(raw); err == nil {
+		body = p.Body
+		if t.OnPrepare != nil {
+			t.OnPrepare(req, ep, p)
+		}
+	}
+	out.Body = io.NopCloser(bytes.NewReader(body))
+	out.ContentLength = int64(len(body))
+	out.GetBody = func() (io.ReadCloser, error) { return io.NopCloser(bytes.NewReader(body)), nil }
+	out.Header.Del("Content-Length")
+	return out, nil
+}
+
+func (t *Transport) streamError(req *http.Request, ep Endpoint, rep core.ErrorReply) {
+	if t.OnStreamError != nil {
+		t.OnStreamError(req, ep, rep)
+		return
+	}
+	slog.Default().LogAttrs(context.WithoutCancel(req.Context()), slog.LevelWarn, "toolerr egress: an error event inside a stream",
+		slog.String("api", ep.API), slog.String("code", string(rep.Envelope.Code)), slog.Bool("retryable", rep.Envelope.Retryable))
+}
+
+func (t *Transport) now() time.Time {
+	if t.Now != nil {
+		return t.Now()
+	}
+	return time.Now()
+}
