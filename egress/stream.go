@@ -49,7 +49,8 @@ type StreamConfig struct {
 //
 // An error event is one named "error" (Anthropic, the Responses API), or
 // one whose data is a JSON object with an "error" object (Chat Completions
-// and Gemini chunks): IsErrorEvent.
+// and Gemini chunks; an "error" that is null, a string or nested deeper is
+// content).
 //
 // See the WHATWG HTML standard, "Server-sent events" (an event ends at a
 // blank line; lines end in CRLF, LF or CR).
@@ -64,7 +65,8 @@ type streamReader struct {
 	src     io.ReadCloser
 	c       StreamConfig
 	pending []byte // read, not yet a complete event
-	scan    int    // where eventEnd resumes in pending
+	line    int    // where the line in progress begins in pending (below 0: it began in bytes already passed)
+	pos     int    // how far pending has been scanned
 	skip    bool   // inside an event too long to hold: pass it through to its end
 	out     []byte // ready for the client
 	emitted bool   // an event with data went before: output was streamed
@@ -76,29 +78,31 @@ type streamReader struct {
 // past MaxEventBytes, what arrived as it arrived).
 func (s *streamReader) Read(p []byte) (int, error) {
 	for len(s.out) == 0 {
-		end, resume := eventEnd(s.pending, s.scan)
-		if end > 0 && s.skip {
-			s.out, s.skip = append(s.out, s.pending[:end]...), false
-			s.pending, s.scan = s.pending[end:], 0
-			continue
-		}
+		var end int
+		end, s.line, s.pos = eventEnd(s.pending, s.line, s.pos)
 		if end > 0 {
-			s.event(s.pending[:end])
-			s.pending, s.scan = s.pending[end:], 0
+			if s.skip {
+				s.out, s.skip = append(s.out, s.pending[:end]...), false
+			} else {
+				s.event(s.pending[:end])
+			}
+			s.pending = s.pending[end:]
 			continue
 		}
-		s.scan = resume
 		if s.eof != nil {
 			if len(s.pending) == 0 {
 				return 0, s.eof
 			}
-			s.out, s.pending, s.scan = append(s.out, s.pending...), nil, 0
+			s.out, s.pending, s.line, s.pos = append(s.out, s.pending...), nil, 0, 0
 			continue
 		}
 		if len(s.pending) > MaxEventBytes {
-			// Too long to hold: it passes as it arrives, unread, up to
-			// the end of the event.
-			s.out, s.pending, s.scan, s.skip = append(s.out, s.pending...), nil, 0, true
+			// Too long to hold: what has been scanned passes as it
+			// arrived, unread, and so does the rest up to the end of the
+			// event. A CR left at the end stays, to be read with the byte
+			// after it (a CRLF is one line end).
+			s.out, s.skip = append(s.out, s.pending[:s.pos]...), true
+			s.pending, s.line, s.pos = s.pending[s.pos:], s.line-s.pos, 0
 			continue
 		}
 		n, err := s.src.Read(s.chunk)
@@ -116,39 +120,41 @@ func (s *streamReader) Read(p []byte) (int, error) {
 func (s *streamReader) Close() error { return s.src.Close() }
 
 // eventEnd returns the length of the first complete event of b, its blank
-// line included, or 0 when b holds none yet, and where a later call may
-// resume (the start of b's last, unfinished line), from the line start
-// from: a long event is scanned once, not once per chunk.
-func eventEnd(b []byte, from int) (end, resume int) {
-	start := from
-	for i := from; i < len(b); i++ {
-		c := b[i]
-		if c != '\n' && c != '\r' {
-			continue
+// line included, or 0 when b holds none yet. It scans b from pos, in a line
+// that begins at line; with no end found it returns where the next call
+// resumes: the start of the unfinished line and how far b was scanned (all
+// of it, but a CR at its end, which may be the first half of a CRLF), so
+// that a long event, or a long line, is scanned once, not once per chunk.
+// After an end, the next call starts at 0, 0.
+func eventEnd(b []byte, line, pos int) (end, nextLine, nextPos int) {
+	for i := pos; i < len(b); {
+		k := bytes.IndexAny(b[i:], "\r\n")
+		if k < 0 {
+			break
 		}
+		i += k
 		next := i + 1
-		if c == '\r' {
+		if b[i] == '\r' {
 			if next == len(b) {
-				return 0, start // a CR at the end may be the first half of a CRLF
+				return 0, line, i
 			}
 			if b[next] == '\n' {
 				next++
 			}
 		}
-		if i == start {
-			return next, 0 // an empty line ends the event
+		if i == line {
+			return next, 0, 0 // an empty line ends the event
 		}
-		start = next
-		i = next - 1
+		line, i = next, next
 	}
-	return 0, start
+	return 0, line, len(b)
 }
 
 // event handles one complete event: an error event is replaced by the
 // error op's, anything else appended as it is.
 func (s *streamReader) event(raw []byte) {
-	name, data := ParseEvent(raw)
-	if !IsErrorEvent(name, data) {
+	name, data := parseEvent(raw)
+	if !isErrorEvent(name, data) {
 		if len(data) > 0 {
 			s.emitted = s.emitted || name != "ping"
 		}
@@ -171,10 +177,10 @@ func (s *streamReader) event(raw []byte) {
 	}
 }
 
-// ParseEvent returns the name and the data (data lines joined by LF) of
+// parseEvent returns the name and the data (data lines joined by LF) of
 // raw, one complete event of a text/event-stream, per the event-stream
 // interpretation rules of the WHATWG HTML standard.
-func ParseEvent(raw []byte) (name string, data []byte) {
+func parseEvent(raw []byte) (name string, data []byte) {
 	first := true
 	for len(raw) > 0 {
 		i := bytes.IndexAny(raw, "\r\n")
@@ -204,7 +210,7 @@ func ParseEvent(raw []byte) (name string, data []byte) {
 	return name, data
 }
 
-// IsErrorEvent reports whether an event of a provider's stream, its name
+// isErrorEvent reports whether an event of a provider's stream, its name
 // and data, is an error event: named "error" (Anthropic, the Responses
 // API), or data that is a JSON object with an "error" object (Chat
 // Completions and Gemini chunks; an "error" that is null, a string or
@@ -214,7 +220,7 @@ func ParseEvent(raw []byte) (name string, data []byte) {
 // See https://docs.claude.com/en/docs/build-with-claude/streaming#error-events,
 // https://platform.openai.com/docs/api-reference/responses-streaming/error
 // and https://ai.google.dev/api/generate-content#method:-models.streamgeneratecontent.
-func IsErrorEvent(name string, data []byte) bool {
+func isErrorEvent(name string, data []byte) bool {
 	if name == "error" {
 		return true
 	}

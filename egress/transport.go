@@ -18,7 +18,7 @@ import (
 //
 //	hc := &http.Client{Transport: &egress.Transport{}}
 //	openai.NewClient(option.WithHTTPClient(hc))                     // github.com/openai/openai-go/v3
-//	anthropic.NewClient(option.WithHTTPClient(hc))                  // github.com/anthropics/anthropic-sdk-go/v2
+//	anthropic.NewClient(option.WithHTTPClient(hc))                  // github.com/anthropics/anthropic-sdk-go
 //	genai.NewClient(ctx, &genai.ClientConfig{HTTPClient: hc, ...})  // google.golang.org/genai
 //
 // For each request of an endpoint:
