@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# Runs go vet and go test in every nested Go module (oracles/, redisstore/, ...),
+# Runs go vet and go test in every nested Go module (oracles/, redisstore/,
+# sdktest/ with the official Go provider SDKs, ...),
 # which `go test ./...` at the root does not reach. conformance/ is vetted here
 # but tested by scripts/test-conformance.sh, after `make build`, with every target.
 set -euo pipefail
