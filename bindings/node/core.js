@@ -157,6 +157,8 @@ export const convert = (messages, { from, to, ...options }) => op('convert', { f
 export const trim = (format, messages, options = {}) => op('trim', { format, messages, ...options });
 export const normalizeIds = (format, messages, options = {}) => op('normalize_ids', { format, messages, ...options });
 export const loopGuard = (members) => op('loop_guard', members);
+/** The egress_request op on a whole request body (an object, or its JSON text: a string or bytes, sent unparsed). */
+export const egressRequest = (format, body, options = {}) => op('egress_request', { format, body, ...options });
 
 export const retryDecision = (error, attempt, { draw, policy }) => op('retry', { error, attempt, draw, policy });
 export const breaker = (state, event, { nowMs, settings, error, tool }) =>

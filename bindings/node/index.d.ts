@@ -139,6 +139,14 @@ export function convert(messages: TranscriptList, options: TranscriptOptions & {
 export function trim(format: Format, messages: TranscriptList, options?: TranscriptOptions): any;
 export function normalizeIds(format: Format, messages: TranscriptList, options?: TranscriptOptions): any;
 export function loopGuard(members: Record<string, unknown>): any;
+/**
+ * The egress_request op (docs/egress.md, "The request op"): a whole request
+ * body of format (an object, or its JSON text, sent to the core unparsed) in,
+ * `{body, changed, changes, id_map?, findings}` out. Options: `model` (a
+ * Gemini body's model, from its URL), `id_rules`, `capabilities`,
+ * `open_calls`. Throws ToolerrError (INVALID_INPUT) for a body the op cannot read.
+ */
+export function egressRequest(format: Format, body: Record<string, unknown> | string | Uint8Array, options?: Record<string, unknown>): { body: Record<string, unknown>; changed: boolean; changes: Record<string, unknown>; id_map?: Record<string, string>; findings: unknown[] };
 
 export function retryDecision(error: Envelope, attempt: number, options: { draw: number; policy?: Record<string, unknown> }): { retry: boolean; delay_ms: number; reason: string };
 export function breaker(state: Record<string, unknown> | null, event: 'allow' | 'success' | 'failure', options: { nowMs: number; settings?: Record<string, unknown>; error?: Envelope; tool?: string }): { state: Record<string, unknown>; allowed?: boolean; error?: Envelope };

@@ -1,0 +1,366 @@
+// toolerr/egress: the core's egress ops as a fetch wrapper, for the official
+// SDKs' `fetch` option (docs/egress.md, "For the in-process transports"; the
+// gateway, gateway/, is the reference). Every decision is the core's
+// (egress_request, egress_error); this module does I/O only.
+
+// The package's own entry, so that Node loads toolerr.wasm and a browser
+// bundle takes browser.js, as for `import 'toolerr'`.
+import { ToolerrError, canonicalize, egressRequest, invoke } from 'toolerr';
+
+const MAX_REQUEST_BYTES = 32 << 20; // the core's request bound (core.MaxRequestBytes): larger bodies go unread
+const MAX_ERROR_BYTES = 1 << 20; // an upstream error body is read up to 1 MiB, as the gateway reads it
+const MAX_EVENT_BYTES = 4 << 20; // a longer stream event passes unread, as in the gateway
+// Upstream headers a rewritten response does not keep: its body is new, and
+// fetch has already decoded it (length, encoding, type).
+const DROPPED = new Set(['content-length', 'content-encoding', 'transfer-encoding', 'content-type']);
+const enc = new TextEncoder();
+const dec = new TextDecoder();
+
+/**
+ * Returns the provider API a request of method to path calls, `null` for any
+ * other: `{api, format, model}`, api as the gateway's routes name it
+ * (`chat_completions`, `responses`, `messages`, `count_tokens`,
+ * `generate_content`, `stream_generate_content`), format the wire format of
+ * its bodies and of the errors its SDK parses, model the model of a Gemini
+ * path (`''` otherwise). The path is matched by its end, so a base URL with a
+ * prefix is the provider's own (Azure OpenAI's
+ * `/openai/deployments/d/chat/completions`, Gemini's OpenAI-compatible
+ * `/v1beta/openai/chat/completions`, Vertex AI's
+ * `.../publishers/google/models/m:generateContent`); the Assistants API's
+ * `/v1/threads/t/messages` is not Anthropic's. Only POST.
+ *
+ * See https://platform.openai.com/docs/api-reference/chat/create,
+ * https://platform.openai.com/docs/api-reference/responses/create,
+ * https://docs.claude.com/en/api/messages,
+ * https://docs.claude.com/en/api/messages-count-tokens and
+ * https://ai.google.dev/api/generate-content.
+ */
+export function endpointOf(method, path) {
+  if (String(method).toUpperCase() !== 'POST') return null;
+  if (path.endsWith('/chat/completions')) return { api: 'chat_completions', format: 'openai-chat', model: '' };
+  if (path.endsWith('/responses')) return { api: 'responses', format: 'openai-responses', model: '' };
+  if (path.endsWith('/v1/messages')) return { api: 'messages', format: 'anthropic', model: '' };
+  if (path.endsWith('/v1/messages/count_tokens')) return { api: 'count_tokens', format: 'anthropic', model: '' };
+  const i = path.lastIndexOf('/');
+  if (i < 0 || !path.slice(0, i).endsWith('/models')) return null;
+  const last = path.slice(i + 1);
+  const colon = last.indexOf(':');
+  if (colon <= 0) return null;
+  const model = decodeURIComponent(last.slice(0, colon));
+  const call = last.slice(colon + 1);
+  if (call === 'generateContent') return { api: 'generate_content', format: 'gemini', model };
+  if (call === 'streamGenerateContent') return { api: 'stream_generate_content', format: 'gemini', model };
+  return null;
+}
+
+/**
+ * Returns a `fetch` that runs toolerr's egress ops on every provider request
+ * it carries (endpointOf) and passes any other request to `options.fetch`
+ * (default `globalThis.fetch`) untouched. Give it to an SDK:
+ *
+ *   new OpenAI({ fetch: egressFetch() })                                // openai
+ *   new Anthropic({ fetch: egressFetch() })                             // @anthropic-ai/sdk
+ *   new GoogleGenAI({ apiKey, httpOptions: { fetch: egressFetch() } })  // @google/genai
+ *   createOpenAI({ fetch: egressFetch() })                              // @ai-sdk/openai, @ai-sdk/anthropic, @ai-sdk/google
+ *
+ * For each provider request: the body goes through the egress_request op
+ * (the op's body is sent when it changed something, else the very bytes
+ * the SDK wrote; a body the op cannot read is sent as it came); an answer of
+ * status 400-599 becomes the egress_error op's reply (the status kept, the
+ * native error body with the envelope under `error.toolerr`, retry-after,
+ * retry-after-ms, x-should-retry and x-toolerr-envelope replacing the
+ * upstream's headers of those names, every other header kept), so the SDK
+ * throws its own error class and retries by its own rule, once (this never
+ * retries); a `text/event-stream` answer passes event by event as it
+ * arrives, each error event inside it replaced by the op's event for the
+ * client's API and reported; a request the upstream never answered (a
+ * refused or reset connection) gets the op's native 502, while an abort or
+ * a timeout (the caller's own signal) is thrown as it came.
+ *
+ * Options: `fetch` (the fetch that makes the requests), `dropUpstreamMessage`
+ * (toolerr's own sentence in native error messages instead of the
+ * upstream's sanitized one), `onPrepare(endpoint, report)` (each body's
+ * report: changed, changes, id_map, findings), `onStreamError({endpoint,
+ * envelope, event, data})` (each error event of a stream after it was
+ * rewritten; default: console.warn with the code and retryable, never a
+ * body; an exception it throws is reported with console.error, never
+ * thrown into the stream), `now()` (milliseconds since the Unix epoch, the
+ * error op's now_ms; default Date.now).
+ */
+export function egressFetch(options = {}) {
+  const base = options.fetch ?? ((...a) => globalThis.fetch(...a));
+  const eg = {
+    drop: Boolean(options.dropUpstreamMessage),
+    onPrepare: options.onPrepare,
+    onStreamError: options.onStreamError,
+    now: options.now ?? Date.now,
+  };
+  return async function fetchWithEgress(input, init) {
+    const req = input instanceof Request ? input : null;
+    const url = new URL(req ? req.url : String(input));
+    const method = init?.method ?? req?.method ?? 'GET';
+    const ep = endpointOf(method, url.pathname);
+    if (!ep) return base(input, init);
+    const raw = await requestBytes(input, init);
+    if (raw === null) return base(input, init);
+    const body = prepare(eg, ep, raw);
+    const headers = new Headers(init?.headers ?? req?.headers);
+    headers.delete('content-length');
+    const sent = { ...(req ? requestInit(req) : {}), ...init, method, headers, body };
+    let resp;
+    try {
+      resp = await base(req ? req.url : input, sent);
+    } catch (err) {
+      const signal = init?.signal ?? req?.signal;
+      if (signal?.aborted || err?.name === 'AbortError' || err?.name === 'TimeoutError') throw err;
+      return reply(invoke(errorRequest(eg, ep, { error_text: errorText(err) })), [], undefined);
+    }
+    if (resp.status >= 400) {
+      const text = dec.decode(await readCapped(resp));
+      const hs = {};
+      for (const [k, v] of resp.headers) hs[k] = k in hs ? [].concat(hs[k], v) : v;
+      const rep = invoke(errorRequest(eg, ep, { http: { status: resp.status, headers: hs, body: text } }));
+      return reply(rep, [...resp.headers], resp);
+    }
+    if (isEventStream(resp.headers) && resp.body) return streamed(eg, ep, resp);
+    return resp;
+  };
+}
+
+// The body's bytes, or null when there is none or it is not bytes (a
+// FormData upload is not a provider JSON body).
+async function requestBytes(input, init) {
+  const b = init?.body;
+  if (b === undefined || b === null) {
+    return input instanceof Request && input.body ? new Uint8Array(await input.clone().arrayBuffer()) : null;
+  }
+  if (typeof b === 'string') return enc.encode(b);
+  if (b instanceof Uint8Array) return b;
+  if (b instanceof ArrayBuffer) return new Uint8Array(b);
+  if (ArrayBuffer.isView(b)) return new Uint8Array(b.buffer, b.byteOffset, b.byteLength);
+  if (typeof b.getReader === 'function' || b instanceof Blob) return new Uint8Array(await new Response(b).arrayBuffer());
+  return null;
+}
+
+function requestInit(req) {
+  return { method: req.method, headers: req.headers, signal: req.signal, redirect: req.redirect };
+}
+
+function prepare(eg, ep, raw) {
+  if (raw.length > MAX_REQUEST_BYTES) return raw;
+  let rep;
+  try {
+    rep = egressRequest(ep.format, raw, ep.model ? { model: ep.model } : {});
+  } catch (err) {
+    if (err instanceof ToolerrError) return raw; // unreadable: the upstream answers it in its own words
+    throw err;
+  }
+  eg.onPrepare?.(ep, { changed: rep.changed, changes: rep.changes, id_map: rep.id_map, findings: rep.findings });
+  return rep.changed ? enc.encode(canonicalize(rep.body)) : raw;
+}
+
+function errorRequest(eg, ep, upstream) {
+  const req = { op: 'egress_error', ingress: ep.format, upstream: { provider: ep.format, now_ms: Math.floor(eg.now()), ...upstream } };
+  if (eg.drop) req.upstream_message = 'drop';
+  return req;
+}
+
+// The error text of a fetch that never got an answer: undici throws
+// TypeError('fetch failed') with the system error as its cause.
+function errorText(err) {
+  const parts = [String(err?.message ?? err)];
+  for (let c = err?.cause, n = 0; c && n < 4; c = c.cause, n++) parts.push(String(c.code ? `${c.code} ${c.message ?? ''}` : c.message ?? c));
+  return parts.join(': ');
+}
+
+async function readCapped(resp) {
+  if (!resp.body) return new Uint8Array(0);
+  const reader = resp.body.getReader();
+  const parts = [];
+  let n = 0;
+  try {
+    while (n < MAX_ERROR_BYTES) {
+      const { done, value } = await reader.read();
+      if (done) break;
+      parts.push(value);
+      n += value.length;
+    }
+  } finally {
+    reader.cancel().catch(() => {});
+  }
+  return concat(parts).subarray(0, MAX_ERROR_BYTES);
+}
+
+function reply(rep, upstreamHeaders, upstream) {
+  const replaced = new Set(Object.keys(rep.headers).map((k) => k.toLowerCase()));
+  const headers = new Headers();
+  for (const [k, v] of upstreamHeaders) if (!DROPPED.has(k) && !replaced.has(k)) headers.append(k, v);
+  for (const [k, v] of Object.entries(rep.headers)) headers.set(k, v);
+  const out = new Response(canonicalize(rep.body), { status: rep.status, statusText: upstream?.statusText ?? '', headers });
+  if (upstream?.url) Object.defineProperty(out, 'url', { value: upstream.url });
+  return out;
+}
+
+function isEventStream(headers) {
+  return (headers.get('content-type') ?? '').split(';', 1)[0].trim().toLowerCase() === 'text/event-stream';
+}
+
+function streamed(eg, ep, resp) {
+  const events = new Events(eg, ep);
+  const body = resp.body.pipeThrough(new TransformStream({
+    transform(chunk, ctl) {
+      const out = events.feed(chunk);
+      if (out.length) ctl.enqueue(out);
+    },
+    flush(ctl) {
+      const rest = events.flush();
+      if (rest.length) ctl.enqueue(rest);
+    },
+  }));
+  const headers = new Headers();
+  for (const [k, v] of resp.headers) if (k !== 'content-length' && k !== 'content-encoding' && k !== 'transfer-encoding') headers.append(k, v);
+  const out = new Response(body, { status: resp.status, statusText: resp.statusText, headers });
+  if (resp.url) Object.defineProperty(out, 'url', { value: resp.url });
+  return out;
+}
+
+/**
+ * Returns [end, resume]: the length of b's first complete event, its blank
+ * line included, or 0 when b holds none yet, and the start of b's last
+ * unfinished line, where a later call resumes. See the WHATWG HTML standard,
+ * "Server-sent events" (an event ends at a blank line; lines end in CRLF, LF
+ * or CR).
+ */
+function eventEnd(b, from) {
+  let line = from;
+  for (let i = from; i < b.length; i++) {
+    const c = b[i];
+    if (c !== 10 && c !== 13) continue;
+    let next = i + 1;
+    if (c === 13) {
+      if (next === b.length) return [0, line]; // a CR at the end may be the first half of a CRLF
+      if (b[next] === 10) next++;
+    }
+    if (i === line) return [next, 0]; // an empty line ends the event
+    line = next;
+    i = next - 1;
+  }
+  return [0, line];
+}
+
+/** An event's name and its data (data lines joined by LF). */
+function parseEvent(raw) {
+  let name = '';
+  const data = [];
+  for (const line of dec.decode(raw).split(/\r\n|\r|\n/)) {
+    const colon = line.indexOf(':');
+    const field = colon < 0 ? line : line.slice(0, colon);
+    let value = colon < 0 ? '' : line.slice(colon + 1);
+    if (value.startsWith(' ')) value = value.slice(1);
+    if (field === 'event') name = value;
+    else if (field === 'data') data.push(value);
+  }
+  return [name, data.join('\n')];
+}
+
+// An error event: named "error" (Anthropic, the Responses API), or data that
+// is a JSON object with an "error" object (Chat Completions and Gemini
+// chunks), parsed only when it names an "error" member; as gateway/stream.go
+// tests it.
+function isErrorEvent(name, data) {
+  if (name === 'error') return true;
+  if (!data.includes('"error"')) return false;
+  try {
+    const v = JSON.parse(data);
+    return v !== null && typeof v === 'object' && !Array.isArray(v) && v.error !== null && typeof v.error === 'object' && !Array.isArray(v.error);
+  } catch {
+    return false;
+  }
+}
+
+// Splits a stream into complete events as they arrive; feed returns what is
+// ready for the client.
+class Events {
+  constructor(eg, ep) {
+    this.eg = eg;
+    this.ep = ep;
+    this.pending = new Uint8Array(0);
+    this.scan = 0;
+    this.skip = false;
+    this.emitted = false;
+  }
+
+  feed(chunk) {
+    this.pending = this.pending.length ? concat([this.pending, chunk]) : chunk;
+    const out = [];
+    for (;;) {
+      const [end, resume] = eventEnd(this.pending, this.scan);
+      if (end === 0) {
+        this.scan = resume;
+        if (this.pending.length > MAX_EVENT_BYTES) { // too long to hold: it passes as it arrives
+          out.push(this.pending);
+          this.pending = new Uint8Array(0);
+          this.scan = 0;
+          this.skip = true;
+        }
+        return concat(out);
+      }
+      const ev = this.pending.subarray(0, end);
+      this.pending = this.pending.subarray(end);
+      this.scan = 0;
+      if (this.skip) {
+        this.skip = false;
+        out.push(ev);
+        continue;
+      }
+      out.push(this.event(ev));
+    }
+  }
+
+  flush() {
+    const rest = this.pending;
+    this.pending = new Uint8Array(0);
+    return rest;
+  }
+
+  event(raw) {
+    const [name, data] = parseEvent(raw);
+    if (!isErrorEvent(name, data)) {
+      if (data.length && name !== 'ping') this.emitted = true;
+      return raw;
+    }
+    let rep;
+    try {
+      rep = invoke(errorRequest(this.eg, this.ep, { sse_event: { event: name, data, content_emitted: this.emitted } }));
+    } catch (err) {
+      if (err instanceof ToolerrError) return raw;
+      throw err;
+    }
+    const text = canonicalize(rep.data);
+    report(this.eg, { endpoint: this.ep, envelope: rep.envelope, event: rep.event, data: text });
+    return enc.encode(`${rep.event ? `event: ${rep.event}\n` : ''}data: ${text}\n\n`);
+  }
+}
+
+function report(eg, ev) {
+  if (!eg.onStreamError) {
+    console.warn(`toolerr egress: an error event inside a stream: api=${ev.endpoint.api} code=${ev.envelope.code} retryable=${ev.envelope.retryable}`);
+    return;
+  }
+  try {
+    eg.onStreamError(ev);
+  } catch (err) { // a reporter's own failure must not break the stream the SDK reads
+    console.error('toolerr egress: onStreamError threw', err);
+  }
+}
+
+function concat(parts) {
+  if (parts.length === 1) return parts[0];
+  const out = new Uint8Array(parts.reduce((n, p) => n + p.length, 0));
+  let at = 0;
+  for (const p of parts) {
+    out.set(p, at);
+    at += p.length;
+  }
+  return out;
+}
