@@ -115,6 +115,7 @@ func TestAnthropic_upstreamErrors(t *testing.T) {
 		{name: "500", reply: jsonReply(500, nil, `{"type":"error","error":{"type":"api_error","message":"Internal server error"}}`),
 			status: 500, code: "SERVER_ERROR", hits: 2},
 	}
+	seen := map[string]string{} // the body each case gave the SDK on the first hop
 	for _, h := range hops(t) {
 		for _, tc := range cases {
 			t.Run(h.name+"/"+tc.name, func(t *testing.T) {
@@ -137,6 +138,10 @@ func TestAnthropic_upstreamErrors(t *testing.T) {
 					assert.Equal(t, tc.reply.Headers["request-id"], aerr.RequestID, "the upstream's request-id passes")
 				}
 				assert.GreaterOrEqual(t, elapsed, tc.minElapsed, "the SDK waited the retry-after")
+				if first, ok := seen[tc.name]; ok {
+					assert.Equal(t, first, aerr.RawJSON(), "the same error body in-process and through the gateway")
+				}
+				seen[tc.name] = aerr.RawJSON()
 			})
 		}
 	}

@@ -105,6 +105,7 @@ func TestOpenAI_upstreamErrors(t *testing.T) {
 		{name: "503 overloaded", reply: jsonReply(503, nil, `{"error":{"message":"The engine is currently overloaded, please try again later","type":"server_error","param":null,"code":null}}`),
 			status: 503, code: "SERVER_ERROR", hits: 2},
 	}
+	seen := map[string]string{} // the body each case gave the SDK on the first hop
 	for _, h := range hops(t) {
 		for _, tc := range cases {
 			t.Run(h.name+"/"+tc.name, func(t *testing.T) {
@@ -130,6 +131,10 @@ func TestOpenAI_upstreamErrors(t *testing.T) {
 					assert.Equal(t, id, oerr.Response.Header.Get("x-request-id"), "the upstream's x-request-id passes")
 				}
 				assert.GreaterOrEqual(t, elapsed, tc.minElapsed, "the SDK waited the retry-after")
+				if first, ok := seen[tc.name]; ok {
+					assert.Equal(t, first, oerr.RawJSON(), "the same error body in-process and through the gateway")
+				}
+				seen[tc.name] = oerr.RawJSON()
 			})
 		}
 	}
