@@ -168,13 +168,29 @@ func (s *streamReader) event(raw []byte) {
 		s.out = append(s.out, raw...)
 		return
 	}
+	// The event is written with the line end of the one it replaces: a
+	// reader that splits on one kind only (go-genai splits on "\n\n" before
+	// "\r\n\r\n") would otherwise join a CRLF stream's previous event to it.
+	eol := lineEnd(raw)
 	if rep.Event != "" {
-		s.out = append(append(append(s.out, "event: "...), rep.Event...), '\n')
+		s.out = append(append(append(s.out, "event: "...), rep.Event...), eol...)
 	}
-	s.out = append(append(append(s.out, "data: "...), rep.Body...), "\n\n"...)
+	s.out = append(append(append(append(s.out, "data: "...), rep.Body...), eol...), eol...)
 	if s.c.OnError != nil {
 		s.c.OnError(rep)
 	}
+}
+
+// lineEnd returns the line end of raw, one complete event: the one that
+// ends its last line (CRLF, CR or LF).
+func lineEnd(raw []byte) string {
+	switch {
+	case bytes.HasSuffix(raw, []byte("\r\n")):
+		return "\r\n"
+	case bytes.HasSuffix(raw, []byte("\r")):
+		return "\r"
+	}
+	return "\n"
 }
 
 // parseEvent returns the name and the data (data lines joined by LF) of

@@ -363,6 +363,23 @@ func TestStreamReader_framing(t *testing.T) {
 	assert.Contains(t, string(reported[0].Body), `"partial_output":true`)
 }
 
+// TestStreamReader_keepsLineEnds: the rewritten error event ends its lines
+// as the event it replaces did (CRLF in a Gemini stream), so a reader that
+// splits on one kind of blank line keeps the events apart.
+func TestStreamReader_keepsLineEnds(t *testing.T) {
+	for _, eol := range []string{"\r\n", "\n", "\r"} {
+		chunk := `data: {"candidates":[{"content":{"role":"model","parts":[{"text":"Par"}]}}]}` + eol + eol
+		src := chunk + `data: {"error":{"code":503,"message":"The model is overloaded.","status":"UNAVAILABLE"}}` + eol + eol + chunk
+		var reported []core.ErrorReply
+		r := NewStreamReader(io.NopCloser(strings.NewReader(src)), StreamConfig{Ingress: core.FormatGemini,
+			OnError: func(rep core.ErrorReply) { reported = append(reported, rep) }})
+		got, err := io.ReadAll(r)
+		require.NoError(t, err)
+		require.Len(t, reported, 1)
+		assert.Equal(t, chunk+"data: "+string(reported[0].Body)+eol+eol+chunk, string(got), "%q", eol)
+	}
+}
+
 // TestStreamReader_blockedUpstream: a complete event is handed on while the
 // upstream has sent nothing more.
 func TestStreamReader_blockedUpstream(t *testing.T) {

@@ -2,6 +2,7 @@ package sdktest
 
 import (
 	"context"
+	"errors"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -112,5 +113,48 @@ func TestGenai_upstreamErrors(t *testing.T) {
 				}
 			})
 		}
+	}
+}
+
+// TestGenai_streamErrorChunk: an error chunk inside a streamGenerateContent
+// stream (?alt=sse, events ending in CRLF as the Gemini API sends them)
+// reaches go-genai as a genai.APIError from its iterator, the chunks
+// before it as text; go-genai ends the iteration at the first error. The
+// rewritten event keeps the stream's CRLF: go-genai's event splitter looks
+// for "\n\n" before "\r\n\r\n", and an LF event after CRLF ones had it
+// read two events as one and fail on the JSON. In-process, Transport
+// reports the event too.
+func TestGenai_streamErrorChunk(t *testing.T) {
+	chunk := func(text string) string {
+		return `data: {"candidates":[{"content":{"role":"model","parts":[{"text":"` + text + `"}]},"index":0}],"modelVersion":"gemini-2.5-flash"}` + "\r\n\r\n"
+	}
+	for _, h := range hops(t) {
+		t.Run(h.name, func(t *testing.T) {
+			fakes.Reset()
+			fakes.Upstream(fake.Gemini).Script(fake.Reply{Status: 200, Headers: map[string]string{"Content-Type": "text/event-stream"}, Body: []byte(
+				chunk("Par") + `data: {"error":{"code":503,"message":"The model is overloaded. Please try again later.","status":"UNAVAILABLE"}}` + "\r\n\r\n" + chunk("is"))})
+			var texts []string
+			var errs []genai.APIError
+			for resp, err := range genaiClient(t, h, nil).Models.GenerateContentStream(context.Background(), geminiModel, failedContents(), nil) {
+				var aerr genai.APIError
+				if errors.As(err, &aerr) {
+					errs = append(errs, aerr)
+					continue
+				}
+				require.NoError(t, err)
+				texts = append(texts, resp.Text())
+			}
+			assert.Equal(t, []string{"Par"}, texts, "the chunk before the error")
+			require.Len(t, errs, 1)
+			assert.Equal(t, 503, errs[0].Code)
+			assert.Equal(t, "UNAVAILABLE", errs[0].Status)
+			hs := hits(fake.Gemini)
+			require.Equal(t, 1, len(hs))
+			assert.Equal(t, "/v1beta/models/"+geminiModel+":streamGenerateContent", hs[0].Path)
+			assert.Equal(t, "alt=sse", hs[0].RawQuery)
+			if h.streamErrors != nil {
+				assert.Equal(t, []core.Code{"OVERLOADED"}, h.streamErrors.codes())
+			}
+		})
 	}
 }
