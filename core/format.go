@@ -2,6 +2,7 @@ package core
 
 import (
 	"github.com/toolerr/toolerr/core/internal/format"
+	"github.com/toolerr/toolerr/core/internal/format/mcp"
 	"github.com/toolerr/toolerr/core/internal/format/outcome"
 )
 
@@ -92,6 +93,34 @@ func Serialize(f Format, outs []Outcome) ([]any, error) {
 		return nil, requestError("serialize", err)
 	}
 	msgs, err := c.Serialize(outs)
+	if err != nil {
+		return nil, requestError("serialize", err)
+	}
+	return msgs, nil
+}
+
+// MCPOptions is what the mcp format needs to know of the tool whose calls
+// the outcomes answer.
+type MCPOptions struct {
+	// OutputSchema reports whether the tool declares an outputSchema (the
+	// Tool's outputSchema in tools/list). False puts a failure's envelope in
+	// structuredContent as well as in the text block; true leaves it to the
+	// text block, since structuredContent must conform to the declared
+	// schema (MCP schema 2026-07-28, CallToolResult) and
+	// @modelcontextprotocol/sdk 1.x fails the call with -32602 when it does
+	// not (modelcontextprotocol/typescript-sdk#2748). Serialize(FormatMCP,
+	// ...), which knows nothing of the tool, writes what true writes.
+	OutputSchema bool
+}
+
+// SerializeMCP returns one MCP CallToolResult per outcome, in order, as value
+// trees, for a tool opts describes (see MCPOptions): Serialize(FormatMCP,
+// outs) with what the tool declares taken into account. Errors are those of
+// Serialize. The serialize op's output_schema member is the same switch.
+//
+// See the MCP schema 2025-11-25, CallToolResult.
+func SerializeMCP(outs []Outcome, opts MCPOptions) ([]any, error) {
+	msgs, err := mcp.Codec{NoOutputSchema: !opts.OutputSchema}.Serialize(outs)
 	if err != nil {
 		return nil, requestError("serialize", err)
 	}

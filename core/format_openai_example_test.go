@@ -60,11 +60,42 @@ func ExampleInvoke_serializeOpenAIResponses() {
 }
 
 // An MCP CallToolResult flags a failure with isError and keeps the envelope in
-// a text block, never in structuredContent.
+// a text block; without output_schema (nothing known of the tool) or with
+// true (the tool declares an outputSchema) nothing goes into
+// structuredContent.
 func ExampleInvoke_serializeMCP() {
 	resp := core.Invoke([]byte(`{"op":"serialize","format":"mcp","call":{"name":"get_weather"},
 		"error":{"code":"NOT_FOUND","message":"No city named Atlantis.","retryable":false,"details":{},"source":"tool"}}`))
 	fmt.Println(string(resp))
 	// Output:
 	// {"ok":[{"content":[{"text":"{\"code\":\"NOT_FOUND\",\"details\":{},\"message\":\"No city named Atlantis.\",\"retryable\":false,\"source\":\"tool\"}","type":"text"}],"isError":true,"resultType":"complete"}]}
+}
+
+// A tool that declares no outputSchema (output_schema false) also gets the
+// envelope as its structuredContent.
+func ExampleInvoke_serializeMCPNoOutputSchema() {
+	resp := core.Invoke([]byte(`{"op":"serialize","format":"mcp","output_schema":false,"call":{"name":"get_weather"},
+		"error":{"code":"NOT_FOUND","message":"No city named Atlantis.","retryable":false,"details":{},"source":"tool"}}`))
+	fmt.Println(string(resp))
+	// Output:
+	// {"ok":[{"content":[{"text":"{\"code\":\"NOT_FOUND\",\"details\":{},\"message\":\"No city named Atlantis.\",\"retryable\":false,\"source\":\"tool\"}","type":"text"}],"isError":true,"resultType":"complete","structuredContent":{"code":"NOT_FOUND","details":{},"message":"No city named Atlantis.","retryable":false,"source":"tool"}}]}
+}
+
+// SerializeMCP writes the CallToolResult of a failure for a tool whose
+// declared outputSchema (or its absence) the caller knows, as an MCP SDK's
+// Tool does.
+func ExampleSerializeMCP() {
+	env := core.Envelope{Code: "NOT_FOUND", Message: "No city named Atlantis.", Details: map[string]any{}, Source: core.SourceTool}
+	for _, declared := range []bool{false, true} {
+		msgs, err := core.SerializeMCP([]core.Outcome{{Error: &env}}, core.MCPOptions{OutputSchema: declared})
+		if err != nil {
+			fmt.Println(err)
+			return
+		}
+		_, structured := msgs[0].(map[string]any)["structuredContent"]
+		fmt.Printf("outputSchema declared %v: structuredContent %v\n", declared, structured)
+	}
+	// Output:
+	// outputSchema declared false: structuredContent true
+	// outputSchema declared true: structuredContent false
 }

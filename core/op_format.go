@@ -3,6 +3,7 @@ package core
 import (
 	"github.com/toolerr/toolerr/core/internal/field"
 	"github.com/toolerr/toolerr/core/internal/format"
+	"github.com/toolerr/toolerr/core/internal/format/mcp"
 	"github.com/toolerr/toolerr/core/internal/format/outcome"
 )
 
@@ -16,10 +17,14 @@ func codecOf(req map[string]any) (format.Codec, error) {
 }
 
 // opSerialize: {"format", "results": [{"call", "error"|"result"}]} (or one
-// outcome as top-level "call" and "error"|"result") -> the messages to append.
+// outcome as top-level "call" and "error"|"result"), "output_schema"? (mcp
+// only: whether the tool declares an outputSchema) -> the messages to append.
 func opSerialize(req map[string]any) (any, error) {
 	c, err := codecOf(req)
 	if err != nil {
+		return nil, err
+	}
+	if c, err = withOutputSchema(c, req); err != nil {
 		return nil, err
 	}
 	outs, err := outcome.Read(req, "")
@@ -37,6 +42,25 @@ func opSerialize(req map[string]any) (any, error) {
 		return nil, err
 	}
 	return okResponse(append(b, '}')), nil
+}
+
+// withOutputSchema applies the request's "output_schema" member to c: a
+// boolean saying whether the tool whose calls the results answer declares an
+// MCP outputSchema. false puts a failure's envelope in structuredContent too;
+// true, or no member, leaves it to the text block (see package mcp). The
+// member belongs to the mcp format only: another format's request that holds
+// it is refused rather than silently ignored.
+func withOutputSchema(c format.Codec, req map[string]any) (format.Codec, error) {
+	declared, ok, err := field.Get[bool](req, "output_schema", "")
+	if err != nil || !ok {
+		return c, err
+	}
+	m, isMCP := c.(mcp.Codec)
+	if !isMCP {
+		return nil, field.NewError("output_schema", "applies to the mcp format only (whether the tool declares an MCP outputSchema)")
+	}
+	m.NoOutputSchema = !declared
+	return m, nil
 }
 
 // shorthandPath rewrites an error path "results[0].x" to "x" for a request

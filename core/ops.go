@@ -54,7 +54,7 @@ var opTable = [...]op{
 		`{"op":"classify_exception","tool":"read_file","exception":{"traceback":"Traceback (most recent call last):\n  File \"/srv/app/tools.py\", line 12, in read_file\n    return open(path).read()\nFileNotFoundError: [Errno 2] No such file or directory: 'missing.txt'"}}`}, opClassifyException},
 	{OpInfo{"args_error", "`tool`?, `failures` [{path (JSON Pointer of the failing value; for required, the missing property), keyword, expected?}]", "an INVALID_ARGS envelope naming the fields", "docs/args.md",
 		`{"op":"args_error","tool":"get_weather","failures":[{"path":"/days","keyword":"maximum","expected":7},{"path":"/city","keyword":"required"}]}`}, opArgsError},
-	{OpInfo{"serialize", "`format`, `results` [{call {id, name}, error \\| result}] (or one `call` + `error`/`result`)", "the messages to append, in the provider's shape", "docs/formats-*.md",
+	{OpInfo{"serialize", "`format`, `results` [{call {id, name}, error \\| result}] (or one `call` + `error`/`result`), `output_schema`? (mcp: whether the tool declares an outputSchema; false adds the envelope as structuredContent)", "the messages to append, in the provider's shape", "docs/formats-*.md",
 		`{"op":"serialize","format":"anthropic","results":[{"call":{"id":"toolu_01","name":"search"},"error":` + exampleEnvelope + `},{"call":{"id":"toolu_02","name":"get_time"},"result":{"json":{"time":"10:00"}}}]}`}, opSerialize},
 	{OpInfo{"parse", "`format`, `messages`", "the outcomes: [{call, error \\| result}]", "docs/formats-*.md",
 		`{"op":"parse","format":"openai-chat","messages":[{"role":"tool","tool_call_id":"call_1","content":"{\"code\":\"TIMEOUT\",\"details\":{},\"message\":\"Search timed out.\",\"retryable\":true,\"source\":\"tool\"}"}]}`}, opParse},

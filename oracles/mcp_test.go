@@ -1,6 +1,7 @@
 package oracles
 
 import (
+	"encoding/json"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -30,6 +31,11 @@ func mcpOutputs(t *testing.T) map[string]any {
 	for i, n := range names {
 		out[n] = got[i]
 	}
+	// A tool that declares no outputSchema: the envelope is structuredContent too.
+	noSchema, ok := invokeOK(t, map[string]any{"op": "serialize", "format": "mcp", "output_schema": false, "results": results[:1]}).([]any)
+	require.True(t, ok)
+	require.Len(t, noSchema, 1)
+	out["failure, no outputSchema"] = noSchema[0]
 	return out
 }
 
@@ -49,6 +55,14 @@ func TestMCP_failureShape(t *testing.T) {
 	assert.Equal(t, "complete", f["resultType"])
 	assert.NotContains(t, f, "structuredContent", "no structuredContent on errors (MCP schema CallToolResult)")
 	assert.Equal(t, []any{map[string]any{"type": "text", "text": oracleEnvelopeText}}, f["content"])
+
+	// Declaring no outputSchema adds the envelope as an object, equal to the text's.
+	s := mcpOutputs(t)["failure, no outputSchema"].(map[string]any)
+	assert.Equal(t, true, s["isError"])
+	assert.Equal(t, f["content"], s["content"])
+	var env map[string]any
+	require.NoError(t, json.Unmarshal([]byte(oracleEnvelopeText), &env))
+	assert.Equal(t, env, s["structuredContent"])
 }
 
 // TestMCP_schemasDiscriminate shows the validators are live: resultType is

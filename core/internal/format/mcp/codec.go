@@ -9,10 +9,21 @@ import (
 	"github.com/toolerr/toolerr/core/internal/format/outcome"
 )
 
-// Codec is the mcp codec; the zero value is ready to use.
+// Codec is the mcp codec; the zero value is ready to use and writes a
+// failure without structuredContent.
 //
 // See MCP schema CallToolResult.
-type Codec struct{}
+type Codec struct {
+	// NoOutputSchema reports that the tool whose calls the results answer is
+	// known to declare no outputSchema: a failure then also carries the
+	// envelope as its structuredContent, which nothing constrains. False
+	// (the tool declares one, or nothing is known of it) leaves
+	// structuredContent out of a failure, since it must conform to a
+	// declared outputSchema, the envelope does not, and
+	// @modelcontextprotocol/sdk 1.x fails the call with -32602 when it does
+	// not (modelcontextprotocol/typescript-sdk#2748). See the package doc.
+	NoOutputSchema bool
+}
 
 // ResultTypeComplete is the resultType of a finished call, failed or not
 // (MCP 2026-07-28: servers MUST send it; older clients ignore it).
@@ -27,8 +38,8 @@ const ResultTypeComplete = "complete"
 // type or an image whose data is not standard base64.
 //
 // See MCP schema CallToolResult; the README's wire-format table.
-func (Codec) Serialize(outs []outcome.Outcome) ([]any, error) {
-	return outcome.Values(outs, Codec{}.AppendSerialized)
+func (c Codec) Serialize(outs []outcome.Outcome) ([]any, error) {
+	return outcome.Values(outs, c.AppendSerialized)
 }
 
 // AppendSerialized appends the canonical JSON of the CallToolResults to dst:
@@ -36,7 +47,7 @@ func (Codec) Serialize(outs []outcome.Outcome) ([]any, error) {
 // written without building its value tree. Errors are those Serialize
 // documents, and the canonical writer's for a failure whose details hold a
 // value JSON cannot carry (NaN, ±Inf).
-func (Codec) AppendSerialized(dst []byte, outs []outcome.Outcome) ([]byte, error) {
+func (c Codec) AppendSerialized(dst []byte, outs []outcome.Outcome) ([]byte, error) {
 	dst = append(dst, '[')
 	for i := range outs {
 		o := &outs[i]
@@ -48,11 +59,9 @@ func (Codec) AppendSerialized(dst []byte, outs []outcome.Outcome) ([]byte, error
 		}
 		var err error
 		if o.Error != nil {
-			dst = append(dst, `{"content":[{"text":`...)
-			if dst, err = outcome.AppendEnvelopeString(dst, *o.Error); err != nil {
+			if dst, err = c.appendFailure(dst, *o.Error); err != nil {
 				return dst, err
 			}
-			dst = append(dst, `,"type":"text"}],"isError":true,"resultType":"`+ResultTypeComplete+`"}`...)
 			continue
 		}
 		m, err := success(i, *o.Result)
@@ -64,6 +73,28 @@ func (Codec) AppendSerialized(dst []byte, outs []outcome.Outcome) ([]byte, error
 		}
 	}
 	return append(dst, ']'), nil
+}
+
+// appendFailure appends the CallToolResult of failure e: isError, the
+// envelope's canonical JSON as the one text block, and with NoOutputSchema
+// the same envelope as structuredContent (members in RFC 8785 order).
+func (c Codec) appendFailure(dst []byte, e envelope.Envelope) ([]byte, error) {
+	safe := outcome.Safe(e)
+	dst = append(dst, `{"content":[{"text":`...)
+	start := len(dst)
+	dst, err := safe.AppendCanonical(dst)
+	if err != nil {
+		return dst[:start], err
+	}
+	dst = outcome.QuoteTail(dst, start)
+	dst = append(dst, `,"type":"text"}],"isError":true,"resultType":"`+ResultTypeComplete+`"`...)
+	if c.NoOutputSchema {
+		dst = append(dst, `,"structuredContent":`...)
+		if dst, err = safe.AppendCanonical(dst); err != nil {
+			return dst, err
+		}
+	}
+	return append(dst, '}'), nil
 }
 
 func text(s string) map[string]any { return map[string]any{"type": "text", "text": s} }
@@ -126,7 +157,8 @@ func success(i int, r outcome.Result) (map[string]any, error) {
 }
 
 // Parse reads CallToolResults back into outcomes, in order (with an empty
-// Call). isError with one text block holding an envelope is that failure;
+// Call). isError with one text block holding an envelope is that failure
+// (its structuredContent, if any, is not read: the text is the same envelope);
 // isError otherwise is a TOOL_ERROR envelope built from the text (the failure
 // flag is never lost, maximhq/bifrost#5450). A success with object
 // structuredContent is JSON; otherwise no block or the placeholder is Empty,

@@ -50,6 +50,33 @@ func TestSerialize_shapes(t *testing.T) {
 	}
 }
 
+// TestSerialize_noOutputSchema: a tool known to declare no outputSchema gets
+// the envelope as structuredContent too, the same sanitized object as the
+// text; successes are as without it.
+func TestSerialize_noOutputSchema(t *testing.T) {
+	c := Codec{NoOutputSchema: true}
+	env := &envelope.Envelope{Code: "TOOL_ERROR", Message: "Fetch failed: Authorization: Bearer PLACEHOLDER_TOKEN", Details: map[string]any{"tool": "fetch"}, Source: "tool"}
+	got, err := c.Serialize([]outcome.Outcome{{Error: env}, {Result: res(outcome.Result{Kind: outcome.Text, Text: "Sunny"})}})
+	require.NoError(t, err)
+	require.Len(t, got, 2)
+	f := got[0].(map[string]any)
+	safe := `{"code":"TOOL_ERROR","details":{"tool":"fetch"},"message":"Fetch failed: Authorization: Bearer [REDACTED].","retryable":false,"source":"tool"}`
+	assert.Equal(t, `{"content":[{"text":`+string(canonical.AppendString(nil, safe))+`,"type":"text"}],"isError":true,"resultType":"complete","structuredContent":`+safe+`}`, marshal(t, f))
+	assert.Equal(t, `{"content":[{"text":"Sunny","type":"text"}],"resultType":"complete"}`, marshal(t, got[1]))
+
+	back, err := Codec{}.Parse(got)
+	require.NoError(t, err)
+	require.NotNil(t, back[0].Error)
+	assert.Equal(t, "TOOL_ERROR", string(back[0].Error.Code))
+	again, err := c.Serialize(back)
+	require.NoError(t, err)
+	assert.Equal(t, marshal(t, got), marshal(t, again), "serialize(parse(x)) == x with structuredContent")
+
+	// A value JSON cannot carry in details fails the whole result, not half of it.
+	_, err = c.Serialize([]outcome.Outcome{{Error: &envelope.Envelope{Code: "TOOL_ERROR", Message: "m", Details: map[string]any{"x": math.NaN()}, Source: "tool"}}})
+	require.Error(t, err)
+}
+
 func TestSerialize_errors(t *testing.T) {
 	tests := []struct {
 		name string
