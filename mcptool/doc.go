@@ -5,15 +5,18 @@
 // and retryable failures may be retried by a resilience.Executor before the
 // client sees anything.
 //
-//	mcp.AddTool(server, &mcp.Tool{Name: "search"}, mcptool.For("search", search, executor))
+//	tool := &mcp.Tool{Name: "search"}
+//	mcp.AddTool(server, tool, mcptool.For(tool, search, executor))
 //
-// The result's bytes are the core's mcp format (core.Serialize with
-// core.FormatMCP): the same CallToolResult every toolerr language writes,
-// read back by core.Parse. The envelope is not put in structuredContent: it
-// must conform to the tool's output schema when one is declared, which
-// mcp.AddTool derives from every Out type but any, and clients that validate
-// it on error results would then fail the call with a protocol error instead
-// of showing the model the failure (docs/frameworks.md, MCP servers).
+// The result's bytes are the core's mcp format (core.SerializeMCP): the same
+// CallToolResult every toolerr language writes, read back by core.Parse. The
+// envelope is also the result's structuredContent when the tool declares no
+// output schema; when it declares one (mcp.AddTool derives one from every
+// Out type but any) the envelope stays in the text block, because
+// structuredContent must conform to that schema and clients that validate it
+// on error results would fail the call with a protocol error instead of
+// showing the model the failure (docs/frameworks.md, MCP servers). The
+// decision is the core's; the package only tells it what the Tool declares.
 //
 // The package is a module of its own (with replace => ../ in a clone), so
 // importing toolerr's core never pulls in the MCP SDK.

@@ -46,7 +46,8 @@ func ExampleFor() {
 
 	server := mcp.NewServer(&mcp.Implementation{Name: "flights", Version: "1.0.0"}, nil)
 	x := &resilience.Executor{Retry: core.RetryPolicy{MaxAttempts: 3, BaseMs: 20}}
-	mcp.AddTool(server, &mcp.Tool{Name: "search", Description: "Search for flights."}, mcptool.For("search", search, x))
+	tool := &mcp.Tool{Name: "search", Description: "Search for flights."}
+	mcp.AddTool(server, tool, mcptool.For(tool, search, x))
 
 	ctx := context.Background()
 	st, ct := mcp.NewInMemoryTransports()

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"reflect"
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -25,58 +26,90 @@ func Envelope(err error, tool string) core.Envelope {
 	return core.ClassifyError(err, core.ClassifyOptions{Source: core.SourceTool, Tool: tool})
 }
 
-// Result returns the CallToolResult of a failure: the core's mcp
-// serialization of env (isError true, the envelope's JSON as the one text
-// block, resultType complete). An envelope the core refuses to write (a
-// value JSON cannot carry in its details) becomes the core's INVALID_INPUT
-// envelope, so a failure is always answered.
-func Result(env core.Envelope) *mcp.CallToolResult {
+// Result returns the CallToolResult of a failure for tool (nil: nothing is
+// known of it): the core's mcp serialization of env (isError true, the
+// envelope's JSON as the one text block, resultType complete), with the
+// envelope as structuredContent too when tool declares no OutputSchema
+// (core.SerializeMCP). It is the answer of a raw mcp.ToolHandler; a typed
+// handler's result is For's. An envelope the core refuses to write (a value
+// JSON cannot carry in its details) is written without its details, so a
+// failure is always answered.
+func Result(env core.Envelope, tool *mcp.Tool) *mcp.CallToolResult {
 	var res mcp.CallToolResult
-	if err := json.Unmarshal(resultBytes(env), &res); err != nil {
+	if err := json.Unmarshal(resultBytes(env, declares(tool)), &res); err != nil {
 		// Unreachable for the core's output; answer with the text alone.
 		res.SetError(errors.New(text(env)))
 	}
 	return &res
 }
 
-// For wraps a typed handler for mcp.AddTool. On success it returns h's
-// result; on failure (h returns an error that is not a *jsonrpc.Error) the
-// SDK sends isError true with the envelope's JSON as the text, and no
-// structuredContent. x, when not nil, runs each call under the runtime:
+// declares reports whether tool declares an output schema, or may: nil (an
+// unknown tool) counts as declaring one, so that nothing is put in
+// structuredContent that its schema could reject.
+func declares(tool *mcp.Tool) bool { return tool == nil || tool.OutputSchema != nil }
+
+// nameOf is the tool's name, "" for nil (the envelope then names no tool).
+func nameOf(tool *mcp.Tool) string {
+	if tool == nil {
+		return ""
+	}
+	return tool.Name
+}
+
+// For wraps a typed handler for mcp.AddTool(server, tool, For(tool, h, x)).
+// On success it returns h's result. On failure (h returns an error that is
+// not a *jsonrpc.Error) the client reads isError true with the envelope's
+// JSON as the one text block; the envelope is also the structuredContent
+// when the tool declares no output schema, which for mcp.AddTool means Out
+// is any and tool.OutputSchema is nil (otherwise the SDK declares the schema
+// of Out, which the envelope would violate, and the SDK's own error path
+// sends the text alone). x, when not nil, runs each call under the runtime:
 // retryable failures are retried with full jitter, the breaker, budget and
 // loop guard apply (the loop guard sees the typed input), and only the final
-// failure reaches the client. tool names the tool in the envelope (give the
-// registered name). Arguments that fail the input schema never reach h: the
-// SDK answers them itself.
-func For[In, Out any](tool string, h mcp.ToolHandlerFor[In, Out], x *resilience.Executor) mcp.ToolHandlerFor[In, Out] {
+// failure reaches the client. tool.Name names the tool in the envelope.
+// Arguments that fail the input schema never reach h: the SDK answers them
+// itself.
+func For[In, Out any](tool *mcp.Tool, h mcp.ToolHandlerFor[In, Out], x *resilience.Executor) mcp.ToolHandlerFor[In, Out] {
+	// The rule of mcp.AddTool: an output schema is declared when the tool
+	// has one or Out is not any.
+	declared := declares(tool) || reflect.TypeFor[Out]() != reflect.TypeFor[any]()
+	name := nameOf(tool)
 	return func(ctx context.Context, req *mcp.CallToolRequest, in In) (*mcp.CallToolResult, Out, error) {
-		res, out, err := call(ctx, x, tool, in, func(ctx context.Context) (*mcp.CallToolResult, Out, error) { return h(ctx, req, in) })
+		res, out, err := call(ctx, x, name, in, func(ctx context.Context) (*mcp.CallToolResult, Out, error) { return h(ctx, req, in) })
 		if _, protocol := err.(*jsonrpc.Error); err == nil || protocol { // the SDK sends a *jsonrpc.Error as it is
 			return res, out, err
 		}
 		var zero Out
+		env := Envelope(err, name)
+		if !declared {
+			// Out is any: the SDK passes a result with a nil Out through as it is.
+			return Result(env, tool), zero, nil
+		}
 		// The SDK's typed path answers a handler's error with isError and the
 		// error's text as the one text block: the core's text for the envelope.
-		return nil, zero, envelopeError{text(Envelope(err, tool))}
+		return nil, zero, envelopeError{text(env)}
 	}
 }
 
-// Handler wraps a raw mcp.ToolHandler for Server.AddTool. On failure (h
-// returns an error) it returns Result(envelope) instead of the protocol
-// error the SDK would send; x and tool are as for For (the loop guard sees
-// the raw arguments).
-func Handler(tool string, h mcp.ToolHandler, x *resilience.Executor) mcp.ToolHandler {
+// Handler wraps a raw mcp.ToolHandler for server.AddTool(tool, Handler(tool,
+// h, x)). On failure (h returns an error) it returns Result(envelope, tool)
+// instead of the protocol error the SDK would send: structuredContent holds
+// the envelope too unless tool.OutputSchema is set. x is as for For (the
+// loop guard sees the raw arguments); tool.Name names the tool in the
+// envelope.
+func Handler(tool *mcp.Tool, h mcp.ToolHandler, x *resilience.Executor) mcp.ToolHandler {
+	name := nameOf(tool)
 	return func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 		var args any
 		if req != nil && req.Params != nil {
 			args = req.Params.Arguments
 		}
-		res, _, err := call(ctx, x, tool, args, func(ctx context.Context) (*mcp.CallToolResult, struct{}, error) {
+		res, _, err := call(ctx, x, name, args, func(ctx context.Context) (*mcp.CallToolResult, struct{}, error) {
 			res, err := h(ctx, req)
 			return res, struct{}{}, err
 		})
 		if err != nil {
-			return Result(Envelope(err, tool)), nil
+			return Result(Envelope(err, name), tool), nil
 		}
 		return res, nil
 	}
@@ -99,14 +132,16 @@ func call[Out any](ctx context.Context, x *resilience.Executor, tool string, arg
 	return b.res, b.out, err
 }
 
-// serialized is the core's mcp CallToolResult of env, as a value tree. An
-// envelope the core cannot write (a hand-built one whose details hold a value
-// JSON cannot carry) is written without its details.
-func serialized(env core.Envelope) map[string]any {
-	msgs, err := core.Serialize(core.FormatMCP, []core.Outcome{{Error: &env}})
+// serialized is the core's mcp CallToolResult of env for a tool that
+// declares an output schema or not, as a value tree. An envelope the core
+// cannot write (a hand-built one whose details hold a value JSON cannot
+// carry) is written without its details.
+func serialized(env core.Envelope, declared bool) map[string]any {
+	opts := core.MCPOptions{OutputSchema: declared}
+	msgs, err := core.SerializeMCP([]core.Outcome{{Error: &env}}, opts)
 	if err != nil {
 		env.Details = nil
-		msgs, _ = core.Serialize(core.FormatMCP, []core.Outcome{{Error: &env}})
+		msgs, _ = core.SerializeMCP([]core.Outcome{{Error: &env}}, opts)
 	}
 	if len(msgs) != 1 {
 		return nil
@@ -116,14 +151,14 @@ func serialized(env core.Envelope) map[string]any {
 }
 
 // resultBytes is the JSON of the core's mcp CallToolResult of env.
-func resultBytes(env core.Envelope) []byte {
-	b, _ := json.Marshal(serialized(env))
+func resultBytes(env core.Envelope, declared bool) []byte {
+	b, _ := json.Marshal(serialized(env, declared))
 	return b
 }
 
 // text is the one text block of the core's CallToolResult for env.
 func text(env core.Envelope) string {
-	content, _ := serialized(env)["content"].([]any)
+	content, _ := serialized(env, true)["content"].([]any)
 	if len(content) == 1 {
 		if block, ok := content[0].(map[string]any); ok {
 			if t, ok := block["text"].(string); ok {

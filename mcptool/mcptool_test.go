@@ -3,12 +3,12 @@ package mcptool_test
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"net/http"
 	"net/http/httptest"
 	"net/url"
-	"strings"
 	"sync/atomic"
 	"testing"
 
@@ -71,6 +71,13 @@ func search(base string) mcp.ToolHandlerFor[searchIn, searchOut] {
 // connect serves the tools of add on an in-memory transport and returns a
 // client session that has listed them, as a host does first.
 func connect(t *testing.T, add func(*mcp.Server)) *mcp.ClientSession {
+	cs, _, _ := connectWire(t, add)
+	return cs
+}
+
+// connectWire is connect that also returns the tools the client listed and
+// the record of every message the client read.
+func connectWire(t *testing.T, add func(*mcp.Server)) (*mcp.ClientSession, []*mcp.Tool, *wire) {
 	t.Helper()
 	ctx := context.Background()
 	server := mcp.NewServer(&mcp.Implementation{Name: "flights", Version: "1.0.0"}, nil)
@@ -78,12 +85,13 @@ func connect(t *testing.T, add func(*mcp.Server)) *mcp.ClientSession {
 	st, ct := mcp.NewInMemoryTransports()
 	ss, err := server.Connect(ctx, st, nil)
 	require.NoError(t, err)
-	cs, err := mcp.NewClient(&mcp.Implementation{Name: "host", Version: "1.0.0"}, nil).Connect(ctx, ct, nil)
+	w := &wire{}
+	cs, err := mcp.NewClient(&mcp.Implementation{Name: "host", Version: "1.0.0"}, nil).Connect(ctx, logged(ct, w), nil)
 	require.NoError(t, err)
 	t.Cleanup(func() { cs.Close(); ss.Wait() })
-	_, err = cs.ListTools(ctx, nil)
+	listed, err := cs.ListTools(ctx, nil)
 	require.NoError(t, err)
-	return cs
+	return cs, listed.Tools, w
 }
 
 var args = map[string]any{"q": "flights", "max_results": 500}
@@ -134,9 +142,11 @@ func TestFor_beforeToolerrTheSDKSendsTheErrorTextAndTheHostLoops(t *testing.T) {
 
 func TestFor_theEnvelopeAndTheHostStopsAfterThe400(t *testing.T) {
 	srv, n := seedSearch(t)
-	cs := connect(t, func(s *mcp.Server) {
-		mcp.AddTool(s, &mcp.Tool{Name: "search"}, mcptool.For("search", search(srv.URL), nil))
+	tool := &mcp.Tool{Name: "search"}
+	cs, listed, w := connectWire(t, func(s *mcp.Server) {
+		mcp.AddTool(s, tool, mcptool.For(tool, search(srv.URL), nil))
 	})
+	require.NotNil(t, listed[0].OutputSchema) // mcp.AddTool declares the schema of searchOut
 	seen := host(t, cs, 6)
 	require.Len(t, seen, 3)
 	var got [][]any
@@ -149,6 +159,11 @@ func TestFor_theEnvelopeAndTheHostStopsAfterThe400(t *testing.T) {
 	}
 	assert.Equal(t, [][]any{{"TRANSPORT", true, 503.0, "search"}, {"TRANSPORT", true, 503.0, "search"}, {"INVALID_ARGS", false, 400.0, "search"}}, got)
 	assert.EqualValues(t, 3, n.Load())
+	onWire := w.results(t)
+	requireValidResults(t, onWire)
+	for _, r := range onWire {
+		assert.NotContains(t, r, "structuredContent")
+	}
 
 	// The text is the core's: the CallToolResult parses back as the failure, byte for byte its envelope.
 	env, _ := envelopeIn(seen[2])
@@ -168,7 +183,8 @@ func TestFor_theEnvelopeAndTheHostStopsAfterThe400(t *testing.T) {
 func TestFor_underAnExecutorTheHostReadsOnlyThe400(t *testing.T) {
 	srv, n := seedSearch(t)
 	cs := connect(t, func(s *mcp.Server) {
-		mcp.AddTool(s, &mcp.Tool{Name: "search"}, mcptool.For("search", search(srv.URL), executor()))
+		tool := &mcp.Tool{Name: "search"}
+		mcp.AddTool(s, tool, mcptool.For(tool, search(srv.URL), executor()))
 	})
 	seen := host(t, cs, 6)
 	require.Len(t, seen, 1)
@@ -191,7 +207,7 @@ func TestHandler_aFailureIsAResultNotAJSONRPCError(t *testing.T) {
 	_, err := cs.CallTool(context.Background(), &mcp.CallToolParams{Name: "search", Arguments: args})
 	require.Error(t, err)
 
-	cs = connect(t, func(s *mcp.Server) { s.AddTool(tool, mcptool.Handler("search", failing, nil)) })
+	cs, _, w := connectWire(t, func(s *mcp.Server) { s.AddTool(tool, mcptool.Handler(tool, failing, nil)) })
 	r, err := cs.CallTool(context.Background(), &mcp.CallToolParams{Name: "search", Arguments: args})
 	require.NoError(t, err)
 	assert.True(t, r.IsError)
@@ -200,18 +216,109 @@ func TestHandler_aFailureIsAResultNotAJSONRPCError(t *testing.T) {
 	assert.Equal(t, core.CodeToolError, env.Code)
 	b, _ := json.Marshal(r)
 	assert.NotContains(t, string(b), "sk-proj-abcdefghijklmnopqrstuvwx")
+	onWire := w.results(t)
+	requireValidResults(t, onWire)
+	assert.Equal(t, asJSON(t, env), onWire[0]["structuredContent"]) // no output schema: the envelope is the structured result too
+}
+
+func TestHandler_aToolWithAnOutputSchemaGetsTheTextAlone(t *testing.T) {
+	failing := func(context.Context, *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+		return nil, errors.New("index offline")
+	}
+	tool := &mcp.Tool{Name: "search", InputSchema: map[string]any{"type": "object"},
+		OutputSchema: map[string]any{"type": "object", "required": []any{"results"}, "properties": map[string]any{"results": map[string]any{"type": "array"}}}}
+	cs, listed, w := connectWire(t, func(s *mcp.Server) { s.AddTool(tool, mcptool.Handler(tool, failing, nil)) })
+	require.NotNil(t, listed[0].OutputSchema)
+	r, err := cs.CallTool(context.Background(), &mcp.CallToolParams{Name: "search", Arguments: args})
+	require.NoError(t, err)
+	assert.True(t, r.IsError)
+	_, ok := envelopeIn(r)
+	require.True(t, ok)
+	onWire := w.results(t)
+	requireValidResults(t, onWire)
+	assert.NotContains(t, onWire[0], "structuredContent")
+}
+
+// searchAny is search for a tool that declares no output schema: Out is any.
+func searchAny(base string) mcp.ToolHandlerFor[searchIn, any] {
+	h := search(base)
+	return func(ctx context.Context, req *mcp.CallToolRequest, in searchIn) (*mcp.CallToolResult, any, error) {
+		res, out, err := h(ctx, req, in)
+		return res, out, err
+	}
+}
+
+func TestFor_aToolWithoutAnOutputSchemaGetsTheEnvelopeAsStructuredContent(t *testing.T) {
+	srv, n := seedSearch(t)
+	tool := &mcp.Tool{Name: "search"}
+	cs, listed, w := connectWire(t, func(s *mcp.Server) { mcp.AddTool(s, tool, mcptool.For(tool, searchAny(srv.URL), nil)) })
+	require.Nil(t, listed[0].OutputSchema) // Out is any: mcp.AddTool declares none
+	seen := host(t, cs, 6)
+	require.Len(t, seen, 3) // the client read every failure: TRANSPORT, TRANSPORT, INVALID_ARGS
+	assert.EqualValues(t, 3, n.Load())
+	onWire := w.results(t)
+	require.Len(t, onWire, 3)
+	requireValidResults(t, onWire)
+	var codes []any
+	for i, r := range onWire {
+		env, ok := envelopeIn(seen[i])
+		require.True(t, ok)
+		assert.Equal(t, true, r["isError"])
+		assert.Equal(t, asJSON(t, env), r["structuredContent"], "result %d: the same envelope as the text", i)
+		codes = append(codes, r["structuredContent"].(map[string]any)["code"])
+	}
+	assert.Equal(t, []any{"TRANSPORT", "TRANSPORT", "INVALID_ARGS"}, codes)
+	// The bytes are the core's for a tool without an output schema.
+	env, _ := envelopeIn(seen[2])
+	want, err := core.SerializeMCP([]core.Outcome{{Error: &env}}, core.MCPOptions{OutputSchema: false})
+	require.NoError(t, err)
+	delete(onWire[2], "_meta") // the SDK adds its serverInfo
+	assert.Equal(t, asJSON(t, want[0]), onWire[2])
+}
+
+func TestFor_anOutputSchemaSetOnTheToolKeepsTheEnvelopeOut(t *testing.T) {
+	srv, _ := seedSearch(t)
+	tool := &mcp.Tool{Name: "search", OutputSchema: map[string]any{"type": "object", "required": []any{"results"}}}
+	cs, listed, w := connectWire(t, func(s *mcp.Server) { mcp.AddTool(s, tool, mcptool.For(tool, searchAny(srv.URL), nil)) })
+	require.NotNil(t, listed[0].OutputSchema)
+	seen := host(t, cs, 1)
+	assert.True(t, seen[0].IsError)
+	onWire := w.results(t)
+	requireValidResults(t, onWire)
+	assert.NotContains(t, onWire[0], "structuredContent")
 }
 
 func TestResult_isTheCoresMCPResult(t *testing.T) {
 	env := core.ClassifyHTTP(429, map[string][]string{"Retry-After": {"7"}}, nil, core.ClassifyOptions{Source: core.SourceTool, Tool: "search"})
-	got, err := json.Marshal(mcptool.Result(env))
+	for _, tc := range []struct {
+		name     string
+		tool     *mcp.Tool
+		declared bool
+	}{
+		{"unknown tool", nil, true},
+		{"no output schema", &mcp.Tool{Name: "search"}, false},
+		{"output schema", &mcp.Tool{Name: "search", OutputSchema: map[string]any{"type": "object"}}, true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			got := asJSON(t, mcptool.Result(env, tc.tool))
+			want, err := core.SerializeMCP([]core.Outcome{{Error: &env}}, core.MCPOptions{OutputSchema: tc.declared})
+			require.NoError(t, err)
+			assert.Equal(t, asJSON(t, want[0]), got)
+			assert.Equal(t, true, got["isError"])
+			_, structured := got["structuredContent"]
+			assert.Equal(t, !tc.declared, structured)
+		})
+	}
+}
+
+// asJSON is v as a JSON object value tree.
+func asJSON(t *testing.T, v any) map[string]any {
+	t.Helper()
+	b, err := json.Marshal(v)
 	require.NoError(t, err)
-	want, err := core.Serialize(core.FormatMCP, []core.Outcome{{Error: &env}})
-	require.NoError(t, err)
-	wantJSON, err := json.Marshal(want[0])
-	require.NoError(t, err)
-	assert.JSONEq(t, string(wantJSON), string(got))
-	assert.True(t, strings.Contains(string(got), `"isError":true`))
+	var m map[string]any
+	require.NoError(t, json.Unmarshal(b, &m))
+	return m
 }
 
 func TestEnvelope_keepsAResilienceErrorsEnvelope(t *testing.T) {
