@@ -35,7 +35,9 @@ import * as mcp from 'toolerr/integrations/mcp';
 
 const mcpSearch = mcp.toolErrors(async ({ q }: { q: string }) => ({ content: [{ type: 'text' as const, text: q }] }), { name: 'search', executor: new Executor() });
 new McpServer({ name: 's', version: '1' }).registerTool('search', { inputSchema: { q: z.string() } }, mcpSearch);
-const failed: { isError?: boolean } = mcp.callToolResult({ code: 'TIMEOUT', message: 'x', retryable: true, details: {}, source: 'tool' });
+const failed: { isError?: boolean } = mcp.callToolResult({ code: 'TIMEOUT', message: 'x', retryable: true, details: {}, source: 'tool' }, { outputSchema: false });
+const registered = mcp.registerTool(new McpServer({ name: 's', version: '1' }), 'search', { inputSchema: { q: z.string() } },
+  async ({ q }) => ({ content: [{ type: 'text' as const, text: q.toUpperCase() }] }), { executor: new Executor() });
 
 // skipLibCheck skips every .d.ts, so an import our types could not resolve would turn a hook's type
 // into any, unseen: each probe below must fail to compile (a hook is not a number).
@@ -51,4 +53,6 @@ const probe4: number = node;
 const probe5: number = aiSearch;
 // @ts-expect-error
 const probe6: number = mcpSearch;
-export { content, errOut, failed, probe1, probe2, probe3, probe4, probe5, probe6 };
+// @ts-expect-error
+const probe7: number = registered;
+export { content, errOut, failed, probe1, probe2, probe3, probe4, probe5, probe6, probe7 };

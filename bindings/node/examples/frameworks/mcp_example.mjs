@@ -4,7 +4,7 @@ import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { z } from 'zod';
 import { Executor } from 'toolerr';
-import { toolErrors } from 'toolerr/integrations/mcp';
+import { registerTool } from 'toolerr/integrations/mcp';
 
 const [searchUrl] = process.argv.slice(2); // the search service (the test's, on loopback)
 
@@ -15,8 +15,9 @@ async function search({ q, max_results }) {
 }
 
 const server = new McpServer({ name: 'flights', version: '1.0.0' });
-server.registerTool('search', { description: 'Search for flights.', inputSchema: { q: z.string(), max_results: z.number() } },
-  toolErrors(search, { name: 'search', executor: new Executor({ retry: { max_attempts: 3, base_ms: 20 } }) }));
+// server.registerTool with the handler wrapped by toolErrors; no outputSchema, so the envelope is the structuredContent too
+registerTool(server, 'search', { description: 'Search for flights.', inputSchema: { q: z.string(), max_results: z.number() } },
+  search, { executor: new Executor({ retry: { max_attempts: 3, base_ms: 20 } }) });
 
 const [serverSide, clientSide] = InMemoryTransport.createLinkedPair();
 const client = new Client({ name: 'host', version: '1.0.0' });
@@ -25,4 +26,5 @@ const result = await client.callTool({ name: 'search', arguments: { q: 'flights'
 const envelope = JSON.parse(result.content[0].text);
 console.log(`isError: ${result.isError}`);
 console.log(`${envelope.code} retryable: ${envelope.retryable}`);
+console.log(`structuredContent: ${result.structuredContent.code}`);
 await client.close();
