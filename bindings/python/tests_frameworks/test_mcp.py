@@ -5,7 +5,6 @@ results are checked against the MCP schemas in ../shared/specs."""
 from __future__ import annotations
 
 import asyncio
-import functools
 import json
 import os
 from pathlib import Path
@@ -46,11 +45,10 @@ def listed(s: MCPServer) -> Any:
 
 def unannotated(fn: Any) -> Any:
     """fn without its return annotation: MCPServer then declares no outputSchema."""
-    @functools.wraps(fn)
-    async def bare(q: str, max_results: int):  # type: ignore[no-untyped-def]
+    async def search(q: str, max_results: int):  # type: ignore[no-untyped-def]
         return await fn(q, max_results)
-    del bare.__wrapped__
-    return bare
+    search.__doc__ = fn.__doc__
+    return search
 
 
 def validate_both(results: List[Dict[str, Any]]) -> None:
