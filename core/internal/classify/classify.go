@@ -146,9 +146,16 @@ func SSE(event string, data any, contentEmitted bool, opt Options) envelope.Enve
 // tool) or UNEXPECTED_STATUS (source provider), never retried: text toolerr
 // cannot read is no reason to resend.
 //
+// Text that is a raw text/event-stream holding an error event (a streamed
+// response captured whole and passed on as text) is read as that stream,
+// exactly as HTTP reads it under a 2xx status: the stream began and failed.
+//
 // See https://github.com/topcheer/ggcode/issues/306 (a 400 given as text,
 // retried 20 times).
 func Text(text string, opt Options) envelope.Envelope {
+	if ev, ok := findStreamError(text); ok && ev.found {
+		return build(&input{stream: true, event: ev.event, body: ev.data, contentEmitted: ev.contentEmitted}, opt)
+	}
 	in := textInput(text)
 	return build(&in, opt)
 }
