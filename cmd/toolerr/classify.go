@@ -20,7 +20,7 @@ func runClassify(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	nowMs := fs.Int64("now-ms", 0, "the time of the response in ms since the Unix epoch (default: the response's Date header)")
 	attempt := fs.Int("attempt", 0, "attempt number, copied to details.attempt")
 	if err := fs.Parse(args); err != nil {
-		return 2
+		return parseStatus(err)
 	}
 	in, err := readInput(fs.Args(), stdin)
 	if err != nil {

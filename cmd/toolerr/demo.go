@@ -28,7 +28,7 @@ func runDemo(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	flags := newFlags("demo", stderr)
 	shared := flags.String("shared", "", "the shared folder holding fixtures/real (default: $TOOLERR_SHARED, then ../shared)")
 	if err := flags.Parse(args); err != nil {
-		return 2
+		return parseStatus(err)
 	}
 	if err := demoWorkedExample(stdout); err != nil {
 		return fail(stderr, err)

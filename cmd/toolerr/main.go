@@ -41,7 +41,7 @@ func commands() []command {
 		{"check", "check --format P [FILE]", "list what provider P would reject in a message list or a whole request body", passthrough("check")},
 		{"repair", "repair --format P [FILE]", "answer unanswered calls, drop orphans, reorder and merge results (a list, or a whole body kept whole)", passthrough("repair")},
 		{"convert", "convert --from P --to Q [FILE]", "translate a list, or a whole request body (system prompt, tools, parameters), from P's shape to Q's", passthrough("convert")},
-		{"trim", "trim --format P --max-chars N [FILE]", "drop the oldest turns to fit a size, never splitting a call from its results", passthrough("trim")},
+		{"trim", "trim --format P --max-chars N [FILE]", "drop the oldest turns to fit a size (or --max-messages N), never splitting a call from its results", passthrough("trim")},
 		{"replay", "replay --format P TRACE", "replay a recorded failure trace through a provider's adapter", passthrough("replay")},
 		{"demo", "demo [--shared DIR]", "the main job: the seed's worked example, then every real recording classified", runDemo},
 		{"gateway", "gateway [flags]", "run the HTTP gateway (toolerr-gateway): every request and upstream error through the egress ops", external("toolerr-gateway")},
@@ -151,6 +151,15 @@ func newFlags(name string, stderr io.Writer) *flag.FlagSet {
 	return fs
 }
 
+// parseStatus is the exit status for a flag parsing error: 0 when the user
+// asked for -h or --help (the usage was printed), 2 for a usage error.
+func parseStatus(err error) int {
+	if errors.Is(err, flag.ErrHelp) {
+		return 0
+	}
+	return 2
+}
+
 // readInput reads the single FILE argument, or standard input for none or "-".
 // Input over core.MaxRequestBytes is an error; at most one byte more is read.
 func readInput(args []string, stdin io.Reader) ([]byte, error) {
@@ -253,7 +262,7 @@ func fail(stderr io.Writer, err error) int {
 func runInvoke(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	fs := newFlags("invoke", stderr)
 	if err := fs.Parse(args); err != nil {
-		return 2
+		return parseStatus(err)
 	}
 	in, err := readInput(fs.Args(), stdin)
 	if err != nil {
@@ -318,12 +327,15 @@ func passthrough(op string) func([]string, io.Reader, io.Writer, io.Writer) int 
 			vals[f] = fs.String(f, "", flagDocs[f])
 		}
 		if err := fs.Parse(args); err != nil {
-			return 2
+			return parseStatus(err)
 		}
 		for _, f := range spec.required {
 			if *vals[f] == "" {
 				return fail(stderr, fmt.Errorf("%s needs --%s", op, f))
 			}
+		}
+		if op == "trim" && *vals["max-chars"] == "" && *vals["max-messages"] == "" {
+			return fail(stderr, errors.New("trim needs a budget: --max-chars or --max-messages"))
 		}
 		in, err := readInput(fs.Args(), stdin)
 		if err != nil {

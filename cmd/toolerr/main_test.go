@@ -257,3 +257,32 @@ func TestRun_externalCommand(t *testing.T) {
 	assert.Equal(t, "args: --hops same\n", stdout)
 	assert.Equal(t, "stdin: hello\n", stderr)
 }
+
+// TestRun_helpAndBudget: -h of every command exits 0 (the usage asked for
+// is no usage error), an unknown flag exits 2, and trim without a budget is
+// a usage error (2), not an answer of the core (1).
+func TestRun_helpAndBudget(t *testing.T) {
+	for _, cmd := range []string{"classify", "wrap", "check", "repair", "convert", "trim", "replay", "invoke", "demo"} {
+		code, _, stderr := runCLI(t, "", cmd, "-h")
+		assert.Equal(t, 0, code, cmd)
+		assert.Contains(t, stderr, "Usage of toolerr "+cmd, cmd)
+		code, _, _ = runCLI(t, "", cmd, "--no-such-flag")
+		assert.Equal(t, 2, code, cmd)
+	}
+	code, _, stderr := runCLI(t, "[]", "trim", "--format", "openai")
+	assert.Equal(t, 2, code)
+	assert.Contains(t, stderr, "trim needs a budget")
+	code, stdout, _ := runCLI(t, `[{"role":"user","content":"a"},{"role":"user","content":"b"}]`, "trim", "--format", "openai", "--max-messages", "1")
+	assert.Equal(t, 0, code)
+	assert.Contains(t, stdout, `"dropped":1`)
+}
+
+// TestRun_classifyStreamText: a raw event stream piped to classify (error
+// text) reads as the stream it is, as the body of a 200 does.
+func TestRun_classifyStreamText(t *testing.T) {
+	stream := "event: message_start\ndata: {\"type\":\"message_start\"}\n\nevent: error\ndata: {\"type\":\"error\",\"error\":{\"type\":\"overloaded_error\",\"message\":\"Overloaded\"}}\n\n"
+	code, stdout, _ := runCLI(t, stream, "classify", "--provider", "anthropic")
+	assert.Equal(t, 0, code)
+	assert.Contains(t, stdout, `"code":"OVERLOADED"`)
+	assert.Contains(t, stdout, `"retryable":true`)
+}

@@ -18,7 +18,7 @@ func runWrap(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	callID := fs.String("call-id", "", "the tool call id the failure answers (tool_call_id, call_id, tool_use_id, toolUseId)")
 	name := fs.String("name", "", "the function name (required by gemini)")
 	if err := fs.Parse(args); err != nil {
-		return 2
+		return parseStatus(err)
 	}
 	if *provider == "" {
 		return fail(stderr, errors.New("wrap needs --provider"))
