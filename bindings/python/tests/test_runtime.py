@@ -155,6 +155,26 @@ def test_memory_store_compare_and_swap() -> None:
     assert s.compare_and_swap("none", b"a", b"b") == (False, None)
 
 
+def test_decisions_print_nothing_without_logging_configured() -> None:
+    # A library prints nothing of its own: the WARNING records of failed
+    # attempts reach a handler only when the application configures one.
+    import subprocess
+    import sys
+
+    code = (
+        "from toolerr.runtime import Executor\n"
+        "def down():\n    raise ConnectionResetError('connection reset by peer')\n"
+        "r = Executor(sleep=lambda s: None).call('search', down)\n"
+        "assert r.error is not None and r.attempts == 3, r\n"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
+    assert out.returncode == 0, out.stderr
+    assert out.stderr == ""
+    configured = subprocess.run([sys.executable, "-c", "import logging; logging.basicConfig()\n" + code],
+                                capture_output=True, text=True, timeout=60)
+    assert configured.stderr.count("WARNING:toolerr:toolerr decision") >= 3, configured.stderr  # one per failed attempt at least
+
+
 def test_exceptions_are_classified_and_retried(caplog: pytest.LogCaptureFixture) -> None:
     calls = []
 

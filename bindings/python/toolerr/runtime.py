@@ -35,6 +35,10 @@ __all__ = ["AsyncExecutor", "AsyncStore", "Budget", "CallResult", "Executor", "L
 T = TypeVar("T")
 Record = Dict[str, Any]
 _log = logging.getLogger("toolerr")
+# A library adds no output of its own: without a handler configured by the
+# application, decisions are not printed by logging's last-resort handler
+# (https://docs.python.org/3/howto/logging.html#configuring-logging-for-a-library).
+_log.addHandler(logging.NullHandler())
 _levels = {"debug": logging.DEBUG, "info": logging.INFO, "warn": logging.WARNING}
 _record_json = json.JSONEncoder(separators=(",", ":"), ensure_ascii=False).encode
 
