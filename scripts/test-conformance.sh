@@ -23,5 +23,5 @@ if [ -n "${TOOLERR_CONFORMANCE_TARGETS:-}" ]; then
 fi
 cd conformance
 go vet ./...
-TOOLERR_DIST="$dist" TOOLERR_REQUIRE_TARGETS=1 go test -json -count=1 . -args "${flags[@]}" |
+TOOLERR_DIST="$dist" TOOLERR_REQUIRE_TARGETS=1 go test -json -count=1 -timeout 60m . -args "${flags[@]}" |
   bash ../scripts/testreport.sh go conformance
