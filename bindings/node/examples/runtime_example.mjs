@@ -2,6 +2,10 @@
 import * as toolerr from 'toolerr';
 
 const url = process.argv[2]; // the search service (the test starts one on loopback)
+if (!url) {
+  console.error('usage: node runtime_example.mjs URL (a search service: bindings/python/examples/search_service.py starts one)');
+  process.exit(2);
+}
 let seed = 7;
 const draw = () => (seed = (seed * 16807) % 2147483647) / 2147483647; // a seeded draw, so the output is stable
 

@@ -8,6 +8,8 @@ from typing import Any, Dict
 import toolerr
 from toolerr.runtime import Executor
 
+if len(sys.argv) != 2:
+    sys.exit("usage: runtime_example.py URL (a search service: examples/search_service.py starts one)")
 url = sys.argv[1]  # the search service (the test starts one on loopback)
 
 
