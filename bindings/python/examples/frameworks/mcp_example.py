@@ -1,15 +1,18 @@
 """toolerr in an MCP server: seed 000's search tool (503, 503, then 400) called through an in-memory client."""
 import asyncio
 import sys
+import urllib.parse
+import urllib.request
 
-import httpx
 from mcp.client import Client
 from mcp.server.mcpserver import MCPServer
 
 from toolerr.integrations.mcp import tool_errors
 from toolerr.runtime import AsyncExecutor
 
-search_url = sys.argv[2]  # the search service (the test's, on loopback)
+if len(sys.argv) < 2:
+    sys.exit("usage: mcp_example.py URL (a search service: examples/search_service.py starts one)")
+search_url = sys.argv[-1]  # the search service (the test's, on loopback)
 server = MCPServer("travel")
 
 
@@ -17,10 +20,13 @@ server = MCPServer("travel")
 @tool_errors(executor=AsyncExecutor(retry={"max_attempts": 3, "base_ms": 20}))
 async def search(q: str, max_results: int) -> str:
     """Search for flights."""
-    async with httpx.AsyncClient() as http:
-        r = await http.get(search_url, params={"q": q, "max_results": max_results})
-        r.raise_for_status()  # the 503s are retried by the executor; the 400 is the result, isError: true
-        return r.text
+    url = search_url + "?" + urllib.parse.urlencode({"q": q, "max_results": max_results})
+
+    def get() -> str:  # urllib raises HTTPError: the 503s are retried by the executor; the 400 is the result, isError: true
+        with urllib.request.urlopen(url, timeout=5) as resp:
+            return resp.read().decode()
+
+    return await asyncio.to_thread(get)
 
 
 async def main() -> None:
