@@ -1,6 +1,7 @@
 package core
 
 import (
+	"bytes"
 	"errors"
 
 	"github.com/toolerr/toolerr/core/internal/canonical"
@@ -44,6 +45,18 @@ func Invoke(request []byte) (response []byte) {
 	if len(request) > MaxRequestBytes {
 		return limitResponse(requestTooLarge(len(request)))
 	}
+	if bytes.Contains(request, []byte(serializeOp)) {
+		if out, ok := fastSerialize(request); ok {
+			return out
+		}
+	}
+	return invokeTree(request, &op)
+}
+
+// invokeTree is Invoke's general path: the request parsed into a value tree
+// and given to its op's handler. It sets *op once the op is known.
+func invokeTree(request []byte, opName *string) []byte {
+	op := ""
 	v, err := canonical.ParseRequest(request)
 	if err != nil {
 		if le, ok := err.(*canonical.LimitError); ok {
@@ -64,6 +77,7 @@ func Invoke(request []byte) (response []byte) {
 	if err != nil {
 		return badRequest(requestError("", err))
 	}
+	*opName = op
 	result, err := dispatch(op, req)
 	if err != nil {
 		var le *LimitError
@@ -75,6 +89,9 @@ func Invoke(request []byte) (response []byte) {
 	}
 	return writeOK(op, result, len(request))
 }
+
+// serializeOp is in every request fastSerialize answers.
+const serializeOp = `"serialize"`
 
 // okPrefix opens every successful response.
 const okPrefix = `{"ok":`

@@ -6,7 +6,9 @@
 // Check/f and Repair/f against JSONDecode/f; X_invoke against X_codec (the
 // codec alone doing what Invoke's op does). Rows with a goal (goals) say
 // whether it is met. The ratio is the median of per-round ratios when both
-// sides have one sample per round.
+// sides have one sample per round; a benchmark that reports toolerr-ns/op,
+// base-ns/op and ratio itself (both run side by side in one benchmark) is
+// printed with the median of its own ratios.
 package main
 
 import (
@@ -21,6 +23,9 @@ import (
 type stat struct {
 	ns     []float64
 	allocs float64
+	// A benchmark that runs toolerr and its baseline side by side (the
+	// core's benchPair) reports both times and their ratio itself.
+	pairT, pairB, ratios []float64
 }
 
 func main() {
@@ -50,14 +55,25 @@ func main() {
 			switch f[i+1] {
 			case "ns/op":
 				s.ns = append(s.ns, v)
-			case "allocs/op":
+			case "allocs/op", "toolerr-allocs/op":
 				s.allocs = v
+			case "toolerr-ns/op":
+				s.pairT = append(s.pairT, v)
+			case "base-ns/op":
+				s.pairB = append(s.pairB, v)
+			case "ratio":
+				s.ratios = append(s.ratios, v)
 			}
 		}
 	}
 	fmt.Println()
 	fmt.Printf("%-60s %12s %12s %8s %14s\n", "toolerr vs encoding/json", "toolerr ns", "json ns", "ratio", "allocs (t/j)")
 	for _, name := range order {
+		if p := stats[name]; len(p.ratios) > 0 {
+			r := median(p.ratios)
+			fmt.Printf("%-60s %12.0f %12.0f %7.2fx %7.0f/%-6s%s\n", name, median(p.pairT), median(p.pairB), r, p.allocs, "-", verdict(name, r, p.allocs))
+			continue
+		}
 		base := stats[baseline(name, stats)]
 		if base == nil || base == stats[name] {
 			continue
@@ -83,7 +99,7 @@ type goal struct {
 // serialize through Invoke at most 1.3x the codec alone.
 var goals = []goal{
 	{"BenchmarkWorkB/", 0.5, 40, "<= 0.5x, <= 1 alloc/message"},
-	{"BenchmarkSerializeA/serialize_invoke", 1.3, 0, "<= 1.3x the codec"},
+	{"BenchmarkSerializeA/", 1.3, 0, "<= 1.3x the codec"},
 }
 
 // verdict is "  goal <what>: met|missed" for a row with a goal, else "".

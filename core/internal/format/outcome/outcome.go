@@ -286,6 +286,10 @@ func readMedia(bm map[string]any, typ, ip string) (Block, error) {
 	return Block{Type: typ, MediaType: mt, Data: data}, nil
 }
 
+// TextResult is the result of a request's {"text": t}: empty when t is
+// blank, else t with invalid UTF-8 made U+FFFD (ReadResult's reading).
+func TextResult(t string) Result { return textResult(t) }
+
 func textResult(t string) Result {
 	if IsBlank(t) {
 		return Result{Kind: Empty}
