@@ -283,8 +283,17 @@ func (p *parser) str() (string, error) {
 		}
 		p.pos++
 	}
+	// The string is as long as its literal or shorter (escapes decode to
+	// fewer bytes; only invalid UTF-8, made U+FFFD, grows): one allocation.
+	end := p.pos
+	for end < len(p.data) && p.data[end] != '"' {
+		if p.data[end] == '\\' {
+			end++
+		}
+		end++
+	}
 	var buf strings.Builder
-	buf.Grow(p.pos - start + 16)
+	buf.Grow(min(end, len(p.data)) - start)
 	buf.WriteString(p.text[start:p.pos])
 	for p.pos < len(p.data) {
 		c := p.data[p.pos]
