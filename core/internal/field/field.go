@@ -31,16 +31,29 @@ func NewError(path, msg string) error { return &Error{Path: path, Msg: msg} }
 
 // Join returns the path of member key under parent.
 func Join(parent, key string) string {
-	if parent == "" {
+	switch parent {
+	case "":
 		return key
+	case Unnamed:
+		return Unnamed
 	}
 	return parent + "." + key
 }
 
 // Index returns the path of element i under parent.
 func Index(parent string, i int) string {
+	if parent == Unnamed {
+		return Unnamed
+	}
 	return parent + "[" + strconv.Itoa(i) + "]"
 }
+
+// Unnamed is the path to give a reader when an error is not expected: Join
+// and Index under it are Unnamed again, built without allocating, so a
+// reader walking a large tree builds no path on the way. An error it
+// returns has no usable path; the caller reads the same value again with
+// its real path to get the error it reports (reading is deterministic).
+const Unnamed = "\x00unnamed"
 
 // Within returns err with its path moved under parent, for a reader that
 // names members from its own root (a codec's Parse names "messages[2]")

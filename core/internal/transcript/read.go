@@ -19,8 +19,13 @@ func ReadList(f Format, msgs []any, path string) ([]Message, error) {
 	}
 	out := make([]Message, 0, len(msgs))
 	for i, v := range msgs {
-		m, err := d.Read(v, field.Index(path, i))
+		// Paths are built only for an error: the message is read again
+		// with its own to report it.
+		m, err := d.Read(v, field.Unnamed)
 		if err != nil {
+			if _, err2 := d.Read(v, field.Index(path, i)); err2 != nil {
+				err = err2
+			}
 			return nil, err
 		}
 		m.Raw = v
