@@ -227,8 +227,9 @@ func (m Member) With(raw any, v any) any {
 }
 
 // Element takes the one result element out of what d.Serialize returned for
-// one outcome (see PartsKey), a copy, and the messages that must follow the
-// turn (the user message carrying openai-chat's tool-result images).
+// one outcome (see PartsKey), and the messages that must follow the turn
+// (the user message carrying openai-chat's tool-result images). msgs is the
+// caller's own fresh tree: the element is taken out of it, not copied.
 func (d *Dialect) Element(msgs []any) (elem map[string]any, follow []any) {
 	if d.PartsKey != "" {
 		return FirstElement(msgs, d.PartsKey), nil
@@ -236,7 +237,10 @@ func (d *Dialect) Element(msgs []any) (elem map[string]any, follow []any) {
 	if d.ToolImagesFollow {
 		follow = msgs[1:]
 	}
-	return Clone(msgs[0]), follow
+	if m, ok := msgs[0].(map[string]any); ok {
+		return m, follow
+	}
+	return map[string]any{}, follow
 }
 
 // SetCall writes a result element's call id (not an absent one, where ids

@@ -250,9 +250,12 @@ func (w *Writer) Result(p Part) any {
 	if flagOnly {
 		w.D.Flag(elem, r.Outcome)
 	}
-	b := w.Base(p.Raw)
-	for k, v := range elem {
-		b[k] = v
+	b := elem // a new element: the codec's own, as it wrote it
+	if w.Same {
+		b = w.Base(p.Raw) // the element as read, what the codec wrote over it
+		for k, v := range elem {
+			b[k] = v
+		}
 	}
 	w.Pending = append(w.Pending, extra...)
 	return b
@@ -342,13 +345,15 @@ func (w *Writer) encode(o outcome.Outcome) (map[string]any, []any) {
 }
 
 // FirstElement is the first element of the array member key of the first of
-// msgs (the one result block of a single-turn serialization), a copy; an
-// empty object when there is none.
+// msgs (the one result block of a single-turn serialization), taken out of
+// msgs, not copied; an empty object when there is none.
 func FirstElement(msgs []any, key string) map[string]any {
 	first, _ := msgs[0].(map[string]any)
 	content, _ := first[key].([]any)
 	if len(content) > 0 {
-		return Clone(content[0])
+		if m, ok := content[0].(map[string]any); ok {
+			return m
+		}
 	}
 	return map[string]any{}
 }
