@@ -28,8 +28,7 @@ func fastSerialize(request []byte) (response []byte, ok bool) {
 		seen    uint8
 		name    string
 		outs    []outcome.Outcome
-		one     [1]outcome.Outcome
-		slot    fastSlot
+		one     *fastOne // the top-level outcome, allocated once it is met
 		members int
 	)
 	const (
@@ -68,7 +67,10 @@ func fastSerialize(request []byte) (response []byte, ok bool) {
 			}
 		case "call":
 			bit = mCall
-			if !fastCall(s, &one[0].Call) {
+			if one == nil {
+				one = new(fastOne)
+			}
+			if !fastCall(s, &one.out[0].Call) {
 				return nil, false
 			}
 		case "error", "result":
@@ -76,7 +78,10 @@ func fastSerialize(request []byte) (response []byte, ok bool) {
 			if key == "result" {
 				bit = mResult
 			}
-			if !fastPayload(s, key, 2, &one[0], &slot) {
+			if one == nil {
+				one = new(fastOne)
+			}
+			if !fastPayload(s, key, 2, &one.out[0], &one.slot) {
 				return nil, false
 			}
 		default:
@@ -93,7 +98,7 @@ func fastSerialize(request []byte) (response []byte, ok bool) {
 	switch seen &^ (mOp | mFormat) {
 	case mResults:
 	case mCall | mError, mCall | mResult:
-		outs = one[:]
+		outs = one.out[:]
 	default:
 		return nil, false
 	}
@@ -107,6 +112,13 @@ func fastSerialize(request []byte) (response []byte, ok bool) {
 		return nil, false
 	}
 	return append(b, '}'), true
+}
+
+// fastOne is the outcome of a request that gives one at the top level, with
+// what it points to.
+type fastOne struct {
+	out  [1]outcome.Outcome
+	slot fastSlot
 }
 
 // fastSlot holds what one outcome points to.
