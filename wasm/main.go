@@ -7,7 +7,6 @@ package main
 
 import (
 	"runtime"
-	"runtime/debug"
 	"unsafe"
 
 	"github.com/toolerr/toolerr/core"
@@ -39,7 +38,15 @@ func main() {}
 
 // Below the 4 GiB where wasm32 memory ends (and the Go runtime dies with
 // "out of memory"), the collector works harder instead of growing further.
-func init() { debug.SetMemoryLimit(memoryLimit) }
+func init() { setMemoryLimit(memoryLimit) }
+
+// setMemoryLimit is runtime/debug.SetMemoryLimit's body, which the runtime
+// provides under that name (runtime/mgcpacer.go). Importing runtime/debug
+// itself would link fmt, reflect and os into the module (about 1 MB of code
+// and data) for this one call.
+//
+//go:linkname setMemoryLimit runtime/debug.setMemoryLimit
+func setMemoryLimit(limit int64) int64
 
 //go:wasmexport toolerr_abi_version
 func abiVersion() int32 { return core.ABIVersion }
