@@ -43,6 +43,26 @@ func toolerr_invoke(req *C.uint8_t, n C.size_t, outLen *C.size_t) *C.uint8_t {
 	return p
 }
 
+//export toolerr_invoke_into
+func toolerr_invoke_into(req *C.uint8_t, n C.size_t, buf *C.uint8_t, size C.size_t, outLen *C.size_t) *C.uint8_t {
+	if outLen == nil {
+		return nil
+	}
+	out := core.Invoke(request(req, uint64(n)))
+	*outLen = C.size_t(len(out))
+	if buf != nil && uint64(len(out)) <= uint64(size) {
+		copy(unsafe.Slice((*byte)(unsafe.Pointer(buf)), len(out)), out)
+		return nil
+	}
+	p := (*C.uint8_t)(C.malloc(C.size_t(len(out))))
+	if p == nil {
+		*outLen = 0
+		return nil
+	}
+	copy(unsafe.Slice((*byte)(unsafe.Pointer(p)), len(out)), out)
+	return p
+}
+
 //export toolerr_free
 func toolerr_free(buf *C.uint8_t) { C.free(unsafe.Pointer(buf)) }
 

@@ -1,7 +1,8 @@
 /*
  * toolerr.h: the C ABI of toolerr (dist/libtoolerr.so, dist/libtoolerr.a).
  *
- * toolerr has one entry point, toolerr_invoke: a JSON request in, a canonical
+ * toolerr has one entry point, toolerr_invoke (and toolerr_invoke_into, the
+ * same call answering into a caller's buffer): a JSON request in, a canonical
  * JSON response (RFC 8785) out. The request is {"op": "<name>", ...}; the
  * response is {"ok": <result>} or {"error": <envelope>}. Bad input (empty,
  * not JSON, over 32 MiB, unknown op, a missing member) is never a crash: it is
@@ -74,7 +75,25 @@ uint32_t toolerr_abi_version(void);
 uint8_t *toolerr_invoke(const uint8_t *req, size_t len, size_t *out_len);
 
 /*
- * toolerr_free frees a buffer returned by toolerr_invoke. NULL is a no-op.
+ * toolerr_invoke_into runs one request as toolerr_invoke does and writes the
+ * response into the caller's buffer when it fits, so that a call costs one
+ * crossing and no allocation the caller must free.
+ *
+ * req, len: the request, as for toolerr_invoke.
+ * buf:      size bytes owned by the caller, or NULL (then size is ignored).
+ * out_len:  where the length of the response is written. Must not be NULL
+ *           (if it is, toolerr_invoke_into returns NULL and does nothing).
+ *
+ * Returns NULL when the response (*out_len bytes) was written to buf. When it
+ * is longer than size, returns it in a malloc'd buffer as toolerr_invoke does
+ * (the caller frees it with toolerr_free) and leaves buf as it was. Returns
+ * NULL with *out_len set to 0 only when that malloc fails (a response is never
+ * empty).
+ */
+uint8_t *toolerr_invoke_into(const uint8_t *req, size_t len, uint8_t *buf, size_t size, size_t *out_len);
+
+/*
+ * toolerr_free frees a buffer returned by toolerr_invoke or toolerr_invoke_into. NULL is a no-op.
  * Freeing anything else, or the same buffer twice, is undefined behaviour.
  */
 void toolerr_free(uint8_t *buf);
