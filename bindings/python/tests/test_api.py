@@ -102,3 +102,39 @@ def test_breaker_opens_after_failures() -> None:
     for t in range(3):
         state = toolerr.breaker(state, "failure", now_ms=1000 + t, error=ERR)["state"]
     assert toolerr.breaker(state, "allow", now_ms=2000)["allowed"] is False
+
+
+def _content(env: toolerr.Envelope) -> Any:
+    return json.loads(toolerr.to_anthropic([toolerr.Outcome("toolu_01", "search", error=env)])[0]["content"][0]["content"])
+
+
+def test_an_envelope_keeps_the_cores_bytes_and_sees_every_later_change() -> None:
+    env = toolerr.envelope("TIMEOUT", "Search timed out after 10 s.", details={"attempt": 1})
+    assert env.wire() == toolerr.canonicalize(env.to_dict()).encode()  # the core's own bytes, kept
+    assert _content(env)["details"] == {"attempt": 1}
+    env.details["attempt"] = True  # True == 1 in Python: the kept bytes must not be reused
+    assert _content(env)["details"] == {"attempt": True}
+    env.details["fields"] = ["q"]
+    assert _content(env)["details"] == {"attempt": True, "fields": ["q"]}
+    env.details["fields"].append("limit")  # nested values are written afresh every time
+    assert _content(env)["details"] == {"attempt": True, "fields": ["q", "limit"]}
+    del env.details["fields"]
+    assert _content(env)["details"] == {"attempt": True}
+
+
+def test_kept_bytes_stay_out_of_fields_equality_and_pickles() -> None:
+    import dataclasses
+    import pickle
+
+    env = toolerr.envelope("TIMEOUT", "Search timed out after 10 s.")
+    env.wire()
+    assert dataclasses.asdict(env) == env.to_dict()
+    copy = pickle.loads(pickle.dumps(env))
+    assert copy == env and "_wire" not in copy.__dict__
+    assert dataclasses.replace(env, code="UPSTREAM_UNAVAILABLE").wire().startswith(b'{"code":"UPSTREAM_UNAVAILABLE"')
+
+
+def test_an_answer_longer_than_the_threads_buffer_arrives_whole() -> None:
+    text = "é" * 50_000  # 100,000 bytes of UTF-8, past the 64 KiB each thread answers into
+    assert toolerr.canonicalize(text) == json.dumps(text, ensure_ascii=False)
+    assert toolerr.canonicalize("short") == '"short"'  # and the buffer is used again after

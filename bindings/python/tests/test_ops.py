@@ -19,7 +19,7 @@ INVOKE_ONLY = {
 
 def _ops_called() -> set:
     src = "".join(p.read_text() for p in (ROOT / "bindings" / "python" / "toolerr").glob("*.py"))
-    return set(re.findall(r'_op\("(\w+)"', src)) | set(re.findall(r'"op": "(\w+)"', src)) | set(re.findall(r'op="(\w+)"', src))
+    return set(re.findall(r'_op\("(\w+)"', src)) | set(re.findall(r'"op": ?"(\w+)"', src)) | set(re.findall(r'op="(\w+)"', src))
 
 
 def test_every_op_of_the_table_is_reachable() -> None:

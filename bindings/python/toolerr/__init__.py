@@ -27,6 +27,7 @@ __all__ = [
 JSON = Any
 Message = Dict[str, Any]
 _encode = json.JSONEncoder(separators=(",", ":")).encode  # built once: json.dumps with options builds one per call
+_FLAT = frozenset((str, int, float, bool, type(None)))  # the detail types an Envelope keeps its bytes for
 
 
 @dataclass(frozen=True)
@@ -44,16 +45,59 @@ class Envelope:
     retryable: bool
     details: Dict[str, Any] = field(default_factory=dict)
     source: str = "tool"
+    # Not a field (fields(), asdict(), == and repr() do not see it): the
+    # instance's "_wire" entry, (details items, their types, JSON bytes), the
+    # envelope as JSON kept once written (or as the core wrote it) while
+    # details holds the same flat items (the types too: True == 1 in Python,
+    # not in JSON).
 
     @classmethod
     def from_dict(cls, d: Mapping[str, Any]) -> Envelope:
         """Build an Envelope from the five members of a response."""
         return cls(d["code"], d["message"], d["retryable"], dict(d["details"]), d["source"])
 
+    def wire(self) -> bytes:
+        """Return the envelope as JSON bytes, the "error" member of a request.
+
+        The bytes are kept on the envelope (an envelope from the core keeps
+        the core's canonical bytes) while the details stay as they were and
+        hold only strings, numbers, booleans and nulls; details with nested
+        values are written afresh on every call, so a change to them is never
+        lost.
+        """
+        c = self.__dict__.get("_wire")
+        d = self.details
+        if c is not None and c[0] == tuple(d.items()) and c[1] == tuple(map(type, d.values())):
+            kept: bytes = c[2]
+            return kept
+        out = _encode(self.to_dict()).encode()
+        self._keep(out)
+        return out
+
+    def _keep(self, out: bytes) -> None:
+        types = tuple(map(type, self.details.values()))
+        if (type(self.code) is str and type(self.message) is str and type(self.retryable) is bool
+                and type(self.source) is str and all(t in _FLAT for t in types)):
+            object.__setattr__(self, "_wire", (tuple(self.details.items()), types, out))
+
+    @classmethod
+    def _from_wire(cls, raw: bytes) -> Envelope:
+        """Build an Envelope from the core's canonical bytes of one, keeping them."""
+        env = cls.from_dict(json.loads(raw))
+        env._keep(raw)
+        return env
+
     def to_dict(self) -> Dict[str, Any]:
         """Return the envelope as the JSON object the core reads."""
         return {"code": self.code, "message": self.message, "retryable": self.retryable,
                 "details": self.details, "source": self.source}
+
+    def __getstate__(self) -> Dict[str, Any]:
+        """Pickle and copy the five fields, not the kept bytes."""
+        return {k: v for k, v in self.__dict__.items() if k != "_wire"}
+
+    def __setstate__(self, state: Dict[str, Any]) -> None:
+        self.__dict__.update(state)
 
 
 class ToolerrError(Exception):
@@ -102,14 +146,35 @@ def invoke(request: Mapping[str, Any]) -> JSON:
     Raises ToolerrError carrying the envelope when the core answers {"error": ...};
     TypeError when request holds a value json.dumps cannot write.
     """
-    resp = json.loads(invoke_bytes(_encode(request).encode()).decode())
-    if "error" in resp:
-        raise ToolerrError(Envelope.from_dict(resp["error"]))
-    return resp["ok"]
+    return _answer(invoke_bytes(_encode(request).encode()))
+
+
+def _answer(out: bytes) -> JSON:
+    """Return the "ok" value of a response, or raise its error as ToolerrError.
+
+    The response is canonical JSON (RFC 8785): one member, so an answer is
+    the bytes {"ok": then the value then }, read without the wrapper.
+    """
+    if out.startswith(b'{"ok":'):
+        return json.loads(out[6:-1])
+    raise ToolerrError(Envelope.from_dict(json.loads(out)["error"]))
+
+
+def _ok_bytes(out: bytes) -> bytes:
+    """Return the "ok" value's JSON bytes of a response, or raise its error."""
+    if out.startswith(b'{"ok":'):
+        return out[6:-1]
+    raise ToolerrError(Envelope.from_dict(json.loads(out)["error"]))
 
 
 def _op(op: str, members: Mapping[str, Any]) -> JSON:
     return invoke({"op": op, **{k: v for k, v in members.items() if v is not None}})
+
+
+def _envelope_op(op: str, members: Mapping[str, Any]) -> Envelope:
+    """Run an op whose answer is an envelope; the Envelope keeps the core's bytes."""
+    req = {"op": op, **{k: v for k, v in members.items() if v is not None}}
+    return Envelope._from_wire(_ok_bytes(invoke_bytes(_encode(req).encode())))
 
 
 def version() -> Dict[str, Any]:
@@ -125,8 +190,8 @@ def codes() -> List[Dict[str, Any]]:
 def envelope(code: str, message: str, *, retryable: Optional[bool] = None,
              details: Optional[Mapping[str, Any]] = None, source: Optional[str] = None) -> Envelope:
     """Return an envelope for code with the registry defaults and sanitized text."""
-    return Envelope.from_dict(_op("envelope", dict(code=code, message=message, retryable=retryable,
-                                                   details=details, source=source)))
+    return _envelope_op("envelope", dict(code=code, message=message, retryable=retryable, details=details,
+                                         source=source))
 
 
 def canonicalize(value: JSON) -> str:
@@ -155,8 +220,8 @@ def classify_http(status: int, headers: Optional[Mapping[str, str]] = None, body
     Retry-After or a reset time into details.retry_after_seconds.
     """
     http = {k: v for k, v in (("status", status), ("headers", dict(headers or {})), ("body", body)) if v is not None}
-    return Envelope.from_dict(_op("classify", dict(http=http, provider=provider, source=source, tool=tool,
-                                                   attempt=attempt, now_ms=now_ms)))
+    return _envelope_op("classify", dict(http=http, provider=provider, source=source, tool=tool, attempt=attempt,
+                                         now_ms=now_ms))
 
 
 def classify_exception(exc: BaseException, *, tool: Optional[str] = None) -> Envelope:
@@ -167,8 +232,8 @@ def classify_exception(exc: BaseException, *, tool: Optional[str] = None) -> Env
     t = type(exc)
     name = t.__qualname__ if t.__module__ == "builtins" else f"{t.__module__}.{t.__qualname__}"
     tb = "".join(traceback.format_exception(t, exc, exc.__traceback__))
-    return Envelope.from_dict(_op("classify_exception", dict(
-        exception={"type": name, "message": str(exc), "traceback": tb}, tool=tool)))
+    return _envelope_op("classify_exception", dict(
+        exception={"type": name, "message": str(exc), "traceback": tb}, tool=tool))
 
 
 def classify_response(obj: Any, *, provider: Optional[str] = None, source: Optional[str] = None,
@@ -225,6 +290,20 @@ class Outcome:
             d["result"] = dict(self.result)
         return d
 
+    def wire(self) -> bytes:
+        """Return to_dict() as JSON bytes, the envelope's kept bytes spliced in (Envelope.wire)."""
+        out = b'{"call":{'
+        if self.call_id:
+            out += b'"id":' + _encode(self.call_id).encode() + (b"," if self.name else b"")
+        if self.name:
+            out += b'"name":' + _encode(self.name).encode()
+        out += b"}"
+        if self.error is not None:
+            out += b',"error":' + self.error.wire()
+        if self.result is not None:
+            out += b',"result":' + _encode(dict(self.result)).encode()
+        return out + b"}"
+
     @classmethod
     def from_dict(cls, d: Mapping[str, Any]) -> Outcome:
         """Build an Outcome from one element of a parse response."""
@@ -235,7 +314,8 @@ class Outcome:
 
 def serialize(format: str, outcomes: Iterable[Outcome]) -> List[Message]:
     """Return the messages to append to a format's history for one turn of outcomes."""
-    return _op("serialize", {"format": format, "results": [o.to_dict() for o in outcomes]})  # type: ignore[no-any-return]
+    req = b'{"op":"serialize","format":' + _encode(format).encode() + b',"results":['
+    return _answer(invoke_bytes(req + b",".join([o.wire() for o in outcomes]) + b"]}"))  # type: ignore[no-any-return]
 
 
 def parse(format: str, messages: Iterable[Message]) -> List[Outcome]:
@@ -296,10 +376,7 @@ def _transcript_op(op: str, members: Mapping[str, Any], messages: Transcript, bo
     out = _encode(req)[:-1].encode()
     for key, text in raw:
         out += b',"' + key.encode() + b'":' + text
-    resp = json.loads(invoke_bytes(out + b"}").decode())
-    if "error" in resp:
-        raise ToolerrError(Envelope.from_dict(resp["error"]))
-    return resp["ok"]
+    return _answer(invoke_bytes(out + b"}"))
 
 
 def check(format: str, messages: Transcript = None, *, body: Transcript = None, **options: Any) -> JSON:

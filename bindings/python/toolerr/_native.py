@@ -1,4 +1,4 @@
-"""Loading libtoolerr.so and moving bytes through toolerr_invoke.
+"""Loading libtoolerr.so and moving bytes through toolerr_invoke_into.
 
 The library is loaded on the first call, not at import, so a process may fork
 after ``import toolerr`` and both sides load their own copy. A Go runtime does
@@ -37,6 +37,9 @@ def _open(path: str) -> ctypes.CDLL:
     lib = ctypes.CDLL(path)
     lib.toolerr_invoke.argtypes = [ctypes.c_char_p, ctypes.c_size_t, ctypes.POINTER(ctypes.c_size_t)]
     lib.toolerr_invoke.restype = ctypes.c_void_p
+    lib.toolerr_invoke_into.argtypes = [ctypes.c_char_p, ctypes.c_size_t, ctypes.c_void_p, ctypes.c_size_t,
+                                        ctypes.POINTER(ctypes.c_size_t)]
+    lib.toolerr_invoke_into.restype = ctypes.c_void_p
     lib.toolerr_free.argtypes = [ctypes.c_void_p]
     lib.toolerr_free.restype = None
     lib.toolerr_abi_version.argtypes = []
@@ -79,15 +82,51 @@ def _after_fork_in_child() -> None:
 os.register_at_fork(after_in_child=_after_fork_in_child)
 
 
+# Each thread answers into a buffer of its own (toolerr_invoke_into): one
+# foreign call per invoke, no malloc/free pair, one copy out. A longer answer
+# comes back malloc'd, as from toolerr_invoke, and is freed here.
+_BUFFER_BYTES = 64 << 10
+
+
+class _Scratch(threading.local):
+    def __init__(self) -> None:
+        self.buf = bytearray(_BUFFER_BYTES)
+        self.view = memoryview(self.buf)
+        self.addr = ctypes.addressof((ctypes.c_char * _BUFFER_BYTES).from_buffer(self.buf))
+        self.n = ctypes.c_size_t(0)
+        self.n_ref = ctypes.byref(self.n)
+        self.busy = False
+
+
+_scratch = _Scratch()
+
+
 def invoke_bytes(request: bytes) -> bytes:
-    """Run one request through toolerr_invoke and return the response bytes."""
-    h = lib()
-    n = ctypes.c_size_t(0)
-    p = h.toolerr_invoke(request, len(request), ctypes.byref(n))
-    if not p:  # malloc failed in the library: NULL, never a pointer to read
-        raise MemoryError(f"toolerr: no memory for the response to a {len(request)}-byte request")
+    """Run one request (UTF-8 JSON bytes) through the core and return the response bytes."""
+    h = _lib if _lib is not None and not _stale else lib()
+    s = _scratch
+    if not isinstance(request, bytes):
+        request = bytes(request)
+    if s.busy:  # a signal handler calling toolerr inside a call of its thread: no buffer for it
+        size = ctypes.c_size_t(0)
+        return _take(h, h.toolerr_invoke_into(request, len(request), None, 0, ctypes.byref(size)), size.value)
+    s.busy = True
     try:
-        return ctypes.string_at(p, n.value)
+        p = h.toolerr_invoke_into(request, len(request), s.addr, _BUFFER_BYTES, s.n_ref)
+        n: int = s.n.value
+        if p is None and n:
+            return s.view[:n].tobytes()
+    finally:
+        s.busy = False
+    return _take(h, p, n)
+
+
+def _take(h: ctypes.CDLL, p: Optional[int], n: int) -> bytes:
+    """Copy out and free a response the core allocated (None: the core could not)."""
+    if p is None:
+        raise MemoryError("toolerr: the core could not allocate its response")
+    try:
+        return ctypes.string_at(p, n)
     finally:
         h.toolerr_free(p)
 
