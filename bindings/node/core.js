@@ -31,35 +31,72 @@ export class ToolerrError extends Error {
 // alloc/free pair per call); replaced, the old one freed, when one does not.
 let scratch = { x: null, ptr: 0, size: 0 };
 
-/** Runs one request (UTF-8 JSON bytes) through toolerr_invoke; returns the response bytes. */
-export function invokeBytes(request) {
-  const x = exportsOf();
-  if (scratch.x !== x || scratch.size < request.length) {
+// requestBuffer returns the address of at least size bytes of module memory
+// for a request (0 past 128 MiB: invoke then answers INVALID_INPUT unread).
+function requestBuffer(x, size) {
+  if (scratch.x !== x || scratch.size < size) {
     if (scratch.x === x && scratch.ptr) x.toolerr_free(scratch.ptr);
-    const size = Math.max(4096, request.length);
+    const want = Math.max(4096, size);
     // wasm32 addresses are unsigned: an i32 past 2 GiB reads as a negative
     // number in JS, so every pointer is taken as u32 (>>> 0).
-    const ptr = x.toolerr_alloc(size) >>> 0; // 0 past 128 MiB: invoke then answers INVALID_INPUT unread
-    scratch = { x, ptr, size: ptr ? size : 0 };
+    const ptr = x.toolerr_alloc(want) >>> 0;
+    scratch = { x, ptr, size: ptr ? want : 0 };
   }
-  const p = scratch.ptr;
-  if (p && request.length) new Uint8Array(x.memory.buffer, p, request.length).set(request);
-  const r = BigInt.asUintN(64, x.toolerr_invoke(p, request.length));
+  return scratch.ptr;
+}
+
+// call runs the len request bytes at p and hands the response, a view of
+// module memory valid until read returns, to read; the buffers are freed after.
+function call(x, p, len, read) {
+  const r = BigInt.asUintN(64, x.toolerr_invoke(p, len));
   if (scratch.size > 1 << 20) { // do not keep a large buffer after a large request
     x.toolerr_free(p);
     scratch = { x: null, ptr: 0, size: 0 };
   }
   const outPtr = Number(r >> 32n), outLen = Number(r & 0xffffffffn);
-  const out = new Uint8Array(x.memory.buffer, outPtr, outLen).slice();
-  x.toolerr_free(outPtr);
-  return out;
+  try {
+    return read(new Uint8Array(x.memory.buffer, outPtr, outLen));
+  } finally {
+    x.toolerr_free(outPtr);
+  }
 }
+
+const copyOut = (view) => view.slice();
+const textOut = (view) => dec.decode(view);
+
+/** Runs one request (UTF-8 JSON bytes) through toolerr_invoke; returns the response bytes. */
+export function invokeBytes(request) {
+  const x = exportsOf();
+  const p = requestBuffer(x, request.length);
+  if (p && request.length) new Uint8Array(x.memory.buffer, p, request.length).set(request);
+  return call(x, p, request.length, copyOut);
+}
+
+// invokeText runs a request given as JSON text and returns the response text:
+// the text is encoded straight into module memory and the answer decoded
+// straight out of it, no intermediate copies.
+function invokeText(text) {
+  const x = exportsOf();
+  // UTF-8 takes at most 3 bytes per UTF-16 unit; a short text fits the kept buffer as it is.
+  let p = requestBuffer(x, text.length * 3);
+  let len = 0;
+  if (p) {
+    len = enc.encodeInto(text, new Uint8Array(x.memory.buffer, p, scratch.size)).written;
+  } else {
+    len = enc.encode(text).length; // over 128 MiB: the core refuses it by its length alone
+  }
+  return call(x, p, len, textOut);
+}
+
+const answer = (text) => {
+  const resp = JSON.parse(text);
+  if ('error' in resp) throw new ToolerrError(resp.error);
+  return resp.ok;
+};
 
 /** Runs one Invoke request ({op, ...}) and returns its "ok" value; throws ToolerrError on {"error": ...}. */
 export function invoke(request) {
-  const resp = JSON.parse(dec.decode(invokeBytes(enc.encode(JSON.stringify(request)))));
-  if ('error' in resp) throw new ToolerrError(resp.error);
-  return resp.ok;
+  return answer(invokeText(JSON.stringify(request)));
 }
 
 // The transcript ops take the list (messages) or a whole request body
@@ -80,9 +117,7 @@ const op = (name, members) => {
   parts.push(enc.encode('}'));
   const bytes = new Uint8Array(parts.reduce((n, p) => n + p.length, 0));
   parts.reduce((at, p) => (bytes.set(p, at), at + p.length), 0);
-  const resp = JSON.parse(dec.decode(invokeBytes(bytes)));
-  if ('error' in resp) throw new ToolerrError(resp.error);
-  return resp.ok;
+  return answer(dec.decode(invokeBytes(bytes)));
 };
 
 export const version = () => op('version', {});
@@ -90,7 +125,7 @@ export const codes = () => op('codes', {});
 export const envelope = (code, message, { retryable, details, source } = {}) =>
   op('envelope', { code, message, retryable, details, source });
 export function canonicalize(value) {
-  const out = dec.decode(invokeBytes(enc.encode(JSON.stringify({ op: 'canonicalize', value }))));
+  const out = invokeText(JSON.stringify({ op: 'canonicalize', value }));
   if (out.startsWith('{"error":')) throw new ToolerrError(JSON.parse(out).error);
   return out.slice('{"ok":'.length, -1);
 }
