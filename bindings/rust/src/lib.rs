@@ -24,7 +24,7 @@ pub mod redis_store;
 mod ffi {
     extern "C" {
         pub fn toolerr_abi_version() -> u32;
-        pub fn toolerr_invoke(req: *const u8, len: usize, out_len: *mut usize) -> *mut u8;
+        pub fn toolerr_invoke_into(req: *const u8, len: usize, buf: *mut u8, size: usize, out_len: *mut usize) -> *mut u8;
         pub fn toolerr_free(buf: *mut u8);
     }
 }
@@ -71,16 +71,44 @@ pub fn abi_version() -> u32 {
 
 /// Runs one request (UTF-8 JSON bytes) and returns the response bytes unchanged.
 pub fn invoke_bytes(request: &[u8]) -> Vec<u8> {
-    let mut n = 0usize;
-    unsafe {
-        let p = ffi::toolerr_invoke(request.as_ptr(), request.len(), &mut n);
-        if p.is_null() {
-            return Vec::new();
+    with_response(request, <[u8]>::to_vec)
+}
+
+/// The bytes each thread's responses are written into (toolerr_invoke_into):
+/// one crossing per call, no allocation for a response that fits.
+const SCRATCH_BYTES: usize = 64 << 10;
+
+thread_local! {
+    static SCRATCH: std::cell::RefCell<Vec<u8>> = std::cell::RefCell::new(vec![0; SCRATCH_BYTES]);
+}
+
+/// Runs one request and hands the response bytes to `read`, straight from
+/// the thread's buffer (or from the core's allocation when it is longer,
+/// freed after). Empty only when the core could not allocate.
+fn with_response<T>(request: &[u8], read: impl FnOnce(&[u8]) -> T) -> T {
+    SCRATCH.with(|cell| {
+        let mut n = 0usize;
+        // A `read` that itself calls toolerr finds the buffer taken and goes the allocating way.
+        let mut guard = cell.try_borrow_mut().ok();
+        let (buf, size) = match guard.as_deref_mut() {
+            Some(b) => (b.as_mut_ptr(), b.len()),
+            None => (std::ptr::null_mut(), 0),
+        };
+        unsafe {
+            let p = ffi::toolerr_invoke_into(request.as_ptr(), request.len(), buf, size, &mut n);
+            if p.is_null() {
+                return read(if n == 0 { &[] } else { &guard.as_deref().expect("toolerr: answered into no buffer")[..n] });
+            }
+            struct Free(*mut u8);
+            impl Drop for Free {
+                fn drop(&mut self) {
+                    unsafe { ffi::toolerr_free(self.0) }
+                }
+            }
+            let _free = Free(p);
+            read(std::slice::from_raw_parts(p, n))
         }
-        let out = std::slice::from_raw_parts(p, n).to_vec();
-        ffi::toolerr_free(p);
-        out
-    }
+    })
 }
 
 #[derive(Deserialize)]
@@ -100,12 +128,16 @@ struct Response<T> {
 /// JSON text (cut at 4 KiB).
 pub fn invoke_as<R: Serialize + ?Sized, T: DeserializeOwned>(request: &R) -> Result<T> {
     let req = serde_json::to_vec(request).map_err(|e| binding_error("the request cannot be written as JSON", &e, b""))?;
-    let out = invoke_bytes(&req);
-    let resp: Response<T> = serde_json::from_slice(&out).map_err(|e| binding_error("the answer does not fit the Rust type", &e, &out))?;
+    with_response(&req, |out| answer(out))
+}
+
+/// The `"ok"` value of a response as `T`, or its error (see invoke_as).
+fn answer<T: DeserializeOwned>(out: &[u8]) -> Result<T> {
+    let resp: Response<T> = serde_json::from_slice(out).map_err(|e| binding_error("the answer does not fit the Rust type", &e, out))?;
     match (resp.error, resp.ok) {
         (Some(envelope), _) => Err(ToolerrError { envelope }),
         (None, Some(ok)) => Ok(ok),
-        (None, None) => serde_json::from_str("null").map_err(|e| binding_error("the answer does not fit the Rust type", &e, &out)),
+        (None, None) => serde_json::from_str("null").map_err(|e| binding_error("the answer does not fit the Rust type", &e, out)),
     }
 }
 
@@ -267,29 +299,55 @@ fn with(mut base: Value, options: Value) -> Value {
     base
 }
 
+/// Runs the transcript op `name` on `messages` with `members` and `options`
+/// (which override members; null members are left out, as in `op`). The
+/// list is written straight from the caller's slice, never copied into a new
+/// `Value` first.
+fn list_op(name: &str, members: &[(&str, &str)], messages: &[Value], options: Value) -> Result<Value> {
+    let mut rest = Map::new();
+    rest.insert("op".into(), name.into());
+    for (k, v) in members {
+        rest.insert((*k).into(), (*v).into());
+    }
+    if let Value::Object(o) = options {
+        rest.extend(o);
+    }
+    rest.retain(|_, v| !v.is_null());
+    if rest.contains_key("messages") {
+        return op(name, Value::Object(rest)); // options replace the list
+    }
+    #[derive(Serialize)]
+    struct ListRequest<'a> {
+        #[serde(flatten)]
+        rest: &'a Map<String, Value>,
+        messages: &'a [Value],
+    }
+    invoke_as(&ListRequest { rest: &rest, messages })
+}
+
 /// The findings a provider would reject in a transcript (op `check`); `options` adds members.
 pub fn check(format: &str, messages: &[Value], options: Value) -> Result<Value> {
-    op("check", with(json!({"format": format, "messages": messages}), options))
+    list_op("check", &[("format", format)], messages, options)
 }
 
 /// The repaired transcript and what changed (op `repair`).
 pub fn repair(format: &str, messages: &[Value], options: Value) -> Result<Value> {
-    op("repair", with(json!({"format": format, "messages": messages}), options))
+    list_op("repair", &[("format", format)], messages, options)
 }
 
 /// A transcript translated between formats, failure flags carried (op `convert`).
 pub fn convert(messages: &[Value], from: &str, to: &str, options: Value) -> Result<Value> {
-    op("convert", with(json!({"from": from, "to": to, "messages": messages}), options))
+    list_op("convert", &[("from", from), ("to", to)], messages, options)
 }
 
 /// A transcript trimmed to a size budget without separating calls from results (op `trim`).
 pub fn trim(format: &str, messages: &[Value], options: Value) -> Result<Value> {
-    op("trim", with(json!({"format": format, "messages": messages}), options))
+    list_op("trim", &[("format", format)], messages, options)
 }
 
 /// Call ids rewritten to the target's id rules, with the id map (op `normalize_ids`).
 pub fn normalize_ids(format: &str, messages: &[Value], options: Value) -> Result<Value> {
-    op("normalize_ids", with(json!({"format": format, "messages": messages}), options))
+    list_op("normalize_ids", &[("format", format)], messages, options)
 }
 
 /// A message list or a whole request body for the transcript ops: a value, or JSON text that goes
@@ -319,13 +377,7 @@ fn transcript_op(name: &str, members: Value, key: &str, input: Transcript) -> Re
             bytes.extend_from_slice(format!(",{}:", Value::from(key)).as_bytes());
             bytes.extend_from_slice(text.as_bytes());
             bytes.push(b'}');
-            let out = invoke_bytes(&bytes);
-            let resp: Response<Value> =
-                serde_json::from_slice(&out).expect("toolerr: the core answers JSON");
-            match (resp.error, resp.ok) {
-                (Some(envelope), _) => Err(ToolerrError { envelope }),
-                (None, ok) => Ok(ok.unwrap_or(Value::Null)),
-            }
+            with_response(&bytes, |out| answer(out))
         }
     }
 }

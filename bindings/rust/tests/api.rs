@@ -76,3 +76,20 @@ fn breaker_opens_after_failures() {
     }
     assert_eq!(toolerr::breaker(state.as_ref(), "allow", 2000, json!({})).unwrap()["allowed"], false);
 }
+
+#[test]
+fn an_answer_longer_than_the_threads_buffer_arrives_whole() {
+    let text = "é".repeat(50_000); // 100,000 bytes of UTF-8, past the 64 KiB each thread answers into
+    assert_eq!(toolerr::canonicalize(&serde_json::Value::from(text.clone())).unwrap(), serde_json::to_string(&text).unwrap());
+    assert_eq!(toolerr::canonicalize(&serde_json::Value::from("short")).unwrap(), "\"short\"");
+}
+
+#[test]
+fn convert_options_override_and_null_members_are_left_out() {
+    let msgs = vec![serde_json::json!({"role": "user", "content": "hi"})];
+    let plain = toolerr::convert(&msgs, "openai-chat", "anthropic", serde_json::json!({})).unwrap();
+    let with_null = toolerr::convert(&msgs, "openai-chat", "anthropic", serde_json::json!({"model": null})).unwrap();
+    assert_eq!(plain, with_null);
+    let to_gemini = toolerr::convert(&msgs, "openai-chat", "anthropic", serde_json::json!({"to": "gemini"})).unwrap();
+    assert_eq!(to_gemini["messages"][0]["parts"][0]["text"], "hi");
+}
