@@ -314,8 +314,15 @@ class Outcome:
 
 def serialize(format: str, outcomes: Iterable[Outcome]) -> List[Message]:
     """Return the messages to append to a format's history for one turn of outcomes."""
-    req = b'{"op":"serialize","format":' + _encode(format).encode() + b',"results":['
+    req = _serialize_head.get(format) if type(format) is str else None
+    if req is None:
+        req = b'{"op":"serialize","format":' + _encode(format).encode() + b',"results":['
+        if type(format) is str and len(_serialize_head) < 64:
+            _serialize_head[format] = req
     return _answer(invoke_bytes(req + b",".join([o.wire() for o in outcomes]) + b"]}"))  # type: ignore[no-any-return]
+
+
+_serialize_head: Dict[str, bytes] = {}  # format -> the serialize request's bytes up to its results
 
 
 def parse(format: str, messages: Iterable[Message]) -> List[Outcome]:
