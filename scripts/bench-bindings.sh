@@ -1,13 +1,18 @@
 #!/usr/bin/env bash
-# bench-bindings DIST: per-call time of one typical serialize (a failed
-# envelope to an Anthropic tool_result message) in each binding, beside the
-# same serialization written plainly in that language (json.dumps,
-# JSON.stringify, serde_json) and beside the peers users would otherwise pick:
-# LiteLLM's conversion in Python, the Vercel AI SDK (ai + @ai-sdk/anthropic) in
-# Node. The peers are benchmark-only dependencies, installed here (a venv at
-# bindings/python/.venv-bench, node_modules at bindings/node/bench), never by
-# the tests. BENCH_CALLS sets the iterations (default 100000).
-# Goals: each binding at most 3x its plain version and faster than each peer.
+# bench-bindings DIST: each binding beside the library users would otherwise
+# pick, in one process per language, on the work items of issue 12:
+#   (a) one failed tool call's envelope to an Anthropic tool_result message;
+#   (b) a 40-message OpenAI Chat transcript (10 calls, two parallel pairs, 3
+#       failures as envelope JSON, 8.3 KB; conformance/bench/transcript builds
+#       it through the core) converted to Anthropic and to Gemini.
+# Python beside LiteLLM, Node beside the Vercel AI SDK (ai + @ai-sdk/anthropic),
+# Rust beside serde_json. Pairs run in interleaved rounds and each line prints
+# the medians and the median of the per-round ratios, with the goal.
+# The peers are benchmark-only dependencies, pinned and installed here (a venv
+# at bindings/python/.venv-bench, node_modules at bindings/node/bench), never
+# by the tests. BENCH_ROUNDS (default 41) and BENCH_CALLS (calls per round of
+# (a), default 400 (4,000 in Rust); (b) runs a 40th of them) size the runs:
+# short rounds, so that both sides of a pair see the same load.
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 dist_arg=${1:-dist}
@@ -16,12 +21,18 @@ dist=$(cd "$root" && cd "$dist_arg" 2>/dev/null && pwd) || {
 for f in libtoolerr.so libtoolerr.a toolerr.wasm; do
   [ -f "$dist/$f" ] || { echo "bench-bindings: $dist/$f is missing; run 'make build' first" >&2; exit 1; }
 done
+litellm_version=1.110.2
+
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+(cd "$root/conformance" && go run ./bench/transcript) >"$tmp/transcript.json"
+export TOOLERR_BENCH_TRANSCRIPT="$tmp/transcript.json"
 
 py="$root/bindings/python"
 cp "$dist/libtoolerr.so" "$py/toolerr/libtoolerr.so"
 [ -x "$py/.venv-bench/bin/python" ] || python3 -m venv "$py/.venv-bench"
 pip=("$py/.venv-bench/bin/python" -m pip --disable-pip-version-check -q)
-"${pip[@]}" install "litellm>=1.70,<2"
+"${pip[@]}" install "litellm==$litellm_version"
 "${pip[@]}" install --force-reinstall --no-deps "$py"
 rm -rf "$py/build"
 
@@ -29,11 +40,23 @@ node_dir="$root/bindings/node"
 cp "$dist/toolerr.wasm" "$node_dir/toolerr.wasm"
 (cd "$node_dir/bench" && npm ci --no-audit --no-fund --loglevel=error)
 
-(cd "$root/bindings/rust" && TOOLERR_DIST="$dist" cargo build -q --release --locked --example bench_serialize)
+(cd "$root/bindings/rust" && TOOLERR_DIST="$dist" cargo build -q --release --locked --example bench)
 
-echo "== bench-bindings: per call, one failed envelope serialized to an Anthropic tool_result message"
-(cd /tmp && "$py/.venv-bench/bin/python" "$py/bench/bench_serialize.py")
+echo "== bench-bindings: $(wc -c <"$TOOLERR_BENCH_TRANSCRIPT") byte transcript; ratio = toolerr / peer"
+(cd /tmp && "$py/.venv-bench/bin/python" "$py/bench/bench.py")
 echo
-node --disable-warning=ExperimentalWarning "$node_dir/bench/bench_serialize.mjs"
+node --disable-warning=ExperimentalWarning "$node_dir/bench/bench.mjs"
 echo
-(cd "$root/bindings/rust" && TOOLERR_DIST="$dist" cargo run -q --release --locked --example bench_serialize)
+# Instantiate + first call, fresh processes alternating with the Go floor.
+(cd "$root/conformance/bench/floor" && GOOS=wasip1 GOARCH=wasm CGO_ENABLED=0 go build -trimpath -buildvcs=false \
+  -buildmode=c-shared -ldflags="-s -w -buildid=" -o "$tmp/floor.wasm" .)
+first=() floor=()
+for _ in 1 2 3 4 5 6 7; do
+  first+=("$(node --disable-warning=ExperimentalWarning "$node_dir/bench/first-call.mjs")")
+  floor+=("$(node --disable-warning=ExperimentalWarning "$node_dir/bench/first-call.mjs" --floor "$tmp/floor.wasm")")
+done
+median() { printf '%s\n' "$@" | sort -g | sed -n 4p; }
+f=$(median "${first[@]}") g=$(median "${floor[@]}")
+awk -v f="$f" -v g="$g" 'BEGIN { printf "node: import + instantiate + first toAnthropic %.1f ms (Go wasip1 floor: %.1f ms, %.2fx) (goal <= 20 ms: %s)\n", f, g, f / g, f <= 20 ? "met" : "missed" }'
+echo
+(cd "$root/bindings/rust" && TOOLERR_DIST="$dist" cargo run -q --release --locked --example bench)

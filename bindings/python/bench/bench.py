@@ -33,7 +33,7 @@ ENV = {"code": "TIMEOUT", "details": {"attempt": 1, "tool": "get_weather"},
        "message": "The get_weather tool timed out after 10 seconds.", "retryable": True, "source": "tool"}
 OUTCOME = [toolerr.Outcome("toolu_01", "get_weather", error=toolerr.Envelope.from_dict(ENV))]
 OPENAI_TOOL_MSG = {"role": "tool", "tool_call_id": "toolu_01", "content": json.dumps(ENV)}
-ROUNDS = int(os.environ.get("BENCH_ROUNDS", "15"))
+ROUNDS = int(os.environ.get("BENCH_ROUNDS", "41"))
 
 
 def per_call(fn, n: int) -> float:
@@ -67,7 +67,7 @@ def main() -> None:
     assert len(anth["messages"]) == len(anthropic_messages_pt(rest, "claude-sonnet-4-5", "anthropic"))
     assert sum(b.get("is_error", False) for m in anth["messages"] for b in m["content"] if isinstance(b, dict)) == 3
     assert len(gem["messages"]) == len(_gemini_convert_messages_with_history(messages=rest))
-    n = int(os.environ.get("BENCH_CALLS", "2000"))
+    n = int(os.environ.get("BENCH_CALLS", "400"))
     v = sys.version.split()[0]
     print(f"python {v}, litellm {metadata.version('litellm')}; "
           f"medians of {ROUNDS} interleaved rounds")

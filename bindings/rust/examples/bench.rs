@@ -52,8 +52,8 @@ fn main() {
     let raw = std::fs::read_to_string(std::env::var("TOOLERR_BENCH_TRANSCRIPT").expect("TOOLERR_BENCH_TRANSCRIPT")).unwrap();
     let msgs: Vec<Value> = serde_json::from_str(&raw).unwrap();
     let body = format!("{{\"messages\":{raw}}}"); // the user holds the whole request body as text
-    let rounds: usize = std::env::var("BENCH_ROUNDS").ok().and_then(|s| s.parse().ok()).unwrap_or(15);
-    let n: usize = std::env::var("BENCH_CALLS").ok().and_then(|s| s.parse().ok()).unwrap_or(20_000);
+    let rounds: usize = std::env::var("BENCH_ROUNDS").ok().and_then(|s| s.parse().ok()).unwrap_or(41);
+    let n: usize = std::env::var("BENCH_CALLS").ok().and_then(|s| s.parse().ok()).unwrap_or(4_000);
     println!("rust: toolerr beside serde_json; medians of {rounds} interleaved rounds");
     println!("{:<52} {:>12} {:>12} {:>7}", "", "toolerr", "serde_json", "ratio");
     pair("(a) to_anthropic / serde_json building the message", rounds, n, 3.0,

@@ -1,0 +1,84 @@
+// The Node binding beside the Vercel AI SDK (ai + @ai-sdk/anthropic), in one
+// process (scripts/bench-bindings.sh). Work items of issue 12: (a) one failed
+// tool call's envelope to an Anthropic tool_result message; (b) the
+// 40-message OpenAI Chat transcript of conformance/bench/transcript
+// (TOOLERR_BENCH_TRANSCRIPT) converted to Anthropic. The AI SDK's side is the
+// same content as its own prompt (tool results with error-json outputs),
+// through the provider's getArgs (the request body built) and doGenerate
+// (the body serialized and handed to a fetch that captures it). Each pair runs
+// in interleaved rounds; the figure is the median of the per-round ratios.
+import { readFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import * as toolerr from '../index.js';
+import { createAnthropic } from '@ai-sdk/anthropic';
+
+const version = (name) => JSON.parse(readFileSync(createRequire(import.meta.url).resolve(`${name}/package.json`))).version;
+const env = { code: 'TIMEOUT', details: { attempt: 1, tool: 'get_weather' },
+  message: 'The get_weather tool timed out after 10 seconds.', retryable: true, source: 'tool' };
+const outcome = [{ callId: 'toolu_01', name: 'get_weather', error: env }];
+
+let captured;
+const stop = new Error('captured');
+const model = createAnthropic({ apiKey: 'bench', fetch: async (_url, init) => { captured = init.body; throw stop; } })('claude-sonnet-4-5');
+const generate = async (prompt) => {
+  try { await model.doGenerate({ prompt }); } catch (e) { if (e !== stop && e.cause !== stop) throw e; }
+};
+
+// The transcript as the AI SDK's prompt: the same messages, calls and failures.
+const raw = readFileSync(process.env.TOOLERR_BENCH_TRANSCRIPT, 'utf8');
+const msgs = JSON.parse(raw);
+const names = new Map();
+const prompt = msgs.map((m) => {
+  if (m.role === 'system') return { role: 'system', content: m.content };
+  if (m.role === 'user') return { role: 'user', content: [{ type: 'text', text: m.content }] };
+  if (m.role === 'assistant' && m.tool_calls) {
+    return { role: 'assistant', content: m.tool_calls.map((c) => (names.set(c.id, c.function.name),
+      { type: 'tool-call', toolCallId: c.id, toolName: c.function.name, input: JSON.parse(c.function.arguments) })) };
+  }
+  if (m.role === 'assistant') return { role: 'assistant', content: [{ type: 'text', text: m.content }] };
+  const failed = m.content.startsWith('{"code":');
+  return { role: 'tool', content: [{ type: 'tool-result', toolCallId: m.tool_call_id, toolName: names.get(m.tool_call_id),
+    output: failed ? { type: 'error-json', value: JSON.parse(m.content) } : { type: 'text', value: m.content } }] };
+});
+const onePrompt = [{ role: 'tool', content: [{ type: 'tool-result', toolCallId: 'toolu_01', toolName: 'get_weather',
+  output: { type: 'error-json', value: env } }] }];
+
+// the same work on both sides
+const ours = toolerr.convert(msgs, { from: 'openai-chat', to: 'anthropic' });
+await generate(prompt);
+const theirs = JSON.parse(captured);
+if (ours.messages.length !== theirs.messages.length) throw new Error(`${ours.messages.length} messages against ${theirs.messages.length}`);
+const flagged = (ms) => ms.flatMap((m) => m.content).filter((b) => b.is_error).length;
+if (flagged(ours.messages) !== 3 || flagged(theirs.messages) !== 3) throw new Error('the failure flags differ');
+if (!toolerr.toAnthropic(outcome)[0].content[0].is_error) throw new Error('toolerr built no is_error');
+
+const rounds = Number(process.env.BENCH_ROUNDS || 41);
+const median = (a) => [...a].sort((x, y) => x - y)[a.length >> 1];
+async function perCall(fn, n) {
+  const t0 = performance.now();
+  for (let i = 0; i < n; i++) await fn();
+  return (performance.now() - t0) * 1000 / n;
+}
+async function pair(name, a, b, n, goal) {
+  for (let i = 0; i < Math.max(1, n); i++) { await a(); await b(); } // V8 tiers wasm and JS up
+  const xs = [], ys = [], rs = [];
+  for (let r = 0; r < rounds; r++) {
+    const x = await perCall(a, n), y = await perCall(b, n);
+    xs.push(x); ys.push(y); rs.push(x / y);
+  }
+  const ratio = median(rs);
+  console.log(`${name.padEnd(50)} ${median(xs).toFixed(2).padStart(9)} us ${median(ys).toFixed(2).padStart(9)} us ${ratio.toFixed(2).padStart(6)}x (goal <= ${goal}x: ${ratio <= goal ? 'met' : 'missed'})`);
+}
+
+const n = Number(process.env.BENCH_CALLS || 400);
+const m = Math.max(1, n / 40);
+console.log(`node ${process.version}, ai ${version('ai')}, @ai-sdk/anthropic ${version('@ai-sdk/anthropic')}; medians of ${rounds} interleaved rounds`);
+console.log(`${''.padEnd(50)} ${'toolerr'.padStart(12)} ${'peer'.padStart(12)} ${'ratio'.padStart(7)}`);
+await pair('(a) toAnthropic / AI SDK getArgs', () => toolerr.toAnthropic(outcome), () => model.getArgs({ prompt: onePrompt, stream: false, userSuppliedBetas: new Set() }), n, 1);
+await pair('(a) toAnthropic / AI SDK doGenerate', () => toolerr.toAnthropic(outcome), () => generate(onePrompt), n, 1);
+await pair('(b) -> anthropic, list / AI SDK getArgs', () => toolerr.convert(msgs, { from: 'openai-chat', to: 'anthropic' }),
+  () => model.getArgs({ prompt, stream: false, userSuppliedBetas: new Set() }), m, 1);
+await pair('(b) -> anthropic, list / AI SDK doGenerate', () => toolerr.convert(msgs, { from: 'openai-chat', to: 'anthropic' }),
+  () => generate(prompt), m, 1);
+await pair('(b) -> anthropic, JSON text in / AI SDK doGenerate', () => toolerr.convert(raw, { from: 'openai-chat', to: 'anthropic' }),
+  () => generate(prompt), m, 1);
