@@ -2,9 +2,10 @@
 # bench-bindings DIST: each binding beside the library users would otherwise
 # pick, in one process per language, on the work items of issue 12:
 #   (a) one failed tool call's envelope to an Anthropic tool_result message;
-#   (b) a 40-message OpenAI Chat transcript (10 calls, two parallel pairs, 3
-#       failures as envelope JSON, 8.3 KB; conformance/bench/transcript builds
-#       it through the core) converted to Anthropic and to Gemini.
+#   (b) the 40-message OpenAI Chat transcript of the core's own benchmark
+#       (core/testdata/bench/transcript-b.json: 10 calls, two parallel pairs,
+#       3 failures as envelope JSON, 8.4 KB compact) converted to Anthropic
+#       and to Gemini.
 # Python beside LiteLLM, Node beside the Vercel AI SDK (ai + @ai-sdk/anthropic),
 # Rust beside serde_json. Pairs run in interleaved rounds and each line prints
 # the medians and the median of the per-round ratios, with the goal.
@@ -25,8 +26,7 @@ litellm_version=1.110.2
 
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
-(cd "$root/conformance" && go run ./bench/transcript) >"$tmp/transcript.json"
-export TOOLERR_BENCH_TRANSCRIPT="$tmp/transcript.json"
+export TOOLERR_BENCH_TRANSCRIPT="$root/core/testdata/bench/transcript-b.json"
 
 py="$root/bindings/python"
 cp "$dist/libtoolerr.so" "$py/toolerr/libtoolerr.so"
@@ -42,7 +42,7 @@ cp "$dist/toolerr.wasm" "$node_dir/toolerr.wasm"
 
 (cd "$root/bindings/rust" && TOOLERR_DIST="$dist" cargo build -q --release --locked --example bench)
 
-echo "== bench-bindings: $(wc -c <"$TOOLERR_BENCH_TRANSCRIPT") byte transcript; ratio = toolerr / peer"
+echo "== bench-bindings: ratio = toolerr / peer"
 (cd /tmp && "$py/.venv-bench/bin/python" "$py/bench/bench.py")
 echo
 node --disable-warning=ExperimentalWarning "$node_dir/bench/bench.mjs"

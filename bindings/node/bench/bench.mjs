@@ -1,8 +1,9 @@
 // The Node binding beside the Vercel AI SDK (ai + @ai-sdk/anthropic), in one
 // process (scripts/bench-bindings.sh). Work items of issue 12: (a) one failed
 // tool call's envelope to an Anthropic tool_result message; (b) the
-// 40-message OpenAI Chat transcript of conformance/bench/transcript
-// (TOOLERR_BENCH_TRANSCRIPT) converted to Anthropic. The AI SDK's side is the
+// 40-message OpenAI Chat transcript of the core's benchmark
+// (core/testdata/bench/transcript-b.json, TOOLERR_BENCH_TRANSCRIPT) converted
+// to Anthropic, given as a list and as compact JSON text. The AI SDK's side is the
 // same content as its own prompt (tool results with error-json outputs),
 // through the provider's getArgs (the request body built) and doGenerate
 // (the body serialized and handed to a fetch that captures it). Each pair runs
@@ -25,8 +26,8 @@ const generate = async (prompt) => {
 };
 
 // The transcript as the AI SDK's prompt: the same messages, calls and failures.
-const raw = readFileSync(process.env.TOOLERR_BENCH_TRANSCRIPT, 'utf8');
-const msgs = JSON.parse(raw);
+const msgs = JSON.parse(readFileSync(process.env.TOOLERR_BENCH_TRANSCRIPT, 'utf8'));
+const raw = JSON.stringify(msgs);
 const names = new Map();
 const prompt = msgs.map((m) => {
   if (m.role === 'system') return { role: 'system', content: m.content };

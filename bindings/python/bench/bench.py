@@ -1,9 +1,9 @@
 """The Python binding beside LiteLLM, in one process (scripts/bench-bindings.sh).
 
 Work items of issue 12: (a) one failed tool call's envelope to an Anthropic
-tool_result message; (b) the 40-message OpenAI Chat transcript of
-conformance/bench/transcript (TOOLERR_BENCH_TRANSCRIPT) converted to Anthropic
-and to Gemini. Each pair runs in interleaved rounds (toolerr, then the peer,
+tool_result message; (b) the 40-message OpenAI Chat transcript of the core's
+benchmark (core/testdata/bench/transcript-b.json, TOOLERR_BENCH_TRANSCRIPT)
+converted to Anthropic and to Gemini, given as a list and as compact JSON. Each pair runs in interleaved rounds (toolerr, then the peer,
 then toolerr...), and the figure is the median of the per-round ratios, which
 load on a shared machine moves far less than either time. LiteLLM is a
 benchmark-only dependency, installed by the bench set-up.
@@ -57,8 +57,8 @@ def pair(name: str, ours, peer, n: int, goal: float) -> None:
 
 
 def main() -> None:
-    raw = open(os.environ["TOOLERR_BENCH_TRANSCRIPT"], "rb").read()
-    msgs = json.loads(raw)
+    msgs = json.loads(open(os.environ["TOOLERR_BENCH_TRANSCRIPT"], "rb").read())
+    raw = json.dumps(msgs, separators=(",", ":"), ensure_ascii=False).encode()
     rest = msgs[1:]  # LiteLLM takes the system prompt out before these functions see the list
     convert = toolerr.convert
     anth = convert(msgs, from_format="openai-chat", to_format="anthropic")

@@ -1,8 +1,9 @@
 //! The Rust binding beside serde_json, in one process (scripts/bench-bindings.sh).
 //! Work items of issue 12: (a) one failed tool call's envelope to an Anthropic
 //! tool_result message, beside serde_json building the same message; (b) the
-//! 40-message OpenAI Chat transcript of conformance/bench/transcript
-//! (TOOLERR_BENCH_TRANSCRIPT) converted to Anthropic and to Gemini, beside
+//! 40-message OpenAI Chat transcript of the core's benchmark
+//! (core/testdata/bench/transcript-b.json, TOOLERR_BENCH_TRANSCRIPT) converted
+//! to Anthropic and to Gemini, beside
 //! serde_json decoding that transcript and encoding toolerr's answer (the
 //! least any serde_json converter does: no conversion logic at all). Each pair
 //! runs in interleaved rounds; the figure is the median of per-round ratios.
@@ -49,8 +50,9 @@ fn main() {
     let ours = serde_json::to_value(toolerr::to_anthropic(&outcome).unwrap()).unwrap();
     assert_eq!(ours, serde_json::from_str::<Value>(&plain()).unwrap(), "toolerr and serde_json differ");
 
-    let raw = std::fs::read_to_string(std::env::var("TOOLERR_BENCH_TRANSCRIPT").expect("TOOLERR_BENCH_TRANSCRIPT")).unwrap();
-    let msgs: Vec<Value> = serde_json::from_str(&raw).unwrap();
+    let file = std::fs::read_to_string(std::env::var("TOOLERR_BENCH_TRANSCRIPT").expect("TOOLERR_BENCH_TRANSCRIPT")).unwrap();
+    let msgs: Vec<Value> = serde_json::from_str(&file).unwrap();
+    let raw = serde_json::to_string(&msgs).unwrap(); // compact
     let body = format!("{{\"messages\":{raw}}}"); // the user holds the whole request body as text
     let rounds: usize = std::env::var("BENCH_ROUNDS").ok().and_then(|s| s.parse().ok()).unwrap_or(41);
     let n: usize = std::env::var("BENCH_CALLS").ok().and_then(|s| s.parse().ok()).unwrap_or(4_000);
