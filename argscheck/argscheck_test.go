@@ -40,37 +40,37 @@ func TestValidate_cases(t *testing.T) {
 		message string
 	}{
 		{"required", `{"days": 3}`, []fail{{"/city", "required"}},
-			"The arguments for get_weather are invalid: /city is required. Fix them and call the tool again."},
+			"Fix the arguments for get_weather and call the tool again: /city is required."},
 		{"type", `{"city": 5}`, []fail{{"/city", "type"}},
-			"The arguments for get_weather are invalid: /city must be a string. Fix them and call the tool again."},
+			"Fix the arguments for get_weather and call the tool again: /city must be a string."},
 		{"integer type", `{"city": "Paris", "days": 2.5}`, []fail{{"/days", "type"}},
-			"The arguments for get_weather are invalid: /days must be an integer. Fix them and call the tool again."},
+			"Fix the arguments for get_weather and call the tool again: /days must be an integer."},
 		{"enum", `{"city": "Paris", "units": "kelvin"}`, []fail{{"/units", "enum"}},
-			`The arguments for get_weather are invalid: /units must be one of "metric", "imperial". Fix them and call the tool again.`},
+			`Fix the arguments for get_weather and call the tool again: /units must be one of "metric", "imperial".`},
 		{"maximum", `{"city": "Paris", "days": 9}`, []fail{{"/days", "maximum"}},
-			"The arguments for get_weather are invalid: /days must be at most 7. Fix them and call the tool again."},
+			"Fix the arguments for get_weather and call the tool again: /days must be at most 7."},
 		{"minimum", `{"city": "Paris", "days": 0}`, []fail{{"/days", "minimum"}},
-			"The arguments for get_weather are invalid: /days must be at least 1. Fix them and call the tool again."},
+			"Fix the arguments for get_weather and call the tool again: /days must be at least 1."},
 		{"min length", `{"city": ""}`, []fail{{"/city", "minLength"}},
-			"The arguments for get_weather are invalid: /city must be at least 1 character long. Fix them and call the tool again."},
+			"Fix the arguments for get_weather and call the tool again: /city must be at least 1 character long."},
 		{"additional properties", `{"city": "Paris", "zip": "75001", "country": "FR"}`, []fail{{"/country", "additionalProperties"}, {"/zip", "additionalProperties"}},
-			"The arguments for get_weather are invalid: /country is not allowed; /zip is not allowed. Fix them and call the tool again."},
+			"Fix the arguments for get_weather and call the tool again: /country is not allowed; /zip is not allowed."},
 		{"nested array item", `{"city": "Paris", "stops": [{"name": "Lyon"}, {}]}`, []fail{{"/stops/1/name", "required"}},
-			"The arguments for get_weather are invalid: /stops/1/name is required. Fix them and call the tool again."},
+			"Fix the arguments for get_weather and call the tool again: /stops/1/name is required."},
 		{"nested object array", `{"city": "Paris", "filter": {"tags": ["a", 3]}}`, []fail{{"/filter/tags/1", "type"}},
-			"The arguments for get_weather are invalid: /filter/tags/1 must be a string. Fix them and call the tool again."},
+			"Fix the arguments for get_weather and call the tool again: /filter/tags/1 must be a string."},
 		{"max items", `{"city": "P", "stops": [{"name":"a"},{"name":"b"},{"name":"c"},{"name":"d"}]}`, []fail{{"/stops", "maxItems"}},
-			"The arguments for get_weather are invalid: /stops must have at most 3 items. Fix them and call the tool again."},
+			"Fix the arguments for get_weather and call the tool again: /stops must have at most 3 items."},
 		{"escaped pointer", `{"city": "P", "a/b~c": "yes"}`, []fail{{"/a~1b~0c", "type"}},
-			"The arguments for get_weather are invalid: /a~1b~0c must be a boolean. Fix them and call the tool again."},
+			"Fix the arguments for get_weather and call the tool again: /a~1b~0c must be a boolean."},
 		{"root type", `[1, 2]`, []fail{{"", "type"}},
-			"The arguments for get_weather are invalid: the arguments must be an object. Fix them and call the tool again."},
+			"Fix the arguments for get_weather and call the tool again: the arguments must be an object."},
 		{"several sorted", `{"days": 9, "units": "kelvin"}`, []fail{{"/city", "required"}, {"/days", "maximum"}, {"/units", "enum"}},
-			`The arguments for get_weather are invalid: /city is required; /days must be at most 7; /units must be one of "metric", "imperial". Fix them and call the tool again.`},
+			`Fix the arguments for get_weather and call the tool again: /city is required; /days must be at most 7; /units must be one of "metric", "imperial".`},
 		{"broken json", `{"city": "Paris"`, []fail{{"", "json"}},
-			"The arguments for get_weather are not valid JSON. Fix them and call the tool again."},
+			"Fix the arguments for get_weather and call the tool again: they are not valid JSON."},
 		{"trailing garbage", `{"city": "Paris"} x`, []fail{{"", "json"}},
-			"The arguments for get_weather are not valid JSON. Fix them and call the tool again."},
+			"Fix the arguments for get_weather and call the tool again: they are not valid JSON."},
 	}
 	v := new(Validator)
 	for _, tc := range tests {
@@ -123,7 +123,7 @@ func TestValidate_draft7(t *testing.T) {
 	env, ok, err := Validate([]byte(schema), []byte(`{"n": 10, "a": 1}`), "t")
 	require.NoError(t, err)
 	require.False(t, ok)
-	assert.Equal(t, "The arguments for t are invalid: /b is required; /n must be less than 10. Fix them and call the tool again.", env.Message)
+	assert.Equal(t, "Fix the arguments for t and call the tool again: /b is required; /n must be less than 10.", env.Message)
 }
 
 // TestValidate_sameAsArgsError shows the neutral path: the failures argscheck

@@ -31,8 +31,9 @@ type ArgFailure struct {
 // InvalidArgs returns the INVALID_ARGS envelope for the failures of tool's
 // arguments: retryable false, source tool, details {"tool", "fields": [paths],
 // "failures": [{"path", "keyword"}]} and a message the model can act on, for
-// example "The arguments for get_weather are invalid: /city is required;
-// /days must be at most 7. Fix them and call the tool again."
+// example "Fix the arguments for get_weather and call the tool again: /city
+// is required; /days must be at most 7." (one sentence, instruction first:
+// what sanitize leaves unchanged, so the envelope reads back byte for byte).
 //
 // Failures are sorted by path, then keyword, then expected value, and exact
 // repeats dropped, so the result does not depend on the order the validator

@@ -16,8 +16,8 @@ func ExampleInvalidArgs() {
 	fmt.Println(e.Message)
 	fmt.Println(string(b))
 	// Output:
-	// The arguments for get_weather are invalid: /city is required; /days must be at most 7. Fix them and call the tool again.
-	// {"code":"INVALID_ARGS","details":{"failures":[{"keyword":"required","path":"/city"},{"keyword":"maximum","path":"/days"}],"fields":["/city","/days"],"tool":"get_weather"},"message":"The arguments for get_weather are invalid: /city is required; /days must be at most 7. Fix them and call the tool again.","retryable":false,"source":"tool"}
+	// Fix the arguments for get_weather and call the tool again: /city is required; /days must be at most 7.
+	// {"code":"INVALID_ARGS","details":{"failures":[{"keyword":"required","path":"/city"},{"keyword":"maximum","path":"/days"}],"fields":["/city","/days"],"tool":"get_weather"},"message":"Fix the arguments for get_weather and call the tool again: /city is required; /days must be at most 7.","retryable":false,"source":"tool"}
 }
 
 func ExampleInvoke_argsError() {
@@ -25,7 +25,7 @@ func ExampleInvoke_argsError() {
 		{"path":"/units","keyword":"enum","message":"'kelvin' is not one of ['metric', 'imperial']","expected":["metric","imperial"]}]}`))
 	fmt.Println(string(resp))
 	// Output:
-	// {"ok":{"code":"INVALID_ARGS","details":{"failures":[{"keyword":"enum","path":"/units"}],"fields":["/units"],"tool":"get_weather"},"message":"The arguments for get_weather are invalid: /units must be one of \"metric\", \"imperial\". Fix them and call the tool again.","retryable":false,"source":"tool"}}
+	// {"ok":{"code":"INVALID_ARGS","details":{"failures":[{"keyword":"enum","path":"/units"}],"fields":["/units"],"tool":"get_weather"},"message":"Fix the arguments for get_weather and call the tool again: /units must be one of \"metric\", \"imperial\".","retryable":false,"source":"tool"}}
 }
 
 func ExampleInvoke_sanitize() {

@@ -125,7 +125,7 @@ test('with the SDK keeping the Zod error, INVALID_ARGS names the field', async (
   assert.equal(stdout.trim(), 'stopped: INVALID_ARGS');
   const env = JSON.parse(outputs()[0]);
   assert.deepEqual(env.details, { failures: [{ keyword: 'maximum', path: '/max_results' }], fields: ['/max_results'], tool: 'search' });
-  assert.equal(env.message, 'The arguments for search are invalid: /max_results must be at most 50.');
+  assert.equal(env.message, 'Fix the arguments for search and call the tool again: /max_results must be at most 50.');
 });
 
 test('errorFunction alone on the SDK\'s own tool()', async () => {

@@ -138,7 +138,7 @@ def test_tool_wrapper_turns_schema_failures_into_invalid_args(loopback: Loopback
     [result] = tool_results(loopback)
     env = json.loads(result["content"])
     assert result["is_error"] is True and env["details"]["fields"] == ["/max_results"]
-    assert env["message"].startswith("The arguments for search are invalid: /max_results must be at most 50.")
+    assert env["message"].startswith("Fix the arguments for search and call the tool again: /max_results must be at most 50.")
 
 
 def test_handler_turns_tool_node_validation_errors_into_invalid_args(loopback: Loopback) -> None:

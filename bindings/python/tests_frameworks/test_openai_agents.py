@@ -123,5 +123,5 @@ def test_arguments_failing_the_schema_become_invalid_args_naming_the_field(loopb
     env = json.loads(only)
     # The SDK drops pydantic's error unless OPENAI_AGENTS_DONT_LOG_TOOL_DATA=0, so no field is named.
     assert (env["code"], env["retryable"], env["details"]["fields"]) == ("INVALID_ARGS", False, [""])
-    assert env["message"].startswith("The arguments for search are invalid")
+    assert env["message"].startswith("Fix the arguments for search and call the tool again")
     assert loopback.searches() == []

@@ -122,7 +122,7 @@ def test_capability_turns_schema_failures_into_invalid_args(loopback: Loopback) 
     [only] = seen
     env = json.loads(only.content)
     assert only.outcome == "retried" and env["details"]["fields"] == ["/max_results"]
-    assert env["message"].startswith("The arguments for search are invalid: /max_results must be at most 50.")
+    assert env["message"].startswith("Fix the arguments for search and call the tool again: /max_results must be at most 50.")
 
 
 def test_capability_answers_any_tools_exception(loopback: Loopback) -> None:

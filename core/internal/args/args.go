@@ -215,27 +215,29 @@ func normalize(failures []Failure) []sorted {
 	return out
 }
 
-const fixSuffix = " Fix them and call the tool again."
-
-// message builds the model's message within sanitize.MaxMessageChars:
-// "The arguments for <tool> are invalid: /city is required; /days must be at
-// most 7. Fix them and call the tool again." Failures that do not fit are
-// counted ("; and 3 more"). Every piece taken from the request (tool name,
-// path, expected value) is redacted before it is cut to its room (safe): a
-// cut secret no longer has the shape the sanitizer knows it by.
+// message builds the model's message within sanitize.MaxMessageChars, one
+// sentence with the instruction first, so that it is what sanitize.Message
+// leaves as it is (an envelope toolerr writes must read back byte for byte,
+// and a second sentence would be cut): "Fix the arguments for <tool> and call
+// the tool again: /city is required; /days must be at most 7." Failures that
+// do not fit are counted ("; and 3 more"). Every piece taken from the request
+// (tool name, path, expected value) is redacted before it is cut to its room
+// (safe): a cut secret no longer has the shape the sanitizer knows it by.
+// The result passes sanitize.Message last, so an expected value that holds a
+// sentence end cuts the list there, not the instruction.
 func message(tool string, fs []sorted) string {
-	subject := "The arguments"
+	head := "Fix the arguments"
 	if tool != "" {
-		subject += " for " + safe(tool, 64)
+		head += " for " + safe(tool, 64)
 	}
+	head += " and call the tool again: "
 	if len(fs) > 0 && allJSON(fs) {
-		return sanitize.Text(subject + " are not valid JSON." + fixSuffix)
+		return sanitize.Message(head + "they are not valid JSON.")
 	}
 	if len(fs) == 0 {
-		return sanitize.Text(subject + " are invalid." + fixSuffix)
+		return sanitize.Message(head + "they are invalid.")
 	}
-	head := subject + " are invalid: "
-	room := sanitize.MaxMessageChars - chars(head) - chars("."+fixSuffix)
+	room := sanitize.MaxMessageChars - chars(head) - chars(".")
 	var b strings.Builder
 	b.WriteString(head)
 	used := 0
@@ -261,8 +263,8 @@ func message(tool string, fs []sorted) string {
 		b.WriteString(sep + item)
 		used += chars(sep + item)
 	}
-	b.WriteString("." + fixSuffix)
-	return b.String()
+	b.WriteString(".")
+	return sanitize.Message(b.String())
 }
 
 func allJSON(fs []sorted) bool {

@@ -22,10 +22,10 @@ func TestEnvelope_brief(t *testing.T) {
 	assert.Equal(t, envelope.InvalidArgs, e.Code)
 	assert.False(t, e.Retryable)
 	assert.Equal(t, envelope.SourceTool, e.Source)
-	assert.Equal(t, "The arguments for get_weather are invalid: /city is required; /days must be at most 7. Fix them and call the tool again.", e.Message)
+	assert.Equal(t, "Fix the arguments for get_weather and call the tool again: /city is required; /days must be at most 7.", e.Message)
 	got, err := e.MarshalJSON()
 	require.NoError(t, err)
-	assert.Equal(t, `{"code":"INVALID_ARGS","details":{"failures":[{"keyword":"required","path":"/city"},{"keyword":"maximum","path":"/days"}],"fields":["/city","/days"],"tool":"get_weather"},"message":"The arguments for get_weather are invalid: /city is required; /days must be at most 7. Fix them and call the tool again.","retryable":false,"source":"tool"}`, string(got))
+	assert.Equal(t, `{"code":"INVALID_ARGS","details":{"failures":[{"keyword":"required","path":"/city"},{"keyword":"maximum","path":"/days"}],"fields":["/city","/days"],"tool":"get_weather"},"message":"Fix the arguments for get_weather and call the tool again: /city is required; /days must be at most 7.","retryable":false,"source":"tool"}`, string(got))
 }
 
 func TestEnvelope_orderDoesNotMatter(t *testing.T) {
@@ -79,13 +79,13 @@ func TestPredicate_keywords(t *testing.T) {
 
 func TestMessage_json(t *testing.T) {
 	e := Envelope("get_weather", []Failure{{Path: "", Keyword: KeywordJSON, Message: "unexpected end of JSON input"}})
-	assert.Equal(t, "The arguments for get_weather are not valid JSON. Fix them and call the tool again.", e.Message)
+	assert.Equal(t, "Fix the arguments for get_weather and call the tool again: they are not valid JSON.", e.Message)
 	assert.Equal(t, []any{""}, e.Details["fields"])
 }
 
 func TestMessage_noTool(t *testing.T) {
 	e := Envelope("", []Failure{f("/q", "required", nil)})
-	assert.Equal(t, "The arguments are invalid: /q is required. Fix them and call the tool again.", e.Message)
+	assert.Equal(t, "Fix the arguments and call the tool again: /q is required.", e.Message)
 	_, has := e.Details["tool"]
 	assert.False(t, has)
 }
@@ -97,7 +97,8 @@ func TestMessage_manyFailuresFit(t *testing.T) {
 	}
 	e := Envelope("bulk", fs)
 	assert.LessOrEqual(t, utf8.RuneCountInString(e.Message), 300)
-	assert.True(t, strings.HasSuffix(e.Message, " more. Fix them and call the tool again."), e.Message)
+	assert.True(t, strings.HasPrefix(e.Message, "Fix the arguments for bulk and call the tool again: "), e.Message)
+	assert.True(t, strings.HasSuffix(e.Message, " more."), e.Message)
 	assert.Contains(t, e.Message, "; and ")
 	assert.Len(t, e.Details["failures"], MaxDetailFailures)
 	assert.Equal(t, 50, e.Details["failures_omitted"])
