@@ -2,13 +2,15 @@
 # test-frameworks-py DIST: toolerr.integrations on the agent frameworks' own
 # stacks (docs/frameworks.md). Installs, into bindings/python/.venv-frameworks,
 # the wheel from `make packages` with its framework extras
-# (openai-agents, langgraph, pydantic-ai, mcp) and the provider SDKs of
+# (openai-agents, langgraph, pydantic-ai, mcp, httpx, httpx2) and the provider SDKs of
 # bindings/python/tests_frameworks/requirements.txt, every version pinned by
 # tests_frameworks/constraints.txt; then mypy --strict on the integrations
 # and their examples, then pytest on tests_frameworks/ (each framework's own
 # agent loop against a scripted provider and seed 000's search service on
 # 127.0.0.1, the examples, and a fresh interpreter showing that `import
-# toolerr` loads no framework). Idempotent: a second run installs nothing.
+# toolerr` loads no framework), and the egress transports with the openai,
+# anthropic and google-genai clients, in-process and through dist/toolerr-gateway.
+# Idempotent: a second run installs nothing.
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 dist_arg=${1:-dist}
@@ -23,10 +25,10 @@ venv="$py/.venv-frameworks"
 [ -x "$venv/bin/python" ] || python3 -m venv "$venv"
 pip=("$venv/bin/python" -m pip --disable-pip-version-check -q)
 "${pip[@]}" install -c "$py/tests_frameworks/constraints.txt" -r "$py/tests_frameworks/requirements.txt" \
-  "mypy>=1.10,<2" "toolerr[openai-agents,langgraph,pydantic-ai,mcp] @ file://$whl"
+  "mypy>=1.10,<2" "toolerr[openai-agents,langgraph,pydantic-ai,mcp,httpx,httpx2] @ file://$whl"
 "${pip[@]}" install --force-reinstall --no-deps "$whl"
 cd "$py"
 "$venv/bin/mypy" --strict --no-error-summary toolerr/integrations
 echo "test-frameworks-py: mypy --strict clean"
-"$venv/bin/pytest" -q -rs -p no:cacheprovider --junitxml="$root/build/pytest-frameworks.xml" tests_frameworks
+TOOLERR_GATEWAY="$dist/toolerr-gateway" "$venv/bin/pytest" -q -rs -p no:cacheprovider --junitxml="$root/build/pytest-frameworks.xml" tests_frameworks
 bash "$root/scripts/testreport.sh" junit python-frameworks "$root/build/pytest-frameworks.xml"

@@ -12,6 +12,10 @@ module                                 framework (extra)               its exten
 ``toolerr.integrations.mcp``            MCP Python SDK (``MCPServer``,  a tool function wrapper
                                        FastMCP in mcp 1.x)
                                        (``toolerr[mcp]``)
+``toolerr.integrations.httpx``,         httpx, httpx2: the egress ops   ``httpx.BaseTransport``,
+``toolerr.integrations.httpx2``         for the provider SDKs           ``AsyncBaseTransport``
+                                       (``toolerr[httpx]``,            (docs/egress.md)
+                                       ``toolerr[httpx2]``)
 =====================================  ==============================  ==========================
 
 Every module has the same shape (docs/frameworks.md): a failure becomes the
@@ -26,4 +30,4 @@ imports its framework when it is imported, and says which extra to install
 when the framework is missing.
 """
 
-__all__ = ["openai_agents", "langgraph", "pydantic_ai", "mcp"]
+__all__ = ["openai_agents", "langgraph", "pydantic_ai", "mcp", "httpx", "httpx2"]

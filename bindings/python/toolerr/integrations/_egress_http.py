@@ -1,0 +1,442 @@
+"""What toolerr.integrations.httpx and toolerr.integrations.httpx2 share: the
+egress transports built for either module (see toolerr.integrations.httpx)."""
+
+from __future__ import annotations
+
+import json
+import logging
+import time
+from dataclasses import dataclass
+from types import ModuleType
+from typing import Any, AsyncIterator, Callable, Dict, Iterator, List, Optional, Tuple
+
+from .. import Envelope, ToolerrError, _transcript_op, canonicalize, invoke
+
+
+log = logging.getLogger("toolerr.egress")
+
+MAX_REQUEST_BYTES = 32 << 20  # the core's request bound (core.MaxRequestBytes): larger bodies go unread
+MAX_ERROR_BYTES = 1 << 20  # an upstream error body is read up to 1 MiB, as the gateway reads it
+MAX_EVENT_BYTES = 4 << 20  # a longer stream event (an image chunk) passes unread, as in the gateway
+
+# Upstream headers the rewritten error response does not keep: its body is
+# new (length, encoding, type) and the error op's headers replace these.
+_DROPPED = frozenset({"content-length", "content-encoding", "transfer-encoding", "content-type"})
+
+
+@dataclass(frozen=True)
+class Endpoint:
+    """The provider API a request calls, known from its method and URL path.
+
+    ``api`` names it as the gateway's routes do (``chat_completions``,
+    ``responses``, ``messages``, ``count_tokens``, ``generate_content``,
+    ``stream_generate_content``); ``format`` is the wire format of its
+    request bodies and of the errors its SDK parses (``openai-chat``,
+    ``openai-responses``, ``anthropic``, ``gemini``); ``model`` the model
+    named in a Gemini path (``""`` for the others, whose bodies name it).
+    """
+
+    api: str
+    format: str
+    model: str = ""
+
+
+def endpoint_of(method: str, path: str) -> Optional[Endpoint]:
+    """Return the endpoint a request of method to path calls, None for any other.
+
+    The path is matched by its end, so a base URL with a prefix is the
+    provider's own: ``/v1/chat/completions``, Azure OpenAI's
+    ``/openai/deployments/d/chat/completions`` and Gemini's OpenAI-compatible
+    ``/v1beta/openai/chat/completions`` are Chat Completions;
+    ``/v1/messages`` ends Anthropic's paths (the Assistants API's
+    ``/v1/threads/t/messages`` is not one); ``.../models/{model}:generateContent``
+    is Gemini's on the Gemini API and on Vertex AI alike. Only POST.
+
+    See https://platform.openai.com/docs/api-reference/chat/create,
+    https://platform.openai.com/docs/api-reference/responses/create,
+    https://docs.claude.com/en/api/messages,
+    https://docs.claude.com/en/api/messages-count-tokens and
+    https://ai.google.dev/api/generate-content.
+    """
+    if method.upper() != "POST":
+        return None
+    if path.endswith("/chat/completions"):
+        return Endpoint("chat_completions", "openai-chat")
+    if path.endswith("/responses"):
+        return Endpoint("responses", "openai-responses")
+    if path.endswith("/v1/messages"):
+        return Endpoint("messages", "anthropic")
+    if path.endswith("/v1/messages/count_tokens"):
+        return Endpoint("count_tokens", "anthropic")
+    head, _, last = path.rpartition("/")
+    if not head.endswith("/models"):
+        return None
+    model, found, call = last.partition(":")
+    if not found or not model:
+        return None
+    if call == "generateContent":
+        return Endpoint("generate_content", "gemini", model)
+    if call == "streamGenerateContent":
+        return Endpoint("stream_generate_content", "gemini", model)
+    return None
+
+
+@dataclass(frozen=True)
+class StreamError:
+    """One error event inside a stream, as the client's stream now carries it.
+
+    ``envelope`` is the five fields; ``event`` the event name written
+    (``""`` for a data-only event, as Chat Completions and Gemini send
+    errors) and ``data`` its data (canonical JSON, the envelope under
+    ``toolerr``); ``endpoint`` the API the request called.
+    """
+
+    endpoint: Endpoint
+    envelope: Envelope
+    event: str
+    data: bytes
+
+
+Reporter = Callable[[Any, StreamError], None]
+PrepareHook = Callable[[Any, Endpoint, Dict[str, Any]], None]
+
+
+class _Egress:
+    """The I/O both transports share: op requests built, op results written
+    (h is the httpx module, httpx or httpx2)."""
+
+    def __init__(self, h: ModuleType, drop_upstream_message: bool, on_prepare: Optional[PrepareHook],
+                 on_stream_error: Optional[Reporter], clock: Callable[[], float]) -> None:
+        self._h = h
+        self._drop = drop_upstream_message
+        self._on_prepare = on_prepare
+        self._on_stream_error = on_stream_error
+        self._clock = clock
+
+    def prepare(self, request: Any, ep: Endpoint, raw: bytes) -> Any:
+        """Return the request to send: request with the body the request op gave, or as it came."""
+        body = raw
+        if len(raw) <= MAX_REQUEST_BYTES:
+            try:  # the bytes go to the core unparsed (toolerr's transcript ops take JSON text)
+                rep = _transcript_op("egress_request", {"format": ep.format, "model": ep.model or None}, None, raw)
+            except (ValueError, ToolerrError):
+                rep = None  # unreadable: the upstream answers it in its own words
+            if rep is not None:
+                if rep["changed"]:
+                    body = canonicalize(rep["body"]).encode()
+                if self._on_prepare is not None:
+                    self._on_prepare(request, ep, {k: v for k, v in rep.items() if k != "body"})
+        headers = self._h.Headers(request.headers)
+        for name in ("content-length", "transfer-encoding"):
+            headers.pop(name, None)
+        headers["content-length"] = str(len(body))
+        return self._h.Request(request.method, request.url, headers=headers, content=body,
+                             extensions=request.extensions)
+
+    def _error_request(self, ep: Endpoint, upstream: Dict[str, Any]) -> Dict[str, Any]:
+        upstream = {"provider": ep.format, "now_ms": int(self._clock() * 1000), **upstream}
+        req: Dict[str, Any] = {"op": "egress_error", "ingress": ep.format, "upstream": upstream}
+        if self._drop:
+            req["upstream_message"] = "drop"
+        return req
+
+    def error_response(self, request: Any, ep: Endpoint, resp: Any,
+                       body: bytes) -> Any:
+        """Return the client's response for an upstream error response whose body (decoded) is body."""
+        headers: Dict[str, List[str]] = {}
+        for k, v in resp.headers.multi_items():
+            headers.setdefault(k, []).append(v)
+        rep = invoke(self._error_request(ep, {"http": {
+            "status": resp.status_code, "headers": headers, "body": body.decode("utf-8", "replace")}}))
+        return self._reply(request, rep, [(k, v) for k, v in resp.headers.multi_items()], resp.extensions)
+
+    def transport_response(self, request: Any, ep: Endpoint, exc: Exception) -> Any:
+        """Return the client's response for an upstream that never answered (exc, an httpx.TransportError)."""
+        rep = invoke(self._error_request(ep, {"error_text": f"{type(exc).__name__}: {exc}"}))
+        return self._reply(request, rep, [], {})
+
+    def _reply(self, request: Any, rep: Dict[str, Any], upstream: List[Tuple[str, str]],
+               extensions: Dict[str, Any]) -> Any:
+        replaced = {k.lower() for k in rep["headers"]}
+        headers = [(k, v) for k, v in upstream if k.lower() not in _DROPPED and k.lower() not in replaced]
+        headers += list(rep["headers"].items())
+        ext = {k: v for k, v in extensions.items() if k in ("http_version", "reason_phrase")}
+        return self._h.Response(rep["status"], headers=headers, content=canonicalize(rep["body"]).encode(),
+                              request=request, extensions=ext)
+
+    def stream_event(self, request: Any, ep: Endpoint, raw: bytes, emitted: bool) -> Tuple[bytes, bool]:
+        """Return what the client gets for one complete event (raw, its blank line included)
+        and whether output has now been streamed."""
+        name, data = _parse_event(raw)
+        if not _is_error_event(name, data):
+            return raw, emitted or (bool(data) and name != "ping")
+        try:
+            rep = invoke(self._error_request(ep, {"sse_event": {
+                "event": name, "data": data.decode("utf-8", "replace"), "content_emitted": emitted}}))
+        except ToolerrError:
+            return raw, emitted
+        out = canonicalize(rep["data"]).encode()
+        ev = StreamError(ep, Envelope.from_dict(rep["envelope"]), rep["event"], out)
+        self._report(request, ev)
+        head = b"event: " + ev.event.encode() + b"\n" if ev.event else b""
+        return head + b"data: " + out + b"\n\n", emitted
+
+    def _report(self, request: Any, ev: StreamError) -> None:
+        if self._on_stream_error is None:
+            log.warning("toolerr egress: an error event inside a stream: api=%s code=%s retryable=%s",
+                        ev.endpoint.api, ev.envelope.code, ev.envelope.retryable)
+            return
+        try:
+            self._on_stream_error(request, ev)
+        except Exception:  # a reporter's own failure must not break the stream the SDK reads
+            log.exception("toolerr egress: on_stream_error raised")
+
+
+def _is_event_stream(resp: Any) -> bool:
+    media: str = resp.headers.get("content-type", "").split(";", 1)[0]
+    return media.strip().lower() == "text/event-stream"
+
+
+def _event_end(b: bytes, start: int) -> Tuple[int, int]:
+    """Return (end, resume): the length of b's first complete event, its blank line
+    included, or 0 when b holds none yet, and the start of b's last unfinished line,
+    where a later call resumes (a long event is scanned once, not once per chunk).
+
+    See the WHATWG HTML standard, "Server-sent events" (an event ends at a blank
+    line; lines end in CRLF, LF or CR).
+    """
+    i, n = start, len(b)
+    line = start
+    while True:
+        lf, cr = b.find(b"\n", i), b.find(b"\r", i)
+        if lf < 0 and cr < 0:
+            return 0, line
+        j = lf if cr < 0 or (0 <= lf < cr) else cr
+        nxt = j + 1
+        if b[j] == 13:  # CR
+            if nxt == n:
+                return 0, line  # a CR at the end may be the first half of a CRLF
+            if b[nxt] == 10:
+                nxt += 1
+        if j == line:
+            return nxt, 0  # an empty line ends the event
+        line = i = nxt
+
+
+def _parse_event(raw: bytes) -> Tuple[str, bytes]:
+    """Return an event's name and its data (data lines joined by LF)."""
+    name, data = "", []
+    for line in raw.splitlines():
+        field, _, value = line.partition(b":")
+        if value.startswith(b" "):
+            value = value[1:]
+        if field == b"event":
+            name = value.decode("utf-8", "replace")
+        elif field == b"data":
+            data.append(value)
+    return name, b"\n".join(data)
+
+
+def _is_error_event(name: str, data: bytes) -> bool:
+    """An error event: named "error" (Anthropic, the Responses API), or data that is
+    a JSON object with an "error" object (Chat Completions and Gemini chunks); the
+    data is parsed only when it names an "error" member. As gateway/stream.go tests it."""
+    if name == "error":
+        return True
+    if b'"error"' not in data:
+        return False
+    try:
+        v = json.loads(data)
+    except ValueError:
+        return False
+    return isinstance(v, dict) and isinstance(v.get("error"), dict)
+
+
+class _Events:
+    """Splits a stream into complete events as they arrive (the state both stream
+    wrappers share); feed returns what is ready for the client."""
+
+    def __init__(self, eg: _Egress, request: Any, ep: Endpoint) -> None:
+        self._eg, self._request, self._ep = eg, request, ep
+        self._pending = b""
+        self._scan = 0
+        self._skip = False
+        self._emitted = False
+
+    def feed(self, chunk: bytes) -> bytes:
+        self._pending += chunk
+        out = []
+        while True:
+            end, resume = _event_end(self._pending, self._scan)
+            if end == 0:
+                self._scan = resume
+                if len(self._pending) > MAX_EVENT_BYTES:  # too long to hold: it passes as it arrives
+                    out.append(self._pending)
+                    self._pending, self._scan, self._skip = b"", 0, True
+                return b"".join(out)
+            ev, self._pending, self._scan = self._pending[:end], self._pending[end:], 0
+            if self._skip:
+                out.append(ev)
+                self._skip = False
+                continue
+            rewritten, self._emitted = self._eg.stream_event(self._request, self._ep, ev, self._emitted)
+            out.append(rewritten)
+
+    def flush(self) -> bytes:
+        rest, self._pending = self._pending, b""
+        return rest
+
+
+def build(h: ModuleType) -> Tuple[Any, Any]:
+    """Return (EgressTransport, AsyncEgressTransport) for h, the httpx module
+    (``httpx`` or its successor ``httpx2``, which openai and anthropic use):
+    each SDK takes only clients, requests and responses of its own module."""
+
+    class _SyncStream(h.SyncByteStream):  # type: ignore[misc,name-defined]
+        def __init__(self, resp: Any, events: _Events) -> None:
+            self._resp, self._events = resp, events
+
+        def __iter__(self) -> Iterator[bytes]:
+            for chunk in self._resp.iter_bytes():
+                out = self._events.feed(chunk)
+                if out:
+                    yield out
+            rest = self._events.flush()
+            if rest:
+                yield rest
+
+        def close(self) -> None:
+            self._resp.close()
+
+
+    class _AsyncStream(h.AsyncByteStream):  # type: ignore[misc,name-defined]
+        def __init__(self, resp: Any, events: _Events) -> None:
+            self._resp, self._events = resp, events
+
+        async def __aiter__(self) -> AsyncIterator[bytes]:
+            async for chunk in self._resp.aiter_bytes():
+                out = self._events.feed(chunk)
+                if out:
+                    yield out
+            rest = self._events.flush()
+            if rest:
+                yield rest
+
+        async def aclose(self) -> None:
+            await self._resp.aclose()
+
+
+    def _streamed(request: Any, resp: Any, stream: Any) -> Any:
+        # The body is decoded here (iter_bytes), and a rewritten event changes its length.
+        headers = [(k, v) for k, v in resp.headers.multi_items()
+                   if k not in ("content-length", "content-encoding", "transfer-encoding")]
+        return h.Response(resp.status_code, headers=headers, stream=stream, request=request,
+                              extensions=resp.extensions)
+
+
+    def _read_capped_sync(resp: Any) -> bytes:
+        parts, n = [], 0
+        try:
+            for chunk in resp.iter_bytes():
+                parts.append(chunk)
+                n += len(chunk)
+                if n >= MAX_ERROR_BYTES:
+                    break
+        finally:
+            resp.close()
+        return b"".join(parts)[:MAX_ERROR_BYTES]
+
+
+    async def _read_capped_async(resp: Any) -> bytes:
+        parts, n = [], 0
+        try:
+            async for chunk in resp.aiter_bytes():
+                parts.append(chunk)
+                n += len(chunk)
+                if n >= MAX_ERROR_BYTES:
+                    break
+        finally:
+            await resp.aclose()
+        return b"".join(parts)[:MAX_ERROR_BYTES]
+
+
+    class EgressTransport(h.BaseTransport):  # type: ignore[misc,name-defined]
+        """An httpx transport that runs toolerr's egress ops on every provider request
+        it carries (see the module's doc), over ``transport`` (default
+        ``h.HTTPTransport()``).
+
+        ``drop_upstream_message`` puts toolerr's own sentence in native error
+        messages instead of the upstream's sanitized one (the error op's
+        ``upstream_message: "drop"``). ``on_prepare(request, endpoint, report)``,
+        when given, gets each body's report from the request op (``changed``,
+        ``changes``, ``id_map``, ``findings``) before the request is sent.
+        ``on_stream_error(request, StreamError)`` gets each error event inside a
+        stream after it was rewritten (default: a warning on the
+        ``toolerr.egress`` logger; an exception it raises is logged, never
+        raised into the stream). ``clock`` gives seconds since the Unix epoch
+        (the error op's ``now_ms``, for an HTTP-date ``Retry-After``).
+        Thread-safe when ``transport`` is.
+        """
+
+        def __init__(self, transport: Optional[Any] = None, *, drop_upstream_message: bool = False,
+                     on_prepare: Optional[PrepareHook] = None, on_stream_error: Optional[Reporter] = None,
+                     clock: Callable[[], float] = time.time) -> None:
+            self._base = transport if transport is not None else h.HTTPTransport()
+            self._eg = _Egress(h, drop_upstream_message, on_prepare, on_stream_error, clock)
+
+        def handle_request(self, request: Any) -> Any:
+            """Send request as the module's doc says; any other request goes to the wrapped transport."""
+            ep = endpoint_of(request.method, request.url.path)
+            if ep is None:
+                return self._base.handle_request(request)
+            out = self._eg.prepare(request, ep, request.read())
+            try:
+                resp = self._base.handle_request(out)
+            except h.TimeoutException:
+                raise
+            except h.TransportError as e:
+                return self._eg.transport_response(request, ep, e)
+            if resp.status_code >= 400:
+                return self._eg.error_response(request, ep, resp, _read_capped_sync(resp))
+            if _is_event_stream(resp):
+                return _streamed(request, resp, _SyncStream(resp, _Events(self._eg, request, ep)))
+            return resp
+
+        def close(self) -> None:
+            """Close the wrapped transport."""
+            self._base.close()
+
+
+    class AsyncEgressTransport(h.AsyncBaseTransport):  # type: ignore[misc,name-defined]
+        """The asyncio twin of ``EgressTransport`` (same options), over ``transport``
+        (default ``h.AsyncHTTPTransport()``), for ``h.AsyncClient``."""
+
+        def __init__(self, transport: Optional[Any] = None, *, drop_upstream_message: bool = False,
+                     on_prepare: Optional[PrepareHook] = None, on_stream_error: Optional[Reporter] = None,
+                     clock: Callable[[], float] = time.time) -> None:
+            self._base = transport if transport is not None else h.AsyncHTTPTransport()
+            self._eg = _Egress(h, drop_upstream_message, on_prepare, on_stream_error, clock)
+
+        async def handle_async_request(self, request: Any) -> Any:
+            """Send request as the module's doc says; any other request goes to the wrapped transport."""
+            ep = endpoint_of(request.method, request.url.path)
+            if ep is None:
+                return await self._base.handle_async_request(request)
+            out = self._eg.prepare(request, ep, await request.aread())
+            try:
+                resp = await self._base.handle_async_request(out)
+            except h.TimeoutException:
+                raise
+            except h.TransportError as e:
+                return self._eg.transport_response(request, ep, e)
+            if resp.status_code >= 400:
+                return self._eg.error_response(request, ep, resp, await _read_capped_async(resp))
+            if _is_event_stream(resp):
+                return _streamed(request, resp, _AsyncStream(resp, _Events(self._eg, request, ep)))
+            return resp
+
+        async def aclose(self) -> None:
+            """Close the wrapped transport."""
+            await self._base.aclose()
+
+    return EgressTransport, AsyncEgressTransport

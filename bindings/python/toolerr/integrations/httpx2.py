@@ -1,0 +1,24 @@
+"""toolerr's egress ops as an httpx2 transport (``pip install 'toolerr[httpx2]'``):
+the classes of toolerr.integrations.httpx (see its doc) built for ``httpx2``,
+the module the openai (3.x) and anthropic (2.x) SDKs take clients of::
+
+    from toolerr.integrations.httpx2 import AsyncEgressTransport, EgressTransport
+
+    openai.OpenAI(http_client=httpx2.Client(transport=EgressTransport()))
+    anthropic.AsyncAnthropic(http_client=httpx2.AsyncClient(transport=AsyncEgressTransport()))
+"""
+
+from __future__ import annotations
+
+try:
+    import httpx2
+except ImportError as e:  # pragma: no cover - the extra is installed where this is tested
+    raise ImportError("toolerr: this integration needs 'httpx2': pip install 'toolerr[httpx2]'") from e
+
+from ._egress_http import Endpoint, StreamError, build, endpoint_of
+
+__all__ = ["AsyncEgressTransport", "EgressTransport", "Endpoint", "StreamError", "endpoint_of"]
+
+#: The sync and async transports, over ``httpx2.HTTPTransport()`` and
+#: ``httpx2.AsyncHTTPTransport()`` by default (options as in toolerr.integrations.httpx).
+EgressTransport, AsyncEgressTransport = build(httpx2)
