@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# test-rust DIST: the Rust binding. cargo test --features redis (smoke, API, conformance,
+# test-rust DIST: the Rust binding. cargo test --features redis,egress (smoke, API, conformance, egress,
 # the Redis store on a redis-server it starts
 # fixtures, threads, memory, bad input) with DIST/libtoolerr.a linked
 # statically (TOOLERR_DIST), then the README example through cargo run,
@@ -15,7 +15,7 @@ dist=$(cd "$root" && cd "$dist_arg" 2>/dev/null && pwd) || {
 
 cd "$root/bindings/rust"
 export TOOLERR_DIST="$dist"
-cargo test --release --locked -q --features redis 2>&1 | bash "$root/scripts/testreport.sh" cargo rust
+cargo test --release --locked -q --features redis,egress 2>&1 | bash "$root/scripts/testreport.sh" cargo rust
 want=$'RATE_LIMITED true 7\ntool_result true\nINVALID_INPUT op'
 got=$(cargo run -q --release --locked --example readme_example)
 if [ "$got" != "$want" ]; then

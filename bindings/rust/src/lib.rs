@@ -16,6 +16,9 @@ use std::fmt;
 mod wire;
 pub use wire::*;
 
+#[cfg(feature = "egress")]
+pub mod egress;
+
 pub mod runtime;
 
 #[cfg(feature = "redis")]
@@ -433,6 +436,14 @@ pub fn normalize_ids_body(format: &str, body: Transcript, options: Value) -> Res
         "body",
         body,
     )
+}
+
+/// A whole request body of `format` made ready to send (op `egress_request`, docs/egress.md,
+/// "The request op"): `{"body", "changed", "changes", "id_map"?, "findings"}`; `options` adds
+/// `model` (a Gemini body's model, from its URL), `id_rules`, `capabilities`, `open_calls`.
+/// A body the op cannot read is an `INVALID_INPUT` error.
+pub fn egress_request(format: &str, body: Transcript, options: Value) -> Result<Value> {
+    transcript_op("egress_request", with(json!({"format": format}), options), "body", body)
 }
 
 /// Whether repeated failing calls form a loop (op `loop_guard`); `members` is the whole request.

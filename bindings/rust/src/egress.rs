@@ -1,0 +1,567 @@
+//! The core's egress ops as a [reqwest-middleware] [`Middleware`] (feature
+//! `egress`), for a `reqwest_middleware::ClientWithMiddleware`:
+//!
+//! ```no_run
+//! let client = reqwest_middleware::ClientBuilder::new(reqwest::Client::new())
+//!     .with(toolerr::egress::Egress::default())
+//!     .build();
+//! ```
+//!
+//! For each request of a provider API ([`endpoint_of`]: Chat Completions,
+//! Responses, Anthropic Messages and count_tokens, Gemini generateContent and
+//! streamGenerateContent), as docs/egress.md, "For the in-process
+//! transports", says and the gateway (`gateway/`) does:
+//!
+//! 1. the body goes through the `egress_request` op (the format from the
+//!    path, a Gemini model from the path): the op's body is sent when it
+//!    changed something, else the very bytes given; a body the op cannot
+//!    read (not JSON, not UTF-8, a stream, past the core's bounds) is sent
+//!    as it came;
+//! 2. an answer of status 400-599 becomes the `egress_error` op's reply: the
+//!    status kept (529 stays 529), the native error body with the envelope
+//!    under `error.toolerr`, `retry-after`, `retry-after-ms`,
+//!    `x-should-retry` and `x-toolerr-envelope` replacing the upstream's
+//!    headers of those names, every other header kept; the middleware never
+//!    retries (a retry middleware after it reads `x-should-retry`);
+//! 3. a `text/event-stream` answer passes event by event as it arrives; an
+//!    error event inside it is replaced by the op's event for the client's
+//!    API and reported to [`Egress::on_stream_error`] (default: a `log`
+//!    warning with the code and retryable), and the stream goes on;
+//! 4. a request the upstream never answered (a refused connection) gets the
+//!    op's native 502; a timeout is the caller's own deadline and is
+//!    returned as the error it is.
+//!
+//! Every decision is the core's; this module does I/O only.
+//!
+//! [reqwest-middleware]: https://docs.rs/reqwest-middleware
+
+use std::sync::Arc;
+
+use bytes::Bytes;
+use futures_util::StreamExt;
+use http::Extensions;
+use reqwest::{Request, Response, ResponseBuilderExt};
+use reqwest_middleware::{Middleware, Next};
+use serde_json::{json, Map, Value};
+
+use crate::{canonicalize, egress_request, invoke, Envelope, Transcript};
+
+/// The core's request bound (`core.MaxRequestBytes`), in bytes: a larger body goes unread.
+pub const MAX_REQUEST_BYTES: usize = 32 << 20;
+/// An upstream error body is read up to this many bytes (1 MiB), as the gateway reads it.
+pub const MAX_ERROR_BYTES: usize = 1 << 20;
+/// A stream event longer than this (4 MiB, an image chunk) passes unread, as in the gateway.
+pub const MAX_EVENT_BYTES: usize = 4 << 20;
+
+/// The provider API a request calls, known from its method and URL path.
+///
+/// `api` names it as the gateway's routes do (`chat_completions`,
+/// `responses`, `messages`, `count_tokens`, `generate_content`,
+/// `stream_generate_content`); `format` is the wire format of its request
+/// bodies and of the errors its client parses (`openai-chat`,
+/// `openai-responses`, `anthropic`, `gemini`); `model` the model named in a
+/// Gemini path (`""` for the others, whose bodies name it).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Endpoint {
+    pub api: &'static str,
+    pub format: &'static str,
+    pub model: String,
+}
+
+/// Returns the endpoint a request of `method` to `path` calls, `None` for any other.
+///
+/// The path is matched by its end, so a base URL with a prefix is the
+/// provider's own (Azure OpenAI's `/openai/deployments/d/chat/completions`,
+/// Gemini's OpenAI-compatible `/v1beta/openai/chat/completions`, Vertex AI's
+/// `.../publishers/google/models/m:generateContent`); the Assistants API's
+/// `/v1/threads/t/messages` is not Anthropic's. Only POST.
+///
+/// See <https://platform.openai.com/docs/api-reference/chat/create>,
+/// <https://platform.openai.com/docs/api-reference/responses/create>,
+/// <https://docs.claude.com/en/api/messages>,
+/// <https://docs.claude.com/en/api/messages-count-tokens> and
+/// <https://ai.google.dev/api/generate-content>.
+pub fn endpoint_of(method: &str, path: &str) -> Option<Endpoint> {
+    if !method.eq_ignore_ascii_case("POST") {
+        return None;
+    }
+    let ep = |api, format| {
+        Some(Endpoint {
+            api,
+            format,
+            model: String::new(),
+        })
+    };
+    if path.ends_with("/chat/completions") {
+        return ep("chat_completions", "openai-chat");
+    }
+    if path.ends_with("/responses") {
+        return ep("responses", "openai-responses");
+    }
+    if path.ends_with("/v1/messages") {
+        return ep("messages", "anthropic");
+    }
+    if path.ends_with("/v1/messages/count_tokens") {
+        return ep("count_tokens", "anthropic");
+    }
+    let (head, last) = path.rsplit_once('/')?;
+    if !head.ends_with("/models") {
+        return None;
+    }
+    let (model, call) = last.split_once(':')?;
+    if model.is_empty() {
+        return None;
+    }
+    let api = match call {
+        "generateContent" => "generate_content",
+        "streamGenerateContent" => "stream_generate_content",
+        _ => return None,
+    };
+    Some(Endpoint {
+        api,
+        format: "gemini",
+        model: model.to_string(),
+    })
+}
+
+/// One error event inside a stream, as the client's stream now carries it:
+/// `event` the event name written (`""` for a data-only event, as Chat
+/// Completions and Gemini send errors), `data` its data (canonical JSON, the
+/// envelope under `toolerr`), `envelope` the five fields.
+#[derive(Debug, Clone)]
+pub struct StreamError {
+    pub endpoint: Endpoint,
+    pub envelope: Envelope,
+    pub event: String,
+    pub data: String,
+}
+
+/// A reporter of stream error events.
+pub type StreamErrorHook = Arc<dyn Fn(&StreamError) + Send + Sync>;
+
+/// The egress middleware (see the module's doc). `Egress::default()` is ready
+/// to use.
+#[derive(Clone, Default)]
+pub struct Egress {
+    /// toolerr's own sentence in native error messages instead of the
+    /// upstream's sanitized one (the error op's `upstream_message: "drop"`).
+    pub drop_upstream_message: bool,
+    /// Called with each error event of a stream after it was rewritten;
+    /// `None` logs a warning (`log::warn!`: the API, code and retryable,
+    /// never a body). A panic in it is not caught.
+    pub on_stream_error: Option<StreamErrorHook>,
+    /// Milliseconds since the Unix epoch (the error op's `now_ms`, for an
+    /// HTTP-date `Retry-After`); `None` means the system clock.
+    pub now_ms: Option<Arc<dyn Fn() -> i64 + Send + Sync>>,
+}
+
+impl std::fmt::Debug for Egress {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Egress")
+            .field("drop_upstream_message", &self.drop_upstream_message)
+            .finish_non_exhaustive()
+    }
+}
+
+impl Egress {
+    /// Returns the middleware with `hook` as its stream error reporter.
+    pub fn on_stream_error(mut self, hook: impl Fn(&StreamError) + Send + Sync + 'static) -> Self {
+        self.on_stream_error = Some(Arc::new(hook));
+        self
+    }
+
+    fn now(&self) -> i64 {
+        match &self.now_ms {
+            Some(f) => f(),
+            None => std::time::SystemTime::now()
+                .duration_since(std::time::UNIX_EPOCH)
+                .map(|d| d.as_millis() as i64)
+                .unwrap_or(0),
+        }
+    }
+
+    fn error_request(&self, ep: &Endpoint, upstream: Value) -> Value {
+        let mut up = Map::new();
+        up.insert("provider".into(), ep.format.into());
+        up.insert("now_ms".into(), self.now().into());
+        if let Value::Object(m) = upstream {
+            up.extend(m);
+        }
+        let mut req = json!({"op": "egress_error", "ingress": ep.format, "upstream": up});
+        if self.drop_upstream_message {
+            req["upstream_message"] = "drop".into();
+        }
+        req
+    }
+
+    fn report(&self, ev: &StreamError) {
+        match &self.on_stream_error {
+            Some(f) => f(ev),
+            None => log::warn!(
+                "toolerr egress: an error event inside a stream: api={} code={} retryable={}",
+                ev.endpoint.api,
+                ev.envelope.code,
+                ev.envelope.retryable
+            ),
+        }
+    }
+}
+
+/// The body to send for `raw`: the request op's when it changed something,
+/// else `None` (send the bytes as they are).
+fn prepare(ep: &Endpoint, raw: &[u8]) -> Option<Vec<u8>> {
+    if raw.len() > MAX_REQUEST_BYTES {
+        return None;
+    }
+    let text = std::str::from_utf8(raw).ok()?;
+    let opts = if ep.model.is_empty() {
+        json!({})
+    } else {
+        json!({"model": ep.model})
+    };
+    let rep = egress_request(ep.format, Transcript::Json(text), opts).ok()?; // unreadable: sent as it came
+    if rep["changed"] != Value::Bool(true) {
+        return None;
+    }
+    canonicalize(&rep["body"]).ok().map(String::into_bytes)
+}
+
+fn reply(
+    rep: &Value,
+    upstream: Option<&reqwest::header::HeaderMap>,
+    url: reqwest::Url,
+) -> Response {
+    let empty = Map::new();
+    let replaced = rep["headers"].as_object().unwrap_or(&empty);
+    let status = rep["status"].as_u64().unwrap_or(502) as u16;
+    let mut b = http::Response::builder().status(status).url(url);
+    if let Some(h) = upstream {
+        for (k, v) in h {
+            let name = k.as_str();
+            if matches!(
+                name,
+                "content-length" | "content-encoding" | "transfer-encoding" | "content-type"
+            ) || replaced.contains_key(name)
+            {
+                continue;
+            }
+            b = b.header(k, v);
+        }
+    }
+    for (k, v) in replaced {
+        if let Some(v) = v.as_str() {
+            b = b.header(k.as_str(), v);
+        }
+    }
+    let body = canonicalize(&rep["body"]).unwrap_or_default();
+    Response::from(
+        b.body(body)
+            .expect("toolerr: the error op's headers are valid header values"),
+    )
+}
+
+#[async_trait::async_trait]
+impl Middleware for Egress {
+    async fn handle(
+        &self,
+        mut req: Request,
+        extensions: &mut Extensions,
+        next: Next<'_>,
+    ) -> reqwest_middleware::Result<Response> {
+        let Some(ep) = endpoint_of(req.method().as_str(), req.url().path()) else {
+            return next.run(req, extensions).await;
+        };
+        let raw = req.body().and_then(|b| b.as_bytes()).map(<[u8]>::to_vec);
+        if let Some(body) = raw.as_deref().and_then(|raw| prepare(&ep, raw)) {
+            req.headers_mut()
+                .insert(reqwest::header::CONTENT_LENGTH, body.len().into());
+            *req.body_mut() = Some(body.into());
+        }
+        let url = req.url().clone();
+        let resp = match next.run(req, extensions).await {
+            Ok(resp) => resp,
+            Err(reqwest_middleware::Error::Reqwest(e))
+                if !e.is_timeout() && (e.is_connect() || e.is_request()) =>
+            {
+                let text = error_text(&e);
+                let rep = invoke(&self.error_request(&ep, json!({ "error_text": text })))
+                    .map_err(reqwest_middleware::Error::middleware)?;
+                return Ok(reply(&rep, None, url));
+            }
+            Err(e) => return Err(e),
+        };
+        if resp.status().as_u16() >= 400 {
+            let headers = resp.headers().clone();
+            let resp_url = resp.url().clone();
+            let mut hs = Map::new();
+            for (k, v) in &headers {
+                let v = Value::from(String::from_utf8_lossy(v.as_bytes()).into_owned());
+                match hs.get_mut(k.as_str()) {
+                    Some(Value::Array(a)) => a.push(v),
+                    Some(prev) => *prev = Value::Array(vec![prev.take(), v]),
+                    None => {
+                        hs.insert(k.as_str().into(), v);
+                    }
+                }
+            }
+            let status = resp.status().as_u16();
+            let body = read_capped(resp).await;
+            let rep = invoke(&self.error_request(
+                &ep,
+                json!({"http": {
+                "status": status, "headers": hs, "body": String::from_utf8_lossy(&body)}}),
+            ))
+            .map_err(reqwest_middleware::Error::middleware)?;
+            return Ok(reply(&rep, Some(&headers), resp_url));
+        }
+        let is_sse = resp
+            .headers()
+            .get(reqwest::header::CONTENT_TYPE)
+            .and_then(|v| v.to_str().ok())
+            .map(|v| {
+                v.split(';')
+                    .next()
+                    .unwrap_or("")
+                    .trim()
+                    .eq_ignore_ascii_case("text/event-stream")
+            })
+            .unwrap_or(false);
+        if !is_sse {
+            return Ok(resp);
+        }
+        let mut b = http::Response::builder()
+            .status(resp.status())
+            .url(resp.url().clone());
+        for (k, v) in resp.headers() {
+            if !matches!(
+                k.as_str(),
+                "content-length" | "content-encoding" | "transfer-encoding"
+            ) {
+                b = b.header(k, v);
+            }
+        }
+        let events = Events {
+            eg: self.clone(),
+            ep,
+            pending: Vec::new(),
+            scan: 0,
+            skip: false,
+            emitted: false,
+        };
+        // One event in flight: each is yielded as soon as its blank line has arrived.
+        let state = Some((resp.bytes_stream(), events));
+        let stream = futures_util::stream::unfold(state, |state| async move {
+            let (mut upstream, mut events) = state?;
+            loop {
+                match upstream.next().await {
+                    Some(Ok(chunk)) => {
+                        let out = events.feed(&chunk);
+                        if !out.is_empty() {
+                            return Some((Ok(Bytes::from(out)), Some((upstream, events))));
+                        }
+                    }
+                    Some(Err(e)) => return Some((Err(e), None)),
+                    None => {
+                        let rest = std::mem::take(&mut events.pending);
+                        return (!rest.is_empty()).then(|| (Ok(Bytes::from(rest)), None));
+                    }
+                }
+            }
+        });
+        let body = reqwest::Body::wrap_stream(stream);
+        Ok(Response::from(
+            b.body(body)
+                .expect("toolerr: the upstream's headers are valid"),
+        ))
+    }
+}
+
+/// The error text of a request that got no answer: the error and its causes.
+fn error_text(e: &reqwest::Error) -> String {
+    let mut s = e.to_string();
+    let mut src = std::error::Error::source(e);
+    while let Some(c) = src {
+        s.push_str(": ");
+        s.push_str(&c.to_string());
+        src = c.source();
+    }
+    s
+}
+
+async fn read_capped(mut resp: Response) -> Vec<u8> {
+    let mut out = Vec::new();
+    while out.len() < MAX_ERROR_BYTES {
+        match resp.chunk().await {
+            Ok(Some(c)) => out.extend_from_slice(&c),
+            _ => break,
+        }
+    }
+    out.truncate(MAX_ERROR_BYTES);
+    out
+}
+
+/// Splits a stream into complete events as they arrive; `feed` returns what
+/// is ready for the client.
+struct Events {
+    eg: Egress,
+    ep: Endpoint,
+    pending: Vec<u8>,
+    scan: usize,
+    skip: bool,
+    emitted: bool,
+}
+
+impl Events {
+    fn feed(&mut self, chunk: &[u8]) -> Vec<u8> {
+        self.pending.extend_from_slice(chunk);
+        let mut out = Vec::new();
+        loop {
+            let (end, resume) = event_end(&self.pending, self.scan);
+            if end == 0 {
+                self.scan = resume;
+                if self.pending.len() > MAX_EVENT_BYTES {
+                    // Too long to hold: it passes as it arrives, unread.
+                    out.append(&mut self.pending);
+                    self.scan = 0;
+                    self.skip = true;
+                }
+                return out;
+            }
+            let ev: Vec<u8> = self.pending.drain(..end).collect();
+            self.scan = 0;
+            if self.skip {
+                self.skip = false;
+                out.extend_from_slice(&ev);
+                continue;
+            }
+            out.extend_from_slice(&self.event(ev));
+        }
+    }
+
+    fn event(&mut self, raw: Vec<u8>) -> Vec<u8> {
+        let (name, data) = parse_event(&raw);
+        if !is_error_event(&name, &data) {
+            if !data.is_empty() && name != "ping" {
+                self.emitted = true;
+            }
+            return raw;
+        }
+        let up =
+            json!({"sse_event": {"event": name, "data": data, "content_emitted": self.emitted}});
+        let Ok(rep) = invoke(&self.eg.error_request(&self.ep, up)) else {
+            return raw;
+        };
+        let Ok(text) = canonicalize(&rep["data"]) else {
+            return raw;
+        };
+        let envelope: Envelope = match serde_json::from_value(rep["envelope"].clone()) {
+            Ok(e) => e,
+            Err(_) => return raw,
+        };
+        let event = rep["event"].as_str().unwrap_or("").to_string();
+        let ev = StreamError {
+            endpoint: self.ep.clone(),
+            envelope,
+            event,
+            data: text,
+        };
+        self.eg.report(&ev);
+        let mut out = Vec::new();
+        if !ev.event.is_empty() {
+            out.extend_from_slice(format!("event: {}\n", ev.event).as_bytes());
+        }
+        out.extend_from_slice(format!("data: {}\n\n", ev.data).as_bytes());
+        out
+    }
+}
+
+/// Returns `(end, resume)`: the length of `b`'s first complete event, its
+/// blank line included, or 0 when `b` holds none yet, and the start of `b`'s
+/// last unfinished line, where a later call resumes. See the WHATWG HTML
+/// standard, "Server-sent events" (an event ends at a blank line; lines end
+/// in CRLF, LF or CR).
+fn event_end(b: &[u8], from: usize) -> (usize, usize) {
+    let mut line = from;
+    let mut i = from;
+    while i < b.len() {
+        let c = b[i];
+        if c != b'\n' && c != b'\r' {
+            i += 1;
+            continue;
+        }
+        let mut next = i + 1;
+        if c == b'\r' {
+            if next == b.len() {
+                return (0, line); // a CR at the end may be the first half of a CRLF
+            }
+            if b[next] == b'\n' {
+                next += 1;
+            }
+        }
+        if i == line {
+            return (next, 0); // an empty line ends the event
+        }
+        line = next;
+        i = next;
+    }
+    (0, line)
+}
+
+/// An event's name and its data (data lines joined by LF).
+fn parse_event(raw: &[u8]) -> (String, String) {
+    let text = String::from_utf8_lossy(raw);
+    let mut name = String::new();
+    let mut data: Vec<&str> = Vec::new();
+    for line in text.split(['\n', '\r']) {
+        let (field, value) = line.split_once(':').unwrap_or((line, ""));
+        let value = value.strip_prefix(' ').unwrap_or(value);
+        match field {
+            "event" => name = value.to_string(),
+            "data" => data.push(value),
+            _ => {}
+        }
+    }
+    (name, data.join("\n"))
+}
+
+/// An error event: named "error" (Anthropic, the Responses API), or data
+/// that is a JSON object with an "error" object (Chat Completions and Gemini
+/// chunks), parsed only when it names an "error" member; as
+/// gateway/stream.go tests it.
+fn is_error_event(name: &str, data: &str) -> bool {
+    if name == "error" {
+        return true;
+    }
+    if !data.contains("\"error\"") {
+        return false;
+    }
+    matches!(serde_json::from_str::<Value>(data), Ok(Value::Object(m)) if m.get("error").is_some_and(Value::is_object))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn event_end_finds_blank_lines_of_every_line_ending() {
+        assert_eq!(event_end(b"data: a\n\ndata: b", 0), (9, 0));
+        assert_eq!(event_end(b"data: a\r\n\r\n", 0), (11, 0));
+        assert_eq!(event_end(b"data: a\r\rdata: b", 0), (9, 0));
+        assert_eq!(event_end(b"data: a\r\n\r", 0).0, 0); // the CR may be half of a CRLF
+        assert_eq!(event_end(b"data: a\ndata: b", 0), (0, 8));
+        assert_eq!(event_end(b"\ndata: a", 0), (1, 0));
+    }
+
+    #[test]
+    fn parse_event_joins_data_lines() {
+        assert_eq!(
+            parse_event(b"event: error\ndata: {\"a\":\ndata: 1}\n\n"),
+            ("error".into(), "{\"a\":\n1}".into())
+        );
+        assert!(is_error_event("", r#"{"error":{"message":"x"}}"#));
+        assert!(!is_error_event(
+            "",
+            r#"{"choices":[{"delta":{"content":"\"error\""}}],"error":"x"}"#
+        ));
+    }
+}
