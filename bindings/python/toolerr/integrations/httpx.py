@@ -48,16 +48,14 @@ passes to the wrapped transport untouched.
 
 from __future__ import annotations
 
-try:
-    import httpx
-except ImportError as e:  # pragma: no cover - the extra is installed where this is tested
-    raise ImportError("toolerr: this integration needs 'httpx': pip install 'toolerr[httpx]'") from e
-
+from ._common import require
 from ._egress_http import Endpoint, StreamError, build, endpoint_of
+
+_module = require("httpx", "httpx")
 
 __all__ = ["AsyncEgressTransport", "EgressTransport", "Endpoint", "StreamError", "endpoint_of"]
 
 #: ``EgressTransport(transport=None, *, drop_upstream_message=False, on_prepare=None,
 #: on_stream_error=None, clock=time.time)``: the sync transport, over ``transport``
 #: (default ``httpx.HTTPTransport()``); ``AsyncEgressTransport``: its asyncio twin.
-EgressTransport, AsyncEgressTransport = build(httpx)
+EgressTransport, AsyncEgressTransport = build(_module)

@@ -10,15 +10,13 @@ the module the openai (3.x) and anthropic (2.x) SDKs take clients of::
 
 from __future__ import annotations
 
-try:
-    import httpx2
-except ImportError as e:  # pragma: no cover - the extra is installed where this is tested
-    raise ImportError("toolerr: this integration needs 'httpx2': pip install 'toolerr[httpx2]'") from e
-
+from ._common import require
 from ._egress_http import Endpoint, StreamError, build, endpoint_of
+
+_module = require("httpx2", "httpx2")
 
 __all__ = ["AsyncEgressTransport", "EgressTransport", "Endpoint", "StreamError", "endpoint_of"]
 
 #: The sync and async transports, over ``httpx2.HTTPTransport()`` and
 #: ``httpx2.AsyncHTTPTransport()`` by default (options as in toolerr.integrations.httpx).
-EgressTransport, AsyncEgressTransport = build(httpx2)
+EgressTransport, AsyncEgressTransport = build(_module)
