@@ -19,8 +19,10 @@ const MaxErrorBodyBytes = 1 << 20
 // (core.EgressHTTPError, with opt): the status kept, the native error body
 // with the envelope inside, and the op's headers (content-type,
 // retry-after, retry-after-ms, x-should-retry, x-toolerr-envelope) each
-// replacing the upstream's header of that name; every other upstream header
-// stays (request-id, the rate-limit headers). At most MaxErrorBodyBytes of
+// replacing the upstream's header of that name; the upstream's
+// retry-after and retry-after-ms are dropped when the op gives none (a
+// value the classifier could not read: no hint, no header); every other
+// upstream header stays (request-id, the rate-limit headers). At most MaxErrorBodyBytes of
 // the body are read, and the body is closed.
 //
 // rewritten is false when the op refused the response (a status past
@@ -39,6 +41,13 @@ func RewriteError(resp *http.Response, ingress core.Format, opt core.EgressOptio
 		resp.Body = io.NopCloser(bytes.NewReader(raw))
 		return core.ErrorReply{}, false, nil
 	}
+	// The upstream's wait hints go whatever the op says: the op emits the
+	// wait it read from them, and none for one it could not read (-5, abc,
+	// 1e9), so the client waits by the envelope's rule, not by a header the
+	// envelope contradicts.
+	for _, k := range retryHeaders {
+		resp.Header.Del(k)
+	}
 	for k, v := range rep.Header {
 		resp.Header.Set(k, v)
 	}
@@ -46,6 +55,11 @@ func RewriteError(resp *http.Response, ingress core.Format, opt core.EgressOptio
 	setBody(resp, rep.Body)
 	return rep, true, nil
 }
+
+// retryHeaders are the wait hints of an upstream error response that
+// RewriteError replaces with the op's (RFC 9110, 10.2.3 Retry-After; the
+// retry-after-ms the OpenAI and Anthropic SDKs read first).
+var retryHeaders = [...]string{"Retry-After", "Retry-After-Ms"}
 
 // setBody makes b the whole body of resp, its length declared.
 func setBody(resp *http.Response, b []byte) {

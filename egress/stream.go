@@ -53,7 +53,8 @@ type StreamConfig struct {
 // content).
 //
 // See the WHATWG HTML standard, "Server-sent events" (an event ends at a
-// blank line; lines end in CRLF, LF or CR).
+// blank line; lines end in CRLF, LF or CR; a leading BOM is ignored),
+// https://html.spec.whatwg.org/multipage/server-sent-events.html#parsing-an-event-stream.
 func NewStreamReader(src io.ReadCloser, c StreamConfig) io.ReadCloser {
 	if c.Now == nil {
 		c.Now = time.Now
@@ -70,6 +71,7 @@ type streamReader struct {
 	skip    bool   // inside an event too long to hold: pass it through to its end
 	out     []byte // ready for the client
 	emitted bool   // an event with data went before: output was streamed
+	started bool   // the first event has been read (a BOM is stripped from it only)
 	eof     error
 	chunk   []byte
 }
@@ -153,7 +155,16 @@ func eventEnd(b []byte, line, pos int) (end, nextLine, nextPos int) {
 // event handles one complete event: an error event is replaced by the
 // error op's, anything else appended as it is.
 func (s *streamReader) event(raw []byte) {
-	name, data := parseEvent(raw)
+	fields := raw
+	if !s.started {
+		// The stream's first bytes may be a UTF-8 BOM, which the WHATWG
+		// parser strips before reading fields ("One leading U+FEFF BYTE
+		// ORDER MARK character must be ignored if any are present"): read
+		// without it, or "\ufeffdata" hides an error event. It stays in
+		// the bytes passed through.
+		fields, s.started = bytes.TrimPrefix(raw, []byte(utf8BOM)), true
+	}
+	name, data := parseEvent(fields)
 	if !isErrorEvent(name, data) {
 		if len(data) > 0 {
 			s.emitted = s.emitted || name != "ping"
@@ -180,6 +191,9 @@ func (s *streamReader) event(raw []byte) {
 		s.c.OnError(rep)
 	}
 }
+
+// utf8BOM is U+FEFF in UTF-8.
+const utf8BOM = "\xEF\xBB\xBF"
 
 // lineEnd returns the line end of raw, one complete event: the one that
 // ends its last line (CRLF, CR or LF).

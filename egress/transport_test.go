@@ -449,3 +449,61 @@ func TestTransport_bodyPastTheCoreBound(t *testing.T) {
 	assert.True(t, big == string(up.hits()[0]))
 	assert.False(t, called)
 }
+
+// TestStreamReader_leadingBOM: a stream that begins with a UTF-8 BOM (which
+// the WHATWG event-stream parser strips before reading fields) has its
+// first event read as the fields it holds, so an error event there is
+// rewritten, whatever the line end, and split anywhere; a first event
+// that is content passes with its BOM, byte for byte.
+func TestStreamReader_leadingBOM(t *testing.T) {
+	const bom = "\xEF\xBB\xBF"
+	const secret = "sk-proj-abcdefghijklmnopqrstuvwxyz0123456789ABCD"
+	for _, eol := range []string{"\r", "\n", "\r\n"} {
+		src := bom + `data: {"error":{"message":"` + secret + `","type":"server_error"}}` + eol + eol +
+			`data: {"choices":[]}` + eol + eol
+		var reported []core.ErrorReply
+		r := NewStreamReader(io.NopCloser(iotest.OneByteReader(strings.NewReader(src))), StreamConfig{Ingress: core.FormatOpenAIChat,
+			Options: core.EgressOptions{Upstream: "openai-chat"},
+			OnError: func(rep core.ErrorReply) { reported = append(reported, rep) }})
+		got, err := io.ReadAll(r)
+		require.NoError(t, err)
+		require.Len(t, reported, 1, "%q: the error event behind the BOM is read", eol)
+		assert.Equal(t, core.Code("SERVER_ERROR"), reported[0].Envelope.Code)
+		assert.NotContains(t, string(got), secret)
+		assert.Equal(t, "data: "+string(reported[0].Body)+eol+eol+`data: {"choices":[]}`+eol+eol, string(got))
+	}
+	content := bom + "data: {\"choices\":[{\"delta\":{\"content\":\"hi\"}}]}\n\ndata: [DONE]\n\n"
+	r := NewStreamReader(io.NopCloser(strings.NewReader(content)), StreamConfig{Ingress: core.FormatOpenAIChat})
+	got, err := io.ReadAll(r)
+	require.NoError(t, err)
+	assert.Equal(t, content, string(got), "content passes as it came, its BOM too")
+	// A BOM anywhere but the start of the stream is no BOM to strip: the
+	// field name holds it, and the event is not an error event.
+	later := "data: {}\n\n" + bom + "data: {\"error\":{\"message\":\"x\",\"type\":\"server_error\"}}\n\n"
+	r = NewStreamReader(io.NopCloser(strings.NewReader(later)), StreamConfig{Ingress: core.FormatOpenAIChat})
+	got, err = io.ReadAll(r)
+	require.NoError(t, err)
+	assert.Equal(t, later, string(got))
+}
+
+// TestTransport_unreadableRetryAfter: an upstream Retry-After the
+// classifier cannot read (negative, not a number, an exponent, a date
+// that is no HTTP-date) gives the envelope no wait, and the SDK gets no
+// retry-after or retry-after-ms either: the op's headers replace the
+// upstream's, no hint, no header.
+func TestTransport_unreadableRetryAfter(t *testing.T) {
+	for _, v := range []string{"-5", "abc", "1e9", "Tuesday soon"} {
+		up := newUpstream(t, answer(503, map[string]string{"retry-after": v, "retry-after-ms": v},
+			`{"type":"error","error":{"type":"overloaded_error","message":"Overloaded"}}`))
+		c := &http.Client{Transport: &Transport{}}
+		resp := post(t, c, up.URL+"/v1/messages", `{"model":"m","max_tokens":1,"messages":[{"role":"user","content":"hi"}]}`)
+		assert.Equal(t, 503, resp.StatusCode)
+		_, has := resp.Header["Retry-After"]
+		assert.False(t, has, "%q: no retry-after", v)
+		_, has = resp.Header["Retry-After-Ms"]
+		assert.False(t, has, "%q: no retry-after-ms", v)
+		var env map[string]any
+		require.NoError(t, json.Unmarshal([]byte(resp.Header.Get(core.EnvelopeHeader)), &env))
+		assert.NotContains(t, env["details"], "retry_after_seconds", "%q", v)
+	}
+}
