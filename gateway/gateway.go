@@ -362,7 +362,7 @@ func (b *bufferPool) Get() []byte {
 
 func (b *bufferPool) Put(buf []byte) { b.p.Put(&buf) }
 
-// statusWriter records the status written, and passes Flush and the rest
+// statusWriter records the final status written (never a 1xx), and passes Flush and the rest
 // of http.ResponseController's methods through (Unwrap).
 type statusWriter struct {
 	http.ResponseWriter
@@ -370,7 +370,10 @@ type statusWriter struct {
 }
 
 func (s *statusWriter) WriteHeader(code int) {
-	if s.status == 0 {
+	// A 1xx is an interim response (100 Continue, 103 Early Hints: RFC
+	// 9110, 15.2), which ReverseProxy forwards before the final one: not
+	// the request's status.
+	if s.status == 0 && code >= 200 {
 		s.status = code
 	}
 	s.ResponseWriter.WriteHeader(code)

@@ -1,0 +1,68 @@
+package gateway
+
+import (
+	"bytes"
+	"io"
+	"net/http"
+	"net/http/httptrace"
+	"net/textproto"
+	"strings"
+	"testing"
+
+	"github.com/prometheus/client_golang/prometheus/testutil"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+// TestGateway_unreadableRetryAfter: an upstream Retry-After the classifier
+// cannot read gives the envelope no wait, and the client no retry-after
+// or retry-after-ms: only the wait hint the op emits reaches it.
+func TestGateway_unreadableRetryAfter(t *testing.T) {
+	for _, v := range []string{"-5", "abc", "1e9"} {
+		up := newFakeUpstream(t, fail(429, map[string]string{"retry-after": v, "retry-after-ms": v},
+			`{"type":"error","error":{"type":"rate_limit_error","message":"Slow down"}}`))
+		tg := newTestGateway(t, Config{}, map[string]*fakeUpstream{FamilyAnthropic: up})
+		resp := tg.post(t, "/v1/messages", minimalBody(FamilyAnthropic), nil)
+		assert.Equal(t, 429, resp.StatusCode)
+		assert.Empty(t, resp.Header.Values("Retry-After"), "%q", v)
+		assert.Empty(t, resp.Header.Values("Retry-After-Ms"), "%q", v)
+		assert.NotContains(t, resp.Header.Get("X-Toolerr-Envelope"), "retry_after", "%q", v)
+	}
+}
+
+// TestGateway_interimResponseIsNotTheStatus: a 1xx the upstream sends
+// before its answer (100 Continue for a client's Expect: 100-continue, 103
+// Early Hints) passes to the client, and the request's metric and log line
+// record the final status only.
+func TestGateway_interimResponseIsNotTheStatus(t *testing.T) {
+	up := newFakeUpstream(t, func(w http.ResponseWriter, r *http.Request, _ []byte) {
+		w.Header().Set("Link", "</style.css>; rel=preload")
+		w.WriteHeader(http.StatusEarlyHints)
+		okJSON(anthropicOK)(w, r, nil)
+	})
+	tg := newTestGateway(t, Config{}, map[string]*fakeUpstream{FamilyAnthropic: up})
+	var interim []int
+	trace := &httptrace.ClientTrace{Got1xxResponse: func(code int, _ textproto.MIMEHeader) error {
+		interim = append(interim, code)
+		return nil
+	}}
+	req, err := http.NewRequest(http.MethodPost, tg.URL+"/v1/messages", strings.NewReader(minimalBody(FamilyAnthropic)))
+	require.NoError(t, err)
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("Expect", "100-continue")
+	req = req.WithContext(httptrace.WithClientTrace(req.Context(), trace))
+	tr := &http.Transport{ExpectContinueTimeout: 5e9}
+	defer tr.CloseIdleConnections()
+	resp, err := (&http.Client{Transport: tr}).Do(req)
+	require.NoError(t, err)
+	b, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	assert.Equal(t, 200, resp.StatusCode, "%s", b)
+	assert.Contains(t, interim, http.StatusEarlyHints, "the interim response passes")
+	tg.settle(t)
+	assert.Equal(t, 1.0, testutil.ToFloat64(tg.g.metrics.requests.WithLabelValues("messages", "200")))
+	assert.Equal(t, 0.0, testutil.ToFloat64(tg.g.metrics.requests.WithLabelValues("messages", "100")))
+	assert.Equal(t, 0.0, testutil.ToFloat64(tg.g.metrics.requests.WithLabelValues("messages", "103")))
+	assert.Contains(t, tg.log.String(), `"status":200`)
+	assert.False(t, bytes.Contains([]byte(tg.log.String()), []byte(`"status":10`)), "%s", tg.log.String())
+}
