@@ -66,7 +66,7 @@ func New(cfg Config) (*Gateway, error) {
 		ModifyResponse: g.modifyResponse,
 		ErrorHandler:   g.transportError,
 		BufferPool:     &bufferPool{},
-		ErrorLog:       slog.NewLogLogger(cfg.Logger.Handler(), slog.LevelWarn),
+		ErrorLog:       ErrorLog(cfg.Logger.Handler()), // its messages quote the upstream's bytes
 	}
 	return g, nil
 }

@@ -2,7 +2,9 @@ package gateway
 
 import (
 	"bytes"
+	"encoding/json"
 	"io"
+	"log/slog"
 	"net/http"
 	"net/http/httptrace"
 	"net/textproto"
@@ -65,4 +67,30 @@ func TestGateway_interimResponseIsNotTheStatus(t *testing.T) {
 	assert.Equal(t, 0.0, testutil.ToFloat64(tg.g.metrics.requests.WithLabelValues("messages", "103")))
 	assert.Contains(t, tg.log.String(), `"status":200`)
 	assert.False(t, bytes.Contains([]byte(tg.log.String()), []byte(`"status":10`)), "%s", tg.log.String())
+}
+
+// TestErrorLog_cutsBeforeQuotedBytes: each net/http message is one slog
+// record holding its leading words only: whatever follows a quote, a
+// colon or any other byte outside the safe set (a body, a URL with its
+// key, a header) is dropped.
+func TestErrorLog_cutsBeforeQuotedBytes(t *testing.T) {
+	var buf bytes.Buffer
+	l := ErrorLog(slog.NewJSONHandler(&buf, nil))
+	for msg, want := range map[string]string{
+		`Unsolicited response received on idle HTTP channel starting with "{\"leak\":\"sk-proj-abc\"}"; err=<nil>`: "Unsolicited response received on idle HTTP channel starting with",
+		`http: proxy error: dial tcp: lookup x?key=AIzaSyA-secret`:                                                 "proxy error",
+		"httputil: ReverseProxy read error during body copy: unexpected EOF sk-proj-abc":                           "httputil",
+		"http: TLS handshake error from 127.0.0.1:5555: EOF":                                                       "TLS handshake error from 127.0.0.1",
+		"\x00sk-proj-abc": "",
+	} {
+		buf.Reset()
+		l.Print(msg)
+		var rec map[string]any
+		require.NoError(t, json.Unmarshal(buf.Bytes(), &rec), "one record: %q", buf.String())
+		assert.Equal(t, "WARN", rec["level"])
+		assert.Equal(t, want, rec["text"], "%q", msg)
+		assert.Equal(t, true, rec["text_cut"])
+		assert.NotContains(t, buf.String(), "secret")
+		assert.NotContains(t, buf.String(), "sk-proj")
+	}
 }

@@ -8,10 +8,12 @@
 // /v1/messages and /v1/messages/count_tokens (to -anthropic-base),
 // /v1beta/models/{model}:generateContent and :streamGenerateContent (to
 // -gemini-base; -route openai-chat=anthropic serves one API from another
-// family's upstream, without streaming), /metrics (Prometheus) and /healthz, logs one line per
-// request to standard error (log/slog; never a header, a query string or a
-// body), and on SIGINT or SIGTERM stops accepting connections and lets the
-// requests in flight finish (at most -shutdown-timeout).
+// family's upstream, without streaming), /metrics (Prometheus) and
+// /healthz, logs one line per request to standard error (log/slog; never a
+// header, a query string or a body; net/http's own messages, the standard
+// log package's included, go through it cut to their leading words,
+// gateway.ErrorLog), and on SIGINT or SIGTERM stops accepting connections
+// and lets the requests in flight finish (at most -shutdown-timeout).
 //
 // Exit status: 0 after a graceful shutdown, 1 when the server failed, 2
 // for a usage error.
@@ -23,6 +25,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	stdlog "log"
 	"log/slog"
 	"net"
 	"net/http"
@@ -123,6 +126,19 @@ func run(ctx context.Context, args []string, stderr io.Writer, ready chan<- stri
 		h = slog.NewTextHandler(stderr, hopts)
 	}
 	log := slog.New(h)
+	// net/http's Transport writes to the standard log package (an
+	// unsolicited response on an idle connection, quoting the upstream's
+	// bytes): through slog, its text cut before any quoted byte.
+	errLog := gateway.ErrorLog(h)
+	prevOut, prevFlags, prevPrefix := stdlog.Writer(), stdlog.Flags(), stdlog.Prefix()
+	stdlog.SetOutput(errLog.Writer())
+	stdlog.SetFlags(0)
+	stdlog.SetPrefix("")
+	defer func() {
+		stdlog.SetOutput(prevOut)
+		stdlog.SetFlags(prevFlags)
+		stdlog.SetPrefix(prevPrefix)
+	}()
 
 	ups := map[string]string{}
 	for fam, v := range o.bases {
@@ -147,7 +163,7 @@ func run(ctx context.Context, args []string, stderr io.Writer, ready chan<- stri
 		Handler:           g,
 		ReadHeaderTimeout: 10 * time.Second,
 		IdleTimeout:       2 * time.Minute,
-		ErrorLog:          slog.NewLogLogger(h, slog.LevelWarn),
+		ErrorLog:          errLog,
 	}
 	done := make(chan error, 1)
 	go func() { done <- srv.Serve(ln) }()

@@ -1,10 +1,15 @@
 package main
 
 import (
+	"bufio"
+	"bytes"
 	"context"
 	"io"
+	"log"
+	"net"
 	"net/http"
 	"net/http/httptest"
+	"os"
 	"strings"
 	"testing"
 	"time"
@@ -86,4 +91,48 @@ func TestRun_usage(t *testing.T) {
 		assert.Equal(t, 2, run(context.Background(), args, &stderr, nil), "%v", args)
 		assert.Contains(t, stderr.String(), "toolerr-gateway", "%v", args)
 	}
+}
+
+// TestRun_netHTTPLogsNoUpstreamBytes: an upstream that writes past its
+// response (bytes on an idle connection, which net/http's Transport
+// reports to the standard log package, quoting them) never gets a body
+// byte into the gateway's log: the message goes through slog, cut before
+// the quote, and nothing reaches the process's own standard error.
+func TestRun_netHTTPLogsNoUpstreamBytes(t *testing.T) {
+	const secret = "sk-proj-abcdefghijklmnopqrstuvwxyz0123456789ABCD"
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	require.NoError(t, err)
+	defer ln.Close()
+	go func() {
+		for {
+			c, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			go func() {
+				defer c.Close()
+				req, err := http.ReadRequest(bufio.NewReader(c))
+				if err != nil {
+					return
+				}
+				_, _ = io.Copy(io.Discard, req.Body)
+				_, _ = io.WriteString(c, "HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: 2\r\n\r\n{}"+`{"leak":"`+secret+`"}`)
+				time.Sleep(2 * time.Second)
+			}()
+		}
+	}()
+	var std bytes.Buffer
+	log.SetOutput(&std) // where the standard log package would write it
+	t.Cleanup(func() { log.SetOutput(os.Stderr) })
+	addr, _, _, logs := start(t, "-addr", "127.0.0.1:0", "-openai-base", "http://"+ln.Addr().String())
+	resp, err := http.Post("http://"+addr+"/v1/chat/completions", "application/json", strings.NewReader(`{"model":"m","messages":[{"role":"user","content":"hi"}]}`))
+	require.NoError(t, err)
+	_, _ = io.Copy(io.Discard, resp.Body)
+	resp.Body.Close()
+	require.Eventually(t, func() bool { return strings.Contains(logs.String(), "net/http reported a fault") }, 5*time.Second, 5*time.Millisecond,
+		"net/http's message reaches the gateway's log: %s", logs.String())
+	assert.Contains(t, logs.String(), `"text":"Unsolicited response received on idle HTTP channel starting with"`)
+	assert.NotContains(t, logs.String(), "sk-proj")
+	assert.NotContains(t, logs.String(), "leak")
+	assert.Empty(t, std.String(), "nothing goes to the standard log package's own output")
 }
