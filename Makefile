@@ -69,7 +69,7 @@ fuzz: ## every fuzz target for FUZZTIME each (default 10s)
 gateway-check-litellm: ## optional: the LiteLLM proxy (PyPI, build/litellm-venv) on loopback held to toolerr-gateway-check; matrix in build/gateway-check-litellm.md
 	bash scripts/gateway-check-litellm.sh
 
-bench: build ## benchmarks of every target, with ratios to the baselines
+bench: build ## benchmarks of every target, binding and runtime, with ratios to the baselines and peers (installed under build/ and bindings/node/bench, never by the tests)
 	bash scripts/bench.sh $(DIST)
 
 bench-litellm: build ## optional: toolerr-gateway beside the LiteLLM proxy (PyPI, build/litellm-venv) on the same fake upstream; report in build/bench-litellm.md

@@ -165,3 +165,91 @@ func BenchmarkBreakerRedis(b *testing.B) {
 		})
 	}
 }
+
+// upstreamTimeout is the benchmark tool's retryable failure (a net.Error's
+// Timeout, which core.ClassifyError reads as TIMEOUT).
+type upstreamTimeout struct{}
+
+func (upstreamTimeout) Error() string { return "upstream timed out" }
+func (upstreamTimeout) Timeout() bool { return true }
+
+// failingTool returns the benchmark's tool: every fifth attempt fails with
+// upstreamTimeout (20% of attempts), the rest succeed.
+func failingTool() (fn func(context.Context) error, attempts *int) {
+	n := 0
+	return func(context.Context) error {
+		n++
+		if n%5 == 0 {
+			return upstreamTimeout{}
+		}
+		return nil
+	}, &n
+}
+
+// plainRetry is the loop a caller writes without a library: up to 3
+// attempts while the error is upstreamTimeout.
+func plainRetry(call func() error) error {
+	var err error
+	for attempt := 1; attempt <= 3; attempt++ {
+		if err = call(); !errors.As(err, new(upstreamTimeout)) {
+			return err
+		}
+	}
+	return err
+}
+
+// BenchmarkExecutorInProcess is the decision overhead of one protected call
+// in process on the work of scripts/bench-runtime.sh (every fifth attempt
+// fails retryably, up to 3 attempts, the breaker stays closed, sleeping
+// switched off): resilience.Executor (retry and breaker, its MemoryStore)
+// beside gobreaker v2's CircuitBreaker under the plain retry loop, and the
+// plain loop alone. scripts/bench-decide.sh runs the three in interleaved
+// rounds and prints the medians of the per-round ratios.
+func BenchmarkExecutorInProcess(b *testing.B) {
+	check := func(b *testing.B, attempts int) {
+		if want := b.N + b.N/4; attempts < want-1 || attempts > want+1 {
+			b.Fatalf("%d attempts for %d calls, want %d", attempts, b.N, want)
+		}
+	}
+	b.Run("plain", func(b *testing.B) {
+		fn, attempts := failingTool()
+		ctx := context.Background()
+		for i := 0; i < b.N; i++ {
+			if err := plainRetry(func() error { return fn(ctx) }); err != nil {
+				b.Fatal(err)
+			}
+		}
+		check(b, *attempts)
+	})
+	b.Run("toolerr", func(b *testing.B) {
+		fn, attempts := failingTool()
+		x := &resilience.Executor{Sleep: func(context.Context, time.Duration) error { return nil }}
+		ctx := context.Background()
+		for i := 0; i < b.N; i++ {
+			if err := x.Do(ctx, "search", fn); err != nil {
+				b.Fatal(err)
+			}
+		}
+		check(b, *attempts)
+	})
+	b.Run("gobreaker", func(b *testing.B) {
+		fn, attempts := failingTool()
+		cb := gobreaker.NewCircuitBreaker[struct{}](gobreaker.Settings{
+			Name:        "search",
+			MaxRequests: 2,
+			Timeout:     30 * time.Second,
+			ReadyToTrip: func(c gobreaker.Counts) bool { return c.ConsecutiveFailures >= 3 },
+		})
+		ctx := context.Background()
+		for i := 0; i < b.N; i++ {
+			err := plainRetry(func() error {
+				_, err := cb.Execute(func() (struct{}, error) { return struct{}{}, fn(ctx) })
+				return err
+			})
+			if err != nil {
+				b.Fatal(err)
+			}
+		}
+		check(b, *attempts)
+	})
+}

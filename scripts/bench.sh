@@ -12,6 +12,9 @@
 #   6. toolerr-gateway beside going direct to the same fake upstream: added
 #      latency at concurrency 1 and 64, memory over 100,000 requests
 #      (scripts/bench-gateway.sh).
+#   7. Each language's runtime (executor, Redis breaker store) beside pybreaker
+#      and tenacity in Python, opossum and cockatiel in Node (the Go runtime
+#      beside gobreaker is part 3) (scripts/bench-runtime.sh).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 dist=${1:-dist}
@@ -34,7 +37,7 @@ for _ in $(seq "$rounds"); do
 done | tee /tmp/toolerr-bench-goals.txt | grep -E '^Benchmark' || true
 go run ./scripts/benchratio < /tmp/toolerr-bench-goals.txt
 
-for part in targets decide bindings memory gateway; do
+for part in targets decide bindings memory gateway runtime; do
   script=scripts/bench-$part.sh
   if [ -x "$script" ]; then
     echo

@@ -1,0 +1,229 @@
+// The toolerr runtime for Node (runtime.js's Executor, redis.js's RedisStore
+// over ioredis) beside the Node peers on the same work: opossum (a circuit
+// breaker) and cockatiel (retry and circuit-breaker policies). Run by
+// scripts/bench-runtime.sh.
+//
+// The work: one tool call whose every fifth attempt throws a retryable
+// TimeoutError (20% of attempts fail), retried up to 3 attempts; the breaker
+// stays closed, as it does most of the time. Sleeping is switched off: the
+// toolerr Executor's sleep option is a resolved promise; cockatiel has no
+// sleep hook and always waits on setTimeout, which Node holds for at least
+// 1 ms even at 0, so while cockatiel runs a zero-delay setTimeout is a
+// setImmediate (one turn of the event loop). Each contender must end every
+// call with the tool's value after the same number of attempts.
+//
+//   * decision overhead, in process: CPU time per call above a plain
+//     try/catch retry loop doing the same calls; toolerr (retry and breaker)
+//     beside opossum (breaker only, under the plain loop) and cockatiel
+//     (wrap(retry, circuitBreaker): retry and breaker, what toolerr does);
+//   * Redis-backed throughput (calls per wall-clock second, one replica, the redis-server at
+//     TOOLERR_BENCH_REDIS): neither opossum nor cockatiel keeps breaker state
+//     outside the process, so there is no peer to compare with; toolerr's
+//     RedisStore is shown beside one ioredis GET per call, the floor of any
+//     shared breaker, and beside its own in-memory figure.
+//
+// Rounds are interleaved (every contender once per round, the order rotating)
+// and each ratio is the median of the per-round ratios. BENCH_ROUNDS (default
+// 7) and BENCH_RUNTIME_CALLS (default 2000) set the size.
+import { readFileSync } from 'node:fs';
+import { Executor, invokeBytes } from '../index.js';
+import { RedisStore } from '../redis.js';
+import CircuitBreaker from 'opossum';
+import { ConsecutiveBreaker, ConstantBackoff, circuitBreaker, handleType, retry, wrap } from 'cockatiel';
+import { Redis } from 'ioredis';
+
+const FAIL_EVERY = 5;
+const MAX_ATTEMPTS = 3;
+
+class TimeoutError extends Error {
+  constructor() { super('upstream timed out'); this.name = 'TimeoutError'; } // classified TIMEOUT, retryable
+}
+
+function makeTool() {
+  const tool = async () => {
+    tool.attempts++;
+    if (tool.attempts % FAIL_EVERY === 0) throw new TimeoutError();
+    return 'ok';
+  };
+  tool.attempts = 0;
+  return tool;
+}
+
+async function plainRetry(call) {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await call();
+    } catch (e) {
+      if (!(e instanceof TimeoutError) || attempt === MAX_ATTEMPTS) throw e;
+    }
+  }
+}
+
+const realSetTimeout = globalThis.setTimeout;
+function immediateZeroTimers(on) {
+  globalThis.setTimeout = on
+    ? (fn, ms, ...args) => (ms ? realSetTimeout(fn, ms, ...args) : setImmediate(fn, ...args))
+    : realSetTimeout;
+}
+
+// A contender: make(tool) returns one protected call; run(n) times n of them
+// and checks each returned the tool's value after the plain loop's attempts.
+// clock() is in seconds: cpu (the process's CPU time, every thread, V8's
+// too: a machine shared with other work disturbs it far less than wall time)
+// for the overhead, wall for throughput.
+const cpu = () => { const u = process.cpuUsage(); return (u.user + u.system) / 1e6; };
+const wall = () => Number(process.hrtime.bigint()) / 1e9;
+function runner(make, clock, { zeroTimers = false } = {}) {
+  return async (n) => {
+    const tool = makeTool();
+    const call = make(tool);
+    immediateZeroTimers(zeroTimers);
+    const t0 = clock();
+    try {
+      for (let i = 0; i < n; i++) {
+        if ((await call()) !== 'ok') throw new Error('a call did not return the tool\'s value');
+      }
+    } finally {
+      immediateZeroTimers(false);
+    }
+    const s = clock() - t0;
+    const want = n + Math.floor(n / (FAIL_EVERY - 1));
+    if (Math.abs(tool.attempts - want) > 1) throw new Error(`${tool.attempts} attempts for ${n} calls, want ${want}`);
+    return s;
+  };
+}
+
+const noSleep = async () => {};
+const policy = { max_attempts: MAX_ATTEMPTS, base_ms: 500, cap_ms: 8000 };
+const settings = { failure_threshold: 3, open_ms: 30000, success_threshold: 2 };
+const executor = (store) => new Executor({ sleep: noSleep, store, retry: policy, breaker: settings });
+
+// The step op's requests for one successful call on a closed breaker (start,
+// loaded, success, loaded), as the Executor sends them: what the core is
+// asked per call, whatever the binding does around it.
+function stepRequests() {
+  const enc = new TextEncoder(), dec = new TextDecoder();
+  const out = [];
+  let state = null, r;
+  for (const event of [{ kind: 'start' }, { kind: 'loaded', value: null }, { kind: 'success' }, { kind: 'loaded', value: null }]) {
+    const req = enc.encode(JSON.stringify({ op: 'step', tool: 'search', policy, settings, state, event,
+      now_ms: Date.now(), replica: { down_until_ms: 0, state: null } }));
+    r = JSON.parse(dec.decode(invokeBytes(req))).ok;
+    state = r.state;
+    out.push(req);
+  }
+  if (r.action.kind !== 'stop') throw new Error(`the step requests do not end the call: ${JSON.stringify(r.action)}`);
+  return out;
+}
+
+// n times the step requests of one call through invokeBytes (into the wasm core and back).
+const coreFloor = (reqs) => async (n) => {
+  const t0 = cpu();
+  for (let i = 0; i < n; i++) for (const req of reqs) invokeBytes(req);
+  return cpu() - t0;
+};
+const toolerrCall = (ex) => (tool) => async () => {
+  const r = await ex.call('search', tool);
+  if (!r.ok) throw new Error(`toolerr: ${JSON.stringify(r.error)}`);
+  return r.value;
+};
+
+async function rounds(contenders, n, count) {
+  const names = Object.keys(contenders);
+  for (const name of names) await contenders[name](Math.max(1, Math.floor(n / 10))); // warm-up
+  const out = [];
+  for (let i = 0; i < count; i++) {
+    const k = i % names.length;
+    const r = {};
+    for (const name of [...names.slice(k), ...names.slice(0, k)]) r[name] = await contenders[name](n);
+    out.push(r);
+  }
+  return out;
+}
+
+const median = (xs) => {
+  const s = [...xs].sort((a, b) => a - b);
+  return s.length % 2 ? s[(s.length - 1) / 2] : (s[s.length / 2 - 1] + s[s.length / 2]) / 2;
+};
+const pad = (s, n) => s + ' '.repeat(Math.max(0, n - s.length));
+const fixed = (x, d, w) => x.toFixed(d).padStart(w);
+const version = (p) => JSON.parse(readFileSync(new URL(`./node_modules/${p}/package.json`, import.meta.url))).version;
+
+async function inProcess(n, count) {
+  const ex = executor();
+  const opossum = new CircuitBreaker((tool) => tool(), {
+    timeout: false, resetTimeout: 30000, errorThresholdPercentage: 50, rollingCountTimeout: 10000,
+  });
+  const cockatiel = wrap(
+    retry(handleType(TimeoutError), { maxAttempts: MAX_ATTEMPTS - 1, backoff: new ConstantBackoff(0) }),
+    circuitBreaker(handleType(TimeoutError), { halfOpenAfter: 30000, breaker: new ConsecutiveBreaker(3) }),
+  );
+  const rs = await rounds({
+    plain: runner((tool) => () => plainRetry(tool), cpu),
+    toolerr: runner(toolerrCall(ex), cpu),
+    opossum: runner((tool) => () => plainRetry(() => opossum.fire(tool)), cpu),
+    cockatiel: runner((tool) => () => cockatiel.execute(() => tool()), cpu, { zeroTimers: true }),
+    core: coreFloor(stepRequests()),
+  }, n, count);
+  const over = (r, k) => (r[k] - r.plain) / n * 1e6;
+  const lines = [['toolerr', median(rs.map((r) => over(r, 'toolerr'))), 1]];
+  for (const peer of ['opossum', 'cockatiel']) {
+    lines.push([peer, median(rs.map((r) => over(r, peer))), median(rs.map((r) => over(r, peer) / over(r, 'toolerr')))]);
+  }
+  const plain = median(rs.map((r) => r.plain / n * 1e6));
+  console.log(`== node ${process.versions.node}, in process: decision overhead per call (µs above the plain loop, `
+    + `${plain.toFixed(2)} µs/call; median of ${count} rounds of ${n} calls)`);
+  const label = { toolerr: 'toolerr Executor', opossum: 'opossum (under the plain loop)',
+    cockatiel: 'cockatiel wrap(retry, circuitBreaker)' };
+  for (const [name, us, ratio] of lines) {
+    console.log(`  ${pad(label[name], 44)} ${fixed(us, 2, 9)} µs/call`
+      + (name === 'toolerr' ? '' : `   toolerr ${fixed(ratio, 2, 6)}x its speed`));
+  }
+  const core = median(rs.map((r) => r.core / n * 1e6));
+  const share = median(rs.map((r) => r.core / (r.toolerr - r.plain)));
+  console.log(`  of which the core: the 4 step crossings of a successful call through invokeBytes ${core.toFixed(2)} µs/call `
+    + `(${(share * 100).toFixed(0)}% of toolerr's overhead)`);
+  return lines;
+}
+
+async function throughRedis(addr, n, count) {
+  const [host, port] = [addr.slice(0, addr.lastIndexOf(':')), Number(addr.slice(addr.lastIndexOf(':') + 1))];
+  const client = new Redis({ host, port, commandTimeout: 1000, maxRetriesPerRequest: 0 });
+  const raw = new Redis({ host, port, maxRetriesPerRequest: 0 });
+  await client.flushdb();
+  const store = new RedisStore(client);
+  const shared = executor(store), local = executor();
+  const rs = await rounds({
+    toolerr: runner(toolerrCall(shared), wall),
+    memory: runner(toolerrCall(local), wall),
+    floor: runner((tool) => async () => { await raw.getBuffer('toolerr:breaker:search'); return plainRetry(tool); }, wall),
+  }, n, count);
+  const rate = (r, k) => n / r[k];
+  console.log(`== node, through Redis: calls per second, one replica (median of ${count} rounds of ${n} calls)`);
+  console.log('  (no peer: opossum and cockatiel keep breaker state in the process only, so replicas do not share it)');
+  const label = { toolerr: 'toolerr Executor + RedisStore (ioredis)', memory: 'toolerr Executor, in memory',
+    floor: 'floor: one ioredis GET per call' };
+  const lines = [];
+  for (const k of ['toolerr', 'memory', 'floor']) {
+    const ratio = median(rs.map((r) => rate(r, 'toolerr') / rate(r, k)));
+    lines.push([k, median(rs.map((r) => rate(r, k))), ratio]);
+    console.log(`  ${pad(label[k], 44)} ${fixed(median(rs.map((r) => rate(r, k))), 0, 9)} calls/s`
+      + (k === 'toolerr' ? '' : `   toolerr ${fixed(ratio, 2, 6)}x`));
+  }
+  await client.quit();
+  await raw.quit();
+  return lines;
+}
+
+const n = Number(process.env.BENCH_RUNTIME_CALLS ?? 2000);
+const count = Number(process.env.BENCH_ROUNDS ?? 7);
+console.log(`node peers: ${['opossum', 'cockatiel', 'ioredis'].map((p) => `${p} ${version(p)}`).join(', ')}`);
+const lines = await inProcess(n, count);
+const addr = process.env.TOOLERR_BENCH_REDIS;
+if (addr) await throughRedis(addr, Math.max(1, Math.floor(n / 2)), count);
+else console.log('== node, through Redis: skipped (TOOLERR_BENCH_REDIS is not set)');
+console.log('== node goals (speed relative to each peer, medians of per-round ratios)');
+for (const [name, , ratio] of lines.slice(1)) {
+  console.log(`  decision overhead vs ${name}: toolerr ${ratio.toFixed(2)}x the peer's, goal >= 1.00x ${ratio >= 1 ? 'met' : 'missed'}`);
+}
+console.log('  Redis throughput: no Node peer shares breaker state through Redis; not compared');

@@ -1,0 +1,281 @@
+"""The toolerr runtime (toolerr.runtime.Executor, toolerr.redis_store.RedisStore)
+beside the Python peers on the same work: pybreaker 1.x (in memory, and with its
+CircuitRedisStorage) and tenacity.
+
+The work: one tool call whose every fifth attempt raises a retryable
+TimeoutError (20% of attempts fail), retried up to 3 attempts; the breaker
+(3 consecutive failures) stays closed, as it does most of the time. Every
+library runs with sleeping switched off (its own sleep hook made a no-op), so
+what is measured is deciding, not waiting. Each contender must end every call
+with the tool's value after the same number of attempts, or the bench stops.
+
+  * decision overhead, in process: CPU time per call (the process's, every
+    thread, the core's Go runtime included: a machine shared with other work
+    disturbs it far less than wall time) minus that of a plain try/except
+    retry loop doing the same calls; toolerr's Executor (retry and
+    breaker) beside tenacity (retry only), pybreaker (breaker only, under the
+    plain loop) and tenacity around pybreaker (retry and breaker, what toolerr
+    does);
+  * Redis-backed throughput (calls per wall-clock second, one replica, the redis-server at
+    TOOLERR_BENCH_REDIS=host:port that scripts/bench-runtime.sh started):
+    toolerr's RedisStore beside pybreaker's CircuitRedisStorage (under the
+    plain loop, and under tenacity), and one redis-py GET per call as the
+    floor of any shared breaker.
+
+Rounds are interleaved (every contender once per round, the order rotating)
+and each ratio is the median of the per-round ratios, so a machine whose load
+changes during the run moves both sides of a ratio alike. BENCH_ROUNDS
+(default 7) and BENCH_RUNTIME_CALLS (default 2000) set the size. Run by
+scripts/bench-runtime.sh.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import os
+import statistics
+import sys
+import time
+from importlib.metadata import version
+from typing import Callable, Dict, List, Tuple
+
+import pybreaker
+import redis
+import tenacity
+
+import toolerr
+from toolerr.redis_store import RedisStore
+from toolerr.runtime import Executor
+
+FAIL_EVERY = 5
+MAX_ATTEMPTS = 3
+
+
+def no_sleep(_seconds: float) -> None:
+    """Every library's sleep hook: the retry delay is decided, never waited."""
+
+
+class Tool:
+    """The tool: every FAIL_EVERY-th attempt raises TimeoutError, the rest return "ok"."""
+
+    def __init__(self) -> None:
+        self.attempts = 0
+
+    def __call__(self) -> str:
+        self.attempts += 1
+        if self.attempts % FAIL_EVERY == 0:
+            raise TimeoutError("upstream timed out")
+        return "ok"
+
+
+def plain_retry(call: Callable[[], str]) -> str:
+    """The plain loop: up to MAX_ATTEMPTS tries of call on TimeoutError."""
+    for attempt in range(1, MAX_ATTEMPTS + 1):
+        try:
+            return call()
+        except TimeoutError:
+            if attempt == MAX_ATTEMPTS:
+                raise
+    raise AssertionError("unreachable")
+
+
+def tenacity_retrying() -> tenacity.Retrying:
+    # Full jitter (wait_random_exponential), as toolerr's retry decides it.
+    return tenacity.Retrying(stop=tenacity.stop_after_attempt(MAX_ATTEMPTS),
+                             wait=tenacity.wait_random_exponential(multiplier=0.5, max=8),
+                             retry=tenacity.retry_if_exception_type(TimeoutError), sleep=no_sleep, reraise=True)
+
+
+POLICY = {"max_attempts": MAX_ATTEMPTS, "base_ms": 500, "cap_ms": 8000}
+SETTINGS = {"failure_threshold": 3, "open_ms": 30000, "success_threshold": 2}
+
+
+def toolerr_executor(**store: object) -> Executor:
+    return Executor(sleep=no_sleep, retry=POLICY, breaker=SETTINGS, **store)
+
+
+def step_requests() -> List[bytes]:
+    """The step op's requests for one successful call on a closed breaker (start,
+    loaded, success, loaded), as the Executor sends them: what the core is asked
+    per call, whatever the binding does around it."""
+    base = {"policy": POLICY, "settings": SETTINGS, "op": "step", "tool": "search"}
+    state, out, r = None, [], {}
+    for event in ({"kind": "start"}, {"kind": "loaded", "value": None}, {"kind": "success"},
+                  {"kind": "loaded", "value": None}):
+        req = json.dumps(dict(base, state=state, event=event, now_ms=time.time_ns() // 1_000_000,
+                              replica={"down_until_ms": 0, "state": None}), separators=(",", ":")).encode()
+        r = json.loads(toolerr.invoke_bytes(req))["ok"]
+        state = r["state"]
+        out.append(req)
+    if r["action"]["kind"] != "stop":
+        raise AssertionError(f"the step requests do not end the call: {r['action']}")
+    return out
+
+
+def core_floor(reqs: List[bytes]) -> Runner:
+    """n times the step requests of one call through toolerr.invoke_bytes (ctypes and the core)."""
+
+    def run(n: int) -> float:
+        t0 = time.process_time()
+        for _ in range(n):
+            for req in reqs:
+                toolerr.invoke_bytes(req)
+        return time.process_time() - t0
+
+    return run
+
+
+Runner = Callable[[int], float]
+cpu = time.process_time  # CPU time of the process, every thread (the Go runtime's too)
+
+
+def runner(make: Callable[[Tool], Callable[[], str]], clock: Callable[[], float]) -> Runner:
+    """A contender: make(tool) returns one protected call; the runner times n of them
+    on clock and checks that each returned the tool's value after the same attempts
+    as the plain loop."""
+
+    def run(n: int) -> float:
+        tool = Tool()
+        call = make(tool)
+        t0 = clock()
+        for _ in range(n):
+            if call() != "ok":
+                raise AssertionError("a call did not return the tool's value")
+        elapsed = clock() - t0
+        want = n + n // (FAIL_EVERY - 1)  # every 4th success is preceded by one failure
+        if abs(tool.attempts - want) > 1:
+            raise AssertionError(f"{tool.attempts} attempts for {n} calls, want {want}")
+        return elapsed
+
+    return run
+
+
+def toolerr_call(ex: Executor) -> Callable[[Tool], Callable[[], str]]:
+    def make(tool: Tool) -> Callable[[], str]:
+        def call() -> str:
+            r = ex.call("search", tool)
+            if not r.ok:
+                raise AssertionError(f"toolerr: {r.error}")
+            return r.value  # type: ignore[return-value]
+        return call
+    return make
+
+
+def rounds(contenders: Dict[str, Runner], n: int, count: int) -> List[Dict[str, float]]:
+    """count rounds of every contender once, in an order that rotates each round."""
+    names = list(contenders)
+    for name in names:  # warm-up
+        contenders[name](max(1, n // 10))
+    out = []
+    for i in range(count):
+        order = names[i % len(names):] + names[:i % len(names)]
+        out.append({name: contenders[name](n) for name in order})
+    return out
+
+
+def median_ratio(rs: List[Dict[str, float]], f: Callable[[Dict[str, float]], float]) -> float:
+    return statistics.median(f(r) for r in rs)
+
+
+def in_process(n: int, count: int) -> List[Tuple[str, float, float]]:
+    ex = toolerr_executor()
+    breaker = pybreaker.CircuitBreaker(fail_max=3, reset_timeout=30)
+    both = pybreaker.CircuitBreaker(fail_max=3, reset_timeout=30)
+    retrying, retrying_both = tenacity_retrying(), tenacity_retrying()
+    contenders: Dict[str, Runner] = {
+        "plain": runner(lambda tool: lambda: plain_retry(tool), cpu),
+        "toolerr": runner(toolerr_call(ex), cpu),
+        "tenacity": runner(lambda tool: lambda: retrying(tool), cpu),
+        "pybreaker": runner(lambda tool: lambda: plain_retry(lambda: breaker.call(tool)), cpu),
+        "tenacity+pybreaker": runner(lambda tool: lambda: retrying_both(both.call, tool), cpu),
+        "core": core_floor(step_requests()),
+    }
+    rs = rounds(contenders, n, count)
+    over = lambda r, k: (r[k] - r["plain"]) / n * 1e6  # noqa: E731  µs per call above the plain loop
+    lines = []
+    for peer in ("tenacity", "pybreaker", "tenacity+pybreaker"):
+        lines.append((peer, statistics.median(over(r, peer) for r in rs),
+                      median_ratio(rs, lambda r, p=peer: over(r, p) / over(r, "toolerr"))))
+    lines.insert(0, ("toolerr", statistics.median(over(r, "toolerr") for r in rs), 1.0))
+    plain = statistics.median(r["plain"] / n * 1e6 for r in rs)
+    print(f"== python {sys.version.split()[0]}, in process: decision overhead per call "
+          f"(µs above the plain loop, {plain:.2f} µs/call; median of {count} rounds of {n} calls)")
+    for name, us, ratio in lines:
+        print(f"  {name:<44} {us:9.2f} µs/call" + ("" if name == "toolerr" else f"   toolerr {ratio:6.2f}x its speed"))
+    core = statistics.median(r["core"] / n * 1e6 for r in rs)
+    share = median_ratio(rs, lambda r: r["core"] / (r["toolerr"] - r["plain"]))
+    print(f"  of which the core: the 4 step crossings of a successful call through invoke_bytes {core:.2f} µs/call "
+          f"({share:.0%} of toolerr's overhead)")
+    return lines
+
+
+def through_redis(addr: str, n: int, count: int) -> List[Tuple[str, float, float]]:
+    host, port = addr.rsplit(":", 1)
+    url = f"redis://{host}:{port}/0"
+    store = RedisStore.from_url(url, timeout_ms=1000)
+    store.client.flushdb()
+    ex = toolerr_executor(store=store)
+    raw = redis.Redis(host=host, port=int(port))
+    p1 = pybreaker.CircuitBreaker(fail_max=3, reset_timeout=30, state_storage=pybreaker.CircuitRedisStorage(
+        pybreaker.STATE_CLOSED, redis.Redis(host=host, port=int(port)), namespace="bench-plain"))
+    p2 = pybreaker.CircuitBreaker(fail_max=3, reset_timeout=30, state_storage=pybreaker.CircuitRedisStorage(
+        pybreaker.STATE_CLOSED, redis.Redis(host=host, port=int(port)), namespace="bench-tenacity"))
+    retrying = tenacity_retrying()
+
+    def one_get(tool: Tool) -> Callable[[], str]:
+        def call() -> str:
+            raw.get("toolerr:breaker:search")
+            return plain_retry(tool)
+        return call
+
+    contenders: Dict[str, Runner] = {
+        "toolerr": runner(toolerr_call(ex), time.perf_counter),
+        "pybreaker": runner(lambda tool: lambda: plain_retry(lambda: p1.call(tool)), time.perf_counter),
+        "tenacity+pybreaker": runner(lambda tool: lambda: retrying(p2.call, tool), time.perf_counter),
+        "floor": runner(one_get, time.perf_counter),
+    }
+    rs = rounds(contenders, n, count)
+    rate = lambda r, k: n / r[k]  # noqa: E731
+    lines = [("toolerr", statistics.median(rate(r, "toolerr") for r in rs), 1.0)]
+    for peer in ("pybreaker", "tenacity+pybreaker", "floor"):
+        lines.append((peer, statistics.median(rate(r, peer) for r in rs),
+                      median_ratio(rs, lambda r, p=peer: rate(r, "toolerr") / rate(r, p))))
+    print(f"== python, through Redis: calls per second, one replica (median of {count} rounds of {n} calls)")
+    label = {"toolerr": "toolerr Executor + RedisStore", "pybreaker": "pybreaker + CircuitRedisStorage",
+             "tenacity+pybreaker": "tenacity + pybreaker CircuitRedisStorage",
+             "floor": "floor: one redis-py GET per call"}
+    for name, cps, ratio in lines:
+        print(f"  {label[name]:<44} {cps:9.0f} calls/s" + ("" if name == "toolerr" else f"   toolerr {ratio:6.2f}x"))
+    store.client.close()
+    raw.close()
+    return lines
+
+
+def verdict(what: str, ratio: float) -> str:
+    return f"{what}: toolerr {ratio:.2f}x the peer's, goal >= 1.00x {'met' if ratio >= 1.0 else 'missed'}"
+
+
+def main() -> None:
+    # The peers log nothing on this work; toolerr's retry records (warn) would
+    # reach logging's last-resort stderr handler in a process that configured
+    # no logging, so its logger is set above them (each record is still made).
+    logging.getLogger("toolerr").setLevel(logging.ERROR)
+    n = int(os.environ.get("BENCH_RUNTIME_CALLS", "2000"))
+    count = int(os.environ.get("BENCH_ROUNDS", "7"))
+    print("python peers: " + ", ".join(f"{p} {version(p)}" for p in ("pybreaker", "tenacity", "redis")))
+    lines = in_process(n, count)
+    addr = os.environ.get("TOOLERR_BENCH_REDIS")
+    rlines = through_redis(addr, max(1, n // 2), count) if addr else []
+    if not addr:
+        print("== python, through Redis: skipped (TOOLERR_BENCH_REDIS is not set)")
+    print("== python goals (speed relative to each peer, medians of per-round ratios)")
+    for name, _, ratio in lines[1:]:
+        print("  " + verdict(f"decision overhead vs {name}", ratio))
+    for name, _, ratio in rlines[1:]:
+        if name != "floor":
+            print("  " + verdict(f"Redis throughput vs {name}", ratio))
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,63 @@
+#!/usr/bin/env bash
+# bench-runtime DIST: each language's runtime beside the resilience libraries
+# its users would otherwise pick, on the same work in the same run (a tool
+# call whose every fifth attempt fails retryably; sleeping switched off):
+#   Python: toolerr.runtime.Executor and toolerr.redis_store.RedisStore beside
+#           pybreaker (in memory and with CircuitRedisStorage) and tenacity
+#           (bindings/python/bench/bench_runtime.py);
+#   Node:   the toolerr Executor and toolerr/redis (ioredis) beside opossum
+#           and cockatiel (bindings/node/bench/bench_runtime.mjs);
+#   Go:     resilience/ and redisstore/ beside sony/gobreaker v2 (bench-decide.sh,
+#           run by bench.sh; not repeated here).
+# The peers are benchmark-only, installed here at pinned versions: a venv at
+# build/bench-runtime/venv (bindings/python/bench/requirements-runtime.txt)
+# and `npm ci` in bindings/node/bench (its package-lock.json). A redis-server
+# (scripts/setup-redis.sh) is started on a free loopback port for the run and
+# stopped by its pid. BENCH_ROUNDS and BENCH_RUNTIME_CALLS set the size.
+# Goal: toolerr's decision overhead and Redis-backed throughput at least the
+# peer's in each language; every ratio is printed with met or missed.
+set -euo pipefail
+root=$(cd "$(dirname "$0")/.." && pwd)
+dist_arg=${1:-dist}
+dist=$(cd "$root" && cd "$dist_arg" 2>/dev/null && pwd) || {
+  echo "bench-runtime: no dist directory at '$dist_arg'; run 'make build' first" >&2; exit 1; }
+for f in libtoolerr.so toolerr.wasm; do
+  [ -f "$dist/$f" ] || { echo "bench-runtime: $dist/$f is missing; run 'make build' first" >&2; exit 1; }
+done
+
+py="$root/bindings/python"
+venv="$root/build/bench-runtime/venv"
+cp "$dist/libtoolerr.so" "$py/toolerr/libtoolerr.so"
+cp "$root/redisstore/cas.lua" "$py/toolerr/cas.lua"
+[ -x "$venv/bin/python" ] || python3 -m venv "$venv"
+pip=("$venv/bin/python" -m pip --disable-pip-version-check -q)
+"${pip[@]}" install -r "$py/bench/requirements-runtime.txt"
+"${pip[@]}" install --force-reinstall --no-deps "$py"
+rm -rf "$py/build"
+
+node_dir="$root/bindings/node"
+cp "$dist/toolerr.wasm" "$node_dir/toolerr.wasm"
+cp "$root/redisstore/cas.lua" "$node_dir/cas.lua"
+(cd "$node_dir/bench" && npm ci --no-audit --no-fund --loglevel=error)
+
+bash "$root/scripts/setup-redis.sh" >/dev/null
+redis_pid=
+if command -v redis-server >/dev/null 2>&1; then
+  port=$(python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
+  redis-server --bind 127.0.0.1 --port "$port" --save '' --appendonly no --daemonize no \
+    >"$root/build/bench-runtime/redis.log" 2>&1 &
+  redis_pid=$!
+  trap 'kill "$redis_pid" 2>/dev/null || true; wait "$redis_pid" 2>/dev/null || true' EXIT
+  for _ in $(seq 50); do
+    redis-cli -h 127.0.0.1 -p "$port" ping >/dev/null 2>&1 && break
+    sleep 0.1
+  done
+  export TOOLERR_BENCH_REDIS="127.0.0.1:$port"
+  echo "bench-runtime: $(redis-server --version | cut -d' ' -f1-3) on $TOOLERR_BENCH_REDIS (pid $redis_pid)"
+else
+  echo "bench-runtime: no redis-server; the Redis-backed figures are skipped"
+fi
+
+(cd /tmp && "$venv/bin/python" "$py/bench/bench_runtime.py")
+echo
+node --disable-warning=ExperimentalWarning "$node_dir/bench/bench_runtime.mjs"
