@@ -139,7 +139,11 @@ export function classifyHttp(status, headers = {}, body, { provider, source, too
 
 export function classifyException(err, { tool } = {}) {
   const type = err?.constructor?.name ?? typeof err;
-  const exception = { type, message: String(err?.message ?? err), traceback: String(err?.stack ?? '') };
+  const exception = { type, message: String(err?.message ?? err) };
+  // The op reads a stack only to find the type and message when no type is
+  // given (docs/classify.md); err.stack is formatted when first read, so it
+  // is read only for an error whose constructor has no name.
+  if (!type) exception.traceback = String(err?.stack ?? '');
   return op('classify_exception', { exception, tool });
 }
 

@@ -42,6 +42,21 @@ test('classifyException never leaks the stack or a secret', () => {
   assert.ok(!e.message.includes('    at ') && !e.message.includes('sk-abcdefghijklmnopqrstuvwx'), e.message);
 });
 
+test('classifyException decides as with the stack, and reads it for an error of no type name', () => {
+  // The op reads a stack only when no type is given: sending it changes nothing.
+  class TimeoutError extends Error { constructor(m) { super(m); this.name = 'TimeoutError'; } }
+  for (const err of [new TimeoutError('read timed out'), new RangeError('bad page token'),
+    new TypeError('fetch failed; key=sk-abcdefghijklmnopqrstuvwx')]) {
+    const withStack = toolerr.invoke({ op: 'classify_exception', tool: 'search',
+      exception: { type: err.constructor.name, message: err.message, traceback: err.stack } });
+    assert.deepEqual(toolerr.classifyException(err, { tool: 'search' }), withStack);
+  }
+  const anonymous = new (class extends Error {})('');
+  anonymous.stack = 'TimeoutError: read timed out\n    at Socket.onTimeout (node:net:1:1)';
+  const e = toolerr.classifyException(anonymous, { tool: 'search' });
+  assert.deepEqual([e.code, e.retryable, e.details.exception_type], ['TIMEOUT', true, 'TimeoutError']);
+});
+
 for (const fmt of FORMATS) {
   test(`serialize then parse gives the ${fmt} outcome back`, () => {
     const msgs = toolerr.serialize(fmt, [{ callId: 'call_1', name: 'search', error: ERR }]);

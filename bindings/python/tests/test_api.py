@@ -1,6 +1,7 @@
 """The thin request builders: each reaches its op and maps the answer to Python types."""
 
 import json
+import traceback
 from typing import Any, Dict
 
 import pytest
@@ -64,6 +65,20 @@ def test_classify_exception_never_leaks_the_traceback() -> None:
         e = toolerr.classify_exception(exc, tool="search")
     assert e.source == "tool" and e.details["tool"] == "search"
     assert "Traceback" not in e.message and "sk-abcdefghijklmnopqrstuvwx" not in e.message
+
+
+def test_classify_exception_decides_as_with_the_printed_traceback() -> None:
+    # The binding sends type and message only; the op reads a traceback only
+    # when no type is given, so sending the printed one changes nothing.
+    for exc in (TimeoutError("read timed out"), ValueError("bad page token"),
+                ConnectionRefusedError("[Errno 111] Connection refused; key=sk-abcdefghijklmnopqrstuvwx")):
+        try:
+            raise exc
+        except Exception as caught:
+            tb = "".join(traceback.format_exception(type(caught), caught, caught.__traceback__))
+            with_tb = toolerr.invoke({"op": "classify_exception", "tool": "search", "exception": {
+                "type": type(caught).__qualname__, "message": str(caught), "traceback": tb}})
+            assert toolerr.classify_exception(caught, tool="search").to_dict() == with_tb
 
 
 def test_classify_response_without_status_falls_back_to_the_exception() -> None:

@@ -10,7 +10,6 @@ and Rust. See docs/bindings.md and the README's "Invoke reference".
 from __future__ import annotations
 
 import json
-import traceback
 from dataclasses import dataclass, field
 from typing import Any, Dict, Iterable, List, Mapping, Optional, Tuple
 
@@ -225,15 +224,18 @@ def classify_http(status: int, headers: Optional[Mapping[str, str]] = None, body
 
 
 def classify_exception(exc: BaseException, *, tool: Optional[str] = None) -> Envelope:
-    """Classify a Python exception from its type, message and printed traceback.
+    """Classify a Python exception from its type and message.
 
-    The core sanitizes: no traceback line or secret reaches the message.
+    The core sanitizes: no secret reaches the message. The printed traceback
+    is not sent: the classify_exception op reads one only to find the type and
+    message when no type is given (docs/classify.md), and a Python exception
+    always has its type; formatting one costs more than the classification
+    (Python 3.11+ parses each frame's source line for its carets).
     """
     t = type(exc)
     name = t.__qualname__ if t.__module__ == "builtins" else f"{t.__module__}.{t.__qualname__}"
-    tb = "".join(traceback.format_exception(t, exc, exc.__traceback__))
     return _envelope_op("classify_exception", dict(
-        exception={"type": name, "message": str(exc), "traceback": tb}, tool=tool))
+        exception={"type": name, "message": str(exc)}, tool=tool))
 
 
 def classify_response(obj: Any, *, provider: Optional[str] = None, source: Optional[str] = None,
