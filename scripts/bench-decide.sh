@@ -21,11 +21,15 @@ rounds=${BENCH_ROUNDS:-7}
 interleave() {
   local bench=$1 unit=$2 benchtime=$3
   shift 3
-  local names=("$@") r i name
+  local names=("$@") r i name out
   for ((r = 0; r < rounds; r++)); do
     for ((i = 0; i < ${#names[@]}; i++)); do
       name=${names[$(((i + r) % ${#names[@]}))]}
-      (cd redisstore && "$bin" -test.run '^$' -test.bench "^$bench/$name\$" -test.benchtime "$benchtime") |
+      out=$(cd redisstore && "$bin" -test.run '^$' -test.bench "^$bench/$name\$" -test.benchtime "$benchtime" 2>&1) || {
+        printf 'bench-decide: %s/%s failed:\n%s\n' "$bench" "$name" "$out" >&2
+        return 1
+      }
+      printf '%s\n' "$out" |
         awk -v r="$r" -v n="$name" -v unit="$unit" '/^Benchmark/ {for (i = 2; i <= NF; i++) if ($i == unit) print r, n, $(i-1)}'
     done
   done
