@@ -33,6 +33,9 @@ func readBody(op string, f Format, path string, body map[string]any, opts Transc
 	if err != nil {
 		return nil, transcript.Options{}, err
 	}
+	if err := checkValues(op, "body", body); err != nil {
+		return nil, transcript.Options{}, err
+	}
 	b, err := request.Read(tf, body, "body")
 	if err != nil {
 		return nil, transcript.Options{}, requestError(op, err)

@@ -210,10 +210,16 @@ func opSanitize(req map[string]any) (any, error) {
 // orchestrator when source is ""). A code that is not a non-empty
 // UPPER_SNAKE token, or a source other than "", tool, provider and
 // orchestrator, is a *RequestError (Path "code" or "source"), exactly as
-// the envelope op reports it.
+// the envelope op reports it. details that JSON cannot carry (a NaN or
+// infinite number, a Go type outside the value tree of Parse, or nesting
+// past canonical.MaxEncodeDepth, as a map that holds itself has) are a
+// *RequestError (Path "details").
 func NewEnvelope(code Code, message string, details map[string]any, source Source) (Envelope, error) {
 	if err := envelope.CheckNew(code, source); err != nil {
 		return Envelope{}, requestError("envelope", err)
+	}
+	if err := canonical.CheckValue(details); err != nil {
+		return Envelope{}, requestError("envelope", field.NewError("details", "must be JSON values: "+err.Error()))
 	}
 	info, known := envelope.Lookup(code)
 	if source == "" {

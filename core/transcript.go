@@ -2,6 +2,8 @@ package core
 
 import (
 	"github.com/toolerr/toolerr/core/internal/bounds"
+	"github.com/toolerr/toolerr/core/internal/canonical"
+	"github.com/toolerr/toolerr/core/internal/field"
 	"github.com/toolerr/toolerr/core/internal/transcript"
 )
 
@@ -67,11 +69,25 @@ const DefaultLoopThreshold = transcript.DefaultLoopThreshold
 
 // readList reads messages, a list of format f, for op.
 func readList(op string, f transcript.Format, messages []any) ([]transcript.Message, error) {
+	if err := checkValues(op, "messages", messages); err != nil {
+		return nil, err
+	}
 	msgs, err := transcript.Read(f, messages)
 	if err != nil {
 		return nil, requestError(op, err)
 	}
 	return msgs, nil
+}
+
+// checkValues is the *RequestError of op at path for a caller's Go value
+// that JSON cannot carry (canonical.CheckValue: a NaN, a Go type outside the
+// value tree, a map or slice that holds itself), which the typed API
+// refuses before any walk of it; nil for a tree Parse could have built.
+func checkValues(op, path string, v any) error {
+	if err := canonical.CheckValue(v); err != nil {
+		return requestError(op, field.NewError(path, "must be JSON values: "+err.Error()))
+	}
+	return nil
 }
 
 // formatNamed checks the transcript format name f, the member at path, for op.
@@ -160,6 +176,9 @@ func readOptionsList(op string, f transcript.Format, messages []any, opts transc
 	path := opts.Path
 	if path == "" {
 		path = "messages"
+	}
+	if err := checkValues(op, path, messages); err != nil {
+		return nil, err
 	}
 	msgs, err := transcript.ReadList(f, messages, path)
 	if err != nil {

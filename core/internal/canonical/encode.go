@@ -53,7 +53,19 @@ func Canonicalize(data []byte) ([]byte, error) {
 
 // Append appends the canonical JSON of v to dst; see Marshal.
 func Append(dst []byte, v any) ([]byte, error) {
-	return appendValue(dst, v, math.MaxInt)
+	return appendValue(dst, v, math.MaxInt, 0)
+}
+
+// MaxEncodeDepth is the deepest nesting of arrays and objects Append writes:
+// four times MaxDepth, room for any tree Parse accepts inside the members an
+// op wraps around it. A deeper value is a Go value built by a caller, most
+// likely one that holds itself (a map or slice in its own tree), and gets a
+// *LimitError (Bound "depth") instead of a stack overflow, which would end
+// the process beyond any recover.
+const MaxEncodeDepth = 4 * MaxDepth
+
+func tooDeep(depth int) error {
+	return &LimitError{Bound: "depth", Limit: MaxEncodeDepth, Count: int64(depth), Offset: -1}
 }
 
 // AppendMax is Append that stops once dst would grow past max bytes: it
@@ -62,7 +74,7 @@ func Append(dst []byte, v any) ([]byte, error) {
 // past max, so a value whose JSON is far longer is never written out whole.
 // A value that writes itself (an Appender) is checked once it has.
 func AppendMax(dst []byte, v any, max int) ([]byte, error) {
-	dst, err := appendValue(dst, v, max)
+	dst, err := appendValue(dst, v, max, 0)
 	if err == nil && len(dst) > max {
 		err = tooLong(dst, max)
 	}
@@ -73,7 +85,7 @@ func tooLong(dst []byte, max int) error {
 	return &LimitError{Bound: "output_bytes", Limit: int64(max), Count: int64(len(dst)), Offset: -1}
 }
 
-func appendValue(dst []byte, v any, max int) ([]byte, error) {
+func appendValue(dst []byte, v any, max, depth int) ([]byte, error) {
 	switch x := v.(type) {
 	case nil:
 		return append(dst, "null"...), nil
@@ -96,15 +108,18 @@ func appendValue(dst []byte, v any, max int) ([]byte, error) {
 	case uint64:
 		return AppendFloat(dst, float64(x))
 	case map[string]any:
-		return appendObject(dst, x, max)
+		return appendObject(dst, x, max, depth+1)
 	case []any:
+		if depth++; depth > MaxEncodeDepth {
+			return dst, tooDeep(depth)
+		}
 		dst = append(dst, '[')
 		for i, e := range x {
 			if i > 0 {
 				dst = append(dst, ',')
 			}
 			var err error
-			if dst, err = appendValue(dst, e, max); err != nil {
+			if dst, err = appendValue(dst, e, max, depth); err != nil {
 				return dst, err
 			}
 			if len(dst) > max {
@@ -129,7 +144,7 @@ func appendValue(dst []byte, v any, max int) ([]byte, error) {
 		for k, s := range x {
 			m[k] = s
 		}
-		return appendObject(dst, m, max)
+		return appendObject(dst, m, max, depth+1)
 	case Appender:
 		return x.AppendCanonical(dst)
 	default:
@@ -137,7 +152,10 @@ func appendValue(dst []byte, v any, max int) ([]byte, error) {
 	}
 }
 
-func appendObject(dst []byte, m map[string]any, max int) ([]byte, error) {
+func appendObject(dst []byte, m map[string]any, max, depth int) ([]byte, error) {
+	if depth > MaxEncodeDepth {
+		return dst, tooDeep(depth)
+	}
 	// Small objects (the common case: envelopes, details, wire messages) sort
 	// their keys in a stack array, so writing them allocates nothing.
 	var buf [16]string
@@ -162,7 +180,7 @@ func appendObject(dst []byte, m map[string]any, max int) ([]byte, error) {
 		dst = AppendString(dst, k)
 		dst = append(dst, ':')
 		var err error
-		if dst, err = appendValue(dst, m[k], max); err != nil {
+		if dst, err = appendValue(dst, m[k], max, depth); err != nil {
 			return dst, err
 		}
 		if len(dst) > max {
@@ -357,4 +375,43 @@ func ValidString(s string) string {
 		i += size
 	}
 	return string(b)
+}
+
+// CheckValue reports whether Append can write v, without writing it: nil,
+// or the *UnsupportedError (a Go type outside the value tree, NaN, ±Inf) or
+// *LimitError (Bound "depth": nesting past MaxEncodeDepth, as a value that
+// holds itself has) Append would return. An Appender is trusted.
+func CheckValue(v any) error { return checkValue(v, 0) }
+
+func checkValue(v any, depth int) error {
+	switch x := v.(type) {
+	case nil, bool, string, int, int64, uint64, []string, map[string]string, Appender:
+		return nil
+	case float64:
+		if math.IsNaN(x) || math.IsInf(x, 0) {
+			return &UnsupportedError{What: "NaN or infinite number"}
+		}
+		return nil
+	case map[string]any:
+		if depth++; depth > MaxEncodeDepth {
+			return tooDeep(depth)
+		}
+		for _, e := range x {
+			if err := checkValue(e, depth); err != nil {
+				return err
+			}
+		}
+		return nil
+	case []any:
+		if depth++; depth > MaxEncodeDepth {
+			return tooDeep(depth)
+		}
+		for _, e := range x {
+			if err := checkValue(e, depth); err != nil {
+				return err
+			}
+		}
+		return nil
+	}
+	return &UnsupportedError{What: "Go type not in the value tree"}
 }

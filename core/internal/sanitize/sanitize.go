@@ -186,7 +186,7 @@ func Clean(s string) bool {
 }
 
 // DetailsClean reports whether Details(d) would return d unchanged.
-func DetailsClean(d map[string]any) bool { return d == nil || clean(d, false) }
+func DetailsClean(d map[string]any) bool { return d == nil || clean(d, false, 0) }
 
 // finishSentence caps m at max characters with "…" and makes it end in
 // terminal punctuation.
@@ -248,18 +248,24 @@ func Details(d map[string]any) map[string]any {
 	if d == nil {
 		return nil
 	}
-	if clean(d, false) {
+	if clean(d, false, 0) {
 		return d // nothing to change: no copy (the common case)
 	}
-	out, ok := detailValue(d, false).(map[string]any)
+	out, ok := detailValue(d, false, 0).(map[string]any)
 	if !ok {
 		return map[string]any{}
 	}
 	return out
 }
 
-// clean reports whether detailValue would return v unchanged.
-func clean(v any, secret bool) bool {
+// clean reports whether detailValue would return v unchanged. depth counts
+// the arrays and objects above v: past canonical.MaxEncodeDepth (a Go value
+// that holds itself) v is not clean, and detailValue leaves it for the
+// writer to refuse with its depth error, instead of walking it forever.
+func clean(v any, secret bool, depth int) bool {
+	if depth > canonical.MaxEncodeDepth {
+		return false
+	}
 	switch x := v.(type) {
 	case string:
 		if secret {
@@ -268,14 +274,14 @@ func clean(v any, secret bool) bool {
 		return detailString(x) == x
 	case map[string]any:
 		for k, e := range x {
-			if detailKey(k) != k || !clean(e, secret || secretName(k)) {
+			if detailKey(k) != k || !clean(e, secret || secretName(k), depth+1) {
 				return false
 			}
 		}
 		return true
 	case []any:
 		for _, e := range x {
-			if !clean(e, secret) {
+			if !clean(e, secret, depth+1) {
 				return false
 			}
 		}
@@ -286,7 +292,10 @@ func clean(v any, secret bool) bool {
 	return true
 }
 
-func detailValue(v any, secret bool) any {
+func detailValue(v any, secret bool, depth int) any {
+	if depth > canonical.MaxEncodeDepth {
+		return v // see clean: the writer refuses it
+	}
 	switch x := v.(type) {
 	case string:
 		if secret {
@@ -294,11 +303,11 @@ func detailValue(v any, secret bool) any {
 		}
 		return guard(x, detailString)
 	case map[string]any:
-		return detailMap(x, secret)
+		return detailMap(x, secret, depth)
 	case []any:
 		a := make([]any, len(x))
 		for i, e := range x {
-			a[i] = detailValue(e, secret)
+			a[i] = detailValue(e, secret, depth+1)
 		}
 		return a
 	case map[string]string:
@@ -306,11 +315,11 @@ func detailValue(v any, secret bool) any {
 		for k, e := range x {
 			m[k] = e
 		}
-		return detailMap(m, secret)
+		return detailMap(m, secret, depth)
 	case []string:
 		a := make([]any, len(x))
 		for i, e := range x {
-			a[i] = detailValue(e, secret)
+			a[i] = detailValue(e, secret, depth+1)
 		}
 		return a
 	}
@@ -349,7 +358,7 @@ func detailKey(k string) string {
 // are visited in sorted order, so two keys that sanitize to the same text
 // ("[REDACTED]") keep both values deterministically: the later ones get
 // " (2)", " (3)", ... appended.
-func detailMap(x map[string]any, secret bool) map[string]any {
+func detailMap(x map[string]any, secret bool, depth int) map[string]any {
 	m := make(map[string]any, len(x))
 	keys := make([]string, 0, len(x))
 	for k := range x {
@@ -367,7 +376,7 @@ func detailMap(x map[string]any, secret bool) map[string]any {
 				}
 			}
 		}
-		m[nk] = detailValue(x[k], secret || secretName(k))
+		m[nk] = detailValue(x[k], secret || secretName(k), depth+1)
 	}
 	return m
 }
