@@ -181,14 +181,18 @@ export const fromOutcomeValue = (v) => {
   return o;
 };
 
-export const serialize = (format, outcomes) => op('serialize', { format, results: outcomes.map(outcomeValue) });
+// outputSchema (mcp only): whether the tool declares an outputSchema; false puts a failure's envelope
+// in structuredContent too, true or undefined (not known) keeps it in the text block alone.
+export const serialize = (format, outcomes, { outputSchema } = {}) => op('serialize', outputSchema === undefined
+  ? { format, results: outcomes.map(outcomeValue) }
+  : { format, output_schema: outputSchema, results: outcomes.map(outcomeValue) });
 export const parse = (format, messages) => op('parse', { format, messages }).map(fromOutcomeValue);
 export const toOpenAIChat = (outcomes) => serialize('openai-chat', outcomes);
 export const toOpenAIResponses = (outcomes) => serialize('openai-responses', outcomes);
 export const toAnthropic = (outcomes) => serialize('anthropic', outcomes);
 export const toGemini = (outcomes) => serialize('gemini', outcomes);
 export const toBedrock = (outcomes) => serialize('bedrock', outcomes);
-export const toMCP = (outcomes) => serialize('mcp', outcomes);
+export const toMCP = (outcomes, options = {}) => serialize('mcp', outcomes, options);
 
 export const check = (format, messages, options = {}) => op('check', { format, messages, ...options });
 export const repair = (format, messages, options = {}) => op('repair', { format, messages, ...options });

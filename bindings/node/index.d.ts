@@ -107,7 +107,9 @@ export function classifyHttp(status: number, headers?: Record<string, string>, b
 export function classifyException(err: unknown, options?: { tool?: string }): Envelope;
 export function classifyResponse(obj: unknown, options?: ClassifyOptions & { bodyText?: string }): Envelope;
 
-export function serialize(format: Format, outcomes: Outcome[]): Array<Record<string, unknown>>;
+/** outputSchema (mcp only): whether the tool declares an outputSchema; false puts a failure's envelope in structuredContent too, true or undefined (not known) keeps it in the text block alone (the serialize op's output_schema). */
+export interface SerializeOptions { outputSchema?: boolean }
+export function serialize(format: Format, outcomes: Outcome[], options?: SerializeOptions): Array<Record<string, unknown>>;
 export function parse(format: Format, messages: unknown[]): Outcome[];
 /** The neutral {call: {id?, name?}, error? | result?} object of an Outcome, as serialize reads it and parse writes it (an empty callId or name is left out). */
 export function outcomeValue(o: Outcome): { call: { id?: string; name?: string }; error?: Envelope; result?: Result };
@@ -118,7 +120,7 @@ export function toOpenAIResponses(outcomes: Outcome[]): OpenAIResponsesOutput[];
 export function toAnthropic(outcomes: Outcome[]): AnthropicMessage[];
 export function toGemini(outcomes: Outcome[]): GeminiContent[];
 export function toBedrock(outcomes: Outcome[]): BedrockMessage[];
-export function toMCP(outcomes: Outcome[]): MCPCallToolResult[];
+export function toMCP(outcomes: Outcome[], options?: SerializeOptions): MCPCallToolResult[];
 
 /**
  * A message list, or JSON text of one (a string or UTF-8 bytes, read by the core's parser, which

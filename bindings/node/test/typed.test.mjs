@@ -38,7 +38,8 @@ test('fixtures are found', () => assert.ok(serialize.length > 50 && parse.length
 for (const { id, req, want } of serialize) {
   test(id, () => {
     const outs = outcomesOf(req);
-    const got = TO[req.format] ? TO[req.format](outs) : toolerr.serialize(req.format, outs);
+    const got = 'output_schema' in req ? toolerr.toMCP(outs, { outputSchema: req.output_schema })
+      : TO[req.format] ? TO[req.format](outs) : toolerr.serialize(req.format, outs);
     assert.equal(toolerr.canonicalize(got), toolerr.canonicalize(want));
   });
 }

@@ -52,7 +52,10 @@ def test_fixtures_are_found() -> None:
 def test_serialize_fixture_through_outcome(id_: str, req: Dict[str, Any], want: Any) -> None:
     outs = _outcomes(req)
     fmt = req["format"]
-    got = TO[fmt](outs) if fmt in TO else toolerr.serialize(fmt, outs)
+    if "output_schema" in req:
+        got = toolerr.to_mcp(outs, output_schema=req["output_schema"])
+    else:
+        got = TO[fmt](outs) if fmt in TO else toolerr.serialize(fmt, outs)
     assert _canonical(got) == _canonical(want)
 
 

@@ -314,8 +314,17 @@ class Outcome:
                    Envelope.from_dict(e) if e is not None else None, d.get("result"))
 
 
-def serialize(format: str, outcomes: Iterable[Outcome]) -> List[Message]:
-    """Return the messages to append to a format's history for one turn of outcomes."""
+def serialize(format: str, outcomes: Iterable[Outcome], *, output_schema: Optional[bool] = None) -> List[Message]:
+    """Return the messages to append to a format's history for one turn of outcomes.
+
+    output_schema (mcp only): whether the tool declares an outputSchema; False
+    puts a failure's envelope in structuredContent too, True or None (not
+    known) keeps it in the text block alone (the serialize op's member).
+    """
+    if output_schema is not None:
+        head = (b'{"op":"serialize","format":' + _encode(format).encode()
+                + b',"output_schema":' + (b"true" if output_schema else b"false") + b',"results":[')
+        return _answer(invoke_bytes(head + b",".join([o.wire() for o in outcomes]) + b"]}"))  # type: ignore[no-any-return]
     req = _serialize_head.get(format) if type(format) is str else None
     if req is None:
         req = b'{"op":"serialize","format":' + _encode(format).encode() + b',"results":['
@@ -357,9 +366,9 @@ def to_bedrock(outcomes: Iterable[Outcome]) -> List[Message]:
     return serialize("bedrock", outcomes)
 
 
-def to_mcp(outcomes: Iterable[Outcome]) -> List[Message]:
-    """MCP CallToolResult objects, one per outcome."""
-    return serialize("mcp", outcomes)
+def to_mcp(outcomes: Iterable[Outcome], *, output_schema: Optional[bool] = None) -> List[Message]:
+    """MCP CallToolResult objects, one per outcome; output_schema as for serialize."""
+    return serialize("mcp", outcomes, output_schema=output_schema)
 
 
 Transcript = Any  # a message list, a whole request body (dict), or JSON text (str or bytes) of one
