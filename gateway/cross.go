@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/toolerr/toolerr/core"
+	"github.com/toolerr/toolerr/egress"
 )
 
 // crossing is a request routed to an upstream of another family (Config.Routes).
@@ -138,7 +139,8 @@ func translateAuth(r *http.Request, from, to core.Format) {
 }
 
 // convertResponse turns an upstream success of a routed request into the
-// client's shape.
+// client's shape, or, when it is no success of the upstream's format,
+// into the error op's 502 in the client's shape.
 func (g *Gateway) convertResponse(resp *http.Response, ex *exchange) error {
 	raw, err := io.ReadAll(io.LimitReader(resp.Body, core.MaxRequestBytes))
 	_ = resp.Body.Close()
@@ -147,7 +149,21 @@ func (g *Gateway) convertResponse(resp *http.Response, ex *exchange) error {
 	}
 	c, err := core.ConvertResponse(ex.cross.to, ex.route.Format, raw, ex.cross.names, g.cfg.Now().UnixMilli())
 	if err != nil {
-		return errConvertResponse
+		// No success of the upstream's format (an error object under a
+		// 200, an empty {}, a member of the wrong type): never an empty
+		// completion. It goes through the error op as the 502 it is, so
+		// the client gets its own family's error shape with the envelope
+		// the upstream's error type gives (an overloaded_error stays
+		// retryable).
+		resp.StatusCode, resp.Status = http.StatusBadGateway, "502 Bad Gateway"
+		resp.Body = io.NopCloser(bytes.NewReader(raw))
+		rep, rewritten, err := egress.RewriteError(resp, ex.route.Format, g.errorOptions(ex))
+		if err != nil || !rewritten { // unreachable: the body is in memory, 502 is in range
+			return errConvertResponse
+		}
+		ex.upstream = rep.Envelope.Code
+		g.metrics.upstreamError(ex.route, rep.Envelope.Code, false)
+		return nil
 	}
 	resp.Header.Set("Content-Type", "application/json")
 	resp.Header.Del("Content-Encoding")

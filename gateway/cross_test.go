@@ -147,3 +147,55 @@ func TestNew_routes(t *testing.T) {
 		assert.ErrorIs(t, err, ErrConfig, "%v", r)
 	}
 }
+
+// TestGateway_crossFamilyErrorUnder200: an upstream 200 whose body is an
+// error object (any family's) or holds no response of the upstream's
+// format is never an empty success: the client gets 502 in its own
+// family's error shape, the envelope classified from the upstream's error.
+func TestGateway_crossFamilyErrorUnder200(t *testing.T) {
+	for _, tc := range []struct {
+		name, from, to, family, path, body, code, clientType string
+	}{
+		{"anthropic error to a Chat client", "openai-chat", "anthropic", FamilyAnthropic, "/v1/chat/completions",
+			`{"type":"error","error":{"type":"overloaded_error","message":"Overloaded"}}`, "OVERLOADED", "service_unavailable_error"},
+		{"openai error to an Anthropic client", "anthropic", "openai-chat", FamilyOpenAI, "/v1/messages",
+			`{"error":{"message":"The server had an error while processing your request.","type":"server_error","param":null,"code":null}}`, "SERVER_ERROR", "api_error"},
+		{"gemini error to a Chat client", "openai-chat", "gemini", FamilyGemini, "/v1/chat/completions",
+			`{"error":{"code":503,"message":"The model is overloaded.","status":"UNAVAILABLE"}}`, "OVERLOADED", "service_unavailable_error"},
+		{"an empty body to a Chat client", "openai-chat", "anthropic", FamilyAnthropic, "/v1/chat/completions", `{}`, "TRANSPORT", "service_unavailable_error"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			up := newFakeUpstream(t, okJSON(tc.body))
+			tg := newTestGateway(t, Config{Routes: map[string]string{tc.from: tc.to}}, map[string]*fakeUpstream{tc.family: up})
+			body := chatWithEnvelope
+			if tc.from == "anthropic" {
+				body = lossyAnthropicBody
+			}
+			resp := tg.post(t, tc.path, body, nil)
+			raw, err := io.ReadAll(resp.Body)
+			require.NoError(t, err)
+			assert.Equal(t, 502, resp.StatusCode, "%s", raw)
+			var b map[string]any
+			require.NoError(t, json.Unmarshal(raw, &b), "%s", raw)
+			assert.NotContains(t, b, "choices", "no completion")
+			assert.NotContains(t, b, "content", "no message")
+			e, _ := b["error"].(map[string]any)
+			require.NotNil(t, e, "the client's error shape: %s", raw)
+			if tc.from == "anthropic" {
+				assert.Equal(t, "error", b["type"])
+			}
+			env := e["toolerr"].(map[string]any)
+			assert.Equal(t, tc.code, env["code"])
+			assert.Equal(t, tc.clientType, e["type"], "the client's own error type")
+			tg.settle(t)
+			assert.Equal(t, 1.0, testutil.ToFloat64(tg.g.metrics.upstreamErrs.WithLabelValues(routeOf(tc.path), env["code"].(string), "false")))
+		})
+	}
+}
+
+func routeOf(path string) string {
+	if path == "/v1/messages" {
+		return "messages"
+	}
+	return "chat_completions"
+}

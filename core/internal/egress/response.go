@@ -51,8 +51,18 @@ type ConvertedResponse struct {
 //
 // See each format's Response (dialect.Response) for the members read and
 // written, with their vendor sources.
+//
+// A body that is no response of from is a *field.Error, never an empty
+// success: one holding an error object (Anthropic's {"type":"error",
+// "error":{...}}, OpenAI's and Gemini's {"error":{...}}, sent by a proxy
+// or an upstream under a 200) at path "body.error", which egress_error
+// answers; one holding none of the shape's Members (an empty {}) at path
+// "body".
 func ConvertResponse(from, to transcript.Format, body map[string]any, names map[string]string, createdSec int64) (ConvertedResponse, error) {
 	src, dst := format.ResponseShape(string(from)), format.ResponseShape(string(to))
+	if err := isResponse(src, from, body); err != nil {
+		return ConvertedResponse{}, err
+	}
 	t, err := src.Read(body, "body")
 	if err != nil {
 		return ConvertedResponse{}, err
@@ -82,6 +92,25 @@ func ConvertResponse(from, to transcript.Format, body map[string]any, names map[
 	}
 	out.Body = dst.Write(t)
 	return out, nil
+}
+
+// isResponse returns the *field.Error for body when it is no response of
+// shape src (format from): an error object, or none of src.Members.
+//
+// See https://docs.claude.com/en/api/errors (the error shape),
+// https://platform.openai.com/docs/guides/error-codes and
+// https://ai.google.dev/gemini-api/docs/troubleshooting (google.rpc.Status
+// under "error").
+func isResponse(src *dialect.Response, from transcript.Format, body map[string]any) error {
+	if _, isObj := body["error"].(map[string]any); isObj || body["type"] == "error" {
+		return field.NewError("body.error", "is an error object, not a response of the "+string(from)+" format: answer it with egress_error, as the failure it is")
+	}
+	for _, m := range src.Members {
+		if _, has := body[m]; has {
+			return nil
+		}
+	}
+	return field.NewError("body", "holds no "+strings.Join(src.Members, " or ")+", so it is not a response of the "+string(from)+" format")
 }
 
 // restoreNames renames the calls of msgs whose name the request's

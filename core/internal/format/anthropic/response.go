@@ -13,8 +13,10 @@ import (
 //
 // See https://docs.claude.com/en/api/messages and anthropic-sdk-go Message,
 // StopReason.
+//
+// Members: content is required in Message (anthropic-sdk-go Message).
 func Response() *dialect.Response {
-	return &dialect.Response{Read: readResponseBody, Write: writeResponseBody}
+	return &dialect.Response{Read: readResponseBody, Write: writeResponseBody, Members: []string{"content"}}
 }
 
 func readResponseBody(b map[string]any, p string) (dialect.Turn, error) {

@@ -16,6 +16,10 @@ type Response struct {
 	// Write builds a response body from a turn whose Message is an
 	// element of this format's list (nil: no message).
 	Write func(t Turn) map[string]any
+	// Members are the members a response body of this shape holds at
+	// least one of (the ones its schema requires); a body with none of
+	// them (an empty {}, an error object) is not a response of it.
+	Members []string
 }
 
 // Turn is the model's turn of one response: Message is the assistant's

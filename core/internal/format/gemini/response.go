@@ -14,8 +14,11 @@ import (
 // See googleapis google/ai/generativelanguage/v1beta/generative_service.proto
 // (GenerateContentResponse, Candidate.FinishReason) and
 // google.golang.org/genai GenerateContentResponse.
+//
+// Members: candidates, or promptFeedback alone for a prompt blocked
+// before any candidate (GenerateContentResponse.prompt_feedback).
 func Response() *dialect.Response {
-	return &dialect.Response{Read: readResponseBody, Write: writeResponseBody}
+	return &dialect.Response{Read: readResponseBody, Write: writeResponseBody, Members: []string{"candidates", "promptFeedback"}}
 }
 
 func readResponseBody(b map[string]any, p string) (dialect.Turn, error) {

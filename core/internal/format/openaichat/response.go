@@ -13,8 +13,10 @@ import (
 //
 // See the OpenAI OpenAPI CreateChatCompletionResponse schema and openai-go
 // ChatCompletion.
+//
+// Members: choices is required in CreateChatCompletionResponse.
 func Response() *dialect.Response {
-	return &dialect.Response{Read: readResponseBody, Write: writeResponseBody}
+	return &dialect.Response{Read: readResponseBody, Write: writeResponseBody, Members: []string{"choices"}}
 }
 
 func readResponseBody(b map[string]any, p string) (dialect.Turn, error) {
