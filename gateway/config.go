@@ -29,6 +29,10 @@ const (
 	DefaultReadTimeout  = time.Minute              // reading the client's request body
 	DefaultTimeout      = 10 * time.Minute         // the whole upstream exchange, stream included (openai-python's default timeout)
 	DefaultMaxErrorBody = egress.MaxErrorBodyBytes // 1 MiB of an upstream error body read for the error op
+	// DefaultMaxConcurrent is the most route requests served at once: each
+	// may hold a body of up to DefaultMaxBodyBytes and the request op's
+	// work on it, so 64 bounds that memory near 64 times the largest body.
+	DefaultMaxConcurrent = 64
 )
 
 // DefaultUpstreams are the providers' own API base URLs.
@@ -71,6 +75,14 @@ type Config struct {
 	// Streaming requests are refused (400) on a routed API. nil: every API
 	// goes to its own family.
 	Routes map[string]string
+	// MaxConcurrent is the most route requests served at once, streams
+	// included until their last byte (/healthz and /metrics are not
+	// counted): one more is answered at once, before its body is read,
+	// with 503 in the client's native error shape (x-should-retry: true,
+	// no retry-after: no wait is known), so the client's SDK retries it
+	// with its own backoff. 0 means DefaultMaxConcurrent; negative, no
+	// bound.
+	MaxConcurrent int
 	// DefaultMaxTokens is the max_tokens a request routed to Anthropic
 	// gets when it names none (the Messages API requires it). 0 means
 	// 4096.
@@ -135,6 +147,9 @@ func (c Config) withDefaults() (Config, map[string]*url.URL, error) {
 		c.MaxBodyBytes = DefaultMaxBodyBytes
 	case c.MaxBodyBytes < 0 || c.MaxBodyBytes > core.MaxRequestBytes:
 		return c, nil, fmt.Errorf("%w: MaxBodyBytes %d is outside 1-%d", ErrConfig, c.MaxBodyBytes, core.MaxRequestBytes)
+	}
+	if c.MaxConcurrent == 0 {
+		c.MaxConcurrent = DefaultMaxConcurrent
 	}
 	if c.ReadTimeout == 0 {
 		c.ReadTimeout = DefaultReadTimeout

@@ -30,6 +30,7 @@ type Gateway struct {
 	metrics *metrics
 	metricH http.Handler
 	log     *slog.Logger
+	slots   chan struct{} // one per route request being served (Config.MaxConcurrent); nil: no bound
 }
 
 var _ http.Handler = (*Gateway)(nil)
@@ -44,6 +45,9 @@ func New(cfg Config) (*Gateway, error) {
 		return nil, err
 	}
 	g := &Gateway{cfg: cfg, bases: bases, log: cfg.Logger, routes: map[core.Format]core.Format{}}
+	if cfg.MaxConcurrent > 0 {
+		g.slots = make(chan struct{}, cfg.MaxConcurrent)
+	}
 	for from, to := range cfg.Routes {
 		f, _ := core.CanonicalFormat(from)
 		t, _ := core.CanonicalFormat(to)
@@ -119,6 +123,16 @@ func (g *Gateway) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		g.metrics.duration.WithLabelValues(rt.Name).Observe(g.cfg.Now().Sub(start).Seconds())
 	}()
 
+	if g.slots != nil {
+		select {
+		case g.slots <- struct{}{}:
+			defer func() { <-g.slots }()
+		default:
+			g.ownError(sw, rt, http.StatusServiceUnavailable)
+			g.log.LogAttrs(r.Context(), slog.LevelWarn, "toolerr gateway request", slog.String("route", rt.Name), slog.Int("status", sw.code()), slog.String("error", "over the bound of concurrent requests"))
+			return
+		}
+	}
 	body, failed := g.readBody(sw, r, rt)
 	if failed {
 		g.log.LogAttrs(r.Context(), slog.LevelInfo, "toolerr gateway request", slog.String("route", rt.Name), slog.Int("status", sw.code()), slog.String("error", "request body not read"))

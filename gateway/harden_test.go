@@ -94,3 +94,55 @@ func TestErrorLog_cutsBeforeQuotedBytes(t *testing.T) {
 		assert.NotContains(t, buf.String(), "sk-proj")
 	}
 }
+
+// TestGateway_maxConcurrent: with MaxConcurrent requests in flight (a
+// stream the upstream holds open), one more is answered at once with 503
+// in its API's error shape, retryable, before any upstream request and
+// without a wait; once the stream ends, its slot serves the next request.
+func TestGateway_maxConcurrent(t *testing.T) {
+	release := make(chan struct{})
+	started := make(chan struct{}, 1)
+	up := newFakeUpstream(t, func(w http.ResponseWriter, r *http.Request, body []byte) {
+		if strings.Contains(string(body), `"stream":true`) {
+			w.Header().Set("Content-Type", "text/event-stream")
+			_, _ = io.WriteString(w, "event: message_start\ndata: {\"type\":\"message_start\"}\n\n")
+			w.(http.Flusher).Flush()
+			started <- struct{}{}
+			<-release
+			return
+		}
+		okJSON(anthropicOK)(w, r, nil)
+	})
+	tg := newTestGateway(t, Config{MaxConcurrent: 1}, map[string]*fakeUpstream{FamilyAnthropic: up})
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		resp, err := http.Post(tg.URL+"/v1/messages", "application/json", strings.NewReader(`{"model":"m","max_tokens":1,"stream":true,"messages":[{"role":"user","content":"hi"}]}`))
+		if err == nil {
+			_, _ = io.Copy(io.Discard, resp.Body)
+			resp.Body.Close()
+		}
+	}()
+	<-started
+	over := tg.post(t, "/v1/messages", minimalBody(FamilyAnthropic), nil)
+	assert.Equal(t, http.StatusServiceUnavailable, over.StatusCode)
+	assert.Equal(t, "true", over.Header.Get("X-Should-Retry"))
+	assert.Empty(t, over.Header.Values("Retry-After"), "no wait is known")
+	b := readJSON(t, over.Body)
+	assert.Equal(t, "error", b["type"], "the Anthropic error shape")
+	assert.NotNil(t, b["error"].(map[string]any)["toolerr"])
+	assert.Equal(t, 1, up.hits(), "the request over the bound never reaches the upstream")
+	hz, err := http.Get(tg.URL + "/healthz")
+	require.NoError(t, err)
+	hz.Body.Close()
+	assert.Equal(t, 200, hz.StatusCode, "/healthz is not bounded")
+
+	close(release)
+	<-done
+	tg.settle(t)
+	next := tg.post(t, "/v1/messages", minimalBody(FamilyAnthropic), nil)
+	assert.Equal(t, 200, next.StatusCode, "the slot is free again")
+	tg.settle(t)
+	assert.Equal(t, 1.0, testutil.ToFloat64(tg.g.metrics.requests.WithLabelValues("messages", "503")))
+	assert.Equal(t, 2.0, testutil.ToFloat64(tg.g.metrics.requests.WithLabelValues("messages", "200")))
+}

@@ -48,7 +48,7 @@ func main() {
 type options struct {
 	addr, upstreamMessage, logLevel, logFormat string
 	routes                                     routeFlag
-	maxTokens                                  int
+	maxTokens, maxConcurrent                   int
 	bases                                      map[string]*string
 	maxBody                                    int64
 	readTimeout, timeout, shutdownTimeout      time.Duration
@@ -65,6 +65,7 @@ func parseFlags(args []string, stderr io.Writer) (options, error) {
 		o.bases[fam] = fs.String(fam+"-base", def[fam], "base URL of the "+fam+" upstream")
 	}
 	fs.Int64Var(&o.maxBody, "max-body-bytes", gateway.DefaultMaxBodyBytes, "largest request body, in bytes (a larger one gets 413)")
+	fs.IntVar(&o.maxConcurrent, "max-concurrent", gateway.DefaultMaxConcurrent, "most requests served at once, streams included (one more gets 503 in its API's error shape); negative for no bound")
 	fs.DurationVar(&o.readTimeout, "read-timeout", gateway.DefaultReadTimeout, "time to read a request body (then 408); negative for none")
 	fs.DurationVar(&o.timeout, "timeout", gateway.DefaultTimeout, "time for the whole upstream exchange, a stream's last byte included (504 before the headers); negative for none")
 	fs.DurationVar(&o.shutdownTimeout, "shutdown-timeout", 30*time.Second, "on SIGINT or SIGTERM, how long requests in flight may take to finish")
@@ -144,7 +145,7 @@ func run(ctx context.Context, args []string, stderr io.Writer, ready chan<- stri
 	for fam, v := range o.bases {
 		ups[fam] = *v
 	}
-	cfg := gateway.Config{Upstreams: ups, MaxBodyBytes: o.maxBody, ReadTimeout: o.readTimeout, Timeout: o.timeout,
+	cfg := gateway.Config{Upstreams: ups, MaxBodyBytes: o.maxBody, MaxConcurrent: o.maxConcurrent, ReadTimeout: o.readTimeout, Timeout: o.timeout,
 		Routes: o.routes, DefaultMaxTokens: o.maxTokens, DropUpstreamMessage: o.upstreamMessage == "drop", Logger: log}
 	g, err := gateway.New(cfg)
 	if err != nil {
