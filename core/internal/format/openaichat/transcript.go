@@ -99,9 +99,31 @@ func readMessage(v any, p string) (dialect.Message, error) {
 	case "function":
 		// the deprecated function-calling reply: the answer to the
 		// assistant message's function_call before it, by name
-		return resultMessage(v, m, p, "name", true)
+		name, err := dialect.OptString(m, "name", p)
+		if err != nil {
+			return msg, err
+		}
+		o, failed, err := ListResultContent(m["content"], field.Join(p, "content"))
+		if err != nil {
+			return msg, err
+		}
+		o.Call.Name = name
+		msg.Role = dialect.RoleTool
+		msg.Parts = []dialect.Part{{Kind: dialect.KindResult, Result: dialect.Result{Outcome: o, Failed: failed, Legacy: true}, Raw: v}}
+		return msg, nil
 	case "tool":
-		return resultMessage(v, m, p, "tool_call_id", false)
+		id, err := dialect.OptString(m, "tool_call_id", p)
+		if err != nil {
+			return msg, err
+		}
+		o, failed, err := ListResultContent(m["content"], field.Join(p, "content"))
+		if err != nil {
+			return msg, err
+		}
+		o.Call.ID = id
+		msg.Role = dialect.RoleTool
+		msg.Parts = []dialect.Part{{Kind: dialect.KindResult, Result: dialect.Result{Outcome: o, Failed: failed}, Raw: v}}
+		return msg, nil
 	default:
 		r, ok := Roles()[role]
 		if !ok {
@@ -157,27 +179,6 @@ func readMessage(v any, p string) (dialect.Message, error) {
 		msg.Parts = append(msg.Parts, dialect.Part{Kind: dialect.KindCall, Call: dialect.Call{ID: id, Name: name, ArgsText: args}, Raw: cv})
 	}
 	return msg, nil
-}
-
-// resultMessage reads the tool message m (the list element v at path p) as
-// the one result it carries: its content, answering the call its member
-// key names (tool_call_id; name for the deprecated function role, legacy).
-func resultMessage(v any, m map[string]any, p, key string, legacy bool) (dialect.Message, error) {
-	ref, err := dialect.OptString(m, key, p)
-	if err != nil {
-		return dialect.Message{}, err
-	}
-	o, failed, err := ListResultContent(m["content"], field.Join(p, "content"))
-	if err != nil {
-		return dialect.Message{}, err
-	}
-	if legacy {
-		o.Call.Name = ref
-	} else {
-		o.Call.ID = ref
-	}
-	part := dialect.Part{Kind: dialect.KindResult, Result: dialect.Result{Outcome: o, Failed: failed, Legacy: legacy}, Raw: v}
-	return dialect.Message{Role: dialect.RoleTool, Parts: []dialect.Part{part}}, nil
 }
 
 // takesMedia says why a Chat Completions tool result cannot carry a media
