@@ -217,18 +217,29 @@ func jsonSchema(s map[string]any, ordered *int) map[string]any {
 			if m, ok := v.(map[string]any); ok {
 				props := make(map[string]any, len(m))
 				for name, p := range m {
-					props[name] = subSchema(p, ordered)
+					if pm, ok := p.(map[string]any); ok {
+						props[name] = jsonSchema(pm, ordered)
+					} else {
+						props[name] = p
+					}
 				}
 				v = props
 			}
 			out[k] = v
 		case "items":
-			out[k] = subSchema(v, ordered)
+			if m, ok := v.(map[string]any); ok {
+				v = jsonSchema(m, ordered)
+			}
+			out[k] = v
 		case "anyOf":
 			if arr, ok := v.([]any); ok {
 				subs := make([]any, len(arr))
 				for i, x := range arr {
-					subs[i] = subSchema(x, ordered)
+					if m, ok := x.(map[string]any); ok {
+						subs[i] = jsonSchema(m, ordered)
+					} else {
+						subs[i] = x
+					}
 				}
 				v = subs
 			}
@@ -241,15 +252,6 @@ func jsonSchema(s map[string]any, ordered *int) map[string]any {
 		out["type"] = []any{t, "null"}
 	}
 	return out
-}
-
-// subSchema is jsonSchema of v when v is a schema object (a property, the
-// items, an anyOf branch), and v as it is otherwise.
-func subSchema(v any, ordered *int) any {
-	if m, ok := v.(map[string]any); ok {
-		return jsonSchema(m, ordered)
-	}
-	return v
 }
 
 // camel is the lowerCamelCase JSON name of a snake_case proto field name.
