@@ -83,11 +83,17 @@ test('a paused server costs one deadline per back-off window', { skip }, async (
   } finally {
     server.kill('SIGCONT');
   }
-  assert.ok(first >= 25 && first < 300, `first call took ${first} ms`);
-  assert.ok(rest < 200, `50 calls in the window took ${rest} ms`);
+  // The first call waits out the 30 ms deadline; after it, the store is
+  // tried again at most once per 300 ms back-off window, however slow the
+  // machine runs the 50 calls (counted in decisions, not bounded in time).
+  assert.ok(first >= 25, `first call took ${first} ms`);
   const reasons = records.filter((r) => r.kind === 'fallback').map((r) => r.reason);
+  assert.equal(reasons.length, 2 * 51); // the load and the save of every call fall back
   assert.equal(reasons[0], 'store_error');
-  assert.deepEqual([...new Set(reasons.slice(1))], ['backoff']);
+  const windows = 1 + Math.floor((first + rest) / 300);
+  const tried = reasons.filter((r) => r === 'store_error').length;
+  assert.ok(tried <= windows, `${tried} store attempts in ${windows} back-off windows (${rest} ms for 50 calls)`);
+  assert.deepEqual([...new Set(reasons)].sort(), ['backoff', 'store_error']);
   await s.close();
 });
 
