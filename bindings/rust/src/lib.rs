@@ -251,12 +251,14 @@ pub fn classify_exception(type_name: &str, message: &str, traceback: &str, tool:
 struct SerializeRequest<'a> {
     op: &'static str,
     format: &'a str,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    output_schema: Option<bool>,
     results: &'a [Outcome],
 }
 
 /// Returns the messages to append to `format`'s history for one turn of outcomes.
 pub fn serialize<T: DeserializeOwned>(format: &str, outcomes: &[Outcome]) -> Result<Vec<T>> {
-    invoke_as(&SerializeRequest { op: "serialize", format, results: outcomes })
+    invoke_as(&SerializeRequest { op: "serialize", format, output_schema: None, results: outcomes })
 }
 
 /// Reads the tool outcomes back from `format`'s messages (the failure flag restored).
@@ -293,6 +295,14 @@ pub fn to_bedrock(outcomes: &[Outcome]) -> Result<Vec<BedrockMessage>> {
 /// MCP `CallToolResult` objects, one per outcome.
 pub fn to_mcp(outcomes: &[Outcome]) -> Result<Vec<McpCallToolResult>> {
     serialize("mcp", outcomes)
+}
+
+/// `to_mcp` for a tool whose outputSchema is known: `false` (it declares
+/// none) puts a failure's envelope in `structuredContent` too, `true` keeps
+/// it in the text block alone, as `to_mcp` does when it is not known (the
+/// serialize op's `output_schema` member).
+pub fn to_mcp_with(outcomes: &[Outcome], output_schema: bool) -> Result<Vec<McpCallToolResult>> {
+    invoke_as(&SerializeRequest { op: "serialize", format: "mcp", output_schema: Some(output_schema), results: outcomes })
 }
 
 fn with(mut base: Value, options: Value) -> Value {

@@ -83,7 +83,10 @@ fn serialize_fixtures_round_trip_through_the_typed_api() {
             "anthropic" => typed::<AnthropicMessage>(toolerr::to_anthropic(&outs)),
             "gemini" => typed::<GeminiContent>(toolerr::to_gemini(&outs)),
             "bedrock" => typed::<BedrockMessage>(toolerr::to_bedrock(&outs)),
-            "mcp" => typed::<McpCallToolResult>(toolerr::to_mcp(&outs)),
+            "mcp" => match req.get("output_schema").and_then(Value::as_bool) {
+                Some(declared) => typed::<McpCallToolResult>(toolerr::to_mcp_with(&outs, declared)),
+                None => typed::<McpCallToolResult>(toolerr::to_mcp(&outs)),
+            },
             _ => typed::<Value>(toolerr::serialize(req["format"].as_str().unwrap(), &outs)), // an alias of one of the above
         };
         check(&mut failures, &id, got, &want);
