@@ -73,8 +73,8 @@ const (
 // a lost probe cannot wedge the breaker. SuccessThreshold is the number of
 // successful probes that close a half-open breaker (default 2).
 //
-// See shared/seeds/000 (the Cordum breaker guide: opens after 3 failures,
-// holds 30 s, closes after 2 successful probes).
+// See docs/resilience.md, "Circuit breaker" (a published agent breaker that opens
+// after 3 failures, holds 30 s and closes after 2 successful probes).
 type BreakerSettings struct {
 	FailureThreshold int64
 	OpenMs           int64
@@ -144,7 +144,8 @@ func Counts(e envelope.Envelope) bool {
 //     half-open with a probe out reopens for OpenMs. A failure that does not
 //     count changes nothing but frees a half-open probe slot.
 //
-// See shared/seeds/000 and https://github.com/sony/gobreaker (v2/gobreaker.go).
+// See https://github.com/sony/gobreaker (v2/gobreaker.go) and
+// docs/resilience.md, "Circuit breaker".
 func Breaker(prev BreakerState, ev BreakerEvent, nowMs int64, s BreakerSettings, failure *envelope.Envelope, tool string) BreakerResult {
 	s = s.WithDefaults()
 	st := Tick(Bound(prev, nowMs, s), nowMs)

@@ -23,8 +23,8 @@ type BudgetState struct {
 // the most tokens, WallMs the longest the run may last from its first
 // charge, in milliseconds.
 //
-// See shared/seeds/000 ("Step counters catch loops that wall-clock timeouts
-// miss, and token budgets catch expensive individual steps").
+// See docs/resilience.md, "Budget" (step counters catch loops that
+// wall-clock timeouts miss; token budgets catch expensive single steps).
 type BudgetLimits struct {
 	Steps  int64
 	Tokens int64

@@ -88,8 +88,8 @@ type ReplayResult struct {
 // Returns the serializer's error, if any, and a *field.Error at
 // "trace.bound" when the transcript would pass MaxTranscriptBytes.
 //
-// See shared/seeds/000 (the AWS reasoning-loop post: ambiguous feedback, 14
-// calls; clear states, 2).
+// See docs/resilience.md, "Failure-trace replay" (an AWS post on reasoning loops:
+// ambiguous tool feedback gave 14 calls, clear success states 2).
 func Replay(t Trace, serialize func([]outcome.Outcome) ([]any, error)) (ReplayResult, error) {
 	return replay(t, serialize, true)
 }

@@ -51,7 +51,9 @@ const (
 // orchestrator accepts, in milliseconds (default 120000); a longer hint means
 // no retry.
 //
-// See shared/reference/wire-formats.md §4 (SDK retry table).
+// See the official SDKs' retry rules: openai-python and anthropic-sdk-python
+// `_base_client.py` (2 retries, x-should-retry), google-genai
+// `HttpRetryOptions` (none by default), botocore's standard retry mode.
 type RetryPolicy struct {
 	MaxAttempts int64
 	BaseMs      int64
@@ -124,7 +126,7 @@ func CheckRetry(attempt int64, p RetryPolicy, draw float64) error {
 // min(2^(attempt-1), cap) and openai-python's 0.5*2^retries.
 //
 // See https://aws.amazon.com/blogs/architecture/exponential-backoff-and-jitter/
-// ("Full Jitter") and shared/reference/wire-formats.md §4.
+// ("Full Jitter") and the SDK retry rules named at RetryPolicy.
 func Retry(e envelope.Envelope, attempt int64, p RetryPolicy, draw float64) RetryDecision {
 	p = p.WithDefaults()
 	if !e.Retryable {
