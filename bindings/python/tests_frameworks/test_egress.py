@@ -446,6 +446,52 @@ def test_default_reporter_logs_code_and_no_body(upstream: Upstream, caplog: pyte
     assert "code=OVERLOADED" in rec.getMessage() and "Overloaded" not in rec.getMessage()
 
 
+SECRET = "sk-proj-abcdefghijklmnopqrstuvwxyz0123456789ABCD"
+SECRET_ERROR = b'{"error":{"message":"' + SECRET.encode() + b'","type":"server_error"}}'
+
+
+def test_a_bom_before_the_first_event_hides_no_error_event(route: Route) -> None:
+    """WHATWG event-stream parsing ignores one leading BOM: the error event behind it is rewritten."""
+    route.up.script = [Reply(events=[b"\xef\xbb\xbfdata: " + SECRET_ERROR + b"\n\n"])]
+    r = post(route, "/v1/chat/completions", b'{"model":"gpt-4o","stream":true,"messages":[]}')
+    assert SECRET.encode() not in r.content
+    assert r.content.count(b"data: ") == 1 and b'"toolerr":{"code":"SERVER_ERROR"' in r.content
+
+
+def test_a_bom_before_a_passed_event_stays(route: Route) -> None:
+    events = [b'\xef\xbb\xbfdata: {"choices":[]}\n\n', b"data: " + SECRET_ERROR + b"\n\n"]
+    route.up.script = [Reply(events=events)]
+    r = post(route, "/v1/chat/completions", b'{"model":"gpt-4o","stream":true,"messages":[]}')
+    assert r.content.startswith(events[0]) and SECRET.encode() not in r.content
+
+
+@pytest.mark.parametrize("name", ["retry-after", "retry-after-ms"])
+@pytest.mark.parametrize("value", ["-5", "abc", "1e9"])
+def test_an_unreadable_retry_after_does_not_reach_the_client(route: Route, name: str, value: str) -> None:
+    """The op gives no wait for a hint it cannot read, and the upstream's goes with it."""
+    route.up.script = [Reply(503, {name: value, "x-request-id": "req_1"}, {"error": {"message": "busy", "type": "server_error"}})]
+    r = post(route, "/v1/chat/completions", b'{"model":"gpt-4o","messages":[]}')
+    assert r.status_code == 503 and r.headers["x-request-id"] == "req_1"
+    assert r.headers.get_list("retry-after") == [] and r.headers.get_list("retry-after-ms") == []
+
+
+def test_the_ops_wait_replaces_an_unreadable_one(route: Route) -> None:
+    route.up.script = [Reply(429, {"retry-after": "7", "retry-after-ms": "abc"},
+                             {"error": {"message": "slow down", "type": "rate_limit_error"}})]
+    r = post(route, "/v1/chat/completions", b'{"model":"gpt-4o","messages":[]}')
+    assert r.headers.get_list("retry-after") == ["7"]
+    assert "abc" not in r.headers.get_list("retry-after-ms")
+
+
+def test_a_rewritten_event_keeps_the_crlf_line_ends(route: Route) -> None:
+    """go-genai splits events on one separator: a CRLF stream's error event stays CRLF."""
+    ok = b'data: {"candidates":[{"content":{"parts":[{"text":"Par"}]}}]}\r\n\r\n'
+    route.up.script = [Reply(events=[ok, b'data: {"error":{"code":503,"message":"busy","status":"UNAVAILABLE"}}\r\n\r\n'])]
+    r = post(route, "/v1beta/models/gemini-2.5-flash:streamGenerateContent?alt=sse", b'{"contents":[]}')
+    assert r.content.startswith(ok) and b'"toolerr":{"code":"' in r.content
+    assert r.content.endswith(b"\r\n\r\n") and r.content.count(b"\n") == r.content.count(b"\r\n") == 4
+
+
 # --- the rest -------------------------------------------------------------------------------------------------------
 
 def test_an_upstream_that_never_answers_is_a_native_502() -> None:

@@ -20,8 +20,14 @@ MAX_ERROR_BYTES = 1 << 20  # an upstream error body is read up to 1 MiB, as the 
 MAX_EVENT_BYTES = 4 << 20  # a longer stream event (an image chunk) passes unread, as in the gateway
 
 # Upstream headers the rewritten error response does not keep: its body is
-# new (length, encoding, type) and the error op's headers replace these.
-_DROPPED = frozenset({"content-length", "content-encoding", "transfer-encoding", "content-type"})
+# new (length, encoding, type), and the wait hints (RFC 9110, 10.2.3
+# Retry-After; the retry-after-ms the OpenAI and Anthropic SDKs read first)
+# go whatever the op says: it gives the wait it read from them, and none for
+# one it could not read (-5, abc, 1e9). The error op's headers replace these.
+_DROPPED = frozenset({"content-length", "content-encoding", "transfer-encoding", "content-type",
+                      "retry-after", "retry-after-ms"})
+
+_BOM = b"\xef\xbb\xbf"  # U+FEFF in UTF-8
 
 
 @dataclass(frozen=True)
@@ -164,10 +170,18 @@ class _Egress:
         return self._h.Response(rep["status"], headers=headers, content=canonicalize(rep["body"]).encode(),
                               request=request, extensions=ext)
 
-    def stream_event(self, request: Any, ep: Endpoint, raw: bytes, emitted: bool) -> Tuple[bytes, bool]:
+    def stream_event(self, request: Any, ep: Endpoint, raw: bytes, emitted: bool,
+                     first: bool = False) -> Tuple[bytes, bool]:
         """Return what the client gets for one complete event (raw, its blank line included)
-        and whether output has now been streamed."""
-        name, data = _parse_event(raw)
+        and whether output has now been streamed; first is true for the stream's first event.
+
+        The first event is read without one leading UTF-8 BOM, which the WHATWG
+        parser ignores ("One leading U+FEFF BYTE ORDER MARK character must be
+        ignored if any are present",
+        https://html.spec.whatwg.org/multipage/server-sent-events.html#parsing-an-event-stream),
+        or "\ufeffdata" would hide an error event; a passed event keeps it.
+        """
+        name, data = _parse_event(raw[len(_BOM):] if first and raw.startswith(_BOM) else raw)
         if not _is_error_event(name, data):
             return raw, emitted or (bool(data) and name != "ping")
         try:
@@ -178,8 +192,12 @@ class _Egress:
         out = canonicalize(rep["data"]).encode()
         ev = StreamError(ep, Envelope.from_dict(rep["envelope"]), rep["event"], out)
         self._report(request, ev)
-        head = b"event: " + ev.event.encode() + b"\n" if ev.event else b""
-        return head + b"data: " + out + b"\n\n", emitted
+        # Written with the line end of the event it replaces: a reader that splits
+        # on one kind only (go-genai splits on "\n\n" before "\r\n\r\n") would
+        # otherwise join a CRLF stream's previous event to it.
+        eol = _line_end(raw)
+        head = b"event: " + ev.event.encode() + eol if ev.event else b""
+        return head + b"data: " + out + eol + eol, emitted
 
     def _report(self, request: Any, ev: StreamError) -> None:
         if self._on_stream_error is None:
@@ -223,6 +241,13 @@ def _event_end(b: bytes, start: int) -> Tuple[int, int]:
         line = i = nxt
 
 
+def _line_end(raw: bytes) -> bytes:
+    """Return the line end of raw, one complete event: the one that ends its last line."""
+    if raw.endswith(b"\r\n"):
+        return b"\r\n"
+    return b"\r" if raw.endswith(b"\r") else b"\n"
+
+
 def _parse_event(raw: bytes) -> Tuple[str, bytes]:
     """Return an event's name and its data (data lines joined by LF)."""
     name, data = "", []
@@ -262,6 +287,7 @@ class _Events:
         self._scan = 0
         self._skip = False
         self._emitted = False
+        self._started = False  # the first event has been read (a BOM is stripped from it only)
 
     def feed(self, chunk: bytes) -> bytes:
         self._pending += chunk
@@ -275,11 +301,12 @@ class _Events:
                     self._pending, self._scan, self._skip = b"", 0, True
                 return b"".join(out)
             ev, self._pending, self._scan = self._pending[:end], self._pending[end:], 0
+            first, self._started = not self._started, True
             if self._skip:
                 out.append(ev)
                 self._skip = False
                 continue
-            rewritten, self._emitted = self._eg.stream_event(self._request, self._ep, ev, self._emitted)
+            rewritten, self._emitted = self._eg.stream_event(self._request, self._ep, ev, self._emitted, first)
             out.append(rewritten)
 
     def flush(self) -> bytes:
