@@ -11,10 +11,17 @@ const MAX_REQUEST_BYTES = 32 << 20; // the core's request bound (core.MaxRequest
 const MAX_ERROR_BYTES = 1 << 20; // an upstream error body is read up to 1 MiB, as the gateway reads it
 const MAX_EVENT_BYTES = 4 << 20; // a longer stream event passes unread, as in the gateway
 // Upstream headers a rewritten response does not keep: its body is new, and
-// fetch has already decoded it (length, encoding, type).
-const DROPPED = new Set(['content-length', 'content-encoding', 'transfer-encoding', 'content-type']);
+// fetch has already decoded it (length, encoding, type); the wait hints
+// (RFC 9110, 10.2.3 Retry-After; the retry-after-ms the OpenAI and Anthropic
+// SDKs read first) go whatever the op says: it gives the wait it read from
+// them, and none for one it could not read (-5, abc, 1e9).
+const DROPPED = new Set(['content-length', 'content-encoding', 'transfer-encoding', 'content-type', 'retry-after', 'retry-after-ms']);
 const enc = new TextEncoder();
 const dec = new TextDecoder();
+// Events are read with a BOM kept (the default decoder strips one from every
+// event): Events.event strips it from the stream's first only, as the
+// WHATWG parser does.
+const eventDec = new TextDecoder('utf-8', { ignoreBOM: true });
 
 /**
  * Returns the provider API a request of method to path calls, `null` for any
@@ -252,7 +259,7 @@ function eventEnd(b, from) {
 function parseEvent(raw) {
   let name = '';
   const data = [];
-  for (const line of dec.decode(raw).split(/\r\n|\r|\n/)) {
+  for (const line of eventDec.decode(raw).split(/\r\n|\r|\n/)) {
     const colon = line.indexOf(':');
     const field = colon < 0 ? line : line.slice(0, colon);
     let value = colon < 0 ? '' : line.slice(colon + 1);
@@ -288,6 +295,7 @@ class Events {
     this.scan = 0;
     this.skip = false;
     this.emitted = false;
+    this.started = false; // the first event has been read (a BOM is stripped from it only)
   }
 
   feed(chunk) {
@@ -308,12 +316,14 @@ class Events {
       const ev = this.pending.subarray(0, end);
       this.pending = this.pending.subarray(end);
       this.scan = 0;
+      const first = !this.started;
+      this.started = true;
       if (this.skip) {
         this.skip = false;
         out.push(ev);
         continue;
       }
-      out.push(this.event(ev));
+      out.push(this.event(ev, first));
     }
   }
 
@@ -323,8 +333,15 @@ class Events {
     return rest;
   }
 
-  event(raw) {
-    const [name, data] = parseEvent(raw);
+  // event returns what the client gets for raw, one complete event (first:
+  // the stream's first). The first is read without one leading UTF-8 BOM,
+  // which the WHATWG parser ignores ("One leading U+FEFF BYTE ORDER MARK
+  // character must be ignored if any are present",
+  // https://html.spec.whatwg.org/multipage/server-sent-events.html#parsing-an-event-stream),
+  // or "\ufeffdata" would hide an error event; a passed event keeps it.
+  event(raw, first) {
+    const bom = first && raw.length >= 3 && raw[0] === 0xef && raw[1] === 0xbb && raw[2] === 0xbf;
+    const [name, data] = parseEvent(bom ? raw.subarray(3) : raw);
     if (!isErrorEvent(name, data)) {
       if (data.length && name !== 'ping') this.emitted = true;
       return raw;
@@ -338,8 +355,19 @@ class Events {
     }
     const text = canonicalize(rep.data);
     report(this.eg, { endpoint: this.ep, envelope: rep.envelope, event: rep.event, data: text });
-    return enc.encode(`${rep.event ? `event: ${rep.event}\n` : ''}data: ${text}\n\n`);
+    // Written with the line end of the event it replaces: a reader that
+    // splits on one kind only (go-genai splits on "\n\n" before "\r\n\r\n")
+    // would otherwise join a CRLF stream's previous event to it.
+    const eol = lineEnd(raw);
+    return enc.encode(`${rep.event ? `event: ${rep.event}${eol}` : ''}data: ${text}${eol}${eol}`);
   }
+}
+
+// The line end of raw, one complete event: the one that ends its last line.
+function lineEnd(raw) {
+  const n = raw.length;
+  if (n >= 2 && raw[n - 2] === 13 && raw[n - 1] === 10) return '\r\n';
+  return n >= 1 && raw[n - 1] === 13 ? '\r' : '\n';
 }
 
 function report(eg, ev) {

@@ -238,6 +238,42 @@ test('a reporter that throws does not break the stream', async () => {
   assert.match(logged[0], /onStreamError threw/);
 });
 
+const SECRET = 'sk-proj-abcdefghijklmnopqrstuvwxyz0123456789ABCD';
+const SECRET_ERROR = `{"error":{"message":"${SECRET}","type":"server_error"}}`;
+const CHAT = { method: 'POST', body: '{"model":"gpt-4o","stream":true,"messages":[]}' };
+// The body's bytes as a string, a BOM kept (Response.text() strips one).
+const bytes = async (r) => Buffer.from(await r.arrayBuffer()).toString('latin1');
+const latin1 = (s) => Buffer.from(s).toString('latin1');
+
+test('a BOM before the first event hides no error event; before a passed one it stays', async () => {
+  up.script = [stream([`\ufeffdata: ${SECRET_ERROR}\n\n`])];
+  let text = await bytes(await egressFetch({ onStreamError: () => {} })(`${up.url}/v1/chat/completions`, CHAT));
+  assert.ok(!text.includes(SECRET));
+  assert.deepEqual([text.split('data: ').length - 1, text.includes('"toolerr":{"code":"SERVER_ERROR"')], [1, true]);
+  const events = ['\ufeffdata: {"choices":[]}\n\n', `data: ${SECRET_ERROR}\n\n`];
+  up.script = [stream(events)];
+  text = await bytes(await egressFetch({ onStreamError: () => {} })(`${up.url}/v1/chat/completions`, CHAT));
+  assert.ok(text.startsWith(latin1(events[0])) && !text.includes(SECRET));
+});
+
+for (const name of ['retry-after', 'retry-after-ms']) {
+  for (const value of ['-5', 'abc', '1e9']) {
+    test(`an unreadable ${name}: ${value} does not reach the client`, async () => {
+      up.script = [reply(503, { error: { message: 'busy', type: 'server_error' } }, { [name]: value, 'x-request-id': 'req_1' })];
+      const r = await egressFetch()(`${up.url}/v1/chat/completions`, { method: 'POST', body: '{"model":"gpt-4o","messages":[]}' });
+      assert.deepEqual([r.status, r.headers.get('x-request-id'), r.headers.get('retry-after'), r.headers.get('retry-after-ms')], [503, 'req_1', null, null]);
+    });
+  }
+}
+
+test('a rewritten event keeps the CRLF line ends of the one it replaced', async () => {
+  const ok = 'data: {"candidates":[{"content":{"parts":[{"text":"Par"}]}}]}\r\n\r\n';
+  up.script = [stream([ok, 'data: {"error":{"code":503,"message":"busy","status":"UNAVAILABLE"}}\r\n\r\n'])];
+  const text = await bytes(await egressFetch({ onStreamError: () => {} })(`${up.url}/v1beta/models/gemini-2.5-flash:streamGenerateContent?alt=sse`, { method: 'POST', body: '{"contents":[]}' }));
+  assert.ok(text.startsWith(ok) && text.includes('"toolerr":{"code":"') && text.endsWith('\r\n\r\n'));
+  assert.deepEqual([text.split('\n').length - 1, text.split('\r\n').length - 1], [4, 4]);
+});
+
 test('an upstream that never answers is a native 502; an abort is thrown as it came', async () => {
   const s = http.createServer();
   await new Promise((ok) => s.listen(0, '127.0.0.1', ok));
