@@ -238,9 +238,19 @@ fn reply(
     if let Some(h) = upstream {
         for (k, v) in h {
             let name = k.as_str();
+            // The body is new (length, encoding, type), and the wait hints
+            // (RFC 9110, 10.2.3 Retry-After; the retry-after-ms the OpenAI
+            // and Anthropic SDKs read first) go whatever the op says: it
+            // gives the wait it read from them, and none for one it could
+            // not read (-5, abc, 1e9).
             if matches!(
                 name,
-                "content-length" | "content-encoding" | "transfer-encoding" | "content-type"
+                "content-length"
+                    | "content-encoding"
+                    | "transfer-encoding"
+                    | "content-type"
+                    | "retry-after"
+                    | "retry-after-ms"
             ) || replaced.contains_key(name)
             {
                 continue;
@@ -347,6 +357,7 @@ impl Middleware for Egress {
             scan: 0,
             skip: false,
             emitted: false,
+            started: false,
         };
         // One event in flight: each is yielded as soon as its blank line has arrived.
         let state = Some((resp.bytes_stream(), events));
@@ -409,6 +420,8 @@ struct Events {
     scan: usize,
     skip: bool,
     emitted: bool,
+    /// The first event has been read (a BOM is stripped from it only).
+    started: bool,
 }
 
 impl Events {
@@ -429,17 +442,28 @@ impl Events {
             }
             let ev: Vec<u8> = self.pending.drain(..end).collect();
             self.scan = 0;
+            let first = !std::mem::replace(&mut self.started, true);
             if self.skip {
                 self.skip = false;
                 out.extend_from_slice(&ev);
                 continue;
             }
-            out.extend_from_slice(&self.event(ev));
+            out.extend_from_slice(&self.event(ev, first));
         }
     }
 
-    fn event(&mut self, raw: Vec<u8>) -> Vec<u8> {
-        let (name, data) = parse_event(&raw);
+    /// Returns what the client gets for `raw`, one complete event (`first`:
+    /// the stream's first). The first is read without one leading UTF-8
+    /// BOM, which the WHATWG parser ignores ("One leading U+FEFF BYTE ORDER
+    /// MARK character must be ignored if any are present",
+    /// https://html.spec.whatwg.org/multipage/server-sent-events.html#parsing-an-event-stream),
+    /// or "\u{feff}data" would hide an error event; a passed event keeps it.
+    fn event(&mut self, raw: Vec<u8>, first: bool) -> Vec<u8> {
+        let fields = match raw.strip_prefix(UTF8_BOM) {
+            Some(rest) if first => rest,
+            _ => &raw[..],
+        };
+        let (name, data) = parse_event(fields);
         if !is_error_event(&name, &data) {
             if !data.is_empty() && name != "ping" {
                 self.emitted = true;
@@ -466,12 +490,30 @@ impl Events {
             data: text,
         };
         self.eg.report(&ev);
+        // Written with the line end of the event it replaces: a reader that
+        // splits on one kind only (go-genai splits on "\n\n" before
+        // "\r\n\r\n") would otherwise join a CRLF stream's previous event to it.
+        let eol = line_end(&raw);
         let mut out = Vec::new();
         if !ev.event.is_empty() {
-            out.extend_from_slice(format!("event: {}\n", ev.event).as_bytes());
+            out.extend_from_slice(format!("event: {}{eol}", ev.event).as_bytes());
         }
-        out.extend_from_slice(format!("data: {}\n\n", ev.data).as_bytes());
+        out.extend_from_slice(format!("data: {}{eol}{eol}", ev.data).as_bytes());
         out
+    }
+}
+
+/// U+FEFF in UTF-8.
+const UTF8_BOM: &[u8] = b"\xEF\xBB\xBF";
+
+/// The line end of `raw`, one complete event: the one that ends its last line.
+fn line_end(raw: &[u8]) -> &'static str {
+    if raw.ends_with(b"\r\n") {
+        "\r\n"
+    } else if raw.ends_with(b"\r") {
+        "\r"
+    } else {
+        "\n"
     }
 }
 

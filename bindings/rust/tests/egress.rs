@@ -315,3 +315,92 @@ fn endpoint_of_matches_the_provider_apis_by_the_end_of_the_path() {
         );
     }
 }
+
+const SECRET: &str = "sk-proj-abcdefghijklmnopqrstuvwxyz0123456789ABCD";
+
+/// The body of a POST of `body` to `path` through the middleware.
+async fn body_of(up: &Upstream, path: &str, body: &'static str) -> String {
+    let eg = Egress::default().on_stream_error(|_| {});
+    let r = client(eg)
+        .post(format!("{}{path}", up.url))
+        .body(body)
+        .send()
+        .await
+        .unwrap();
+    String::from_utf8(r.bytes().await.unwrap().to_vec()).unwrap()
+}
+
+#[tokio::test]
+async fn a_bom_before_the_first_event_hides_no_error_event() {
+    let error = format!(r#"data: {{"error":{{"message":"{SECRET}","type":"server_error"}}}}"#);
+    let up = upstream(Reply::Events(vec![format!("\u{feff}{error}\n\n")], false));
+    let text = body_of(&up, "/v1/chat/completions", "{}").await;
+    assert!(!text.contains(SECRET), "{text}");
+    assert_eq!(text.matches("data: ").count(), 1);
+    assert!(
+        text.contains(r#""toolerr":{"code":"SERVER_ERROR""#),
+        "{text}"
+    );
+    // Before an event passed through, the BOM stays.
+    let first = "\u{feff}data: {\"choices\":[]}\n\n".to_string();
+    let up = upstream(Reply::Events(
+        vec![first.clone(), format!("{error}\n\n")],
+        false,
+    ));
+    let text = body_of(&up, "/v1/chat/completions", "{}").await;
+    assert!(text.starts_with(&first) && !text.contains(SECRET), "{text}");
+}
+
+#[tokio::test]
+async fn an_unreadable_retry_after_does_not_reach_the_client() {
+    for name in ["retry-after", "retry-after-ms"] {
+        for value in ["-5", "abc", "1e9"] {
+            let up = upstream(Reply::Json(
+                503,
+                vec![(name, value), ("x-request-id", "req_1")],
+                json!({"error": {"message": "busy", "type": "server_error"}}),
+            ));
+            let r = client(Egress::default())
+                .post(format!("{}/v1/chat/completions", up.url))
+                .body("{}")
+                .send()
+                .await
+                .unwrap();
+            let h = r.headers();
+            assert_eq!(
+                (
+                    r.status().as_u16(),
+                    h.get("x-request-id").map(|v| v.to_str().unwrap()),
+                    h.get("retry-after"),
+                    h.get("retry-after-ms")
+                ),
+                (503, Some("req_1"), None, None),
+                "{name}: {value}"
+            );
+        }
+    }
+}
+
+#[tokio::test]
+async fn a_rewritten_event_keeps_the_crlf_line_ends() {
+    let ok = "data: {\"candidates\":[{\"content\":{\"parts\":[{\"text\":\"Par\"}]}}]}\r\n\r\n";
+    let up = upstream(Reply::Events(
+        vec![
+            ok.to_string(),
+            "data: {\"error\":{\"code\":503,\"message\":\"busy\",\"status\":\"UNAVAILABLE\"}}\r\n\r\n"
+                .to_string(),
+        ],
+        false,
+    ));
+    let path = "/v1beta/models/gemini-2.5-flash:streamGenerateContent?alt=sse";
+    let text = body_of(&up, path, "{}").await;
+    assert!(
+        text.starts_with(ok) && text.contains(r#""toolerr":{"code":""#),
+        "{text}"
+    );
+    assert!(text.ends_with("\r\n\r\n"), "{text}");
+    assert_eq!(
+        (text.matches('\n').count(), text.matches("\r\n").count()),
+        (4, 4)
+    );
+}
