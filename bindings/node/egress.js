@@ -76,7 +76,9 @@ export function endpointOf(method, path) {
  * status 400-599 becomes the egress_error op's reply (the status kept, the
  * native error body with the envelope under `error.toolerr`, retry-after,
  * retry-after-ms, x-should-retry and x-toolerr-envelope replacing the
- * upstream's headers of those names, every other header kept), so the SDK
+ * upstream's headers of those names, an upstream retry-after or
+ * retry-after-ms the op gives none for, such as -5, abc or 1e9, dropped,
+ * every other header kept), so the SDK
  * throws its own error class and retries by its own rule, once (this never
  * retries); a `text/event-stream` answer passes event by event as it
  * arrives, each error event inside it replaced by the op's event for the

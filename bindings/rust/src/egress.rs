@@ -21,7 +21,9 @@
 //!    status kept (529 stays 529), the native error body with the envelope
 //!    under `error.toolerr`, `retry-after`, `retry-after-ms`,
 //!    `x-should-retry` and `x-toolerr-envelope` replacing the upstream's
-//!    headers of those names, every other header kept; the middleware never
+//!    headers of those names (an upstream `retry-after` or
+//!    `retry-after-ms` the op gives none for, such as `-5`, `abc` or `1e9`,
+//!    is dropped), every other header kept; the middleware never
 //!    retries (a retry middleware after it reads `x-should-retry`);
 //! 3. a `text/event-stream` answer passes event by event as it arrives; an
 //!    error event inside it is replaced by the op's event for the client's

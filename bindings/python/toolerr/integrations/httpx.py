@@ -29,8 +29,9 @@ says and the gateway (``gateway/``) does:
    status kept (529 stays 529), the error body in the SDK's own shape with
    the envelope under ``error.toolerr``, ``retry-after``,
    ``retry-after-ms``, ``x-should-retry`` and ``x-toolerr-envelope``
-   replacing the upstream's headers of those names, every other header
-   kept; so the SDK raises its own exception class and retries by its own
+   replacing the upstream's headers of those names (an upstream
+   ``retry-after`` or ``retry-after-ms`` the op gives none for, such as
+   ``-5``, ``abc`` or ``1e9``, is dropped), every other header kept; so the SDK raises its own exception class and retries by its own
    rule, once (this transport never retries);
 3. a ``text/event-stream`` answer passes event by event as it arrives,
    never held for the next; an error event inside it is replaced by the
