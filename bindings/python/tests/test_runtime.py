@@ -155,7 +155,7 @@ def test_memory_store_compare_and_swap() -> None:
     assert s.compare_and_swap("none", b"a", b"b") == (False, None)
 
 
-def test_decisions_print_nothing_without_logging_configured() -> None:
+def test_decisions_print_nothing_without_logging_configured(tmp_path: Path) -> None:
     # A library prints nothing of its own: the WARNING records of failed
     # attempts reach a handler only when the application configures one.
     import subprocess
@@ -167,11 +167,13 @@ def test_decisions_print_nothing_without_logging_configured() -> None:
         "r = Executor(sleep=lambda s: None).call('search', down)\n"
         "assert r.error is not None and r.attempts == 3, r\n"
     )
-    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
+    # Run outside the source tree, so the child imports the toolerr under test
+    # (the installed package), as this process does, not bindings/python/toolerr.
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60, cwd=tmp_path)
     assert out.returncode == 0, out.stderr
     assert out.stderr == ""
     configured = subprocess.run([sys.executable, "-c", "import logging; logging.basicConfig()\n" + code],
-                                capture_output=True, text=True, timeout=60)
+                                capture_output=True, text=True, timeout=60, cwd=tmp_path)
     assert configured.stderr.count("WARNING:toolerr:toolerr decision") >= 3, configured.stderr  # one per failed attempt at least
 
 
