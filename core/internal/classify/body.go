@@ -131,11 +131,23 @@ func str(m map[string]any, k string) string {
 // isAnthropic tells an Anthropic error ({"type":"error","error":{type,message}})
 // from an OpenAI one ({"error":{message,type,param,code}}). Both use
 // "invalid_request_error", and either maps it the same way.
+//
+// An OpenAI Responses stream's error event may wrap the OpenAI error object
+// in Anthropic's envelope ({"type":"error","error":{code,message,param,type},
+// "sequence_number":2}, seen in https://github.com/Wei-Shaw/sub2api/issues/6631):
+// an inner "param" or "code", which Anthropic's error object never has
+// (anthropic-sdk-python types/shared/error_object.py), makes it OpenAI's.
 func isAnthropic(m, e map[string]any, hint string) bool {
-	if hint == "anthropic" || str(m, "type") == "error" {
+	if hint == "anthropic" {
 		return true
 	}
-	if hint == "openai" || hasKey(e, "param") || hasKey(e, "code") {
+	if hasKey(e, "param") || hasKey(e, "code") {
+		return false
+	}
+	if str(m, "type") == "error" {
+		return true
+	}
+	if hint == "openai" {
 		return false
 	}
 	_, known := anthropicRule(str(e, "type"))
@@ -170,8 +182,17 @@ func readOpenAI(f *facts, e map[string]any) {
 		f.set(Rule{envelope.RateLimited, true}, true)
 	case "insufficient_quota":
 		f.set(Rule{envelope.QuotaExhausted, false}, true)
-	case "server_error":
-		f.set(Rule{envelope.ServerError, true}, true)
+	case "server_error", "service_unavailable_error":
+		if strings.Contains(strings.ToLower(msg), "overloaded") {
+			// "The engine is currently overloaded, please try again
+			// later" (HTTP 503, error-codes guide), also sent as
+			// "That model is currently overloaded with other requests"
+			// with type server_error and no code
+			// (https://github.com/openai/openai-python/issues/414).
+			f.set(Rule{envelope.Overloaded, true}, true)
+		} else if typ == "server_error" {
+			f.set(Rule{envelope.ServerError, true}, true)
+		}
 	case "invalid_request_error":
 		f.set(Rule{envelope.InvalidRequest, false}, false)
 	}
@@ -190,6 +211,13 @@ func openAICodeRule(code string) (Rule, bool) {
 		return Rule{envelope.Authentication, false}, true
 	case "model_not_found":
 		return Rule{envelope.NotFound, false}, true
+	case "server_is_overloaded":
+		// "Our servers are currently overloaded. Please try again later."
+		// with type service_unavailable_error, in a 503 body, a Responses
+		// stream's error event and a failed Response's error
+		// (https://github.com/Wei-Shaw/sub2api/issues/6631 and /5909): an
+		// overload whatever the status it came with.
+		return Rule{envelope.Overloaded, true}, true
 	}
 	if strings.HasSuffix(code, "_spend_limit_exceeded") { // organization_, project_
 		return Rule{envelope.QuotaExhausted, false}, true
