@@ -49,6 +49,10 @@ func Invoke(request []byte) (response []byte) {
 		if out, ok := fastSerialize(request); ok {
 			return out
 		}
+	} else if bytes.Contains(request, []byte(convertOp)) {
+		if out, ok := fastConvert(request); ok {
+			return out
+		}
 	}
 	return invokeTree(request, &op)
 }

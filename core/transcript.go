@@ -348,29 +348,37 @@ func Convert(from, to Format, messages []any, idRules string) (Conversion, error
 // whose calls cannot be seen are dropped with a note. Errors as for
 // CheckWith.
 func ConvertWith(from, to Format, messages []any, opts TranscriptOptions) (Conversion, error) {
-	ff, err := formatNamed("convert", from, "from")
+	ff, tt, o, err := convertOptions(from, to, opts)
 	if err != nil {
 		return Conversion{}, err
-	}
-	tt, err := formatNamed("convert", to, "to")
-	if err != nil {
-		return Conversion{}, err
-	}
-	o, err := opts.engine("convert", ff)
-	if err != nil {
-		return Conversion{}, err
-	}
-	if err := transcript.CheckConvert(ff, tt, o); err != nil {
-		return Conversion{}, requestError("convert", err)
-	}
-	if err := transcript.CheckCapabilities(tt, o.Capabilities, "capabilities"); err != nil {
-		return Conversion{}, requestError("convert", err)
 	}
 	msgs, err := readOptionsList("convert", ff, messages, o)
 	if err != nil {
 		return Conversion{}, err
 	}
 	return transcript.Convert(ff, tt, msgs, o), nil
+}
+
+// convertOptions checks what ConvertWith takes beside the messages: the two
+// format names and the options, read for the engine. Errors as ConvertWith's.
+func convertOptions(from, to Format, opts TranscriptOptions) (ff, tt transcript.Format, o transcript.Options, err error) {
+	if ff, err = formatNamed("convert", from, "from"); err != nil {
+		return
+	}
+	if tt, err = formatNamed("convert", to, "to"); err != nil {
+		return
+	}
+	if o, err = opts.engine("convert", ff); err != nil {
+		return
+	}
+	if err = transcript.CheckConvert(ff, tt, o); err != nil {
+		err = requestError("convert", err)
+		return
+	}
+	if err = transcript.CheckCapabilities(tt, o.Capabilities, "capabilities"); err != nil {
+		err = requestError("convert", err)
+	}
+	return
 }
 
 // LoopGuard says whether call may run after history (oldest first): when

@@ -114,3 +114,74 @@ func (s *Scanner) Member(n int) (name string, more, ok bool) {
 	}
 	return name, true, true
 }
+
+// Null skips white space and reads null, reporting whether it was next.
+func (s *Scanner) Null() bool {
+	if s.Next() != 'n' {
+		return false
+	}
+	_, err := s.p.literal("null", nil)
+	return err == nil
+}
+
+// Elem reads what comes before the next element of an array whose '[' was
+// read, after n elements: more is false at the closing ']', ok false for
+// anything but a ',' (or nothing, before the first) and the start of a value.
+func (s *Scanner) Elem(n int) (more, ok bool) {
+	if s.Byte(']') {
+		return false, true
+	}
+	if n > 0 && !s.Byte(',') {
+		return false, false
+	}
+	return true, s.Next() != 0
+}
+
+// InBudget reports whether what was read and charged so far is within the
+// budget. Parse checks the budget at its next charge after a string with
+// escapes (whose built copy it counts); a decoder that answers without
+// Parse checks it once more at the end, so that it never accepts a text
+// Parse might refuse.
+func (s *Scanner) InBudget() bool { return s.p.cost <= s.p.budget }
+
+// ReadObject reads an object at its '{' whose member names are among names
+// (at most 64), each at most once, reading each member's value with
+// member(i), i the index of its name in names. It charges the object (at
+// most 8 members) as Parse would, and returns a set of the names met (bit
+// i for names[i]). ok is false for a name not in names, a duplicate name
+// (which Parse refuses), a member whose member(i) reports false, more than
+// 8 members, or anything but an object.
+func (s *Scanner) ReadObject(names []string, member func(i int) bool) (seen uint64, ok bool) {
+	if !s.Byte('{') {
+		return 0, false
+	}
+	n := 0
+	for ; ; n++ {
+		key, more, ok := s.Member(n)
+		if !ok {
+			return 0, false
+		}
+		if !more {
+			break
+		}
+		if n == 8 {
+			return 0, false // Object charges up to 8
+		}
+		i := 0
+		for i < len(names) && names[i] != key {
+			i++
+		}
+		if i == len(names) || i >= 64 || seen&(1<<i) != 0 || !member(i) {
+			return 0, false
+		}
+		seen |= 1 << i
+	}
+	return seen, s.Object(n)
+}
+
+// StringMember reads a string value into *v, charging it as Parse would.
+func (s *Scanner) StringMember(v *string) bool {
+	var ok bool
+	*v, ok = s.String()
+	return ok && s.Str(*v)
+}

@@ -1,6 +1,7 @@
 package transcript
 
 import (
+	"github.com/toolerr/toolerr/core/internal/canonical"
 	"github.com/toolerr/toolerr/core/internal/field"
 )
 
@@ -33,4 +34,47 @@ func ReadList(f Format, msgs []any, path string) ([]Message, error) {
 	}
 	safeFailures(out)
 	return out, nil
+}
+
+// ScanList reads a message list of format f straight from s, at the '[' of
+// the list, nested in depth arrays and objects, into the neutral model
+// without a value tree, as ReadList reads the tree of the same bytes (each
+// Raw it sets is dialect.Scanned; see Dialect.Scan). It reports false for a
+// format without a Scan, or any element Scan is not sure of: the caller
+// then reads the whole request as a tree, which answers or refuses it.
+//
+// The model it returns is for ops that do not look into Raw trees: convert
+// to another format. check lints Raw trees, and repair and a same-format
+// convert write them back, so they read the tree.
+func ScanList(f Format, s *canonical.Scanner, depth int) ([]Message, bool) {
+	d := dialectOf(f)
+	if d == nil || d.Scan == nil || !s.Byte('[') {
+		return nil, false
+	}
+	var out []Message
+	for n := 0; ; n++ {
+		more, ok := s.Elem(n)
+		if !ok {
+			return nil, false
+		}
+		if !more {
+			if !s.Array(n) {
+				return nil, false
+			}
+			break
+		}
+		m, ok := d.Scan(s, depth+1)
+		if !ok {
+			return nil, false
+		}
+		if out == nil {
+			out = make([]Message, 0, 32)
+		}
+		out = append(out, m)
+	}
+	if out == nil {
+		out = []Message{}
+	}
+	safeFailures(out)
+	return out, true
 }

@@ -15,6 +15,7 @@ import (
 	"strings"
 	"unicode/utf8"
 
+	"github.com/toolerr/toolerr/core/internal/canonical"
 	"github.com/toolerr/toolerr/core/internal/format/outcome"
 )
 
@@ -97,6 +98,14 @@ type Dialect struct {
 	// Read reads one element of a list (a message, an item, a content) at
 	// path p; a modelled member of the wrong JSON type is a *field.Error.
 	Read func(v any, p string) (Message, error)
+	// Scan reads one element of a list straight from the request bytes at
+	// nesting level depth (the arrays and objects around it), for the shapes
+	// it is sure of, giving the Message Read would give for the tree of the
+	// same bytes, with Scanned for each Raw the tree would set (a part
+	// inside a member it parsed as a tree keeps that tree). It reports
+	// false for anything else: the caller then reads the whole request as a
+	// tree. nil for a format without one.
+	Scan func(s *canonical.Scanner, depth int) (Message, bool)
 	// Write writes one neutral message as zero or more list elements.
 	Write func(w *Writer, m Message) []any
 	// Serialize is the provider's single-turn codec: a result part in a

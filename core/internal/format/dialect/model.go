@@ -108,6 +108,14 @@ type Part struct {
 	Split bool
 }
 
+// Scanned is the Raw of a message or part that Dialect.Scan read straight
+// from the request bytes: read, but without a tree. Scan reads only elements
+// whose every member it models, so nothing that looks into a Raw tree (the
+// members convert drops, Lint) finds anything in it that the tree would
+// have shown; an op that writes elements back as read (repair, a
+// same-format convert) or lints them reads the tree instead.
+type Scanned struct{}
+
 // Message is one message (or item) of a list.
 type Message struct {
 	Role  Role

@@ -18,7 +18,7 @@ const Name = "openai-chat"
 // and openai-go ChatCompletionToolMessageParam.
 func Dialect() *dialect.Dialect {
 	return &dialect.Dialect{
-		Name: Name, Read: readMessage, Write: writeMessage, Serialize: Codec{}.Serialize,
+		Name: Name, Read: readMessage, Scan: scanMessage, Write: writeMessage, Serialize: Codec{}.Serialize,
 		CallID: dialect.Member{Key: "id"}, ResultID: dialect.Member{Key: "tool_call_id"},
 		// OpenAPI FunctionObject.name: a-z, A-Z, 0-9, _ and -, at most 64
 		Names:            dialect.IDRule{Charset: dialect.Word, Min: 1, Max: 64, Text: "OpenAI function names are 1 to 64 characters of [a-zA-Z0-9_-]."},
@@ -88,6 +88,19 @@ func Roles() map[string]dialect.Role {
 	return map[string]dialect.Role{"system": dialect.RoleSystem, "developer": dialect.RoleSystem, "user": dialect.RoleUser, "assistant": dialect.RoleAssistant}
 }
 
+// chatRole is Roles()[name], without building the map.
+func chatRole(name string) (dialect.Role, bool) {
+	switch name {
+	case "system", "developer":
+		return dialect.RoleSystem, true
+	case "user":
+		return dialect.RoleUser, true
+	case "assistant":
+		return dialect.RoleAssistant, true
+	}
+	return "", false
+}
+
 // readMessage reads one Chat Completions message.
 func readMessage(v any, p string) (dialect.Message, error) {
 	m, role, err := dialect.ObjectMember(v, p, "role")
@@ -125,7 +138,7 @@ func readMessage(v any, p string) (dialect.Message, error) {
 		msg.Parts = []dialect.Part{{Kind: dialect.KindResult, Result: dialect.Result{Outcome: o, Failed: failed}, Raw: v}}
 		return msg, nil
 	default:
-		r, ok := Roles()[role]
+		r, ok := chatRole(role)
 		if !ok {
 			return dialect.UnknownRole(v), nil
 		}

@@ -1,0 +1,251 @@
+package core
+
+import (
+	"bytes"
+	"encoding/json"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/toolerr/toolerr/core/internal/sharedtest"
+)
+
+// fastConvertSeeds are convert requests for the differential tests of
+// fastConvert: work item (b) to every other format, every convert request of
+// the conformance suite, every recorded openai-chat transcript (when
+// ../shared is there) to every other format, and a few built to reach the
+// bounds (depth, value bytes) and the shapes the scanner declines.
+func fastConvertSeeds(t testing.TB) [][]byte {
+	var seeds [][]byte
+	targets := []string{"anthropic", "gemini", "bedrock", "openai-responses"}
+	wb, err := workB()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, to := range targets {
+		seeds = append(seeds, []byte(`{"op":"convert","from":"openai-chat","to":"`+to+`","messages":`+string(wb)+`}`))
+	}
+	files, _ := filepath.Glob("../conformance/fixtures/*/*.json")
+	for _, f := range files {
+		data, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var cases []struct {
+			Tests []struct {
+				Request json.RawMessage `json:"request"`
+			} `json:"tests"`
+		}
+		if json.Unmarshal(data, &cases) != nil {
+			continue
+		}
+		for _, c := range cases {
+			for _, tc := range c.Tests {
+				var req map[string]any
+				if json.Unmarshal(tc.Request, &req) == nil && req["op"] == "convert" {
+					seeds = append(seeds, compactJSON(t, tc.Request))
+				}
+			}
+		}
+	}
+	if _, err := os.Stat(filepath.Join(sharedtest.Dir(), "fixtures", "real")); err != nil {
+		t.Logf("the real recordings were not found under %s (set TOOLERR_SHARED): their seeds are left out", sharedtest.Dir())
+	}
+	for _, f := range sharedtest.Recordings("transcript_*.json") {
+		if sharedtest.Format(f) != "openai-chat" {
+			continue
+		}
+		msgs, err := json.Marshal(sharedtest.Read(t, f)["request"].(map[string]any)["body"].(map[string]any)["messages"])
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, to := range targets {
+			seeds = append(seeds, []byte(`{"op":"convert","from":"openai-chat","to":"`+to+`","messages":`+string(msgs)+`}`))
+		}
+	}
+	deep := strings.Repeat("[", 600) + strings.Repeat("]", 600)
+	tiny := "[" + strings.Repeat("{},", 30000) + "{}]"
+	for _, msgs := range []string{
+		`[]`,
+		`[{"role":"user","content":` + deep + `}]`,
+		`[{"role":"user","content":` + tiny + `}]`,
+		`[{"role":"assistant","content":null,"tool_calls":[{"id":"call_\u00e9","type":"function","function":{"name":"get\"x","arguments":"{\"a\":[1,2e3,-0]}"}}]},{"role":"tool","tool_call_id":"call_\u00e9","content":"{\"code\":\"TIMEOUT\",\"message\":\"Token sk-abcdefghijklmnopqrstuvwxyz0123456789 timed out.\",\"retryable\":true,\"details\":{},\"source\":\"tool\"}"}]`,
+		`[{"role":"assistant","tool_calls":[{"id":"a","function":{"name":"f","arguments":"1"}},{"id":"a","function":{"name":"f","arguments":"[]"}}]},{"role":"tool","tool_call_id":"a","content":"\ud800 lone"},{"role":"tool","tool_call_id":"a","content":""}]`,
+		`[{"role":"user","content":[{"type":"text","text":"see"},{"type":"image_url","image_url":{"url":"data:image/png;base64,iVBORw0KGgo="}}]},{"role":"developer","content":"be brief"},{"role":"system","content":"x"}]`,
+	} {
+		for _, to := range targets {
+			seeds = append(seeds, []byte(`{"op":"convert","from":"openai-chat","to":"`+to+`","messages":`+msgs+`}`))
+		}
+	}
+	return seeds
+}
+
+func compactJSON(t testing.TB, b []byte) []byte {
+	var out bytes.Buffer
+	if err := json.Compact(&out, b); err != nil {
+		t.Fatal(err)
+	}
+	return out.Bytes()
+}
+
+// convertSameAsGeneral fails unless fastConvert either declines req or answers it
+// with the very bytes of the general path; it reports whether it answered.
+func convertSameAsGeneral(t *testing.T, req []byte) bool {
+	t.Helper()
+	got, ok := fastConvert(req)
+	if !ok {
+		return false
+	}
+	var op string
+	if want := invokeTree(req, &op); !bytes.Equal(got, want) {
+		t.Fatalf("fastConvert answers\n%.2000s\nthe general path\n%.2000s\nfor the request\n%.3000s", got, want, req)
+	}
+	return true
+}
+
+// convertMutations returns variants of a convert request: each member of each
+// message (and of each call and its function) dropped, or replaced by a
+// value of every JSON type, an unknown member added, other roles, the
+// members of the request reordered, duplicated or of another type.
+func convertMutations(t testing.TB, req []byte) [][]byte {
+	var top map[string]any
+	if err := json.Unmarshal(req, &top); err != nil {
+		return nil
+	}
+	msgs, _ := top["messages"].([]any)
+	var out [][]byte
+	emit := func() {
+		b, err := json.Marshal(top)
+		if err != nil {
+			t.Fatal(err)
+		}
+		out = append(out, b)
+	}
+	values := []any{nil, 1.5, true, "", "call_x", []any{}, map[string]any{},
+		[]any{map[string]any{"type": "text", "text": "hi"}},
+		`{"code":"TIMEOUT","message":"It timed out.","retryable":true,"details":{},"source":"tool"}`}
+	// mutate calls each variant of object m (at most one member changed)
+	mutate := func(m map[string]any, keys []string) {
+		for _, k := range keys {
+			old, had := m[k]
+			delete(m, k)
+			emit()
+			for _, v := range values {
+				m[k] = v
+				emit()
+			}
+			if had {
+				m[k] = old
+			} else {
+				delete(m, k)
+			}
+		}
+	}
+	for i := 0; i < len(msgs) && i < 12; i++ {
+		m, ok := msgs[i].(map[string]any)
+		if !ok {
+			continue
+		}
+		mutate(m, []string{"role", "content", "tool_call_id", "tool_calls", "name", "function_call"})
+		role := m["role"]
+		for _, r := range []string{"tool", "function", "developer", "user", "assistant", "bogus"} {
+			m["role"] = r
+			emit()
+		}
+		m["role"] = role
+		calls, _ := m["tool_calls"].([]any)
+		for _, c := range calls {
+			cm, ok := c.(map[string]any)
+			if !ok {
+				continue
+			}
+			mutate(cm, []string{"id", "type", "function", "extra"})
+			if fn, ok := cm["function"].(map[string]any); ok {
+				mutate(fn, []string{"name", "arguments", "strict"})
+			}
+		}
+	}
+	mutate(top, []string{"from", "to", "op", "id_rules", "model", "body"})
+	// member order and duplicates, which encoding/json does not write
+	s := string(req)
+	if i := strings.Index(s, `"messages":`); i > 0 {
+		out = append(out, []byte(`{"messages":[],`+s[1:]))
+		out = append(out, []byte(s[:i]+`"to":"gemini",`+s[i:]))
+		out = append(out, []byte(`{"from":"anthropic",`+s[1:]))
+	}
+	return out
+}
+
+// byteMutations returns n variants of req with one byte replaced by, or one
+// of these bytes inserted at, a random offset (seeded: the same every run).
+func byteMutations(req []byte, n int, seed uint64) [][]byte {
+	r := rand.New(rand.NewPCG(seed, 12))
+	const alphabet = "{}[]\",:\\ 0-.enutlfa\x00\x7f\xff"
+	out := make([][]byte, 0, n)
+	for range n {
+		b := bytes.Clone(req)
+		at := r.IntN(len(b))
+		c := alphabet[r.IntN(len(alphabet))]
+		switch r.IntN(3) {
+		case 0:
+			b[at] = c
+		case 1:
+			b = append(b[:at], append([]byte{c}, b[at:]...)...)
+		default:
+			b = append(b[:at], b[at+1:]...)
+		}
+		out = append(out, b)
+	}
+	return out
+}
+
+// TestFastConvert_sameAsGeneral runs fastConvert and the general path on the
+// seeds and on many mutations of each, and requires the same bytes whenever
+// fastConvert answers; it must answer the seeds it is for (work item (b), the
+// real openai-chat transcripts) so that the test proves something.
+func TestFastConvert_sameAsGeneral(t *testing.T) {
+	seeds := fastConvertSeeds(t)
+	answered, declined := 0, 0
+	for i, seed := range seeds {
+		if convertSameAsGeneral(t, seed) {
+			answered++
+		} else {
+			declined++
+		}
+		if i < 4 && !bytes.Contains(seed, []byte(`"content":[`)) {
+			// work item (b): the fast path's own shape
+			if _, ok := fastConvert(seed); !ok {
+				t.Fatalf("fastConvert declines work item (b): %.200s", seed)
+			}
+		}
+		if len(seed) > 20000 {
+			continue // the bounds' seeds: mutations of them repeat the big parse
+		}
+		variants := append(convertMutations(t, seed), byteMutations(seed, 60, uint64(i))...)
+		for _, v := range variants {
+			if convertSameAsGeneral(t, v) {
+				answered++
+			} else {
+				declined++
+			}
+		}
+	}
+	t.Logf("%d seeds; fastConvert answered %d requests, declined %d", len(seeds), answered, declined)
+	if answered < 1000 {
+		t.Fatalf("fastConvert answered only %d requests: the test would prove little", answered)
+	}
+}
+
+// FuzzFastConvert holds fastConvert to the general path on any request.
+func FuzzFastConvert(f *testing.F) {
+	for _, s := range fastConvertSeeds(f) {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, req []byte) {
+		if len(req) <= MaxRequestBytes {
+			convertSameAsGeneral(t, req)
+		}
+	})
+}
