@@ -16,7 +16,8 @@ import (
 // google.golang.org/genai GenerateContentResponse.
 //
 // Members: candidates, or promptFeedback alone for a prompt blocked
-// before any candidate (GenerateContentResponse.prompt_feedback).
+// before any candidate (GenerateContentResponse.prompt_feedback); a
+// blockReason with no candidate finishes as a content filter.
 func Response() *dialect.Response {
 	return &dialect.Response{Read: readResponseBody, Write: writeResponseBody, Members: []string{"candidates", "promptFeedback"}}
 }
@@ -27,8 +28,23 @@ func readResponseBody(b map[string]any, p string) (dialect.Turn, error) {
 		return t, err
 	}
 	cands, _, err := field.Get[[]any](b, "candidates", p)
-	if err != nil || len(cands) == 0 {
+	if err != nil {
 		return t, err
+	}
+	if len(cands) == 0 {
+		// "If set, the prompt was blocked and no candidates are returned"
+		// (PromptFeedback.block_reason): the client is told of a content
+		// filter, not of a normal stop with nothing said.
+		if fb, ok, err := field.Get[map[string]any](b, "promptFeedback", p); err != nil {
+			return t, err
+		} else if ok {
+			if reason, _, err := field.Get[string](fb, "blockReason", field.Join(p, "promptFeedback")); err != nil {
+				return t, err
+			} else if reason != "" {
+				t.Finish = dialect.FinishFilter
+			}
+		}
+		return t, nil
 	}
 	cp := field.Index(field.Join(p, "candidates"), 0)
 	c, err := field.As[map[string]any](cands[0], cp)
