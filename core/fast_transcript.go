@@ -14,7 +14,8 @@ const convertOp = `"convert"`
 // format whose dialect has a Scan (openai-chat) to another format. The
 // messages are read straight from the bytes into the neutral model
 // (transcript.ScanList; a content array alone becomes a tree) and
-// transcript.Convert writes them, as opConvert does.
+// transcript.Convert writes them, as opConvert does, but with the result
+// elements the target's codec writes kept as its bytes (Options.Encoded).
 //
 // It answers only a request it is sure of: any other member or shape, a
 // duplicate member, a message Scan does not take, a bound reached, a value
@@ -60,6 +61,14 @@ func fastConvert(request []byte) (response []byte, ok bool) {
 	if err != nil || ff == tt {
 		return nil, false
 	}
+	o.Encoded = true
 	c := transcript.Convert(ff, tt, msgs, o)
-	return writeOK("convert", conversionValue(c, "messages", c.Messages), len(request)), true
+	out := append(make([]byte, 0, responseCap(len(request))), okPrefix...)
+	out, err = canonical.AppendMax(out, conversionValue(c, "messages", c.Messages), MaxResponseBytes-1)
+	if err != nil {
+		// past MaxResponseBytes: the general path, whose tree holds no
+		// canonical.Text, says where it stopped
+		return nil, false
+	}
+	return append(out, '}'), true
 }

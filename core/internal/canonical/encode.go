@@ -415,3 +415,12 @@ func checkValue(v any, depth int) error {
 	}
 	return &UnsupportedError{What: "Go type not in the value tree"}
 }
+
+// Text is JSON text already in canonical form (RFC 8785), as a codec that
+// writes canonical bytes wrote it: inside a value tree, Append and AppendMax
+// copy it as is. It is for a tree encoded right away (Invoke's answer), not
+// for one a caller reads.
+type Text []byte
+
+// AppendCanonical appends t to dst.
+func (t Text) AppendCanonical(dst []byte) ([]byte, error) { return append(dst, t...), nil }

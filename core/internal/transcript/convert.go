@@ -84,7 +84,7 @@ func Convert(from, to Format, msgs []Message, opts Options) Converted {
 	if dst.Placement == dialect.NextUserFirst {
 		turns = joinUserSide(turns)
 	}
-	w := &dialect.Writer{D: dst}
+	w := &dialect.Writer{D: dst, Encoded: opts.Encoded}
 	out := w.List(turns)
 	pendingNote := 0
 	for _, m := range turns {

@@ -45,6 +45,11 @@ type Options struct {
 	// whole body, so that each response of a transcript hands out its own
 	// ids, and the same response the same ids. "" = call_<message>_<n>.
 	IDSeed string
+	// Encoded marks a conversion whose list is encoded to JSON right away
+	// (Invoke's answer): the result elements the target's codec writes as
+	// canonical bytes stay bytes (canonical.Text) in Converted.Messages
+	// instead of being parsed back into trees.
+	Encoded bool
 }
 
 // CheckCapabilities refuses a capability name the target format does not

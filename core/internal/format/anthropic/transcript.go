@@ -18,7 +18,7 @@ const Name = "anthropic"
 // and anthropic-sdk-go ToolResultBlockParam, ToolUseBlockParam.
 func Dialect() *dialect.Dialect {
 	return &dialect.Dialect{
-		Name: Name, Read: readMessage, Write: writeMessage, Serialize: Codec().Serialize,
+		Name: Name, Read: readMessage, Write: writeMessage, Serialize: Codec().Serialize, Elem: Codec().Elem,
 		CallID: dialect.Member{Key: "id"}, ResultID: dialect.Member{Key: "tool_use_id"},
 		Flag:    func(elem map[string]any, _ outcome.Outcome) { elem["is_error"] = true },
 		Flagged: func(elem map[string]any) bool { return elem["is_error"] == true },

@@ -21,7 +21,7 @@ const Name = "bedrock"
 // https://docs.aws.amazon.com/bedrock/latest/userguide/tool-use.html.
 func Dialect() *dialect.Dialect {
 	return &dialect.Dialect{
-		Name: Name, Read: readMessage, Write: writeMessage, Serialize: Codec().Serialize,
+		Name: Name, Read: readMessage, Write: writeMessage, Serialize: Codec().Serialize, Elem: Codec().Elem,
 		CallID:   dialect.Member{In: "toolUse", Key: "toolUseId"},
 		ResultID: dialect.Member{In: "toolResult", Key: "toolUseId"},
 		Flag: func(elem map[string]any, _ outcome.Outcome) {
@@ -64,6 +64,7 @@ func forModel(d *dialect.Dialect, _ string) {
 		return
 	}
 	d.Flag, d.Flagged = nil, nil
+	d.Elem = nil // it would write the status: the writer takes Serialize's trees
 	serialize := d.Serialize
 	d.Serialize = func(outs []outcome.Outcome) ([]any, error) {
 		msgs, err := serialize(outs)

@@ -111,6 +111,11 @@ type Dialect struct {
 	// Serialize is the provider's single-turn codec: a result part in a
 	// list is encoded exactly as the serialize op encodes it alone.
 	Serialize func(outs []outcome.Outcome) ([]any, error)
+	// Elem, for a format whose turn of results is one message (a Turn
+	// codec: anthropic, gemini, bedrock), writes the one result element
+	// Serialize's message holds for an outcome that passed outcome.Check,
+	// as canonical bytes; nil for the others.
+	Elem func(dst []byte, i int, o *outcome.Outcome) ([]byte, error)
 	// CallID and ResultID are where a call and a result element hold the
 	// call id; ResultName, where a result names its function (Key "" when
 	// it does not).

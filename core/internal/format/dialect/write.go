@@ -4,6 +4,7 @@ import (
 	"strings"
 	"unicode/utf8"
 
+	"github.com/toolerr/toolerr/core/internal/canonical"
 	"github.com/toolerr/toolerr/core/internal/envelope"
 	"github.com/toolerr/toolerr/core/internal/format/outcome"
 	"github.com/toolerr/toolerr/core/internal/sanitize"
@@ -15,8 +16,12 @@ import (
 // messages that follow a run of openai-chat tool messages (Pending) and the
 // parts it could not carry (Dropped, by description) collect on it.
 type Writer struct {
-	D       *Dialect
-	Same    bool
+	D    *Dialect
+	Same bool
+	// Encoded lets a result element the target's codec writes (Dialect.Elem)
+	// stay its canonical bytes (canonical.Text), for a list that is encoded
+	// right away rather than read.
+	Encoded bool
 	System  []string
 	Pending []any
 	Dropped map[string]int
@@ -246,6 +251,11 @@ func (w *Writer) Result(p Part) any {
 		o.Result = &outcome.Result{Kind: outcome.Empty}
 	}
 	o.Result = w.placeholders(o.Result)
+	if w.Encoded && !w.Same && !flagOnly && w.D.Elem != nil && outcome.Check(0, &o) == nil {
+		if b, err := w.D.Elem(nil, 0, &o); err == nil {
+			return canonical.Text(b)
+		}
+	}
 	elem, extra := w.encode(o)
 	if flagOnly {
 		w.D.Flag(elem, r.Outcome)

@@ -22,7 +22,7 @@ const Name = "gemini"
 // FunctionResponse.
 func Dialect() *dialect.Dialect {
 	return &dialect.Dialect{
-		Name: Name, Read: readContent, Write: writeContent, Serialize: Codec().Serialize,
+		Name: Name, Read: readContent, Write: writeContent, Serialize: Codec().Serialize, Elem: Codec().Elem,
 		CallID:     dialect.Member{In: "functionCall", Key: "id"},
 		ResultID:   dialect.Member{In: "functionResponse", Key: "id"},
 		ResultName: dialect.Member{In: "functionResponse", Key: "name"},
