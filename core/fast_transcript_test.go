@@ -12,21 +12,30 @@ import (
 	"github.com/toolerr/toolerr/core/internal/sharedtest"
 )
 
-// fastConvertSeeds are convert requests for the differential tests of
-// fastConvert: work item (b) to every other format, every convert request of
-// the conformance suite, every recorded openai-chat transcript (when
-// ../shared is there) to every other format, and a few built to reach the
-// bounds (depth, value bytes) and the shapes the scanner declines.
-func fastConvertSeeds(t testing.TB) [][]byte {
+// fastListSeeds are convert and check requests for the differential tests
+// of fastList: work item (b) to every other format and checked, every
+// convert and check request of the conformance suite, every recorded
+// openai-chat transcript (when ../shared is there) likewise, and a few
+// built to reach the bounds (depth, value bytes), lint findings and the
+// shapes the scanner declines.
+func fastListSeeds(t testing.TB) [][]byte {
 	var seeds [][]byte
 	targets := []string{"anthropic", "gemini", "bedrock", "openai-responses"}
+	checks := []string{`"op":"check","format":"openai-chat"`, `"op":"check","format":"openai-chat","model":"o1-mini"`, `"op":"check","format":"openai-chat","id_rules":"mistral"`}
+	// all is a request of every op and target for the messages msgs
+	all := func(msgs string) {
+		for _, to := range targets {
+			seeds = append(seeds, []byte(`{"op":"convert","from":"openai-chat","to":"`+to+`","messages":`+msgs+`}`))
+		}
+		for _, c := range checks {
+			seeds = append(seeds, []byte(`{`+c+`,"messages":`+msgs+`}`))
+		}
+	}
 	wb, err := workB()
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, to := range targets {
-		seeds = append(seeds, []byte(`{"op":"convert","from":"openai-chat","to":"`+to+`","messages":`+string(wb)+`}`))
-	}
+	all(string(wb))
 	files, _ := filepath.Glob("../conformance/fixtures/*/*.json")
 	for _, f := range files {
 		data, err := os.ReadFile(f)
@@ -44,7 +53,7 @@ func fastConvertSeeds(t testing.TB) [][]byte {
 		for _, c := range cases {
 			for _, tc := range c.Tests {
 				var req map[string]any
-				if json.Unmarshal(tc.Request, &req) == nil && req["op"] == "convert" {
+				if json.Unmarshal(tc.Request, &req) == nil && (req["op"] == "convert" || req["op"] == "check") {
 					seeds = append(seeds, compactJSON(t, tc.Request))
 				}
 			}
@@ -61,9 +70,7 @@ func fastConvertSeeds(t testing.TB) [][]byte {
 		if err != nil {
 			t.Fatal(err)
 		}
-		for _, to := range targets {
-			seeds = append(seeds, []byte(`{"op":"convert","from":"openai-chat","to":"`+to+`","messages":`+string(msgs)+`}`))
-		}
+		all(string(msgs))
 	}
 	deep := strings.Repeat("[", 600) + strings.Repeat("]", 600)
 	tiny := "[" + strings.Repeat("{},", 30000) + "{}]"
@@ -74,10 +81,9 @@ func fastConvertSeeds(t testing.TB) [][]byte {
 		`[{"role":"assistant","content":null,"tool_calls":[{"id":"call_\u00e9","type":"function","function":{"name":"get\"x","arguments":"{\"a\":[1,2e3,-0]}"}}]},{"role":"tool","tool_call_id":"call_\u00e9","content":"{\"code\":\"TIMEOUT\",\"message\":\"Token sk-abcdefghijklmnopqrstuvwxyz0123456789 timed out.\",\"retryable\":true,\"details\":{},\"source\":\"tool\"}"}]`,
 		`[{"role":"assistant","tool_calls":[{"id":"a","function":{"name":"f","arguments":"1"}},{"id":"a","function":{"name":"f","arguments":"[]"}}]},{"role":"tool","tool_call_id":"a","content":"\ud800 lone"},{"role":"tool","tool_call_id":"a","content":""}]`,
 		`[{"role":"user","content":[{"type":"text","text":"see"},{"type":"image_url","image_url":{"url":"data:image/png;base64,iVBORw0KGgo="}}]},{"role":"developer","content":"be brief"},{"role":"system","content":"x"}]`,
+		`[{"role":"system","content":[]},{"role":"user","content":[{"type":"input_audio","input_audio":{}},{"text":"no type"}]},{"role":"assistant","content":"","tool_calls":[]},{"role":"assistant","tool_calls":null,"content":[{"type":"refusal","refusal":"no"}]},{"role":"tool","tool_call_id":"x","content":[{"type":"text","text":""}]}]`,
 	} {
-		for _, to := range targets {
-			seeds = append(seeds, []byte(`{"op":"convert","from":"openai-chat","to":"`+to+`","messages":`+msgs+`}`))
-		}
+		all(msgs)
 	}
 	return seeds
 }
@@ -90,26 +96,26 @@ func compactJSON(t testing.TB, b []byte) []byte {
 	return out.Bytes()
 }
 
-// convertSameAsGeneral fails unless fastConvert either declines req or answers it
+// listSameAsGeneral fails unless fastList either declines req or answers it
 // with the very bytes of the general path; it reports whether it answered.
-func convertSameAsGeneral(t *testing.T, req []byte) bool {
+func listSameAsGeneral(t *testing.T, req []byte) bool {
 	t.Helper()
-	got, ok := fastConvert(req)
+	got, ok := fastList(req)
 	if !ok {
 		return false
 	}
 	var op string
 	if want := invokeTree(req, &op); !bytes.Equal(got, want) {
-		t.Fatalf("fastConvert answers\n%.2000s\nthe general path\n%.2000s\nfor the request\n%.3000s", got, want, req)
+		t.Fatalf("fastList answers\n%.2000s\nthe general path\n%.2000s\nfor the request\n%.3000s", got, want, req)
 	}
 	return true
 }
 
-// convertMutations returns variants of a convert request: each member of each
+// listMutations returns variants of a convert or check request: each member of each
 // message (and of each call and its function) dropped, or replaced by a
 // value of every JSON type, an unknown member added, other roles, the
 // members of the request reordered, duplicated or of another type.
-func convertMutations(t testing.TB, req []byte) [][]byte {
+func listMutations(t testing.TB, req []byte) [][]byte {
 	var top map[string]any
 	if err := json.Unmarshal(req, &top); err != nil {
 		return nil
@@ -117,11 +123,26 @@ func convertMutations(t testing.TB, req []byte) [][]byte {
 	msgs, _ := top["messages"].([]any)
 	var out [][]byte
 	emit := func() {
-		b, err := json.Marshal(top)
-		if err != nil {
-			t.Fatal(err)
+		// op and the formats first, messages last, as the bindings write them
+		var b bytes.Buffer
+		b.WriteByte('{')
+		for _, k := range []string{"op", "from", "to", "format", "id_rules", "model", "body", "messages"} {
+			if v, ok := top[k]; ok {
+				if b.Len() > 1 {
+					b.WriteByte(',')
+				}
+				kb, _ := json.Marshal(k)
+				vb, err := json.Marshal(v)
+				if err != nil {
+					t.Fatal(err)
+				}
+				b.Write(kb)
+				b.WriteByte(':')
+				b.Write(vb)
+			}
 		}
-		out = append(out, b)
+		b.WriteByte('}')
+		out = append(out, b.Bytes())
 	}
 	values := []any{nil, 1.5, true, "", "call_x", []any{}, map[string]any{},
 		[]any{map[string]any{"type": "text", "text": "hi"}},
@@ -167,7 +188,7 @@ func convertMutations(t testing.TB, req []byte) [][]byte {
 			}
 		}
 	}
-	mutate(top, []string{"from", "to", "op", "id_rules", "model", "body"})
+	mutate(top, []string{"from", "to", "format", "op", "id_rules", "model", "body"})
 	// member order and duplicates, which encoding/json does not write
 	s := string(req)
 	if i := strings.Index(s, `"messages":`); i > 0 {
@@ -201,51 +222,51 @@ func byteMutations(req []byte, n int, seed uint64) [][]byte {
 	return out
 }
 
-// TestFastConvert_sameAsGeneral runs fastConvert and the general path on the
+// TestFastList_sameAsGeneral runs fastList and the general path on the
 // seeds and on many mutations of each, and requires the same bytes whenever
-// fastConvert answers; it must answer the seeds it is for (work item (b), the
+// fastList answers; it must answer the seeds it is for (work item (b), the
 // real openai-chat transcripts) so that the test proves something.
-func TestFastConvert_sameAsGeneral(t *testing.T) {
-	seeds := fastConvertSeeds(t)
+func TestFastList_sameAsGeneral(t *testing.T) {
+	seeds := fastListSeeds(t)
 	answered, declined := 0, 0
 	for i, seed := range seeds {
-		if convertSameAsGeneral(t, seed) {
+		if listSameAsGeneral(t, seed) {
 			answered++
 		} else {
 			declined++
 		}
-		if i < 4 && !bytes.Contains(seed, []byte(`"content":[`)) {
+		if i < 7 {
 			// work item (b): the fast path's own shape
-			if _, ok := fastConvert(seed); !ok {
-				t.Fatalf("fastConvert declines work item (b): %.200s", seed)
+			if _, ok := fastList(seed); !ok {
+				t.Fatalf("fastList declines work item (b): %.200s", seed)
 			}
 		}
 		if len(seed) > 20000 {
 			continue // the bounds' seeds: mutations of them repeat the big parse
 		}
-		variants := append(convertMutations(t, seed), byteMutations(seed, 60, uint64(i))...)
+		variants := append(listMutations(t, seed), byteMutations(seed, 60, uint64(i))...)
 		for _, v := range variants {
-			if convertSameAsGeneral(t, v) {
+			if listSameAsGeneral(t, v) {
 				answered++
 			} else {
 				declined++
 			}
 		}
 	}
-	t.Logf("%d seeds; fastConvert answered %d requests, declined %d", len(seeds), answered, declined)
+	t.Logf("%d seeds; fastList answered %d requests, declined %d", len(seeds), answered, declined)
 	if answered < 1000 {
-		t.Fatalf("fastConvert answered only %d requests: the test would prove little", answered)
+		t.Fatalf("fastList answered only %d requests: the test would prove little", answered)
 	}
 }
 
-// FuzzFastConvert holds fastConvert to the general path on any request.
-func FuzzFastConvert(f *testing.F) {
-	for _, s := range fastConvertSeeds(f) {
+// FuzzFastList holds fastList to the general path on any request.
+func FuzzFastList(f *testing.F) {
+	for _, s := range fastListSeeds(f) {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, req []byte) {
 		if len(req) <= MaxRequestBytes {
-			convertSameAsGeneral(t, req)
+			listSameAsGeneral(t, req)
 		}
 	})
 }

@@ -49,8 +49,8 @@ func Invoke(request []byte) (response []byte) {
 		if out, ok := fastSerialize(request); ok {
 			return out
 		}
-	} else if bytes.Contains(request, []byte(convertOp)) {
-		if out, ok := fastConvert(request); ok {
+	} else if bytes.Contains(request, []byte(listOp)) {
+		if out, ok := fastList(request); ok {
 			return out
 		}
 	}

@@ -43,10 +43,11 @@ func ReadList(f Format, msgs []any, path string) ([]Message, error) {
 // format without a Scan, or any element Scan is not sure of: the caller
 // then reads the whole request as a tree, which answers or refuses it.
 //
-// The model it returns is for ops that do not look into Raw trees: convert
-// to another format. check lints Raw trees, and repair and a same-format
-// convert write them back, so they read the tree.
-func ScanList(f Format, s *canonical.Scanner, depth int) ([]Message, bool) {
+// The model it returns is for ops that do not write Raw trees back: convert
+// to another format, and check, for which lint makes each message's Raw the
+// members its dialect's Lint reads. repair and a same-format convert write
+// messages back as read, so they read the tree.
+func ScanList(f Format, s *canonical.Scanner, depth int, lint bool) ([]Message, bool) {
 	d := dialectOf(f)
 	if d == nil || d.Scan == nil || !s.Byte('[') {
 		return nil, false
@@ -63,7 +64,7 @@ func ScanList(f Format, s *canonical.Scanner, depth int) ([]Message, bool) {
 			}
 			break
 		}
-		m, ok := d.Scan(s, depth+1)
+		m, ok := d.Scan(s, depth+1, lint)
 		if !ok {
 			return nil, false
 		}

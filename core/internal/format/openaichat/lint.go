@@ -37,7 +37,12 @@ func partTypes(role string) string {
 }
 
 // lint checks one Chat Completions message: the bounds above, the type of
-// each content part, and, with a model named, what that model takes.
+// each content part, and, with a model named, what that model takes. It
+// reads the message's role, content and tool_calls alone, and finds nothing
+// in a message whose content is not an array, whose tool_calls is not an
+// empty array and whose role is neither system nor developer: scanMessage
+// gives it those members of the others only (a new rule reading more must
+// say so there too; TestFastList_sameAsGeneral holds both to the tree).
 func lint(d *dialect.Dialect, msgs []dialect.Message, i int) []dialect.Issue {
 	raw, _ := msgs[i].Raw.(map[string]any)
 	out := dialect.CheckLimits(raw, limits)

@@ -17,15 +17,17 @@ import (
 // function message, a name, an unknown role, a member of another type, a
 // duplicate member) reports false, and the caller reads the tree: so
 // nothing convert would count as dropped is ever skipped here.
-func scanMessage(s *canonical.Scanner, depth int) (dialect.Message, bool) {
+func scanMessage(s *canonical.Scanner, depth int, lint bool) (dialect.Message, bool) {
 	var (
 		msg     dialect.Message
 		role    string
 		content any
 		id      string
 		calls   []dialect.Part
+		// tool_calls was null (the tree holds nil, not an empty array)
+		callsNull bool
 	)
-	const hasCalls = 1 << 3
+	const hasContent, hasCalls = 1 << 1, 1 << 3
 	seen, ok := s.ReadObject([]string{"role", "content", "tool_call_id", "tool_calls"}, func(i int) bool {
 		switch i {
 		case 0:
@@ -38,6 +40,7 @@ func scanMessage(s *canonical.Scanner, depth int) (dialect.Message, bool) {
 			return s.StringMember(&id)
 		}
 		if s.Null() {
+			callsNull = true
 			return true
 		}
 		var ok bool
@@ -48,6 +51,22 @@ func scanMessage(s *canonical.Scanner, depth int) (dialect.Message, bool) {
 		return msg, false
 	}
 	msg.Raw = dialect.Scanned{}
+	_, isArray := content.([]any)
+	if lint && (isArray || role == "system" || role == "developer" || seen&hasCalls != 0 && !callsNull && len(calls) == 0) {
+		// what lint reads: role, the content array, how many tool_calls;
+		// any other message gives it nothing to find (see lint)
+		raw := map[string]any{"role": role}
+		if seen&hasContent != 0 {
+			raw["content"] = content
+		}
+		if seen&hasCalls != 0 {
+			raw["tool_calls"] = nil
+			if !callsNull {
+				raw["tool_calls"] = make([]any, len(calls))
+			}
+		}
+		msg.Raw = raw
+	}
 	switch role {
 	case "tool":
 		if seen&hasCalls != 0 {
