@@ -249,9 +249,10 @@ func parseBody(op string, body []byte) (map[string]any, error) {
 	return m, nil
 }
 
-// prepare runs the request op on a body given as a value tree.
+// prepare runs the request op on a body given as a value tree the core's
+// parser made (PrepareRequest's bytes, the op's request member).
 func prepare(f Format, body map[string]any, opts TranscriptOptions) (egress.Prepared, error) {
-	b, o, err := readBody("egress_request", f, "format", body, opts)
+	b, o, err := readParsedBody("egress_request", f, "format", body, opts)
 	if err != nil {
 		return egress.Prepared{}, err
 	}
@@ -414,4 +415,70 @@ func opEgressResponse(req map[string]any) (any, error) {
 		out["notes"] = n
 	}
 	return out, nil
+}
+
+// The provider APIs EndpointOf knows (EgressEndpoint.API), named as the
+// gateway's routes and metrics name them.
+//
+// See https://platform.openai.com/docs/api-reference/chat/create,
+// https://platform.openai.com/docs/api-reference/responses/create,
+// https://docs.claude.com/en/api/messages,
+// https://docs.claude.com/en/api/messages-count-tokens and
+// https://ai.google.dev/api/generate-content.
+const (
+	APIChatCompletions       = egress.APIChatCompletions       // POST .../chat/completions
+	APIResponses             = egress.APIResponses             // POST .../responses
+	APIMessages              = egress.APIMessages              // POST .../v1/messages
+	APICountTokens           = egress.APICountTokens           // POST .../v1/messages/count_tokens
+	APIGenerateContent       = egress.APIGenerateContent       // POST .../models/{model}:generateContent
+	APIStreamGenerateContent = egress.APIStreamGenerateContent // POST .../models/{model}:streamGenerateContent
+)
+
+// EgressEndpoint is the provider API a request calls, known from its
+// method and URL path (the egress_endpoint op's result): API one of the
+// API constants, Format the wire format of its request bodies and of the
+// error responses its clients parse (openai-chat, openai-responses,
+// anthropic, gemini), Model the model named in the path (Gemini's
+// generateContent; "" for the others, whose bodies name it).
+type EgressEndpoint struct {
+	API    string
+	Format Format
+	Model  string
+}
+
+// EndpointOf returns the endpoint a request of method to path calls; ok is
+// false for any other (a GET, embeddings, files, a Bedrock Converse
+// request, whose body the AWS SDK signs before its HTTP client sees it).
+// Every egress transport decides by it which requests go through the
+// egress ops.
+//
+// method is compared without regard to ASCII case. path is the URL path as
+// it goes on the wire, percent-encoded (RFC 3986, 3.3; url.URL.EscapedPath),
+// matched by its end so that a base URL with a prefix is the provider's
+// own: "/openai/deployments/d/chat/completions" (Azure OpenAI) and
+// "/v1beta/openai/chat/completions" (Gemini's OpenAI-compatible endpoint)
+// are Chat Completions, "/v1/threads/t/messages" (the Assistants API) is
+// not Anthropic's /v1/messages, ".../models/{model}:generateContent" is
+// Gemini's on the Gemini API and on Vertex AI alike. The model is its
+// segment percent-decoded; a broken encoding or a "/" in the model is no
+// endpoint.
+//
+// See docs/egress.md, "The endpoint op".
+func EndpointOf(method, path string) (EgressEndpoint, bool) {
+	ep, ok := egress.EndpointOf(method, path)
+	return EgressEndpoint{API: ep.API, Format: Format(ep.Format), Model: ep.Model}, ok
+}
+
+// opEgressEndpoint: {"method", "path"} -> {"endpoint": {"api", "format",
+// "model"} or null}.
+func opEgressEndpoint(req map[string]any) (any, error) {
+	method, path, err := egress.ReadEndpointRequest(req)
+	if err != nil {
+		return nil, err
+	}
+	ep, ok := egress.EndpointOf(method, path)
+	if !ok {
+		return map[string]any{"endpoint": nil}, nil
+	}
+	return map[string]any{"endpoint": map[string]any{"api": ep.API, "format": ep.Format, "model": ep.Model}}, nil
 }

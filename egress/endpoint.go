@@ -1,11 +1,6 @@
 package egress
 
-import (
-	"net/http"
-	"strings"
-
-	"github.com/toolerr/toolerr/core"
-)
+import "github.com/toolerr/toolerr/core"
 
 // Endpoint is the provider API a request calls, known from its method and
 // URL path.
@@ -21,64 +16,30 @@ type Endpoint struct {
 }
 
 // The APIs EndpointOf knows, named as the gateway's routes and metrics name
-// them.
-//
-// See https://platform.openai.com/docs/api-reference/chat/create,
-// https://platform.openai.com/docs/api-reference/responses/create,
-// https://docs.claude.com/en/api/messages,
-// https://docs.claude.com/en/api/messages-count-tokens and
-// https://ai.google.dev/api/generate-content.
+// them: the core's (core.APIChatCompletions, ...).
 const (
-	APIChatCompletions       = "chat_completions"        // POST .../chat/completions
-	APIResponses             = "responses"               // POST .../responses
-	APIMessages              = "messages"                // POST .../v1/messages
-	APICountTokens           = "count_tokens"            // POST .../v1/messages/count_tokens
-	APIGenerateContent       = "generate_content"        // POST .../models/{model}:generateContent
-	APIStreamGenerateContent = "stream_generate_content" // POST .../models/{model}:streamGenerateContent
+	APIChatCompletions       = core.APIChatCompletions       // POST .../chat/completions
+	APIResponses             = core.APIResponses             // POST .../responses
+	APIMessages              = core.APIMessages              // POST .../v1/messages
+	APICountTokens           = core.APICountTokens           // POST .../v1/messages/count_tokens
+	APIGenerateContent       = core.APIGenerateContent       // POST .../models/{model}:generateContent
+	APIStreamGenerateContent = core.APIStreamGenerateContent // POST .../models/{model}:streamGenerateContent
 )
 
-// EndpointOf returns the endpoint a request of method to path calls; ok is
-// false for any other (a GET, embeddings, files, a Bedrock Converse
-// request, whose body the AWS SDK signs before its HTTP client sees it).
+// EndpointOf returns the endpoint a request of method to path calls, as
+// the core decides it (core.EndpointOf, the egress_endpoint op every
+// binding's transport calls); ok is false for any other (a GET,
+// embeddings, files, a Bedrock Converse request, whose body the AWS SDK
+// signs before its HTTP client sees it).
 //
-// The path is matched by its end, so a base URL with a prefix is
-// recognised as the provider's own: "/v1/chat/completions",
-// "/openai/deployments/d/chat/completions" (Azure OpenAI) and
-// "/v1beta/openai/chat/completions" (Gemini's OpenAI-compatible endpoint)
-// are all Chat Completions; "/v1/messages" ends Anthropic's paths (so
-// "/v1/threads/t/messages" of the Assistants API is not one);
-// ".../models/{model}:generateContent" is Gemini's, on the Gemini API
-// ("/v1beta/models/...") and on Vertex AI ("/v1/projects/p/locations/l/publishers/google/models/...")
-// alike. A model with a "/" in it is no model ("models/a/b:generateContent").
+// path is the URL path percent-encoded, as url.URL.EscapedPath gives it;
+// it is matched by its end, so a base URL with a prefix is the provider's
+// own ("/openai/deployments/d/chat/completions" of Azure OpenAI is Chat
+// Completions, "/v1/threads/t/messages" of the Assistants API is not
+// Anthropic's), and a Gemini path's model is decoded from it.
 func EndpointOf(method, path string) (ep Endpoint, ok bool) {
-	if method != http.MethodPost {
-		return Endpoint{}, false
-	}
-	switch {
-	case strings.HasSuffix(path, "/chat/completions"):
-		return Endpoint{API: APIChatCompletions, Format: core.FormatOpenAIChat}, true
-	case strings.HasSuffix(path, "/responses"):
-		return Endpoint{API: APIResponses, Format: core.FormatOpenAIResponses}, true
-	case strings.HasSuffix(path, "/v1/messages"):
-		return Endpoint{API: APIMessages, Format: core.FormatAnthropic}, true
-	case strings.HasSuffix(path, "/v1/messages/count_tokens"):
-		return Endpoint{API: APICountTokens, Format: core.FormatAnthropic}, true
-	}
-	i := strings.LastIndexByte(path, '/')
-	if i < 0 || !strings.HasSuffix(path[:i], "/models") {
-		return Endpoint{}, false
-	}
-	model, call, found := strings.Cut(path[i+1:], ":")
-	if !found || model == "" {
-		return Endpoint{}, false
-	}
-	switch call {
-	case "generateContent":
-		return Endpoint{API: APIGenerateContent, Format: core.FormatGemini, Model: model}, true
-	case "streamGenerateContent":
-		return Endpoint{API: APIStreamGenerateContent, Format: core.FormatGemini, Model: model}, true
-	}
-	return Endpoint{}, false
+	e, ok := core.EndpointOf(method, path)
+	return Endpoint{API: e.API, Format: e.Format, Model: e.Model}, ok
 }
 
 // Prepare runs the egress_request op (core.PrepareRequest) on body, a

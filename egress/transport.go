@@ -78,7 +78,7 @@ func (t *Transport) RoundTrip(req *http.Request) (*http.Response, error) {
 	if base == nil {
 		base = http.DefaultTransport
 	}
-	ep, ok := EndpointOf(req.Method, req.URL.Path)
+	ep, ok := EndpointOf(req.Method, req.URL.EscapedPath())
 	if !ok || req.Body == nil || req.Body == http.NoBody {
 		return base.RoundTrip(req)
 	}

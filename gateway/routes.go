@@ -39,7 +39,7 @@ var (
 // /v1/models/{model}:... (the gateway forwards it as it came).
 func match(r *http.Request) (rt route, model string, ok bool) {
 	p := r.URL.Path
-	ep, ok := egress.EndpointOf(r.Method, p)
+	ep, ok := egress.EndpointOf(r.Method, r.URL.EscapedPath())
 	if !ok {
 		return route{}, "", false
 	}
