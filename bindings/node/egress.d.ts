@@ -37,7 +37,7 @@ export interface EgressFetchOptions {
   now?: () => number;
 }
 
-/** Returns the endpoint a request of method to path calls (the path matched by its end), null for any other. */
+/** Returns the endpoint a request of method to path (the URL's pathname, percent-encoded) calls, as the core's egress_endpoint op decides (the path matched by its end), null for any other. */
 export function endpointOf(method: string, path: string): Endpoint | null;
 
 /**

@@ -29,36 +29,28 @@ const eventDec = new TextDecoder('utf-8', { ignoreBOM: true });
  * (`chat_completions`, `responses`, `messages`, `count_tokens`,
  * `generate_content`, `stream_generate_content`), format the wire format of
  * its bodies and of the errors its SDK parses, model the model of a Gemini
- * path (`''` otherwise). The path is matched by its end, so a base URL with a
- * prefix is the provider's own (Azure OpenAI's
+ * path (`''` otherwise). The core decides (the egress_endpoint op), as it
+ * does for every binding's transport and the gateway. The path is the URL's
+ * `pathname`, percent-encoded as sent; it is matched by its end, so a base
+ * URL with a prefix is the provider's own (Azure OpenAI's
  * `/openai/deployments/d/chat/completions`, Gemini's OpenAI-compatible
  * `/v1beta/openai/chat/completions`, Vertex AI's
  * `.../publishers/google/models/m:generateContent`); the Assistants API's
- * `/v1/threads/t/messages` is not Anthropic's. Only POST.
- *
- * See https://platform.openai.com/docs/api-reference/chat/create,
- * https://platform.openai.com/docs/api-reference/responses/create,
- * https://docs.claude.com/en/api/messages,
- * https://docs.claude.com/en/api/messages-count-tokens and
- * https://ai.google.dev/api/generate-content.
+ * `/v1/threads/t/messages` is not Anthropic's. Only POST. Answers are
+ * cached (up to 256 method and path pairs).
  */
 export function endpointOf(method, path) {
-  if (String(method).toUpperCase() !== 'POST') return null;
-  if (path.endsWith('/chat/completions')) return { api: 'chat_completions', format: 'openai-chat', model: '' };
-  if (path.endsWith('/responses')) return { api: 'responses', format: 'openai-responses', model: '' };
-  if (path.endsWith('/v1/messages')) return { api: 'messages', format: 'anthropic', model: '' };
-  if (path.endsWith('/v1/messages/count_tokens')) return { api: 'count_tokens', format: 'anthropic', model: '' };
-  const i = path.lastIndexOf('/');
-  if (i < 0 || !path.slice(0, i).endsWith('/models')) return null;
-  const last = path.slice(i + 1);
-  const colon = last.indexOf(':');
-  if (colon <= 0) return null;
-  const model = decodeURIComponent(last.slice(0, colon));
-  const call = last.slice(colon + 1);
-  if (call === 'generateContent') return { api: 'generate_content', format: 'gemini', model };
-  if (call === 'streamGenerateContent') return { api: 'stream_generate_content', format: 'gemini', model };
-  return null;
+  const key = `${method} ${path}`;
+  let ep = endpoints.get(key);
+  if (ep === undefined) {
+    ep = invoke({ op: 'egress_endpoint', method: String(method), path: String(path) }).endpoint;
+    if (endpoints.size >= 256) endpoints.clear();
+    endpoints.set(key, ep);
+  }
+  return ep && { ...ep };
 }
+
+const endpoints = new Map(); // endpointOf's answers
 
 /**
  * Returns a `fetch` that runs toolerr's egress ops on every provider request

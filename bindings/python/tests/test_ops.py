@@ -11,6 +11,7 @@ ROOT = pathlib.Path(__file__).resolve().parents[3]
 # Ops a caller reaches only through toolerr.invoke(), each with its reason.
 INVOKE_ONLY = {
     "args_error": "no typed wrapper yet: validation failures are handed over as a request",
+    "egress_endpoint": "the egress transports (toolerr.integrations.httpx) call it to pick the requests they rewrite",
     "egress_error": "the egress transports (issue 10, part 2) wrap it; until then through invoke",
     "egress_request": "the egress transports (issue 10, part 2) wrap it; until then through invoke",
     "egress_response": "the egress transports (issue 10, part 2) wrap it; until then through invoke",

@@ -46,7 +46,7 @@ use reqwest::{Request, Response, ResponseBuilderExt};
 use reqwest_middleware::{Middleware, Next};
 use serde_json::{json, Map, Value};
 
-use crate::{canonicalize, egress_request, invoke, Envelope, Transcript};
+use crate::{canonicalize, egress_request, invoke, invoke_as, Envelope, Transcript};
 
 /// The core's request bound (`core.MaxRequestBytes`), in bytes: a larger body goes unread.
 pub const MAX_REQUEST_BYTES: usize = 32 << 20;
@@ -63,67 +63,32 @@ pub const MAX_EVENT_BYTES: usize = 4 << 20;
 /// bodies and of the errors its client parses (`openai-chat`,
 /// `openai-responses`, `anthropic`, `gemini`); `model` the model named in a
 /// Gemini path (`""` for the others, whose bodies name it).
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, serde::Deserialize)]
 pub struct Endpoint {
-    pub api: &'static str,
-    pub format: &'static str,
+    pub api: String,
+    pub format: String,
     pub model: String,
 }
 
-/// Returns the endpoint a request of `method` to `path` calls, `None` for any other.
+/// Returns the endpoint a request of `method` to `path` calls, `None` for any
+/// other, as the core decides it (the `egress_endpoint` op, which every
+/// binding's transport and the gateway call).
 ///
-/// The path is matched by its end, so a base URL with a prefix is the
+/// `path` is the URL path percent-encoded, as [`reqwest::Url::path`] gives
+/// it. It is matched by its end, so a base URL with a prefix is the
 /// provider's own (Azure OpenAI's `/openai/deployments/d/chat/completions`,
 /// Gemini's OpenAI-compatible `/v1beta/openai/chat/completions`, Vertex AI's
 /// `.../publishers/google/models/m:generateContent`); the Assistants API's
-/// `/v1/threads/t/messages` is not Anthropic's. Only POST.
-///
-/// See <https://platform.openai.com/docs/api-reference/chat/create>,
-/// <https://platform.openai.com/docs/api-reference/responses/create>,
-/// <https://docs.claude.com/en/api/messages>,
-/// <https://docs.claude.com/en/api/messages-count-tokens> and
-/// <https://ai.google.dev/api/generate-content>.
+/// `/v1/threads/t/messages` is not Anthropic's. Only POST. `None` too when
+/// the core cannot be reached (its error is then the request's, as it came).
 pub fn endpoint_of(method: &str, path: &str) -> Option<Endpoint> {
-    if !method.eq_ignore_ascii_case("POST") {
-        return None;
+    #[derive(serde::Deserialize)]
+    struct Answer {
+        endpoint: Option<Endpoint>,
     }
-    let ep = |api, format| {
-        Some(Endpoint {
-            api,
-            format,
-            model: String::new(),
-        })
-    };
-    if path.ends_with("/chat/completions") {
-        return ep("chat_completions", "openai-chat");
-    }
-    if path.ends_with("/responses") {
-        return ep("responses", "openai-responses");
-    }
-    if path.ends_with("/v1/messages") {
-        return ep("messages", "anthropic");
-    }
-    if path.ends_with("/v1/messages/count_tokens") {
-        return ep("count_tokens", "anthropic");
-    }
-    let (head, last) = path.rsplit_once('/')?;
-    if !head.ends_with("/models") {
-        return None;
-    }
-    let (model, call) = last.split_once(':')?;
-    if model.is_empty() {
-        return None;
-    }
-    let api = match call {
-        "generateContent" => "generate_content",
-        "streamGenerateContent" => "stream_generate_content",
-        _ => return None,
-    };
-    Some(Endpoint {
-        api,
-        format: "gemini",
-        model: model.to_string(),
-    })
+    invoke_as::<_, Answer>(&json!({"op": "egress_endpoint", "method": method, "path": path}))
+        .ok()?
+        .endpoint
 }
 
 /// One error event inside a stream, as the client's stream now carries it:
@@ -184,7 +149,7 @@ impl Egress {
 
     fn error_request(&self, ep: &Endpoint, upstream: Value) -> Value {
         let mut up = Map::new();
-        up.insert("provider".into(), ep.format.into());
+        up.insert("provider".into(), ep.format.as_str().into());
         up.insert("now_ms".into(), self.now().into());
         if let Value::Object(m) = upstream {
             up.extend(m);
@@ -221,7 +186,7 @@ fn prepare(ep: &Endpoint, raw: &[u8]) -> Option<Vec<u8>> {
     } else {
         json!({"model": ep.model})
     };
-    let rep = egress_request(ep.format, Transcript::Json(text), opts).ok()?; // unreadable: sent as it came
+    let rep = egress_request(&ep.format, Transcript::Json(text), opts).ok()?; // unreadable: sent as it came
     if rep["changed"] != Value::Bool(true) {
         return None;
     }

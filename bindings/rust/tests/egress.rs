@@ -252,7 +252,7 @@ async fn a_stream_error_event_is_rewritten_reported_and_events_pass_one_by_one()
     assert_eq!(seen.len(), 1);
     assert_eq!(
         (
-            seen[0].endpoint.api,
+            seen[0].endpoint.api.as_str(),
             seen[0].event.as_str(),
             seen[0].envelope.code.as_str()
         ),
@@ -309,7 +309,7 @@ fn endpoint_of_matches_the_provider_apis_by_the_end_of_the_path() {
     for (m, p, want) in cases {
         let got = endpoint_of(m, p);
         assert_eq!(
-            got.as_ref().map(|e| (e.api, e.format, e.model.as_str())),
+            got.as_ref().map(|e| (e.api.as_str(), e.format.as_str(), e.model.as_str())),
             *want,
             "{p}"
         );

@@ -3,6 +3,7 @@ egress transports built for either module (see toolerr.integrations.httpx)."""
 
 from __future__ import annotations
 
+import functools
 import json
 import logging
 import time
@@ -47,44 +48,30 @@ class Endpoint:
     model: str = ""
 
 
+@functools.lru_cache(maxsize=256)
 def endpoint_of(method: str, path: str) -> Optional[Endpoint]:
     """Return the endpoint a request of method to path calls, None for any other.
 
-    The path is matched by its end, so a base URL with a prefix is the
-    provider's own: ``/v1/chat/completions``, Azure OpenAI's
+    The core decides (the egress_endpoint op), as it does for every
+    binding's transport and the gateway. ``path`` is the URL path
+    percent-encoded, as it goes on the wire (httpx's ``URL.raw_path``
+    without its query). It is matched
+    by its end, so a base URL with a prefix is the provider's own:
+    ``/v1/chat/completions``, Azure OpenAI's
     ``/openai/deployments/d/chat/completions`` and Gemini's OpenAI-compatible
     ``/v1beta/openai/chat/completions`` are Chat Completions;
     ``/v1/messages`` ends Anthropic's paths (the Assistants API's
     ``/v1/threads/t/messages`` is not one); ``.../models/{model}:generateContent``
-    is Gemini's on the Gemini API and on Vertex AI alike. Only POST.
-
-    See https://platform.openai.com/docs/api-reference/chat/create,
-    https://platform.openai.com/docs/api-reference/responses/create,
-    https://docs.claude.com/en/api/messages,
-    https://docs.claude.com/en/api/messages-count-tokens and
-    https://ai.google.dev/api/generate-content.
+    is Gemini's on the Gemini API and on Vertex AI alike, its model decoded.
+    Only POST. Answers are cached (256 method and path pairs).
     """
-    if method.upper() != "POST":
-        return None
-    if path.endswith("/chat/completions"):
-        return Endpoint("chat_completions", "openai-chat")
-    if path.endswith("/responses"):
-        return Endpoint("responses", "openai-responses")
-    if path.endswith("/v1/messages"):
-        return Endpoint("messages", "anthropic")
-    if path.endswith("/v1/messages/count_tokens"):
-        return Endpoint("count_tokens", "anthropic")
-    head, _, last = path.rpartition("/")
-    if not head.endswith("/models"):
-        return None
-    model, found, call = last.partition(":")
-    if not found or not model:
-        return None
-    if call == "generateContent":
-        return Endpoint("generate_content", "gemini", model)
-    if call == "streamGenerateContent":
-        return Endpoint("stream_generate_content", "gemini", model)
-    return None
+    ep = invoke({"op": "egress_endpoint", "method": method, "path": path})["endpoint"]
+    return None if ep is None else Endpoint(ep["api"], ep["format"], ep["model"])
+
+
+def _wire_path(url: Any) -> str:
+    """The path of an httpx URL percent-encoded, as sent (raw_path without its query)."""
+    return bytes(url.raw_path).split(b"?", 1)[0].decode("ascii", "replace")
 
 
 @dataclass(frozen=True)
@@ -413,7 +400,7 @@ def build(h: ModuleType) -> Tuple[Any, Any]:
 
         def handle_request(self, request: Any) -> Any:
             """Send request as the module's doc says; any other request goes to the wrapped transport."""
-            ep = endpoint_of(request.method, request.url.path)
+            ep = endpoint_of(request.method, _wire_path(request.url))
             if ep is None:
                 return self._base.handle_request(request)
             out = self._eg.prepare(request, ep, request.read())
@@ -446,7 +433,7 @@ def build(h: ModuleType) -> Tuple[Any, Any]:
 
         async def handle_async_request(self, request: Any) -> Any:
             """Send request as the module's doc says; any other request goes to the wrapped transport."""
-            ep = endpoint_of(request.method, request.url.path)
+            ep = endpoint_of(request.method, _wire_path(request.url))
             if ep is None:
                 return await self._base.handle_async_request(request)
             out = self._eg.prepare(request, ep, await request.aread())
