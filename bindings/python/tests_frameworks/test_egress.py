@@ -67,21 +67,17 @@ class Route:
         self.keep: Any = None
 
     # openai 3.x and anthropic 2.x take httpx2 clients, google-genai httpx ones.
-    def sync_client(self, h: Any = httpx) -> Any:
-        if self.mode != "transport":
+    def client(self, h: Any = httpx) -> Any:
+        """A client of module h over the egress transport of the mode (async: the asyncio one), recording
+        what it reports; None through the gateway, where the SDK's own client goes to the gateway's URL."""
+        if self.mode == "gateway":
             return None
         eg = egress_httpx2 if h is httpx2 else egress_httpx
-        return h.Client(transport=eg.EgressTransport(
-            on_stream_error=lambda _r, ev: self.stream_errors.append(ev),
-            on_prepare=lambda _r, _ep, rep: self.reports.append(rep)))
-
-    def async_client(self, h: Any = httpx) -> Any:
-        if self.mode != "async":
-            return None
-        eg = egress_httpx2 if h is httpx2 else egress_httpx
-        return h.AsyncClient(transport=eg.AsyncEgressTransport(
-            on_stream_error=lambda _r, ev: self.stream_errors.append(ev),
-            on_prepare=lambda _r, _ep, rep: self.reports.append(rep)))
+        hooks: Dict[str, Any] = dict(on_stream_error=lambda _r, ev: self.stream_errors.append(ev),
+                                     on_prepare=lambda _r, _ep, rep: self.reports.append(rep))
+        if self.mode == "async":
+            return h.AsyncClient(transport=eg.AsyncEgressTransport(**hooks))
+        return h.Client(transport=eg.EgressTransport(**hooks))
 
 
 @pytest.fixture(params=MODES)
@@ -104,25 +100,36 @@ def run(x: Any) -> Any:
     return x
 
 
+def each(r: Route, stream: Callable[[], Any], on: Callable[[Any], None]) -> None:
+    """Call on with each item of the stream that stream() opens: awaited and read with async for in the async mode."""
+    if r.mode != "async":
+        for x in stream():
+            on(x)
+        return
+
+    async def read() -> None:
+        async for x in await stream():
+            on(x)
+    asyncio.run(read())
+
+
 # --- the three SDKs: a client per mode, a request, where the envelope is read ---------------------------------------
 
 def openai_client(r: Route, max_retries: int = 1) -> Any:
-    kw = dict(api_key="sk-test", base_url=r.base + "/v1", max_retries=max_retries)
-    if r.mode == "async":
-        return openai.AsyncOpenAI(http_client=r.async_client(httpx2), **kw)
-    return openai.OpenAI(http_client=r.sync_client(httpx2), **kw)
+    sdk = openai.AsyncOpenAI if r.mode == "async" else openai.OpenAI
+    return sdk(api_key="sk-test", base_url=r.base + "/v1", max_retries=max_retries, http_client=r.client(httpx2))
 
 
 def anthropic_client(r: Route, max_retries: int = 1) -> Any:
-    kw = dict(api_key="sk-ant-test", base_url=r.base, max_retries=max_retries)
-    if r.mode == "async":
-        return anthropic.AsyncAnthropic(http_client=r.async_client(httpx2), **kw)
-    return anthropic.Anthropic(http_client=r.sync_client(httpx2), **kw)
+    sdk = anthropic.AsyncAnthropic if r.mode == "async" else anthropic.Anthropic
+    return sdk(api_key="sk-ant-test", base_url=r.base, max_retries=max_retries, http_client=r.client(httpx2))
 
 
 def genai_models(r: Route) -> Any:
     # google-genai retries only with retry_options; 2 attempts, short waits (its rule: 408, 429, 5xx).
-    opts = genai_types.HttpOptions(base_url=r.base, httpx_client=r.sync_client(), httpx_async_client=r.async_client(),
+    client = r.client()
+    opts = genai_types.HttpOptions(base_url=r.base, httpx_client=None if r.mode == "async" else client,
+                                   httpx_async_client=client if r.mode == "async" else None,
                                    retry_options=genai_types.HttpRetryOptions(attempts=2, initial_delay=0.01,
                                                                               max_delay=0.02))
     c = genai.Client(api_key="test-key", http_options=opts)
@@ -323,10 +330,10 @@ def post(r: Route, path: str, content: bytes) -> Any:
     headers = {"content-type": "application/json"}
     if r.mode == "async":
         async def go() -> Any:
-            async with r.async_client() as c:
+            async with r.client() as c:
                 return await c.post(r.base + path, content=content, headers=headers)
         return asyncio.run(go())
-    with (r.sync_client() or httpx.Client()) as c:
+    with (r.client() or httpx.Client()) as c:
         return c.post(r.base + path, content=content, headers=headers)
 
 
@@ -342,22 +349,11 @@ ANTHROPIC_STREAM = sse(
 def test_anthropic_stream_error_event(route: Route) -> None:
     route.up.script = [Reply(events=ANTHROPIC_STREAM)]
     texts: List[str] = []
-
-    async def consume_async(client: Any) -> None:
-        async for ev in await client.messages.create(model="claude-sonnet-4-5", max_tokens=64, stream=True,
-                                                     messages=[{"role": "user", "content": "hi"}]):
-            if ev.type == "content_block_delta":
-                texts.append(ev.delta.text)
-
     client = anthropic_client(route, max_retries=0)
     with pytest.raises(anthropic.APIStatusError) as info:
-        if route.mode == "async":
-            run(consume_async(client))
-        else:
-            for ev in client.messages.create(model="claude-sonnet-4-5", max_tokens=64, stream=True,
-                                             messages=[{"role": "user", "content": "hi"}]):
-                if ev.type == "content_block_delta":
-                    texts.append(ev.delta.text)
+        each(route, lambda: client.messages.create(model="claude-sonnet-4-5", max_tokens=64, stream=True,
+                                                   messages=[{"role": "user", "content": "hi"}]),
+             lambda ev: texts.append(ev.delta.text) if ev.type == "content_block_delta" else None)
     assert texts == ["Par"]  # the stream passed up to the error, which came in the SDK's own shape
     env = info.value.body["error"]["toolerr"]  # type: ignore[index]
     assert env["code"] == "OVERLOADED" and env["retryable"] is True
@@ -374,19 +370,10 @@ def test_openai_stream_error_chunk(route: Route) -> None:
         "The server had an error while processing your request.", "server_error", None))))]
     texts: List[str] = []
     client = openai_client(route, max_retries=0)
-
-    async def consume_async() -> None:
-        async for c in await client.chat.completions.create(model="gpt-4o", stream=True,
-                                                            messages=[{"role": "user", "content": "hi"}]):
-            texts.append(c.choices[0].delta.content)
-
     with pytest.raises(openai.APIError) as info:
-        if route.mode == "async":
-            run(consume_async())
-        else:
-            for c in client.chat.completions.create(model="gpt-4o", stream=True,
-                                                    messages=[{"role": "user", "content": "hi"}]):
-                texts.append(c.choices[0].delta.content)
+        each(route, lambda: client.chat.completions.create(model="gpt-4o", stream=True,
+                                                           messages=[{"role": "user", "content": "hi"}]),
+             lambda c: texts.append(c.choices[0].delta.content))
     assert texts == ["Par"]
     env = info.value.body["toolerr"]  # type: ignore[index]
     assert env["code"] == "SERVER_ERROR" and env["details"]["partial_output"] is True
