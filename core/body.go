@@ -29,11 +29,22 @@ type BodyConversion struct {
 // that format, for op (its errors at paths under "body"), and the engine
 // form of opts (whose ListPath the body sets).
 func readBody(op string, f Format, path string, body map[string]any, opts TranscriptOptions) (*request.Body, transcript.Options, error) {
-	tf, err := formatNamed(op, f, path)
-	if err != nil {
+	if _, err := formatNamed(op, f, path); err != nil {
 		return nil, transcript.Options{}, err
 	}
 	if err := checkValues(op, "body", body); err != nil {
+		return nil, transcript.Options{}, err
+	}
+	return readParsedBody(op, f, path, body, opts)
+}
+
+// readParsedBody is readBody for a body the core's own parser made (an
+// op's request member, PrepareRequest's bytes parsed), which holds JSON
+// values only and no cycle: the tree is not walked a second time to check
+// that.
+func readParsedBody(op string, f Format, path string, body map[string]any, opts TranscriptOptions) (*request.Body, transcript.Options, error) {
+	tf, err := formatNamed(op, f, path)
+	if err != nil {
 		return nil, transcript.Options{}, err
 	}
 	b, err := request.Read(tf, body, "body")
