@@ -25,6 +25,10 @@
 //   - in-process handler: gateway.New's handler in an http.Server of this
 //     process (which also runs the client and the upstream), at
 //     concurrency 1 only, for the cost of a process of its own;
+//   - baseline (optional, -baseline-bin): another toolerr-gateway binary,
+//     a build from before a change, launched as the binary is and measured
+//     in the same interleaved latency runs, so that a before and an after
+//     meet the same load;
 //   - litellm (optional, -litellm-cmd): the LiteLLM proxy launched by the
 //     command given, pointed at the same upstream.
 //
@@ -80,9 +84,9 @@ import (
 )
 
 type options struct {
-	fixture, gatewayBin, gatewayLog, litellmCmd, litellmKey, litellmModel, litellmLog, out, specs, cpuprofile string
-	rounds1, rounds64, warmup, load, litellmLoad                                                              int
-	maxDuration                                                                                               time.Duration
+	fixture, gatewayBin, baselineBin, gatewayLog, litellmCmd, litellmKey, litellmModel, litellmLog, out, specs, cpuprofile string
+	rounds1, rounds64, warmup, load, litellmLoad                                                                           int
+	maxDuration                                                                                                            time.Duration
 }
 
 func main() {
@@ -95,6 +99,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 	var o options
 	fs.StringVar(&o.fixture, "fixture", "fixtures/openai-chat-40.json", "the Chat Completions request body sent")
 	fs.StringVar(&o.gatewayBin, "gateway-bin", "", "the toolerr-gateway binary (required)")
+	fs.StringVar(&o.baselineBin, "baseline-bin", "", "another toolerr-gateway binary (a build before a change) measured beside -gateway-bin in the same interleaved latency runs. Empty: none")
 	fs.StringVar(&o.gatewayLog, "gateway-log", os.DevNull, "where the binary's log goes")
 	fs.StringVar(&o.litellmCmd, "litellm-cmd", "", "a /bin/sh command that starts the LiteLLM proxy; it gets GWCHECK_OPENAI_URL (the upstream) and BENCH_PORT (where to listen) in its environment. Empty: LiteLLM is not measured")
 	fs.StringVar(&o.litellmKey, "litellm-key", "", "the proxy's master key (sent as Bearer)")
@@ -157,15 +162,15 @@ type bench struct {
 	body   []byte // the fixture, compact
 	answer []byte // the upstream's fixed answer
 
-	upstream, inprocSrv *http.Server
-	upConns             atomic.Int64 // connections the upstream accepted
-	launchRSS           int64        // the binary's resident set once ready, before any request
-	upURL, inURL        string
-	bin, litellm        *process
-	binURL, llURL       string
+	upstream, inprocSrv   *http.Server
+	upConns               atomic.Int64 // connections the upstream accepted
+	launchRSS             int64        // the binary's resident set once ready, before any request
+	upURL, inURL          string
+	bin, baseBin, litellm *process
+	binURL, llURL         string
 
-	direct, gw, inproc loadgen.Target // the upstream, the binary, the in-process handler
-	ll                 *loadgen.Target
+	direct, gw, inproc loadgen.Target  // the upstream, the binary, the in-process handler
+	base, ll           *loadgen.Target // the -baseline-bin binary, the LiteLLM proxy
 	report             strings.Builder
 	errs               int
 }
@@ -224,6 +229,21 @@ func (b *bench) setup() error {
 		b.launchRSS = m.RSS
 	}
 	b.gw = loadgen.Target{Name: "toolerr-gateway", URL: b.binURL + path, Header: hdr, Body: b.body, Want: b.answer}
+	if b.o.baselineBin != "" {
+		addr, err := freeAddr()
+		if err != nil {
+			return err
+		}
+		baseLog := os.DevNull // its log is written as the binary's is: to a file of its own, or nowhere
+		if b.o.gatewayLog != os.DevNull {
+			baseLog = b.o.gatewayLog + ".baseline"
+		}
+		b.baseBin, err = launch([]string{b.o.baselineBin, "-addr", addr, "-openai-base", b.upURL}, nil, baseLog, "http://"+addr+"/healthz", 30*time.Second)
+		if err != nil {
+			return fmt.Errorf("baseline toolerr-gateway: %w", err)
+		}
+		b.base = &loadgen.Target{Name: "toolerr-gateway (baseline: -baseline-bin)", URL: "http://" + addr + path, Header: hdr, Body: b.body, Want: b.answer}
+	}
 	if b.o.litellmCmd != "" {
 		addr, err := freeAddr()
 		if err != nil {
@@ -366,18 +386,35 @@ func (b *bench) measure() (failed bool) {
 	// At concurrency 1 the in-process handler runs beside the binary (the
 	// difference is the cost of a process of its own); at 64 it would take
 	// the binary's CPU, so only direct and the binary run.
+	// A baseline binary runs beside the binary in both.
 	var added [2]time.Duration
-	for i, c := range []struct {
+	runs := []struct {
 		conc, rounds int
 		targets      []loadgen.Target
-	}{{1, b.o.rounds1, []loadgen.Target{b.direct, b.gw, b.inproc}}, {64, b.o.rounds64, []loadgen.Target{b.direct, b.gw}}} {
+	}{{1, b.o.rounds1, []loadgen.Target{b.direct, b.gw, b.inproc}}, {64, b.o.rounds64, []loadgen.Target{b.direct, b.gw}}}
+	if b.base != nil {
+		for i := range runs {
+			runs[i].targets = append(runs[i].targets, *b.base)
+		}
+	}
+	for i, c := range runs {
 		opts := loadgen.Options{Concurrency: c.conc, Duration: b.o.maxDuration}
 		warm := opts
 		warm.Requests = max(200, c.rounds/20)
 		b.check(loadgen.Interleave(ctx, loadgen.Client(c.conc), c.targets, warm))
 		opts.Requests = c.rounds
+		cpu0 := b.binariesCPU()
 		res := b.check(loadgen.Interleave(ctx, loadgen.Client(c.conc), c.targets, opts))
+		cpu1 := b.binariesCPU()
 		added[i] = b.latencyTable(res, c.conc)
+		if len(res.Latency) > 0 && len(res.Latency[0]) > 0 {
+			n := time.Duration(len(res.Latency[0]))
+			b.printf("CPU time (user + system, /proc/<pid>/stat) per request over this run: toolerr-gateway %s", us((cpu1[0]-cpu0[0])/n))
+			if b.baseBin != nil {
+				b.printf(", the baseline %s", us((cpu1[1]-cpu0[1])/n))
+			}
+			b.printf(".\n\n")
+		}
 	}
 
 	b.printf("### Memory of the toolerr-gateway process over %d requests at concurrency 64 (after %d of warm-up)\n\n", b.o.load, b.o.warmup)
@@ -409,6 +446,17 @@ func (b *bench) measure() (failed bool) {
 		b.printf("\n**%d run(s) had errors**: see above.\n", b.errs)
 	}
 	return b.errs > 0
+}
+
+// binariesCPU reads the CPU time of the binary and of the baseline (0
+// when there is none, or on a read error).
+func (b *bench) binariesCPU() (cpu [2]time.Duration) {
+	for i, p := range []*process{b.bin, b.baseBin} {
+		if p != nil {
+			cpu[i], _ = loadgen.ReadCPU(p.cmd.Process.Pid)
+		}
+	}
+	return cpu
 }
 
 func verdict(met bool) string {
@@ -759,6 +807,7 @@ func (p *process) stop() {
 
 func (b *bench) stop() {
 	b.litellm.stop()
+	b.baseBin.stop()
 	b.bin.stop()
 	for _, s := range []*http.Server{b.inprocSrv, b.upstream} {
 		if s != nil {
