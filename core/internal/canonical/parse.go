@@ -387,23 +387,32 @@ func (p *parser) hex4() (rune, bool) {
 	return r, true
 }
 
-func (p *parser) number() (any, error) {
-	start := p.pos
-	// Fast path: an integer of at most 15 digits is exact as a float64, so
-	// converting it directly gives what ParseFloat gives.
-	neg := p.data[p.pos] == '-'
+// integer reads an integer of 1 to 15 digits at p.pos, without a leading
+// zero and not followed by a fraction, an exponent or more digits: a number
+// a float64 holds exactly. It returns its magnitude, its sign and where it
+// ends, without moving p.pos; ok is false for any other number.
+func (p *parser) integer() (u uint64, neg bool, end int, ok bool) {
+	neg = p.data[p.pos] == '-'
 	i := p.pos
 	if neg {
 		i++
 	}
-	var u uint64
 	d := i
 	for d < len(p.data) && d-i < 16 && p.data[d] >= '0' && p.data[d] <= '9' {
 		u = u*10 + uint64(p.data[d]-'0')
 		d++
 	}
-	if digits := d - i; digits > 0 && digits <= 15 && (digits == 1 || p.data[i] != '0') &&
-		(d == len(p.data) || (p.data[d] != '.' && p.data[d] != 'e' && p.data[d] != 'E' && (p.data[d] < '0' || p.data[d] > '9'))) {
+	digits := d - i
+	ok = digits > 0 && digits <= 15 && (digits == 1 || p.data[i] != '0') &&
+		(d == len(p.data) || (p.data[d] != '.' && p.data[d] != 'e' && p.data[d] != 'E' && (p.data[d] < '0' || p.data[d] > '9')))
+	return u, neg, d, ok
+}
+
+func (p *parser) number() (any, error) {
+	start := p.pos
+	// Fast path: an integer of at most 15 digits is exact as a float64, so
+	// converting it directly gives what ParseFloat gives.
+	if u, neg, d, ok := p.integer(); ok {
 		p.pos = d
 		if !neg && u < uint64(len(smallNumbers)) {
 			return smallNumbers[u], nil
@@ -416,7 +425,7 @@ func (p *parser) number() (any, error) {
 		}
 		return float64(u), nil
 	}
-	if neg {
+	if p.data[p.pos] == '-' {
 		p.pos++
 	}
 	digits := func() int {

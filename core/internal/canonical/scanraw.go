@@ -1,0 +1,164 @@
+package canonical
+
+import "unicode/utf8"
+
+// Canonical reads one value at nesting level depth (the arrays and objects
+// around it), as Value would but without building it, and returns its text
+// when that text is already the canonical form (RFC 8785) of the value, so
+// that Append would write exactly those bytes for the tree Value reads: no
+// white space, object members in ascending order of their names
+// (LessUTF16), strings without escapes, and numbers only as integers of at
+// most 15 digits (read exactly, never -0). visit is called with every string
+// in order, member names with name true; it may refuse one (false). The
+// budget is charged as Value charges the tree.
+//
+// ok is false for a value that is not in that form, not JSON, nested past
+// MaxDepth, past the budget or refused by visit: the Scanner is then where it
+// was, nothing charged, and the caller may read the value with Value.
+func (s *Scanner) Canonical(depth int, visit func(s string, name bool) bool) (raw []byte, ok bool) {
+	s.p.skipSpace()
+	pos, cost := s.p.pos, s.p.cost
+	if !s.p.canonical(depth, visit) || s.p.cost > s.p.budget {
+		s.p.pos, s.p.cost = pos, cost
+		return nil, false
+	}
+	return s.p.data[pos:s.p.pos], true
+}
+
+// canonical reads a value in canonical form at p.pos (see Scanner.Canonical),
+// charging its tree, and reports whether it was one.
+func (p *parser) canonical(depth int, visit func(string, bool) bool) bool {
+	if p.pos >= len(p.data) {
+		return false
+	}
+	switch c := p.data[p.pos]; {
+	case c == '"':
+		v, ok := p.plainString()
+		if !ok || !visit(v, false) {
+			return false
+		}
+		if v != "" {
+			p.cost += costString
+		}
+		return true
+	case c == '{':
+		if depth >= MaxDepth {
+			return false
+		}
+		p.pos++
+		p.cost += costObject
+		prev := ""
+		for n := 0; ; n++ {
+			if p.pos >= len(p.data) {
+				return false
+			}
+			if p.data[p.pos] == '}' && n == 0 {
+				p.pos++
+				return true
+			}
+			k, ok := p.plainString()
+			if !ok || n > 0 && !LessUTF16(prev, k) || !visit(k, true) ||
+				p.pos >= len(p.data) || p.data[p.pos] != ':' {
+				return false
+			}
+			switch {
+			case n == 0:
+				p.cost += costObjectGroup
+			case n >= 8:
+				p.cost += costObjectMember
+			}
+			p.pos++
+			if !p.canonical(depth+1, visit) || p.pos >= len(p.data) {
+				return false
+			}
+			prev = k
+			switch p.data[p.pos] {
+			case ',':
+				p.pos++
+			case '}':
+				p.pos++
+				return true
+			default:
+				return false
+			}
+		}
+	case c == '[':
+		if depth >= MaxDepth {
+			return false
+		}
+		p.pos++
+		p.cost += costArray
+		if p.pos < len(p.data) && p.data[p.pos] == ']' {
+			p.pos++
+			return true
+		}
+		for {
+			if !p.canonical(depth+1, visit) || p.pos >= len(p.data) {
+				return false
+			}
+			p.cost += costElement
+			switch p.data[p.pos] {
+			case ',':
+				p.pos++
+			case ']':
+				p.pos++
+				return true
+			default:
+				return false
+			}
+		}
+	case c == '-' || c >= '0' && c <= '9':
+		return p.plainInteger()
+	case c == 't':
+		_, err := p.literal("true", true)
+		return err == nil
+	case c == 'f':
+		_, err := p.literal("false", false)
+		return err == nil
+	case c == 'n':
+		_, err := p.literal("null", nil)
+		return err == nil
+	}
+	return false
+}
+
+// plainString reads a string literal at p.pos that has no escape and no
+// control character and is valid UTF-8: its canonical form is itself.
+func (p *parser) plainString() (string, bool) {
+	if p.pos >= len(p.data) || p.data[p.pos] != '"' {
+		return "", false
+	}
+	start := p.pos + 1
+	ascii := true
+	for i := start; i < len(p.data); i++ {
+		switch c := p.data[i]; {
+		case c == '"':
+			s := p.text[start:i]
+			if !ascii && !utf8.ValidString(s) {
+				return "", false
+			}
+			p.pos = i + 1
+			return s, true
+		case c == '\\' || c < 0x20:
+			return "", false
+		case c >= 0x80:
+			ascii = false
+		}
+	}
+	return "", false
+}
+
+// plainInteger reads 0 or an integer of 1 to 15 digits without a leading
+// zero (negative but not -0) at p.pos, charged as number charges it: the
+// numbers Parse reads exactly and AppendFloat writes as they are.
+func (p *parser) plainInteger() bool {
+	u, neg, end, ok := p.integer()
+	if !ok || neg && u == 0 {
+		return false
+	}
+	p.pos = end
+	if neg || u >= uint64(len(smallNumbers)) {
+		p.cost += costNumber
+	}
+	return true
+}

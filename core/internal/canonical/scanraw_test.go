@@ -1,0 +1,108 @@
+package canonical
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+// scanRaw reads text's one value with Canonical (visiting every string) and,
+// from the start again, with Value, and returns both results and costs.
+func scanRaw(text string, visit func(string, bool) bool) (raw []byte, ok bool, rawCost int64, tree any, treeErr error, treeCost int64) {
+	s := NewScanner([]byte(text))
+	raw, ok = s.Canonical(1, visit)
+	rawCost = s.p.cost
+	t := NewScanner([]byte(text))
+	tree, treeErr = t.Value(1)
+	return raw, ok, rawCost, tree, treeErr, t.p.cost
+}
+
+func all(string, bool) bool { return true }
+
+// TestScannerCanonical_acceptsOnlyTheCanonicalForm: a value in RFC 8785 form
+// comes back as its own text, which is what Append writes for the tree Value
+// reads, charged as Value charges it; any other form is refused with the
+// Scanner where it was and nothing charged.
+func TestScannerCanonical_acceptsOnlyTheCanonicalForm(t *testing.T) {
+	accepted := []string{
+		`{}`, `[]`, `""`, `"a"`, `0`, `7`, `-7`, `1023`, `1024`, `-1`, `999999999999999`, `true`, `false`, `null`,
+		`{"timeout_ms":10000}`, `{"a":1,"b":[1,"x",{"c":null}],"d":{}}`,
+		`{"attempt":1,"tool":"get_weather"}`, `{"":0,"a":""}`,
+		`{"a":1,"b":2,"c":3,"d":4,"e":5,"f":6,"g":7,"h":8,"i":9,"j":10}`, // past 8 members
+		`{"caf` + "\u00e9" + `":"` + "\u00fc" + `"}`,
+		`{"` + "\U0001F600" + `":1,"` + "\uffff" + `":2}`, // UTF-16 order: the surrogate before U+FFFF
+		`[[[[[]]]]]`,
+	}
+	for _, text := range accepted {
+		raw, ok, rc, tree, err, tc := scanRaw(text, all)
+		require.True(t, ok, text)
+		require.NoError(t, err, text)
+		assert.Equal(t, text, string(raw))
+		want, err := Marshal(tree)
+		require.NoError(t, err)
+		assert.Equal(t, string(want), string(raw), "Append writes the text for %s", text)
+		assert.Equal(t, tc, rc, "cost of %s", text)
+	}
+	for _, text := range []string{
+		`{ }`, `{"a": 1}`, `{"a":1 ,"b":2}`, `[1, 2]`, `{"b":1,"a":2}`, `{"a":1,"a":2}`,
+		`"a\/b"`, `"\u0041"`, `"a\nb"`, `"\ud83d\ude00"`, "\"a\x01\"", "\"\xff\"",
+		`1.0`, `1e3`, `-0`, `01`, `0.5`, `1234567890123456`, `-`, `1E2`,
+		`{"\u00e9":1}`, `{"` + "\uffff" + `":1,"` + "\U0001F600" + `":2}`,
+		`{"a":1,}`, `[1,]`, `{"a"}`, `{"a":}`, `tru`, `nul`, `{`, `[`, `"abc`,
+		`x`, `[1}`, `{"a":1]`,
+	} {
+		s := NewScanner([]byte(text))
+		raw, ok := s.Canonical(1, all)
+		assert.False(t, ok, "%q is not canonical", text)
+		assert.Nil(t, raw)
+		assert.Zero(t, s.p.pos, text)
+		assert.Zero(t, s.p.cost, text)
+	}
+	// Leading white space is skipped, as Value skips it.
+	s := NewScanner([]byte("  {\"a\":1} "))
+	raw, ok := s.Canonical(1, all)
+	require.True(t, ok)
+	assert.Equal(t, `{"a":1}`, string(raw))
+	assert.True(t, s.End())
+}
+
+// TestScannerCanonical_visitsEveryString: visit sees each member name and
+// string in order, and refusing one refuses the value.
+func TestScannerCanonical_visitsEveryString(t *testing.T) {
+	var seen []string
+	_, ok := NewScanner([]byte(`{"a":"x","b":[{"c":"y"},"z",1]}`)).Canonical(1, func(s string, name bool) bool {
+		if name {
+			s = "name:" + s
+		}
+		seen = append(seen, s)
+		return true
+	})
+	require.True(t, ok)
+	assert.Equal(t, []string{"name:a", "x", "name:b", "name:c", "y", "z"}, seen)
+	s := NewScanner([]byte(`{"a":"secret"}`))
+	_, ok = s.Canonical(1, func(v string, name bool) bool { return v != "secret" })
+	assert.False(t, ok)
+	v, err := s.Value(1) // the caller reads it as a tree instead
+	require.NoError(t, err)
+	assert.Equal(t, map[string]any{"a": "secret"}, v)
+}
+
+// TestScannerCanonical_boundsAsValue: nesting past MaxDepth and a tree past
+// the budget are refused, as Value refuses them.
+func TestScannerCanonical_boundsAsValue(t *testing.T) {
+	for _, n := range []int{MaxDepth - 2, MaxDepth - 1, MaxDepth, MaxDepth + 1} {
+		text := strings.Repeat(`[`, n) + strings.Repeat(`]`, n)
+		_, ok, _, _, err, _ := scanRaw(text, all)
+		assert.Equal(t, err == nil, ok, "depth %d", n)
+	}
+	// 16 KiB of request buys TreeBudget(16 KiB) of tree: many small objects pass it.
+	text := `[` + strings.Repeat(`{"a":1},`, 2000) + `{}]`
+	s := &Scanner{p: parser{data: []byte(text), text: text, budget: 300 * 2000}}
+	_, ok := s.Canonical(0, all)
+	v := &Scanner{p: parser{data: []byte(text), text: text, budget: 300 * 2000}}
+	_, err := v.Value(0)
+	assert.False(t, ok)
+	assert.ErrorIs(t, err, ErrLimit)
+}
