@@ -167,3 +167,16 @@ func maybeTrace(s string) bool {
 	}
 	return false
 }
+
+// QuietDetail reports, in one cheap pass, that Details keeps the string s of
+// a details tree as it is: a member name (name true) that passes unchanged
+// and names no secret (so the values under it are sanitized as any other),
+// or a string value that passes unchanged. It is conservative: false only
+// means the full sanitizer has to decide. A details tree whose every name
+// and string QuietDetail accepts is returned by Details unchanged.
+func QuietDetail(s string, name bool) bool {
+	if name {
+		return len(s) <= MaxKeyChars && quiet(s) && !secretName(s)
+	}
+	return len(s) <= MaxDetailChars && quiet(s)
+}

@@ -115,6 +115,9 @@ func Message(s string) string {
 func message(s string) string {
 	if quiet(s) {
 		// No pass can change s (see quiet): only the sentence rules apply.
+		if finished(s) {
+			return s
+		}
 		m := s
 		if strings.Contains(s, "  ") || s != "" && s[len(s)-1] == ' ' {
 			m = collapse(s) // quiet s has no other white space than ' '
@@ -135,6 +138,29 @@ func message(s string) string {
 	}
 	m = redact(m) // joining lines must not form a new secret-shaped pair
 	return finishSentence(m, MaxMessageChars)
+}
+
+// CleanMessage reports, cheaply, that Message(s) == s: s is quiet text (see
+// quiet) that is already one finished sentence. It is conservative: false
+// only means Message has to decide. A reader holding an envelope's message
+// (the serialize op's fast path) keeps such a message as it is.
+func CleanMessage(s string) bool { return finished(s) && quiet(s) }
+
+// finished reports whether quiet text s is already what message's sentence
+// rules make of it: no run of spaces and no trailing one (collapse), one
+// sentence (firstSentence), ending in '.', '!' or '?', at most
+// MaxMessageChars characters (quiet text is ASCII: one byte each).
+func finished(s string) bool {
+	n := len(s)
+	if n == 0 || n > MaxMessageChars {
+		return false
+	}
+	switch s[n-1] {
+	case '.', '!', '?':
+	default:
+		return false
+	}
+	return !strings.Contains(s, "  ") && len(firstSentence(s)) == n
 }
 
 // withoutTrace reduces a stack trace in s to the text before it joined to the
