@@ -44,9 +44,7 @@ type Envelope struct {
 // AppendCanonical appends the RFC 8785 JSON of e to dst: all five keys, in the
 // order code, details, message, retryable, source.
 func (e Envelope) AppendCanonical(dst []byte) ([]byte, error) {
-	dst = append(dst, `{"code":`...)
-	dst = canonical.AppendString(dst, string(e.Code))
-	dst = append(dst, `,"details":`...)
+	dst = e.appendHead(dst)
 	if len(e.Details) == 0 {
 		dst = append(dst, "{}"...)
 	} else {
@@ -55,6 +53,25 @@ func (e Envelope) AppendCanonical(dst []byte) ([]byte, error) {
 			return dst, err
 		}
 	}
+	return e.appendTail(dst), nil
+}
+
+// AppendCanonicalDetails is AppendCanonical with the details given as
+// details, their canonical JSON text, which it copies as it is (e.Details is
+// not read): for a writer that holds that text already.
+func (e Envelope) AppendCanonicalDetails(dst, details []byte) []byte {
+	return e.appendTail(append(e.appendHead(dst), details...))
+}
+
+// appendHead appends the envelope's text up to its details.
+func (e Envelope) appendHead(dst []byte) []byte {
+	dst = append(dst, `{"code":`...)
+	dst = canonical.AppendString(dst, string(e.Code))
+	return append(dst, `,"details":`...)
+}
+
+// appendTail appends the envelope's text after its details.
+func (e Envelope) appendTail(dst []byte) []byte {
 	dst = append(dst, `,"message":`...)
 	dst = canonical.AppendString(dst, e.Message)
 	if e.Retryable {
@@ -63,7 +80,7 @@ func (e Envelope) AppendCanonical(dst []byte) ([]byte, error) {
 		dst = append(dst, `,"retryable":false,"source":`...)
 	}
 	dst = canonical.AppendString(dst, string(e.Source))
-	return append(dst, '}'), nil
+	return append(dst, '}')
 }
 
 // MarshalJSON returns the canonical JSON of e (see AppendCanonical).

@@ -89,7 +89,7 @@ func appendResult(dst []byte, i int, o *outcome.Outcome) ([]byte, error) {
 	var err error
 	if o.Error != nil {
 		dst = append(dst, `"content":`...)
-		if dst, err = outcome.AppendEnvelopeString(dst, *o.Error); err != nil {
+		if dst, err = outcome.AppendErrorString(dst, o); err != nil {
 			return dst, err
 		}
 		// Every failed result: is_error true (seed 000 checklist item 3,

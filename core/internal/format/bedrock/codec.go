@@ -98,7 +98,7 @@ func appendResult(dst []byte, i int, o *outcome.Outcome) ([]byte, error) {
 	var err error
 	if o.Error != nil {
 		dst = append(dst, `{"json":`...)
-		if dst, err = outcome.Safe(*o.Error).AppendCanonical(dst); err != nil {
+		if dst, err = outcome.AppendError(dst, o); err != nil {
 			return dst, err
 		}
 		// status "error" on every failure (maximhq/bifrost#5450); the json

@@ -95,7 +95,7 @@ func appendPart(dst []byte, i int, o *outcome.Outcome) ([]byte, error) {
 	var err error
 	if o.Error != nil {
 		dst = append(dst, `,"response":{"error":`...)
-		if dst, err = outcome.Safe(*o.Error).AppendCanonical(dst); err != nil {
+		if dst, err = outcome.AppendError(dst, o); err != nil {
 			return dst, err
 		}
 		return append(dst, `}}}`...), nil

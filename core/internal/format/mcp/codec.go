@@ -59,7 +59,7 @@ func (c Codec) AppendSerialized(dst []byte, outs []outcome.Outcome) ([]byte, err
 		}
 		var err error
 		if o.Error != nil {
-			if dst, err = c.appendFailure(dst, *o.Error); err != nil {
+			if dst, err = c.appendFailure(dst, o); err != nil {
 				return dst, err
 			}
 			continue
@@ -75,14 +75,25 @@ func (c Codec) AppendSerialized(dst []byte, outs []outcome.Outcome) ([]byte, err
 	return append(dst, ']'), nil
 }
 
-// appendFailure appends the CallToolResult of failure e: isError, the
-// envelope's canonical JSON as the one text block, and with NoOutputSchema
-// the same envelope as structuredContent (members in RFC 8785 order).
-func (c Codec) appendFailure(dst []byte, e envelope.Envelope) ([]byte, error) {
-	safe := outcome.Safe(e)
+// appendFailure appends the CallToolResult of the failure of o: isError,
+// the envelope's canonical JSON as the one text block, and with
+// NoOutputSchema the same envelope as structuredContent (members in RFC 8785
+// order). The envelope passes Safe once for both (not at all when
+// o.SafeDetails says its reader did that).
+func (c Codec) appendFailure(dst []byte, o *outcome.Outcome) ([]byte, error) {
+	e := *o.Error
+	if o.SafeDetails == nil {
+		e = outcome.Safe(e)
+	}
+	appendEnvelope := func(dst []byte) ([]byte, error) {
+		if o.SafeDetails != nil {
+			return e.AppendCanonicalDetails(dst, o.SafeDetails), nil
+		}
+		return e.AppendCanonical(dst)
+	}
 	dst = append(dst, `{"content":[{"text":`...)
 	start := len(dst)
-	dst, err := safe.AppendCanonical(dst)
+	dst, err := appendEnvelope(dst)
 	if err != nil {
 		return dst[:start], err
 	}
@@ -90,7 +101,7 @@ func (c Codec) appendFailure(dst []byte, e envelope.Envelope) ([]byte, error) {
 	dst = append(dst, `,"type":"text"}],"isError":true,"resultType":"`+ResultTypeComplete+`"`...)
 	if c.NoOutputSchema {
 		dst = append(dst, `,"structuredContent":`...)
-		if dst, err = safe.AppendCanonical(dst); err != nil {
+		if dst, err = appendEnvelope(dst); err != nil {
 			return dst, err
 		}
 	}

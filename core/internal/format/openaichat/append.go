@@ -19,13 +19,19 @@ import (
 // See OpenAI OpenAPI ChatCompletionRequestToolMessage and
 // OpenAI OpenAPI ChatCompletionRequestToolMessage.
 func AppendToolMessage(dst []byte, callID string, e envelope.Envelope) ([]byte, error) {
+	return appendToolMessage(dst, &outcome.Outcome{Call: outcome.Call{ID: callID}, Error: &e})
+}
+
+// appendToolMessage is AppendToolMessage for the failure of o, its envelope
+// written by outcome.AppendErrorString.
+func appendToolMessage(dst []byte, o *outcome.Outcome) ([]byte, error) {
 	start := len(dst)
 	dst = append(dst, `{"content":`...)
-	dst, err := outcome.AppendEnvelopeString(dst, e)
+	dst, err := outcome.AppendErrorString(dst, o)
 	if err != nil {
 		return dst[:start], err
 	}
 	dst = append(dst, `,"role":"tool","tool_call_id":`...)
-	dst = canonical.AppendString(dst, callID)
+	dst = canonical.AppendString(dst, o.Call.ID)
 	return append(dst, '}'), nil
 }

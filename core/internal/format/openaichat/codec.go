@@ -38,7 +38,7 @@ func (Codec) AppendSerialized(dst []byte, outs []outcome.Outcome) ([]byte, error
 	var parts []any
 	dst, err := outcome.AppendEach(dst, outs, callIDs(), func(dst []byte, i int, o *outcome.Outcome) ([]byte, error) {
 		if o.Error != nil {
-			return AppendToolMessage(dst, o.Call.ID, *o.Error)
+			return appendToolMessage(dst, o)
 		}
 		content, err := toolContent(i, o, &parts)
 		if err != nil {

@@ -42,7 +42,7 @@ func (Codec) Serialize(outs []outcome.Outcome) ([]any, error) {
 func (Codec) AppendSerialized(dst []byte, outs []outcome.Outcome) ([]byte, error) {
 	return outcome.AppendEach(dst, outs, callIDs(), func(dst []byte, i int, o *outcome.Outcome) ([]byte, error) {
 		if o.Error != nil {
-			return AppendFunctionCallOutput(dst, o.Call.ID, *o.Error)
+			return appendFunctionCallOutput(dst, o)
 		}
 		output, err := itemOutput(i, o)
 		if err != nil {
@@ -287,11 +287,17 @@ func readFile(m map[string]any, ip string) (outcome.Block, error) {
 //
 // See OpenAI OpenAPI FunctionCallOutputItemParam.
 func AppendFunctionCallOutput(dst []byte, callID string, e envelope.Envelope) ([]byte, error) {
+	return appendFunctionCallOutput(dst, &outcome.Outcome{Call: outcome.Call{ID: callID}, Error: &e})
+}
+
+// appendFunctionCallOutput is AppendFunctionCallOutput for the failure of o,
+// its envelope written by outcome.AppendErrorString.
+func appendFunctionCallOutput(dst []byte, o *outcome.Outcome) ([]byte, error) {
 	start := len(dst)
 	dst = append(dst, `{"call_id":`...)
-	dst = canonical.AppendString(dst, callID)
+	dst = canonical.AppendString(dst, o.Call.ID)
 	dst = append(dst, `,"output":`...)
-	dst, err := outcome.AppendEnvelopeString(dst, e)
+	dst, err := outcome.AppendErrorString(dst, o)
 	if err != nil {
 		return dst[:start], err
 	}

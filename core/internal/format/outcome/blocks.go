@@ -157,16 +157,39 @@ func QuoteTail(dst []byte, start int) []byte {
 	return dst[:start+m]
 }
 
-// AppendEnvelopeString appends the canonical JSON text of Safe(e) as one JSON
-// string: the content of a text-only failure (Anthropic tool_result content,
-// OpenAI content and output).
-func AppendEnvelopeString(dst []byte, e envelope.Envelope) ([]byte, error) {
+// AppendError appends the canonical JSON text of Safe(*o.Error), the
+// envelope of a failure as every format writes it: o.Error with
+// o.SafeDetails when those are set (the reader sanitized it already),
+// otherwise o.Error passed through Safe and encoded. Returns dst unchanged
+// and the canonical writer's error when the details hold a value JSON
+// cannot carry (NaN, ±Inf).
+func AppendError(dst []byte, o *Outcome) ([]byte, error) {
+	if o.SafeDetails != nil {
+		return o.Error.AppendCanonicalDetails(dst, o.SafeDetails), nil
+	}
 	start := len(dst)
-	dst, err := Safe(e).AppendCanonical(dst)
+	dst, err := Safe(*o.Error).AppendCanonical(dst)
 	if err != nil {
 		return dst[:start], err
 	}
+	return dst, nil
+}
+
+// AppendErrorString appends what AppendError writes as one JSON string: the
+// content of a text-only failure (Anthropic tool_result content, OpenAI
+// content and output). Errors are AppendError's.
+func AppendErrorString(dst []byte, o *Outcome) ([]byte, error) {
+	start := len(dst)
+	dst, err := AppendError(dst, o)
+	if err != nil {
+		return dst, err
+	}
 	return QuoteTail(dst, start), nil
+}
+
+// AppendEnvelopeString is AppendErrorString for the failure e.
+func AppendEnvelopeString(dst []byte, e envelope.Envelope) ([]byte, error) {
+	return AppendErrorString(dst, &Outcome{Error: &e})
 }
 
 // AppendJSONString appends the canonical JSON text of v as one JSON string.
