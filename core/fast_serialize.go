@@ -4,98 +4,84 @@ import (
 	"github.com/toolerr/toolerr/core/internal/canonical"
 	"github.com/toolerr/toolerr/core/internal/envelope"
 	"github.com/toolerr/toolerr/core/internal/format"
+	"github.com/toolerr/toolerr/core/internal/format/mcp"
 	"github.com/toolerr/toolerr/core/internal/format/outcome"
+	"github.com/toolerr/toolerr/core/internal/sanitize"
 )
 
 // fastSerialize answers the common serialize request without a value tree:
 // {"op": "serialize", "format": f, "results": [{"call": {"id", "name"},
-// "error": envelope | "result": {"text": s}}, ...]} or the one outcome at the
-// top level ("call" and "error" | "result"), members in any order. Its
-// members are read straight into outcomes (only an envelope's details
-// become a tree) and the codec writes the response, as opSerialize does.
+// "error": envelope | "result": {"text": s}}, ...], "output_schema"?: b} or
+// the one outcome at the top level ("call" and "error" | "result"), members
+// in any order. Its members are read straight into outcomes and the codec
+// writes the response, as opSerialize does. An envelope's details already in
+// canonical form with every string clean (canonical.Scanner.Canonical,
+// sanitize.QuietDetail), the form the bindings send, are not read into a
+// tree at all: the codec copies their text (outcome.Outcome.SafeDetails),
+// and the envelope's message passes the sanitizer here, once, instead of in
+// the codec. Other details become a tree, sanitized by the codec as always.
 //
 // It answers only a request it is sure of: any other member or shape, a
 // duplicate member, a value the op refuses, a bound reached or a codec error
 // returns ok false, and Invoke takes the request through the general path,
 // which gives the answer (or the error) it always did. So the bytes are the
-// same either way; TestFastSerialize_sameAsGeneral holds it to that.
+// same either way; TestFastSerialize_sameAsGeneral,
+// TestFastSerialize_mutations and FuzzFastSerialize hold it to that.
 func fastSerialize(request []byte) (response []byte, ok bool) {
 	s := canonical.NewScanner(request)
-	if !s.Byte('{') {
-		return nil, false
-	}
 	var (
-		seen    uint8
-		name    string
-		outs    []outcome.Outcome
-		one     *fastOne // the top-level outcome, allocated once it is met
-		members int
+		name   string
+		outs   []outcome.Outcome
+		one    *fastOne // the first outcome, allocated once one is met
+		schema bool
 	)
+	first := func() *fastOne {
+		if one == nil {
+			one = new(fastOne)
+		}
+		return one
+	}
 	const (
 		mOp = 1 << iota
 		mFormat
+		mSchema
 		mResults
 		mCall
 		mError
 		mResult
 	)
-	for ; ; members++ {
-		key, more, ok := s.Member(members)
-		if !ok {
-			return nil, false
-		}
-		if !more {
-			break
-		}
-		var bit uint8
+	seen, ok := fastObject(s, func(key string) (uint8, bool) {
 		switch key {
 		case "op":
-			bit = mOp
 			v, ok := s.String()
-			if !ok || v != "serialize" || !s.Str(v) {
-				return nil, false
-			}
+			return mOp, ok && v == "serialize" && s.Str(v)
 		case "format":
-			bit = mFormat
-			if name, ok = s.String(); !ok || !s.Str(name) {
-				return nil, false
-			}
+			var ok bool
+			name, ok = s.String()
+			return mFormat, ok && s.Str(name)
+		case "output_schema":
+			var ok bool
+			schema, ok = s.Bool()
+			return mSchema, ok
 		case "results":
-			bit = mResults
-			if outs, ok = fastResults(s); !ok {
-				return nil, false
-			}
+			var ok bool
+			outs, ok = fastResults(s, first())
+			return mResults, ok
 		case "call":
-			bit = mCall
-			if one == nil {
-				one = new(fastOne)
-			}
-			if !fastCall(s, &one.out[0].Call) {
-				return nil, false
-			}
-		case "error", "result":
-			bit = mError
-			if key == "result" {
-				bit = mResult
-			}
-			if one == nil {
-				one = new(fastOne)
-			}
-			if !fastPayload(s, key, 2, &one.out[0], &one.slot) {
-				return nil, false
-			}
-		default:
-			return nil, false
+			return mCall, fastCall(s, &first().out[0].Call)
+		case "error":
+			f := first()
+			return mError, fastPayload(s, key, 2, &f.out[0], &f.slot)
+		case "result":
+			f := first()
+			return mResult, fastPayload(s, key, 2, &f.out[0], &f.slot)
 		}
-		if seen&bit != 0 {
-			return nil, false
-		}
-		seen |= bit
-	}
-	if !s.End() || !s.Object(members) || seen&(mOp|mFormat) != mOp|mFormat {
+		return 0, false
+	})
+	if !ok || !s.End() || seen&(mOp|mFormat) != mOp|mFormat {
 		return nil, false
 	}
-	switch seen &^ (mOp | mFormat) {
+	switch seen &^ (mOp | mFormat | mSchema) {
 	case mResults:
 	case mCall | mError, mCall | mResult:
 		outs = one.out[:]
@@ -106,7 +92,19 @@ func fastSerialize(request []byte) (response []byte, ok bool) {
 	if c == nil {
 		return nil, false
 	}
-	buf := append(make([]byte, 0, min(512*len(outs), 64<<10)+len(okPrefix)+1), okPrefix...)
+	if seen&mSchema != 0 {
+		// As withOutputSchema: the member belongs to the mcp format only.
+		m, isMCP := c.(mcp.Codec)
+		if !isMCP {
+			return nil, false
+		}
+		m.NoOutputSchema = !schema
+		c = m
+	}
+	// The response is about as long as the request: the members it drops
+	// (op, format) make room for each outcome's frame and the escapes of a
+	// text-only format.
+	buf := append(make([]byte, 0, min(len(request)+96*len(outs), 64<<10)+len(okPrefix)+1), okPrefix...)
 	b, err := c.AppendSerialized(buf, outs)
 	if err != nil || len(b)+1 > MaxResponseBytes {
 		return nil, false
@@ -114,8 +112,36 @@ func fastSerialize(request []byte) (response []byte, ok bool) {
 	return append(b, '}'), true
 }
 
-// fastOne is the outcome of a request that gives one at the top level, with
-// what it points to.
+// fastObject reads the object at s: '{', each member's name, whose value
+// member reads (returning the bit that stands for the name, 0 for a name it
+// does not take, and whether the value was one it takes), then '}', charging
+// the object to the budget as Parse does. It returns the bits of the members
+// read, and false for anything else, a repeated member included.
+func fastObject(s *canonical.Scanner, member func(name string) (bit uint8, ok bool)) (seen uint8, ok bool) {
+	if !s.Byte('{') {
+		return 0, false
+	}
+	n := 0
+	for ; ; n++ {
+		name, more, ok := s.Member(n)
+		if !ok {
+			return 0, false
+		}
+		if !more {
+			break
+		}
+		bit, ok := member(name)
+		if !ok || bit == 0 || seen&bit != 0 {
+			return 0, false
+		}
+		seen |= bit
+	}
+	// At most 8 members (one bit each): Object's bound.
+	return seen, s.Object(n)
+}
+
+// fastOne is the first outcome of a request, with what it points to: the
+// one at the top level, or the first of its results.
 type fastOne struct {
 	out  [1]outcome.Outcome
 	slot fastSlot
@@ -128,48 +154,44 @@ type fastSlot struct {
 }
 
 // fastResults reads the results array: each element an object of "call"
-// and "error" or "result".
-func fastResults(s *canonical.Scanner) ([]outcome.Outcome, bool) {
+// and "error" or "result". The first outcome is read into f (a list of one
+// allocates nothing more); a second moves them to slices of their own.
+func fastResults(s *canonical.Scanner, f *fastOne) ([]outcome.Outcome, bool) {
 	if !s.Byte('[') {
 		return nil, false
 	}
-	var outs []outcome.Outcome
+	outs := f.out[:0]
 	var slots []fastSlot
 	for !s.Byte(']') {
 		if len(outs) > 0 && !s.Byte(',') {
 			return nil, false
 		}
-		if !s.Byte('{') {
-			return nil, false
+		var (
+			o  *outcome.Outcome
+			sl *fastSlot
+		)
+		switch len(outs) {
+		case 0:
+			outs, o, sl = f.out[:1], &f.out[0], &f.slot
+		case 1:
+			outs = append(make([]outcome.Outcome, 0, 4), f.out[0])
+			slots = append(make([]fastSlot, 0, 4), f.slot)
+			fallthrough
+		default:
+			outs = append(outs, outcome.Outcome{})
+			slots = append(slots, fastSlot{})
+			o, sl = &outs[len(outs)-1], &slots[len(slots)-1]
 		}
-		outs = append(outs, outcome.Outcome{})
-		slots = append(slots, fastSlot{})
-		o, sl := &outs[len(outs)-1], &slots[len(slots)-1]
-		hasCall, hasPayload := false, false
-		for n := 0; ; n++ {
-			key, more, ok := s.Member(n)
-			if !ok {
-				return nil, false
+		seen, ok := fastObject(s, func(key string) (uint8, bool) {
+			switch key {
+			case "call":
+				return 1, fastCall(s, &o.Call)
+			case "error", "result":
+				return 2, fastPayload(s, key, 4, o, sl)
 			}
-			if !more {
-				break
-			}
-			switch {
-			case key == "call" && !hasCall:
-				hasCall = fastCall(s, &o.Call)
-				if !hasCall {
-					return nil, false
-				}
-			case (key == "error" || key == "result") && !hasPayload:
-				hasPayload = fastPayload(s, key, 4, o, sl)
-				if !hasPayload {
-					return nil, false
-				}
-			default:
-				return nil, false
-			}
-		}
-		if !hasCall || !hasPayload || !s.Object(2) {
+			return 0, false
+		})
+		if !ok || seen != 3 {
 			return nil, false
 		}
 	}
@@ -177,7 +199,7 @@ func fastResults(s *canonical.Scanner) ([]outcome.Outcome, bool) {
 		return nil, false
 	}
 	// The outcomes point into slots, which moved while they grew.
-	for i := range outs {
+	for i := range slots {
 		if outs[i].Error != nil {
 			outs[i].Error = &slots[i].e
 		} else {
@@ -189,106 +211,80 @@ func fastResults(s *canonical.Scanner) ([]outcome.Outcome, bool) {
 
 // fastCall reads {"id": s, "name": s}, either or both.
 func fastCall(s *canonical.Scanner, c *outcome.Call) bool {
-	if !s.Byte('{') {
-		return false
-	}
-	var seen uint8
-	n := 0
-	for ; ; n++ {
-		key, more, ok := s.Member(n)
-		if !ok {
-			return false
-		}
-		if !more {
-			break
-		}
+	_, ok := fastObject(s, func(key string) (uint8, bool) {
 		v, ok := s.String()
-		if !ok || !s.Str(v) {
-			return false
+		ok = ok && s.Str(v)
+		switch key {
+		case "id":
+			c.ID = v
+			return 1, ok
+		case "name":
+			c.Name = v
+			return 2, ok
 		}
-		switch {
-		case key == "id" && seen&1 == 0:
-			c.ID, seen = v, seen|1
-		case key == "name" && seen&2 == 0:
-			c.Name, seen = v, seen|2
-		default:
-			return false
-		}
-	}
-	return s.Object(n)
+		return 0, false
+	})
+	return ok
 }
 
 // fastPayload reads an outcome's "error" (an envelope) or "result" (only
 // {"text": s}) at nesting level depth into o, pointing into sl.
 func fastPayload(s *canonical.Scanner, key string, depth int, o *outcome.Outcome, sl *fastSlot) bool {
 	if key == "result" {
-		if !s.Byte('{') {
-			return false
-		}
-		if k, ok := s.String(); !ok || k != "text" || !s.Byte(':') {
-			return false
-		}
-		t, ok := s.String()
-		if !ok || !s.Str(t) || !s.Byte('}') || !s.Object(1) {
-			return false
-		}
-		sl.r = outcome.TextResult(t)
+		seen, ok := fastObject(s, func(key string) (uint8, bool) {
+			t, ok := s.String()
+			sl.r = outcome.TextResult(t)
+			return 1, key == "text" && ok && s.Str(t)
+		})
 		o.Result = &sl.r
-		return true
+		return ok && seen == 1
 	}
-	if !s.Byte('{') {
-		return false
-	}
-	var seen uint8
 	e := &sl.e
-	n := 0
-	for ; ; n++ {
-		key, more, ok := s.Member(n)
-		if !ok {
-			return false
-		}
-		if !more {
-			break
-		}
-		var bit uint8
+	seen, ok := fastObject(s, func(key string) (uint8, bool) {
 		switch key {
 		case "code", "message", "source":
 			v, ok := s.String()
-			if !ok || !s.Str(v) {
-				return false
-			}
+			ok = ok && s.Str(v)
 			switch key {
 			case "code":
-				bit, e.Code = 1, envelope.Code(v)
+				e.Code = envelope.Code(v)
+				return 1, ok
 			case "message":
-				bit, e.Message = 2, v
-			default:
-				bit, e.Source = 4, envelope.Source(v)
+				e.Message = v
+				return 2, ok
 			}
+			e.Source = envelope.Source(v)
+			return 4, ok
 		case "retryable":
-			if e.Retryable, ok = s.Bool(); !ok {
-				return false
-			}
-			bit = 8
+			var ok bool
+			e.Retryable, ok = s.Bool()
+			return 8, ok
 		case "details":
 			if s.Next() != '{' {
-				return false
+				return 0, false
+			}
+			if raw, ok := s.Canonical(depth, sanitize.QuietDetail); ok {
+				o.SafeDetails = raw
+				return 16, true
 			}
 			v, err := s.Value(depth)
 			if err != nil {
-				return false
+				return 0, false
 			}
-			e.Details, bit = v.(map[string]any), 16
-		default:
-			return false
+			e.Details = v.(map[string]any)
+			return 16, true
 		}
-		if seen&bit != 0 {
-			return false
-		}
-		seen |= bit
-	}
-	if seen != 31 || !s.Object(n) || !envelope.ValidCodeToken(string(e.Code)) || !e.Source.Valid() {
+		return 0, false
+	})
+	if !ok || seen != 31 || !envelope.ValidCodeToken(string(e.Code)) || !e.Source.Valid() {
 		return false
+	}
+	if o.SafeDetails != nil {
+		// What outcome.Safe does to it, done here once: the details need
+		// nothing (QuietDetail accepted every string of them).
+		if !sanitize.CleanMessage(e.Message) {
+			e.Message = sanitize.Message(e.Message)
+		}
 	}
 	o.Error = e
 	return true
