@@ -75,8 +75,12 @@ const n = Number(process.env.BENCH_CALLS || 400);
 const m = Math.max(1, n / 40);
 console.log(`node ${process.version}, ai ${version('ai')}, @ai-sdk/anthropic ${version('@ai-sdk/anthropic')}; medians of ${rounds} interleaved rounds`);
 console.log(`${''.padEnd(50)} ${'toolerr'.padStart(12)} ${'peer'.padStart(12)} ${'ratio'.padStart(7)}`);
-await pair('(a) toAnthropic / AI SDK getArgs', () => toolerr.toAnthropic(outcome), () => model.getArgs({ prompt: onePrompt, stream: false, userSuppliedBetas: new Set() }), n, 1);
-await pair('(a) toAnthropic / AI SDK doGenerate', () => toolerr.toAnthropic(outcome), () => generate(onePrompt), n, 1);
+const work = process.env.BENCH_WORK || 'ab'; // which work items run: "a", "b" or both
+if (work.includes('a')) {
+  await pair('(a) toAnthropic / AI SDK getArgs', () => toolerr.toAnthropic(outcome), () => model.getArgs({ prompt: onePrompt, stream: false, userSuppliedBetas: new Set() }), n, 1);
+  await pair('(a) toAnthropic / AI SDK doGenerate', () => toolerr.toAnthropic(outcome), () => generate(onePrompt), n, 1);
+}
+if (!work.includes('b')) process.exit(0);
 await pair('(b) -> anthropic, list / AI SDK getArgs', () => toolerr.convert(msgs, { from: 'openai-chat', to: 'anthropic' }),
   () => model.getArgs({ prompt, stream: false, userSuppliedBetas: new Set() }), m, 1);
 await pair('(b) -> anthropic, list / AI SDK doGenerate', () => toolerr.convert(msgs, { from: 'openai-chat', to: 'anthropic' }),

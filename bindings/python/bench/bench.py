@@ -34,6 +34,7 @@ ENV = {"code": "TIMEOUT", "details": {"attempt": 1, "tool": "get_weather"},
 OUTCOME = [toolerr.Outcome("toolu_01", "get_weather", error=toolerr.Envelope.from_dict(ENV))]
 OPENAI_TOOL_MSG = {"role": "tool", "tool_call_id": "toolu_01", "content": json.dumps(ENV)}
 ROUNDS = int(os.environ.get("BENCH_ROUNDS", "41"))
+WORK = os.environ.get("BENCH_WORK", "ab")  # which work items run: "a", "b" or both
 
 
 def per_call(fn, n: int) -> float:
@@ -72,8 +73,11 @@ def main() -> None:
     print(f"python {v}, litellm {metadata.version('litellm')}; "
           f"medians of {ROUNDS} interleaved rounds")
     print(f"{'':<66} {'toolerr':>12} {'peer':>12} {'ratio':>7}")
-    pair("(a) to_anthropic / LiteLLM anthropic_messages_pt", lambda: toolerr.to_anthropic(OUTCOME),
-         lambda: anthropic_messages_pt([OPENAI_TOOL_MSG], "claude-sonnet-4-5", "anthropic"), n, 1.0)
+    if "a" in WORK:
+        pair("(a) to_anthropic / LiteLLM anthropic_messages_pt", lambda: toolerr.to_anthropic(OUTCOME),
+             lambda: anthropic_messages_pt([OPENAI_TOOL_MSG], "claude-sonnet-4-5", "anthropic"), n, 1.0)
+    if "b" not in WORK:
+        return
     m = max(1, n // 40)
     pair("(b) -> anthropic, list / LiteLLM anthropic_messages_pt",
          lambda: convert(msgs, from_format="openai-chat", to_format="anthropic"),

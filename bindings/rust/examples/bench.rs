@@ -58,9 +58,15 @@ fn main() {
     let n: usize = std::env::var("BENCH_CALLS").ok().and_then(|s| s.parse().ok()).unwrap_or(4_000);
     println!("rust: toolerr beside serde_json; medians of {rounds} interleaved rounds");
     println!("{:<52} {:>12} {:>12} {:>7}", "", "toolerr", "serde_json", "ratio");
-    pair("(a) to_anthropic / serde_json building the message", rounds, n, 3.0,
-        || { black_box(toolerr::to_anthropic(black_box(&outcome)).unwrap()); },
-        || { black_box(plain()); });
+    let work = std::env::var("BENCH_WORK").unwrap_or_else(|_| "ab".into()); // which work items run: "a", "b" or both
+    if work.contains('a') {
+        pair("(a) to_anthropic / serde_json building the message", rounds, n, 3.0,
+            || { black_box(toolerr::to_anthropic(black_box(&outcome)).unwrap()); },
+            || { black_box(plain()); });
+    }
+    if !work.contains('b') {
+        return;
+    }
     for to in ["anthropic", "gemini"] {
         let answer = toolerr::convert(&msgs, "openai-chat", to, json!({})).unwrap();
         let flagged = answer.to_string().matches(if to == "anthropic" { "\"is_error\":true" } else { "\"error\":{\"code\"" }).count();
