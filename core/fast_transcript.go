@@ -1,42 +1,47 @@
 package core
 
 import (
+	"github.com/toolerr/toolerr/core/internal/bounds"
 	"github.com/toolerr/toolerr/core/internal/canonical"
+	"github.com/toolerr/toolerr/core/internal/format/dialect"
 	"github.com/toolerr/toolerr/core/internal/transcript"
 )
 
 // listOp is in every request fastList answers.
 const listOp = `"messages"`
 
-// fastList answers the common convert and check requests without a value
-// tree of the request: {"op": "convert", "from": f, "to": t, "id_rules"?,
-// "model"?, "messages": [...]} and {"op": "check", "format": f,
-// "id_rules"?, "model"?, "messages": [...]}, members in any order but op and
-// the list's format before messages, from a format whose dialect has a Scan
+// fastList answers the common convert, check and repair requests without a
+// value tree of the request: {"op": "convert", "from": f, "to": t,
+// "id_rules"?, "model"?, "messages": [...]} and {"op": "check" | "repair",
+// "format": f, "id_rules"?, "model"?, "messages": [...]}, members in any
+// order but op and the list's format (and, for a same-format conversion,
+// to) before messages, from a format whose dialect has a Scan
 // (openai-chat). The messages are read straight from the bytes into the
-// neutral model (transcript.ScanList; a content array alone becomes a tree)
-// and the engine answers as opConvert and opCheck do; a conversion keeps the
+// neutral model (transcript.ScanList; a content array alone becomes a tree),
+// each Raw what the op needs of it (dialect.ScanRaw: nothing, what lint
+// reads, or the element's canonical JSON to write back), and the engine
+// answers as opConvert, opCheck and opRepair do; a conversion keeps the
 // result elements the target's codec writes as its bytes (Options.Encoded).
 //
 // It answers only a request it is sure of: any other member or shape, a
-// duplicate member, a message Scan does not take, a bound reached, a value
-// the op refuses or a same-format conversion (which writes messages back as
-// read, from their trees) returns ok false, and Invoke takes the request
-// through the general path, which gives the answer (or the error) it always
-// did. TestFastList_sameAsGeneral and FuzzFastList hold it to that.
+// duplicate member, a message Scan does not take, a bound reached or a value
+// the op refuses returns ok false, and Invoke takes the request through the
+// general path, which gives the answer (or the error) it always did.
+// TestFastList_sameAsGeneral and FuzzFastList hold it to that.
 func fastList(request []byte) (response []byte, ok bool) {
 	s := canonical.NewScanner(request)
 	var (
 		op, from, to, format string
 		opts                 TranscriptOptions
 		msgs                 []transcript.Message
+		scanned              dialect.ScanRaw // what the messages' Raw hold
 	)
 	const mOp, mFrom, mTo, mFormat, mMessages = 1 << 0, 1 << 1, 1 << 2, 1 << 3, 1 << 6
 	var seen uint64
 	seen, ok = s.ReadObject([]string{"op", "from", "to", "format", "id_rules", "model", "messages"}, func(i int) bool {
 		switch i {
 		case 0:
-			return s.StringMember(&op) && (op == "convert" || op == "check")
+			return s.StringMember(&op) && (op == "convert" || op == "check" || op == "repair")
 		case 1:
 			return s.StringMember(&from)
 		case 2:
@@ -48,15 +53,24 @@ func fastList(request []byte) (response []byte, ok bool) {
 		case 5:
 			return s.StringMember(&opts.Model)
 		}
-		name := from
-		if op == "check" {
-			name = format
+		name, raw := from, dialect.RawNone
+		defer func() { scanned = raw }()
+		switch op {
+		case "":
+			return false
+		case "check":
+			name, raw = format, dialect.RawLint
+		case "repair":
+			name, raw = format, dialect.RawText
 		}
 		f, err := transcript.FormatNamed(name, "format")
-		if op == "" || err != nil {
+		if err != nil {
 			return false
 		}
-		msgs, ok = transcript.ScanList(f, s, 1, op == "check")
+		if t, err := transcript.FormatNamed(to, "to"); op == "convert" && err == nil && t == f {
+			raw = dialect.RawText // written back as read
+		}
+		msgs, ok = transcript.ScanList(f, s, 1, raw)
 		return ok
 	})
 	if !ok || seen&(mOp|mMessages) != mOp|mMessages || !s.End() || !s.InBudget() {
@@ -68,18 +82,24 @@ func fastList(request []byte) (response []byte, ok bool) {
 	switch {
 	case op == "convert" && lists == mFrom|mTo:
 		ff, tt, o, err := convertOptions(Format(from), Format(to), opts)
-		if err != nil || ff == tt {
+		if err != nil || ff == tt && scanned != dialect.RawText {
 			return nil, false
 		}
 		o.Encoded = true
 		c := transcript.Convert(ff, tt, msgs, o)
 		result = conversionValue(c, "messages", c.Messages)
-	case op == "check" && lists == mFormat:
-		tf, err := formatNamed("check", Format(format), "format")
+	case op == "repair" && lists == mFormat:
+		tf, o, err := listOptions("repair", format, opts)
 		if err != nil {
 			return nil, false
 		}
-		o, err := opts.engine("check", tf)
+		out, ch, err := bounds.Repair(tf, msgs, o)
+		if err != nil {
+			return nil, false
+		}
+		result = repairValue(transcript.WriteWith(tf, out, o), ch)
+	case op == "check" && lists == mFormat:
+		tf, o, err := listOptions("check", format, opts)
 		if err != nil {
 			return nil, false
 		}
@@ -95,4 +115,16 @@ func fastList(request []byte) (response []byte, ok bool) {
 		return nil, false
 	}
 	return append(out, '}'), true
+}
+
+// listOptions reads a check or repair list's format and options for the
+// engine, as CheckWith and RepairWith do (capabilities aside: fastList
+// takes none).
+func listOptions(op, format string, opts TranscriptOptions) (transcript.Format, transcript.Options, error) {
+	tf, err := formatNamed(op, Format(format), "format")
+	if err != nil {
+		return "", transcript.Options{}, err
+	}
+	o, err := opts.engine(op, tf)
+	return tf, o, err
 }

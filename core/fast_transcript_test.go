@@ -12,16 +12,18 @@ import (
 	"github.com/toolerr/toolerr/core/internal/sharedtest"
 )
 
-// fastListSeeds are convert and check requests for the differential tests
-// of fastList: work item (b) to every other format and checked, every
-// convert and check request of the conformance suite, every recorded
+// fastListSeeds are convert, check and repair requests for the
+// differential tests of fastList: work item (b) to every format, checked
+// and repaired, every such request of the conformance suite, every recorded
 // openai-chat transcript (when ../shared is there) likewise, and a few
 // built to reach the bounds (depth, value bytes), lint findings and the
 // shapes the scanner declines.
 func fastListSeeds(t testing.TB) [][]byte {
 	var seeds [][]byte
 	targets := []string{"anthropic", "gemini", "bedrock", "openai-responses"}
-	checks := []string{`"op":"check","format":"openai-chat"`, `"op":"check","format":"openai-chat","model":"o1-mini"`, `"op":"check","format":"openai-chat","id_rules":"mistral"`}
+	checks := []string{`"op":"check","format":"openai-chat"`, `"op":"check","format":"openai-chat","model":"o1-mini"`, `"op":"check","format":"openai-chat","id_rules":"mistral"`,
+		`"op":"repair","format":"openai-chat"`, `"op":"repair","format":"openai-chat","model":"o1-mini"`,
+		`"op":"convert","from":"openai-chat","to":"openai-chat","id_rules":"mistral"`, `"op":"convert","from":"openai-chat","to":"openai-chat"`}
 	// all is a request of every op and target for the messages msgs
 	all := func(msgs string) {
 		for _, to := range targets {
@@ -53,7 +55,7 @@ func fastListSeeds(t testing.TB) [][]byte {
 		for _, c := range cases {
 			for _, tc := range c.Tests {
 				var req map[string]any
-				if json.Unmarshal(tc.Request, &req) == nil && (req["op"] == "convert" || req["op"] == "check") {
+				if json.Unmarshal(tc.Request, &req) == nil && (req["op"] == "convert" || req["op"] == "check" || req["op"] == "repair") {
 					seeds = append(seeds, compactJSON(t, tc.Request))
 				}
 			}
@@ -74,13 +76,19 @@ func fastListSeeds(t testing.TB) [][]byte {
 	}
 	deep := strings.Repeat("[", 600) + strings.Repeat("]", 600)
 	tiny := "[" + strings.Repeat("{},", 30000) + "{}]"
+	// a message whose content costs more tree than a text of its length may,
+	// in a request long enough to afford it, that repair rebuilds (Clone)
+	costly := `[{"role":"user","content":"` + strings.Repeat("x", 60000) + `"},{"role":"assistant","content":[` + strings.Repeat("{},", 2000) +
+		`{}],"tool_calls":[{"id":"a","function":{"name":"f","arguments":"{}"}},{"id":"a","function":{"name":"f","arguments":"{}"}}]},{"role":"tool","tool_call_id":"a","content":"ok"}]`
 	for _, msgs := range []string{
 		`[]`,
+		costly,
 		`[{"role":"user","content":` + deep + `}]`,
 		`[{"role":"user","content":` + tiny + `}]`,
 		`[{"role":"assistant","content":null,"tool_calls":[{"id":"call_\u00e9","type":"function","function":{"name":"get\"x","arguments":"{\"a\":[1,2e3,-0]}"}}]},{"role":"tool","tool_call_id":"call_\u00e9","content":"{\"code\":\"TIMEOUT\",\"message\":\"Token sk-abcdefghijklmnopqrstuvwxyz0123456789 timed out.\",\"retryable\":true,\"details\":{},\"source\":\"tool\"}"}]`,
 		`[{"role":"assistant","tool_calls":[{"id":"a","function":{"name":"f","arguments":"1"}},{"id":"a","function":{"name":"f","arguments":"[]"}}]},{"role":"tool","tool_call_id":"a","content":"\ud800 lone"},{"role":"tool","tool_call_id":"a","content":""}]`,
 		`[{"role":"user","content":[{"type":"text","text":"see"},{"type":"image_url","image_url":{"url":"data:image/png;base64,iVBORw0KGgo="}}]},{"role":"developer","content":"be brief"},{"role":"system","content":"x"}]`,
+		`[{"role":"assistant","content":"a","tool_calls":[{"id":"c1","type":"function","function":{"name":"f","arguments":"{}"}},{"id":"c2","function":{"name":"g","arguments":"{\"x\":1}"}}]},{"role":"user","content":"next"},{"role":"tool","tool_call_id":"c2","content":"late"},{"role":"tool","tool_call_id":"zz","content":"orphan"},{"role":"assistant","content":null,"tool_calls":[{"id":"c3","type":"function","function":{"name":"f","arguments":""}}]},{"role":"tool","tool_call_id":"c3","content":""},{"role":"tool","tool_call_id":"c3","content":"again"}]`,
 		`[{"role":"system","content":[]},{"role":"user","content":[{"type":"input_audio","input_audio":{}},{"text":"no type"}]},{"role":"assistant","content":"","tool_calls":[]},{"role":"assistant","tool_calls":null,"content":[{"type":"refusal","refusal":"no"}]},{"role":"tool","tool_call_id":"x","content":[{"type":"text","text":""}]}]`,
 	} {
 		all(msgs)
@@ -235,7 +243,7 @@ func TestFastList_sameAsGeneral(t *testing.T) {
 		} else {
 			declined++
 		}
-		if i < 7 {
+		if i < 11 {
 			// work item (b): the fast path's own shape
 			if _, ok := fastList(seed); !ok {
 				t.Fatalf("fastList declines work item (b): %.200s", seed)

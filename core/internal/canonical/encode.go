@@ -424,3 +424,11 @@ type Text []byte
 
 // AppendCanonical appends t to dst.
 func (t Text) AppendCanonical(dst []byte) ([]byte, error) { return append(dst, t...), nil }
+
+// Tree parses t back into a value tree. t is text toolerr wrote from a
+// value the request's own bounds admitted, so it is held to MaxTreeBytes
+// alone, not to a budget per byte of its own length.
+func (t Text) Tree() (any, error) {
+	v, _, err := parse(t, MaxTreeBytes)
+	return v, err
+}

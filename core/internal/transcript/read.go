@@ -3,6 +3,7 @@ package transcript
 import (
 	"github.com/toolerr/toolerr/core/internal/canonical"
 	"github.com/toolerr/toolerr/core/internal/field"
+	"github.com/toolerr/toolerr/core/internal/format/dialect"
 )
 
 // Read reads the message list of format f, the "messages" member of a
@@ -43,11 +44,11 @@ func ReadList(f Format, msgs []any, path string) ([]Message, error) {
 // format without a Scan, or any element Scan is not sure of: the caller
 // then reads the whole request as a tree, which answers or refuses it.
 //
-// The model it returns is for ops that do not write Raw trees back: convert
-// to another format, and check, for which lint makes each message's Raw the
-// members its dialect's Lint reads. repair and a same-format convert write
-// messages back as read, so they read the tree.
-func ScanList(f Format, s *canonical.Scanner, depth int, lint bool) ([]Message, bool) {
+// raw says what each Raw holds for the op (dialect.ScanRaw): nothing for a
+// conversion to another format, what Lint reads for check, the element's
+// canonical JSON for repair and a same-format conversion, which write
+// elements back as read.
+func ScanList(f Format, s *canonical.Scanner, depth int, raw dialect.ScanRaw) ([]Message, bool) {
 	d := dialectOf(f)
 	if d == nil || d.Scan == nil || !s.Byte('[') {
 		return nil, false
@@ -64,7 +65,7 @@ func ScanList(f Format, s *canonical.Scanner, depth int, lint bool) ([]Message, 
 			}
 			break
 		}
-		m, ok := d.Scan(s, depth+1, lint)
+		m, ok := d.Scan(s, depth+1, raw)
 		if !ok {
 			return nil, false
 		}

@@ -102,12 +102,10 @@ type Dialect struct {
 	// nesting level depth (the arrays and objects around it), for the shapes
 	// it is sure of, giving the Message Read would give for the tree of the
 	// same bytes, with Scanned for each Raw the tree would set (a part
-	// inside a member it parsed as a tree keeps that tree). With lint, the
-	// message's Raw is instead an object of the members Lint reads, as the
-	// tree holds them (an array Lint only counts may hold nulls). It
-	// reports false for anything else: the caller then reads the whole
-	// request as a tree. nil for a format without one.
-	Scan func(s *canonical.Scanner, depth int, lint bool) (Message, bool)
+	// inside a member it parsed as a tree keeps that tree), or what raw
+	// asks for instead. It reports false for anything else: the caller then
+	// reads the whole request as a tree. nil for a format without one.
+	Scan func(s *canonical.Scanner, depth int, raw ScanRaw) (Message, bool)
 	// Write writes one neutral message as zero or more list elements.
 	Write func(w *Writer, m Message) []any
 	// Serialize is the provider's single-turn codec: a result part in a

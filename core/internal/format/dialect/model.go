@@ -116,6 +116,25 @@ type Part struct {
 // same-format convert) or lints them reads the tree instead.
 type Scanned struct{}
 
+// ScanRaw is what Dialect.Scan puts where the tree of an element would be
+// its Raw, for what the op does with it.
+type ScanRaw uint8
+
+// The kinds of ScanRaw.
+const (
+	// RawNone: Scanned, for an op that neither lints elements nor writes
+	// them back (convert to another format).
+	RawNone ScanRaw = iota
+	// RawLint: a message's Raw is an object of the members Lint reads, as
+	// the tree holds them (an array Lint only counts may hold nulls), where
+	// Lint can find something in them, else Scanned (check).
+	RawLint
+	// RawText: each Raw is the element's canonical JSON (canonical.Text),
+	// which a writer copies as is and Clone parses where it rebuilds one
+	// (repair, a same-format convert).
+	RawText
+)
+
 // Message is one message (or item) of a list.
 type Message struct {
 	Role  Role

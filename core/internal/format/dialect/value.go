@@ -8,8 +8,12 @@ import (
 	"github.com/toolerr/toolerr/core/internal/format/outcome"
 )
 
-// Clone returns a shallow copy of v when it is an object, else a new object.
+// Clone returns a shallow copy of v when it is an object (the tree of v's
+// text when it is a canonical.Text holding one), else a new object.
 func Clone(v any) map[string]any {
+	if t, ok := v.(canonical.Text); ok {
+		v, _ = t.Tree()
+	}
 	src, _ := v.(map[string]any)
 	m := make(map[string]any, len(src)+2)
 	for k, x := range src {

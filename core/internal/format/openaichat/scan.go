@@ -17,7 +17,7 @@ import (
 // function message, a name, an unknown role, a member of another type, a
 // duplicate member) reports false, and the caller reads the tree: so
 // nothing convert would count as dropped is ever skipped here.
-func scanMessage(s *canonical.Scanner, depth int, lint bool) (dialect.Message, bool) {
+func scanMessage(s *canonical.Scanner, depth int, mode dialect.ScanRaw) (dialect.Message, bool) {
 	var (
 		msg     dialect.Message
 		role    string
@@ -26,8 +26,10 @@ func scanMessage(s *canonical.Scanner, depth int, lint bool) (dialect.Message, b
 		calls   []dialect.Part
 		// tool_calls was null (the tree holds nil, not an empty array)
 		callsNull bool
+		// the canonical JSON of tool_calls, for RawText
+		callsText []byte
 	)
-	const hasContent, hasCalls = 1 << 1, 1 << 3
+	const hasContent, hasID, hasCalls = 1 << 1, 1 << 2, 1 << 3
 	seen, ok := s.ReadObject([]string{"role", "content", "tool_call_id", "tool_calls"}, func(i int) bool {
 		switch i {
 		case 0:
@@ -44,7 +46,7 @@ func scanMessage(s *canonical.Scanner, depth int, lint bool) (dialect.Message, b
 			return true
 		}
 		var ok bool
-		calls, ok = scanCalls(s)
+		calls, callsText, ok = scanCalls(s, mode == dialect.RawText)
 		return ok
 	})
 	if !ok {
@@ -52,7 +54,34 @@ func scanMessage(s *canonical.Scanner, depth int, lint bool) (dialect.Message, b
 	}
 	msg.Raw = dialect.Scanned{}
 	_, isArray := content.([]any)
-	if lint && (isArray || role == "system" || role == "developer" || seen&hasCalls != 0 && !callsNull && len(calls) == 0) {
+	switch {
+	case mode == dialect.RawText:
+		// the message's canonical JSON: its members in RFC 8785 order
+		text, _ := content.(string)
+		b := make([]byte, 0, 64+len(callsText)+len(id)+len(role)+len(text)+len(text)/8)
+		b = append(b, '{')
+		if seen&hasContent != 0 {
+			b = append(b, `"content":`...)
+			var err error
+			if b, err = canonical.Append(b, content); err != nil {
+				return msg, false
+			}
+			b = append(b, ',')
+		}
+		b = canonical.AppendString(append(b, `"role":`...), role)
+		if seen&hasID != 0 {
+			b = canonical.AppendString(append(b, `,"tool_call_id":`...), id)
+		}
+		if seen&hasCalls != 0 {
+			b = append(b, `,"tool_calls":`...)
+			if callsNull {
+				b = append(b, "null"...)
+			} else {
+				b = append(b, callsText...)
+			}
+		}
+		msg.Raw = canonical.Text(append(b, '}'))
+	case mode == dialect.RawLint && (isArray || role == "system" || role == "developer" || seen&hasCalls != 0 && !callsNull && len(calls) == 0):
 		// what lint reads: role, the content array, how many tool_calls;
 		// any other message gives it nothing to find (see lint)
 		raw := map[string]any{"role": role}
@@ -113,49 +142,72 @@ func scanContent(s *canonical.Scanner, depth int) (any, bool) {
 
 // scanCalls reads an array of tool calls {id, type, function: {name,
 // arguments}} (id and type optional, every member a string; function with
-// both members) into call parts, as readMessage reads them.
-func scanCalls(s *canonical.Scanner) ([]dialect.Part, bool) {
+// both members) into call parts, as readMessage reads them. With text, it
+// also writes the array's canonical JSON, and each part's Raw is its call's
+// (canonical.Text); else Scanned.
+func scanCalls(s *canonical.Scanner, text bool) ([]dialect.Part, []byte, bool) {
 	if !s.Byte('[') {
-		return nil, false
+		return nil, nil, false
 	}
-	var calls []dialect.Part
+	var (
+		calls []dialect.Part
+		b     []byte
+	)
+	if text {
+		b = append(make([]byte, 0, 256), '[')
+	}
 	for n := 0; ; n++ {
 		more, ok := s.Elem(n)
 		if !ok {
-			return nil, false
+			return nil, nil, false
 		}
 		if !more {
-			return calls, s.Array(n)
-		}
-		c, ok := scanCall(s)
-		if !ok {
-			return nil, false
+			if text {
+				b = append(b, ']')
+			}
+			return calls, b, s.Array(n)
 		}
 		if calls == nil {
 			calls = make([]dialect.Part, 0, 2)
 		}
-		calls = append(calls, dialect.Part{Kind: dialect.KindCall, Call: c, Raw: dialect.Scanned{}})
-	}
-}
-
-// scanCall reads one tool call object of scanCalls.
-func scanCall(s *canonical.Scanner) (dialect.Call, bool) {
-	var c dialect.Call
-	seen, ok := s.ReadObject([]string{"id", "type", "function"}, func(i int) bool {
-		switch i {
-		case 0:
-			return s.StringMember(&c.ID)
-		case 1:
-			var t string
-			return s.StringMember(&t)
-		}
-		seen, ok := s.ReadObject([]string{"name", "arguments"}, func(i int) bool {
-			if i == 0 {
-				return s.StringMember(&c.Name)
+		calls = append(calls, dialect.Part{Kind: dialect.KindCall, Raw: dialect.Scanned{}})
+		p := &calls[len(calls)-1]
+		var typ string
+		seen, ok := s.ReadObject([]string{"id", "type", "function"}, func(i int) bool {
+			switch i {
+			case 0:
+				return s.StringMember(&p.Call.ID)
+			case 1:
+				return s.StringMember(&typ)
 			}
-			return s.StringMember(&c.ArgsText)
+			seen, ok := s.ReadObject([]string{"name", "arguments"}, func(i int) bool {
+				if i == 0 {
+					return s.StringMember(&p.Call.Name)
+				}
+				return s.StringMember(&p.Call.ArgsText)
+			})
+			return ok && seen == 3
 		})
-		return ok && seen == 3
-	})
-	return c, ok && seen&4 != 0
+		if !ok || seen&4 == 0 {
+			return nil, nil, false
+		}
+		if text {
+			// {"function":{"arguments","name"},"id"?,"type"?} in RFC 8785 order
+			if n > 0 {
+				b = append(b, ',')
+			}
+			at := len(b)
+			b = canonical.AppendString(append(b, `{"function":{"arguments":`...), p.Call.ArgsText)
+			b = canonical.AppendString(append(b, `,"name":`...), p.Call.Name)
+			b = append(b, '}')
+			if seen&1 != 0 {
+				b = canonical.AppendString(append(b, `,"id":`...), p.Call.ID)
+			}
+			if seen&2 != 0 {
+				b = canonical.AppendString(append(b, `,"type":`...), typ)
+			}
+			b = append(b, '}')
+			p.Raw = canonical.Text(b[at:len(b):len(b)])
+		}
+	}
 }
