@@ -54,6 +54,11 @@ func Invoke(request []byte) (response []byte) {
 			return out
 		}
 	}
+	if bytes.Contains(request, []byte(stepOp)) {
+		if out, ok := fastStep(request); ok {
+			return out
+		}
+	}
 	return invokeTree(request, &op)
 }
 

@@ -236,19 +236,37 @@ func (x *Executor) Do(ctx context.Context, tool string, fn func(ctx context.Cont
 	}
 	var st core.StepState
 	var stopErr, storeErr error // the error a stop returns (the tool's, or ctx's) and the store's last
+	key, sctx := cfg.Key(), storeCtx(ctx)
+	var loaded core.StepEvent
+	var recs []core.Record // the records' buffer, reused by every step
 	for {
-		r, err := x.step(cfg, st, ev)
+		// An event that may carry a load made ahead gets one while the
+		// store is not in its back-off window: the step uses it for the
+		// breaker's load, so a call whose breaker state does not change
+		// takes one step per event.
+		if ev.Kind == core.EventStart || ev.Kind == core.EventCallOK || ev.Kind == core.EventCallFailed ||
+			ev.Kind == core.EventSlept || (ev.Kind == core.EventCancelled && st.Phase == core.PhaseCall) {
+			if x.storeUp() {
+				b, err := x.load(sctx, key)
+				loaded = core.StepEvent{Kind: core.EventLoaded, Value: b, Absent: b == nil}
+				if err != nil {
+					loaded, storeErr = core.StepEvent{Kind: core.EventStoreError, Message: err.Error()}, err
+				}
+				ev.Loaded = &loaded
+			}
+		}
+		r, err := x.step(cfg, key, st, ev, recs)
 		if err != nil { // a Draw outside [0, 1), or a bug in this loop
 			return orchestratorError(core.CodeInternal, "toolerr's executor could not take its next step: "+err.Error(), tool, err)
 		}
-		st = r.State
+		st, recs = r.State, r.Records
 		for _, rec := range r.Records {
 			x.report(ctx, rec, stopErr, storeErr)
 		}
 		a := r.Action
 		switch a.Kind {
 		case core.ActionLoad:
-			b, err := x.store().Load(storeCtx(ctx), a.Key)
+			b, err := x.load(sctx, a.Key)
 			ev = core.StepEvent{Kind: core.EventLoaded, Value: b, Absent: b == nil}
 			if err != nil {
 				ev, storeErr = core.StepEvent{Kind: core.EventStoreError, Message: err.Error()}, err
@@ -261,7 +279,7 @@ func (x *Executor) Do(ctx context.Context, tool string, fn func(ctx context.Cont
 					old = []byte{}
 				}
 			}
-			cur, swapped, err := x.store().CompareAndSwap(storeCtx(ctx), a.Key, old, a.New)
+			cur, swapped, err := x.store().CompareAndSwap(sctx, a.Key, old, a.New)
 			ev = core.StepEvent{Kind: core.EventCAS, Swapped: swapped, Value: cur, Absent: cur == nil}
 			if err != nil {
 				ev, storeErr = core.StepEvent{Kind: core.EventStoreError, Message: err.Error()}, err
@@ -300,9 +318,8 @@ func (x *Executor) Do(ctx context.Context, tool string, fn func(ctx context.Cont
 // step runs core.Step with the run's budget and loop-guard states and the
 // replica's state of the tool's breaker, holding their locks so that
 // concurrent calls charge, count and decide locally one at a time.
-func (x *Executor) step(cfg core.StepConfig, st core.StepState, ev core.StepEvent) (core.StepResult, error) {
-	key := cfg.Key()
-	in := core.StepInput{Config: cfg, State: st, Event: ev, NowMs: x.nowMs()}
+func (x *Executor) step(cfg core.StepConfig, key string, st core.StepState, ev core.StepEvent, recs []core.Record) (core.StepResult, error) {
+	in := core.StepInput{Config: cfg, State: st, Event: ev, NowMs: x.nowMs(), Records: recs}
 	if b := x.Budget; b != nil {
 		b.mu.Lock()
 		defer b.mu.Unlock()
@@ -336,6 +353,14 @@ func (x *Executor) step(cfg core.StepConfig, st core.StepState, ev core.StepEven
 		}
 	}
 	return r, nil
+}
+
+// storeUp reports whether the Store is outside its back-off window (the
+// replica's down_until_ms is 0), when a load may be made ahead.
+func (x *Executor) storeUp() bool {
+	x.replica.mu.Lock()
+	defer x.replica.mu.Unlock()
+	return x.replica.downUntilMs == 0
 }
 
 func cause(err error) string {
@@ -375,6 +400,15 @@ func (x *Executor) BreakerState(ctx context.Context, tool string) (core.BreakerS
 func (x *Executor) init() {
 	x.mem = NewMemoryStore()
 	x.replica.seen = map[string][]byte{}
+}
+
+// load reads key from the Store; the executor's own MemoryStore lends its
+// bytes without a copy (Step copies what it keeps, and neither changes them).
+func (x *Executor) load(ctx context.Context, key string) ([]byte, error) {
+	if x.Store == nil {
+		return x.mem.view(key), nil
+	}
+	return x.Store.Load(ctx, key)
 }
 
 func (x *Executor) store() Store {

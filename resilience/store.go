@@ -41,6 +41,15 @@ func (s *MemoryStore) Load(_ context.Context, key string) ([]byte, error) {
 	return bytes.Clone(s.m[key]), nil
 }
 
+// view returns the bytes stored under key, or nil, without a copy: the
+// stored slices are never changed in place (CompareAndSwap stores a copy of
+// next), so a caller that only reads them may share them.
+func (s *MemoryStore) view(key string) []byte {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.m[key]
+}
+
 // CompareAndSwap stores next under key if the stored bytes equal old.
 func (s *MemoryStore) CompareAndSwap(_ context.Context, key string, old, next []byte) ([]byte, bool, error) {
 	s.mu.Lock()

@@ -101,6 +101,16 @@ type StepEvent struct {
 	Draw  float64
 	// Cancelled: "cancelled" or "deadline".
 	Cause string
+	// Start, success, failure, cancelled, slept: the store's answer to a
+	// load of the tool's key the runtime made just before sending this
+	// event (an EventLoaded or EventStoreError; nil: none). The step uses it
+	// for the breaker event's load instead of asking for one, so a call
+	// whose breaker state does not change takes one step per event; a step
+	// that asks for no load (the store left alone in its back-off window,
+	// the call stopped before the breaker) leaves it unused. A runtime
+	// loads ahead only while its replica's DownUntilMs is 0, so that a
+	// failed store is left alone as the unfused steps leave it.
+	Loaded *StepEvent
 }
 
 // StepConfig is the executor's configuration, the same on every step of
@@ -230,6 +240,10 @@ type StepAction struct {
 // state, the run's budget and loop-guard states (read when Config enables
 // them), the replica's state of the tool's breaker, the event and the time
 // (ms since the Unix epoch).
+//
+// Records, when not nil, is a buffer for StepResult.Records: they are
+// appended to Records[:0], so a runtime that passes the last step's
+// Records back allocates none for them.
 type StepInput struct {
 	Config  StepConfig
 	State   StepState
@@ -238,6 +252,7 @@ type StepInput struct {
 	Replica ReplicaState
 	Event   StepEvent
 	NowMs   int64
+	Records []Record
 }
 
 // StepResult is what one step decided: the next State, the Action, the
@@ -272,6 +287,10 @@ type StepResult struct {
 //     The bytes the store holds (or now holds) become the replica's State.
 //     Bytes that are not a breaker state are replaced: the event runs on a
 //     fresh breaker, written over them (a repair record).
+//   - a load made ahead: an event that carries the store's answer to a
+//     load of the key (Loaded) has it used for the first load the step
+//     would ask for, as if that load had been asked and answered at once;
+//     a step that asks for none ignores it.
 //   - fallback: when the store fails (store_error) the event is decided on
 //     the replica's State, and the store is left alone until StoreBackoffMs
 //     from now (DownUntilMs); meanwhile every event is decided there
@@ -293,7 +312,7 @@ type StepResult struct {
 // The loop guard counts a call's outcome (success or failure) when it stops
 // after calling the tool at least once.
 func Step(in StepInput) (StepResult, error) {
-	m := machine{in: in, s: in.State, loop: nil, rep: in.Replica}
+	m := machine{in: in, s: in.State, loop: nil, rep: in.Replica, preload: in.Event.Loaded, records: in.Records[:0]}
 	if err := m.step(); err != nil {
 		return StepResult{}, err
 	}
@@ -314,10 +333,28 @@ type machine struct {
 	loop       LoopState
 	rep        ReplicaState
 	repChanged bool
+	preload    *StepEvent // the event's Loaded, until a breaker event uses it
+	key        string     // Config.Key(), once asked
+}
+
+// storeKey returns the tool's store key, built once per step.
+func (m *machine) storeKey() string {
+	if m.key == "" {
+		m.key = m.in.Config.Key()
+	}
+	return m.key
 }
 
 func (m *machine) step() error {
 	ev := m.in.Event
+	if p := ev.Loaded; p != nil {
+		if p.Kind != EventLoaded && p.Kind != EventStoreError {
+			return field.Errorf("event.loaded.kind", "is "+p.Kind.String()+"; want loaded or store_error (the answer to a load made ahead)")
+		}
+		if ev.Kind == EventLoaded || ev.Kind == EventCAS || ev.Kind == EventStoreError {
+			return field.Errorf("event.loaded", "is not accepted with a "+ev.Kind.String()+" event (only start, success, failure, cancelled and slept)")
+		}
+	}
 	switch m.s.Phase {
 	case PhaseNew:
 		if ev.Kind != EventStart {
@@ -441,7 +478,16 @@ func (m *machine) breaker(ev BreakerEvent) {
 		// window while it does (an answer ends it).
 		m.setDown(addMs(m.in.NowMs, m.backoffMs()))
 	}
-	m.action = StepAction{Kind: ActionLoad, Key: m.in.Config.Key()}
+	if p := m.preload; p != nil {
+		m.preload = nil
+		if p.Kind == EventStoreError {
+			m.storeFailed(p.Message)
+		} else {
+			m.swap(p.Value, p.Absent)
+		}
+		return
+	}
+	m.action = StepAction{Kind: ActionLoad, Key: m.storeKey()}
 }
 
 func (m *machine) backoffMs() int64 {
@@ -499,7 +545,7 @@ func (m *machine) swap(cur []byte, absent bool) {
 	}
 	m.s.Tries++
 	m.s.Pending = &Pending{Allowed: r.Allowed, From: w.Prev.Phase, To: r.State.Phase, New: w.Next}
-	m.action = StepAction{Kind: ActionCAS, Key: c.Key(), Old: cur, OldAbsent: absent, New: w.Next}
+	m.action = StepAction{Kind: ActionCAS, Key: m.storeKey(), Old: cur, OldAbsent: absent, New: w.Next}
 }
 
 func (m *machine) casAnswer(ev StepEvent) {

@@ -38,41 +38,8 @@ func ReadStepInput(req map[string]any, nowMs int64) (StepInput, error) {
 	if in.Replica, err = ReadReplicaState(req["replica"], "replica"); err != nil {
 		return in, err
 	}
-	if b, ok, err := field.Obj(req, "budget", ""); err != nil {
+	if err := readRun(req, &in); err != nil {
 		return in, err
-	} else if ok {
-		if err := onlyKeys(b, "budget", "limits", "state", "charge"); err != nil {
-			return in, err
-		}
-		lv, ok := b["limits"]
-		if !ok {
-			return in, field.Errorf("budget.limits", "is required ({\"steps\", \"tokens\", \"wall_ms\"}, 0 or absent = no limit)")
-		}
-		l, err := ReadBudgetLimits(lv, "budget.limits")
-		if err != nil {
-			return in, err
-		}
-		c.Budget = &l
-		if in.Budget, err = ReadBudgetState(b["state"], "budget.state"); err != nil {
-			return in, err
-		}
-		if c.Charge, err = ReadBudgetCharge(b["charge"], "budget.charge"); err != nil {
-			return in, err
-		}
-	}
-	if l, ok, err := field.Obj(req, "loop", ""); err != nil {
-		return in, err
-	} else if ok {
-		if err := onlyKeys(l, "loop", "threshold", "state"); err != nil {
-			return in, err
-		}
-		c.Loop = true
-		if c.LoopThreshold, _, err = field.Int(l, "threshold", "loop", 1, 1<<31); err != nil {
-			return in, err
-		}
-		if in.Loop, err = ReadLoopState(l["state"], "loop.state"); err != nil {
-			return in, err
-		}
 	}
 	if in.State, err = ReadStepState(req["state"], "state"); err != nil {
 		return in, err
@@ -88,6 +55,49 @@ func ReadStepInput(req map[string]any, nowMs int64) (StepInput, error) {
 		in.Event.ArgsKey = "" // the arguments matter to the loop guard only
 	}
 	return in, nil
+}
+
+// readRun reads the run's members of a step request into in: "budget"?
+// {"limits", "state"?, "charge"?} and "loop"? {"threshold"?, "state"?}.
+func readRun(req map[string]any, in *StepInput) error {
+	c := &in.Config
+	if b, ok, err := field.Obj(req, "budget", ""); err != nil {
+		return err
+	} else if ok {
+		if err := onlyKeys(b, "budget", "limits", "state", "charge"); err != nil {
+			return err
+		}
+		lv, ok := b["limits"]
+		if !ok {
+			return field.Errorf("budget.limits", "is required ({\"steps\", \"tokens\", \"wall_ms\"}, 0 or absent = no limit)")
+		}
+		l, err := ReadBudgetLimits(lv, "budget.limits")
+		if err != nil {
+			return err
+		}
+		c.Budget = &l
+		if in.Budget, err = ReadBudgetState(b["state"], "budget.state"); err != nil {
+			return err
+		}
+		if c.Charge, err = ReadBudgetCharge(b["charge"], "budget.charge"); err != nil {
+			return err
+		}
+	}
+	if l, ok, err := field.Obj(req, "loop", ""); err != nil {
+		return err
+	} else if ok {
+		if err := onlyKeys(l, "loop", "threshold", "state"); err != nil {
+			return err
+		}
+		c.Loop = true
+		if c.LoopThreshold, _, err = field.Int(l, "threshold", "loop", 1, 1<<31); err != nil {
+			return err
+		}
+		if in.Loop, err = ReadLoopState(l["state"], "loop.state"); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // readName reads the optional string member key of m as the index of its
@@ -266,12 +276,23 @@ func ReadStepEvent(v any, path string) (StepEvent, error) {
 		return e, field.Errorf(field.Join(path, "kind"), "must be start, loaded, cas, store_error, success, failure, slept or cancelled")
 	}
 	keys := map[EventKind][]string{
-		EventStart: {"kind", "args", "deadline_ms"}, EventLoaded: {"kind", "value"}, EventCAS: {"kind", "swapped", "current"},
-		EventStoreError: {"kind", "message"}, EventCallOK: {"kind"}, EventCallFailed: {"kind", "error", "draw"},
-		EventSlept: {"kind"}, EventCancelled: {"kind", "cause"},
+		EventStart: {"kind", "args", "deadline_ms", "loaded"}, EventLoaded: {"kind", "value"}, EventCAS: {"kind", "swapped", "current"},
+		EventStoreError: {"kind", "message"}, EventCallOK: {"kind", "loaded"}, EventCallFailed: {"kind", "error", "draw", "loaded"},
+		EventSlept: {"kind", "loaded"}, EventCancelled: {"kind", "cause", "loaded"},
 	}[e.Kind]
 	if err := onlyKeys(m, path, keys...); err != nil {
 		return e, err
+	}
+	if lv, ok := m["loaded"]; ok && lv != nil {
+		lp := field.Join(path, "loaded")
+		l, err := ReadStepEvent(lv, lp)
+		if err != nil {
+			return e, err
+		}
+		if l.Kind != EventLoaded && l.Kind != EventStoreError {
+			return e, field.Errorf(field.Join(lp, "kind"), "must be loaded or store_error (the answer to a load made ahead)")
+		}
+		e.Loaded = &l
 	}
 	switch e.Kind {
 	case EventStart:

@@ -6,6 +6,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/toolerr/toolerr/core/internal/canonical"
 	"github.com/toolerr/toolerr/core/internal/envelope"
 )
 
@@ -23,6 +24,10 @@ type driver struct {
 	records     []Record
 	budget      BudgetState
 	loop        LoopState
+	// ahead: load the key before each event that may carry the answer
+	// (Loaded), while the replica's window is 0, as the runtimes do.
+	ahead bool
+	steps int
 }
 
 func newDriver() *driver {
@@ -36,8 +41,14 @@ func (d *driver) replica(key string) ReplicaState {
 // step runs one step with the driver's run and replica states.
 func (d *driver) step(t *testing.T, c StepConfig, st StepState, ev StepEvent) StepResult {
 	t.Helper()
+	if d.ahead && d.downUntilMs == 0 && ev.Kind != EventLoaded && ev.Kind != EventCAS && ev.Kind != EventStoreError {
+		l := d.store(StepAction{Kind: ActionLoad, Key: c.Key()})
+		ev.Loaded = &l
+	}
+	d.steps++
 	r, err := Step(StepInput{Config: c, State: st, Budget: d.budget, Loop: d.loop, Replica: d.replica(c.Key()), Event: ev, NowMs: d.now})
 	require.NoError(t, err)
+	sameAsValue(t, r)
 	d.records = append(d.records, r.Records...)
 	if r.Budget != nil {
 		d.budget = *r.Budget
@@ -306,4 +317,76 @@ func TestStepEnums_String(t *testing.T) {
 	assert.Equal(t, "unknown record kind: 9", RecordKind(9).String())
 	assert.Equal(t, "repair", RecordRepair.String())
 	assert.Equal(t, "info", LevelInfo.String())
+}
+
+// sameAsValue checks that r's AppendJSON writes the bytes of its Value tree
+// through the canonical encoder (TestStepResultAppendJSON_sameAsValue: every
+// step of every test here goes through it).
+func sameAsValue(t *testing.T, r StepResult) {
+	t.Helper()
+	want, err := canonical.Marshal(r.Value())
+	require.NoError(t, err)
+	got, err := r.AppendJSON(nil)
+	require.NoError(t, err)
+	require.Equal(t, string(want), string(got))
+}
+
+// TestStep_loadedAhead_sameDecisions: calls whose events carry a load made
+// ahead (Loaded) take the decisions, sleeps, stops and stored bytes of the
+// same calls stepped one load at a time, in fewer steps: a closed
+// breaker's successful call is two steps instead of four. Scenarios: the
+// seed's 503, 503, 400; a breaker opening, refusing and probing; the store
+// failing and coming back; a budget refusing; the loop guard.
+func TestStep_loadedAhead_sameDecisions(t *testing.T) {
+	type call struct {
+		c        StepConfig
+		outcomes []*envelope.Envelope
+		down     bool
+		advance  int64
+	}
+	one := StepConfig{Tool: "search", Policy: RetryPolicy{MaxAttempts: 1}}
+	budget := StepConfig{Tool: "search", Budget: &BudgetLimits{Steps: 3}}
+	loop := StepConfig{Tool: "search", Loop: true, Policy: RetryPolicy{MaxAttempts: 1}}
+	scenarios := map[string][]call{
+		"seed":    {{c: StepConfig{Tool: "search"}, outcomes: []*envelope.Envelope{env503, env503, env400}}, {c: StepConfig{Tool: "search"}, outcomes: []*envelope.Envelope{nil}}},
+		"breaker": {{c: one, outcomes: []*envelope.Envelope{env503}}, {c: one, outcomes: []*envelope.Envelope{env503}}, {c: one, outcomes: []*envelope.Envelope{env503}}, {c: one}, {c: one, outcomes: []*envelope.Envelope{nil}, advance: 30_000}, {c: one, outcomes: []*envelope.Envelope{nil}}, {c: one, outcomes: []*envelope.Envelope{nil}}},
+		"outage":  {{c: one, outcomes: []*envelope.Envelope{nil}}, {c: one, outcomes: []*envelope.Envelope{env503}, down: true}, {c: one, outcomes: []*envelope.Envelope{nil}, down: true, advance: 10}, {c: one, outcomes: []*envelope.Envelope{nil}, advance: 2_000}, {c: one, outcomes: []*envelope.Envelope{nil}}},
+		"budget":  {{c: budget, outcomes: []*envelope.Envelope{env503, env503, env503}}, {c: budget, outcomes: []*envelope.Envelope{nil}}},
+		"loop":    {{c: loop, outcomes: []*envelope.Envelope{env400}}, {c: loop, outcomes: []*envelope.Envelope{env400}}, {c: loop, outcomes: []*envelope.Envelope{env400}}, {c: loop}},
+		"success": {{c: one, outcomes: []*envelope.Envelope{nil}}, {c: one, outcomes: []*envelope.Envelope{nil}}},
+		"cancel":  {{c: StepConfig{Tool: "search"}, outcomes: []*envelope.Envelope{env503, nil}}},
+	}
+	for name, calls := range scenarios {
+		t.Run(name, func(t *testing.T) {
+			run := func(ahead bool) (*driver, []StepAction) {
+				d := newDriver()
+				d.ahead = ahead
+				var stops []StepAction
+				for _, c := range calls {
+					d.down = c.down
+					d.now += c.advance
+					stops = append(stops, d.run(t, c.c, c.outcomes))
+				}
+				return d, stops
+			}
+			one, oneStops := run(false)
+			ahead, aheadStops := run(true)
+			assert.Equal(t, oneStops, aheadStops)
+			assert.Equal(t, one.records, ahead.records)
+			assert.Equal(t, one.sleeps, ahead.sleeps)
+			assert.Equal(t, one.shared, ahead.shared)
+			assert.Equal(t, one.seen, ahead.seen)
+			assert.Equal(t, one.downUntilMs, ahead.downUntilMs)
+			assert.Less(t, ahead.steps, one.steps)
+			t.Logf("%d steps one load at a time, %d with loads made ahead", one.steps, ahead.steps)
+		})
+	}
+	d := newDriver()
+	d.ahead = true
+	d.run(t, StepConfig{Tool: "search"}, []*envelope.Envelope{nil}) // absent key: nothing written
+	d.steps = 0
+	d.shared["toolerr:breaker:search"] = BreakerState{}.AppendJSON(nil)
+	d.seen["toolerr:breaker:search"] = d.shared["toolerr:breaker:search"]
+	d.run(t, StepConfig{Tool: "search"}, []*envelope.Envelope{nil})
+	assert.Equal(t, 2, d.steps, "a closed breaker's successful call takes two steps")
 }

@@ -40,14 +40,23 @@ type Swap struct {
 // resilience.Transition runs it over a resilience.Store.
 func SwapRound(cur []byte, absent bool, ev BreakerEvent, nowMs int64, s BreakerSettings, failure *envelope.Envelope, tool string) (Swap, error) {
 	var w Swap
+	canonicalCur := false
 	if !absent {
-		var err error
-		if w.Prev, err = ParseBreakerState(cur); err != nil {
-			return Swap{}, err
+		var ok bool
+		if w.Prev, ok = parseCanonicalState(cur); ok {
+			canonicalCur = true
+		} else {
+			var err error
+			if w.Prev, err = ParseBreakerState(cur); err != nil {
+				return Swap{}, err
+			}
 		}
 	}
 	w.Result = Breaker(w.Prev, ev, nowMs, s, failure, tool)
-	if absent && w.Result.State == (BreakerState{}) {
+	if (absent || canonicalCur) && w.Result.State == w.Prev {
+		// Unchanged, and cur is exactly the bytes AppendJSON would write
+		// (parseCanonicalState reads only those), or absent and still new:
+		// nothing to write, nothing to encode.
 		return w, nil
 	}
 	w.Next = w.Result.State.AppendJSON(make([]byte, 0, 96))

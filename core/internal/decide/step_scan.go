@@ -1,0 +1,504 @@
+package decide
+
+import (
+	"math"
+
+	"github.com/toolerr/toolerr/core/internal/canonical"
+	"github.com/toolerr/toolerr/core/internal/envelope"
+)
+
+// ScanStepRequest reads a whole step request (the JSON text, "op": "step"
+// included) straight into a StepInput, without the value tree
+// ReadStepInput reads: the members a runtime sends on every step ("op",
+// "tool", "key_prefix", "timeout_ms", "store_backoff_ms", "replica",
+// "state", "event", "now_ms") are scanned into their fields, and only the
+// rest ("policy", "settings", "budget", "loop", an envelope, the start's
+// "args") become small trees for the readers ReadStepInput uses.
+//
+// It answers only a request it is sure of: a member or shape it does not
+// know, a duplicate member, a null where it expects a value, a number out
+// of range, or any error returns ok false, and the caller reads the request
+// through canonical.ParseRequest and ReadStepInput instead, which answer (or
+// refuse) it as they always did. So the input is the same either way;
+// TestScanStepRequest_sameAsTree holds it to that.
+func ScanStepRequest(request []byte) (in StepInput, ok bool) {
+	s := canonical.NewScanner(request)
+	var (
+		seen uint16
+		rest map[string]any // policy, settings, budget, loop, as trees
+		args any            // the start event's arguments
+	)
+	const (
+		mOp = 1 << iota
+		mTool
+		mPrefix
+		mTimeout
+		mBackoff
+		mReplica
+		mState
+		mEvent
+		mNow
+		mRest
+	)
+	c := &in.Config
+	ok = scanMembers(s, func(key string) bool {
+		var bit uint16
+		var ok bool
+		switch key {
+		case "op":
+			bit = mOp
+			if v, ok := s.String(); !ok || v != "step" || !s.Str(v) {
+				return false
+			}
+		case "tool":
+			bit = mTool
+			if c.Tool, ok = s.String(); !ok || c.Tool == "" || !s.Str(c.Tool) {
+				return false
+			}
+		case "key_prefix":
+			bit = mPrefix
+			if c.KeyPrefix, ok = s.String(); !ok || !s.Str(c.KeyPrefix) {
+				return false
+			}
+		case "timeout_ms":
+			bit = mTimeout
+			if c.TimeoutMs, ok = scanInt(s, 1, 1, maxMs); !ok {
+				return false
+			}
+		case "store_backoff_ms":
+			bit = mBackoff
+			if c.StoreBackoffMs, ok = scanInt(s, 1, 1, maxMs); !ok {
+				return false
+			}
+		case "now_ms":
+			bit = mNow
+			if in.NowMs, ok = scanInt(s, 1, 0, MaxNowMs); !ok {
+				return false
+			}
+		case "replica":
+			bit = mReplica
+			if in.Replica, ok = scanReplica(s); !ok {
+				return false
+			}
+		case "state":
+			bit = mState
+			if in.State, ok = scanState(s); !ok {
+				return false
+			}
+		case "event":
+			bit = mEvent
+			if in.Event, args, ok = scanEvent(s, 1, true); !ok {
+				return false
+			}
+		case "policy", "settings", "budget", "loop":
+			bit = mRest
+			v, err := s.Value(1)
+			if err != nil || v == nil {
+				return false
+			}
+			if rest == nil {
+				rest = make(map[string]any, 4)
+			} else if _, dup := rest[key]; dup {
+				return false
+			}
+			rest[key] = v
+		default:
+			return false
+		}
+		return bit == mRest || once(&seen, bit)
+	})
+	const need = mOp | mTool | mState | mEvent | mNow
+	if !ok || !s.End() || seen&need != need {
+		return in, false
+	}
+	if rest != nil {
+		var err error
+		if c.Policy, err = ReadRetryPolicy(rest, "policy"); err != nil {
+			return in, false
+		}
+		if c.Settings, err = ReadBreakerSettings(rest, "settings"); err != nil {
+			return in, false
+		}
+		if readRun(rest, &in) != nil {
+			return in, false
+		}
+	}
+	if c.Loop && in.Event.Kind == EventStart {
+		in.Event.ArgsKey = LoopArgsKey(args) // the arguments matter to the loop guard only
+	}
+	return in, true
+}
+
+// scanInt reads a number at nesting depth that is a whole number in [min,
+// max], as field.Int accepts it.
+func scanInt(s *canonical.Scanner, depth int, min, max int64) (int64, bool) {
+	v, err := s.Value(depth)
+	f, ok := v.(float64)
+	if err != nil || !ok || f != math.Trunc(f) || f < float64(min) || f > float64(max) {
+		return 0, false
+	}
+	return int64(f), true
+}
+
+// scanStored reads stored bytes: a string, or null for none.
+func scanStored(s *canonical.Scanner) (b []byte, absent, ok bool) {
+	if s.Next() == 'n' {
+		v, err := s.Value(2)
+		return nil, true, err == nil && v == nil
+	}
+	str, ok := s.String()
+	if !ok || !s.Str(str) {
+		return nil, false, false
+	}
+	return []byte(str), false, true
+}
+
+// scanReplica reads "replica": null, or {"down_until_ms"?, "state"?}.
+func scanReplica(s *canonical.Scanner) (r ReplicaState, ok bool) {
+	if s.Next() == 'n' {
+		v, err := s.Value(1)
+		return r, err == nil && v == nil
+	}
+	var seen uint8
+	ok = scanMembers(s, func(key string) bool {
+		var bit uint8
+		var ok bool
+		switch key {
+		case "down_until_ms":
+			bit = 1
+			if r.DownUntilMs, ok = scanInt(s, 2, 0, maxMs); !ok {
+				return false
+			}
+		case "state":
+			bit = 2
+			b, absent, ok := scanStored(s)
+			if !ok {
+				return false
+			}
+			if !absent {
+				r.State = b
+			}
+		default:
+			return false
+		}
+		return once(&seen, bit)
+	})
+	return r, ok
+}
+
+// scanEnvelope reads an envelope at depth as envelope.FromValue does.
+func scanEnvelope(s *canonical.Scanner, depth int, path string) (*envelope.Envelope, bool) {
+	v, err := s.Value(depth)
+	if err != nil || v == nil {
+		return nil, false
+	}
+	e, err := envelope.FromValue(v, path)
+	if err != nil {
+		return nil, false
+	}
+	return &e, true
+}
+
+// scanName reads a string that is one of names ("" being the first).
+func scanName(s *canonical.Scanner, names []string) (int, bool) {
+	v, ok := s.String()
+	if !ok || !s.Str(v) {
+		return 0, false
+	}
+	if v == "" {
+		return 0, true
+	}
+	i := enumIndex(names, v)
+	return i, i >= 0
+}
+
+// scanDraw reads a draw: a number in [0, 1).
+func scanDraw(s *canonical.Scanner, depth int) (float64, bool) {
+	v, err := s.Value(depth)
+	f, ok := v.(float64)
+	return f, err == nil && ok && f >= 0 && f < 1
+}
+
+// scanState reads "state": null, or a call's state as ReadStepState reads
+// it.
+func scanState(s *canonical.Scanner) (st StepState, ok bool) {
+	if s.Next() == 'n' {
+		v, err := s.Value(1)
+		return st, err == nil && v == nil
+	}
+	var seen uint16
+	ok = scanMembers(s, func(key string) bool {
+		var bit uint16
+		var ok bool
+		switch key {
+		case "phase":
+			bit = 1 << 0
+			i, ok := scanName(s, phaseNames[:])
+			if !ok || i <= int(PhaseNew) {
+				return false
+			}
+			st.Phase = StepPhase(i)
+		case "attempt":
+			bit = 1 << 1
+			if st.Attempt, ok = scanInt(s, 2, 0, maxMs); !ok {
+				return false
+			}
+		case "deadline_ms":
+			bit = 1 << 2
+			if st.DeadlineMs, ok = scanInt(s, 2, 0, maxMs); !ok {
+				return false
+			}
+		case "tries":
+			bit = 1 << 3
+			if st.Tries, ok = scanInt(s, 2, 0, maxMs); !ok {
+				return false
+			}
+		case "args":
+			bit = 1 << 4
+			if st.ArgsKey, ok = s.String(); !ok || !s.Str(st.ArgsKey) {
+				return false
+			}
+		case "event":
+			bit = 1 << 5
+			i, ok := scanName(s, breakerEventNames[:])
+			if !ok {
+				return false
+			}
+			st.Event = BreakerEvent(i)
+		case "pending":
+			bit = 1 << 6
+			if st.Pending, ok = scanPending(s); !ok {
+				return false
+			}
+		case "error":
+			bit = 1 << 7
+			if st.Error, ok = scanEnvelope(s, 2, "state.error"); !ok {
+				return false
+			}
+		case "draw":
+			bit = 1 << 8
+			if st.Draw, ok = scanDraw(s, 2); !ok {
+				return false
+			}
+		case "cancelled":
+			bit = 1 << 9
+			if st.Cancelled, ok = s.Bool(); !ok {
+				return false
+			}
+		default:
+			return false
+		}
+		return once(&seen, bit)
+	})
+	if !ok || seen&1 == 0 {
+		return st, false
+	}
+	return st, !(st.Phase == PhaseBreaker && st.Event == EventFailure && st.Error == nil)
+}
+
+// scanPending reads a state's "pending" object.
+func scanPending(s *canonical.Scanner) (*Pending, bool) {
+	p := &Pending{}
+	var seen uint8
+	ok := scanMembers(s, func(key string) bool {
+		var bit uint8
+		var ok bool
+		switch key {
+		case "allowed":
+			bit = 1
+			if p.Allowed, ok = s.Bool(); !ok {
+				return false
+			}
+		case "from", "to":
+			bit = 2
+			if key == "to" {
+				bit = 4
+			}
+			i, ok := scanName(s, breakerPhaseNames[:])
+			if !ok {
+				return false
+			}
+			if key == "to" {
+				p.To = BreakerPhase(i)
+			} else {
+				p.From = BreakerPhase(i)
+			}
+		case "new":
+			bit = 8
+			v, ok := s.String()
+			if !ok || !s.Str(v) {
+				return false
+			}
+			p.New = []byte(v)
+		default:
+			return false
+		}
+		return once(&seen, bit)
+	})
+	return p, ok && seen&8 != 0
+}
+
+// scanEvent reads an event object at depth (1: the request's "event"; 2:
+// its "loaded") as ReadStepEvent reads it; outer says a "loaded" member may
+// be in it.
+func scanEvent(s *canonical.Scanner, depth int, outer bool) (e StepEvent, args any, ok bool) {
+	var (
+		seen             uint16
+		kind             = -1
+		swapped, swapSet bool
+	)
+	ok = scanMembers(s, func(key string) bool {
+		var bit uint16
+		var ok bool
+		switch key {
+		case "kind":
+			bit = 1 << 0
+			v, ok := s.String()
+			if !ok || !s.Str(v) {
+				return false
+			}
+			if kind = enumIndex(eventNames[:], v); kind < 0 {
+				return false
+			}
+		case "args":
+			bit = 1 << 1
+			v, err := s.Value(depth + 1)
+			if err != nil {
+				return false
+			}
+			args = v
+		case "deadline_ms":
+			bit = 1 << 2
+			if e.DeadlineMs, ok = scanInt(s, depth+1, 0, maxMs); !ok {
+				return false
+			}
+		case "value", "current":
+			bit = 1 << 3
+			if key == "current" {
+				bit = 1 << 4
+			}
+			if e.Value, e.Absent, ok = scanStored(s); !ok {
+				return false
+			}
+		case "swapped":
+			bit = 1 << 5
+			if swapped, ok = s.Bool(); !ok {
+				return false
+			}
+			swapSet = true
+		case "message", "cause":
+			bit = 1 << 6
+			if key == "cause" {
+				bit = 1 << 7
+			}
+			v, ok := s.String()
+			if !ok || !s.Str(v) {
+				return false
+			}
+			if key == "cause" {
+				e.Cause = v
+			} else {
+				e.Message = v
+			}
+		case "error":
+			bit = 1 << 8
+			if e.Error, ok = scanEnvelope(s, depth+1, "event.error"); !ok {
+				return false
+			}
+		case "draw":
+			bit = 1 << 9
+			if e.Draw, ok = scanDraw(s, depth+1); !ok {
+				return false
+			}
+		case "loaded":
+			bit = 1 << 10
+			if !outer {
+				return false
+			}
+			l, _, ok := scanEvent(s, depth+1, false)
+			if !ok || (l.Kind != EventLoaded && l.Kind != EventStoreError) {
+				return false
+			}
+			e.Loaded = &l
+		default:
+			return false
+		}
+		return once(&seen, bit)
+	})
+	if !ok || kind < 0 {
+		return e, nil, false
+	}
+	e.Kind = EventKind(kind)
+	if seen&^eventMembers[e.Kind] != 0 {
+		return e, nil, false
+	}
+	switch e.Kind {
+	case EventLoaded, EventCAS:
+		if seen&(1<<3|1<<4) == 0 {
+			e.Absent = true
+		}
+		if e.Kind == EventCAS {
+			if !swapSet {
+				return e, nil, false
+			}
+			e.Swapped = swapped
+		}
+	case EventCallFailed:
+		if e.Error == nil || seen&(1<<9) == 0 {
+			return e, nil, false
+		}
+	case EventCancelled:
+		switch e.Cause {
+		case "":
+			e.Cause = "cancelled"
+		case "cancelled", "deadline":
+		default:
+			return e, nil, false
+		}
+	}
+	return e, args, true
+}
+
+// eventMembers are the members each event kind takes (ReadStepEvent's
+// lists) as scanEvent's bits: kind 0, args 1, deadline_ms 2, value 3,
+// current 4, swapped 5, message 6, cause 7, error 8, draw 9, loaded 10.
+var eventMembers = [...]uint16{
+	EventStart: 1 | 1<<1 | 1<<2 | 1<<10, EventLoaded: 1 | 1<<3, EventCAS: 1 | 1<<4 | 1<<5,
+	EventStoreError: 1 | 1<<6, EventCallOK: 1 | 1<<10, EventCallFailed: 1 | 1<<8 | 1<<9 | 1<<10,
+	EventSlept: 1 | 1<<10, EventCancelled: 1 | 1<<7 | 1<<10,
+}
+
+// scanMembers reads an object member by member: its '{', then for each
+// member name member(name), which reads the value and reports whether it
+// was one it takes; then the '}', charged as Parse charges an object. It
+// reports false for anything else, or more than 8 members (the Scanner's
+// Object charges no more).
+func scanMembers(s *canonical.Scanner, member func(key string) bool) bool {
+	if !s.Byte('{') {
+		return false
+	}
+	n := 0
+	for ; ; n++ {
+		key, more, ok := s.Member(n)
+		if !ok {
+			return false
+		}
+		if !more {
+			break
+		}
+		if !member(key) {
+			return false
+		}
+	}
+	return n <= 8 && s.Object(n)
+}
+
+// once records bit in seen, reporting false when it was there already (a
+// duplicate member).
+func once[T uint8 | uint16](seen *T, bit T) bool {
+	if *seen&bit != 0 {
+		return false
+	}
+	*seen |= bit
+	return true
+}

@@ -1,0 +1,144 @@
+package core
+
+import (
+	"bytes"
+	"encoding/json"
+	"sort"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/toolerr/toolerr/core/internal/canonical"
+	"github.com/toolerr/toolerr/core/internal/decide"
+)
+
+// stepSameAsGeneral fails unless Invoke (with fastStep) answers req byte for
+// byte as the general path does, and reports whether fastStep answered.
+func stepSameAsGeneral(t *testing.T, req []byte) bool {
+	t.Helper()
+	sameAsGeneral(t, req)
+	_, fast := fastStep(req)
+	return fast
+}
+
+// variants returns req's members in reverse order, and req with each
+// top-level member dropped, made null, given twice, or made a string.
+func variants(t *testing.T, req []byte) [][]byte {
+	t.Helper()
+	var m map[string]json.RawMessage
+	require.NoError(t, json.Unmarshal(req, &m))
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	write := func(members [][2]string) []byte {
+		var b strings.Builder
+		b.WriteByte('{')
+		for i, kv := range members {
+			if i > 0 {
+				b.WriteByte(',')
+			}
+			b.WriteString(`"` + kv[0] + `":` + kv[1])
+		}
+		b.WriteByte('}')
+		return []byte(b.String())
+	}
+	all := func(skip string, over map[string]string) [][2]string {
+		var out [][2]string
+		for i := len(keys) - 1; i >= 0; i-- {
+			k := keys[i]
+			if k == skip {
+				continue
+			}
+			v := string(m[k])
+			if o, ok := over[k]; ok {
+				v = o
+			}
+			out = append(out, [2]string{k, v})
+		}
+		return out
+	}
+	out := [][]byte{write(all("", nil))}
+	for _, k := range keys {
+		out = append(out, write(all(k, nil)), write(all("", map[string]string{k: "null"})),
+			write(append(all("", nil), [2]string{k, string(m[k])})), write(all("", map[string]string{k: `"x"`})))
+	}
+	// Inside the event and the state: each member dropped or made null.
+	for _, outer := range []string{"event", "state", "replica"} {
+		var inner map[string]json.RawMessage
+		if json.Unmarshal(m[outer], &inner) != nil || inner == nil {
+			continue
+		}
+		for k := range inner {
+			for _, v := range []string{"", "null", `"x"`, "-1", "1.5"} {
+				c := map[string]json.RawMessage{}
+				for kk, vv := range inner {
+					c[kk] = vv
+				}
+				if v == "" {
+					delete(c, k)
+				} else {
+					c[k] = json.RawMessage(v)
+				}
+				b, err := json.Marshal(c)
+				require.NoError(t, err)
+				out = append(out, write(all("", map[string]string{outer: string(b)})))
+			}
+		}
+	}
+	return out
+}
+
+// TestFastStep_sameAsGeneral: every step fixture, the benchmark's requests,
+// requests with a load made ahead, and variants of each (members reordered,
+// dropped, null, repeated, of the wrong type) get the same bytes from Invoke
+// as from the general path; the fixtures' valid requests take fastStep.
+func TestFastStep_sameAsGeneral(t *testing.T) {
+	fast, ok := 0, 0
+	tests := fixtureTests(t, "step")
+	reqs := make([][]byte, 0, len(tests))
+	for _, tc := range tests {
+		reqs = append(reqs, tc.Request)
+	}
+	reqs = append(reqs, benchStepCall...)
+	reqs = append(reqs, benchStepFused...)
+	for _, req := range reqs {
+		if stepSameAsGeneral(t, req) {
+			fast++
+		}
+		if bytes.HasPrefix(Invoke(req), []byte(okPrefix)) {
+			ok++
+		}
+		for _, v := range variants(t, req) {
+			stepSameAsGeneral(t, v)
+		}
+	}
+	t.Logf("%d of %d step requests took the fast path (%d answered ok)", fast, len(reqs), ok)
+	assert.GreaterOrEqual(t, fast, ok*9/10, "the valid step requests take the fast path")
+	for _, r := range benchStepCall {
+		assert.True(t, stepSameAsGeneral(t, r), "fast path for %s", r)
+	}
+}
+
+// TestScanStepRequest_sameAsTree: what ScanStepRequest reads from a request
+// equals what ReadStepInput reads from its tree, for every step fixture it
+// answers.
+func TestScanStepRequest_sameAsTree(t *testing.T) {
+	for _, tc := range fixtureTests(t, "step") {
+		in, ok := decide.ScanStepRequest(tc.Request)
+		if !ok {
+			continue
+		}
+		v, err := canonical.ParseRequest(tc.Request)
+		require.NoError(t, err)
+		req := v.(map[string]any)
+		now, err := readNowMs(req)
+		require.NoError(t, err)
+		want, err := decide.ReadStepInput(req, now)
+		require.NoError(t, err, tc.Test)
+		assert.Equal(t, want, in, tc.Test)
+	}
+}

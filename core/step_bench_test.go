@@ -1,0 +1,64 @@
+package core
+
+import "testing"
+
+// benchStepCall is the four step requests of one successful call as a
+// runtime sends them (Python's key order), the breaker closed with its
+// canonical bytes in the store and in the replica's state.
+var benchStepCall = [][]byte{
+	[]byte(`{"op":"step","tool":"search","state":null,"event":{"kind":"start"},"now_ms":1700000000000,"replica":{"down_until_ms":0,"state":"{\"failures\":0,\"open_until_ms\":0,\"phase\":\"closed\",\"probe_until_ms\":0,\"successes\":0}"}}`),
+	[]byte(`{"op":"step","tool":"search","state":{"attempt":1,"event":"allow","phase":"breaker","tries":0},"event":{"kind":"loaded","value":"{\"failures\":0,\"open_until_ms\":0,\"phase\":\"closed\",\"probe_until_ms\":0,\"successes\":0}"},"now_ms":1700000000000,"replica":{"down_until_ms":0,"state":"{\"failures\":0,\"open_until_ms\":0,\"phase\":\"closed\",\"probe_until_ms\":0,\"successes\":0}"}}`),
+	[]byte(`{"op":"step","tool":"search","state":{"attempt":1,"phase":"call"},"event":{"kind":"success"},"now_ms":1700000000000,"replica":{"down_until_ms":0,"state":"{\"failures\":0,\"open_until_ms\":0,\"phase\":\"closed\",\"probe_until_ms\":0,\"successes\":0}"}}`),
+	[]byte(`{"op":"step","tool":"search","state":{"attempt":1,"event":"success","phase":"breaker","tries":0},"event":{"kind":"loaded","value":"{\"failures\":0,\"open_until_ms\":0,\"phase\":\"closed\",\"probe_until_ms\":0,\"successes\":0}"},"now_ms":1700000000000,"replica":{"down_until_ms":0,"state":"{\"failures\":0,\"open_until_ms\":0,\"phase\":\"closed\",\"probe_until_ms\":0,\"successes\":0}"}}`),
+}
+
+// BenchmarkInvoke_stepCall is one successful call's steps through Invoke
+// (ns/op is the whole call).
+func BenchmarkInvoke_stepCall(b *testing.B) {
+	for _, r := range benchStepCall {
+		if out := Invoke(r); string(out[:6]) != `{"ok":` {
+			b.Fatalf("%s", out)
+		}
+	}
+	b.ReportAllocs()
+	for i := 0; i < b.N; i++ {
+		for _, r := range benchStepCall {
+			_ = Invoke(r)
+		}
+	}
+}
+
+// benchStepFused is the same call with the loads made ahead (the events'
+// "loaded"): two steps.
+var benchStepFused = [][]byte{
+	[]byte(`{"op":"step","tool":"search","state":null,"event":{"kind":"start","loaded":{"kind":"loaded","value":"{\"failures\":0,\"open_until_ms\":0,\"phase\":\"closed\",\"probe_until_ms\":0,\"successes\":0}"}},"now_ms":1700000000000,"replica":{"down_until_ms":0,"state":"{\"failures\":0,\"open_until_ms\":0,\"phase\":\"closed\",\"probe_until_ms\":0,\"successes\":0}"}}`),
+	[]byte(`{"op":"step","tool":"search","state":{"attempt":1,"phase":"call"},"event":{"kind":"success","loaded":{"kind":"loaded","value":"{\"failures\":0,\"open_until_ms\":0,\"phase\":\"closed\",\"probe_until_ms\":0,\"successes\":0}"}},"now_ms":1700000000000,"replica":{"down_until_ms":0,"state":"{\"failures\":0,\"open_until_ms\":0,\"phase\":\"closed\",\"probe_until_ms\":0,\"successes\":0}"}}`),
+}
+
+// BenchmarkInvoke_stepCallFused is BenchmarkInvoke_stepCall with the loads
+// made ahead (ns/op is the whole call).
+func BenchmarkInvoke_stepCallFused(b *testing.B) {
+	for _, r := range benchStepFused {
+		if out := Invoke(r); string(out[:6]) != `{"ok":` {
+			b.Fatalf("%s", out)
+		}
+	}
+	b.ReportAllocs()
+	for i := 0; i < b.N; i++ {
+		for _, r := range benchStepFused {
+			_ = Invoke(r)
+		}
+	}
+}
+
+// BenchmarkInvoke_stepCallGeneral is BenchmarkInvoke_stepCall through the
+// general path (a value tree), for comparison.
+func BenchmarkInvoke_stepCallGeneral(b *testing.B) {
+	b.ReportAllocs()
+	var op string
+	for i := 0; i < b.N; i++ {
+		for _, r := range benchStepCall {
+			_ = invokeTree(r, &op)
+		}
+	}
+}
