@@ -121,6 +121,15 @@ func TestFastStep_sameAsGeneral(t *testing.T) {
 	for _, r := range benchStepCall {
 		assert.True(t, stepSameAsGeneral(t, r), "fast path for %s", r)
 	}
+	// Every member a runtime sends, more than 8 at the top level.
+	all := `{"key_prefix":"a7:","policy":{"max_attempts":3,"base_ms":500},"settings":{"failure_threshold":3},"timeout_ms":5000,` +
+		`"store_backoff_ms":200,"op":"step","tool":"search","budget":{"limits":{"steps":10},"state":null},"loop":{"threshold":2},` +
+		`"state":null,"event":{"kind":"start","args":{"q":"x"},"loaded":{"kind":"store_error","message":"i/o timeout"}},"now_ms":1000,` +
+		`"replica":{"down_until_ms":0,"state":null}}`
+	assert.True(t, stepSameAsGeneral(t, []byte(all)), "fast path for %s", all)
+	for _, v := range variants(t, []byte(all)) {
+		stepSameAsGeneral(t, v)
+	}
 }
 
 // TestScanStepRequest_sameAsTree: what ScanStepRequest reads from a request

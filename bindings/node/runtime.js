@@ -109,6 +109,8 @@ function deadline(ms) {
 }
 
 const logLevel = { debug: 'debug', info: 'info', warn: 'warn' };
+// The events that may carry a load made ahead ("loaded", docs/resilience.md).
+const ahead = new Set(['start', 'success', 'failure', 'slept']);
 
 /**
  * Runs tool calls under the core's decisions. An EventTarget: every decision
@@ -131,6 +133,7 @@ export class Executor extends EventTarget {
   #seen = new Map(); // and per breaker key the last state seen in the store
   #config = {};
   #o;
+  #listened = false; // whether a 'decision' listener was ever added (no event is built before)
 
   constructor(options = {}) {
     super();
@@ -145,10 +148,20 @@ export class Executor extends EventTarget {
     this.loopGuard = options.loopGuard ?? null;
   }
 
-  #step(base, tokens, state, event) {
-    const req = { ...base, state, event, now_ms: (this.#o.clock ?? Date.now)() };
+  /** EventTarget's addEventListener; a 'decision' listener turns the decision events on. */
+  addEventListener(type, listener, options) {
+    if (type === 'decision') this.#listened = true;
+    super.addEventListener(type, listener, options);
+  }
+
+  #key(tool) { return (this.#config.key_prefix ?? 'toolerr:breaker:') + tool; }
+
+  #step(base, key, tokens, state, event) {
+    const req = base;
+    req.state = state;
+    req.event = event;
+    req.now_ms = (this.#o.clock ?? Date.now)();
     const b = this.budget, g = this.loopGuard;
-    const key = (base.key_prefix ?? 'toolerr:breaker:') + base.tool;
     req.replica = { down_until_ms: this.#downUntilMs, state: this.#seen.get(key) ?? null };
     if (b) req.budget = { limits: b.limits, state: b.state, ...(tokens ? { charge: { tokens } } : {}) };
     if (g) req.loop = g.threshold > 0 ? { threshold: g.threshold, state: g.state } : { state: g.state };
@@ -173,7 +186,7 @@ export class Executor extends EventTarget {
 
   #report(rec) {
     this.#o.onDecision?.(rec);
-    this.dispatchEvent(new CustomEvent('decision', { detail: rec }));
+    if (this.#listened) this.dispatchEvent(new CustomEvent('decision', { detail: rec }));
     const con = this.#o.console === true ? globalThis.console : this.#o.console;
     if (con) (con[logLevel[rec.level]] ?? con.log).call(con, `toolerr decision ${JSON.stringify(rec)}`);
   }
@@ -196,6 +209,20 @@ export class Executor extends EventTarget {
     }
   }
 
+  // A load of key made ahead, as its event ("loaded" or "store_error"):
+  // synchronous for a store that answers synchronously (MemoryStore), else a
+  // promise of it.
+  #loadAhead(key) {
+    const failed = (e) => ({ kind: 'store_error', message: String(e?.message ?? e) });
+    try {
+      const v = this.#shared.load(key);
+      if (typeof v?.then === 'function') return v.then((x) => ({ kind: 'loaded', value: text(x) }), failed);
+      return { kind: 'loaded', value: text(v) };
+    } catch (e) {
+      return failed(e);
+    }
+  }
+
   /**
    * Calls fn({signal, attempt}) for tool with retries, the breaker, the budget
    * and the loop guard, and resolves to a CallResult (never rejects for the
@@ -204,15 +231,23 @@ export class Executor extends EventTarget {
    * at once with CANCELLED (the breaker still hears of a call in flight).
    */
   async call(tool, fn, { args, tokens, signal } = {}) {
-    const base = { ...this.#config, op: 'step', tool };
+    const base = { ...this.#config, op: 'step', tool }; // this call's request, its step members replaced each step
+    const key = this.#key(tool);
     const sleep = this.#o.sleep ?? sleepFor;
-    let state = null, value, cause;
+    let state = null, value, cause, after = 'start';
     let event = args === undefined ? { kind: 'start' } : { kind: 'start', args };
     for (;;) {
-      const r = this.#step(base, tokens, state, event);
+      // A load made ahead, while the store is not left alone after failing:
+      // the step uses it for the breaker's load, one step fewer.
+      if (this.#downUntilMs === 0 && (ahead.has(event.kind) || (event.kind === 'cancelled' && after === 'call'))) {
+        const l = this.#loadAhead(key);
+        event.loaded = typeof l.then === 'function' ? await l : l;
+      }
+      const r = this.#step(base, key, tokens, state, event);
       state = r.state;
       for (const rec of r.decisions) this.#report(rec);
       const a = r.action;
+      after = a.kind;
       if (a.kind === 'stop') return new CallResult(a.error ? undefined : value, a.error, a.attempts, a.error ? cause : undefined);
       if (a.kind === 'load' || a.kind === 'cas') {
         event = await this.#store(a);

@@ -96,13 +96,13 @@ def toolerr_executor(**store: object) -> Executor:
 
 
 def step_requests() -> List[bytes]:
-    """The step op's requests for one successful call on a closed breaker (start,
-    loaded, success, loaded), as the Executor sends them: what the core is asked
-    per call, whatever the binding does around it."""
+    """The step op's requests for one successful call on a closed breaker (start
+    and success, each with its load made ahead), as the Executor sends them: what
+    the core is asked per call, whatever the binding does around it."""
     base = {"policy": POLICY, "settings": SETTINGS, "op": "step", "tool": "search"}
     state, out, r = None, [], {}
-    for event in ({"kind": "start"}, {"kind": "loaded", "value": None}, {"kind": "success"},
-                  {"kind": "loaded", "value": None}):
+    ahead = {"kind": "loaded", "value": None}
+    for event in ({"kind": "start", "loaded": ahead}, {"kind": "success", "loaded": ahead}):
         req = json.dumps(dict(base, state=state, event=event, now_ms=time.time_ns() // 1_000_000,
                               replica={"down_until_ms": 0, "state": None}), separators=(",", ":")).encode()
         r = json.loads(toolerr.invoke_bytes(req))["ok"]
@@ -205,7 +205,7 @@ def in_process(n: int, count: int) -> List[Tuple[str, float, float]]:
         print(f"  {name:<44} {us:9.2f} µs/call" + ("" if name == "toolerr" else f"   toolerr {ratio:6.2f}x its speed"))
     core = statistics.median(r["core"] / n * 1e6 for r in rs)
     share = median_ratio(rs, lambda r: r["core"] / (r["toolerr"] - r["plain"]))
-    print(f"  of which the core: the 4 step crossings of a successful call through invoke_bytes {core:.2f} µs/call "
+    print(f"  of which the core: the 2 step crossings of a successful call through invoke_bytes {core:.2f} µs/call "
           f"({share:.0%} of toolerr's overhead)")
     return lines
 

@@ -26,7 +26,7 @@ from dataclasses import dataclass
 from typing import (Any, Awaitable, Callable, Dict, Generator, Generic, Mapping, Optional, Protocol, Tuple,
                     TypeVar, Union)
 
-from . import Envelope, Outcome, classify_response, invoke
+from . import Envelope, Outcome, _answer, classify_response, invoke_bytes
 
 __all__ = ["AsyncExecutor", "AsyncStore", "Budget", "CallResult", "Executor", "LoopGuard", "MemoryStore", "Store",
            "ToolFailure", "failure_envelope"]
@@ -40,6 +40,9 @@ _log = logging.getLogger("toolerr")
 _log.addHandler(logging.NullHandler())
 _levels = {"debug": logging.DEBUG, "info": logging.INFO, "warn": logging.WARNING}
 _record_json = json.JSONEncoder(separators=(",", ":"), ensure_ascii=False).encode
+_json = json.JSONEncoder(separators=(",", ":")).encode
+# The events that may carry a load made ahead ("loaded", docs/resilience.md).
+_AHEAD = frozenset(("start", "success", "failure", "slept"))
 
 
 class Store(Protocol):
@@ -159,6 +162,19 @@ class CallResult(Generic[T]):
         return Outcome(call_id, name, result={"json": self.value})
 
 
+class _RecordText:
+    """A record as the log message's argument, written as JSON only when a
+    handler formats the message (a NullHandler never does)."""
+
+    __slots__ = ("rec",)
+
+    def __init__(self, rec: Record) -> None:
+        self.rec = rec
+
+    def __str__(self) -> str:
+        return _record_json(self.rec)
+
+
 def _now_ms() -> int:
     return time.time_ns() // 1_000_000
 
@@ -200,10 +216,11 @@ class _Base:
         self._clock = clock or _now_ms
         self._draw = draw or random.random
 
-    def _step(self, base: Dict[str, Any], tokens: Optional[int], state: Any, event: Dict[str, Any]) -> Any:
-        req = dict(base, state=state, event=event, now_ms=self._clock())
+    def _step(self, head: str, key: str, tokens: Optional[int], state: Any, event: Dict[str, Any]) -> Any:
+        # The request's bytes: the call's constant members (head, written
+        # once per call), then the ones that change from step to step.
+        parts = [head, ',"state":', _json(state), ',"event":', _json(event), ',"now_ms":', str(self._clock())]
         b, g = self.budget, self.loop_guard
-        key = str(base.get("key_prefix") or "toolerr:breaker:") + str(base["tool"])
         # The replica's, the budget's and the loop guard's locks, always in
         # that order, held from reading their states to storing the answers
         # (plain acquire and release: an ExitStack cost 10-15% of a call).
@@ -212,14 +229,18 @@ class _Base:
             for lock in [self._replica_lock] + [x._lock for x in (b, g) if x is not None]:
                 lock.acquire()
                 held.append(lock)
-            req["replica"] = {"down_until_ms": self._down_until_ms, "state": self._seen.get(key)}
+            parts += (',"replica":{"down_until_ms":', str(self._down_until_ms), ',"state":', _json(self._seen.get(key)),
+                      '}')
             if b is not None:
-                req["budget"] = {"limits": b.limits, "state": b.state}
+                budget: Dict[str, Any] = {"limits": b.limits, "state": b.state}
                 if tokens:
-                    req["budget"]["charge"] = {"tokens": tokens}
+                    budget["charge"] = {"tokens": tokens}
+                parts += (',"budget":', _json(budget))
             if g is not None:
-                req["loop"] = {"threshold": g.threshold, "state": g.state} if g.threshold > 0 else {"state": g.state}
-            r = invoke(req)
+                loop = {"threshold": g.threshold, "state": g.state} if g.threshold > 0 else {"state": g.state}
+                parts += (',"loop":', _json(loop))
+            parts.append("}")
+            r = _answer(invoke_bytes("".join(parts).encode()))
             if b is not None and "budget" in r:
                 b.state = r["budget"]
             if g is not None and "loop" in r:
@@ -244,18 +265,32 @@ class _Base:
             self._on_decision(rec)
         level = _levels.get(rec.get("level", "debug"), logging.DEBUG)
         if self._logger.isEnabledFor(level):
-            self._logger.log(level, "toolerr decision %s", _record_json(rec), extra={"toolerr": rec})
+            self._logger.log(level, "toolerr decision %s", _RecordText(rec), extra={"toolerr": rec})
+
+    def _key(self, tool: str) -> str:
+        return str(self._config.get("key_prefix") or "toolerr:breaker:") + tool
+
+    def _ahead(self, event: Dict[str, Any], kind: str) -> bool:
+        """Whether event, sent after an action of kind ("start" before the
+        first), gets a load made ahead: one that may carry it, while the store
+        is not left alone after failing (the replica's down_until_ms is 0)."""
+        return self._down_until_ms == 0 and (event["kind"] in _AHEAD or
+                                             (event["kind"] == "cancelled" and kind == "call"))
 
     def _steps(self, tool: str, args: Any, tokens: Optional[int]) -> Generator[Dict[str, Any], Dict[str, Any],
                                                                                Dict[str, Any]]:
-        """Yield the actions of one call and receive the events; return the stop action."""
-        base = dict(self._config, op="step", tool=tool)
-        event: Dict[str, Any] = {"kind": "start"}
+        """Yield the actions of one call and receive the events; return the stop action.
+
+        The first action is {"kind": "start"}: the caller answers with the
+        start event (with its load made ahead, see _ahead)."""
+        head = _json(dict(self._config, op="step", tool=tool))[:-1]
+        key = self._key(tool)
+        event: Dict[str, Any] = yield {"kind": "start"}
         if args is not None:
             event["args"] = args
         state: Any = None
         while True:
-            r = self._step(base, tokens, state, event)
+            r = self._step(head, key, tokens, state, event)
             state = r["state"]
             for rec in r["decisions"]:
                 self._report(rec)
@@ -282,9 +317,13 @@ class _Base:
 
 def _store_event(action: Mapping[str, Any], answer: Any) -> Dict[str, Any]:
     if action["kind"] == "load":
-        return {"kind": "loaded", "value": _text(answer)}
+        return _loaded(answer)
     swapped, cur = answer
     return {"kind": "cas", "swapped": bool(swapped), "current": _text(cur)}
+
+
+def _loaded(answer: Optional[bytes]) -> Dict[str, Any]:
+    return {"kind": "loaded", "value": _text(answer)}
 
 
 def _store_error(exc: BaseException) -> Dict[str, Any]:
@@ -332,6 +371,7 @@ class Executor(_Base):
         BaseExceptions that are not Exceptions propagate).
         """
         gen = self._steps(tool, args, tokens)
+        key = self._key(tool)
         value: Any = None
         exc: Optional[BaseException] = None
         try:
@@ -346,6 +386,8 @@ class Executor(_Base):
                         event = _store_event(action, answer)
                     except Exception as e:
                         event = _store_error(e)
+                elif kind == "start":
+                    event = {"kind": "start"}
                 elif kind == "call":
                     try:
                         value, exc = fn(), None
@@ -358,6 +400,11 @@ class Executor(_Base):
                     else:
                         self._sleep(action["delay_ms"] / 1000)
                     event = {"kind": "cancelled"} if cancel is not None and cancel.is_set() else {"kind": "slept"}
+                if self._ahead(event, kind):
+                    try:
+                        event["loaded"] = _loaded(self._store({"kind": "load", "key": key}).load(key))
+                    except Exception as e:
+                        event["loaded"] = _store_error(e)
                 action = gen.send(event)
         except StopIteration as stop:
             return self._result(stop.value, value, exc)
@@ -383,6 +430,7 @@ class AsyncExecutor(_Base):
         when the awaiting task is cancelled.
         """
         gen = self._steps(tool, args, tokens)
+        key = self._key(tool)
         value: Any = None
         exc: Optional[BaseException] = None
         cancelled: Optional[BaseException] = None
@@ -400,6 +448,8 @@ class AsyncExecutor(_Base):
                         event = _store_event(action, answer)
                     except Exception as e:
                         event = _store_error(e)
+                elif kind == "start":
+                    event = {"kind": "start"}
                 elif kind == "call":
                     timeout = action.get("timeout_ms")
                     try:
@@ -418,6 +468,14 @@ class AsyncExecutor(_Base):
                         event = {"kind": "slept"}
                     except asyncio.CancelledError as e:
                         cancelled, event = e, {"kind": "cancelled"}
+                if self._ahead(event, kind):
+                    try:
+                        loaded = self._store({"kind": "load", "key": key}).load(key)
+                        if inspect.isawaitable(loaded):
+                            loaded = await loaded
+                        event["loaded"] = _loaded(loaded)
+                    except Exception as e:
+                        event["loaded"] = _store_error(e)
                 action = gen.send(event)
         except StopIteration as stop:
             if cancelled is not None:

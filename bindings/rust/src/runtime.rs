@@ -438,6 +438,15 @@ impl Executor {
         r
     }
 
+    /// Whether `event` (answering a call action when `from_call`) gets a
+    /// load made ahead (its `loaded` member, docs/resilience.md): an event
+    /// that may carry one, while the replica's `down_until_ms` is 0.
+    fn load_ahead(&self, event: &Value, from_call: bool) -> bool {
+        let kind = event["kind"].as_str().unwrap_or_default();
+        (matches!(kind, "start" | "success" | "failure" | "slept") || (kind == "cancelled" && from_call))
+            && self.replica.lock().unwrap_or_else(|e| e.into_inner()).down_until_ms == 0
+    }
+
     fn report(&self, rec: &Value) {
         if let Some(f) = &self.on_decision {
             f(rec);
@@ -488,13 +497,21 @@ impl Executor {
         }
         let mut state = Value::Null;
         let (mut value, mut cause) = (None, None);
+        let key = self.key(tool);
+        let mut from_call = false; // whether event answers a call action
         loop {
+            // A load made ahead, while the store is not left alone after
+            // failing: the step uses it for the breaker's load, one step fewer.
+            if self.load_ahead(&event, from_call) {
+                event["loaded"] = self.store_event(&json!({"kind": "load", "key": key}));
+            }
             let mut r = self.step(&base, opts.tokens, &state, event);
             state = r["state"].take();
             for rec in r["decisions"].as_array().into_iter().flatten() {
                 self.report(rec);
             }
             let a = r["action"].take();
+            from_call = a["kind"] == "call";
             event = match a["kind"].as_str().unwrap_or_default() {
                 "stop" => {
                     let attempts = a["attempts"].as_u64().unwrap_or(0) as u32;

@@ -78,11 +78,14 @@ func (s *Scanner) End() bool { return s.Next() == 0 && s.p.pos == len(s.p.data) 
 // Parse would charge the tree of it, so that a text is refused at the same
 // bound either way. Each reports whether the budget still holds.
 
-// Object charges an object of n members (n at most 8).
+// Object charges an object of n members.
 func (s *Scanner) Object(n int) bool {
 	c := int64(costObject)
 	if n > 0 {
 		c += costObjectGroup
+	}
+	if n > 8 {
+		c += int64(n-8) * costObjectMember
 	}
 	return s.p.charge(c)
 }

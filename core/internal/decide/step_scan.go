@@ -471,8 +471,7 @@ var eventMembers = [...]uint16{
 // scanMembers reads an object member by member: its '{', then for each
 // member name member(name), which reads the value and reports whether it
 // was one it takes; then the '}', charged as Parse charges an object. It
-// reports false for anything else, or more than 8 members (the Scanner's
-// Object charges no more).
+// reports false for anything else.
 func scanMembers(s *canonical.Scanner, member func(key string) bool) bool {
 	if !s.Byte('{') {
 		return false
@@ -490,7 +489,7 @@ func scanMembers(s *canonical.Scanner, member func(key string) bool) bool {
 			return false
 		}
 	}
-	return n <= 8 && s.Object(n)
+	return s.Object(n)
 }
 
 // once records bit in seen, reporting false when it was there already (a
