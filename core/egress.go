@@ -1,12 +1,15 @@
 package core
 
 import (
+	"slices"
 	"strconv"
 
 	"github.com/toolerr/toolerr/core/internal/canonical"
 	"github.com/toolerr/toolerr/core/internal/classify"
 	"github.com/toolerr/toolerr/core/internal/egress"
 	"github.com/toolerr/toolerr/core/internal/field"
+	"github.com/toolerr/toolerr/core/internal/format"
+	"github.com/toolerr/toolerr/core/internal/transcript"
 )
 
 // EnvelopeMember is the member of every native error object that carries the
@@ -208,9 +211,19 @@ func PrepareRequest(f Format, body []byte, opts TranscriptOptions) (PreparedRequ
 	if len(body) > MaxRequestBytes {
 		return PreparedRequest{}, &RequestError{Op: op, Path: "body", Offset: -1, Msg: "is " + strconv.Itoa(len(body)) + " bytes; the limit is " + strconv.Itoa(MaxRequestBytes)}
 	}
-	if _, err := formatNamed(op, f, "format"); err != nil {
+	tf, err := formatNamed(op, f, "format")
+	if err != nil {
 		return PreparedRequest{}, err
 	}
+	if p, ok := prepareScanned(tf, body, opts); ok {
+		return p, nil
+	}
+	return prepareTree(f, body, opts)
+}
+
+// prepareTree is PrepareRequest on the value tree of body.
+func prepareTree(f Format, body []byte, opts TranscriptOptions) (PreparedRequest, error) {
+	const op = "egress_request"
 	m, err := parseBody(op, body)
 	if err != nil {
 		return PreparedRequest{}, err
@@ -228,6 +241,78 @@ func PrepareRequest(f Format, body []byte, opts TranscriptOptions) (PreparedRequ
 		out.Body = body
 	}
 	return out, nil
+}
+
+// prepareScanned is PrepareRequest's path for the common body, one with
+// nothing to change, of a format whose messages the core reads straight
+// from the bytes (transcript.ScanList: openai-chat): the message list is
+// scanned without a value tree of it, every other member of the body (at
+// most 7 of them) read as a tree, and the request op's steps run on the
+// list (egress.PrepareScanned); the body sent is the bytes given. It
+// answers only a body it is sure of: not an object, a duplicate or
+// unknown shape, more than 8 members, a message the scan does not take, a
+// tree past Parse's budget for the body (TextTreeBudget), or anything the
+// op would change returns ok false, and prepareTree answers, as it always
+// did. TestPrepareScanned_sameAsTree holds it to that.
+func prepareScanned(f transcript.Format, body []byte, opts TranscriptOptions) (PreparedRequest, bool) {
+	shape := format.RequestShape(string(f))
+	if shape == nil || shape.Server != nil || shape.TextList != nil {
+		return PreparedRequest{}, false
+	}
+	s := canonical.NewScanner(body)
+	if !s.Byte('{') {
+		return PreparedRequest{}, false
+	}
+	var (
+		names [8]string
+		msgs  []transcript.Message
+		list  bool
+		model string
+		n     int
+	)
+	for ; ; n++ {
+		name, more, ok := s.Member(n)
+		if !ok || n == len(names) && more || slices.Contains(names[:n], name) && more {
+			return PreparedRequest{}, false
+		}
+		if !more {
+			break
+		}
+		names[n] = name
+		if name == shape.List {
+			if msgs, ok = transcript.ScanList(f, s, 1, true); !ok {
+				return PreparedRequest{}, false
+			}
+			list = true
+			continue
+		}
+		v, err := s.Value(1)
+		if err != nil {
+			return PreparedRequest{}, false
+		}
+		if name == "model" {
+			model, _ = v.(string)
+		}
+	}
+	if !list || !s.Object(n) || !s.End() || s.Cost() > canonical.TextTreeBudget(len(body)) {
+		return PreparedRequest{}, false
+	}
+	o, err := opts.engine("egress_request", f)
+	if err != nil {
+		return PreparedRequest{}, false
+	}
+	// as request.Body.Options completes them for the tree
+	o.Path = field.Join("body", shape.List)
+	if o.Model == "" {
+		o.Model = model
+	}
+	p, ok := egress.PrepareScanned(f, msgs, o)
+	if !ok {
+		return PreparedRequest{}, false
+	}
+	out := preparedRequest(p)
+	out.Body = body
+	return out, true
 }
 
 // parseBody reads body, the raw bytes of a provider body given to op, with

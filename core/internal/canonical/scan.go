@@ -147,6 +147,11 @@ func (s *Scanner) Elem(n int) (more, ok bool) {
 // Parse might refuse.
 func (s *Scanner) InBudget() bool { return s.p.cost <= s.p.budget }
 
+// Cost is what was read and charged so far, in bytes of value tree: a
+// decoder that holds the text to a smaller budget than TreeBudget (as Parse
+// holds a JSON text found inside a request to TextTreeBudget) compares it.
+func (s *Scanner) Cost() int64 { return s.p.cost }
+
 // ReadObject reads an object at its '{' whose member names are among names
 // (at most 64), each at most once, reading each member's value with
 // member(i), i the index of its name in names. It charges the object (at

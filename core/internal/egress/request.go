@@ -72,25 +72,49 @@ func Prepare(b *request.Body, o transcript.Options) (Prepared, error) {
 		return Prepared{}, err
 	}
 	o = b.Options(o)
-	d := transcript.DialectFor(b.Format, o)
-	named := fillNames(d, msgs)
-	restored := restoreFlags(d, msgs)
-	out, ch := transcript.Repair(b.Format, msgs, o)
-	rules := o.IDRules
-	if rules == "" {
-		rules = string(b.Format)
-	}
-	norm := transcript.NormalizeIDs(b.Format, out, rules)
-	p := Prepared{Changes: ch, Named: named, FlagsRestored: restored, Rewritten: len(norm), IDMap: chainIDs(ch.IDMap, norm)}
-	p.IDs = touched(ch.IDs, slices.Concat(named, restored), norm)
-	p.Findings = transcript.Check(b.Format, out, o)
-	p.Changed = len(named) > 0 || len(restored) > 0 || len(norm) > 0 || ch.Any()
+	p, out := prepareList(b.Format, transcript.DialectFor(b.Format, o), msgs, o)
 	if !p.Changed {
 		p.Body = b.Raw
 		return p, nil
 	}
 	p.Body = b.Write(transcript.Write(b.Format, out))
 	return p, nil
+}
+
+// PrepareScanned is Prepare for the messages of a body read straight from
+// its bytes (transcript.ScanList with lint, each Raw dialect.Scanned), o
+// completed as Body.Options completes it. It answers only a body with
+// nothing to change, whose bytes are then sent as they came (Body is nil):
+// ok is false when a step would change the list, or when the format's
+// results name their function or carry a failure flag (steps 0 and 1 read
+// and write the raw elements, which a scan does not keep). The caller then
+// reads the body as a tree and calls Prepare, which answers as it always
+// did.
+func PrepareScanned(f transcript.Format, msgs []transcript.Message, o transcript.Options) (p Prepared, ok bool) {
+	d := transcript.DialectFor(f, o)
+	if d.ResultName.Key != "" || d.Flagged != nil {
+		return Prepared{}, false
+	}
+	p, _ = prepareList(f, d, msgs, o)
+	return p, !p.Changed
+}
+
+// prepareList runs the steps of Prepare on msgs, a list of format f in the
+// dialect d, and returns the report and the list to send.
+func prepareList(f transcript.Format, d *dialect.Dialect, msgs []transcript.Message, o transcript.Options) (Prepared, []transcript.Message) {
+	named := fillNames(d, msgs)
+	restored := restoreFlags(d, msgs)
+	out, ch := transcript.Repair(f, msgs, o)
+	rules := o.IDRules
+	if rules == "" {
+		rules = string(f)
+	}
+	norm := transcript.NormalizeIDs(f, out, rules)
+	p := Prepared{Changes: ch, Named: named, FlagsRestored: restored, Rewritten: len(norm), IDMap: chainIDs(ch.IDMap, norm)}
+	p.IDs = touched(ch.IDs, slices.Concat(named, restored), norm)
+	p.Findings = transcript.Check(f, out, o)
+	p.Changed = len(named) > 0 || len(restored) > 0 || len(norm) > 0 || ch.Any()
+	return p, out
 }
 
 // fillNames gives every result of msgs that names no function, in a
