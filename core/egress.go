@@ -9,6 +9,7 @@ import (
 	"github.com/toolerr/toolerr/core/internal/egress"
 	"github.com/toolerr/toolerr/core/internal/field"
 	"github.com/toolerr/toolerr/core/internal/format"
+	"github.com/toolerr/toolerr/core/internal/format/dialect"
 	"github.com/toolerr/toolerr/core/internal/transcript"
 )
 
@@ -280,7 +281,7 @@ func prepareScanned(f transcript.Format, body []byte, opts TranscriptOptions) (P
 		}
 		names[n] = name
 		if name == shape.List {
-			if msgs, ok = transcript.ScanList(f, s, 1, true); !ok {
+			if msgs, ok = transcript.ScanList(f, s, 1, dialect.RawLint); !ok {
 				return PreparedRequest{}, false
 			}
 			list = true
