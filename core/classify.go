@@ -1,7 +1,6 @@
 package core
 
 import (
-	"context"
 	"errors"
 
 	"github.com/toolerr/toolerr/core/internal/classify"
@@ -128,11 +127,8 @@ func ClassifyError(err error, opt ClassifyOptions) Envelope {
 	if err := o.Check(""); err != nil {
 		return invalidInput("classify", err)
 	}
-	switch {
-	case errors.Is(err, context.DeadlineExceeded):
-		return classify.Cause(classify.CauseTimeout, o)
-	case errors.Is(err, context.Canceled):
-		return classify.Cause(classify.CauseCancelled, o)
+	if cause, ok := contextCause(err); ok {
+		return classify.Cause(cause, o)
 	}
 	var t interface{ Timeout() bool }
 	if errors.As(err, &t) && t.Timeout() {

@@ -32,7 +32,8 @@ fi
   -buildmode=c-shared -ldflags="-s -w -buildid=" -o "$tmp/floor.wasm" .)
 raw=$(wc -c <"$dist/toolerr.wasm"); gz=$(gzip -9c "$dist/toolerr.wasm" | wc -c)
 # The same module with its name section, for the per-package breakdown.
-GOOS=wasip1 GOARCH=wasm CGO_ENABLED=0 go build -trimpath -buildvcs=false -buildmode=c-shared -o "$tmp/named.wasm" ./wasm
+GOOS=wasip1 GOARCH=wasm CGO_ENABLED=0 go build -trimpath -buildvcs=false -buildmode=c-shared -tags toolerr_nocontext \
+  -o "$tmp/named.wasm" ./wasm
 (cd conformance/bench/floor && GOOS=wasip1 GOARCH=wasm CGO_ENABLED=0 go build -trimpath -buildvcs=false \
   -buildmode=c-shared -o "$tmp/floor-named.wasm" .)
 sizes=$(cd conformance && go run ./bench/wasmsize -n 10 "$tmp/named.wasm")

@@ -8,5 +8,5 @@ cd "$(dirname "$0")/.."
 dist="${1:-dist}"
 mkdir -p "$dist"
 GOOS=wasip1 GOARCH=wasm CGO_ENABLED=0 go build -trimpath -buildvcs=false \
-  -buildmode=c-shared -ldflags="-s -w -buildid=" -o "$dist/toolerr.wasm" ./wasm
+  -buildmode=c-shared -tags toolerr_nocontext -ldflags="-s -w -buildid=" -o "$dist/toolerr.wasm" ./wasm
 echo "build-wasm: $dist/toolerr.wasm ($(wc -c <"$dist/toolerr.wasm") bytes)"

@@ -1,9 +1,6 @@
 package classify
 
-import (
-	"strings"
-	"time"
-)
+import "strings"
 
 // Header is a set of HTTP response headers, as net/http's Header is: a name
 // maps to its values. Names match case-insensitively, so a caller may pass
@@ -115,7 +112,7 @@ func (hs *headers) get(i int) (string, bool) { return hs.val[i], hs.has[i] }
 // in the hint, so every hint above a retry policy's limit gives the same
 // decision as the limit. No real server asks for so long, and ten years stay
 // well inside an int64 of nanoseconds (292 years).
-const MaxWaitNs = int64(10 * 366 * 24 * time.Hour)
+const MaxWaitNs = int64(10 * 366 * 24 * 3600 * 1e9)
 
 // Wait is a parsed wait hint in nanoseconds, and the header (an index into
 // headerNames, or fromRetryDelay) it came from.
@@ -321,12 +318,12 @@ func parseGoDuration(s string) (int64, bool) {
 	if s == "" || s[0] == '-' || s[0] == '+' {
 		return 0, false
 	}
-	d, err := time.ParseDuration(s)
+	d, ok := parseDuration(s)
 	switch {
-	case err == nil && int64(d) >= MaxWaitNs:
+	case ok && d >= MaxWaitNs:
 		return MaxWaitNs, true
-	case err == nil:
-		return int64(d), true
+	case ok:
+		return d, true
 	case isGoDuration(s):
 		return MaxWaitNs, true // well formed, too long for an int64
 	}
@@ -371,15 +368,11 @@ func isGoDuration(s string) bool {
 
 // parseHTTPDate parses an HTTP-date in any of the three forms RFC 9110, 5.6.7
 // requires a recipient to accept (IMF-fixdate, RFC 850, asctime) and returns
-// milliseconds since the Unix epoch.
+// milliseconds since the Unix epoch, as time.Parse reads each layout.
 func parseHTTPDate(s string) (int64, bool) {
-	for _, layout := range [...]string{
-		"Mon, 02 Jan 2006 15:04:05 GMT",  // IMF-fixdate
-		"Monday, 02-Jan-06 15:04:05 GMT", // obsolete RFC 850 format
-		"Mon Jan _2 15:04:05 2006",       // ANSI C asctime() format
-	} {
-		if t, err := time.Parse(layout, s); err == nil {
-			return t.UnixMilli(), true
+	for _, layout := range [...][]chunk{imfFixdate[:], rfc850Date[:], asctimeDate[:]} {
+		if ms, ok := parseLayout(layout, s); ok {
+			return ms, true
 		}
 	}
 	return 0, false
@@ -387,13 +380,9 @@ func parseHTTPDate(s string) (int64, bool) {
 
 // parseRFC3339 parses an RFC 3339 timestamp ("2024-03-26T20:00:00Z") as
 // Anthropic sends it in anthropic-ratelimit-*-reset, in milliseconds since the
-// Unix epoch.
+// Unix epoch, as time.Parse(time.RFC3339Nano, s) reads it.
 func parseRFC3339(s string) (int64, bool) {
-	t, err := time.Parse(time.RFC3339Nano, strings.TrimSpace(s))
-	if err != nil {
-		return 0, false
-	}
-	return t.UnixMilli(), true
+	return parseLayout(rfc3339Nano[:], strings.TrimSpace(s))
 }
 
 // Seconds returns ns as seconds for details.retry_after_seconds: an int64
