@@ -48,15 +48,13 @@ func (e *RequestError) Unwrap() error { return e.err }
 
 // requestError converts an internal error into a *RequestError for op.
 func requestError(op string, err error) *RequestError {
-	var re *RequestError
-	if errors.As(err, &re) {
+	if re, isRequest := errors.AsType[*RequestError](err); isRequest {
 		if re.Op == "" {
 			re.Op = op
 		}
 		return re
 	}
-	var fe *field.Error
-	if errors.As(err, &fe) {
+	if fe, isField := errors.AsType[*field.Error](err); isField {
 		return &RequestError{Op: op, Path: fe.Path, Offset: -1, Msg: fe.Msg, err: err}
 	}
 	return &RequestError{Op: op, Offset: -1, Msg: err.Error(), err: err}

@@ -89,8 +89,7 @@ func invokeTree(request []byte, opName *string) []byte {
 	*opName = op
 	result, err := dispatch(op, req)
 	if err != nil {
-		var le *LimitError
-		if errors.As(err, &le) {
+		if le, isLimit := errors.AsType[*LimitError](err); isLimit {
 			le.Op = op
 			return limitResponse(le)
 		}

@@ -135,8 +135,7 @@ func responseTooLarge(op string, count int64, why string) *LimitError {
 // apiError is err as the typed API returns it: a *LimitError for work the
 // bounds refused, a *RequestError otherwise.
 func apiError(op string, err error) error {
-	var be *bounds.Error
-	if errors.As(err, &be) {
+	if be, isBounds := errors.AsType[*bounds.Error](err); isBounds {
 		return &LimitError{Op: op, Bound: be.Bound, Limit: be.Limit, Count: be.Count, Offset: -1, Msg: be.Msg}
 	}
 	return requestError(op, err)
@@ -163,8 +162,7 @@ func writeOK(op string, result any, n int) []byte {
 	out := append(make([]byte, 0, responseCap(n)), okPrefix...)
 	out, err := canonical.AppendMax(out, result, MaxResponseBytes-1) // and the closing '}'
 	if err != nil {
-		var le *canonical.LimitError
-		if errors.As(err, &le) {
+		if le, isLimit := errors.AsType[*canonical.LimitError](err); isLimit {
 			return limitResponse(responseTooLarge(op, le.Count, ""))
 		}
 		return errorResponse(envelope.Envelope{

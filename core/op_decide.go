@@ -206,8 +206,7 @@ func prefixPath(err error, path string) error {
 	if err == nil {
 		return nil
 	}
-	var fe *field.Error
-	if errors.As(err, &fe) {
+	if _, isField := errors.AsType[*field.Error](err); isField {
 		return err
 	}
 	return field.Errorf(path, "is not the JSON of a breaker state: "+err.Error())

@@ -10,7 +10,7 @@
 package args
 
 import (
-	"sort"
+	"slices"
 	"strconv"
 	"strings"
 	"unicode/utf8"
@@ -192,15 +192,14 @@ func normalize(failures []Failure) []sorted {
 		}
 		fs = append(fs, s)
 	}
-	sort.SliceStable(fs, func(i, j int) bool {
-		a, b := fs[i], fs[j]
-		if a.Path != b.Path {
-			return a.Path < b.Path
+	slices.SortStableFunc(fs, func(a, b sorted) int {
+		if c := strings.Compare(a.Path, b.Path); c != 0 {
+			return c
 		}
-		if a.Keyword != b.Keyword {
-			return a.Keyword < b.Keyword
+		if c := strings.Compare(a.Keyword, b.Keyword); c != 0 {
+			return c
 		}
-		return a.exp < b.exp
+		return strings.Compare(a.exp, b.exp)
 	})
 	out := fs[:0]
 	for i, f := range fs {
