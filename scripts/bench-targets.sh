@@ -36,7 +36,7 @@ GOOS=wasip1 GOARCH=wasm CGO_ENABLED=0 go build -trimpath -buildvcs=false -buildm
   -o "$tmp/named.wasm" ./wasm
 (cd conformance/bench/floor && GOOS=wasip1 GOARCH=wasm CGO_ENABLED=0 go build -trimpath -buildvcs=false \
   -buildmode=c-shared -o "$tmp/floor-named.wasm" .)
-sizes=$(cd conformance && go run ./bench/wasmsize -n 10 "$tmp/named.wasm")
+sizes=$(cd conformance && go run ./bench/wasmsize -n 10 -f 10 "$tmp/named.wasm")
 floorsizes=$(cd conformance && go run ./bench/wasmsize -n 0 "$tmp/floor-named.wasm")
 floor=$(wc -c <"$tmp/floor.wasm"); floorgz=$(gzip -9c "$tmp/floor.wasm" | wc -c)
 

@@ -2,7 +2,7 @@
 // code of each package (from the function bodies and the "name" section; the
 // module must be built without -s) and the data segments.
 //
-// Usage: wasmsize [-n rows] module.wasm
+// Usage: wasmsize [-n rows] [-f functions] module.wasm
 package main
 
 import (
@@ -17,10 +17,11 @@ import (
 
 func main() {
 	rows := flag.Int("n", 12, "how many packages to list")
+	funcs := flag.Int("f", 0, "how many of the largest functions to list")
 	flag.Parse()
 	data, err := os.ReadFile(flag.Arg(0))
 	if err == nil {
-		err = report(data, *rows)
+		err = report(data, *rows, *funcs)
 	}
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "wasmsize:", err)
@@ -34,7 +35,7 @@ const own = "github.com/toolerr/toolerr/"
 
 var pkgRE = regexp.MustCompile(`^(?:go:)?([^.(]*(?:\.[a-z]+_[^.(]*)?)`)
 
-func report(b []byte, rows int) error {
+func report(b []byte, rows, funcs int) error {
 	if len(b) < 8 || string(b[:4]) != "\x00asm" {
 		return errors.New("not a wasm module")
 	}
@@ -118,6 +119,17 @@ func report(b []byte, rows int) error {
 	fmt.Printf("  code %d bytes (toolerr's own packages %d), data %d bytes\n", code, ours, dataBytes)
 	for _, p := range pkgs[:min(rows, len(pkgs))] {
 		fmt.Printf("  %9d  %5.1f%%  %s\n", perPkg[p], 100*float64(perPkg[p])/float64(code), p)
+	}
+	if funcs > 0 {
+		idx := make([]int, len(bodies))
+		for i := range idx {
+			idx[i] = i
+		}
+		sort.SliceStable(idx, func(i, j int) bool { return bodies[idx[i]] > bodies[idx[j]] })
+		fmt.Println("  largest functions:")
+		for _, i := range idx[:min(funcs, len(idx))] {
+			fmt.Printf("  %9d  %s\n", bodies[i], names[imports+i])
+		}
 	}
 	return nil
 }
