@@ -2,7 +2,7 @@ package sdktest
 
 import (
 	"context"
-	"net/http"
+	"encoding/json"
 	"testing"
 	"time"
 
@@ -115,36 +115,16 @@ func TestAnthropic_upstreamErrors(t *testing.T) {
 		{name: "500", reply: jsonReply(500, nil, `{"type":"error","error":{"type":"api_error","message":"Internal server error"}}`),
 			status: 500, code: "SERVER_ERROR", hits: 2},
 	}
-	seen := map[string]string{} // the body each case gave the SDK on the first hop
-	for _, h := range hops(t) {
-		for _, tc := range cases {
-			t.Run(h.name+"/"+tc.name, func(t *testing.T) {
-				fakes.Reset()
-				fakes.Upstream(fake.Anthropic).Script(tc.reply)
-				start := time.Now()
-				var resp *http.Response
-				_, err := anthropicClient(h, aoption.WithResponseInto(&resp)).Messages.New(context.Background(), messageParams())
-				elapsed := time.Since(start)
-				var aerr *anthropic.Error
-				require.ErrorAs(t, err, &aerr)
-				assert.Equal(t, tc.status, aerr.StatusCode)
-				assert.Equal(t, tc.hits, len(hits(fake.Anthropic)), "upstream hits, the SDK's retries counted")
-				native := envelopeOf(t, string(tc.reply.Body))["error"].(map[string]any)["type"]
-				assert.Equal(t, native, string(aerr.Type()), "the native error type")
-				assert.Equal(t, tc.code, member(t, aerr.RawJSON(), "error", "toolerr")["code"], "the envelope in the body the SDK keeps")
-				assert.Equal(t, tc.retryAfter, aerr.Response.Header.Get("Retry-After"))
-				assert.Equal(t, tc.code, envelopeOf(t, aerr.Response.Header.Get(core.EnvelopeHeader))["code"])
-				if tc.reply.Headers["request-id"] != "" {
-					assert.Equal(t, tc.reply.Headers["request-id"], aerr.RequestID, "the upstream's request-id passes")
-				}
-				assert.GreaterOrEqual(t, elapsed, tc.minElapsed, "the SDK waited the retry-after")
-				if first, ok := seen[tc.name]; ok {
-					assert.Equal(t, first, aerr.RawJSON(), "the same error body in-process and through the gateway")
-				}
-				seen[tc.name] = aerr.RawJSON()
-			})
-		}
-	}
+	upstreamErrors(t, fake.Anthropic, cases, "request-id", func(h hop) error {
+		_, err := anthropicClient(h).Messages.New(context.Background(), messageParams())
+		return err
+	}, func(t *testing.T, err error) sdkError {
+		var aerr *anthropic.Error
+		require.ErrorAs(t, err, &aerr)
+		env, _ := json.Marshal(member(t, aerr.RawJSON(), "error", "toolerr"))
+		return sdkError{status: aerr.StatusCode, typ: string(aerr.Type()), envelope: string(env), header: aerr.Response.Header,
+			requestID: aerr.RequestID, raw: aerr.RawJSON()}
+	})
 }
 
 // TestAnthropic_streamErrorEvent: an error event in the middle of a stream

@@ -14,6 +14,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
 	"github.com/toolerr/toolerr/core"
@@ -205,6 +206,61 @@ type errorCase struct {
 	hits       int
 	retryAfter string // the Retry-After the SDK reads, "" for none
 	minElapsed time.Duration
+}
+
+// sdkError is what a test reads of an SDK's own error for an upstream
+// failure.
+type sdkError struct {
+	status    int
+	typ       string      // the native error type the SDK parsed
+	code      string      // the native error code it parsed, "" when it has none
+	envelope  string      // the envelope's JSON where the SDK keeps it in the body
+	header    http.Header // the response headers it kept
+	requestID string      // the upstream's request id as the SDK reads it
+	raw       string      // the error body it keeps
+}
+
+// upstreamErrors runs each case on every hop: the fake of family answers
+// with the case's reply, call sends one request through an SDK, which must
+// fail, and read reads its error. The SDK must see the status, the native
+// error type and code, the envelope in its body and in the header, the
+// retry-after, and the upstream's request id (its header idHeader); it must
+// wait the retry-after, hit the upstream as often as the case says (its own
+// retries counted, x-should-retry deciding) and get the same error body
+// in-process and through the gateway.
+func upstreamErrors(t *testing.T, family fake.Family, cases []errorCase, idHeader string, call func(h hop) error, read func(t *testing.T, err error) sdkError) {
+	seen := map[string]string{} // the body each case gave the SDK on the first hop
+	for _, h := range hops(t) {
+		for _, tc := range cases {
+			t.Run(h.name+"/"+tc.name, func(t *testing.T) {
+				fakes.Reset()
+				fakes.Upstream(family).Script(tc.reply)
+				start := time.Now()
+				err := call(h)
+				elapsed := time.Since(start)
+				require.Error(t, err)
+				e := read(t, err)
+				assert.Equal(t, tc.status, e.status)
+				assert.Equal(t, tc.hits, len(hits(family)), "upstream hits, the SDK's retries counted")
+				native := member(t, string(tc.reply.Body), "error")
+				assert.Equal(t, native["type"], e.typ, "the native error type")
+				if code, _ := native["code"].(string); code != "" {
+					assert.Equal(t, code, e.code, "the native error code")
+				}
+				assert.Equal(t, tc.code, envelopeOf(t, e.envelope)["code"], "the envelope in the body the SDK keeps")
+				assert.Equal(t, tc.retryAfter, e.header.Get("Retry-After"))
+				assert.Equal(t, tc.code, envelopeOf(t, e.header.Get(core.EnvelopeHeader))["code"])
+				if id := tc.reply.Headers[idHeader]; id != "" {
+					assert.Equal(t, id, e.requestID, "the upstream's %s passes", idHeader)
+				}
+				assert.GreaterOrEqual(t, elapsed, tc.minElapsed, "the SDK waited the retry-after")
+				if first, ok := seen[tc.name]; ok {
+					assert.Equal(t, first, e.raw, "the same error body in-process and through the gateway")
+				}
+				seen[tc.name] = e.raw
+			})
+		}
+	}
 }
 
 func jsonReply(status int, headers map[string]string, body string) fake.Reply {
