@@ -76,8 +76,9 @@ type streamReader struct {
 	chunk   []byte
 }
 
-// Read returns the next complete events (or, at the end of the stream or
-// past MaxEventBytes, what arrived as it arrived).
+// Read returns the next complete events (or, past MaxEventBytes, what
+// arrived as it arrived; at the end of the stream, its unfinished last
+// event as event handles a complete one).
 func (s *streamReader) Read(p []byte) (int, error) {
 	for len(s.out) == 0 {
 		var end int
@@ -95,7 +96,17 @@ func (s *streamReader) Read(p []byte) (int, error) {
 			if len(s.pending) == 0 {
 				return 0, s.eof
 			}
-			s.out, s.pending, s.line, s.pos = append(s.out, s.pending...), nil, 0, 0
+			// The stream ended inside an event (no blank line after it).
+			// A WHATWG parser discards it, a line reader may not: an error
+			// event there is replaced as a complete one is, so the
+			// upstream's text never passes; anything else passes as it
+			// came, and so does the rest of an event too long to read.
+			if s.skip {
+				s.out = append(s.out, s.pending...)
+			} else {
+				s.event(s.pending)
+			}
+			s.pending, s.line, s.pos, s.skip = nil, 0, 0, false
 			continue
 		}
 		if len(s.pending) > MaxEventBytes {

@@ -380,6 +380,34 @@ func TestStreamReader_keepsLineEnds(t *testing.T) {
 	}
 }
 
+// TestStreamReader_unterminatedErrorEvent: a stream that ends inside an
+// error event (no blank line after it, or its JSON cut) has that event
+// replaced as a complete one is, so the provider's text and the key in it
+// never pass; a tail that is no error event passes as it came.
+func TestStreamReader_unterminatedErrorEvent(t *testing.T) {
+	const secret = "sk-ant-api03-abcdefghijklmnopqrstuvwxyz0123456789ABCD"
+	const event = `event: error` + "\n" + `data: {"type":"error","error":{"type":"overloaded_error","message":"Overloaded ` + secret
+	for _, tail := range []string{event + `"}}`, event + `"}}` + "\n", event + `"}}` + "\r\n", event} {
+		var reported []core.ErrorReply
+		r := NewStreamReader(io.NopCloser(iotest.OneByteReader(strings.NewReader("event: ping\ndata: {}\n\n"+tail))), StreamConfig{Ingress: core.FormatAnthropic,
+			OnError: func(rep core.ErrorReply) { reported = append(reported, rep) }})
+		got, err := io.ReadAll(r)
+		require.NoError(t, err)
+		require.Len(t, reported, 1, "%q", tail)
+		assert.NotContains(t, string(got), secret)
+		eol := "\n"
+		if strings.HasSuffix(tail, "\r\n") {
+			eol = "\r\n"
+		}
+		assert.Equal(t, "event: ping\ndata: {}\n\nevent: error"+eol+"data: "+string(reported[0].Body)+eol+eol, string(got))
+	}
+	content := "data: {\"choices\":[{\"delta\":{\"content\":\"cut"
+	r := NewStreamReader(io.NopCloser(strings.NewReader(content)), StreamConfig{Ingress: core.FormatOpenAIChat})
+	got, err := io.ReadAll(r)
+	require.NoError(t, err)
+	assert.Equal(t, content, string(got))
+}
+
 // TestStreamReader_blockedUpstream: a complete event is handed on while the
 // upstream has sent nothing more.
 func TestStreamReader_blockedUpstream(t *testing.T) {
