@@ -9,7 +9,9 @@
 # starts the gateway and the upstream and stops them by pid. The report also
 # goes to build/bench-gateway.md.
 #   GATEWAY_BENCH_LOAD   requests of the memory run (default 100000)
-#   GATEWAY_BENCH_ARGS   more flags for gatewaybench (e.g. -rounds-c64 5000)
+#   GATEWAY_BENCH_ARGS   more flags for gatewaybench (e.g. -rounds-c64 5000, or
+#                        -baseline-bin OLD to measure a build from before a
+#                        change in the same interleaved rounds)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 dist=${1:-dist}
