@@ -248,10 +248,10 @@ func prepareTree(f Format, body []byte, opts TranscriptOptions) (PreparedRequest
 // nothing to change, of a format whose messages the core reads straight
 // from the bytes (transcript.ScanList: openai-chat): the message list is
 // scanned without a value tree of it, every other member of the body (at
-// most 7 of them) read as a tree, and the request op's steps run on the
+// most 63 of them) read as a tree, and the request op's steps run on the
 // list (egress.PrepareScanned); the body sent is the bytes given. It
 // answers only a body it is sure of: not an object, a duplicate or
-// unknown shape, more than 8 members, a message the scan does not take, a
+// unknown shape, more than 64 members, a message the scan does not take, a
 // tree past Parse's budget for the body (TextTreeBudget), or anything the
 // op would change returns ok false, and prepareTree answers, as it always
 // did. TestPrepareScanned_sameAsTree holds it to that.
@@ -265,7 +265,7 @@ func prepareScanned(f transcript.Format, body []byte, opts TranscriptOptions) (P
 		return PreparedRequest{}, false
 	}
 	var (
-		names [8]string
+		names [64]string
 		msgs  []transcript.Message
 		list  bool
 		model string

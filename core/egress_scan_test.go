@@ -26,7 +26,8 @@ func prepareSeeds(t *testing.T) (bench []byte, seeds [][]byte) {
 		}
 		msgs, err := json.Marshal(top["messages"])
 		require.NoError(t, err)
-		for _, members := range []string{`"model":"gpt-4o"`, `"model":"o1-mini","tools":[{"type":"function","function":{"name":"get_weather","parameters":{"type":"object"}}}],"temperature":0`, `"model":7,"stream":true`, ``} {
+		for _, members := range []string{`"model":"gpt-4o"`, `"model":"o1-mini","tools":[{"type":"function","function":{"name":"get_weather","parameters":{"type":"object"}}}],"temperature":0`, `"model":7,"stream":true`, ``,
+			`"model":"gpt-4o","temperature":0,"top_p":1,"n":1,"stream":false,"user":"u","seed":7,"max_tokens":64,"stop":null,"metadata":{},"store":false`} {
 			b := `{"messages":` + string(msgs) + `}`
 			if members != "" {
 				b = `{` + members + `,"messages":` + string(msgs) + `}`
@@ -70,6 +71,10 @@ func TestPrepareScanned_sameAsTree(t *testing.T) {
 	require.NoError(t, err)
 	_, ok := prepareScanned(tf, bench, TranscriptOptions{})
 	require.True(t, ok, "the scanned path declines the bench's body")
+	wide := append([]byte(`{"user":"u","seed":7,"n":1,"store":false,`), bench[1:]...) // 11 members
+	_, ok = prepareScanned(tf, wide, TranscriptOptions{})
+	require.True(t, ok, "the scanned path declines a body of more than 8 members")
+	seeds = append(seeds, wide)
 	options := []TranscriptOptions{{}, {IDRules: "mistral"}, {Model: "o1-mini"}, {IDRules: "no-such-rules"}}
 	answered, declined := 0, 0
 	count := func(ok bool) {
