@@ -153,11 +153,20 @@ func scanStored(s *canonical.Scanner) (b []byte, absent, ok bool) {
 	return []byte(str), false, true
 }
 
+// scanNull reads a null at the top level of the request if one is next
+// (null true, ok whether it was the literal null).
+func scanNull(s *canonical.Scanner) (null, ok bool) {
+	if s.Next() != 'n' {
+		return false, true
+	}
+	v, err := s.Value(1)
+	return true, err == nil && v == nil
+}
+
 // scanReplica reads "replica": null, or {"down_until_ms"?, "state"?}.
 func scanReplica(s *canonical.Scanner) (r ReplicaState, ok bool) {
-	if s.Next() == 'n' {
-		v, err := s.Value(1)
-		return r, err == nil && v == nil
+	if null, ok := scanNull(s); null {
+		return r, ok
 	}
 	var seen uint8
 	ok = scanMembers(s, func(key string) bool {
@@ -222,9 +231,8 @@ func scanDraw(s *canonical.Scanner, depth int) (float64, bool) {
 // scanState reads "state": null, or a call's state as ReadStepState reads
 // it.
 func scanState(s *canonical.Scanner) (st StepState, ok bool) {
-	if s.Next() == 'n' {
-		v, err := s.Value(1)
-		return st, err == nil && v == nil
+	if null, ok := scanNull(s); null {
+		return st, ok
 	}
 	var seen uint16
 	ok = scanMembers(s, func(key string) bool {
