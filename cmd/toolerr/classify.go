@@ -13,7 +13,7 @@ import (
 // {"status", "headers", "body"}, the members of a classify request ("http",
 // "sse_event" or "error_text"), or plain text, taken as error text.
 func runClassify(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
-	fs := newFlags("classify", stderr)
+	fs := newFlags("classify", args, stdout, stderr)
 	source := fs.String("source", "", "who made the failing call: provider or tool (default: tool when --tool is given, else provider)")
 	tool := fs.String("tool", "", "tool name, copied to details.tool")
 	provider := fs.String("provider", "", "provider hint: a vendor (openai, anthropic, gemini, bedrock, mistral, ...) or any wire-format name or alias --format takes ("+aliasList()+"), read as its vendor; detected from the body when absent")

@@ -25,15 +25,20 @@ import (
 // provider response in shared/fixtures/real (or, on a clone without
 // ../shared, the project's own examples in recordings/, built into the binary).
 func runDemo(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
-	flags := newFlags("demo", stderr)
+	flags := newFlags("demo", args, stdout, stderr)
 	shared := flags.String("shared", "", "the shared folder holding fixtures/real (default: $TOOLERR_SHARED, then ../shared)")
 	if err := flags.Parse(args); err != nil {
 		return parseStatus(err)
 	}
+	dir, found := recordingsDir(*shared)
+	if *shared != "" && !found {
+		// A folder named on purpose that holds no recordings is a mistake
+		// to say, not a reason to fall back quietly.
+		return fail(stderr, fmt.Errorf("--shared %s: no folder %s", *shared, dir))
+	}
 	if err := demoWorkedExample(stdout); err != nil {
 		return fail(stderr, err)
 	}
-	dir, found := recordingsDir(*shared)
 	var fsys fs.FS
 	label := dir
 	if found {

@@ -27,26 +27,39 @@ import (
 	"github.com/toolerr/toolerr/core"
 )
 
-// command is one subcommand: its name, a one-line summary, and its runner.
+// command is one subcommand: its name, its usage line, a one-line summary,
+// what its FILE (or standard input) holds, its exit statuses beyond the
+// common ones, and its runner.
 type command struct {
-	name, usage, summary string
-	run                  func(args []string, stdin io.Reader, stdout, stderr io.Writer) int
+	name, usage, summary, input, exits string
+	run                                func(args []string, stdin io.Reader, stdout, stderr io.Writer) int
 }
+
+// Texts of the commands' help, shared by several commands.
+const (
+	transcriptInput = "FILE: a message list of the format, a whole request body of it (answered with the whole body, every other member kept), or another command's output ({\"ok\": {\"body\" | \"messages\": ...}})."
+	commonExits     = "exit status: 0 success; 1 the core answered with an error envelope (printed on standard output, summarized on standard error); 2 a usage error or unreadable input"
+)
 
 func commands() []command {
 	return []command{
-		{"classify", "classify [flags] [FILE]", "classify a recorded HTTP failure, SSE error event or error text into an envelope", runClassify},
-		{"wrap", "wrap --provider P [flags] [FILE]", "turn a failure (an envelope) or a result into provider P's tool-result messages", runWrap},
-		{"invoke", "invoke [FILE]", "send one raw Invoke request ({\"op\": ...}) and print the response", runInvoke},
-		{"check", "check --format P [FILE]", "list what provider P would reject in a message list or a whole request body", passthrough("check")},
-		{"repair", "repair --format P [FILE]", "answer unanswered calls, drop orphans, reorder and merge results (a list, or a whole body kept whole)", passthrough("repair")},
-		{"convert", "convert --from P --to Q [FILE]", "translate a list, or a whole request body (system prompt, tools, parameters), from P's shape to Q's", passthrough("convert")},
-		{"trim", "trim --format P --max-chars N [FILE]", "drop the oldest turns to fit a size (or --max-messages N), never splitting a call from its results", passthrough("trim")},
-		{"replay", "replay --format P TRACE", "replay a recorded failure trace through a provider's adapter", passthrough("replay")},
-		{"demo", "demo [--shared DIR]", "the main job: the seed's worked example, then every real recording classified", runDemo},
-		{"gateway", "gateway [flags]", "run the HTTP gateway (toolerr-gateway): every request and upstream error through the egress ops", external("toolerr-gateway")},
-		{"gateway-check", "gateway-check --base-url URL [flags]", "hold a gateway to the five fields against strict fake upstreams (runs toolerr-gateway-check)", external("toolerr-gateway-check")},
-		{"version", "version", "print the toolerr and ABI versions", runVersion},
+		{"classify", "classify [flags] [FILE]", "classify a recorded HTTP failure, SSE error event or error text into an envelope",
+			"FILE: a recording {\"provider\", \"response\": {\"status\", \"headers\", \"body\"}} (its Date header is \"now\"), a bare response {\"status\", \"headers\", \"body\"}, the members of a classify request (\"http\", \"sse_event\" or \"error_text\"), or plain error text.", "", runClassify},
+		{"wrap", "wrap --provider P [flags] [FILE]", "turn a failure (an envelope) or a result into provider P's tool-result messages",
+			"FILE: an envelope (the five keys; --call-id and --name say which call it answers), one outcome {\"call\", \"error\" | \"result\"}, or {\"results\": [...]} for a whole turn.", "", runWrap},
+		{"invoke", "invoke [FILE]", "send one raw Invoke request ({\"op\": ...}) and print the response",
+			"FILE: one Invoke request {\"op\": ..., ...}, passed to the core byte for byte (the ops: README, \"Invoke reference\").", "; for invoke also input that is not JSON (the core's own error answer)", runInvoke},
+		{"check", "check --format P [FILE]", "list what provider P would reject in a message list or a whole request body", transcriptInput, "; 3 a finding: the provider would reject the transcript", passthrough("check")},
+		{"repair", "repair --format P [FILE]", "answer unanswered calls, drop orphans, reorder and merge results (a list, or a whole body kept whole)", transcriptInput, "", passthrough("repair")},
+		{"convert", "convert --from P --to Q [FILE]", "translate a list, or a whole request body (system prompt, tools, parameters), from P's shape to Q's", transcriptInput, "", passthrough("convert")},
+		{"trim", "trim --format P --max-chars N [FILE]", "drop the oldest turns to fit a size (or --max-messages N), never splitting a call from its results", transcriptInput, "", passthrough("trim")},
+		{"replay", "replay --format P [TRACE]", "replay a recorded failure trace through a provider's adapter",
+			"TRACE (or standard input): {\"description\", \"bound\", \"steps\": [{\"error\": <envelope>} | {\"result\": {...}}, ...]} (docs/resilience.md).", "", passthrough("replay")},
+		{"demo", "demo [--shared DIR]", "the main job: the seed's worked example, then every real recording classified",
+			"No input: part 1 runs the seed's 503, 503, 400 search tool on loopback, part 2 classifies the recordings in DIR/fixtures/real (the project's own examples when no DIR is given and none is found).", "", runDemo},
+		{"gateway", "gateway [flags]", "run the HTTP gateway (toolerr-gateway): every request and upstream error through the egress ops", "", "", external("toolerr-gateway")},
+		{"gateway-check", "gateway-check --base-url URL [flags]", "hold a gateway to the five fields against strict fake upstreams (runs toolerr-gateway-check)", "", "", external("toolerr-gateway-check")},
+		{"version", "version", "print the toolerr and ABI versions", "No input.", "", runVersion},
 	}
 }
 
@@ -55,11 +68,12 @@ func main() {
 }
 
 func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
-	if len(args) == 0 || args[0] == "-h" || args[0] == "--help" || args[0] == "help" {
-		usage(stderr)
-		if len(args) == 0 {
-			return 2
-		}
+	if len(args) == 0 {
+		usage(stderr) // no command: a usage error
+		return 2
+	}
+	if args[0] == "-h" || args[0] == "-help" || args[0] == "--help" || args[0] == "help" {
+		usage(stdout) // the help asked for is the output
 		return 0
 	}
 	for _, c := range commands() {
@@ -142,13 +156,53 @@ func usage(w io.Writer) {
 	for _, c := range commands() {
 		fmt.Fprintf(w, "  %-38s %s\n", c.usage, c.summary)
 	}
+	fmt.Fprintln(w)
+	fmt.Fprintln(w, "toolerr <command> -h says what a command reads, its flags and its exit status.")
+	fmt.Fprintln(w, commonExits+"; 3 check found something the provider would reject.")
 }
 
-// newFlags returns a FlagSet that reports errors on stderr without exiting.
-func newFlags(name string, stderr io.Writer) *flag.FlagSet {
+// newFlags returns the FlagSet of command name, parsing args, that reports
+// errors without exiting. Its usage (printed for -h, -help or --help, and
+// after a flag error) gives the command's usage line, summary, input, flags
+// and exit statuses; it goes to stdout when args ask for help (the output
+// asked for, exit 0), else to stderr with the error (exit 2).
+func newFlags(name string, args []string, stdout, stderr io.Writer) *flag.FlagSet {
 	fs := flag.NewFlagSet("toolerr "+name, flag.ContinueOnError)
 	fs.SetOutput(stderr)
+	if helpAsked(args) {
+		fs.SetOutput(stdout)
+	}
+	var c command
+	for _, x := range commands() {
+		if x.name == name {
+			c = x
+		}
+	}
+	fs.Usage = func() {
+		w := fs.Output()
+		fmt.Fprintf(w, "usage: toolerr %s\n\n%s%s.\n", c.usage, strings.ToUpper(c.summary[:1]), c.summary[1:])
+		if c.input != "" {
+			fmt.Fprintf(w, "\n%s\n", c.input)
+		}
+		fmt.Fprintln(w, "\nflags:")
+		fs.PrintDefaults()
+		fmt.Fprintf(w, "\n%s%s.\n", commonExits, c.exits)
+	}
 	return fs
+}
+
+// helpAsked reports whether args, before any "--", hold -h, -help or
+// --help (each as the flag package reads it).
+func helpAsked(args []string) bool {
+	for _, a := range args {
+		switch a {
+		case "--":
+			return false
+		case "-h", "-help", "--h", "--help":
+			return true
+		}
+	}
+	return false
 }
 
 // parseStatus is the exit status for a flag parsing error: 0 when the user
@@ -260,7 +314,7 @@ func fail(stderr io.Writer, err error) int {
 }
 
 func runInvoke(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
-	fs := newFlags("invoke", stderr)
+	fs := newFlags("invoke", args, stdout, stderr)
 	if err := fs.Parse(args); err != nil {
 		return parseStatus(err)
 	}
@@ -272,6 +326,13 @@ func runInvoke(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 }
 
 func runVersion(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	fs := newFlags("version", args, stdout, stderr)
+	if err := fs.Parse(args); err != nil {
+		return parseStatus(err)
+	}
+	if fs.NArg() > 0 {
+		return fail(stderr, fmt.Errorf("version takes no arguments, got %q", fs.Arg(0)))
+	}
 	return printResponse(core.Invoke([]byte(`{"op":"version"}`)), stdout, stderr)
 }
 
@@ -288,12 +349,13 @@ var passFlags = map[string]struct{ flags, required []string }{
 // flagDocs is the help text of each pass-through flag; the format lists come
 // from the core's provider table.
 var flagDocs = map[string]string{
-	"format":       "the transcript's wire format: " + formatList(core.TranscriptFormats()) + " (replay: " + formatList(core.Formats()) + "); " + aliasList(),
-	"from":         "the source wire format: " + formatList(core.TranscriptFormats()) + "; " + aliasList(),
-	"to":           "the target wire format, as --from",
-	"id-rules":     "another provider's id rules to apply, e.g. mistral",
-	"max-chars":    "size budget in characters of canonical JSON",
-	"max-messages": "size budget in messages",
+	"format":        "the transcript's wire format: " + formatList(core.TranscriptFormats()) + "; " + aliasList(),
+	"replay-format": "the adapter's wire format: " + formatList(core.Formats()) + "; " + aliasList(),
+	"from":          "the source wire format: " + formatList(core.TranscriptFormats()) + "; " + aliasList(),
+	"to":            "the target wire format, as --from",
+	"id-rules":      "another provider's id rules to apply, e.g. mistral",
+	"max-chars":     "size budget in characters of canonical JSON",
+	"max-messages":  "size budget in messages",
 }
 
 // aliasList says which other names the formats go by (the core's provider
@@ -320,11 +382,15 @@ func formatList(fs []core.Format) string {
 // findings, so it can gate a CI step.
 func passthrough(op string) func([]string, io.Reader, io.Writer, io.Writer) int {
 	return func(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
-		fs := newFlags(op, stderr)
+		fs := newFlags(op, args, stdout, stderr)
 		spec := passFlags[op]
 		vals := map[string]*string{}
 		for _, f := range spec.flags {
-			vals[f] = fs.String(f, "", flagDocs[f])
+			doc := flagDocs[f]
+			if d, ok := flagDocs[op+"-"+f]; ok {
+				doc = d // a flag this command reads otherwise
+			}
+			vals[f] = fs.String(f, "", doc)
 		}
 		if err := fs.Parse(args); err != nil {
 			return parseStatus(err)

@@ -27,6 +27,13 @@ func TestRun_usage(t *testing.T) {
 	code, _, stderr = runCLI(t, "", "frobnicate")
 	assert.Equal(t, 2, code)
 	assert.Contains(t, stderr, `unknown command "frobnicate"`)
+	for _, h := range []string{"-h", "-help", "--help", "help"} {
+		code, stdout, stderr := runCLI(t, "", h)
+		assert.Equal(t, 0, code, h)
+		assert.Contains(t, stdout, "usage: toolerr <command>", "the help asked for goes to standard output (%s)", h)
+		assert.Contains(t, stdout, "3 check found something the provider would reject", h)
+		assert.Empty(t, stderr, h)
+	}
 }
 
 func TestRun_invoke(t *testing.T) {
@@ -146,6 +153,14 @@ func TestRun_demoWithoutRecordings(t *testing.T) {
 	assert.Contains(t, stdout, "openai_429_insufficient_quota.json  429     QUOTA_EXHAUSTED  false")
 	assert.Contains(t, stdout, "6 responses classified: 4 retryable, 2 terminal.")
 	assert.Contains(t, stdout, "attempt 3: HTTP 400 -> code INVALID_ARGS, retryable false, source tool")
+
+	// A folder named on purpose that holds no recordings is a usage error
+	// said before any work, not a quiet fallback.
+	missing := t.TempDir() + "/nowhere"
+	code, stdout, stderr := runCLI(t, "", "demo", "--shared", missing)
+	assert.Equal(t, 2, code)
+	assert.Empty(t, stdout)
+	assert.Contains(t, stderr, "toolerr: --shared "+missing+": no folder "+missing+"/fixtures/real")
 }
 
 // TestRun_oneVocabulary: wrap, classify and the transcript commands take the
@@ -169,9 +184,9 @@ func TestRun_oneVocabulary(t *testing.T) {
 	code, _, _ = runCLI(t, `[]`, "convert", "--from", "chat", "--to", "aws")
 	assert.Equal(t, 0, code)
 	for _, cmd := range []string{"wrap", "classify", "check", "convert"} {
-		_, _, stderr := runCLI(t, "", cmd, "-h")
-		assert.Contains(t, stderr, "openai=openai-chat", cmd)
-		assert.Contains(t, stderr, "aws=bedrock", cmd)
+		_, stdout, _ := runCLI(t, "", cmd, "-h")
+		assert.Contains(t, stdout, "openai=openai-chat", cmd)
+		assert.Contains(t, stdout, "aws=bedrock", cmd)
 	}
 }
 
@@ -262,17 +277,36 @@ func TestRun_externalCommand(t *testing.T) {
 // is no usage error), an unknown flag exits 2, and trim without a budget is
 // a usage error (2), not an answer of the core (1).
 func TestRun_helpAndBudget(t *testing.T) {
-	for _, cmd := range []string{"classify", "wrap", "check", "repair", "convert", "trim", "replay", "invoke", "demo"} {
-		code, _, stderr := runCLI(t, "", cmd, "-h")
+	for _, cmd := range []string{"classify", "wrap", "check", "repair", "convert", "trim", "replay", "invoke", "demo", "version"} {
+		code, stdout, stderr := runCLI(t, "", cmd, "-h")
 		assert.Equal(t, 0, code, cmd)
-		assert.Contains(t, stderr, "Usage of toolerr "+cmd, cmd)
-		code, _, _ = runCLI(t, "", cmd, "--no-such-flag")
+		assert.Contains(t, stdout, "usage: toolerr "+cmd, cmd)
+		assert.Contains(t, stdout, "exit status: 0 success", cmd)
+		assert.Empty(t, stderr, cmd)
+		code, stdout, stderr = runCLI(t, "", cmd, "--no-such-flag")
 		assert.Equal(t, 2, code, cmd)
+		assert.Empty(t, stdout, cmd)
+		assert.Contains(t, stderr, "flag provided but not defined: -no-such-flag", cmd)
+		assert.Contains(t, stderr, "usage: toolerr "+cmd, "a flag error shows the usage on standard error (%s)", cmd)
 	}
-	code, _, stderr := runCLI(t, "[]", "trim", "--format", "openai")
+	// What FILE holds, per command; replay's formats are the adapters',
+	// the transcript commands' only those with whole transcripts.
+	_, stdout, _ := runCLI(t, "", "check", "-h")
+	assert.Contains(t, stdout, "FILE: a message list of the format")
+	assert.Contains(t, stdout, "3 a finding")
+	assert.NotContains(t, stdout, "mcp", "check reads no MCP transcript")
+	_, stdout, _ = runCLI(t, "", "replay", "-h")
+	assert.Contains(t, stdout, "usage: toolerr replay --format P [TRACE]")
+	assert.Contains(t, stdout, "mcp")
+	_, stdout, _ = runCLI(t, "", "invoke", "-h")
+	assert.Contains(t, stdout, `FILE: one Invoke request {"op": ..., ...}`)
+	code, _, stderr := runCLI(t, "", "version", "extra")
+	assert.Equal(t, 2, code)
+	assert.Contains(t, stderr, `version takes no arguments, got "extra"`)
+	code, _, stderr = runCLI(t, "[]", "trim", "--format", "openai")
 	assert.Equal(t, 2, code)
 	assert.Contains(t, stderr, "trim needs a budget")
-	code, stdout, _ := runCLI(t, `[{"role":"user","content":"a"},{"role":"user","content":"b"}]`, "trim", "--format", "openai", "--max-messages", "1")
+	code, stdout, _ = runCLI(t, `[{"role":"user","content":"a"},{"role":"user","content":"b"}]`, "trim", "--format", "openai", "--max-messages", "1")
 	assert.Equal(t, 0, code)
 	assert.Contains(t, stdout, `"dropped":1`)
 }
@@ -285,4 +319,20 @@ func TestRun_classifyStreamText(t *testing.T) {
 	assert.Equal(t, 0, code)
 	assert.Contains(t, stdout, `"code":"OVERLOADED"`)
 	assert.Contains(t, stdout, `"retryable":true`)
+}
+
+// TestREADME_usage: the README's "Command-line tool" section shows the usage
+// toolerr -h prints, line for line.
+func TestREADME_usage(t *testing.T) {
+	readme, err := os.ReadFile("../../README.md")
+	if err != nil {
+		t.Skipf("no README beside the command: %v", err)
+	}
+	_, section, ok := strings.Cut(string(readme), "## Command-line tool\n\n```\n")
+	if !assert.True(t, ok, "the README has a Command-line tool section opening with a code block") {
+		return
+	}
+	block, _, _ := strings.Cut(section, "```\n")
+	_, stdout, _ := runCLI(t, "", "-h")
+	assert.Equal(t, stdout, block)
 }

@@ -13,7 +13,7 @@ import (
 // "result"}, or {"results": [...]} for a whole turn. With a bare envelope,
 // --call-id and --name say which call it answers.
 func runWrap(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
-	fs := newFlags("wrap", stderr)
+	fs := newFlags("wrap", args, stdout, stderr)
 	provider := fs.String("provider", "", "wire format: "+formatList(core.Formats())+"; "+aliasList()+" (required)")
 	callID := fs.String("call-id", "", "the tool call id the failure answers (tool_call_id, call_id, tool_use_id, toolUseId)")
 	name := fs.String("name", "", "the function name (required by gemini)")

@@ -111,9 +111,10 @@ func (r *routeFlag) Set(v string) error {
 func run(ctx context.Context, args []string, stderr io.Writer, ready chan<- string) int {
 	o, err := parseFlags(args, stderr)
 	if err != nil {
-		if !errors.Is(err, flag.ErrHelp) {
-			fmt.Fprintln(stderr, "toolerr-gateway:", err)
+		if errors.Is(err, flag.ErrHelp) {
+			return 0 // -h asked for the usage, which was printed
 		}
+		fmt.Fprintln(stderr, "toolerr-gateway:", err)
 		return 2
 	}
 	var level slog.Level

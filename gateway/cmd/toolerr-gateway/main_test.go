@@ -91,6 +91,10 @@ func TestRun_usage(t *testing.T) {
 		assert.Equal(t, 2, run(context.Background(), args, &stderr, nil), "%v", args)
 		assert.Contains(t, stderr.String(), "toolerr-gateway", "%v", args)
 	}
+	// -h asks for the usage: printed, exit 0, as every toolerr command does.
+	var stderr lockbuf.Buffer
+	assert.Equal(t, 0, run(context.Background(), []string{"-h"}, &stderr, nil))
+	assert.Contains(t, stderr.String(), "-addr string")
 }
 
 // TestRun_netHTTPLogsNoUpstreamBytes: an upstream that writes past its
