@@ -1,6 +1,7 @@
 package anthropic
 
 import (
+	"github.com/toolerr/toolerr/core/internal/canonical"
 	"github.com/toolerr/toolerr/core/internal/field"
 	"github.com/toolerr/toolerr/core/internal/format/dialect"
 	"github.com/toolerr/toolerr/core/internal/format/outcome"
@@ -208,6 +209,14 @@ func writeMessage(w *dialect.Writer, m dialect.Message) []any {
 			in := w.Input(p)
 			b["type"], b["id"], b["name"], b["input"] = "tool_use", p.Call.ID, p.Call.Name, in
 			return b
+		},
+		// the same blocks as canonical JSON, members in RFC 8785 order
+		AppendText: func(dst []byte, t string) []byte {
+			return append(canonical.AppendString(append(dst, `{"text":`...), t), `,"type":"text"}`...)
+		},
+		AppendCall: func(dst []byte, p dialect.Part, in []byte) []byte {
+			dst = append(append(canonical.AppendString(append(dst, `{"id":`...), p.Call.ID), `,"input":`...), in...)
+			return append(canonical.AppendString(append(dst, `,"name":`...), p.Call.Name), `,"type":"tool_use"}`...)
 		},
 	})
 	return w.Wrap(m, role, "content", content)

@@ -1,6 +1,7 @@
 package bedrock
 
 import (
+	"github.com/toolerr/toolerr/core/internal/canonical"
 	"strings"
 
 	"github.com/toolerr/toolerr/core/internal/field"
@@ -220,6 +221,15 @@ func writeMessage(w *dialect.Writer, m dialect.Message) []any {
 			tu["input"] = w.Input(p)
 			b["toolUse"] = tu
 			return b
+		},
+		// the same blocks as canonical JSON, members in RFC 8785 order
+		AppendText: func(dst []byte, t string) []byte {
+			return append(canonical.AppendString(append(dst, `{"text":`...), t), '}')
+		},
+		AppendCall: func(dst []byte, p dialect.Part, in []byte) []byte {
+			dst = append(append(dst, `{"toolUse":{"input":`...), in...)
+			dst = canonical.AppendString(append(dst, `,"name":`...), p.Call.Name)
+			return append(canonical.AppendString(append(dst, `,"toolUseId":`...), p.Call.ID), "}}"...)
 		},
 	})
 	return w.Wrap(m, role, "content", content)

@@ -32,6 +32,9 @@ type Writer struct {
 	// that does not parse, an array) and were wrapped under "value" for a
 	// target whose call input is an object.
 	Wrapped int
+	// arena holds the canonical JSON an Encoded Writer writes, element after
+	// element, each handed out as its own canonical.Text.
+	arena []byte
 	// Cut counts the flagged failures whose text was longer than an
 	// envelope's details keep (sanitize.MaxDetailChars) when they had to
 	// travel as an envelope (a format without a flag), so that convert
@@ -152,6 +155,11 @@ type ElemCodec struct {
 	Text  func(t string) any
 	Image func(im Image) any
 	Call  func(p Part) any
+	// AppendText and AppendCall, where set, write what Text and Call build
+	// as its canonical JSON (AppendCall given the call's input as canonical
+	// JSON, see Input), for an Encoded Writer writing another format.
+	AppendText func(dst []byte, t string) []byte
+	AppendCall func(dst []byte, p Part, input []byte) []byte
 }
 
 // Elements writes parts as a message's elements: each unchanged part as
@@ -165,14 +173,25 @@ func (w *Writer) Elements(parts []Part, c ElemCodec) []any {
 			out = append(out, v)
 			continue
 		}
+		enc := w.Encoded && !w.Same
 		switch p.Kind {
 		case KindText:
-			if !outcome.IsBlank(p.Text) || w.Same {
+			switch {
+			case outcome.IsBlank(p.Text) && !w.Same:
+			case enc && c.AppendText != nil:
+				out = append(out, w.text(func(b []byte) []byte { return c.AppendText(b, p.Text) }, len(p.Text)+32))
+			default:
 				out = append(out, c.Text(p.Text))
 			}
 		case KindImage:
 			out = append(out, c.Image(p.Image))
 		case KindCall:
+			if enc && c.AppendCall != nil {
+				if in, ok := w.inputText(p); ok {
+					out = append(out, w.text(func(b []byte) []byte { return c.AppendCall(b, p, in) }, len(in)+len(p.Call.ID)+len(p.Call.Name)+64))
+					continue
+				}
+			}
 			out = append(out, c.Call(p))
 		case KindResult:
 			out = append(out, w.Result(p))
@@ -211,10 +230,14 @@ func (w *Writer) Others(m Message) []any {
 }
 
 // Wrap makes the message object holding built elements under key; a
-// converted message left with nothing is dropped.
+// converted message left with nothing is dropped. An Encoded Writer writing
+// another format makes it its canonical JSON when every element is.
 func (w *Writer) Wrap(m Message, role, key string, elems []any) []any {
 	if len(elems) == 0 && !w.Same {
 		return nil
+	}
+	if n, ok := textLen(elems); ok && w.Encoded && !w.Same {
+		return []any{w.text(func(b []byte) []byte { return appendWrap(b, role, key, elems) }, n+len(key)+len(role)+32)}
 	}
 	b := w.Base(m.Raw)
 	b["role"] = role
@@ -366,4 +389,69 @@ func FirstElement(msgs []any, key string) map[string]any {
 		}
 	}
 	return map[string]any{}
+}
+
+// textLen reports whether every element is canonical.Text, and their
+// length with a separator each.
+func textLen(elems []any) (int, bool) {
+	n := 0
+	for _, e := range elems {
+		t, ok := e.(canonical.Text)
+		if !ok {
+			return 0, false
+		}
+		n += len(t) + 1
+	}
+	return n, true
+}
+
+// appendWrap appends the canonical JSON of {key: elems, "role": role},
+// every element a canonical.Text.
+func appendWrap(b []byte, role, key string, elems []any) []byte {
+	// the two members in RFC 8785 order
+	members := func(b []byte) []byte {
+		b = append(canonical.AppendString(b, key), ":["...)
+		for i, e := range elems {
+			if i > 0 {
+				b = append(b, ',')
+			}
+			b = append(b, e.(canonical.Text)...)
+		}
+		return append(b, ']')
+	}
+	b = append(b, '{')
+	if canonical.LessUTF16(key, "role") {
+		b = append(canonical.AppendString(append(members(b), ','), "role"), ':')
+		b = canonical.AppendString(b, role)
+	} else {
+		b = append(canonical.AppendString(b, "role"), ':')
+		b = members(append(canonical.AppendString(b, role), ','))
+	}
+	return append(b, '}')
+}
+
+// text returns what write appends as a canonical.Text of its own, written
+// at the end of the arena (a new one of at least 4 KiB, or of size plus
+// what it wrote, when size more bytes do not fit).
+func (w *Writer) text(write func(b []byte) []byte, size int) canonical.Text {
+	if cap(w.arena)-len(w.arena) < size {
+		w.arena = make([]byte, 0, max(4<<10, 2*size))
+	}
+	at := len(w.arena)
+	w.arena = write(w.arena)
+	return canonical.Text(w.arena[at:len(w.arena):len(w.arena)])
+}
+
+// inputText is what Input returns as canonical JSON, counted as Input
+// counts it; false (nothing counted) when it cannot be encoded.
+func (w *Writer) inputText(p Part) ([]byte, bool) {
+	in, whole := ArgsObject(p.Call.Value())
+	b, err := canonical.Append(make([]byte, 0, len(p.Call.ArgsText)+16), in)
+	if err != nil {
+		return nil, false
+	}
+	if !whole {
+		w.Wrapped++
+	}
+	return b, true
 }

@@ -1,6 +1,7 @@
 package gemini
 
 import (
+	"github.com/toolerr/toolerr/core/internal/canonical"
 	"strings"
 
 	"github.com/toolerr/toolerr/core/internal/field"
@@ -283,6 +284,17 @@ func writeContent(w *dialect.Writer, m dialect.Message) []any {
 			fc["args"] = w.Input(p)
 			b["functionCall"] = fc
 			return b
+		},
+		// the same parts as canonical JSON, members in RFC 8785 order
+		AppendText: func(dst []byte, t string) []byte {
+			return append(canonical.AppendString(append(dst, `{"text":`...), t), '}')
+		},
+		AppendCall: func(dst []byte, p dialect.Part, in []byte) []byte {
+			dst = append(append(dst, `{"functionCall":{"args":`...), in...)
+			if p.Call.ID != "" {
+				dst = canonical.AppendString(append(dst, `,"id":`...), p.Call.ID)
+			}
+			return append(canonical.AppendString(append(dst, `,"name":`...), p.Call.Name), "}}"...)
 		},
 	})
 	return w.Wrap(m, role, "parts", parts)
