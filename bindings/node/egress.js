@@ -321,10 +321,20 @@ class Events {
     }
   }
 
+  // flush returns what the client gets for the bytes after the last
+  // complete event when the stream ends: an event with no blank line after
+  // it, which a WHATWG parser discards and a line reader may not, so an
+  // error event there is replaced as a complete one is (the Go StreamReader
+  // does the same); anything else, and the rest of an event too long to
+  // read, passes as it came.
   flush() {
     const rest = this.pending;
     this.pending = new Uint8Array(0);
-    return rest;
+    this.scan = 0;
+    if (!rest.length || this.skip) return rest;
+    const first = !this.started;
+    this.started = true;
+    return this.event(rest, first);
   }
 
   // event returns what the client gets for raw, one complete event (first:

@@ -256,6 +256,21 @@ test('a BOM before the first event hides no error event; before a passed one it 
   assert.ok(text.startsWith(latin1(events[0])) && !text.includes(SECRET));
 });
 
+test('a stream that ends inside an error event has it rewritten; another unfinished tail passes', async () => {
+  const event = `event: error\ndata: {"type":"error","error":{"type":"overloaded_error","message":"Overloaded ${SECRET}"}}`;
+  for (const tail of [event, `${event}\n`, `${event}\r\n`]) {
+    up.script = [stream(['event: ping\ndata: {}\n\n', tail])];
+    const seen = [];
+    const text = await bytes(await egressFetch({ onStreamError: (ev) => seen.push(ev) })(`${up.url}/v1/messages`, { method: 'POST', body: '{"model":"m","max_tokens":1,"stream":true,"messages":[]}' }));
+    const eol = tail.endsWith('\r\n') ? '\r\n' : '\n';
+    assert.ok(!text.includes(SECRET), JSON.stringify(tail));
+    assert.equal(text, `event: ping\ndata: {}\n\nevent: error${eol}data: ${seen[0].data}${eol}${eol}`);
+  }
+  const cut = 'data: {"choices":[{"delta":{"content":"cut';
+  up.script = [stream([cut])];
+  assert.equal(await bytes(await egressFetch({ onStreamError: () => {} })(`${up.url}/v1/chat/completions`, CHAT)), cut);
+});
+
 for (const name of ['retry-after', 'retry-after-ms']) {
   for (const value of ['-5', 'abc', '1e9']) {
     test(`an unreadable ${name}: ${value} does not reach the client`, async () => {

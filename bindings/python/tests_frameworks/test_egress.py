@@ -452,6 +452,25 @@ def test_a_bom_before_a_passed_event_stays(route: Route) -> None:
     assert r.content.startswith(events[0]) and SECRET.encode() not in r.content
 
 
+@pytest.mark.parametrize("eol", [b"", b"\n", b"\r\n"])
+def test_a_stream_that_ends_inside_an_error_event_has_it_rewritten(route: Route, eol: bytes) -> None:
+    """No blank line after the last event: an error event there is replaced as a complete one is."""
+    event = b'event: error\ndata: {"type":"error","error":{"type":"overloaded_error","message":"' + SECRET.encode() + b'"}}' + eol
+    route.up.script = [Reply(events=[b"event: ping\ndata: {}\n\n", event])]
+    r = post(route, "/v1/messages", b'{"model":"m","max_tokens":1,"stream":true,"messages":[]}')
+    end = eol or b"\n"
+    assert SECRET.encode() not in r.content
+    assert r.content.startswith(b"event: ping\ndata: {}\n\nevent: error" + end + b"data: {")
+    assert r.content.endswith(b"}" + end + end) and b'"toolerr":{"code":"OVERLOADED"' in r.content
+
+
+def test_an_unfinished_tail_that_is_no_error_event_passes(route: Route) -> None:
+    cut = b'data: {"choices":[{"delta":{"content":"cut'
+    route.up.script = [Reply(events=[cut])]
+    r = post(route, "/v1/chat/completions", b'{"model":"gpt-4o","stream":true,"messages":[]}')
+    assert r.content == cut
+
+
 @pytest.mark.parametrize("name", ["retry-after", "retry-after-ms"])
 @pytest.mark.parametrize("value", ["-5", "abc", "1e9"])
 def test_an_unreadable_retry_after_does_not_reach_the_client(route: Route, name: str, value: str) -> None:

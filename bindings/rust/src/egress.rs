@@ -340,7 +340,7 @@ impl Middleware for Egress {
                     }
                     Some(Err(e)) => return Some((Err(e), None)),
                     None => {
-                        let rest = std::mem::take(&mut events.pending);
+                        let rest = events.flush();
                         return (!rest.is_empty()).then(|| (Ok(Bytes::from(rest)), None));
                     }
                 }
@@ -417,6 +417,22 @@ impl Events {
             }
             out.extend_from_slice(&self.event(ev, first));
         }
+    }
+
+    /// Returns what the client gets for the bytes after the last complete
+    /// event when the stream ends: an event with no blank line after it,
+    /// which a WHATWG parser discards and a line reader may not, so an error
+    /// event there is replaced as a complete one is (the Go StreamReader
+    /// does the same); anything else, and the rest of an event too long to
+    /// read, passes as it came.
+    fn flush(&mut self) -> Vec<u8> {
+        let rest = std::mem::take(&mut self.pending);
+        self.scan = 0;
+        if rest.is_empty() || self.skip {
+            return rest;
+        }
+        let first = !std::mem::replace(&mut self.started, true);
+        self.event(rest, first)
     }
 
     /// Returns what the client gets for `raw`, one complete event (`first`:

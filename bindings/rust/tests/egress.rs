@@ -352,6 +352,34 @@ async fn a_bom_before_the_first_event_hides_no_error_event() {
 }
 
 #[tokio::test]
+async fn a_stream_that_ends_inside_an_error_event_has_it_rewritten() {
+    let event = format!(
+        r#"event: error
+data: {{"type":"error","error":{{"type":"overloaded_error","message":"{SECRET}"}}}}"#
+    );
+    for eol in ["", "\n", "\r\n"] {
+        let ping = "event: ping\ndata: {}\n\n".to_string();
+        let up = upstream(Reply::Events(
+            vec![ping.clone(), format!("{event}{eol}")],
+            false,
+        ));
+        let text = body_of(&up, "/v1/messages", "{}").await;
+        let end = if eol.is_empty() { "\n" } else { eol };
+        assert!(!text.contains(SECRET), "{text}");
+        assert!(
+            text.starts_with(&format!("{ping}event: error{end}data: {{")),
+            "{text}"
+        );
+        assert!(text.ends_with(&format!("}}{end}{end}")), "{text}");
+        assert!(text.contains(r#""toolerr":{"code":"OVERLOADED""#), "{text}");
+    }
+    // A tail that is no error event passes as it came.
+    let cut = r#"data: {"choices":[{"delta":{"content":"cut"#.to_string();
+    let up = upstream(Reply::Events(vec![cut.clone()], false));
+    assert_eq!(body_of(&up, "/v1/chat/completions", "{}").await, cut);
+}
+
+#[tokio::test]
 async fn an_unreadable_retry_after_does_not_reach_the_client() {
     for name in ["retry-after", "retry-after-ms"] {
         for value in ["-5", "abc", "1e9"] {

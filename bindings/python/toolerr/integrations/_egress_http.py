@@ -297,8 +297,17 @@ class _Events:
             out.append(rewritten)
 
     def flush(self) -> bytes:
-        rest, self._pending = self._pending, b""
-        return rest
+        """Return what the client gets for the bytes after the last complete event when
+        the stream ends: an event with no blank line after it, which a WHATWG parser
+        discards and a line reader may not, so an error event there is replaced as a
+        complete one is (the Go StreamReader does the same); anything else, and the
+        rest of an event too long to read, passes as it came."""
+        rest, self._pending, self._scan = self._pending, b"", 0
+        if not rest or self._skip:
+            return rest
+        first, self._started = not self._started, True
+        out, self._emitted = self._eg.stream_event(self._request, self._ep, rest, self._emitted, first)
+        return out
 
 
 def build(h: ModuleType) -> Tuple[Any, Any]:
