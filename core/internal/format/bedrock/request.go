@@ -1,6 +1,9 @@
 package bedrock
 
 import (
+	"maps"
+	"slices"
+
 	"github.com/toolerr/toolerr/core/internal/field"
 	"github.com/toolerr/toolerr/core/internal/format/dialect"
 )
@@ -75,7 +78,7 @@ func Request() *dialect.Request {
 					t.Choice.Name, _ = tool["name"].(string)
 				}
 			}
-			for k := range tc {
+			for _, k := range slices.Sorted(maps.Keys(tc)) { // in name order, as every note list
 				if k != "tools" && k != "toolChoice" {
 					n.Add(field.Join(tp, k) + " has no place in the target")
 				}

@@ -1,6 +1,8 @@
 package dialect
 
 import (
+	"maps"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -182,7 +184,9 @@ func TextBlocks(arr []any, p, where, typ string, n *Notes) ([]string, error) {
 		if ok {
 			out = append(out, t)
 		}
-		for k := range b {
+		// In name order: a note list in map order would differ from run
+		// to run (and between targets) for the same request.
+		for _, k := range slices.Sorted(maps.Keys(b)) {
 			if k == "text" && ok || typ != "" && k == "type" && b[k] == typ {
 				continue
 			}
