@@ -1,6 +1,7 @@
 package core
 
 import (
+	"maps"
 	"slices"
 	"strconv"
 
@@ -477,7 +478,8 @@ func opEgressResponse(req map[string]any) (any, error) {
 		return nil, err
 	}
 	nameMap := make(map[string]string, len(nm))
-	for k, v := range nm {
+	for _, k := range slices.Sorted(maps.Keys(nm)) { // in name order: the same member named on every run
+		v := nm[k]
 		s, isStr := v.(string)
 		if !isStr {
 			return nil, field.NewError(field.Join("name_map", k), "must be a string (the client's function name), got "+field.TypeName(v))

@@ -1,6 +1,9 @@
 package core
 
 import (
+	"maps"
+	"slices"
+
 	"github.com/toolerr/toolerr/core/internal/field"
 	"github.com/toolerr/toolerr/core/internal/transcript"
 )
@@ -80,7 +83,10 @@ func transcriptOptions(req map[string]any) (TranscriptOptions, error) {
 		return o, err
 	} else if has {
 		o.Capabilities = map[string]bool{}
-		for k, v := range caps {
+		// In name order: the first bad member named is the same on every
+		// run (map order would pick one at random).
+		for _, k := range slices.Sorted(maps.Keys(caps)) {
+			v := caps[k]
 			b, ok := v.(bool)
 			if !ok {
 				return o, field.NewError(field.Join("capabilities", k), "must be a boolean, got "+field.TypeName(v))
