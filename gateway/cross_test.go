@@ -3,6 +3,7 @@ package gateway
 import (
 	"encoding/json"
 	"io"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -198,4 +199,23 @@ func routeOf(path string) string {
 		return "messages"
 	}
 	return "chat_completions"
+}
+
+// TestGateway_crossFamilyModelIsOneSegment: a body's model routed to Gemini
+// is one path segment of the upstream's URL, escaped (RFC 3986 3.3), so a
+// "/" or "../" in it never reaches another path of the upstream.
+func TestGateway_crossFamilyModelIsOneSegment(t *testing.T) {
+	up := newFakeUpstream(t, okJSON(`{"candidates":[{"content":{"role":"model","parts":[{"text":"ok"}]},"finishReason":"STOP","index":0}]}`))
+	tg := newTestGateway(t, Config{Routes: map[string]string{"openai-chat": "gemini"}}, map[string]*fakeUpstream{FamilyGemini: up})
+	for _, c := range []struct{ model, path string }{
+		{"gemini-2.5-flash", "/v1beta/models/gemini-2.5-flash:generateContent"},
+		{"../../v1/files/f1", "/v1beta/models/..%2F..%2Fv1%2Ffiles%2Ff1:generateContent"},
+		{"a b?c#d", "/v1beta/models/a%20b%3Fc%23d:generateContent"},
+	} {
+		resp := tg.post(t, "/v1/chat/completions", `{"model":`+strconv.Quote(c.model)+`,"messages":[{"role":"user","content":"Hi."}]}`, map[string]string{"x-goog-api-key": "k"})
+		_, _ = io.Copy(io.Discard, resp.Body)
+		resp.Body.Close()
+		require.Equal(t, 200, resp.StatusCode, c.model)
+		assert.Equal(t, c.path, up.paths[len(up.paths)-1], c.model)
+	}
 }

@@ -271,7 +271,13 @@ func (g *Gateway) rewrite(pr *httputil.ProxyRequest) {
 	if ex.cross != nil {
 		base := g.bases[familyOf(ex.cross.to)]
 		pr.SetURL(base)
-		pr.Out.URL.Path, pr.Out.URL.RawPath, pr.Out.URL.RawQuery = base.Path+ex.cross.path, "", ""
+		// The path is sent as escaped (RawPath); Path is its decoded form.
+		raw := base.EscapedPath() + ex.cross.path
+		path, err := url.PathUnescape(raw)
+		if err != nil { // unreachable: both parts are escaped by the url package
+			path = base.Path + ex.cross.path
+		}
+		pr.Out.URL.Path, pr.Out.URL.RawPath, pr.Out.URL.RawQuery = path, raw, ""
 	} else {
 		pr.SetURL(g.bases[ex.route.Family])
 	}

@@ -2,6 +2,7 @@ package gateway
 
 import (
 	"net/http"
+	"net/url"
 	"strings"
 
 	"github.com/toolerr/toolerr/core"
@@ -84,13 +85,15 @@ func familyOf(f core.Format) string {
 }
 
 // upstreamPath is the path of the API of format f for model (Gemini takes
-// the model in the path).
+// the model in the path), escaped as it is sent: the model is one path
+// segment (url.PathEscape, RFC 3986 3.3), so a "/" or "../" in a body's
+// model never reaches another path of the upstream.
 func upstreamPath(f core.Format, model string) string {
 	switch f {
 	case core.FormatAnthropic:
 		return "/v1/messages"
 	case core.FormatGemini:
-		return "/v1beta/models/" + model + ":generateContent"
+		return "/v1beta/models/" + url.PathEscape(model) + ":generateContent"
 	}
 	return "/v1/chat/completions"
 }

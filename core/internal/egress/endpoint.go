@@ -2,6 +2,7 @@ package egress
 
 import (
 	"strings"
+	"unicode/utf8"
 
 	"github.com/toolerr/toolerr/core/internal/field"
 	"github.com/toolerr/toolerr/core/internal/format/anthropic"
@@ -55,8 +56,9 @@ type Endpoint struct {
 // ("/v1beta/models/...") and on Vertex AI
 // ("/v1/projects/p/locations/l/publishers/google/models/...") alike. The
 // model is its segment percent-decoded (RFC 3986, 2.1); a segment whose
-// encoding is broken, or a model with a "/" in it (models/a%2Fb), is no
-// model, and the request no endpoint.
+// encoding is broken, or a model that is not plain (plainModel: a "/" in
+// it as in models/a%2Fb, a control character, invalid UTF-8, a dot
+// segment), is no model, and the request no endpoint.
 func EndpointOf(method, path string) (ep Endpoint, ok bool) {
 	if !strings.EqualFold(method, "POST") {
 		return Endpoint{}, false
@@ -77,7 +79,7 @@ func EndpointOf(method, path string) (ep Endpoint, ok bool) {
 	}
 	seg, call, found := strings.Cut(path[i+1:], ":")
 	model, decoded := pathUnescape(seg)
-	if !found || !decoded || model == "" || strings.ContainsRune(model, '/') {
+	if !found || !decoded || !plainModel(model) {
 		return Endpoint{}, false
 	}
 	switch call {
@@ -87,6 +89,22 @@ func EndpointOf(method, path string) (ep Endpoint, ok bool) {
 		return Endpoint{API: APIStreamGenerateContent, Format: gemini.Name, Model: model}, true
 	}
 	return Endpoint{}, false
+}
+
+// plainModel reports whether a decoded model can be one: not empty, valid
+// UTF-8 with no control character (a JSON target would write U+FFFD for an
+// invalid byte where a Go caller reads the byte, so they would disagree on
+// the model), no "/" and not a dot segment ("." or "..", RFC 3986 3.3).
+func plainModel(m string) bool {
+	if m == "" || m == "." || m == ".." || !utf8.ValidString(m) {
+		return false
+	}
+	for _, r := range m {
+		if r == '/' || r < 0x20 || r == 0x7f || (r >= 0x80 && r < 0xa0) {
+			return false
+		}
+	}
+	return true
 }
 
 // pathUnescape percent-decodes s (RFC 3986, 2.1: "%" and two hex digits is
