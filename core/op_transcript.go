@@ -339,11 +339,7 @@ func opLoopGuard(req map[string]any) (any, error) {
 }
 
 func readAttempt(v any, p string, needOK bool) (transcript.Attempt, error) {
-	m, err := field.As[map[string]any](v, p)
-	if err != nil {
-		return transcript.Attempt{}, err
-	}
-	tool, err := field.RequiredString(m, "tool", p)
+	m, tool, err := field.Tagged(v, "tool", p)
 	if err != nil {
 		return transcript.Attempt{}, err
 	}

@@ -154,6 +154,23 @@ func RequiredString(m map[string]any, key, parent string) (string, error) {
 	return s, nil
 }
 
+// Tagged returns v, the element at path, as an object together with its
+// member key as a non-empty string: the discriminator of a tagged element
+// (a block's "type", a message's "role") or the id that names an object. A
+// v that is not an object is the *Error of As at path; a missing, empty or
+// non-string member is the *Error of RequiredString at path.key.
+func Tagged(v any, key, path string) (map[string]any, string, error) {
+	m, err := As[map[string]any](v, path)
+	if err != nil {
+		return nil, "", err
+	}
+	s, err := RequiredString(m, key, path)
+	if err != nil {
+		return nil, "", err
+	}
+	return m, s, nil
+}
+
 // Int returns member key of m as an int64 in [min, max]; a fraction or a
 // value out of range is an *Error (see InRange). See Get for the missing
 // case.

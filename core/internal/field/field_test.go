@@ -103,6 +103,19 @@ func TestRequiredString(t *testing.T) {
 	assert.Equal(t, "x", s)
 }
 
+func TestTagged(t *testing.T) {
+	_, _, err := Tagged([]any{}, "type", "blocks[2]")
+	errAt(t, err, "blocks[2]", "must be an object, got array")
+	_, _, err = Tagged(obj(), "e", "blocks[2]")
+	errAt(t, err, "blocks[2].e", "is required and must be a non-empty string")
+	_, _, err = Tagged(obj(), "n", "blocks[2]")
+	errAt(t, err, "blocks[2].n", "must be a string, got number")
+	m, s, err := Tagged(obj(), "s", "blocks[2]")
+	require.NoError(t, err)
+	assert.Equal(t, "x", s)
+	assert.Equal(t, obj(), m)
+}
+
 func TestInt(t *testing.T) {
 	m := map[string]any{"frac": 1.5, "low": 0.0, "high": 11.0, "ok": 10.0, "s": "3"}
 	for _, k := range []string{"frac", "low", "high"} {

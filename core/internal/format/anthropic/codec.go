@@ -286,11 +286,7 @@ func parseContent(v any, p string) ([]outcome.Block, error) {
 	blocks := make([]outcome.Block, 0, len(arr))
 	for j, bv := range arr {
 		bp := field.Index(p, j)
-		bm, err := field.As[map[string]any](bv, bp)
-		if err != nil {
-			return nil, err
-		}
-		typ, err := field.RequiredString(bm, "type", bp)
+		bm, typ, err := field.Tagged(bv, "type", bp)
 		if err != nil {
 			return nil, err
 		}

@@ -211,11 +211,7 @@ func parseBlock(outs []outcome.Outcome, m map[string]any, p string) ([]outcome.O
 		return outs, nil
 	}
 	tp := field.Join(p, "toolResult")
-	tr, err := field.As[map[string]any](tv, tp)
-	if err != nil {
-		return outs, err
-	}
-	id, err := field.RequiredString(tr, "toolUseId", tp)
+	tr, id, err := field.Tagged(tv, "toolUseId", tp)
 	if err != nil {
 		return outs, err
 	}
@@ -287,11 +283,7 @@ func parseItems(content []any, cp string) ([]item, error) {
 }
 
 func parseImage(v any, p string) (outcome.Block, error) {
-	im, err := field.As[map[string]any](v, p)
-	if err != nil {
-		return outcome.Block{}, err
-	}
-	f, err := field.RequiredString(im, "format", p)
+	im, f, err := field.Tagged(v, "format", p)
 	if err != nil {
 		return outcome.Block{}, err
 	}

@@ -245,11 +245,7 @@ func parsePart(outs []outcome.Outcome, part map[string]any, p string) ([]outcome
 		return outs, nil
 	}
 	fp := field.Join(p, key)
-	fr, err := field.As[map[string]any](fv, fp)
-	if err != nil {
-		return outs, err
-	}
-	name, err := field.RequiredString(fr, "name", fp)
+	fr, name, err := field.Tagged(fv, "name", fp)
 	if err != nil {
 		return outs, err
 	}

@@ -226,11 +226,7 @@ func readBlocks(arr []any, p string) ([]outcome.Block, error) {
 	bs := make([]outcome.Block, 0, len(arr))
 	for j, v := range arr {
 		bp := field.Index(p, j)
-		m, err := field.As[map[string]any](v, bp)
-		if err != nil {
-			return nil, err
-		}
-		typ, err := field.RequiredString(m, "type", bp)
+		m, typ, err := field.Tagged(v, "type", bp)
 		if err != nil {
 			return nil, err
 		}

@@ -157,11 +157,7 @@ func (Codec) Parse(msgs []any) ([]outcome.Outcome, error) {
 	var imgPaths []string
 	for i, v := range msgs {
 		p := field.Index("messages", i)
-		m, err := field.As[map[string]any](v, p)
-		if err != nil {
-			return nil, err
-		}
-		role, err := field.RequiredString(m, "role", p)
+		m, role, err := field.Tagged(v, "role", p)
 		if err != nil {
 			return nil, err
 		}
