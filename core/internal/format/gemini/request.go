@@ -217,29 +217,18 @@ func jsonSchema(s map[string]any, ordered *int) map[string]any {
 			if m, ok := v.(map[string]any); ok {
 				props := make(map[string]any, len(m))
 				for name, p := range m {
-					if pm, ok := p.(map[string]any); ok {
-						props[name] = jsonSchema(pm, ordered)
-					} else {
-						props[name] = p
-					}
+					props[name] = subschema(p, ordered)
 				}
 				v = props
 			}
 			out[k] = v
 		case "items":
-			if m, ok := v.(map[string]any); ok {
-				v = jsonSchema(m, ordered)
-			}
-			out[k] = v
+			out[k] = subschema(v, ordered)
 		case "anyOf":
 			if arr, ok := v.([]any); ok {
 				subs := make([]any, len(arr))
 				for i, x := range arr {
-					if m, ok := x.(map[string]any); ok {
-						subs[i] = jsonSchema(m, ordered)
-					} else {
-						subs[i] = x
-					}
+					subs[i] = subschema(x, ordered)
 				}
 				v = subs
 			}
@@ -252,6 +241,15 @@ func jsonSchema(s map[string]any, ordered *int) map[string]any {
 		out["type"] = []any{t, "null"}
 	}
 	return out
+}
+
+// subschema is jsonSchema of x when x is a schema object (a member of
+// properties, the items schema, an anyOf branch), and x as it is otherwise.
+func subschema(x any, ordered *int) any {
+	if m, ok := x.(map[string]any); ok {
+		return jsonSchema(m, ordered)
+	}
+	return x
 }
 
 // camel is the lowerCamelCase JSON name of a snake_case proto field name.
