@@ -4,7 +4,6 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 	"github.com/toolerr/toolerr/core/internal/canonical"
 	"github.com/toolerr/toolerr/core/internal/envelope"
@@ -23,64 +22,40 @@ const png1x1 = formattest.PNG1x1
 func result(id string, r outcome.Result) outcome.Outcome { return formattest.OK(id, "get_weather", r) }
 
 func TestSerialize_shapes(t *testing.T) {
-	tests := []struct {
-		name string
-		outs []outcome.Outcome
-		want string
-	}{
-		{"failure carries the envelope text and is_error", []outcome.Outcome{{Call: outcome.Call{ID: "toolu_01A", Name: "get_weather"}, Error: timeoutEnv()}},
-			`{"content":[{"content":"` + timeoutText + `","is_error":true,"tool_use_id":"toolu_01A","type":"tool_result"}],"role":"user"}`},
-		{"not retryable failure still sets is_error", []outcome.Outcome{{Call: outcome.Call{ID: "t1"}, Error: &envelope.Envelope{Code: "INVALID_ARGS", Message: "City is required.", Source: envelope.SourceTool}}},
-			`{"content":[{"content":"{\"code\":\"INVALID_ARGS\",\"details\":{},\"message\":\"City is required.\",\"retryable\":false,\"source\":\"tool\"}","is_error":true,"tool_use_id":"t1","type":"tool_result"}],"role":"user"}`},
-		{"text success omits is_error", []outcome.Outcome{result("toolu_B", outcome.Result{Kind: outcome.Text, Text: "3 hits"})},
-			`{"content":[{"content":"3 hits","tool_use_id":"toolu_B","type":"tool_result"}],"role":"user"}`},
-		{"JSON success is canonical text with literal non-ASCII", []outcome.Outcome{result("t", outcome.Result{Kind: outcome.JSON, JSON: map[string]any{"note": "naïve", "city": "東京"}})},
-			`{"content":[{"content":"{\"city\":\"東京\",\"note\":\"naïve\"}","tool_use_id":"t","type":"tool_result"}],"role":"user"}`},
-		{"empty result omits content", []outcome.Outcome{result("toolu_E", outcome.Result{Kind: outcome.Empty})},
-			`{"content":[{"tool_use_id":"toolu_E","type":"tool_result"}],"role":"user"}`},
-		{"blank text omits content", []outcome.Outcome{result("toolu_E", outcome.Result{Kind: outcome.Text, Text: " \n"})},
-			`{"content":[{"tool_use_id":"toolu_E","type":"tool_result"}],"role":"user"}`},
-		{"only an empty text block omits content", []outcome.Outcome{result("toolu_E", outcome.Result{Kind: outcome.Blocks, Blocks: []outcome.Block{{Type: "text"}}})},
-			`{"content":[{"tool_use_id":"toolu_E","type":"tool_result"}],"role":"user"}`},
-		{"text and image stay in the tool_result", []outcome.Outcome{result("toolu_I", outcome.Result{Kind: outcome.Blocks, Blocks: []outcome.Block{{Type: "text", Text: "captured"}, {Type: "text", Text: ""}, {Type: "image", MediaType: "image/png", Data: png1x1}}})},
-			`{"content":[{"content":[{"text":"captured","type":"text"},{"source":{"data":"` + png1x1 + `","media_type":"image/png","type":"base64"},"type":"image"}],"tool_use_id":"toolu_I","type":"tool_result"}],"role":"user"}`},
-		{"parallel results in call order in one message", []outcome.Outcome{
+	formattest.TurnTable(t, Codec(), []formattest.Writes{
+		{Name: "failure carries the envelope text and is_error", Outs: []outcome.Outcome{{Call: outcome.Call{ID: "toolu_01A", Name: "get_weather"}, Error: timeoutEnv()}},
+			Want: `{"content":[{"content":"` + timeoutText + `","is_error":true,"tool_use_id":"toolu_01A","type":"tool_result"}],"role":"user"}`},
+		{Name: "not retryable failure still sets is_error", Outs: []outcome.Outcome{{Call: outcome.Call{ID: "t1"}, Error: &envelope.Envelope{Code: "INVALID_ARGS", Message: "City is required.", Source: envelope.SourceTool}}},
+			Want: `{"content":[{"content":"{\"code\":\"INVALID_ARGS\",\"details\":{},\"message\":\"City is required.\",\"retryable\":false,\"source\":\"tool\"}","is_error":true,"tool_use_id":"t1","type":"tool_result"}],"role":"user"}`},
+		{Name: "text success omits is_error", Outs: []outcome.Outcome{result("toolu_B", outcome.Result{Kind: outcome.Text, Text: "3 hits"})},
+			Want: `{"content":[{"content":"3 hits","tool_use_id":"toolu_B","type":"tool_result"}],"role":"user"}`},
+		{Name: "JSON success is canonical text with literal non-ASCII", Outs: []outcome.Outcome{result("t", outcome.Result{Kind: outcome.JSON, JSON: map[string]any{"note": "naïve", "city": "東京"}})},
+			Want: `{"content":[{"content":"{\"city\":\"東京\",\"note\":\"naïve\"}","tool_use_id":"t","type":"tool_result"}],"role":"user"}`},
+		{Name: "empty result omits content", Outs: []outcome.Outcome{result("toolu_E", outcome.Result{Kind: outcome.Empty})},
+			Want: `{"content":[{"tool_use_id":"toolu_E","type":"tool_result"}],"role":"user"}`},
+		{Name: "blank text omits content", Outs: []outcome.Outcome{result("toolu_E", outcome.Result{Kind: outcome.Text, Text: " \n"})},
+			Want: `{"content":[{"tool_use_id":"toolu_E","type":"tool_result"}],"role":"user"}`},
+		{Name: "only an empty text block omits content", Outs: []outcome.Outcome{result("toolu_E", outcome.Result{Kind: outcome.Blocks, Blocks: []outcome.Block{{Type: "text"}}})},
+			Want: `{"content":[{"tool_use_id":"toolu_E","type":"tool_result"}],"role":"user"}`},
+		{Name: "text and image stay in the tool_result", Outs: []outcome.Outcome{result("toolu_I", outcome.Result{Kind: outcome.Blocks, Blocks: []outcome.Block{{Type: "text", Text: "captured"}, {Type: "text", Text: ""}, {Type: "image", MediaType: "image/png", Data: png1x1}}})},
+			Want: `{"content":[{"content":[{"text":"captured","type":"text"},{"source":{"data":"` + png1x1 + `","media_type":"image/png","type":"base64"},"type":"image"}],"tool_use_id":"toolu_I","type":"tool_result"}],"role":"user"}`},
+		{Name: "parallel results in call order in one message", Outs: []outcome.Outcome{
 			{Call: outcome.Call{ID: "toolu_A"}, Error: &envelope.Envelope{Code: "NO_RESULT", Message: "No result was recorded for this tool call.", Source: envelope.SourceOrchestrator}},
 			result("toolu_B", outcome.Result{Kind: outcome.Text, Text: "3 hits"})},
-			`{"content":[{"content":"{\"code\":\"NO_RESULT\",\"details\":{},\"message\":\"No result was recorded for this tool call.\",\"retryable\":false,\"source\":\"orchestrator\"}","is_error":true,"tool_use_id":"toolu_A","type":"tool_result"},{"content":"3 hits","tool_use_id":"toolu_B","type":"tool_result"}],"role":"user"}`},
-	}
-	for _, tc := range tests {
-		t.Run(tc.name, func(t *testing.T) {
-			got, err := AppendTurn(nil, tc.outs)
-			formattest.Wire(t, got, err, tc.want)
-			msgs, err := Codec().Serialize(tc.outs)
-			require.NoError(t, err)
-			b, err := canonical.Marshal(msgs[0])
-			require.NoError(t, err)
-			assert.Equal(t, tc.want, string(b), "Serialize equals AppendTurn")
-		})
-	}
+			Want: `{"content":[{"content":"{\"code\":\"NO_RESULT\",\"details\":{},\"message\":\"No result was recorded for this tool call.\",\"retryable\":false,\"source\":\"orchestrator\"}","is_error":true,"tool_use_id":"toolu_A","type":"tool_result"},{"content":"3 hits","tool_use_id":"toolu_B","type":"tool_result"}],"role":"user"}`},
+	})
 }
 
 func TestSerialize_invalid(t *testing.T) {
-	tests := []struct {
-		name, path string
-		outs       []outcome.Outcome
-	}{
-		{"missing id", "results[0].call.id", []outcome.Outcome{{Error: timeoutEnv()}}},
-		{"id with a colon", "results[1].call.id", []outcome.Outcome{result("ok", outcome.Result{}), result("call:1", outcome.Result{})}},
-		{"neither error nor result", "results[0]", []outcome.Outcome{{Call: outcome.Call{ID: "t"}}}},
-		{"both error and result", "results[0]", []outcome.Outcome{{Call: outcome.Call{ID: "t"}, Error: timeoutEnv(), Result: &outcome.Result{}}}},
-		{"image type Anthropic rejects", "results[0].result.blocks[0].media_type", []outcome.Outcome{result("t", outcome.Result{Kind: outcome.Blocks, Blocks: []outcome.Block{{Type: "image", MediaType: "image/bmp", Data: png1x1}}})}},
-		{"image data not base64", "results[0].result.blocks[0].data", []outcome.Outcome{result("t", outcome.Result{Kind: outcome.Blocks, Blocks: []outcome.Block{{Type: "image", MediaType: "image/png", Data: "not base64!"}}})}},
-		{"no outcome", "results", nil},
-	}
-	for _, tc := range tests {
-		t.Run(tc.name, func(t *testing.T) {
-			_, err := Codec().Serialize(tc.outs)
-			formattest.ErrorAt(t, err, tc.path)
-		})
-	}
+	formattest.RefuseTable(t, Codec(), []formattest.Refuses{
+		{Name: "missing id", Path: "results[0].call.id", Outs: []outcome.Outcome{{Error: timeoutEnv()}}},
+		{Name: "id with a colon", Path: "results[1].call.id", Outs: []outcome.Outcome{result("ok", outcome.Result{}), result("call:1", outcome.Result{})}},
+		{Name: "neither error nor result", Path: "results[0]", Outs: []outcome.Outcome{{Call: outcome.Call{ID: "t"}}}},
+		{Name: "both error and result", Path: "results[0]", Outs: []outcome.Outcome{{Call: outcome.Call{ID: "t"}, Error: timeoutEnv(), Result: &outcome.Result{}}}},
+		{Name: "image type Anthropic rejects", Path: "results[0].result.blocks[0].media_type", Outs: []outcome.Outcome{result("t", outcome.Result{Kind: outcome.Blocks, Blocks: []outcome.Block{{Type: "image", MediaType: "image/bmp", Data: png1x1}}})}},
+		{Name: "image data not base64", Path: "results[0].result.blocks[0].data", Outs: []outcome.Outcome{result("t", outcome.Result{Kind: outcome.Blocks, Blocks: []outcome.Block{{Type: "image", MediaType: "image/png", Data: "not base64!"}}})}},
+		{Name: "no outcome", Path: "results", Outs: nil},
+	})
 }
 
 func TestParse_foreign(t *testing.T) {

@@ -20,51 +20,32 @@ const png1x1 = formattest.PNG1x1
 func ok(id string, r outcome.Result) outcome.Outcome { return formattest.OK(id, "f", r) }
 
 func TestSerialize_shapes(t *testing.T) {
-	tests := []struct {
-		name string
-		outs []outcome.Outcome
-		want string
-	}{
-		{"failure has status error and the envelope as a json block", []outcome.Outcome{{Call: outcome.Call{ID: "tooluse_kZJMlvQmRJ6eAyJE5GIl7Q"}, Error: timeoutEnv()}},
-			`{"content":[{"toolResult":{"content":[{"json":` + timeoutJSON + `}],"status":"error","toolUseId":"tooluse_kZJMlvQmRJ6eAyJE5GIl7Q"}}],"role":"user"}`},
-		{"text success has no status", []outcome.Outcome{ok("t1", outcome.Result{Kind: outcome.Text, Text: "permission granted"})},
-			`{"content":[{"toolResult":{"content":[{"text":"permission granted"}],"toolUseId":"t1"}}],"role":"user"}`},
-		{"JSON object is a json block", []outcome.Outcome{ok("t1", outcome.Result{Kind: outcome.JSON, JSON: map[string]any{"song": "x"}})},
-			`{"content":[{"toolResult":{"content":[{"json":{"song":"x"}}],"toolUseId":"t1"}}],"role":"user"}`},
-		{"JSON array goes under output", []outcome.Outcome{ok("t1", outcome.Result{Kind: outcome.JSON, JSON: []any{1.0, "a"}})},
-			`{"content":[{"toolResult":{"content":[{"json":{"output":[1,"a"]}}],"toolUseId":"t1"}}],"role":"user"}`},
-		{"empty result is the placeholder text", []outcome.Outcome{ok("t1", outcome.Result{Kind: outcome.Empty})},
-			`{"content":[{"toolResult":{"content":[{"text":"(empty result)"}],"toolUseId":"t1"}}],"role":"user"}`},
-		{"B13 image is an image block with base64 bytes", []outcome.Outcome{ok("toolu_I", outcome.Result{Kind: outcome.Blocks, Blocks: []outcome.Block{{Type: "text", Text: "captured"}, {Type: "image", MediaType: "image/png", Data: png1x1}}})},
-			`{"content":[{"toolResult":{"content":[{"text":"captured"},{"image":{"format":"png","source":{"bytes":"` + png1x1 + `"}}}],"toolUseId":"toolu_I"}}],"role":"user"}`},
-		{"parallel results in call order in one message", []outcome.Outcome{ok("a", outcome.Result{Kind: outcome.Text, Text: "1"}), {Call: outcome.Call{ID: "b"}, Error: timeoutEnv()}},
-			`{"content":[{"toolResult":{"content":[{"text":"1"}],"toolUseId":"a"}},{"toolResult":{"content":[{"json":` + timeoutJSON + `}],"status":"error","toolUseId":"b"}}],"role":"user"}`},
-	}
-	for _, tc := range tests {
-		t.Run(tc.name, func(t *testing.T) {
-			got, err := AppendTurn(nil, tc.outs)
-			formattest.Wire(t, got, err, tc.want)
-		})
-	}
+	formattest.TurnTable(t, Codec(), []formattest.Writes{
+		{Name: "failure has status error and the envelope as a json block", Outs: []outcome.Outcome{{Call: outcome.Call{ID: "tooluse_kZJMlvQmRJ6eAyJE5GIl7Q"}, Error: timeoutEnv()}},
+			Want: `{"content":[{"toolResult":{"content":[{"json":` + timeoutJSON + `}],"status":"error","toolUseId":"tooluse_kZJMlvQmRJ6eAyJE5GIl7Q"}}],"role":"user"}`},
+		{Name: "text success has no status", Outs: []outcome.Outcome{ok("t1", outcome.Result{Kind: outcome.Text, Text: "permission granted"})},
+			Want: `{"content":[{"toolResult":{"content":[{"text":"permission granted"}],"toolUseId":"t1"}}],"role":"user"}`},
+		{Name: "JSON object is a json block", Outs: []outcome.Outcome{ok("t1", outcome.Result{Kind: outcome.JSON, JSON: map[string]any{"song": "x"}})},
+			Want: `{"content":[{"toolResult":{"content":[{"json":{"song":"x"}}],"toolUseId":"t1"}}],"role":"user"}`},
+		{Name: "JSON array goes under output", Outs: []outcome.Outcome{ok("t1", outcome.Result{Kind: outcome.JSON, JSON: []any{1.0, "a"}})},
+			Want: `{"content":[{"toolResult":{"content":[{"json":{"output":[1,"a"]}}],"toolUseId":"t1"}}],"role":"user"}`},
+		{Name: "empty result is the placeholder text", Outs: []outcome.Outcome{ok("t1", outcome.Result{Kind: outcome.Empty})},
+			Want: `{"content":[{"toolResult":{"content":[{"text":"(empty result)"}],"toolUseId":"t1"}}],"role":"user"}`},
+		{Name: "B13 image is an image block with base64 bytes", Outs: []outcome.Outcome{ok("toolu_I", outcome.Result{Kind: outcome.Blocks, Blocks: []outcome.Block{{Type: "text", Text: "captured"}, {Type: "image", MediaType: "image/png", Data: png1x1}}})},
+			Want: `{"content":[{"toolResult":{"content":[{"text":"captured"},{"image":{"format":"png","source":{"bytes":"` + png1x1 + `"}}}],"toolUseId":"toolu_I"}}],"role":"user"}`},
+		{Name: "parallel results in call order in one message", Outs: []outcome.Outcome{ok("a", outcome.Result{Kind: outcome.Text, Text: "1"}), {Call: outcome.Call{ID: "b"}, Error: timeoutEnv()}},
+			Want: `{"content":[{"toolResult":{"content":[{"text":"1"}],"toolUseId":"a"}},{"toolResult":{"content":[{"json":` + timeoutJSON + `}],"status":"error","toolUseId":"b"}}],"role":"user"}`},
+	})
 }
 
 func TestSerialize_invalid(t *testing.T) {
-	tests := []struct {
-		name, path string
-		outs       []outcome.Outcome
-	}{
-		{"missing id", "results[0].call.id", []outcome.Outcome{{Error: timeoutEnv()}}},
-		{"id with a dot (botocore allows it, the API reference does not)", "results[0].call.id", []outcome.Outcome{ok("a.b", outcome.Result{})}},
-		{"id of 65 characters", "results[0].call.id", []outcome.Outcome{ok(strings.Repeat("a", 65), outcome.Result{})}},
-		{"image type Bedrock has no format for", "results[0].result.blocks[0].media_type", []outcome.Outcome{ok("t", outcome.Result{Kind: outcome.Blocks, Blocks: []outcome.Block{{Type: "image", MediaType: "image/svg+xml", Data: png1x1}}})}},
-		{"both error and result", "results[0]", []outcome.Outcome{{Call: outcome.Call{ID: "t"}, Error: timeoutEnv(), Result: &outcome.Result{}}}},
-	}
-	for _, tc := range tests {
-		t.Run(tc.name, func(t *testing.T) {
-			_, err := Codec().Serialize(tc.outs)
-			formattest.ErrorAt(t, err, tc.path)
-		})
-	}
+	formattest.RefuseTable(t, Codec(), []formattest.Refuses{
+		{Name: "missing id", Path: "results[0].call.id", Outs: []outcome.Outcome{{Error: timeoutEnv()}}},
+		{Name: "id with a dot (botocore allows it, the API reference does not)", Path: "results[0].call.id", Outs: []outcome.Outcome{ok("a.b", outcome.Result{})}},
+		{Name: "id of 65 characters", Path: "results[0].call.id", Outs: []outcome.Outcome{ok(strings.Repeat("a", 65), outcome.Result{})}},
+		{Name: "image type Bedrock has no format for", Path: "results[0].result.blocks[0].media_type", Outs: []outcome.Outcome{ok("t", outcome.Result{Kind: outcome.Blocks, Blocks: []outcome.Block{{Type: "image", MediaType: "image/svg+xml", Data: png1x1}}})}},
+		{Name: "both error and result", Path: "results[0]", Outs: []outcome.Outcome{{Call: outcome.Call{ID: "t"}, Error: timeoutEnv(), Result: &outcome.Result{}}}},
+	})
 	_, err := Codec().Serialize([]outcome.Outcome{ok(strings.Repeat("a", 64), outcome.Result{})})
 	assert.NoError(t, err, "64 characters is the limit")
 }

@@ -136,3 +136,70 @@ func ParseErrorAt(t testing.TB, c Codec, msgs, path string) {
 	_, err := c.Parse(Messages(t, msgs))
 	ErrorAt(t, err, path)
 }
+
+// Writes is one row of a serialize table: a turn of outcomes and the
+// canonical JSON (RFC 8785) of the message it is written as.
+type Writes struct {
+	Name string
+	Outs []outcome.Outcome
+	Want string
+}
+
+// TurnTable runs each row as a subtest of a format whose turn is one
+// message (an outcome.TurnCodec): its byte writer (Append) writes the
+// row's outcomes as Want, canonical, and its value form (Serialize) is the
+// same one message.
+func TurnTable(t *testing.T, c outcome.TurnCodec, rows []Writes) {
+	t.Helper()
+	for _, row := range rows {
+		t.Run(row.Name, func(t *testing.T) {
+			got, err := c.Append(nil, row.Outs)
+			Wire(t, got, err, row.Want)
+			msgs, err := c.Serialize(row.Outs)
+			require.NoError(t, err)
+			require.Len(t, msgs, 1)
+			assert.Equal(t, row.Want, Marshal(t, msgs[0]), "Serialize equals Append")
+		})
+	}
+}
+
+// Item is one row of a serialize table of a format that writes one message
+// per outcome: the outcome In and the canonical JSON of its message.
+type Item struct {
+	Name string
+	In   outcome.Outcome
+	Want string
+}
+
+// ItemTable runs each row as a subtest: c serializes the row's outcome as
+// the one message Want.
+func ItemTable(t *testing.T, c Codec, rows []Item) {
+	t.Helper()
+	for _, row := range rows {
+		t.Run(row.Name, func(t *testing.T) {
+			got, err := c.Serialize([]outcome.Outcome{row.In})
+			require.NoError(t, err)
+			require.Len(t, got, 1)
+			assert.Equal(t, row.Want, Marshal(t, got[0]))
+		})
+	}
+}
+
+// Refuses is one row of an error table: a turn of outcomes that Serialize
+// refuses with a *field.Error at Path.
+type Refuses struct {
+	Name, Path string
+	Outs       []outcome.Outcome
+}
+
+// RefuseTable runs each row as a subtest: c.Serialize fails with a
+// *field.Error at the row's Path.
+func RefuseTable(t *testing.T, c Codec, rows []Refuses) {
+	t.Helper()
+	for _, row := range rows {
+		t.Run(row.Name, func(t *testing.T) {
+			_, err := c.Serialize(row.Outs)
+			ErrorAt(t, err, row.Path)
+		})
+	}
+}

@@ -17,54 +17,35 @@ const png1x1 = formattest.PNG1x1
 var ok = formattest.OK
 
 func TestSerialize_shapes(t *testing.T) {
-	tests := []struct {
-		name string
-		outs []outcome.Outcome
-		want string
-	}{
-		{"failure puts the envelope object under error", []outcome.Outcome{{Call: outcome.Call{ID: "fc_7f3a", Name: "get_weather"}, Error: timeoutEnv()}},
-			`{"parts":[{"functionResponse":{"id":"fc_7f3a","name":"get_weather","response":{"error":` + timeoutJSON + `}}}],"role":"user"}`},
-		{"no id when the call had none", []outcome.Outcome{ok("", "get_time", outcome.Result{Kind: outcome.Text, Text: "10:00"})},
-			`{"parts":[{"functionResponse":{"name":"get_time","response":{"output":"10:00"}}}],"role":"user"}`},
-		{"B08 parallel responses in one content in call order", []outcome.Outcome{
+	formattest.TurnTable(t, Codec(), []formattest.Writes{
+		{Name: "failure puts the envelope object under error", Outs: []outcome.Outcome{{Call: outcome.Call{ID: "fc_7f3a", Name: "get_weather"}, Error: timeoutEnv()}},
+			Want: `{"parts":[{"functionResponse":{"id":"fc_7f3a","name":"get_weather","response":{"error":` + timeoutJSON + `}}}],"role":"user"}`},
+		{Name: "no id when the call had none", Outs: []outcome.Outcome{ok("", "get_time", outcome.Result{Kind: outcome.Text, Text: "10:00"})},
+			Want: `{"parts":[{"functionResponse":{"name":"get_time","response":{"output":"10:00"}}}],"role":"user"}`},
+		{Name: "B08 parallel responses in one content in call order", Outs: []outcome.Outcome{
 			ok("", "get_time", outcome.Result{Kind: outcome.JSON, JSON: map[string]any{"time": "10:00"}}),
 			{Call: outcome.Call{Name: "get_weather"}, Error: timeoutEnv()}},
-			`{"parts":[{"functionResponse":{"name":"get_time","response":{"time":"10:00"}}},{"functionResponse":{"name":"get_weather","response":{"error":` + timeoutJSON + `}}}],"role":"user"}`},
-		{"B10 a list goes under output", []outcome.Outcome{ok("", "list_ids", outcome.Result{Kind: outcome.JSON, JSON: []any{1.0, 2.0, 3.0}})},
-			`{"parts":[{"functionResponse":{"name":"list_ids","response":{"output":[1,2,3]}}}],"role":"user"}`},
-		{"B10 null goes under output", []outcome.Outcome{ok("", "f", outcome.Result{Kind: outcome.JSON, JSON: nil})},
-			`{"parts":[{"functionResponse":{"name":"f","response":{"output":null}}}],"role":"user"}`},
-		{"object with an error key is wrapped, not read as failure", []outcome.Outcome{ok("", "f", outcome.Result{Kind: outcome.JSON, JSON: map[string]any{"error": "none"}})},
-			`{"parts":[{"functionResponse":{"name":"f","response":{"output":{"error":"none"}}}}],"role":"user"}`},
-		{"empty result is an empty object", []outcome.Outcome{ok("", "f", outcome.Result{Kind: outcome.Empty})},
-			`{"parts":[{"functionResponse":{"name":"f","response":{}}}],"role":"user"}`},
-		{"image goes in FunctionResponse parts, text in output", []outcome.Outcome{ok("c1", "screenshot", outcome.Result{Kind: outcome.Blocks, Blocks: []outcome.Block{{Type: "text", Text: "captured"}, {Type: "image", MediaType: "image/png", Data: png1x1}}})},
-			`{"parts":[{"functionResponse":{"id":"c1","name":"screenshot","parts":[{"inlineData":{"data":"` + png1x1 + `","mimeType":"image/png"}}],"response":{"output":"captured"}}}],"role":"user"}`},
-	}
-	for _, tc := range tests {
-		t.Run(tc.name, func(t *testing.T) {
-			got, err := AppendTurn(nil, tc.outs)
-			formattest.Wire(t, got, err, tc.want)
-		})
-	}
+			Want: `{"parts":[{"functionResponse":{"name":"get_time","response":{"time":"10:00"}}},{"functionResponse":{"name":"get_weather","response":{"error":` + timeoutJSON + `}}}],"role":"user"}`},
+		{Name: "B10 a list goes under output", Outs: []outcome.Outcome{ok("", "list_ids", outcome.Result{Kind: outcome.JSON, JSON: []any{1.0, 2.0, 3.0}})},
+			Want: `{"parts":[{"functionResponse":{"name":"list_ids","response":{"output":[1,2,3]}}}],"role":"user"}`},
+		{Name: "B10 null goes under output", Outs: []outcome.Outcome{ok("", "f", outcome.Result{Kind: outcome.JSON, JSON: nil})},
+			Want: `{"parts":[{"functionResponse":{"name":"f","response":{"output":null}}}],"role":"user"}`},
+		{Name: "object with an error key is wrapped, not read as failure", Outs: []outcome.Outcome{ok("", "f", outcome.Result{Kind: outcome.JSON, JSON: map[string]any{"error": "none"}})},
+			Want: `{"parts":[{"functionResponse":{"name":"f","response":{"output":{"error":"none"}}}}],"role":"user"}`},
+		{Name: "empty result is an empty object", Outs: []outcome.Outcome{ok("", "f", outcome.Result{Kind: outcome.Empty})},
+			Want: `{"parts":[{"functionResponse":{"name":"f","response":{}}}],"role":"user"}`},
+		{Name: "image goes in FunctionResponse parts, text in output", Outs: []outcome.Outcome{ok("c1", "screenshot", outcome.Result{Kind: outcome.Blocks, Blocks: []outcome.Block{{Type: "text", Text: "captured"}, {Type: "image", MediaType: "image/png", Data: png1x1}}})},
+			Want: `{"parts":[{"functionResponse":{"id":"c1","name":"screenshot","parts":[{"inlineData":{"data":"` + png1x1 + `","mimeType":"image/png"}}],"response":{"output":"captured"}}}],"role":"user"}`},
+	})
 }
 
 func TestSerialize_invalid(t *testing.T) {
-	tests := []struct {
-		name, path string
-		outs       []outcome.Outcome
-	}{
-		{"missing name", "results[0].call.name", []outcome.Outcome{{Call: outcome.Call{ID: "x"}, Error: timeoutEnv()}}},
-		{"image data not base64", "results[0].result.blocks[1].data", []outcome.Outcome{ok("", "f", outcome.Result{Kind: outcome.Blocks, Blocks: []outcome.Block{{Type: "text", Text: "t"}, {Type: "image", MediaType: "image/png", Data: "abc"}}})}},
-		{"neither error nor result", "results[0]", []outcome.Outcome{{Call: outcome.Call{Name: "f"}}}},
-		{"no outcome", "results", nil},
-	}
-	for _, tc := range tests {
-		t.Run(tc.name, func(t *testing.T) {
-			_, err := Codec().Serialize(tc.outs)
-			formattest.ErrorAt(t, err, tc.path)
-		})
-	}
+	formattest.RefuseTable(t, Codec(), []formattest.Refuses{
+		{Name: "missing name", Path: "results[0].call.name", Outs: []outcome.Outcome{{Call: outcome.Call{ID: "x"}, Error: timeoutEnv()}}},
+		{Name: "image data not base64", Path: "results[0].result.blocks[1].data", Outs: []outcome.Outcome{ok("", "f", outcome.Result{Kind: outcome.Blocks, Blocks: []outcome.Block{{Type: "text", Text: "t"}, {Type: "image", MediaType: "image/png", Data: "abc"}}})}},
+		{Name: "neither error nor result", Path: "results[0]", Outs: []outcome.Outcome{{Call: outcome.Call{Name: "f"}}}},
+		{Name: "no outcome", Path: "results", Outs: nil},
+	})
 }
 
 func TestParse_foreign(t *testing.T) {

@@ -22,32 +22,20 @@ var res, marshal = formattest.Res, formattest.Marshal
 
 func TestSerialize_shapes(t *testing.T) {
 	call := outcome.Call{Name: "get_weather"}
-	tests := []struct {
-		name string
-		in   outcome.Outcome
-		want string
-	}{
-		{"failure: isError, envelope text, no structuredContent", outcome.Outcome{Call: call, Error: timeoutEnv()},
-			`{"content":[{"text":` + string(canonical.AppendString(nil, timeoutText)) + `,"type":"text"}],"isError":true,"resultType":"complete"}`},
-		{"text", outcome.Outcome{Call: call, Result: res(outcome.Result{Kind: outcome.Text, Text: "Sunny"})},
-			`{"content":[{"text":"Sunny","type":"text"}],"resultType":"complete"}`},
-		{"json object: text and structuredContent", outcome.Outcome{Call: call, Result: res(outcome.Result{Kind: outcome.JSON, JSON: map[string]any{"city": "東京", "t": 21.5}})},
-			`{"content":[{"text":"{\"city\":\"東京\",\"t\":21.5}","type":"text"}],"resultType":"complete","structuredContent":{"city":"東京","t":21.5}}`},
-		{"json array: text only", outcome.Outcome{Call: call, Result: res(outcome.Result{Kind: outcome.JSON, JSON: []any{1.0, 2.0}})},
-			`{"content":[{"text":"[1,2]","type":"text"}],"resultType":"complete"}`},
-		{"empty: placeholder block, never an empty one (B12)", outcome.Outcome{Call: call, Result: res(outcome.Result{Kind: outcome.Empty})},
-			`{"content":[{"text":"(empty result)","type":"text"}],"resultType":"complete"}`},
-		{"blocks: text and image", outcome.Outcome{Call: call, Result: res(outcome.Result{Kind: outcome.Blocks, Blocks: []outcome.Block{{Type: "text", Text: "captured"}, {Type: "text", Text: ""}, {Type: "image", MediaType: "image/png", Data: png1x1}}})},
-			`{"content":[{"text":"captured","type":"text"},{"data":"` + png1x1 + `","mimeType":"image/png","type":"image"}],"resultType":"complete"}`},
-	}
-	for _, tc := range tests {
-		t.Run(tc.name, func(t *testing.T) {
-			got, err := Codec{}.Serialize([]outcome.Outcome{tc.in})
-			require.NoError(t, err)
-			require.Len(t, got, 1)
-			assert.Equal(t, tc.want, marshal(t, got[0]))
-		})
-	}
+	formattest.ItemTable(t, Codec{}, []formattest.Item{
+		{Name: "failure: isError, envelope text, no structuredContent", In: outcome.Outcome{Call: call, Error: timeoutEnv()},
+			Want: `{"content":[{"text":` + string(canonical.AppendString(nil, timeoutText)) + `,"type":"text"}],"isError":true,"resultType":"complete"}`},
+		{Name: "text", In: outcome.Outcome{Call: call, Result: res(outcome.Result{Kind: outcome.Text, Text: "Sunny"})},
+			Want: `{"content":[{"text":"Sunny","type":"text"}],"resultType":"complete"}`},
+		{Name: "json object: text and structuredContent", In: outcome.Outcome{Call: call, Result: res(outcome.Result{Kind: outcome.JSON, JSON: map[string]any{"city": "東京", "t": 21.5}})},
+			Want: `{"content":[{"text":"{\"city\":\"東京\",\"t\":21.5}","type":"text"}],"resultType":"complete","structuredContent":{"city":"東京","t":21.5}}`},
+		{Name: "json array: text only", In: outcome.Outcome{Call: call, Result: res(outcome.Result{Kind: outcome.JSON, JSON: []any{1.0, 2.0}})},
+			Want: `{"content":[{"text":"[1,2]","type":"text"}],"resultType":"complete"}`},
+		{Name: "empty: placeholder block, never an empty one (B12)", In: outcome.Outcome{Call: call, Result: res(outcome.Result{Kind: outcome.Empty})},
+			Want: `{"content":[{"text":"(empty result)","type":"text"}],"resultType":"complete"}`},
+		{Name: "blocks: text and image", In: outcome.Outcome{Call: call, Result: res(outcome.Result{Kind: outcome.Blocks, Blocks: []outcome.Block{{Type: "text", Text: "captured"}, {Type: "text", Text: ""}, {Type: "image", MediaType: "image/png", Data: png1x1}}})},
+			Want: `{"content":[{"text":"captured","type":"text"},{"data":"` + png1x1 + `","mimeType":"image/png","type":"image"}],"resultType":"complete"}`},
+	})
 }
 
 // TestSerialize_noOutputSchema: a tool known to declare no outputSchema gets
@@ -78,24 +66,14 @@ func TestSerialize_noOutputSchema(t *testing.T) {
 }
 
 func TestSerialize_errors(t *testing.T) {
-	tests := []struct {
-		name string
-		outs []outcome.Outcome
-		path string
-	}{
-		{"neither", []outcome.Outcome{{}}, "results[0]"},
-		{"both", []outcome.Outcome{{Error: timeoutEnv(), Result: res(outcome.Result{})}}, "results[0]"},
-		{"image data not base64", []outcome.Outcome{{Result: res(outcome.Result{Kind: outcome.Blocks, Blocks: []outcome.Block{{Type: "image", MediaType: "image/png", Data: "a b"}}})}}, "results[0].result.blocks[0].data"},
-		{"image without media type", []outcome.Outcome{{Result: res(outcome.Result{Kind: outcome.Blocks, Blocks: []outcome.Block{{Type: "image", Data: "AAAA"}}})}}, "results[0].result.blocks[0].media_type"},
-		{"unknown block", []outcome.Outcome{{Result: res(outcome.Result{Kind: outcome.Blocks, Blocks: []outcome.Block{{Type: "audio"}}})}}, "results[0].result.blocks[0].type"},
-		{"json infinity", []outcome.Outcome{{Result: res(outcome.Result{Kind: outcome.JSON, JSON: math.Inf(1)})}}, "results[0].result.json"},
-	}
-	for _, tc := range tests {
-		t.Run(tc.name, func(t *testing.T) {
-			_, err := Codec{}.Serialize(tc.outs)
-			formattest.ErrorAt(t, err, tc.path)
-		})
-	}
+	formattest.RefuseTable(t, Codec{}, []formattest.Refuses{
+		{Name: "neither", Outs: []outcome.Outcome{{}}, Path: "results[0]"},
+		{Name: "both", Outs: []outcome.Outcome{{Error: timeoutEnv(), Result: res(outcome.Result{})}}, Path: "results[0]"},
+		{Name: "image data not base64", Outs: []outcome.Outcome{{Result: res(outcome.Result{Kind: outcome.Blocks, Blocks: []outcome.Block{{Type: "image", MediaType: "image/png", Data: "a b"}}})}}, Path: "results[0].result.blocks[0].data"},
+		{Name: "image without media type", Outs: []outcome.Outcome{{Result: res(outcome.Result{Kind: outcome.Blocks, Blocks: []outcome.Block{{Type: "image", Data: "AAAA"}}})}}, Path: "results[0].result.blocks[0].media_type"},
+		{Name: "unknown block", Outs: []outcome.Outcome{{Result: res(outcome.Result{Kind: outcome.Blocks, Blocks: []outcome.Block{{Type: "audio"}}})}}, Path: "results[0].result.blocks[0].type"},
+		{Name: "json infinity", Outs: []outcome.Outcome{{Result: res(outcome.Result{Kind: outcome.JSON, JSON: math.Inf(1)})}}, Path: "results[0].result.json"},
+	})
 }
 
 func TestParse_roundTrip(t *testing.T) {

@@ -69,26 +69,16 @@ func TestSerialize_shapes(t *testing.T) {
 
 func TestSerialize_errors(t *testing.T) {
 	ok := res(outcome.Result{Kind: outcome.Text, Text: "x"})
-	tests := []struct {
-		name string
-		outs []outcome.Outcome
-		path string
-	}{
-		{"missing id", []outcome.Outcome{{Result: ok}}, "results[0].call.id"},
-		{"repeated id", []outcome.Outcome{{Call: outcome.Call{ID: "a"}, Result: ok}, {Call: outcome.Call{ID: "a"}, Result: ok}}, "results[1].call.id"},
-		{"neither error nor result", []outcome.Outcome{{Call: outcome.Call{ID: "a"}}}, "results[0]"},
-		{"both error and result", []outcome.Outcome{{Call: outcome.Call{ID: "a"}, Error: timeoutEnv(), Result: ok}}, "results[0]"},
-		{"image type OpenAI cannot take", []outcome.Outcome{{Call: outcome.Call{ID: "a"}, Result: res(outcome.Result{Kind: outcome.Blocks, Blocks: []outcome.Block{{Type: "image", MediaType: "image/tiff", Data: "AAAA"}}})}}, "results[0].result.blocks[0].media_type"},
-		{"image data not base64", []outcome.Outcome{{Call: outcome.Call{ID: "a"}, Result: res(outcome.Result{Kind: outcome.Blocks, Blocks: []outcome.Block{{Type: "text", Text: "t"}, {Type: "image", MediaType: "image/png", Data: "not base64!"}}})}}, "results[0].result.blocks[1].data"},
-		{"unknown block type", []outcome.Outcome{{Call: outcome.Call{ID: "a"}, Result: res(outcome.Result{Kind: outcome.Blocks, Blocks: []outcome.Block{{Type: "audio"}}})}}, "results[0].result.blocks[0].type"},
-		{"json NaN", []outcome.Outcome{{Call: outcome.Call{ID: "a"}, Result: res(outcome.Result{Kind: outcome.JSON, JSON: math.NaN()})}}, "results[0].result.json"},
-	}
-	for _, tc := range tests {
-		t.Run(tc.name, func(t *testing.T) {
-			_, err := Codec{}.Serialize(tc.outs)
-			formattest.ErrorAt(t, err, tc.path)
-		})
-	}
+	formattest.RefuseTable(t, Codec{}, []formattest.Refuses{
+		{Name: "missing id", Outs: []outcome.Outcome{{Result: ok}}, Path: "results[0].call.id"},
+		{Name: "repeated id", Outs: []outcome.Outcome{{Call: outcome.Call{ID: "a"}, Result: ok}, {Call: outcome.Call{ID: "a"}, Result: ok}}, Path: "results[1].call.id"},
+		{Name: "neither error nor result", Outs: []outcome.Outcome{{Call: outcome.Call{ID: "a"}}}, Path: "results[0]"},
+		{Name: "both error and result", Outs: []outcome.Outcome{{Call: outcome.Call{ID: "a"}, Error: timeoutEnv(), Result: ok}}, Path: "results[0]"},
+		{Name: "image type OpenAI cannot take", Outs: []outcome.Outcome{{Call: outcome.Call{ID: "a"}, Result: res(outcome.Result{Kind: outcome.Blocks, Blocks: []outcome.Block{{Type: "image", MediaType: "image/tiff", Data: "AAAA"}}})}}, Path: "results[0].result.blocks[0].media_type"},
+		{Name: "image data not base64", Outs: []outcome.Outcome{{Call: outcome.Call{ID: "a"}, Result: res(outcome.Result{Kind: outcome.Blocks, Blocks: []outcome.Block{{Type: "text", Text: "t"}, {Type: "image", MediaType: "image/png", Data: "not base64!"}}})}}, Path: "results[0].result.blocks[1].data"},
+		{Name: "unknown block type", Outs: []outcome.Outcome{{Call: outcome.Call{ID: "a"}, Result: res(outcome.Result{Kind: outcome.Blocks, Blocks: []outcome.Block{{Type: "audio"}}})}}, Path: "results[0].result.blocks[0].type"},
+		{Name: "json NaN", Outs: []outcome.Outcome{{Call: outcome.Call{ID: "a"}, Result: res(outcome.Result{Kind: outcome.JSON, JSON: math.NaN()})}}, Path: "results[0].result.json"},
+	})
 }
 
 func TestParse_roundTrip(t *testing.T) {

@@ -24,55 +24,33 @@ var res, marshal = formattest.Res, formattest.Marshal
 func TestSerialize_shapes(t *testing.T) {
 	call := outcome.Call{ID: "call_abc123", Name: "get_weather"}
 	img := outcome.Block{Type: "image", MediaType: "image/png", Data: png1x1}
-	tests := []struct {
-		name string
-		in   outcome.Outcome
-		want string
-	}{
-		{"failure is the envelope text", outcome.Outcome{Call: call, Error: timeoutEnv()},
-			`{"call_id":"call_abc123","output":` + string(canonical.AppendString(nil, timeoutText)) + `,"type":"function_call_output"}`},
-		{"text", outcome.Outcome{Call: call, Result: res(outcome.Result{Kind: outcome.Text, Text: "Sunny"})},
-			`{"call_id":"call_abc123","output":"Sunny","type":"function_call_output"}`},
-		{"json non-ascii literal (B14)", outcome.Outcome{Call: call, Result: res(outcome.Result{Kind: outcome.JSON, JSON: map[string]any{"city": "東京"}})},
-			`{"call_id":"call_abc123","output":"{\"city\":\"東京\"}","type":"function_call_output"}`},
-		{"empty is the placeholder (B12)", outcome.Outcome{Call: call, Result: res(outcome.Result{Kind: outcome.Empty})},
-			`{"call_id":"call_abc123","output":"(empty result)","type":"function_call_output"}`},
-		{"blocks are input items; blank text dropped (B12, B13)", outcome.Outcome{Call: call, Result: res(outcome.Result{Kind: outcome.Blocks, Blocks: []outcome.Block{{Type: "text", Text: "captured"}, {Type: "text", Text: " "}, img}})},
-			`{"call_id":"call_abc123","output":[{"text":"captured","type":"input_text"},{"image_url":"data:image/png;base64,` + png1x1 + `","type":"input_image"}],"type":"function_call_output"}`},
-		{"blocks with only blank text are the placeholder", outcome.Outcome{Call: call, Result: res(outcome.Result{Kind: outcome.Blocks, Blocks: []outcome.Block{{Type: "text", Text: ""}}})},
-			`{"call_id":"call_abc123","output":"(empty result)","type":"function_call_output"}`},
-	}
-	for _, tc := range tests {
-		t.Run(tc.name, func(t *testing.T) {
-			got, err := Codec{}.Serialize([]outcome.Outcome{tc.in})
-			require.NoError(t, err)
-			require.Len(t, got, 1)
-			assert.Equal(t, tc.want, marshal(t, got[0]))
-		})
-	}
+	formattest.ItemTable(t, Codec{}, []formattest.Item{
+		{Name: "failure is the envelope text", In: outcome.Outcome{Call: call, Error: timeoutEnv()},
+			Want: `{"call_id":"call_abc123","output":` + string(canonical.AppendString(nil, timeoutText)) + `,"type":"function_call_output"}`},
+		{Name: "text", In: outcome.Outcome{Call: call, Result: res(outcome.Result{Kind: outcome.Text, Text: "Sunny"})},
+			Want: `{"call_id":"call_abc123","output":"Sunny","type":"function_call_output"}`},
+		{Name: "json non-ascii literal (B14)", In: outcome.Outcome{Call: call, Result: res(outcome.Result{Kind: outcome.JSON, JSON: map[string]any{"city": "東京"}})},
+			Want: `{"call_id":"call_abc123","output":"{\"city\":\"東京\"}","type":"function_call_output"}`},
+		{Name: "empty is the placeholder (B12)", In: outcome.Outcome{Call: call, Result: res(outcome.Result{Kind: outcome.Empty})},
+			Want: `{"call_id":"call_abc123","output":"(empty result)","type":"function_call_output"}`},
+		{Name: "blocks are input items; blank text dropped (B12, B13)", In: outcome.Outcome{Call: call, Result: res(outcome.Result{Kind: outcome.Blocks, Blocks: []outcome.Block{{Type: "text", Text: "captured"}, {Type: "text", Text: " "}, img}})},
+			Want: `{"call_id":"call_abc123","output":[{"text":"captured","type":"input_text"},{"image_url":"data:image/png;base64,` + png1x1 + `","type":"input_image"}],"type":"function_call_output"}`},
+		{Name: "blocks with only blank text are the placeholder", In: outcome.Outcome{Call: call, Result: res(outcome.Result{Kind: outcome.Blocks, Blocks: []outcome.Block{{Type: "text", Text: ""}}})},
+			Want: `{"call_id":"call_abc123","output":"(empty result)","type":"function_call_output"}`},
+	})
 }
 
 func TestSerialize_errors(t *testing.T) {
 	ok := res(outcome.Result{Kind: outcome.Text, Text: "x"})
-	tests := []struct {
-		name string
-		outs []outcome.Outcome
-		path string
-	}{
-		{"missing id", []outcome.Outcome{{Result: ok}}, "results[0].call.id"},
-		{"json NaN", []outcome.Outcome{{Call: outcome.Call{ID: "a"}, Result: res(outcome.Result{Kind: outcome.JSON, JSON: math.NaN()})}}, "results[0].result.json"},
-		{"id longer than 64", []outcome.Outcome{{Call: outcome.Call{ID: strings.Repeat("é", 65)}, Result: ok}}, "results[0].call.id"},
-		{"repeated id", []outcome.Outcome{{Call: outcome.Call{ID: "a"}, Result: ok}, {Call: outcome.Call{ID: "a"}, Error: timeoutEnv()}}, "results[1].call.id"},
-		{"neither", []outcome.Outcome{{Call: outcome.Call{ID: "a"}}}, "results[0]"},
-		{"bad image", []outcome.Outcome{{Call: outcome.Call{ID: "a"}, Result: res(outcome.Result{Kind: outcome.Blocks, Blocks: []outcome.Block{{Type: "image", MediaType: "image/png", Data: "%%"}}})}}, "results[0].result.blocks[0].data"},
-		{"unknown block", []outcome.Outcome{{Call: outcome.Call{ID: "a"}, Result: res(outcome.Result{Kind: outcome.Blocks, Blocks: []outcome.Block{{Type: "video"}}})}}, "results[0].result.blocks[0].type"},
-	}
-	for _, tc := range tests {
-		t.Run(tc.name, func(t *testing.T) {
-			_, err := Codec{}.Serialize(tc.outs)
-			formattest.ErrorAt(t, err, tc.path)
-		})
-	}
+	formattest.RefuseTable(t, Codec{}, []formattest.Refuses{
+		{Name: "missing id", Outs: []outcome.Outcome{{Result: ok}}, Path: "results[0].call.id"},
+		{Name: "json NaN", Outs: []outcome.Outcome{{Call: outcome.Call{ID: "a"}, Result: res(outcome.Result{Kind: outcome.JSON, JSON: math.NaN()})}}, Path: "results[0].result.json"},
+		{Name: "id longer than 64", Outs: []outcome.Outcome{{Call: outcome.Call{ID: strings.Repeat("é", 65)}, Result: ok}}, Path: "results[0].call.id"},
+		{Name: "repeated id", Outs: []outcome.Outcome{{Call: outcome.Call{ID: "a"}, Result: ok}, {Call: outcome.Call{ID: "a"}, Error: timeoutEnv()}}, Path: "results[1].call.id"},
+		{Name: "neither", Outs: []outcome.Outcome{{Call: outcome.Call{ID: "a"}}}, Path: "results[0]"},
+		{Name: "bad image", Outs: []outcome.Outcome{{Call: outcome.Call{ID: "a"}, Result: res(outcome.Result{Kind: outcome.Blocks, Blocks: []outcome.Block{{Type: "image", MediaType: "image/png", Data: "%%"}}})}}, Path: "results[0].result.blocks[0].data"},
+		{Name: "unknown block", Outs: []outcome.Outcome{{Call: outcome.Call{ID: "a"}, Result: res(outcome.Result{Kind: outcome.Blocks, Blocks: []outcome.Block{{Type: "video"}}})}}, Path: "results[0].result.blocks[0].type"},
+	})
 	_, err := Codec{}.Serialize([]outcome.Outcome{{Call: outcome.Call{ID: strings.Repeat("é", 64)}, Result: ok}})
 	assert.NoError(t, err, "64 characters is the limit, not 64 bytes")
 }
