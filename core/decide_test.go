@@ -2,8 +2,6 @@ package core
 
 import (
 	"bytes"
-	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 
@@ -13,66 +11,22 @@ import (
 	"github.com/toolerr/toolerr/core/internal/canonical"
 )
 
-// decideFixtureCase mirrors one case of a conformance fixture file.
-type decideFixtureCase struct {
-	Description string
-	Tests       []struct {
-		Description string
-		Request     any
-		Response    any
-	}
-}
-
-func readDecideFixtures(t *testing.T, op string) map[string][]decideFixtureCase {
-	t.Helper()
-	files, err := filepath.Glob(filepath.Join("..", "conformance", "fixtures", op, "*.json"))
-	require.NoError(t, err)
-	require.NotEmpty(t, files, "no fixtures for op %s", op)
-	out := map[string][]decideFixtureCase{}
-	for _, f := range files {
-		b, err := os.ReadFile(f)
-		require.NoError(t, err)
-		v, err := canonical.Parse(b)
-		require.NoError(t, err, f)
-		var cases []decideFixtureCase
-		for _, cv := range v.([]any) {
-			cm := cv.(map[string]any)
-			c := decideFixtureCase{Description: cm["description"].(string)}
-			for _, tv := range cm["tests"].([]any) {
-				tm := tv.(map[string]any)
-				c.Tests = append(c.Tests, struct {
-					Description string
-					Request     any
-					Response    any
-				}{tm["description"].(string), tm["request"], tm["response"]})
-			}
-			cases = append(cases, c)
-		}
-		out[strings.TrimSuffix(filepath.Base(f), ".json")] = cases
-	}
-	return out
-}
-
 // TestDecide_fixtures runs conformance/fixtures/{retry,breaker,budget,replay}
 // through Invoke and compares canonical bytes, as every build target does.
 func TestDecide_fixtures(t *testing.T) {
 	for _, op := range []string{"retry", "breaker", "budget", "replay"} {
-		for file, cases := range readDecideFixtures(t, op) {
-			for _, c := range cases {
-				for _, tc := range c.Tests {
-					t.Run(op+"/"+file+"/"+c.Description+"/"+tc.Description, func(t *testing.T) {
-						req, err := canonical.Marshal(tc.Request)
-						require.NoError(t, err)
-						want, err := canonical.Marshal(tc.Response)
-						require.NoError(t, err)
-						got := Invoke(req)
-						if op == "replay" && bytes.Contains(got, []byte("not implemented")) {
-							t.Skipf("format codec not implemented yet: %s", got)
-						}
-						assert.Equal(t, string(want), string(got))
-					})
+		for _, ft := range fixtureTests(t, op) {
+			t.Run(op+"/"+strings.TrimSuffix(ft.File, ".json")+"/"+ft.Case+"/"+ft.Test, func(t *testing.T) {
+				req, err := canonical.Canonicalize(ft.Request)
+				require.NoError(t, err)
+				want, err := canonical.Canonicalize(ft.Response)
+				require.NoError(t, err)
+				got := Invoke(req)
+				if op == "replay" && bytes.Contains(got, []byte("not implemented")) {
+					t.Skipf("format codec not implemented yet: %s", got)
 				}
-			}
+				assert.Equal(t, string(want), string(got))
+			})
 		}
 	}
 }

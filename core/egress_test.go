@@ -3,8 +3,6 @@ package core
 import (
 	"encoding/json"
 	"errors"
-	"os"
-	"path/filepath"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -88,43 +86,6 @@ func typedEgressError(req map[string]any) (any, error, bool) {
 		panic(perr)
 	}
 	return errorReplyValue(egress.Response{Status: r.Status, Header: r.Header, Event: r.Event, Body: body.(map[string]any), Envelope: r.Envelope}), nil, true
-}
-
-// fixtureTest is one test of a conformance fixture file: where it is, and
-// its request's bytes.
-type fixtureTest struct {
-	File, Case, Test string
-	Request          json.RawMessage
-}
-
-// fixtureTests reads every test of conformance/fixtures/<dir>/*.json for
-// each of dirs, in order; each dir must hold fixtures.
-func fixtureTests(t *testing.T, dirs ...string) []fixtureTest {
-	t.Helper()
-	var out []fixtureTest
-	for _, dir := range dirs {
-		files, err := filepath.Glob(filepath.Join("..", "conformance", "fixtures", dir, "*.json"))
-		require.NoError(t, err)
-		require.NotEmpty(t, files, dir)
-		for _, file := range files {
-			b, err := os.ReadFile(file)
-			require.NoError(t, err)
-			var cases []struct {
-				Description string
-				Tests       []struct {
-					Description string
-					Request     json.RawMessage
-				}
-			}
-			require.NoError(t, json.Unmarshal(b, &cases), file)
-			for _, c := range cases {
-				for _, tc := range c.Tests {
-					out = append(out, fixtureTest{filepath.Base(file), c.Description, tc.Description, tc.Request})
-				}
-			}
-		}
-	}
-	return out
 }
 
 // TestEgressTypedAPI_agreesWithOps: for every egress_error fixture the Go

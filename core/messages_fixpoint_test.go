@@ -3,8 +3,6 @@ package core
 import (
 	"bytes"
 	"encoding/json"
-	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 
@@ -24,38 +22,24 @@ import (
 // next hop through serialize, so the envelope no longer reads back as what
 // toolerr wrote.
 func TestFixtures_envelopeMessagesAreFixpoints(t *testing.T) {
-	files, err := filepath.Glob(filepath.Join("..", "conformance", "fixtures", "*", "*.json"))
-	require.NoError(t, err)
-	require.NotEmpty(t, files)
 	seen := 0
-	for _, f := range files {
-		b, err := os.ReadFile(f)
-		require.NoError(t, err)
-		if filepath.Base(f) == "envelope_text.json" {
+	for _, ft := range fixtureTests(t, "*") {
+		if ft.File == "envelope_text.json" {
 			continue // near misses on purpose: text that resembles an envelope and stays a success
 		}
-		var v any // encoding/json with numbers as text: a fixture may hold what the core's parser refuses
-		dec := json.NewDecoder(bytes.NewReader(b))
+		var req map[string]any
+		_ = json.Unmarshal(ft.Request, &req) // a request that is not an object is none of these ops
+		if req["op"] == "sanitize" || req["op"] == "canonicalize" {
+			continue // these answer with the caller's own values
+		}
+		var resp any // encoding/json with numbers as text: a fixture may hold what the core's parser refuses
+		dec := json.NewDecoder(bytes.NewReader(ft.Response))
 		dec.UseNumber()
-		require.NoError(t, dec.Decode(&v), f)
-		groups, ok := v.([]any)
-		if !ok {
-			continue // not a fixture file of request/response tests
-		}
-		for _, g := range groups {
-			gm, _ := g.(map[string]any)
-			tests, _ := gm["tests"].([]any)
-			for _, tv := range tests {
-				tm, _ := tv.(map[string]any)
-				if req, _ := tm["request"].(map[string]any); req["op"] == "sanitize" || req["op"] == "canonicalize" {
-					continue // these answer with the caller's own values
-				}
-				walkEnvelopes(tm["response"], func(msg string) {
-					seen++
-					assert.Equal(t, sanitize.Message(msg), msg, "%s: %v", filepath.Base(f), tm["description"])
-				})
-			}
-		}
+		require.NoError(t, dec.Decode(&resp), ft.File)
+		walkEnvelopes(resp, func(msg string) {
+			seen++
+			assert.Equal(t, sanitize.Message(msg), msg, "%s: %v", ft.File, ft.Test)
+		})
 	}
 	assert.Greater(t, seen, 500, "envelopes found in the fixtures' responses")
 }
