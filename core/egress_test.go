@@ -92,27 +92,7 @@ func typedEgressError(req map[string]any) (any, error, bool) {
 // types can express, the typed API gives the same reply, or the same error,
 // as Invoke.
 func TestEgressTypedAPI_agreesWithOps(t *testing.T) {
-	compared, skipped := 0, 0
-	for _, ft := range fixtureTests(t, "egress_error") {
-		v, err := canonical.Parse(ft.Request)
-		require.NoError(t, err)
-		res, err, ok := typedEgressError(v.(map[string]any))
-		if !ok {
-			skipped++
-			continue
-		}
-		var got []byte
-		if err != nil {
-			got = badRequest(requestError("egress_error", err))
-		} else {
-			got, err = canonical.Marshal(map[string]any{"ok": res})
-			require.NoError(t, err)
-		}
-		require.Equal(t, string(Invoke(ft.Request)), string(got), "%s: %s / %s", ft.File, ft.Case, ft.Test)
-		compared++
-	}
-	require.NotZero(t, compared)
-	t.Logf("egress_error: %d fixtures compared, %d not expressible in Go types", compared, skipped)
+	agreesWithOp(t, "egress_error", typedEgressError)
 }
 
 func TestEgressTransportError_goErrors(t *testing.T) {
@@ -147,38 +127,27 @@ func mustJSON(t *testing.T, v any) []byte {
 // Go types can express gives, through PrepareRequest (the body as bytes),
 // the same result or error as Invoke.
 func TestEgressRequestTypedAPI_agreesWithOps(t *testing.T) {
-	compared := 0
-	for _, ft := range fixtureTests(t, "egress_request") {
-		v, err := canonical.Parse(ft.Request)
-		require.NoError(t, err)
-		req := v.(map[string]any)
+	agreesWithOp(t, "egress_request", func(req map[string]any) (any, error, bool) {
 		f, ok1 := str(req, "format")
 		rules, ok2 := str(req, "id_rules")
 		model, ok3 := str(req, "model")
 		body, isObj := req["body"].(map[string]any)
 		caps, okCaps := capabilities(req)
 		if !ok1 || !ok2 || !ok3 || !okCaps || !isObj || present(req, "open_calls") {
-			continue
+			return nil, nil, false
 		}
 		raw := bodyBytes(body)
 		p, err := PrepareRequest(Format(f), raw, TranscriptOptions{IDRules: rules, Model: model, Capabilities: caps})
-		var got []byte
 		if err != nil {
-			got = badRequest(requestError("egress_request", err))
-		} else {
-			if !p.Changed {
-				require.Equal(t, raw, p.Body, "an unchanged body is the bytes given")
-			}
-			bv, perr := canonical.Parse(p.Body)
-			require.NoError(t, perr)
-			got, err = canonical.Marshal(map[string]any{"ok": preparedValue(bv, p)})
-			require.NoError(t, err)
+			return nil, err, true
 		}
-		require.Equal(t, string(Invoke(ft.Request)), string(got), "%s: %s / %s", ft.File, ft.Case, ft.Test)
-		compared++
-	}
-	require.NotZero(t, compared)
-	t.Logf("egress_request: %d fixtures compared", compared)
+		if !p.Changed {
+			require.Equal(t, raw, p.Body, "an unchanged body is the bytes given")
+		}
+		bv, err := canonical.Parse(p.Body)
+		require.NoError(t, err)
+		return preparedValue(bv, p), nil, true
+	})
 }
 
 // capabilities returns the request's capabilities member as the Go type;
@@ -226,11 +195,7 @@ func TestPrepareRequest_bytes(t *testing.T) {
 // gives, through ConvertResponse (the body as bytes), the same result or
 // error as Invoke.
 func TestEgressResponseTypedAPI_agreesWithOps(t *testing.T) {
-	compared := 0
-	for _, ft := range fixtureTests(t, "egress_response") {
-		v, err := canonical.Parse(ft.Request)
-		require.NoError(t, err)
-		req := v.(map[string]any)
+	agreesWithOp(t, "egress_response", func(req map[string]any) (any, error, bool) {
 		from, ok1 := str(req, "from")
 		to, ok2 := str(req, "to")
 		now, ok3 := num(req, "now_ms")
@@ -244,29 +209,22 @@ func TestEgressResponseTypedAPI_agreesWithOps(t *testing.T) {
 			names[k] = s
 		}
 		if !ok1 || !ok2 || !ok3 || !isObj || !okNames || from == "" || to == "" {
-			continue
+			return nil, nil, false
 		}
 		c, err := ConvertResponse(Format(from), Format(to), bodyBytes(body), names, int64(now))
-		var got []byte
 		if err != nil {
-			got = badRequest(requestError("egress_response", err))
-		} else {
-			bv, perr := canonical.Parse(c.Body)
-			require.NoError(t, perr)
-			res := map[string]any{"body": bv}
-			if len(c.Notes) > 0 {
-				n := make([]any, len(c.Notes))
-				for i, s := range c.Notes {
-					n[i] = s
-				}
-				res["notes"] = n
-			}
-			got, err = canonical.Marshal(map[string]any{"ok": res})
-			require.NoError(t, err)
+			return nil, err, true
 		}
-		require.Equal(t, string(Invoke(ft.Request)), string(got), "%s: %s / %s", ft.File, ft.Case, ft.Test)
-		compared++
-	}
-	require.NotZero(t, compared)
-	t.Logf("egress_response: %d fixtures compared", compared)
+		bv, err := canonical.Parse(c.Body)
+		require.NoError(t, err)
+		res := map[string]any{"body": bv}
+		if len(c.Notes) > 0 {
+			n := make([]any, len(c.Notes))
+			for i, s := range c.Notes {
+				n[i] = s
+			}
+			res["notes"] = n
+		}
+		return res, nil, true
+	})
 }
