@@ -27,47 +27,41 @@ type names struct {
 // code); AWS the bedrock-runtime 2023-09-30 service model's error shapes
 // and the AWS common error UnrecognizedClientException.
 func nativeNames(c envelope.Code, status int) names {
-	switch c {
-	case envelope.RateLimited:
-		return names{"rate_limit_error", "rate_limit_exceeded", "rate_limit_error", "RESOURCE_EXHAUSTED", "ThrottlingException"}
-	case envelope.QuotaExhausted:
-		return names{"insufficient_quota", "insufficient_quota", "billing_error", "RESOURCE_EXHAUSTED", "ServiceQuotaExceededException"}
-	case envelope.Overloaded:
-		return names{"service_unavailable_error", "server_is_overloaded", "overloaded_error", "UNAVAILABLE", "ServiceUnavailableException"}
-	case envelope.ServerError:
-		return names{"server_error", "", "api_error", "INTERNAL", "InternalServerException"}
-	case envelope.Transport:
-		return names{"service_unavailable_error", "", "api_error", "UNAVAILABLE", "ServiceUnavailableException"}
-	case envelope.Timeout:
-		return names{"server_error", "", "timeout_error", "DEADLINE_EXCEEDED", "ModelTimeoutException"}
-	case envelope.Conflict:
-		return names{"invalid_request_error", "", "invalid_request_error", "ABORTED", "ConflictException"}
-	case envelope.InvalidRequest, envelope.InvalidArgs:
-		return names{"invalid_request_error", "", "invalid_request_error", "INVALID_ARGUMENT", "ValidationException"}
-	case envelope.RequestTooLarge:
-		if status == 413 {
-			// The body itself is too large (Anthropic's 413 comes before
-			// the API reads it), not the context.
-			return names{"invalid_request_error", "", "request_too_large", "INVALID_ARGUMENT", "ValidationException"}
-		}
-		// A context overflow: OpenAI's code for it, and Anthropic's and
-		// Google's own 400 ("prompt is too long", INVALID_ARGUMENT).
-		return names{"invalid_request_error", "context_length_exceeded", "invalid_request_error", "INVALID_ARGUMENT", "ValidationException"}
-	case envelope.Authentication:
-		return names{"invalid_request_error", "invalid_api_key", "authentication_error", "UNAUTHENTICATED", "UnrecognizedClientException"}
-	case envelope.PermissionDenied:
-		return names{"invalid_request_error", "", "permission_error", "PERMISSION_DENIED", "AccessDeniedException"}
-	case envelope.NotFound:
-		return names{"invalid_request_error", "", "not_found_error", "NOT_FOUND", "ResourceNotFoundException"}
-	case envelope.Cancelled:
-		return names{"invalid_request_error", "", "invalid_request_error", "CANCELLED", "ValidationException"}
-	case envelope.Unsupported:
-		return names{"invalid_request_error", "", "invalid_request_error", "UNIMPLEMENTED", "ValidationException"}
+	if c == envelope.RequestTooLarge && status == 413 {
+		// The body itself is too large (Anthropic's 413 comes before the
+		// API reads it), not the context.
+		return names{"invalid_request_error", "", "request_too_large", "INVALID_ARGUMENT", "ValidationException"}
+	}
+	if n, ok := nativeNameTable[c]; ok {
+		return n
 	}
 	if status >= 400 && status < 500 {
 		return names{"invalid_request_error", "", "invalid_request_error", "FAILED_PRECONDITION", "ValidationException"}
 	}
 	return names{"server_error", "", "api_error", "UNKNOWN", "InternalServerException"}
+}
+
+// nativeNameTable is the row of names of each code that has one of its
+// own (sources: nativeNames). It is read only.
+var nativeNameTable = map[envelope.Code]names{
+	envelope.RateLimited:    {"rate_limit_error", "rate_limit_exceeded", "rate_limit_error", "RESOURCE_EXHAUSTED", "ThrottlingException"},
+	envelope.QuotaExhausted: {"insufficient_quota", "insufficient_quota", "billing_error", "RESOURCE_EXHAUSTED", "ServiceQuotaExceededException"},
+	envelope.Overloaded:     {"service_unavailable_error", "server_is_overloaded", "overloaded_error", "UNAVAILABLE", "ServiceUnavailableException"},
+	envelope.ServerError:    {"server_error", "", "api_error", "INTERNAL", "InternalServerException"},
+	envelope.Transport:      {"service_unavailable_error", "", "api_error", "UNAVAILABLE", "ServiceUnavailableException"},
+	envelope.Timeout:        {"server_error", "", "timeout_error", "DEADLINE_EXCEEDED", "ModelTimeoutException"},
+	envelope.Conflict:       {"invalid_request_error", "", "invalid_request_error", "ABORTED", "ConflictException"},
+	envelope.InvalidRequest: {"invalid_request_error", "", "invalid_request_error", "INVALID_ARGUMENT", "ValidationException"},
+	envelope.InvalidArgs:    {"invalid_request_error", "", "invalid_request_error", "INVALID_ARGUMENT", "ValidationException"},
+	// A context overflow (a RequestTooLarge that is not a 413): OpenAI's
+	// code for it, and Anthropic's and Google's own 400 ("prompt is too
+	// long", INVALID_ARGUMENT).
+	envelope.RequestTooLarge:  {"invalid_request_error", "context_length_exceeded", "invalid_request_error", "INVALID_ARGUMENT", "ValidationException"},
+	envelope.Authentication:   {"invalid_request_error", "invalid_api_key", "authentication_error", "UNAUTHENTICATED", "UnrecognizedClientException"},
+	envelope.PermissionDenied: {"invalid_request_error", "", "permission_error", "PERMISSION_DENIED", "AccessDeniedException"},
+	envelope.NotFound:         {"invalid_request_error", "", "not_found_error", "NOT_FOUND", "ResourceNotFoundException"},
+	envelope.Cancelled:        {"invalid_request_error", "", "invalid_request_error", "CANCELLED", "ValidationException"},
+	envelope.Unsupported:      {"invalid_request_error", "", "invalid_request_error", "UNIMPLEMENTED", "ValidationException"},
 }
 
 // transportStatus is the status a client gets for a failure that has none
