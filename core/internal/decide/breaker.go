@@ -405,14 +405,8 @@ func CheckBreakerSettings(s BreakerSettings, path string) error {
 // number or an unknown phase are an *field.Error.
 func ReadBreakerState(v any, path string) (BreakerState, error) {
 	var s BreakerState
-	if v == nil {
-		return s, nil
-	}
-	m, err := field.Object(v, path)
-	if err != nil {
-		return s, err
-	}
-	if err := onlyKeys(m, path, "phase", "failures", "successes", "open_until_ms", "probe_until_ms"); err != nil {
+	m, err := optionalObject(v, path, "phase", "failures", "successes", "open_until_ms", "probe_until_ms")
+	if m == nil || err != nil {
 		return s, err
 	}
 	if s.Phase, err = readPhaseName(m, "phase", path); err != nil {

@@ -161,14 +161,7 @@ func CheckBudget(prev BudgetState, l BudgetLimits, c BudgetCharge, nowMs int64) 
 // started. Members are optional, non-negative whole numbers.
 func ReadBudgetState(v any, path string) (BudgetState, error) {
 	var s BudgetState
-	if v == nil {
-		return s, nil
-	}
-	m, err := field.Object(v, path)
-	if err != nil {
-		return s, err
-	}
-	err = readInts(m, path, 0, []string{"steps", "tokens", "started_ms"}, &s.Steps, &s.Tokens, &s.StartedMs)
+	err := readIntObject(v, path, true, []string{"steps", "tokens", "started_ms"}, &s.Steps, &s.Tokens, &s.StartedMs)
 	return s, err
 }
 
@@ -176,11 +169,7 @@ func ReadBudgetState(v any, path string) (BudgetState, error) {
 // 0 = no limit) at path.
 func ReadBudgetLimits(v any, path string) (BudgetLimits, error) {
 	var l BudgetLimits
-	m, err := field.Object(v, path)
-	if err != nil {
-		return l, err
-	}
-	err = readInts(m, path, 0, []string{"steps", "tokens", "wall_ms"}, &l.Steps, &l.Tokens, &l.WallMs)
+	err := readIntObject(v, path, false, []string{"steps", "tokens", "wall_ms"}, &l.Steps, &l.Tokens, &l.WallMs)
 	return l, err
 }
 
@@ -188,14 +177,7 @@ func ReadBudgetLimits(v any, path string) (BudgetLimits, error) {
 // one step.
 func ReadBudgetCharge(v any, path string) (BudgetCharge, error) {
 	var c BudgetCharge
-	if v == nil {
-		return c, nil
-	}
-	m, err := field.Object(v, path)
-	if err != nil {
-		return c, err
-	}
-	err = readInts(m, path, 0, []string{"steps", "tokens"}, &c.Steps, &c.Tokens)
+	err := readIntObject(v, path, true, []string{"steps", "tokens"}, &c.Steps, &c.Tokens)
 	return c, err
 }
 
@@ -206,6 +188,34 @@ func readInts(m map[string]any, path string, min int64, names []string, dsts ...
 		return err
 	}
 	return readIntMembers(m, path, min, names, dsts...)
+}
+
+// optionalObject reads the object at path whose members are all among
+// keys: nil (with no error) when v is nil, else an *field.Error for a value
+// that is not an object or for an unknown member.
+func optionalObject(v any, path string, keys ...string) (map[string]any, error) {
+	if v == nil {
+		return nil, nil
+	}
+	m, err := field.Object(v, path)
+	if err != nil {
+		return nil, err
+	}
+	return m, onlyKeys(m, path, keys...)
+}
+
+// readIntObject reads the object at path of the non-negative whole numbers
+// names into dsts (each optional, 0 when absent); nilOK says nil is an
+// empty object (else field.Object's error).
+func readIntObject(v any, path string, nilOK bool, names []string, dsts ...*int64) error {
+	if v == nil && nilOK {
+		return nil
+	}
+	m, err := field.Object(v, path)
+	if err != nil {
+		return err
+	}
+	return readInts(m, path, 0, names, dsts...)
 }
 
 // readIntMembers is readInts without the check for unknown members.

@@ -131,14 +131,8 @@ func readBreakerEventName(m map[string]any, key, path string) (BreakerEvent, err
 // not parsed here: unreadable ones are started afresh when used.
 func ReadReplicaState(v any, path string) (ReplicaState, error) {
 	var r ReplicaState
-	if v == nil {
-		return r, nil
-	}
-	m, err := field.Object(v, path)
-	if err != nil {
-		return r, err
-	}
-	if err := onlyKeys(m, path, "down_until_ms", "state"); err != nil {
+	m, err := optionalObject(v, path, "down_until_ms", "state")
+	if m == nil || err != nil {
 		return r, err
 	}
 	if r.DownUntilMs, _, err = field.Int(m, "down_until_ms", path, 0, maxMs); err != nil {
@@ -162,14 +156,8 @@ func (r ReplicaState) Value() map[string]any {
 // nil is a call not yet started.
 func ReadStepState(v any, path string) (StepState, error) {
 	var s StepState
-	if v == nil {
-		return s, nil
-	}
-	m, err := field.Object(v, path)
-	if err != nil {
-		return s, err
-	}
-	if err := onlyKeys(m, path, "phase", "attempt", "deadline_ms", "args", "event", "tries", "pending", "error", "draw", "cancelled"); err != nil {
+	m, err := optionalObject(v, path, "phase", "attempt", "deadline_ms", "args", "event", "tries", "pending", "error", "draw", "cancelled")
+	if m == nil || err != nil {
 		return s, err
 	}
 	ph, err := field.RequiredString(m, "phase", path)

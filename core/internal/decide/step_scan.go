@@ -168,29 +168,20 @@ func scanReplica(s *canonical.Scanner) (r ReplicaState, ok bool) {
 	if null, ok := scanNull(s); null {
 		return r, ok
 	}
-	var seen uint8
-	ok = scanMembers(s, func(key string) bool {
-		var bit uint8
+	_, ok = scanEachOnce(s, func(key string) (uint16, bool) {
 		var ok bool
 		switch key {
 		case "down_until_ms":
-			bit = 1
-			if r.DownUntilMs, ok = scanInt(s, 2, 0, maxMs); !ok {
-				return false
-			}
+			r.DownUntilMs, ok = scanInt(s, 2, 0, maxMs)
+			return 1, ok
 		case "state":
-			bit = 2
 			b, absent, ok := scanStored(s)
-			if !ok {
-				return false
-			}
-			if !absent {
+			if ok && !absent {
 				r.State = b
 			}
-		default:
-			return false
+			return 2, ok
 		}
-		return once(&seen, bit)
+		return 0, false
 	})
 	return r, ok
 }
@@ -235,68 +226,43 @@ func scanState(s *canonical.Scanner) (st StepState, ok bool) {
 		return st, ok
 	}
 	var seen uint16
-	ok = scanMembers(s, func(key string) bool {
-		var bit uint16
+	seen, ok = scanEachOnce(s, func(key string) (uint16, bool) {
 		var ok bool
 		switch key {
 		case "phase":
-			bit = 1 << 0
 			i, ok := scanName(s, phaseNames[:])
-			if !ok || i <= int(PhaseNew) {
-				return false
-			}
 			st.Phase = StepPhase(i)
+			return 1 << 0, ok && i > int(PhaseNew)
 		case "attempt":
-			bit = 1 << 1
-			if st.Attempt, ok = scanInt(s, 2, 0, maxMs); !ok {
-				return false
-			}
+			st.Attempt, ok = scanInt(s, 2, 0, maxMs)
+			return 1 << 1, ok
 		case "deadline_ms":
-			bit = 1 << 2
-			if st.DeadlineMs, ok = scanInt(s, 2, 0, maxMs); !ok {
-				return false
-			}
+			st.DeadlineMs, ok = scanInt(s, 2, 0, maxMs)
+			return 1 << 2, ok
 		case "tries":
-			bit = 1 << 3
-			if st.Tries, ok = scanInt(s, 2, 0, maxMs); !ok {
-				return false
-			}
+			st.Tries, ok = scanInt(s, 2, 0, maxMs)
+			return 1 << 3, ok
 		case "args":
-			bit = 1 << 4
-			if st.ArgsKey, ok = s.String(); !ok || !s.Str(st.ArgsKey) {
-				return false
-			}
+			st.ArgsKey, ok = s.String()
+			return 1 << 4, ok && s.Str(st.ArgsKey)
 		case "event":
-			bit = 1 << 5
 			i, ok := scanName(s, breakerEventNames[:])
-			if !ok {
-				return false
-			}
 			st.Event = BreakerEvent(i)
+			return 1 << 5, ok
 		case "pending":
-			bit = 1 << 6
-			if st.Pending, ok = scanPending(s); !ok {
-				return false
-			}
+			st.Pending, ok = scanPending(s)
+			return 1 << 6, ok
 		case "error":
-			bit = 1 << 7
-			if st.Error, ok = scanEnvelope(s, 2, "state.error"); !ok {
-				return false
-			}
+			st.Error, ok = scanEnvelope(s, 2, "state.error")
+			return 1 << 7, ok
 		case "draw":
-			bit = 1 << 8
-			if st.Draw, ok = scanDraw(s, 2); !ok {
-				return false
-			}
+			st.Draw, ok = scanDraw(s, 2)
+			return 1 << 8, ok
 		case "cancelled":
-			bit = 1 << 9
-			if st.Cancelled, ok = s.Bool(); !ok {
-				return false
-			}
-		default:
-			return false
+			st.Cancelled, ok = s.Bool()
+			return 1 << 9, ok
 		}
-		return once(&seen, bit)
+		return 0, false
 	})
 	if !ok || seen&1 == 0 {
 		return st, false
@@ -307,41 +273,26 @@ func scanState(s *canonical.Scanner) (st StepState, ok bool) {
 // scanPending reads a state's "pending" object.
 func scanPending(s *canonical.Scanner) (*Pending, bool) {
 	p := &Pending{}
-	var seen uint8
-	ok := scanMembers(s, func(key string) bool {
-		var bit uint8
+	seen, ok := scanEachOnce(s, func(key string) (uint16, bool) {
 		var ok bool
 		switch key {
 		case "allowed":
-			bit = 1
-			if p.Allowed, ok = s.Bool(); !ok {
-				return false
-			}
-		case "from", "to":
-			bit = 2
-			if key == "to" {
-				bit = 4
-			}
+			p.Allowed, ok = s.Bool()
+			return 1, ok
+		case "from":
 			i, ok := scanName(s, breakerPhaseNames[:])
-			if !ok {
-				return false
-			}
-			if key == "to" {
-				p.To = BreakerPhase(i)
-			} else {
-				p.From = BreakerPhase(i)
-			}
+			p.From = BreakerPhase(i)
+			return 2, ok
+		case "to":
+			i, ok := scanName(s, breakerPhaseNames[:])
+			p.To = BreakerPhase(i)
+			return 4, ok
 		case "new":
-			bit = 8
 			v, ok := s.String()
-			if !ok || !s.Str(v) {
-				return false
-			}
 			p.New = []byte(v)
-		default:
-			return false
+			return 8, ok && s.Str(v)
 		}
-		return once(&seen, bit)
+		return 0, false
 	})
 	return p, ok && seen&8 != 0
 }
@@ -508,4 +459,16 @@ func once[T uint8 | uint16](seen *T, bit T) bool {
 	}
 	*seen |= bit
 	return true
+}
+
+// scanEachOnce is scanMembers for an object each member of which may come
+// once: member reads the value of key and returns the bit that stands for
+// it, with ok false for an unknown key or an unreadable value. seen holds
+// the bits of the members read.
+func scanEachOnce(s *canonical.Scanner, member func(key string) (bit uint16, ok bool)) (seen uint16, ok bool) {
+	ok = scanMembers(s, func(key string) bool {
+		bit, ok := member(key)
+		return ok && once(&seen, bit)
+	})
+	return seen, ok
 }
