@@ -204,20 +204,31 @@ func (p *parser) object(depth int) (any, error) {
 			return nil, err
 		}
 		m[k] = v
-		p.skipSpace()
-		if p.pos >= len(p.data) {
-			return nil, p.fail("unexpected end of input in object")
-		}
-		switch p.data[p.pos] {
-		case ',':
-			p.pos++
-		case '}':
-			p.pos++
+		if done, err := p.next('}', "object"); err != nil {
+			return nil, err
+		} else if done {
 			return m, nil
-		default:
-			return nil, p.fail("expected ',' or '}' in object")
 		}
 	}
+}
+
+// next reads the white space and the ',' or the close byte that follows a
+// member or an element of what ("object" or "array"): done is true after
+// the close byte, err a *SyntaxError at the end of input or any other byte.
+func (p *parser) next(close byte, what string) (done bool, err error) {
+	p.skipSpace()
+	if p.pos >= len(p.data) {
+		return false, p.fail("unexpected end of input in " + what)
+	}
+	switch p.data[p.pos] {
+	case ',':
+		p.pos++
+		return false, nil
+	case close:
+		p.pos++
+		return true, nil
+	}
+	return false, p.fail("expected ',' or '" + string(close) + "' in " + what)
 }
 
 func (p *parser) array(depth int) (any, error) {
@@ -241,18 +252,10 @@ func (p *parser) array(depth int) (any, error) {
 			return nil, p.overBudget()
 		}
 		a = append(a, v)
-		p.skipSpace()
-		if p.pos >= len(p.data) {
-			return nil, p.fail("unexpected end of input in array")
-		}
-		switch p.data[p.pos] {
-		case ',':
-			p.pos++
-		case ']':
-			p.pos++
+		if done, err := p.next(']', "array"); err != nil {
+			return nil, err
+		} else if done {
 			return a, nil
-		default:
-			return nil, p.fail("expected ',' or ']' in array")
 		}
 	}
 }
