@@ -331,11 +331,7 @@ func detailValue(v any, secret bool, depth int) any {
 	case map[string]any:
 		return detailMap(x, secret, depth)
 	case []any:
-		a := make([]any, len(x))
-		for i, e := range x {
-			a[i] = detailValue(e, secret, depth+1)
-		}
-		return a
+		return detailList(x, secret, depth)
 	case map[string]string:
 		m := make(map[string]any, len(x))
 		for k, e := range x {
@@ -343,13 +339,19 @@ func detailValue(v any, secret bool, depth int) any {
 		}
 		return detailMap(m, secret, depth)
 	case []string:
-		a := make([]any, len(x))
-		for i, e := range x {
-			a[i] = detailValue(e, secret, depth+1)
-		}
-		return a
+		return detailList(x, secret, depth)
 	}
 	return v
+}
+
+// detailList sanitizes each element of a details array one level deeper, as
+// a []any of the same length.
+func detailList[T any](x []T, secret bool, depth int) []any {
+	a := make([]any, len(x))
+	for i, e := range x {
+		a[i] = detailValue(e, secret, depth+1)
+	}
+	return a
 }
 
 // detailString sanitizes one details string: redacted, a stack trace reduced
