@@ -101,6 +101,29 @@ func chatRole(name string) (dialect.Role, bool) {
 	return "", false
 }
 
+// resultMessage reads a tool message (its id in tool_call_id) or a legacy
+// function message (legacy: the name of the function it answers in name) as
+// one result part; key is the member that names the call it answers.
+func resultMessage(v any, m map[string]any, p, key string, legacy bool) (dialect.Message, error) {
+	var msg dialect.Message
+	ref, err := dialect.OptString(m, key, p)
+	if err != nil {
+		return msg, err
+	}
+	o, failed, err := ListResultContent(m["content"], field.Join(p, "content"))
+	if err != nil {
+		return msg, err
+	}
+	if legacy {
+		o.Call.Name = ref
+	} else {
+		o.Call.ID = ref
+	}
+	msg.Role = dialect.RoleTool
+	msg.Parts = []dialect.Part{{Kind: dialect.KindResult, Result: dialect.Result{Outcome: o, Failed: failed, Legacy: legacy}, Raw: v}}
+	return msg, nil
+}
+
 // readMessage reads one Chat Completions message.
 func readMessage(v any, p string) (dialect.Message, error) {
 	m, role, err := dialect.ObjectMember(v, p, "role")
@@ -112,31 +135,9 @@ func readMessage(v any, p string) (dialect.Message, error) {
 	case "function":
 		// the deprecated function-calling reply: the answer to the
 		// assistant message's function_call before it, by name
-		name, err := dialect.OptString(m, "name", p)
-		if err != nil {
-			return msg, err
-		}
-		o, failed, err := ListResultContent(m["content"], field.Join(p, "content"))
-		if err != nil {
-			return msg, err
-		}
-		o.Call.Name = name
-		msg.Role = dialect.RoleTool
-		msg.Parts = []dialect.Part{{Kind: dialect.KindResult, Result: dialect.Result{Outcome: o, Failed: failed, Legacy: true}, Raw: v}}
-		return msg, nil
+		return resultMessage(v, m, p, "name", true)
 	case "tool":
-		id, err := dialect.OptString(m, "tool_call_id", p)
-		if err != nil {
-			return msg, err
-		}
-		o, failed, err := ListResultContent(m["content"], field.Join(p, "content"))
-		if err != nil {
-			return msg, err
-		}
-		o.Call.ID = id
-		msg.Role = dialect.RoleTool
-		msg.Parts = []dialect.Part{{Kind: dialect.KindResult, Result: dialect.Result{Outcome: o, Failed: failed}, Raw: v}}
-		return msg, nil
+		return resultMessage(v, m, p, "tool_call_id", false)
 	default:
 		r, ok := chatRole(role)
 		if !ok {
