@@ -38,74 +38,53 @@ func ScanStepRequest(request []byte) (in StepInput, ok bool) {
 		mState
 		mEvent
 		mNow
-		mRest
 	)
 	c := &in.Config
-	ok = scanMembers(s, func(key string) bool {
-		var bit uint16
+	seen, ok = scanEachOnce(s, func(key string) (uint16, bool) {
 		var ok bool
 		switch key {
 		case "op":
-			bit = mOp
-			if v, ok := s.String(); !ok || v != "step" || !s.Str(v) {
-				return false
-			}
+			v, ok := s.String()
+			return mOp, ok && v == "step" && s.Str(v)
 		case "tool":
-			bit = mTool
-			if c.Tool, ok = s.String(); !ok || c.Tool == "" || !s.Str(c.Tool) {
-				return false
-			}
+			c.Tool, ok = s.String()
+			return mTool, ok && c.Tool != "" && s.Str(c.Tool)
 		case "key_prefix":
-			bit = mPrefix
-			if c.KeyPrefix, ok = s.String(); !ok || !s.Str(c.KeyPrefix) {
-				return false
-			}
+			c.KeyPrefix, ok = s.String()
+			return mPrefix, ok && s.Str(c.KeyPrefix)
 		case "timeout_ms":
-			bit = mTimeout
-			if c.TimeoutMs, ok = scanInt(s, 1, 1, maxMs); !ok {
-				return false
-			}
+			c.TimeoutMs, ok = scanInt(s, 1, 1, maxMs)
+			return mTimeout, ok
 		case "store_backoff_ms":
-			bit = mBackoff
-			if c.StoreBackoffMs, ok = scanInt(s, 1, 1, maxMs); !ok {
-				return false
-			}
+			c.StoreBackoffMs, ok = scanInt(s, 1, 1, maxMs)
+			return mBackoff, ok
 		case "now_ms":
-			bit = mNow
-			if in.NowMs, ok = scanInt(s, 1, 0, MaxNowMs); !ok {
-				return false
-			}
+			in.NowMs, ok = scanInt(s, 1, 0, MaxNowMs)
+			return mNow, ok
 		case "replica":
-			bit = mReplica
-			if in.Replica, ok = scanReplica(s); !ok {
-				return false
-			}
+			in.Replica, ok = scanReplica(s)
+			return mReplica, ok
 		case "state":
-			bit = mState
-			if in.State, ok = scanState(s); !ok {
-				return false
-			}
+			in.State, ok = scanState(s)
+			return mState, ok
 		case "event":
-			bit = mEvent
-			if in.Event, args, ok = scanEvent(s, 1, true); !ok {
-				return false
-			}
+			in.Event, args, ok = scanEvent(s, 1, true)
+			return mEvent, ok
 		case "policy", "settings", "budget", "loop":
-			bit = mRest
+			// No bit: the map of these trees is what refuses a duplicate.
 			v, err := s.Value(1)
 			if err != nil || v == nil {
-				return false
+				return 0, false
 			}
 			if rest == nil {
 				rest = make(map[string]any, 4)
 			} else if _, dup := rest[key]; dup {
-				return false
+				return 0, false
 			}
 			rest[key] = v
-		default:
-			return false
+			return 0, true
 		}
-		return bit == mRest || once(&seen, bit)
+		return 0, false
 	})
 	const need = mOp | mTool | mState | mEvent | mNow
 	if !ok || !s.End() || seen&need != need {
@@ -306,83 +285,54 @@ func scanEvent(s *canonical.Scanner, depth int, outer bool) (e StepEvent, args a
 		kind             = -1
 		swapped, swapSet bool
 	)
-	ok = scanMembers(s, func(key string) bool {
-		var bit uint16
+	seen, ok = scanEachOnce(s, func(key string) (uint16, bool) {
 		var ok bool
 		switch key {
 		case "kind":
-			bit = 1 << 0
 			v, ok := s.String()
 			if !ok || !s.Str(v) {
-				return false
+				return 0, false
 			}
-			if kind = enumIndex(eventNames[:], v); kind < 0 {
-				return false
-			}
+			kind = enumIndex(eventNames[:], v)
+			return 1 << 0, kind >= 0
 		case "args":
-			bit = 1 << 1
 			v, err := s.Value(depth + 1)
-			if err != nil {
-				return false
-			}
 			args = v
+			return 1 << 1, err == nil
 		case "deadline_ms":
-			bit = 1 << 2
-			if e.DeadlineMs, ok = scanInt(s, depth+1, 0, maxMs); !ok {
-				return false
-			}
+			e.DeadlineMs, ok = scanInt(s, depth+1, 0, maxMs)
+			return 1 << 2, ok
 		case "value", "current":
-			bit = 1 << 3
+			e.Value, e.Absent, ok = scanStored(s)
 			if key == "current" {
-				bit = 1 << 4
+				return 1 << 4, ok
 			}
-			if e.Value, e.Absent, ok = scanStored(s); !ok {
-				return false
-			}
+			return 1 << 3, ok
 		case "swapped":
-			bit = 1 << 5
-			if swapped, ok = s.Bool(); !ok {
-				return false
-			}
+			swapped, ok = s.Bool()
 			swapSet = true
-		case "message", "cause":
-			bit = 1 << 6
-			if key == "cause" {
-				bit = 1 << 7
-			}
-			v, ok := s.String()
-			if !ok || !s.Str(v) {
-				return false
-			}
-			if key == "cause" {
-				e.Cause = v
-			} else {
-				e.Message = v
-			}
+			return 1 << 5, ok
+		case "message":
+			e.Message, ok = s.String()
+			return 1 << 6, ok && s.Str(e.Message)
+		case "cause":
+			e.Cause, ok = s.String()
+			return 1 << 7, ok && s.Str(e.Cause)
 		case "error":
-			bit = 1 << 8
-			if e.Error, ok = scanEnvelope(s, depth+1, "event.error"); !ok {
-				return false
-			}
+			e.Error, ok = scanEnvelope(s, depth+1, "event.error")
+			return 1 << 8, ok
 		case "draw":
-			bit = 1 << 9
-			if e.Draw, ok = scanDraw(s, depth+1); !ok {
-				return false
-			}
+			e.Draw, ok = scanDraw(s, depth+1)
+			return 1 << 9, ok
 		case "loaded":
-			bit = 1 << 10
 			if !outer {
-				return false
+				return 0, false
 			}
 			l, _, ok := scanEvent(s, depth+1, false)
-			if !ok || (l.Kind != EventLoaded && l.Kind != EventStoreError) {
-				return false
-			}
 			e.Loaded = &l
-		default:
-			return false
+			return 1 << 10, ok && (l.Kind == EventLoaded || l.Kind == EventStoreError)
 		}
-		return once(&seen, bit)
+		return 0, false
 	})
 	if !ok || kind < 0 {
 		return e, nil, false
@@ -453,7 +403,7 @@ func scanMembers(s *canonical.Scanner, member func(key string) bool) bool {
 
 // once records bit in seen, reporting false when it was there already (a
 // duplicate member).
-func once[T uint8 | uint16](seen *T, bit T) bool {
+func once(seen *uint16, bit uint16) bool {
 	if *seen&bit != 0 {
 		return false
 	}
