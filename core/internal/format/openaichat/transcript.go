@@ -169,11 +169,7 @@ func readMessage(v any, p string) (dialect.Message, error) {
 	}
 	for j, cv := range calls {
 		cp := field.Index(field.Join(p, "tool_calls"), j)
-		cm, err := field.As[map[string]any](cv, cp)
-		if err != nil {
-			return msg, err
-		}
-		id, err := dialect.OptString(cm, "id", cp)
+		cm, id, err := dialect.ObjectMember(cv, cp, "id")
 		if err != nil {
 			return msg, err
 		}
@@ -225,11 +221,7 @@ func ListContent(v any, p string) ([]dialect.Part, error) {
 		parts := make([]dialect.Part, 0, len(c))
 		for i, e := range c {
 			ep := field.Index(p, i)
-			em, err := field.As[map[string]any](e, ep)
-			if err != nil {
-				return nil, err
-			}
-			typ, err := dialect.OptString(em, "type", ep)
+			em, typ, err := dialect.ObjectMember(e, ep, "type")
 			if err != nil {
 				return nil, err
 			}
