@@ -249,7 +249,8 @@ func prepareTree(f Format, body []byte, opts TranscriptOptions) (PreparedRequest
 // nothing to change, of a format whose messages the core reads straight
 // from the bytes (transcript.ScanList: openai-chat): the message list is
 // scanned without a value tree of it, every other member of the body (at
-// most 63 of them) read as a tree, and the request op's steps run on the
+// most 63 of them) read and checked as Parse reads it but not built
+// (canonical.Scanner.Skip; the model's name read), and the request op's steps run on the
 // list (egress.PrepareScanned); the body sent is the bytes given. It
 // answers only a body it is sure of: not an object, a duplicate or
 // unknown shape, more than 64 members, a message the scan does not take, a
@@ -288,13 +289,18 @@ func prepareScanned(f transcript.Format, body []byte, opts TranscriptOptions) (P
 			list = true
 			continue
 		}
+		if name != "model" {
+			// held to Parse's rules and budget, never built: the bytes go as given
+			if s.Skip(1) != nil {
+				return PreparedRequest{}, false
+			}
+			continue
+		}
 		v, err := s.Value(1)
 		if err != nil {
 			return PreparedRequest{}, false
 		}
-		if name == "model" {
-			model, _ = v.(string)
-		}
+		model, _ = v.(string)
 	}
 	if !list || !s.Object(n) || !s.End() || s.Cost() > canonical.TextTreeBudget(len(body)) {
 		return PreparedRequest{}, false

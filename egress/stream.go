@@ -5,6 +5,7 @@ import (
 	"io"
 	"mime"
 	"net/http"
+	"strings"
 	"time"
 
 	"github.com/toolerr/toolerr/core"
@@ -18,8 +19,15 @@ const MaxEventBytes = 4 << 20
 // IsEventStream reports a text/event-stream response (its Content-Type,
 // parameters such as charset allowed).
 func IsEventStream(h http.Header) bool {
-	mt, _, err := mime.ParseMediaType(h.Get("Content-Type"))
-	return err == nil && mt == "text/event-stream"
+	const eventStream = "text/event-stream"
+	ct := h.Get("Content-Type")
+	// Most responses are not streams: their media type is told apart
+	// without ParseMediaType's map of parameters.
+	if base, _, _ := strings.Cut(ct, ";"); !strings.EqualFold(strings.TrimSpace(base), eventStream) {
+		return false
+	}
+	mt, _, err := mime.ParseMediaType(ct)
+	return err == nil && mt == eventStream
 }
 
 // StreamConfig configures NewStreamReader.

@@ -31,6 +31,7 @@ type Gateway struct {
 	metricH http.Handler
 	log     *slog.Logger
 	slots   chan struct{} // one per route request being served (Config.MaxConcurrent); nil: no bound
+	bodies  sync.Pool     // *bytes.Buffer: request bodies read, lent back when the upstream is done with them
 }
 
 var _ http.Handler = (*Gateway)(nil)
@@ -133,26 +134,32 @@ func (g *Gateway) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			return
 		}
 	}
-	body, failed := g.readBody(sw, r, rt)
+	buf, failed := g.readBody(sw, r, rt)
 	if failed {
 		g.log.LogAttrs(r.Context(), slog.LevelInfo, "toolerr gateway request", slog.String("route", rt.Name), slog.Int("status", sw.code()), slog.String("error", "request body not read"))
 		return
 	}
-	attrs := make([]slog.Attr, 1, 8) // route, the changes (usually none), routed_to, status, duration, upstream_code
-	attrs[0] = slog.String("route", rt.Name)
+	body := buf.Bytes()
+	// The log record's attributes are gathered only when it is written.
+	logged := g.log.Enabled(r.Context(), slog.LevelInfo)
+	var attrs []slog.Attr
+	if logged {
+		attrs = make([]slog.Attr, 1, 8) // route, the changes (usually none), routed_to, status, duration, upstream_code
+		attrs[0] = slog.String("route", rt.Name)
+	}
 	p, err := egress.Endpoint{API: rt.Name, Format: rt.Format, Model: model}.Prepare(body)
 	if err != nil {
 		// A body the op cannot read goes as it came: the upstream answers
 		// it in its own words, and the gateway never blocks a request.
 		g.metrics.opFailures.WithLabelValues(rt.Name).Inc()
 		var re *core.RequestError
-		if errors.As(err, &re) {
+		if logged && errors.As(err, &re) {
 			attrs = append(attrs, slog.String("request_op_error", re.Path))
 		}
 	} else {
 		body = p.Body
 		g.metrics.prepared(rt, p)
-		if p.Changed {
+		if logged && p.Changed {
 			attrs = append(attrs, changeAttrs(p)...)
 		}
 	}
@@ -160,6 +167,7 @@ func (g *Gateway) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	if to, ok := g.routes[rt.Format]; ok {
 		var failed bool
 		if body, ex.cross, failed = g.cross(sw, r, rt, to, body, model); failed {
+			g.putBody(buf)
 			g.log.LogAttrs(r.Context(), slog.LevelInfo, "toolerr gateway request", slog.String("route", rt.Name), slog.Int("status", sw.code()), slog.String("error", "not routed to "+string(to)))
 			return
 		}
@@ -176,12 +184,17 @@ func (g *Gateway) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	// included) for the outbound request, so a deep Clone here would copy
 	// every header twice.
 	out := r.WithContext(ctx)
-	out.Body = io.NopCloser(bytes.NewReader(body))
+	sent := newSentBody(g, body, buf)
+	out.Body = sent
 	out.ContentLength = int64(len(body))
 	out.TransferEncoding = nil
 	g.metrics.upstreamCalls.WithLabelValues(rt.Name).Inc()
 	g.proxy.ServeHTTP(sw, out)
+	_ = sent.Close()
 
+	if !logged {
+		return
+	}
 	attrs = append(attrs, slog.Int("status", sw.code()), slog.Int64("duration_ms", g.cfg.Now().Sub(start).Milliseconds()))
 	if ex.upstream != "" {
 		attrs = append(attrs, slog.String("upstream_code", string(ex.upstream)))
@@ -195,11 +208,11 @@ func (g *Gateway) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 // presizeLimit is the most readBody reserves ahead of the bytes received.
 const presizeLimit = 1 << 20
 
-// readBody reads the request body within the size and time limits. On
-// failure it has answered the client (413 for a body over the limit, 408
-// for one that did not arrive in time, 400 for a broken one, each in the
-// route's native error shape) and failed is true.
-func (g *Gateway) readBody(w http.ResponseWriter, r *http.Request, rt route) (body []byte, failed bool) {
+// readBody reads the request body within the size and time limits into a
+// buffer of g.bodies. On failure it has answered the client (413 for a body
+// over the limit, 408 for one that did not arrive in time, 400 for a broken
+// one, each in the route's native error shape) and failed is true.
+func (g *Gateway) readBody(w http.ResponseWriter, r *http.Request, rt route) (body *bytes.Buffer, failed bool) {
 	rc := http.NewResponseController(w)
 	if g.cfg.ReadTimeout > 0 {
 		_ = rc.SetReadDeadline(g.cfg.Now().Add(g.cfg.ReadTimeout))
@@ -215,14 +228,19 @@ func (g *Gateway) readBody(w http.ResponseWriter, r *http.Request, rt route) (bo
 	// the room ReadFrom wants to see EOF), not grown by doubling; up to
 	// presizeLimit only, so that a Content-Length claimed but never sent
 	// reserves no more than that.
-	var buf bytes.Buffer
+	buf, _ := g.bodies.Get().(*bytes.Buffer)
+	if buf == nil {
+		buf = new(bytes.Buffer)
+	}
+	buf.Reset()
 	if r.ContentLength > 0 {
 		buf.Grow(int(min(r.ContentLength, presizeLimit)) + bytes.MinRead)
 	}
 	_, err := buf.ReadFrom(http.MaxBytesReader(w, r.Body, g.cfg.MaxBodyBytes))
 	if err == nil {
-		return buf.Bytes(), false
+		return buf, false
 	}
+	g.putBody(buf)
 	var tooLarge *http.MaxBytesError
 	var timeout interface{ Timeout() bool }
 	switch {
@@ -235,6 +253,58 @@ func (g *Gateway) readBody(w http.ResponseWriter, r *http.Request, rt route) (bo
 	}
 	return nil, true
 }
+
+// putBody lends buf back to g.bodies, unless it grew past what readBody
+// reserves for one body (a pool of such buffers would hold their memory
+// for the next request of any size).
+func (g *Gateway) putBody(buf *bytes.Buffer) {
+	if buf.Cap() <= presizeLimit+bytes.MinRead {
+		g.bodies.Put(buf)
+	}
+}
+
+// sentBody is the body of the outbound request: the bytes to send, read
+// from r, whose read buffer buf goes back to the pool at Close, which
+// ServeHTTP calls once the proxy has answered. ReverseProxy keeps the
+// Transport from closing it (its noopCloseReader), and a write the
+// upstream never waited for (an early answer) may still be reading it
+// then: Read and Close hold mu, so that no read ever meets a buffer lent
+// again, and a read after Close ends that write.
+type sentBody struct {
+	mu     sync.Mutex
+	r      bytes.Reader
+	g      *Gateway
+	buf    *bytes.Buffer
+	closed bool
+}
+
+func newSentBody(g *Gateway, body []byte, buf *bytes.Buffer) *sentBody {
+	b := &sentBody{g: g, buf: buf}
+	b.r.Reset(body)
+	return b
+}
+
+func (b *sentBody) Read(p []byte) (int, error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if b.closed {
+		return 0, errBodyClosed
+	}
+	return b.r.Read(p)
+}
+
+func (b *sentBody) Close() error {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if !b.closed {
+		b.closed = true
+		b.r.Reset(nil)
+		b.g.putBody(b.buf)
+	}
+	return nil
+}
+
+var errBodyClosed = errors.New("toolerr gateway: request body read after close")
 
 // ownError answers the client with a failure the gateway found itself
 // (a body too large, too slow or broken) as the error op answers one of
@@ -380,13 +450,19 @@ func notFound(w http.ResponseWriter, r *http.Request) {
 type bufferPool struct{ p sync.Pool }
 
 func (b *bufferPool) Get() []byte {
-	if v, ok := b.p.Get().(*[]byte); ok {
-		return *v
+	if v, ok := b.p.Get().(*[32 << 10]byte); ok {
+		return v[:]
 	}
-	return make([]byte, 32<<10)
+	return new([32 << 10]byte)[:]
 }
 
-func (b *bufferPool) Put(buf []byte) { b.p.Put(&buf) }
+// Put takes back a buffer Get lent (the array it slices, so that no
+// slice header is allocated to hold it).
+func (b *bufferPool) Put(buf []byte) {
+	if cap(buf) == 32<<10 {
+		b.p.Put((*[32 << 10]byte)(buf[:32<<10]))
+	}
+}
 
 // statusWriter records the final status written (never a 1xx), and passes Flush and the rest
 // of http.ResponseController's methods through (Unwrap).

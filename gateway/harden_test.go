@@ -6,11 +6,15 @@ import (
 	"io"
 	"log/slog"
 	"net/http"
+	"net/http/httptest"
 	"net/http/httptrace"
 	"net/textproto"
 	"strings"
+	"sync"
+	"sync/atomic"
 	"testing"
 
+	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/testutil"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -145,4 +149,94 @@ func TestGateway_maxConcurrent(t *testing.T) {
 	tg.settle(t)
 	assert.Equal(t, 1.0, testutil.ToFloat64(tg.g.metrics.requests.WithLabelValues("messages", "503")))
 	assert.Equal(t, 2.0, testutil.ToFloat64(tg.g.metrics.requests.WithLabelValues("messages", "200")))
+}
+
+// TestGateway_pooledBodiesStayApart sends bodies of different sizes from
+// 16 clients at once, some changed by the request op: the buffers read
+// into are lent again after each request, and every upstream body must
+// still be its own request's (the upstream echoes it back in a header-free
+// JSON reply the client compares).
+func TestGateway_pooledBodiesStayApart(t *testing.T) {
+	up := newFakeUpstream(t, func(w http.ResponseWriter, _ *http.Request, body []byte) {
+		w.Header().Set("Content-Type", "application/json")
+		_, _ = w.Write(body)
+	})
+	tg := newTestGateway(t, Config{}, map[string]*fakeUpstream{FamilyOpenAI: up})
+	var wg sync.WaitGroup
+	for c := range 16 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := range 25 {
+				text := strings.Repeat(string(rune('a'+c)), 1+(c*97+i*31)%3000)
+				body := `{"model":"gpt-4o","messages":[{"role":"user","content":"` + text + `"}]}`
+				want := body
+				if i%5 == 0 { // an unanswered call: the op answers it, a new body
+					body = `{"model":"gpt-4o","messages":[{"role":"user","content":"` + text + `"},{"role":"assistant","content":null,"tool_calls":[{"id":"call_1","type":"function","function":{"name":"f","arguments":"{}"}}]}]}`
+					want = ""
+				}
+				req, err := http.NewRequest(http.MethodPost, tg.URL+"/v1/chat/completions", strings.NewReader(body))
+				if !assert.NoError(t, err) {
+					return
+				}
+				resp, err := http.DefaultClient.Do(req)
+				if !assert.NoError(t, err) {
+					return
+				}
+				got, _ := io.ReadAll(resp.Body)
+				resp.Body.Close()
+				if want != "" {
+					assert.Equal(t, want, string(got), "client %d request %d", c, i)
+				} else {
+					assert.Contains(t, string(got), text, "client %d request %d", c, i)
+					assert.Contains(t, string(got), "NO_RESULT", "client %d request %d", c, i)
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	tg.settle(t)
+	assert.Equal(t, 16*25, up.hits())
+}
+
+// TestGateway_earlyAnswerLeavesTheBodyAlone: an upstream that answers
+// before it reads the body (here 413 at once) ends the request; the body
+// buffer goes back to the pool while the Transport may still be writing
+// it, and the next requests are still sent whole.
+func TestGateway_earlyAnswerLeavesTheBodyAlone(t *testing.T) {
+	var early atomic.Bool
+	early.Store(true)
+	upstream := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if early.Load() {
+			w.Header().Set("Content-Type", "application/json")
+			w.WriteHeader(http.StatusRequestEntityTooLarge)
+			_, _ = io.WriteString(w, `{"error":{"message":"too large","type":"invalid_request_error","param":null,"code":null}}`)
+			return
+		}
+		b, _ := io.ReadAll(r.Body)
+		w.Header().Set("Content-Type", "application/json")
+		_, _ = w.Write(b)
+	}))
+	t.Cleanup(upstream.Close)
+	g, err := New(Config{Upstreams: map[string]string{FamilyOpenAI: upstream.URL}, Logger: slog.New(slog.DiscardHandler), Registerer: prometheus.NewRegistry()})
+	require.NoError(t, err)
+	srv := httptest.NewServer(g)
+	t.Cleanup(srv.Close)
+	big := `{"model":"gpt-4o","messages":[{"role":"user","content":"` + strings.Repeat("x", 600<<10) + `"}]}`
+	for range 4 {
+		resp, err := http.Post(srv.URL+"/v1/chat/completions", "application/json", strings.NewReader(big))
+		require.NoError(t, err)
+		_, _ = io.Copy(io.Discard, resp.Body)
+		resp.Body.Close()
+		assert.Equal(t, http.StatusRequestEntityTooLarge, resp.StatusCode)
+	}
+	early.Store(false)
+	for i := range 8 {
+		body := `{"model":"gpt-4o","messages":[{"role":"user","content":"` + strings.Repeat("y", 1000+i) + `"}]}`
+		resp, err := http.Post(srv.URL+"/v1/chat/completions", "application/json", strings.NewReader(body))
+		require.NoError(t, err)
+		got, _ := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		assert.Equal(t, body, string(got))
+	}
 }

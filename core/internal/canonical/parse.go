@@ -68,6 +68,9 @@ type parser struct {
 	pos    int
 	cost   int64 // bytes of tree built so far (see the cost constants)
 	budget int64 // the most cost may reach
+	// discard: objects and arrays are read, checked and charged as
+	// always but not built (Scanner.Skip); value returns nil for them
+	discard bool
 }
 
 func (p *parser) fail(msg string) error {
@@ -147,7 +150,10 @@ func (p *parser) object(depth int) (any, error) {
 	if !p.charge(costObject) {
 		return nil, p.overBudget()
 	}
-	m := map[string]any{}
+	var m map[string]any // discarding: nil, or the set of keys past the 8th
+	if !p.discard {
+		m = map[string]any{}
+	}
 	p.skipSpace()
 	if p.pos < len(p.data) && p.data[p.pos] == '}' {
 		p.pos++
@@ -177,6 +183,12 @@ func (p *parser) object(depth int) (any, error) {
 			}
 			first[n] = k
 		} else {
+			if m == nil { // discarding: the keys are counted from the 9th in a set
+				m = make(map[string]any, 2*len(first))
+				for _, f := range first {
+					m[f] = nil
+				}
+			}
 			_, dup = m[k]
 		}
 		n++
@@ -203,7 +215,9 @@ func (p *parser) object(depth int) (any, error) {
 		if err != nil {
 			return nil, err
 		}
-		m[k] = v
+		if m != nil {
+			m[k] = v
+		}
 		if done, err := p.next('}', "object"); err != nil {
 			return nil, err
 		} else if done {
@@ -251,7 +265,9 @@ func (p *parser) array(depth int) (any, error) {
 		if !p.charge(costElement) {
 			return nil, p.overBudget()
 		}
-		a = append(a, v)
+		if !p.discard {
+			a = append(a, v)
+		}
 		if done, err := p.next(']', "array"); err != nil {
 			return nil, err
 		} else if done {

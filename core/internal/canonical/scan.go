@@ -71,6 +71,18 @@ func (s *Scanner) Value(depth int) (any, error) {
 	return s.p.value(depth)
 }
 
+// Skip reads one value as Value would (the same checks, errors and charges
+// to the budget) without building its objects and arrays, for a member the
+// decoder must hold to Parse's rules but does not use. A string with
+// escapes is still decoded, as Value charges the copy it builds.
+func (s *Scanner) Skip(depth int) error {
+	s.p.skipSpace()
+	s.p.discard = true
+	_, err := s.p.value(depth)
+	s.p.discard = false
+	return err
+}
+
 // End reports whether only white space is left.
 func (s *Scanner) End() bool { return s.Next() == 0 && s.p.pos == len(s.p.data) }
 

@@ -1,6 +1,7 @@
 package canonical
 
 import (
+	"fmt"
 	"strings"
 	"testing"
 
@@ -105,4 +106,36 @@ func TestScannerCanonical_boundsAsValue(t *testing.T) {
 	_, err := v.Value(0)
 	assert.False(t, ok)
 	assert.ErrorIs(t, err, ErrLimit)
+}
+
+// TestScannerSkip_asValue holds Skip to Value: the same error (kind and
+// offset) or none, the same charge to the budget and the same position
+// after, on texts of every kind (duplicates before and past the 8th key,
+// escapes, nesting, a budget crossed).
+func TestScannerSkip_asValue(t *testing.T) {
+	wide := `{"a":1,"b":2,"c":3,"d":4,"e":5,"f":6,"g":7,"h":8,"i":9,"j":10}`
+	for _, text := range []string{
+		`{}`, `[]`, `"x"`, `""`, `"a\nb\u00e9\ud800"`, `12`, `-0.5`, `1e400`, `true`, `null`, `nul`,
+		`{"type":"function","function":{"name":"f","parameters":{"type":"object","properties":{}}}}`,
+		`[{"a":[1,2,{"b":"c"}]},[[],[]],"s"]`, wide,
+		`{"a":1,"b":2,"c":3,"d":4,"e":5,"f":6,"g":7,"h":8,"a":9}`,
+		`{"a":1,"b":2,"c":3,"d":4,"e":5,"f":6,"g":7,"h":8,"i":9,"i":10}`,
+		`{"a":1,"a":2}`, `{"a" 1}`, `[1,]`, `[1 2]`, `{"a":[}`, `"\x01"`,
+		strings.Repeat(`[`, MaxDepth+1) + strings.Repeat(`]`, MaxDepth+1),
+		`[` + strings.Repeat(`{},`, 200) + `{}]`,
+	} {
+		for _, budget := range []int64{1 << 30, 400} {
+			value := &Scanner{p: parser{data: []byte(text), text: text, budget: budget}}
+			skip := &Scanner{p: parser{data: []byte(text), text: text, budget: budget}}
+			_, verr := value.Value(1)
+			serr := skip.Skip(1)
+			if fmt.Sprint(verr) != fmt.Sprint(serr) || value.Cost() != skip.Cost() || value.p.pos != skip.p.pos {
+				t.Errorf("%.60s (budget %d): Value %v, cost %d, at %d; Skip %v, cost %d, at %d",
+					text, budget, verr, value.Cost(), value.p.pos, serr, skip.Cost(), skip.p.pos)
+			}
+			if skip.p.discard {
+				t.Errorf("%.60s: the Scanner still discards after Skip", text)
+			}
+		}
+	}
 }
