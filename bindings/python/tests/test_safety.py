@@ -1,5 +1,6 @@
 """Safety: threads, fork, memory over many calls, bad input."""
 
+import json
 import math
 import os
 import subprocess
@@ -94,3 +95,16 @@ def test_bad_input_raises_with_the_envelope(request_: dict, path: str) -> None:
                          ids=["empty", "not-json", "array", "invalid-utf8", "truncated-repeats", "over-32MiB"])
 def test_bad_bytes_answer_with_an_error_envelope(raw: bytes) -> None:
     assert toolerr.invoke_bytes(raw).startswith(b'{"error":{"code":"INVALID_INPUT"')
+
+
+@pytest.mark.parametrize("text, want", [("a\ud800b", "a\ufffdb"), ("\udc80", "\ufffd"), ("x\ud83d", "x\ufffd"),
+                                        ("a\ud83d\ude00b", "a\U0001F600b")],
+                         ids=["lone-high", "surrogateescape", "high-at-end", "pair-as-two"])
+def test_transcript_text_with_a_lone_surrogate_reads_as_node_sends_it(text: str, want: str) -> None:
+    # JSON text given as a str with a lone surrogate (surrogateescape, a decoded "\ud800"): U+FFFD,
+    # as Node's TextEncoder sends it and the core reads the escape, not a UnicodeEncodeError.
+    messages = '[{"role":"user","content":"' + text + '"}]'
+    got = toolerr.convert(messages, from_format="openai-chat", to_format="anthropic")
+    assert got["messages"][0]["content"][0]["text"] == want
+    escaped = '[{"role":"user","content":' + json.dumps(text) + '}]'
+    assert got == toolerr.convert(escaped, from_format="openai-chat", to_format="anthropic")

@@ -374,6 +374,18 @@ def to_mcp(outcomes: Iterable[Outcome], *, output_schema: Optional[bool] = None)
 Transcript = Any  # a message list, a whole request body (dict), or JSON text (str or bytes) of one
 
 
+def _utf8(text: str) -> bytes:
+    """Return text as UTF-8 with each lone surrogate as U+FFFD, as the core reads a lone
+    \\ud800 escape and as Node's TextEncoder writes one (WHATWG Encoding, "UTF-8 encode");
+    two surrogates that form a pair become the one character they stand for. str.encode
+    alone raises UnicodeEncodeError on them (a str from surrogateescape or a decoded escape).
+    """
+    try:
+        return text.encode()
+    except UnicodeEncodeError:
+        return text.encode("utf-16-le", "surrogatepass").decode("utf-16-le", "replace").encode()
+
+
 def _transcript_op(op: str, members: Mapping[str, Any], messages: Transcript, body: Transcript) -> JSON:
     """Run a transcript op on the list (messages) or a whole request body (body).
 
@@ -386,7 +398,7 @@ def _transcript_op(op: str, members: Mapping[str, Any], messages: Transcript, bo
     raw: List[Tuple[str, bytes]] = []
     for key, value in (("messages", messages), ("body", body)):
         if isinstance(value, (str, bytes, bytearray)):
-            raw.append((key, value.encode() if isinstance(value, str) else bytes(value)))
+            raw.append((key, _utf8(value) if isinstance(value, str) else bytes(value)))
         elif value is not None:
             req[key] = value if isinstance(value, Mapping) else list(value)
     if not raw:
