@@ -6,7 +6,7 @@
 // decides exactly as Go, Python and Rust do (conformance/runtime/*.json).
 // It uses no Node-only module, so it runs in browsers too.
 
-import { invoke, classifyResponse } from './core.js';
+import { invoke, classifyException, classifyResponse } from './core.js';
 
 const enc = new TextEncoder();
 const dec = new TextDecoder();
@@ -66,8 +66,47 @@ export class ToolFailure extends Error {
  * classifyException). tool names the tool in details (omitted when empty).
  */
 export function failureEnvelope(err, tool) {
-  if (err?.envelope && typeof err.envelope.code === 'string') return err.envelope;
-  return classifyResponse(err, { source: 'tool', tool: tool || undefined });
+  const own = ownEnvelope(err);
+  if (own) return own;
+  // A throw that cannot be read whole (a getter or a Proxy that throws, an
+  // object without toString, a status outside 100-599, a body JSON.stringify
+  // cannot write, a message past the core's request limit) is classified
+  // with less of it, never thrown out of the executor: without its HTTP
+  // members, then by its type alone.
+  const t = tool || undefined;
+  try {
+    return classifyResponse(err, { source: 'tool', tool: t });
+  } catch { /* read less of it */ }
+  try {
+    return classifyException(err, { tool: t });
+  } catch { /* its type alone */ }
+  let type = typeof err;
+  try {
+    type = String(err.constructor.name) || type;
+  } catch { /* typeof it */ }
+  return classifyException({ constructor: { name: type }, message: '' }, { tool: t });
+}
+
+// ownEnvelope returns the envelope err carries (a ToolFailure, a
+// ToolerrError), else undefined (also when reading it throws).
+function ownEnvelope(err) {
+  try {
+    return err?.envelope && typeof err.envelope.code === 'string' ? err.envelope : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+// storeError is the event of a store call that threw e (its message, or
+// its type when reading that throws too).
+function storeError(e) {
+  let message;
+  try {
+    message = String(e?.message ?? e);
+  } catch {
+    message = typeof e;
+  }
+  return { kind: 'store_error', message };
 }
 
 /** How one call ended: value on success, else error (the envelope for the model). */
@@ -192,8 +231,7 @@ export class Executor extends EventTarget {
   }
 
   #failure(err, tool) {
-    const env = err?.envelope && typeof err.envelope.code === 'string' ? err.envelope
-      : (this.#o.classify ?? failureEnvelope)(err, tool);
+    const env = ownEnvelope(err) ?? (this.#o.classify ?? failureEnvelope)(err, tool);
     return { kind: 'failure', error: env, draw: (this.#o.draw ?? Math.random)() };
   }
 
@@ -205,7 +243,7 @@ export class Executor extends EventTarget {
       const r = await store.compareAndSwap(action.key, old, enc.encode(action.new));
       return { kind: 'cas', swapped: !!r.swapped, current: text(r.current) };
     } catch (e) {
-      return { kind: 'store_error', message: String(e?.message ?? e) };
+      return storeError(e);
     }
   }
 
@@ -213,7 +251,7 @@ export class Executor extends EventTarget {
   // synchronous for a store that answers synchronously (MemoryStore), else a
   // promise of it.
   #loadAhead(key) {
-    const failed = (e) => ({ kind: 'store_error', message: String(e?.message ?? e) });
+    const failed = storeError;
     try {
       const v = this.#shared.load(key);
       if (typeof v?.then === 'function') return v.then((x) => ({ kind: 'loaded', value: text(x) }), failed);

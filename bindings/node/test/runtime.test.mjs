@@ -140,3 +140,33 @@ test('budget and loop guard belong to the run', async () => {
   assert.equal((await x.call('search', async () => 'ok', { args: { q: 3 } })).error.code, 'BUDGET_EXHAUSTED');
   assert.equal(budget.state.steps, 3);
 });
+
+test('a throw that cannot be read whole is still a TOOL_ERROR failure, never a rejection', async () => {
+  const circular = { status: 500 };
+  circular.body = circular;
+  const throws = {
+    'no prototype': Object.create(null),
+    'message getter throws': { get message() { throw new Error('getter'); } },
+    'status past 599': { status: 1e30 },
+    'negative status': { status: -5 },
+    'BigInt body': { status: 500, body: 10n },
+    'circular body': circular,
+    'object header value': { status: 429, headers: { 'retry-after': { a: 1 } } },
+    'message past the request limit': new Error('x'.repeat(33 << 20)),
+    'Proxy that throws': new Proxy({}, { get() { throw new Error('trap'); } }),
+  };
+  const x = new Executor({ retry: { max_attempts: 1 } });
+  for (const [name, thrown] of Object.entries(throws)) {
+    const r = await x.call('search', () => { throw thrown; });
+    assert.equal(r.error?.code, 'TOOL_ERROR', name);
+    assert.equal(r.error.details.tool, 'search', name);
+  }
+});
+
+test('a store error without a readable message is a store error', async () => {
+  const bad = Object.create(null);
+  const x = new Executor({ store: { load() { throw bad; }, async compareAndSwap() { throw bad; } }, retry: { max_attempts: 1 } });
+  const r = await x.call('search', () => 42);
+  assert.equal(r.value, 42);
+  assert.equal(r.ok, true);
+});

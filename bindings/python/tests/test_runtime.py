@@ -286,3 +286,55 @@ def test_budget_and_loop_guard_are_the_runs() -> None:
     assert ex.call("search", lambda: "ok", args={"q": 2}).ok
     assert ex.call("search", lambda: "ok", args={"q": 3}).error.code == "BUDGET_EXHAUSTED"  # type: ignore[union-attr]
     assert b.state is not None and b.state["steps"] == 3
+
+
+class _StrRaises(Exception):
+    def __str__(self) -> str:
+        raise RuntimeError("__str__ failed")
+
+
+class _EnvelopeRaises(Exception):
+    @property
+    def envelope(self) -> Any:
+        raise RuntimeError("no envelope")
+
+
+def _http_error(status: Any = 500, **attrs: Any) -> Exception:
+    e = Exception("upstream failed")
+    e.status_code = status  # type: ignore[attr-defined]
+    for k, v in attrs.items():
+        setattr(e, k, v)
+    return e
+
+
+@pytest.mark.parametrize("exc", [
+    _StrRaises(), _EnvelopeRaises(), _http_error(body=b'{"error":"x"}'), _http_error(body=object()),
+    _http_error(429, headers="not a mapping"), _http_error(10 ** 30), _http_error(-5), _http_error(True),
+    _http_error(400, body={"n": float("nan")}), Exception("x" * (33 << 20)),
+], ids=["str-raises", "envelope-raises", "bytes-body", "object-body", "str-headers", "huge-status", "negative-status",
+        "bool-status", "nan-body", "message-over-the-request-limit"])
+def test_a_tool_exception_that_cannot_be_read_whole_is_still_a_failure(exc: Exception) -> None:
+    # The executor returns the failure (TOOL_ERROR by the exception's type) instead of raising
+    # what reading the exception raised; sync and asyncio alike.
+    def fn() -> None:
+        raise exc
+
+    async def afn() -> None:
+        raise exc
+
+    r = Executor(retry={"max_attempts": 1}).call("search", fn)
+    assert r.error is not None and r.exception is exc
+    assert (r.error.code, r.error.source, r.error.details.get("tool")) == ("TOOL_ERROR", "tool", "search")
+    assert asyncio.run(AsyncExecutor(retry={"max_attempts": 1}).call("search", afn)).error == r.error
+
+
+def test_a_store_error_whose_str_raises_is_a_store_error() -> None:
+    class Broken:
+        def load(self, key: str) -> Optional[bytes]:
+            raise _StrRaises()
+
+        def compare_and_swap(self, key: str, old: Optional[bytes], new: bytes) -> Tuple[bool, Optional[bytes]]:
+            raise _StrRaises()
+
+    r = Executor(store=Broken(), retry={"max_attempts": 1}).call("search", lambda: 42)
+    assert (r.value, r.error) == (42, None)

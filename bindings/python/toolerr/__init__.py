@@ -232,10 +232,17 @@ def classify_exception(exc: BaseException, *, tool: Optional[str] = None) -> Env
     always has its type; formatting one costs more than the classification
     (Python 3.11+ parses each frame's source line for its carets).
     """
+    return _classify_exception_as(_type_name(exc), str(exc), tool)
+
+
+def _type_name(exc: BaseException) -> str:
+    """The qualified name of exc's type (no module for a builtin)."""
     t = type(exc)
-    name = t.__qualname__ if t.__module__ == "builtins" else f"{t.__module__}.{t.__qualname__}"
-    return _envelope_op("classify_exception", dict(
-        exception={"type": name, "message": str(exc)}, tool=tool))
+    return t.__qualname__ if t.__module__ == "builtins" else f"{t.__module__}.{t.__qualname__}"
+
+
+def _classify_exception_as(type_name: str, message: str, tool: Optional[str]) -> Envelope:
+    return _envelope_op("classify_exception", dict(exception={"type": type_name, "message": message}, tool=tool))
 
 
 def classify_response(obj: Any, *, provider: Optional[str] = None, source: Optional[str] = None,

@@ -26,7 +26,8 @@ from dataclasses import dataclass
 from typing import (Any, Awaitable, Callable, Dict, Generator, Generic, Mapping, Optional, Protocol, Tuple,
                     TypeVar, Union)
 
-from . import Envelope, Outcome, _answer, classify_response, invoke_bytes
+from . import (Envelope, Outcome, _answer, _classify_exception_as, _type_name, classify_exception, classify_response,
+               invoke_bytes)
 
 __all__ = ["AsyncExecutor", "AsyncStore", "Budget", "CallResult", "Executor", "LoopGuard", "MemoryStore", "Store",
            "ToolFailure", "failure_envelope"]
@@ -131,8 +132,32 @@ def failure_envelope(exc: BaseException, tool: Optional[str]) -> Envelope:
     failure (HTTP errors and SDK exceptions by their status, headers and
     body; other exceptions through classify_exception).
     """
-    env = getattr(exc, "envelope", None)
-    return env if isinstance(env, Envelope) else classify_response(exc, source="tool", tool=tool)
+    env = _own_envelope(exc)
+    if env is not None:
+        return env
+    # An exception that cannot be read whole (its __str__ or a property
+    # raises, a status outside 100-599, a body json cannot write, a message
+    # past the core's request limit) is classified with less of it, never
+    # raised out of the executor: without its HTTP members, then by its type
+    # alone.
+    try:
+        return classify_response(exc, source="tool", tool=tool)
+    except Exception:
+        pass
+    try:
+        return classify_exception(exc, tool=tool)
+    except Exception:
+        return _classify_exception_as(_type_name(exc), "", tool)
+
+
+def _own_envelope(exc: BaseException) -> Optional[Envelope]:
+    """The Envelope exc carries as .envelope (a ToolFailure, a ToolerrError), else None
+    (also when reading .envelope raises)."""
+    try:
+        env = getattr(exc, "envelope", None)
+    except Exception:
+        return None
+    return env if isinstance(env, Envelope) else None
 
 
 @dataclass(frozen=True)
@@ -303,8 +328,8 @@ class _Base:
         return self._shared
 
     def _failure(self, exc: BaseException, tool: str) -> Dict[str, Any]:
-        env = getattr(exc, "envelope", None)
-        if not isinstance(env, Envelope):
+        env = _own_envelope(exc)
+        if env is None:
             env = self._classify(exc, tool) if self._classify else failure_envelope(exc, tool)
         return {"kind": "failure", "error": env.to_dict(), "draw": self._draw()}
 
@@ -327,7 +352,11 @@ def _loaded(answer: Optional[bytes]) -> Dict[str, Any]:
 
 
 def _store_error(exc: BaseException) -> Dict[str, Any]:
-    return {"kind": "store_error", "message": str(exc) or type(exc).__name__}
+    try:
+        message = str(exc)
+    except Exception:  # a __str__ that raises
+        message = ""
+    return {"kind": "store_error", "message": message or type(exc).__name__}
 
 
 def _cas_old(action: Mapping[str, Any]) -> Optional[bytes]:

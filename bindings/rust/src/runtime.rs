@@ -536,7 +536,10 @@ impl Executor {
                         Err(e) => {
                             let env = match &e {
                                 ToolError::Envelope(env) => Ok(env.clone()),
-                                ToolError::Error { type_name, message, trace } => classify_exception(type_name, message, trace, Some(tool)),
+                                // A message past the core's request limit: classified by the type alone,
+                                // as the Python and Node executors do, not as INVALID_INPUT of the request.
+                                ToolError::Error { type_name, message, trace } => classify_exception(type_name, message, trace, Some(tool))
+                                    .or_else(|_| classify_exception(type_name, "", "", Some(tool))),
                             };
                             cause = Some(e);
                             match env {

@@ -176,6 +176,17 @@ fn errors_are_classified_retried_and_serialized() {
 }
 
 #[test]
+fn an_error_message_past_the_request_limit_is_a_tool_error() {
+    // Classified by its type alone (as in Python and Node), not the INVALID_INPUT of a request too long.
+    let x = Executor::new().clock(Arc::new(FakeClock::default()));
+    let r = x.call::<(), _>("search", CallOptions::default(), |_| {
+        Err(std::io::Error::new(std::io::ErrorKind::Other, "x".repeat(33 << 20)).into())
+    });
+    let e = r.error.unwrap();
+    assert_eq!((e.code.as_str(), e.details["tool"].as_str()), ("TOOL_ERROR", Some("search")));
+}
+
+#[test]
 fn one_store_shares_the_breaker_between_executors() {
     let store: Arc<dyn Store> = Arc::new(MemoryStore::new());
     let down = toolerr::envelope("TRANSPORT", "503", None, None, Some("tool")).unwrap();
