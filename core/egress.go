@@ -555,7 +555,9 @@ type EgressEndpoint struct {
 // not Anthropic's /v1/messages, ".../models/{model}:generateContent" is
 // Gemini's on the Gemini API and on Vertex AI alike. The model is its
 // segment percent-decoded; a broken encoding or a "/" in the model is no
-// endpoint.
+// endpoint. The path is matched in its normal form (RFC 3986, 6.2.2.2):
+// "/v1/chat/%63ompletions" is Chat Completions, as its upstream routes
+// it; an encoded reserved character ("%2F") stays data.
 //
 // See docs/egress.md, "The endpoint op".
 func EndpointOf(method, path string) (EgressEndpoint, bool) {

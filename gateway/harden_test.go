@@ -240,3 +240,20 @@ func TestGateway_earlyAnswerLeavesTheBodyAlone(t *testing.T) {
 		assert.Equal(t, body, string(got))
 	}
 }
+
+// TestGateway_encodedPathIsRepaired: a provider path spelled with an
+// encoded unreserved letter (RFC 3986, 6.2.2.2) is the same API to the
+// upstream, so it goes through the request op like its plain spelling, and
+// reaches the upstream as the client wrote it.
+func TestGateway_encodedPathIsRepaired(t *testing.T) {
+	up := newFakeUpstream(t, okJSON(anthropicOK))
+	tg := newTestGateway(t, Config{}, map[string]*fakeUpstream{FamilyAnthropic: up})
+	resp := tg.post(t, "/v1/%6Dessages", lossyAnthropicBody, map[string]string{"x-api-key": "sk-ant-test", "anthropic-version": "2023-06-01"})
+	require.Equal(t, 200, resp.StatusCode)
+	tg.settle(t)
+	sent, _ := up.last()
+	assert.Contains(t, string(sent), "NO_RESULT", "the unanswered call is answered")
+	assert.Contains(t, string(sent), `"is_error":true`)
+	assert.Equal(t, "/v1/%6Dessages", up.paths[0])
+	assert.Equal(t, 1.0, testutil.ToFloat64(tg.g.metrics.repairs.WithLabelValues("messages", "synthesized")))
+}

@@ -59,10 +59,20 @@ type Endpoint struct {
 // encoding is broken, or a model that is not plain (plainModel: a "/" in
 // it as in models/a%2Fb, a control character, invalid UTF-8, a dot
 // segment), is no model, and the request no endpoint.
+//
+// The path is matched in its normal form (RFC 3986, 6.2.2.2): a
+// percent-encoded octet of an unreserved character (ALPHA, DIGIT, "-", ".",
+// "_", "~"; 2.3) is that character, in either case of its hex digits
+// (6.2.2.1), as every server that routes by path decodes it first, so that
+// "/v1/chat/%63ompletions" is the Chat Completions request its upstream
+// serves, and no spelling of a provider path passes unrepaired. Any other
+// octet stays encoded: an encoded "/" or ":" is data inside a segment, not
+// the delimiter (2.2), and "/v1/chat%2Fcompletions" is no endpoint.
 func EndpointOf(method, path string) (ep Endpoint, ok bool) {
 	if !strings.EqualFold(method, "POST") {
 		return Endpoint{}, false
 	}
+	path = decodeUnreserved(path)
 	switch {
 	case strings.HasSuffix(path, "/chat/completions"):
 		return Endpoint{API: APIChatCompletions, Format: openaichat.Name}, true
@@ -127,6 +137,32 @@ func pathUnescape(s string) (string, bool) {
 		i += 2
 	}
 	return string(b), true
+}
+
+// decodeUnreserved returns s with every percent-encoded octet of an
+// unreserved character decoded (RFC 3986, 6.2.2.2), and every other "%"
+// as it was.
+func decodeUnreserved(s string) string {
+	if strings.IndexByte(s, '%') < 0 {
+		return s
+	}
+	b := make([]byte, 0, len(s))
+	for i := 0; i < len(s); i++ {
+		if s[i] == '%' && i+2 < len(s) && isHex(s[i+1]) && isHex(s[i+2]) {
+			if c := unhex(s[i+1])<<4 | unhex(s[i+2]); unreserved(c) {
+				b = append(b, c)
+				i += 2
+				continue
+			}
+		}
+		b = append(b, s[i])
+	}
+	return string(b)
+}
+
+// unreserved reports an unreserved character of RFC 3986, 2.3.
+func unreserved(c byte) bool {
+	return 'A' <= c && c <= 'Z' || 'a' <= c && c <= 'z' || '0' <= c && c <= '9' || c == '-' || c == '.' || c == '_' || c == '~'
 }
 
 func isHex(c byte) bool {
