@@ -14,6 +14,8 @@
 // log package's included, go through it cut to their leading words,
 // gateway.ErrorLog), and on SIGINT or SIGTERM stops accepting connections
 // and lets the requests in flight finish (at most -shutdown-timeout).
+// -gc-percent and -memory-limit set the garbage collector's GOGC and
+// GOMEMLIMIT (Go's defaults unless given, or set in the environment).
 //
 // Exit status: 0 after a graceful shutdown, 1 when the server failed, 2
 // for a usage error.
@@ -52,6 +54,7 @@ type options struct {
 	bases                                      map[string]*string
 	maxBody                                    int64
 	readTimeout, timeout, shutdownTimeout      time.Duration
+	gc                                         gcFlags
 }
 
 func parseFlags(args []string, stderr io.Writer) (options, error) {
@@ -74,6 +77,8 @@ func parseFlags(args []string, stderr io.Writer) (options, error) {
 	fs.StringVar(&o.upstreamMessage, "upstream-message", "keep", "keep: an upstream error's message passes to the client sanitized; drop: toolerr's own sentence instead")
 	fs.StringVar(&o.logLevel, "log-level", "info", "debug, info, warn or error")
 	fs.StringVar(&o.logFormat, "log-format", "json", "json or text")
+	fs.StringVar(&o.gc.percent, "gc-percent", "", "GOGC: how far the heap grows past what is live before a collection, in percent, or off (default $GOGC, else 100)")
+	fs.StringVar(&o.gc.limit, "memory-limit", "", "GOMEMLIMIT: a soft limit on the process's Go memory, e.g. 512MiB, or off (default $GOMEMLIMIT, else none)")
 	if err := fs.Parse(args); err != nil {
 		return o, err
 	}
@@ -117,6 +122,12 @@ func run(ctx context.Context, args []string, stderr io.Writer, ready chan<- stri
 		fmt.Fprintln(stderr, "toolerr-gateway:", err)
 		return 2
 	}
+	gc, err := o.gc.parse()
+	if err != nil {
+		fmt.Fprintln(stderr, "toolerr-gateway:", err)
+		return 2
+	}
+	defer gc.apply().apply() // as they were, for a caller that runs on (the tests)
 	var level slog.Level
 	if err := level.UnmarshalText([]byte(o.logLevel)); err != nil {
 		fmt.Fprintln(stderr, "toolerr-gateway: -log-level:", err)
