@@ -13,7 +13,8 @@ import (
 
 // MaxEventBytes is the largest stream event a StreamReader holds to look
 // at, in bytes (4 MiB); a longer one (an image chunk) passes through
-// unread.
+// unread, but for an error event, which is replaced as one read without
+// its data (see NewStreamReader).
 const MaxEventBytes = 4 << 20
 
 // IsEventStream reports a text/event-stream response (its Content-Type,
@@ -58,7 +59,10 @@ type StreamConfig struct {
 // An error event is one named "error" (Anthropic, the Responses API), or
 // one whose data is a JSON object with an "error" object (Chat Completions
 // and Gemini chunks; an "error" that is null, a string or nested deeper is
-// content).
+// content). An event past MaxEventBytes is an error event when its first
+// MaxEventBytes say so (named "error" in a line there, or data that opens
+// with an "error" object): it is dropped to its end, never held whole, and
+// replaced there by the error op's event for the event without its data.
 //
 // See the WHATWG HTML standard, "Server-sent events" (an event ends at a
 // blank line; lines end in CRLF, LF or CR; a leading BOM is ignored),
@@ -73,13 +77,14 @@ func NewStreamReader(src io.ReadCloser, c StreamConfig) io.ReadCloser {
 type streamReader struct {
 	src     io.ReadCloser
 	c       StreamConfig
-	pending []byte // read, not yet a complete event
-	line    int    // where the line in progress begins in pending (below 0: it began in bytes already passed)
-	pos     int    // how far pending has been scanned
-	skip    bool   // inside an event too long to hold: pass it through to its end
-	out     []byte // ready for the client
-	emitted bool   // an event with data went before: output was streamed
-	started bool   // the first event has been read (a BOM is stripped from it only)
+	pending []byte           // read, not yet a complete event
+	line    int              // where the line in progress begins in pending (below 0: it began in bytes already passed)
+	pos     int              // how far pending has been scanned
+	skip    bool             // inside an event too long to hold: pass it through to its end
+	drop    *core.ErrorReply // inside an error event too long to hold: dropped to its end, then replaced by this
+	out     []byte           // ready for the client
+	emitted bool             // an event with data went before: output was streamed
+	started bool             // the first event has been read (a BOM is stripped from it only)
 	eof     error
 	chunk   []byte
 }
@@ -92,9 +97,13 @@ func (s *streamReader) Read(p []byte) (int, error) {
 		var end int
 		end, s.line, s.pos = eventEnd(s.pending, s.line, s.pos)
 		if end > 0 {
-			if s.skip {
+			switch {
+			case s.drop != nil:
+				s.write(*s.drop, lineEnd(s.pending[:end]))
+				s.drop = nil
+			case s.skip:
 				s.out, s.skip = append(s.out, s.pending[:end]...), false
-			} else {
+			default:
 				s.event(s.pending[:end])
 			}
 			s.pending = s.pending[end:]
@@ -109,20 +118,40 @@ func (s *streamReader) Read(p []byte) (int, error) {
 			// event there is replaced as a complete one is, so the
 			// upstream's text never passes; anything else passes as it
 			// came, and so does the rest of an event too long to read.
-			if s.skip {
+			switch {
+			case s.drop != nil:
+				s.write(*s.drop, lineEnd(s.pending))
+			case s.skip:
 				s.out = append(s.out, s.pending...)
-			} else {
+			default:
 				s.event(s.pending)
 			}
-			s.pending, s.line, s.pos, s.skip = nil, 0, 0, false
+			s.pending, s.line, s.pos, s.skip, s.drop = nil, 0, 0, false, nil
 			continue
 		}
 		if len(s.pending) > MaxEventBytes {
 			// Too long to hold: what has been scanned passes as it
 			// arrived, unread, and so does the rest up to the end of the
-			// event. A CR left at the end stays, to be read with the byte
-			// after it (a CRLF is one line end).
-			s.out, s.skip = append(s.out, s.pending[:s.pos]...), true
+			// event; but an error event, as far as its first part tells
+			// (oversizedError), is dropped to its end instead and
+			// replaced there as any error event is, read without its
+			// data: the upstream's text never passes. A CR left at the
+			// end stays, to be read with the byte after it (a CRLF is one
+			// line end).
+			if !s.skip && s.drop == nil {
+				head := s.pending
+				if !s.started {
+					head, s.started = bytes.TrimPrefix(head, []byte(utf8BOM)), true
+				}
+				if name, ok := oversizedError(head, s.line-(len(s.pending)-len(head))); ok {
+					if rep, ok := s.reply(name, nil); ok {
+						s.drop = &rep
+					}
+				}
+			}
+			if s.drop == nil {
+				s.out, s.skip = append(s.out, s.pending[:s.pos]...), true
+			}
 			s.pending, s.line, s.pos = s.pending[s.pos:], s.line-s.pos, 0
 			continue
 		}
@@ -191,17 +220,29 @@ func (s *streamReader) event(raw []byte) {
 		s.out = append(s.out, raw...)
 		return
 	}
-	opt := s.c.Options
-	opt.NowMs, opt.ContentEmitted = s.c.Now().UnixMilli(), s.emitted
-	rep, err := core.EgressStreamError(s.c.Ingress, name, data, opt)
-	if err != nil {
+	rep, ok := s.reply(name, data)
+	if !ok {
 		s.out = append(s.out, raw...)
 		return
 	}
+	s.write(rep, lineEnd(raw))
+}
+
+// reply is the error op's event for an upstream error event named name
+// with data (nil for one too long to read); false when the op refuses it.
+func (s *streamReader) reply(name string, data []byte) (core.ErrorReply, bool) {
+	opt := s.c.Options
+	opt.NowMs, opt.ContentEmitted = s.c.Now().UnixMilli(), s.emitted
+	rep, err := core.EgressStreamError(s.c.Ingress, name, data, opt)
+	return rep, err == nil
+}
+
+// write writes rep, the error op's event, its lines ended by eol, and
+// reports it to OnError.
+func (s *streamReader) write(rep core.ErrorReply, eol string) {
 	// The event is written with the line end of the one it replaces: a
 	// reader that splits on one kind only (go-genai splits on "\n\n" before
 	// "\r\n\r\n") would otherwise join a CRLF stream's previous event to it.
-	eol := lineEnd(raw)
 	if rep.Event != "" {
 		s.out = append(append(append(s.out, "event: "...), rep.Event...), eol...)
 	}
@@ -209,6 +250,46 @@ func (s *streamReader) event(raw []byte) {
 	if s.c.OnError != nil {
 		s.c.OnError(rep)
 	}
+}
+
+// oversizedError tells from head, the first part of an event too long to
+// hold (its complete lines before offset line, then the start of one that
+// goes on), whether it is an error event as isErrorEvent tells one: named
+// "error" in a complete line, or with data that opens a JSON object whose
+// first member is an "error" object (a Chat Completions or Gemini error
+// chunk; a member after a long one cannot be told, and such an event
+// passes unread). name is the event's name.
+func oversizedError(head []byte, line int) (name string, ok bool) {
+	line = max(0, min(line, len(head)))
+	name, _ = parseEvent(head[:line])
+	if name == "error" {
+		return name, true
+	}
+	// the first data line, complete or not
+	for rest := head; len(rest) > 0; {
+		i := bytes.IndexAny(rest, "\r\n")
+		if i < 0 {
+			i = len(rest)
+		}
+		if v, found := bytes.CutPrefix(rest[:i], []byte("data:")); found {
+			return name, opensErrorObject(bytes.TrimPrefix(v, []byte(" ")))
+		}
+		rest = bytes.TrimLeft(rest[i:], "\r\n")
+	}
+	return name, false
+}
+
+// opensErrorObject reports whether b begins {"error":{ (JSON white space
+// allowed between the tokens).
+func opensErrorObject(b []byte) bool {
+	for _, tok := range []string{"{", `"error"`, ":", "{"} {
+		b = bytes.TrimLeft(b, " \t\r\n")
+		var ok bool
+		if b, ok = bytes.CutPrefix(b, []byte(tok)); !ok {
+			return false
+		}
+	}
+	return true
 }
 
 // utf8BOM is U+FEFF in UTF-8.

@@ -535,3 +535,71 @@ func TestTransport_unreadableRetryAfter(t *testing.T) {
 		assert.NotContains(t, env["details"], "retry_after_seconds", "%q", v)
 	}
 }
+
+// TestStreamReader_oversizedErrorEvent: an error event past MaxEventBytes
+// (a 5 MiB message) is still an error event: named "error", or data-only
+// with an "error" object first, it is replaced at once by the error op's
+// event for it read without its data (the upstream's text never passes),
+// reported to OnError, and dropped to its end, in any line ends and at the
+// end of the stream too; the events around it pass as they came.
+func TestStreamReader_oversizedErrorEvent(t *testing.T) {
+	huge := strings.Repeat("x", MaxEventBytes+(1<<20))
+	for _, tc := range []struct {
+		name    string
+		ingress core.Format
+		event   string
+		eol     string
+	}{
+		{"anthropic named error", core.FormatAnthropic, "event: error\ndata: {\"type\":\"error\",\"error\":{\"type\":\"overloaded_error\",\"message\":\"" + huge + "\"}}\n\n", "\n"},
+		{"chat data-only chunk, CRLF", core.FormatOpenAIChat, "data: { \"error\" : {\"message\":\"" + huge + "\"}}\r\n\r\n", "\r\n"},
+		{"gemini chunk, CR", core.FormatGemini, "data: {\"error\":{\"code\":503,\"message\":\"" + huge + "\"}}\r\r", "\r"},
+		{"at the end of the stream", core.FormatAnthropic, "event: error\ndata: {\"error\":\"" + huge, "\n"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			before := "data: {\"type\":\"ping\"}" + tc.eol + tc.eol
+			after := ""
+			if !strings.HasPrefix(tc.name, "at the end") {
+				after = before
+			}
+			var reported []core.ErrorReply
+			r := NewStreamReader(io.NopCloser(strings.NewReader(before+tc.event+after)), StreamConfig{Ingress: tc.ingress,
+				OnError: func(rep core.ErrorReply) { reported = append(reported, rep) }})
+			got, err := io.ReadAll(r)
+			require.NoError(t, err)
+			require.Len(t, reported, 1)
+			rep := reported[0]
+			assert.Equal(t, core.Code("SERVER_ERROR"), rep.Envelope.Code)
+			var want strings.Builder
+			want.WriteString(before)
+			if rep.Event != "" {
+				want.WriteString("event: " + rep.Event + tc.eol)
+			}
+			want.WriteString("data: " + string(rep.Body) + tc.eol + tc.eol + after)
+			assert.Equal(t, want.Len(), len(got))
+			assert.True(t, want.String() == string(got), "the error event replaced, the others as they came")
+			assert.NotContains(t, string(got), "xxxx")
+		})
+	}
+}
+
+// TestStreamReader_oversizedContentPasses: an event past MaxEventBytes that
+// does not open as an error (a long content chunk, an "error" member after
+// a long one, an unnamed event whose data is not JSON) passes byte for byte.
+func TestStreamReader_oversizedContentPasses(t *testing.T) {
+	huge := strings.Repeat("y", MaxEventBytes+(1<<20))
+	for _, ev := range []string{
+		"data: {\"choices\":[{\"delta\":{\"content\":\"" + huge + "\"}}]}\n\n",
+		"data: {\"id\":\"" + huge + "\",\"error\":{\"message\":\"late\"}}\n\n",
+		"event: content_block_delta\ndata: " + huge + "\n\n",
+		"data: {\"error\":\"" + huge + "\"}\n\n",
+	} {
+		var reported int
+		src := ev + "data: [DONE]\n\n"
+		r := NewStreamReader(io.NopCloser(strings.NewReader(src)), StreamConfig{Ingress: core.FormatOpenAIChat,
+			OnError: func(core.ErrorReply) { reported++ }})
+		got, err := io.ReadAll(r)
+		require.NoError(t, err)
+		assert.Zero(t, reported)
+		assert.True(t, src == string(got), "%.40s passes as it came", ev)
+	}
+}

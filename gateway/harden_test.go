@@ -257,3 +257,31 @@ func TestGateway_encodedPathIsRepaired(t *testing.T) {
 	assert.Equal(t, "/v1/%6Dessages", up.paths[0])
 	assert.Equal(t, 1.0, testutil.ToFloat64(tg.g.metrics.repairs.WithLabelValues("messages", "synthesized")))
 }
+
+// TestGateway_oversizedStreamErrorEvent: an Anthropic error event of 5 MiB
+// (past egress.MaxEventBytes) reaches the client replaced, as a short
+// native error event with the envelope, and is counted as a stream error;
+// the stream goes on after it.
+func TestGateway_oversizedStreamErrorEvent(t *testing.T) {
+	huge := strings.Repeat("x", 5<<20)
+	up := newFakeUpstream(t, func(w http.ResponseWriter, r *http.Request, _ []byte) {
+		w.Header().Set("Content-Type", "text/event-stream")
+		_, _ = io.WriteString(w, "event: message_start\ndata: {\"type\":\"message_start\"}\n\n"+
+			"event: error\ndata: {\"type\":\"error\",\"error\":{\"type\":\"overloaded_error\",\"message\":\""+huge+"\"}}\n\n"+
+			": after\n\n")
+	})
+	tg := newTestGateway(t, Config{}, map[string]*fakeUpstream{FamilyAnthropic: up})
+	resp := tg.post(t, "/v1/messages", minimalBody(FamilyAnthropic), nil)
+	got, err := io.ReadAll(resp.Body)
+	require.NoError(t, err)
+	assert.Less(t, len(got), 2048, "the upstream's 5 MiB never pass")
+	events := strings.Split(string(got), "\n\n")
+	require.Len(t, events, 4, "%q", got)
+	require.True(t, strings.HasPrefix(events[1], "event: error\ndata: "), events[1])
+	var data map[string]any
+	require.NoError(t, json.Unmarshal([]byte(strings.TrimPrefix(events[1], "event: error\ndata: ")), &data))
+	assert.Equal(t, "SERVER_ERROR", data["error"].(map[string]any)["toolerr"].(map[string]any)["code"])
+	assert.Equal(t, ": after", events[2])
+	tg.settle(t)
+	assert.Equal(t, 1.0, testutil.ToFloat64(tg.g.metrics.upstreamErrs.WithLabelValues("messages", "SERVER_ERROR", "true")))
+}
