@@ -18,12 +18,13 @@ from __future__ import annotations
 import asyncio
 import inspect
 import json
+import json.scanner
 import logging
 import random
 import threading
 import time
 from dataclasses import dataclass
-from typing import (Any, Awaitable, Callable, Dict, Generator, Generic, Mapping, Optional, Protocol, Tuple,
+from typing import (Any, Awaitable, Callable, Dict, Generator, Generic, List, Mapping, Optional, Protocol, Tuple,
                     TypeVar, Union)
 
 from . import (Envelope, Outcome, _answer, _classify_exception_as, _type_name, classify_exception, classify_response,
@@ -42,8 +43,21 @@ _log.addHandler(logging.NullHandler())
 _levels = {"debug": logging.DEBUG, "info": logging.INFO, "warn": logging.WARNING}
 _record_json = json.JSONEncoder(separators=(",", ":"), ensure_ascii=False).encode
 _json = json.JSONEncoder(separators=(",", ":")).encode
+# json's own C scanner (what json.loads runs), called at a member's offset:
+# it returns the value there and where the value ends.
+_scan: Callable[[str, int], Tuple[Any, int]] = json.scanner.make_scanner(json.JSONDecoder())  # type: ignore[arg-type]
+# A str as a JSON string literal (json's C encoder, as json.dumps writes it).
+_string = json.encoder.encode_basestring_ascii
 # The events that may carry a load made ahead ("loaded", docs/resilience.md).
 _AHEAD = frozenset(("start", "success", "failure", "slept"))
+# An event as the runtime sends it: its kind, and its JSON text without the
+# closing brace (a load made ahead is appended before it).
+Event = Tuple[str, str]
+_START: Event = ("start", '{"kind":"start"')
+_SUCCESS: Event = ("success", '{"kind":"success"')
+_SLEPT: Event = ("slept", '{"kind":"slept"')
+_CANCELLED: Event = ("cancelled", '{"kind":"cancelled"')
+_DEADLINE: Event = ("cancelled", '{"kind":"cancelled","cause":"deadline"')
 
 
 class Store(Protocol):
@@ -208,6 +222,57 @@ def _text(b: Optional[bytes]) -> Optional[str]:
     return None if b is None else b.decode("utf-8", "replace")
 
 
+def _literal(b: Optional[bytes]) -> str:
+    """The stored bytes as the JSON value a step event carries: a string, or null."""
+    return "null" if b is None else _string(b.decode("utf-8", "replace"))
+
+
+class _Answer:
+    """The members of one step answer the runtime reads: the action, the
+    decision records (None when nobody listens), the state as the core's
+    JSON text (sent back as it is, never parsed), and budget, loop and
+    replica when the step changed them."""
+
+    __slots__ = ("action", "records", "state", "budget", "loop", "replica")
+
+    def __init__(self, action: Dict[str, Any], records: Optional[List[Record]], state: str, budget: Any, loop: Any,
+                 replica: Any) -> None:
+        self.action, self.records, self.state = action, records, state
+        self.budget, self.loop, self.replica = budget, loop, replica
+
+
+_OK_ACTION = '{"ok":{"action":'
+
+
+def _read_answer(out: bytes, records: bool) -> _Answer:
+    """Read a step answer: canonical JSON (RFC 8785), so its members come in
+    key order (action, budget?, decisions, loop?, replica?, state), each value
+    read where it starts by json's scanner. The decision records are flat
+    objects, so when they are not wanted the list ends at the first "],\"" (a
+    quote inside a string is escaped). An answer of any other shape, an error
+    included, goes through the whole-answer reader."""
+    s = out.decode()
+    if s.startswith(_OK_ACTION) and s.endswith("}}"):
+        action, i = _scan(s, 16)
+        budget = loop = replica = recs = None
+        if s.startswith(',"budget":', i):
+            budget, i = _scan(s, i + 10)
+        if s.startswith(',"decisions":', i):
+            if records:
+                recs, i = _scan(s, i + 13)
+            else:
+                i = s.find('],"', i + 13) + 1
+            if i and s.startswith(',"loop":', i):
+                loop, i = _scan(s, i + 8)
+            if i and s.startswith(',"replica":', i):
+                replica, i = _scan(s, i + 11)
+            if i and s.startswith(',"state":', i):
+                return _Answer(action, recs, s[i + 9:-2], budget, loop, replica)
+    r = _answer(out)
+    return _Answer(r["action"], r["decisions"] if records else None, _json(r["state"]), r.get("budget"), r.get("loop"),
+                   r.get("replica"))
+
+
 class _Base:
     """What Executor and AsyncExecutor share: the request, the run's states,
     classification, reporting, and the loop as a generator of actions."""
@@ -226,6 +291,8 @@ class _Base:
         self._replica_lock = threading.Lock()
         self._down_until_ms = 0
         self._seen: Dict[str, Optional[str]] = {}
+        self._seen_text: Dict[str, str] = {}  # the same states as JSON values, as a request carries them
+        self._tools: Dict[str, Tuple[str, str]] = {}  # per tool: its requests' constant head and its key
         self._config: Dict[str, Any] = {}
         for k, v in (("key_prefix", key_prefix), ("policy", retry), ("settings", breaker)):
             if v is not None:
@@ -241,11 +308,20 @@ class _Base:
         self._clock = clock or _now_ms
         self._draw = draw or random.random
 
-    def _step(self, head: str, key: str, tokens: Optional[int], state: Any, event: Dict[str, Any]) -> Any:
-        # The request's bytes: the call's constant members (head, written
-        # once per call), then the ones that change from step to step.
-        parts = [head, ',"state":', _json(state), ',"event":', _json(event), ',"now_ms":', str(self._clock())]
+    def _step(self, head: str, key: str, tokens: Optional[int], state: str, event: str) -> _Answer:
+        # The request's text: the call's constant members (head, written
+        # once per tool), the state as the core wrote it, the event's text.
+        req = head + ',"state":' + state + ',"event":' + event + ',"now_ms":' + str(self._clock())
+        records = self._on_decision is not None or self._logger.isEnabledFor(logging.WARNING)
         b, g = self.budget, self.loop_guard
+        if b is None and g is None:
+            with self._replica_lock:
+                req += ',"replica":{"down_until_ms":' + str(self._down_until_ms) + ',"state":' + \
+                    self._seen_text.get(key, "null") + "}}"
+                r = _read_answer(invoke_bytes(req.encode()), records)
+                if r.replica is not None:
+                    self._replica(key, r.replica)
+            return r
         # The replica's, the budget's and the loop guard's locks, always in
         # that order, held from reading their states to storing the answers
         # (plain acquire and release: an ExitStack cost 10-15% of a call).
@@ -254,8 +330,8 @@ class _Base:
             for lock in [self._replica_lock] + [x._lock for x in (b, g) if x is not None]:
                 lock.acquire()
                 held.append(lock)
-            parts += (',"replica":{"down_until_ms":', str(self._down_until_ms), ',"state":', _json(self._seen.get(key)),
-                      '}')
+            parts = [req, ',"replica":{"down_until_ms":', str(self._down_until_ms), ',"state":',
+                     self._seen_text.get(key, "null"), '}']
             if b is not None:
                 budget: Dict[str, Any] = {"limits": b.limits, "state": b.state}
                 if tokens:
@@ -265,18 +341,24 @@ class _Base:
                 loop = {"threshold": g.threshold, "state": g.state} if g.threshold > 0 else {"state": g.state}
                 parts += (',"loop":', _json(loop))
             parts.append("}")
-            r = _answer(invoke_bytes("".join(parts).encode()))
-            if b is not None and "budget" in r:
-                b.state = r["budget"]
-            if g is not None and "loop" in r:
-                g.state = r["loop"]
-            if "replica" in r:
-                self._down_until_ms = r["replica"]["down_until_ms"]
-                self._seen[key] = r["replica"]["state"]
+            r = _read_answer(invoke_bytes("".join(parts).encode()), records)
+            if b is not None and r.budget is not None:
+                b.state = r.budget
+            if g is not None and r.loop is not None:
+                g.state = r.loop
+            if r.replica is not None:
+                self._replica(key, r.replica)
         finally:
             for lock in reversed(held):
                 lock.release()
         return r
+
+    def _replica(self, key: str, replica: Mapping[str, Any]) -> None:
+        """Keep the replica state a step answered (under the replica's lock)."""
+        self._down_until_ms = replica["down_until_ms"]
+        seen = replica["state"]
+        self._seen[key] = seen
+        self._seen_text[key] = "null" if seen is None else _string(seen)
 
     def replica_state(self, tool: str) -> Optional[bytes]:
         """Return the breaker state of tool this executor last saw in its store
@@ -295,31 +377,37 @@ class _Base:
     def _key(self, tool: str) -> str:
         return str(self._config.get("key_prefix") or "toolerr:breaker:") + tool
 
-    def _ahead(self, event: Dict[str, Any], kind: str) -> bool:
+    def _head(self, tool: str) -> Tuple[str, str]:
+        """The step requests' constant members for tool, as JSON text without its
+        closing brace, and the tool's breaker key (both kept per tool)."""
+        t = self._tools.get(tool)
+        if t is None:
+            t = self._tools[tool] = (_json(dict(self._config, op="step", tool=tool))[:-1], self._key(tool))
+        return t
+
+    def _ahead(self, event: Event, kind: str) -> bool:
         """Whether event, sent after an action of kind ("start" before the
         first), gets a load made ahead: one that may carry it, while the store
         is not left alone after failing (the replica's down_until_ms is 0)."""
-        return self._down_until_ms == 0 and (event["kind"] in _AHEAD or
-                                             (event["kind"] == "cancelled" and kind == "call"))
+        return self._down_until_ms == 0 and (event[0] in _AHEAD or (event[0] == "cancelled" and kind == "call"))
 
-    def _steps(self, tool: str, args: Any, tokens: Optional[int]) -> Generator[Dict[str, Any], Dict[str, Any],
-                                                                               Dict[str, Any]]:
-        """Yield the actions of one call and receive the events; return the stop action.
+    def _steps(self, tool: str, args: Any, tokens: Optional[int]) -> Generator[Dict[str, Any], str, Dict[str, Any]]:
+        """Yield the actions of one call and receive the events' JSON texts; return the stop action.
 
         The first action is {"kind": "start"}: the caller answers with the
         start event (with its load made ahead, see _ahead)."""
-        head = _json(dict(self._config, op="step", tool=tool))[:-1]
-        key = self._key(tool)
-        event: Dict[str, Any] = yield {"kind": "start"}
+        head, key = self._head(tool)
+        event = yield {"kind": "start"}
         if args is not None:
-            event["args"] = args
-        state: Any = None
+            event = event[:-1] + ',"args":' + _json(args) + "}"
+        state = "null"
         while True:
             r = self._step(head, key, tokens, state, event)
-            state = r["state"]
-            for rec in r["decisions"]:
-                self._report(rec)
-            action: Dict[str, Any] = r["action"]
+            state = r.state
+            if r.records is not None:
+                for rec in r.records:
+                    self._report(rec)
+            action: Dict[str, Any] = r.action
             if action["kind"] == "stop":
                 return action
             event = yield action
@@ -327,11 +415,18 @@ class _Base:
     def _store(self, action: Mapping[str, Any]) -> Any:
         return self._shared
 
-    def _failure(self, exc: BaseException, tool: str) -> Dict[str, Any]:
+    def _failure(self, exc: BaseException, tool: str) -> Event:
         env = _own_envelope(exc)
         if env is None:
             env = self._classify(exc, tool) if self._classify else failure_envelope(exc, tool)
-        return {"kind": "failure", "error": env.to_dict(), "draw": self._draw()}
+        draw = self._draw()
+        return "failure", ('{"kind":"failure","error":' + env.wire().decode() + ',"draw":' +
+                           (float.__repr__(draw) if type(draw) is float else _json(draw)))
+
+    @staticmethod
+    def _close(event: Event, loaded: Optional[str]) -> str:
+        """The event's JSON text, with the load made ahead (its loaded or store_error event) when there is one."""
+        return event[1] + "}" if loaded is None else event[1] + ',"loaded":' + loaded + "}"
 
     @staticmethod
     def _result(stop: Mapping[str, Any], value: Any, exc: Optional[BaseException]) -> CallResult[Any]:
@@ -340,23 +435,27 @@ class _Base:
         return CallResult(value, None, stop["attempts"], None)
 
 
-def _store_event(action: Mapping[str, Any], answer: Any) -> Dict[str, Any]:
+def _store_event(action: Mapping[str, Any], answer: Any) -> str:
     if action["kind"] == "load":
         return _loaded(answer)
     swapped, cur = answer
-    return {"kind": "cas", "swapped": bool(swapped), "current": _text(cur)}
+    return ('{"kind":"cas","swapped":true,"current":' if swapped else '{"kind":"cas","swapped":false,"current":') + \
+        _literal(cur) + "}"
 
 
-def _loaded(answer: Optional[bytes]) -> Dict[str, Any]:
-    return {"kind": "loaded", "value": _text(answer)}
+def _loaded(answer: Optional[bytes]) -> str:
+    return '{"kind":"loaded","value":' + _literal(answer) + "}"
 
 
-def _store_error(exc: BaseException) -> Dict[str, Any]:
+def _store_error(exc: BaseException) -> str:
     try:
         message = str(exc)
     except Exception:  # a __str__ that raises
         message = ""
-    return {"kind": "store_error", "message": message or type(exc).__name__}
+    return '{"kind":"store_error","message":' + _string(message or type(exc).__name__) + "}"
+
+
+_LOAD: Mapping[str, Any] = {"kind": "load"}  # the action a load made ahead stands for (what _store is given)
 
 
 def _cas_old(action: Mapping[str, Any]) -> Optional[bytes]:
@@ -400,41 +499,44 @@ class Executor(_Base):
         BaseExceptions that are not Exceptions propagate).
         """
         gen = self._steps(tool, args, tokens)
-        key = self._key(tool)
+        key = self._head(tool)[1]
         value: Any = None
         exc: Optional[BaseException] = None
         try:
             action = next(gen)
             while True:
                 kind = action["kind"]
-                if kind in ("load", "cas"):
+                if kind == "load" or kind == "cas":
                     store = self._store(action)
                     try:
                         answer = store.load(action["key"]) if kind == "load" else \
                             store.compare_and_swap(action["key"], _cas_old(action), action["new"].encode())
-                        event = _store_event(action, answer)
+                        text = _store_event(action, answer)
                     except Exception as e:
-                        event = _store_error(e)
-                elif kind == "start":
-                    event = {"kind": "start"}
-                elif kind == "call":
+                        text = _store_error(e)
+                    action = gen.send(text)
+                    continue
+                if kind == "call":
                     try:
                         value, exc = fn(), None
-                        event = {"kind": "success"}
+                        event = _SUCCESS
                     except Exception as e:
                         exc, event = e, self._failure(e, tool)
+                elif kind == "start":
+                    event = _START
                 else:  # sleep
                     if cancel is not None and self._sleep is time.sleep:
                         cancel.wait(action["delay_ms"] / 1000)
                     else:
                         self._sleep(action["delay_ms"] / 1000)
-                    event = {"kind": "cancelled"} if cancel is not None and cancel.is_set() else {"kind": "slept"}
+                    event = _CANCELLED if cancel is not None and cancel.is_set() else _SLEPT
+                loaded = None
                 if self._ahead(event, kind):
                     try:
-                        event["loaded"] = _loaded(self._store({"kind": "load", "key": key}).load(key))
+                        loaded = _loaded(self._store(_LOAD).load(key))
                     except Exception as e:
-                        event["loaded"] = _store_error(e)
-                action = gen.send(event)
+                        loaded = _store_error(e)
+                action = gen.send(self._close(event, loaded))
         except StopIteration as stop:
             return self._result(stop.value, value, exc)
 
@@ -459,7 +561,7 @@ class AsyncExecutor(_Base):
         when the awaiting task is cancelled.
         """
         gen = self._steps(tool, args, tokens)
-        key = self._key(tool)
+        key = self._head(tool)[1]
         value: Any = None
         exc: Optional[BaseException] = None
         cancelled: Optional[BaseException] = None
@@ -467,45 +569,48 @@ class AsyncExecutor(_Base):
             action = next(gen)
             while True:
                 kind = action["kind"]
-                if kind in ("load", "cas"):
+                if kind == "load" or kind == "cas":
                     store = self._store(action)
                     try:
                         answer: Union[Any, Awaitable[Any]] = store.load(action["key"]) if kind == "load" else \
                             store.compare_and_swap(action["key"], _cas_old(action), action["new"].encode())
                         if inspect.isawaitable(answer):
                             answer = await answer
-                        event = _store_event(action, answer)
+                        text = _store_event(action, answer)
                     except Exception as e:
-                        event = _store_error(e)
-                elif kind == "start":
-                    event = {"kind": "start"}
-                elif kind == "call":
+                        text = _store_error(e)
+                    action = gen.send(text)
+                    continue
+                if kind == "call":
                     timeout = action.get("timeout_ms")
                     try:
                         value = await (asyncio.wait_for(fn(), timeout / 1000) if timeout else fn())
-                        exc, event = None, {"kind": "success"}
+                        exc, event = None, _SUCCESS
                     except asyncio.TimeoutError as e:  # the call's own timeout, or one the tool raised
                         exc = e
-                        event = {"kind": "cancelled", "cause": "deadline"} if timeout else self._failure(e, tool)
+                        event = _DEADLINE if timeout else self._failure(e, tool)
                     except asyncio.CancelledError as e:
-                        exc, cancelled, event = e, e, {"kind": "cancelled"}
+                        exc, cancelled, event = e, e, _CANCELLED
                     except Exception as e:
                         exc, event = e, self._failure(e, tool)
+                elif kind == "start":
+                    event = _START
                 else:  # sleep
                     try:
                         await self._sleep(action["delay_ms"] / 1000)
-                        event = {"kind": "slept"}
+                        event = _SLEPT
                     except asyncio.CancelledError as e:
-                        cancelled, event = e, {"kind": "cancelled"}
+                        cancelled, event = e, _CANCELLED
+                loaded = None
                 if self._ahead(event, kind):
                     try:
-                        loaded = self._store({"kind": "load", "key": key}).load(key)
-                        if inspect.isawaitable(loaded):
-                            loaded = await loaded
-                        event["loaded"] = _loaded(loaded)
+                        answer = self._store(_LOAD).load(key)
+                        if inspect.isawaitable(answer):
+                            answer = await answer
+                        loaded = _loaded(answer)
                     except Exception as e:
-                        event["loaded"] = _store_error(e)
-                action = gen.send(event)
+                        loaded = _store_error(e)
+                action = gen.send(self._close(event, loaded))
         except StopIteration as stop:
             if cancelled is not None:
                 raise cancelled
