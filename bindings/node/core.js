@@ -72,10 +72,12 @@ export function invokeBytes(request) {
   return call(x, p, request.length, copyOut);
 }
 
-// invokeText runs a request given as JSON text and returns the response text:
-// the text is encoded straight into module memory and the answer decoded
-// straight out of it, no intermediate copies.
-function invokeText(text) {
+/**
+ * Runs one request given as JSON text and returns the response text: the
+ * text is encoded straight into module memory and the answer decoded
+ * straight out of it, no intermediate copies.
+ */
+export function invokeText(text) {
   const x = exportsOf();
   // UTF-8 takes at most 3 bytes per UTF-16 unit; a short text fits the kept buffer as it is.
   let p = requestBuffer(x, text.length * 3);

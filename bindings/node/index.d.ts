@@ -92,6 +92,8 @@ export interface MCPCallToolResult { content: Array<Record<string, unknown>>; is
 
 /** Runs one request (UTF-8 JSON bytes) and returns the response bytes, unchanged. */
 export function invokeBytes(request: Uint8Array): Uint8Array;
+/** Runs one request given as JSON text and returns the response text, unchanged. */
+export function invokeText(request: string): string;
 /** Runs one Invoke request and returns its "ok" value; throws ToolerrError. */
 export function invoke(request: { op: string; [member: string]: unknown }): any;
 export function version(): { abi: number; version: string };

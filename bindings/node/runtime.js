@@ -6,7 +6,7 @@
 // decides exactly as Go, Python and Rust do (conformance/runtime/*.json).
 // It uses no Node-only module, so it runs in browsers too.
 
-import { invoke, classifyException, classifyResponse } from './core.js';
+import { invokeText, classifyException, classifyResponse, ToolerrError } from './core.js';
 
 const enc = new TextEncoder();
 const dec = new TextDecoder();
@@ -97,16 +97,16 @@ function ownEnvelope(err) {
   }
 }
 
-// storeError is the event of a store call that threw e (its message, or
-// its type when reading that throws too).
-function storeError(e) {
+// storeErrorText is the event's text of a store call that threw e (its
+// message, or its type when reading that throws too).
+function storeErrorText(e) {
   let message;
   try {
     message = String(e?.message ?? e);
   } catch {
     message = typeof e;
   }
-  return { kind: 'store_error', message };
+  return `{"kind":"store_error","message":${JSON.stringify(message)}}`;
 }
 
 /** How one call ended: value on success, else error (the envelope for the model). */
@@ -150,6 +150,83 @@ function deadline(ms) {
 const logLevel = { debug: 'debug', info: 'info', warn: 'warn' };
 // The events that may carry a load made ahead ("loaded", docs/resilience.md).
 const ahead = new Set(['start', 'success', 'failure', 'slept']);
+// An event as the runtime sends it: its kind, and its JSON text without the
+// closing brace (a load made ahead is appended before it).
+const START = { kind: 'start', text: '{"kind":"start"' };
+const SUCCESS = { kind: 'success', text: '{"kind":"success"' };
+const SLEPT = { kind: 'slept', text: '{"kind":"slept"' };
+const CANCELLED = { kind: 'cancelled', text: '{"kind":"cancelled"' };
+const DEADLINE = { kind: 'cancelled', text: '{"kind":"cancelled","cause":"deadline"' };
+// The store's answers as the step events' JSON text.
+const literal = (v) => (v === null || v === undefined ? 'null' : JSON.stringify(text(v)));
+const loadedText = (v) => `{"kind":"loaded","value":${literal(v)}}`;
+const thenable = (v) => typeof v?.then === 'function';
+const casText = (r) => `{"kind":"cas","swapped":${!!r.swapped},"current":${literal(r.current)}}`;
+
+// valueEnd returns where the JSON object or array starting at s[i] ends
+// (strings skipped with their escapes), or -1.
+function valueEnd(s, i) {
+  let depth = 0;
+  for (; i < s.length; i++) {
+    const c = s.charCodeAt(i);
+    if (c === 0x22) { // a string: to its closing quote
+      for (i++; i < s.length; i++) {
+        const d = s.charCodeAt(i);
+        if (d === 0x5c) i++;
+        else if (d === 0x22) break;
+      }
+    } else if (c === 0x7b || c === 0x5b) {
+      depth++;
+    } else if (c === 0x7d || c === 0x5d) {
+      if (--depth === 0) return i + 1;
+    } else if (depth === 0) {
+      return -1; // not an object or array
+    }
+  }
+  return -1;
+}
+
+// member reads the value of the member named key at s[i] (its ',"key":'),
+// returning [value, end], or [undefined, i] when the member there is another.
+function member(s, i, key) {
+  if (i < 0 || !s.startsWith(key, i)) return [undefined, i];
+  const at = i + key.length, end = valueEnd(s, at);
+  return end < 0 ? [undefined, -1] : [JSON.parse(s.slice(at, end)), end];
+}
+
+// readAnswer reads the members of one step answer the runtime uses: the
+// answer is canonical JSON (RFC 8785), so its members come in key order
+// (action, budget?, decisions, loop?, replica?, state). The state is kept as
+// the core's text (sent back as it is, never parsed); the decision records
+// are read only when wanted (they are flat objects, so the list ends at the
+// first '],"': a quote inside a string is escaped). An answer of any other
+// shape, an error included, is read whole.
+function readAnswer(s, records) {
+  if (s.startsWith('{"ok":{"action":') && s.endsWith('}}')) {
+    const r = { action: undefined, records: null, state: '', budget: undefined, loop: undefined, replica: undefined };
+    let i = 16;
+    const end = valueEnd(s, i);
+    if (end > 0) {
+      r.action = JSON.parse(s.slice(i, end));
+      [r.budget, i] = member(s, end, ',"budget":');
+      if (i >= 0 && s.startsWith(',"decisions":', i)) {
+        if (records) [r.records, i] = member(s, i, ',"decisions":');
+        else i = s.indexOf('],"', i + 13) + 1 || -1;
+        [r.loop, i] = member(s, i, ',"loop":');
+        [r.replica, i] = member(s, i, ',"replica":');
+        if (i >= 0 && s.startsWith(',"state":', i)) {
+          r.state = s.slice(i + 9, -2);
+          return r;
+        }
+      }
+    }
+  }
+  const resp = JSON.parse(s);
+  if ('error' in resp) throw new ToolerrError(resp.error);
+  const o = resp.ok;
+  return { action: o.action, records: records ? o.decisions : null, state: JSON.stringify(o.state), budget: o.budget,
+    loop: o.loop, replica: o.replica };
+}
 
 /**
  * Runs tool calls under the core's decisions. An EventTarget: every decision
@@ -170,6 +247,8 @@ export class Executor extends EventTarget {
   #shared;
   #downUntilMs = 0; // the step op's replica state: one back-off window,
   #seen = new Map(); // and per breaker key the last state seen in the store
+  #seenText = new Map(); // (the same states as JSON values, as a request carries them)
+  #heads = new Map(); // per tool: its requests' constant members, as JSON text without the closing brace
   #config = {};
   #o;
   #listened = false; // whether a 'decision' listener was ever added (no event is built before)
@@ -195,21 +274,24 @@ export class Executor extends EventTarget {
 
   #key(tool) { return (this.#config.key_prefix ?? 'toolerr:breaker:') + tool; }
 
-  #step(base, key, tokens, state, event) {
-    const req = base;
-    req.state = state;
-    req.event = event;
-    req.now_ms = (this.#o.clock ?? Date.now)();
+  #step(head, key, tokens, state, event) {
+    // The request's text: the tool's constant members, the state as the
+    // core wrote it, the event's text, the replica's, budget's and loop's.
+    let req = `${head},"state":${state},"event":${event},"now_ms":${(this.#o.clock ?? Date.now)()}`
+      + `,"replica":{"down_until_ms":${this.#downUntilMs},"state":${this.#seenText.get(key) ?? 'null'}}`;
     const b = this.budget, g = this.loopGuard;
-    req.replica = { down_until_ms: this.#downUntilMs, state: this.#seen.get(key) ?? null };
-    if (b) req.budget = { limits: b.limits, state: b.state, ...(tokens ? { charge: { tokens } } : {}) };
-    if (g) req.loop = g.threshold > 0 ? { threshold: g.threshold, state: g.state } : { state: g.state };
-    const r = invoke(req); // synchronous: no other call of this thread runs between read and write
+    if (b) req += `,"budget":${JSON.stringify({ limits: b.limits, state: b.state, ...(tokens ? { charge: { tokens } } : {}) })}`;
+    if (g) req += `,"loop":${JSON.stringify(g.threshold > 0 ? { threshold: g.threshold, state: g.state } : { state: g.state })}`;
+    const listened = !!(this.#o.onDecision || this.#listened || this.#o.console);
+    // synchronous: no other call of this thread runs between read and write
+    const r = readAnswer(invokeText(req + '}'), listened);
     if (b && r.budget) b.state = r.budget;
     if (g && r.loop) g.state = r.loop;
     if (r.replica) {
       this.#downUntilMs = r.replica.down_until_ms;
-      this.#seen.set(key, r.replica.state);
+      const seen = r.replica.state;
+      this.#seen.set(key, seen);
+      this.#seenText.set(key, seen == null ? 'null' : JSON.stringify(seen));
     }
     return r;
   }
@@ -232,32 +314,36 @@ export class Executor extends EventTarget {
 
   #failure(err, tool) {
     const env = ownEnvelope(err) ?? (this.#o.classify ?? failureEnvelope)(err, tool);
-    return { kind: 'failure', error: env, draw: (this.#o.draw ?? Math.random)() };
+    const draw = (this.#o.draw ?? Math.random)();
+    return { kind: 'failure', text: `{"kind":"failure","error":${JSON.stringify(env)},"draw":${JSON.stringify(draw)}` };
   }
 
-  async #store(action) {
+  // The store's answer to a load or cas action, as the event's text:
+  // synchronous for a store that answers synchronously (MemoryStore), else
+  // a promise of it.
+  #store(action) {
     const store = this.#shared;
     try {
-      if (action.kind === 'load') return { kind: 'loaded', value: text(await store.load(action.key)) };
+      if (action.kind === 'load') {
+        const v = store.load(action.key);
+        return thenable(v) ? v.then(loadedText).catch(storeErrorText) : loadedText(v);
+      }
       const old = action.old === null ? null : enc.encode(action.old);
-      const r = await store.compareAndSwap(action.key, old, enc.encode(action.new));
-      return { kind: 'cas', swapped: !!r.swapped, current: text(r.current) };
+      const r = store.compareAndSwap(action.key, old, enc.encode(action.new));
+      return thenable(r) ? r.then(casText).catch(storeErrorText) : casText(r);
     } catch (e) {
-      return storeError(e);
+      return storeErrorText(e);
     }
   }
 
-  // A load of key made ahead, as its event ("loaded" or "store_error"):
-  // synchronous for a store that answers synchronously (MemoryStore), else a
-  // promise of it.
+  // A load of key made ahead, as its event's text (loaded or store_error),
+  // or a promise of it.
   #loadAhead(key) {
-    const failed = storeError;
     try {
       const v = this.#shared.load(key);
-      if (typeof v?.then === 'function') return v.then((x) => ({ kind: 'loaded', value: text(x) }), failed);
-      return { kind: 'loaded', value: text(v) };
+      return thenable(v) ? v.then(loadedText).catch(storeErrorText) : loadedText(v);
     } catch (e) {
-      return failed(e);
+      return storeErrorText(e);
     }
   }
 
@@ -269,38 +355,48 @@ export class Executor extends EventTarget {
    * at once with CANCELLED (the breaker still hears of a call in flight).
    */
   async call(tool, fn, { args, tokens, signal } = {}) {
-    const base = { ...this.#config, op: 'step', tool }; // this call's request, its step members replaced each step
+    let head = this.#heads.get(tool);
+    if (head === undefined) {
+      head = JSON.stringify({ ...this.#config, op: 'step', tool }).slice(0, -1);
+      this.#heads.set(tool, head);
+    }
     const key = this.#key(tool);
     const sleep = this.#o.sleep ?? sleepFor;
-    let state = null, value, cause, after = 'start';
-    let event = args === undefined ? { kind: 'start' } : { kind: 'start', args };
+    let state = 'null', value, cause, after = 'start', sent;
+    let event = args === undefined ? START : { kind: 'start', text: `{"kind":"start","args":${JSON.stringify(args)}` };
     for (;;) {
-      // A load made ahead, while the store is not left alone after failing:
-      // the step uses it for the breaker's load, one step fewer.
-      if (this.#downUntilMs === 0 && (ahead.has(event.kind) || (event.kind === 'cancelled' && after === 'call'))) {
-        const l = this.#loadAhead(key);
-        event.loaded = typeof l.then === 'function' ? await l : l;
+      if (event === null) {
+        // a store's answer, complete
+      } else if (this.#downUntilMs === 0 && (ahead.has(event.kind) || (event.kind === 'cancelled' && after === 'call'))) {
+        // A load made ahead, while the store is not left alone after failing:
+        // the step uses it for the breaker's load, one step fewer.
+        let l = this.#loadAhead(key);
+        if (typeof l !== 'string') l = await l;
+        sent = `${event.text},"loaded":${l}}`;
+      } else {
+        sent = event.text + '}';
       }
-      const r = this.#step(base, key, tokens, state, event);
+      const r = this.#step(head, key, tokens, state, sent);
       state = r.state;
-      for (const rec of r.decisions) this.#report(rec);
+      if (r.records) for (const rec of r.records) this.#report(rec);
       const a = r.action;
       after = a.kind;
+      event = null;
       if (a.kind === 'stop') return new CallResult(a.error ? undefined : value, a.error, a.attempts, a.error ? cause : undefined);
       if (a.kind === 'load' || a.kind === 'cas') {
-        event = await this.#store(a);
+        sent = this.#store(a);
+        if (typeof sent !== 'string') sent = await sent;
       } else if (a.kind === 'call') {
         const timeout = a.timeout_ms ? deadline(a.timeout_ms) : null;
-        const signals = [signal, timeout?.signal].filter(Boolean);
-        const callSignal = signals.length > 1 ? AbortSignal.any(signals) : signals[0];
+        const callSignal = signal && timeout ? AbortSignal.any([signal, timeout.signal]) : signal ?? timeout?.signal;
         try {
           value = await fn({ signal: callSignal, attempt: a.attempt });
           cause = undefined;
-          event = { kind: 'success' };
+          event = SUCCESS;
         } catch (e) {
           cause = e;
-          if (signal?.aborted) event = { kind: 'cancelled' };
-          else if (timeout?.signal.aborted) event = { kind: 'cancelled', cause: 'deadline' };
+          if (signal?.aborted) event = CANCELLED;
+          else if (timeout?.signal.aborted) event = DEADLINE;
           else event = this.#failure(e, tool);
         } finally {
           timeout?.clear();
@@ -308,10 +404,10 @@ export class Executor extends EventTarget {
       } else {
         try {
           await sleep(a.delay_ms, signal);
-          event = signal?.aborted ? { kind: 'cancelled' } : { kind: 'slept' };
+          event = signal?.aborted ? CANCELLED : SLEPT;
         } catch (e) {
           cause = e;
-          event = { kind: 'cancelled' };
+          event = CANCELLED;
         }
       }
     }
