@@ -14,6 +14,10 @@
 # and `npm ci` in bindings/node/bench (its package-lock.json). A redis-server
 # (scripts/setup-redis.sh) is started on a free loopback port for the run and
 # stopped by its pid. BENCH_ROUNDS and BENCH_RUNTIME_CALLS set the size.
+# BENCH_BEFORE=<git revision> also runs that revision's Python and Node
+# runtimes (its bindings/python/toolerr and bindings/node, from git archive,
+# over this DIST's core) as one more contender in the same rounds, so a
+# change to a runtime is measured before and after in one run.
 # Goal: toolerr's decision overhead and Redis-backed throughput at least the
 # peer's in each language; every ratio is printed with met or missed.
 set -euo pipefail
@@ -40,6 +44,18 @@ cp "$dist/toolerr.wasm" "$node_dir/toolerr.wasm"
 cp "$root/redisstore/cas.lua" "$node_dir/cas.lua"
 (cd "$node_dir/bench" && npm ci --no-audit --no-fund --loglevel=error)
 
+before=
+if [ -n "${BENCH_BEFORE:-}" ]; then
+  before="$root/build/bench-runtime/before"
+  rm -rf "$before" && mkdir -p "$before"
+  git -C "$root" archive "$BENCH_BEFORE" bindings/python/toolerr bindings/node | tar -x -C "$before"
+  cp "$root/redisstore/cas.lua" "$before/bindings/python/toolerr/cas.lua"
+  cp "$dist/toolerr.wasm" "$root/redisstore/cas.lua" "$before/bindings/node/"
+  ln -s "$node_dir/bench/node_modules" "$before/bindings/node/node_modules"
+  export TOOLERR_BENCH_BEFORE="$before/bindings/python/toolerr"
+  echo "bench-runtime: before is $(git -C "$root" rev-parse --short "$BENCH_BEFORE")'s runtimes, over this core"
+fi
+
 bash "$root/scripts/setup-redis.sh" >/dev/null
 redis_pid=
 if command -v redis-server >/dev/null 2>&1; then
@@ -60,4 +76,5 @@ fi
 
 (cd /tmp && "$venv/bin/python" "$py/bench/bench_runtime.py")
 echo
+[ -z "$before" ] || export TOOLERR_BENCH_BEFORE="$before/bindings/node"
 node --disable-warning=ExperimentalWarning "$node_dir/bench/bench_runtime.mjs"

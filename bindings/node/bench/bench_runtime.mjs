@@ -25,12 +25,22 @@
 // Rounds are interleaved (every contender once per round, the order rotating)
 // and each ratio is the median of the per-round ratios. BENCH_ROUNDS (default
 // 7) and BENCH_RUNTIME_CALLS (default 2000) set the size.
+// TOOLERR_BENCH_BEFORE=dir names another copy of the package (an earlier
+// revision's bindings/node, with a toolerr.wasm and node_modules): its
+// Executor and RedisStore run as one more contender ("toolerr before"), so a
+// change is measured before and after in the same rounds.
 import { readFileSync } from 'node:fs';
 import { Executor, invokeBytes } from '../index.js';
 import { RedisStore } from '../redis.js';
 import CircuitBreaker from 'opossum';
 import { ConsecutiveBreaker, ConstantBackoff, circuitBreaker, handleType, retry, wrap } from 'cockatiel';
 import { Redis } from 'ioredis';
+
+const beforeDir = process.env.TOOLERR_BENCH_BEFORE;
+const before = beforeDir ? {
+  Executor: (await import(`${beforeDir}/index.js`)).Executor,
+  RedisStore: (await import(`${beforeDir}/redis.js`)).RedisStore,
+} : null;
 
 const FAIL_EVERY = 5;
 const MAX_ATTEMPTS = 3;
@@ -96,7 +106,7 @@ function runner(make, clock, { zeroTimers = false } = {}) {
 const noSleep = async () => {};
 const policy = { max_attempts: MAX_ATTEMPTS, base_ms: 500, cap_ms: 8000 };
 const settings = { failure_threshold: 3, open_ms: 30000, success_threshold: 2 };
-const executor = (store) => new Executor({ sleep: noSleep, store, retry: policy, breaker: settings });
+const executor = (store, Ex = Executor) => new Ex({ sleep: noSleep, store, retry: policy, breaker: settings });
 
 // The step op's requests for one successful call on a closed breaker (start
 // and success, each with its load made ahead), as the Executor sends them:
@@ -159,13 +169,15 @@ async function inProcess(n, count) {
     retry(handleType(TimeoutError), { maxAttempts: MAX_ATTEMPTS - 1, backoff: new ConstantBackoff(0) }),
     circuitBreaker(handleType(TimeoutError), { halfOpenAfter: 30000, breaker: new ConsecutiveBreaker(3) }),
   );
-  const rs = await rounds({
+  const contenders = {
     plain: runner((tool) => () => plainRetry(tool), cpu),
     toolerr: runner(toolerrCall(ex), cpu),
     opossum: runner((tool) => () => plainRetry(() => opossum.fire(tool)), cpu),
     cockatiel: runner((tool) => () => cockatiel.execute(() => tool()), cpu, { zeroTimers: true }),
     core: coreFloor(stepRequests()),
-  }, n, count);
+  };
+  if (before) contenders.before = runner(toolerrCall(executor(undefined, before.Executor)), cpu);
+  const rs = await rounds(contenders, n, count);
   const over = (r, k) => (r[k] - r.plain) / n * 1e6;
   const lines = [['toolerr', median(rs.map((r) => over(r, 'toolerr'))), 1]];
   for (const peer of ['opossum', 'cockatiel']) {
@@ -179,6 +191,10 @@ async function inProcess(n, count) {
   for (const [name, us, ratio] of lines) {
     console.log(`  ${pad(label[name], 44)} ${fixed(us, 2, 9)} µs/call`
       + (name === 'toolerr' ? '' : `   toolerr ${fixed(ratio, 2, 6)}x its speed`));
+  }
+  if (before) {
+    console.log(`  ${pad('toolerr before (TOOLERR_BENCH_BEFORE)', 44)} ${fixed(median(rs.map((r) => over(r, 'before'))), 2, 9)} µs/call`
+      + `   toolerr ${fixed(median(rs.map((r) => over(r, 'before') / over(r, 'toolerr'))), 2, 6)}x its speed`);
   }
   const core = median(rs.map((r) => r.core / n * 1e6));
   const share = median(rs.map((r) => r.core / (r.toolerr - r.plain)));
@@ -194,18 +210,21 @@ async function throughRedis(addr, n, count) {
   await client.flushdb();
   const store = new RedisStore(client);
   const shared = executor(store), local = executor();
-  const rs = await rounds({
+  const contenders = {
     toolerr: runner(toolerrCall(shared), wall),
     memory: runner(toolerrCall(local), wall),
     floor: runner((tool) => async () => { await raw.getBuffer('toolerr:breaker:search'); return plainRetry(tool); }, wall),
-  }, n, count);
+  };
+  const beforeClient = before ? new Redis({ host, port, commandTimeout: 1000, maxRetriesPerRequest: 0 }) : null;
+  if (before) contenders.before = runner(toolerrCall(executor(new before.RedisStore(beforeClient), before.Executor)), wall);
+  const rs = await rounds(contenders, n, count);
   const rate = (r, k) => n / r[k];
   console.log(`== node, through Redis: calls per second, one replica (median of ${count} rounds of ${n} calls)`);
   console.log('  (no peer: opossum and cockatiel keep breaker state in the process only, so replicas do not share it)');
   const label = { toolerr: 'toolerr Executor + RedisStore (ioredis)', memory: 'toolerr Executor, in memory',
-    floor: 'floor: one ioredis GET per call' };
+    floor: 'floor: one ioredis GET per call', before: 'toolerr before (TOOLERR_BENCH_BEFORE)' };
   const lines = [];
-  for (const k of ['toolerr', 'memory', 'floor']) {
+  for (const k of ['toolerr', 'memory', 'floor', ...(before ? ['before'] : [])]) {
     const ratio = median(rs.map((r) => rate(r, 'toolerr') / rate(r, k)));
     lines.push([k, median(rs.map((r) => rate(r, k))), ratio]);
     console.log(`  ${pad(label[k], 44)} ${fixed(median(rs.map((r) => rate(r, k))), 0, 9)} calls/s`
@@ -213,6 +232,7 @@ async function throughRedis(addr, n, count) {
   }
   await client.quit();
   await raw.quit();
+  await beforeClient?.quit();
   return lines;
 }
 

@@ -25,12 +25,17 @@ with the tool's value after the same number of attempts, or the bench stops.
 Rounds are interleaved (every contender once per round, the order rotating)
 and each ratio is the median of the per-round ratios, so a machine whose load
 changes during the run moves both sides of a ratio alike. BENCH_ROUNDS
-(default 7) and BENCH_RUNTIME_CALLS (default 2000) set the size. Run by
-scripts/bench-runtime.sh.
+(default 7) and BENCH_RUNTIME_CALLS (default 2000) set the size.
+TOOLERR_BENCH_BEFORE=dir names another copy of the package (an earlier
+revision's toolerr/, over the same libtoolerr.so): it runs as one more
+contender ("toolerr before"), so a change is measured before and after in the
+same rounds. Run by scripts/bench-runtime.sh.
 """
 
 from __future__ import annotations
 
+import importlib
+import importlib.util
 import json
 import logging
 import os
@@ -47,6 +52,22 @@ import tenacity
 import toolerr
 from toolerr.redis_store import RedisStore
 from toolerr.runtime import Executor
+
+def load_before(path: str) -> Tuple[object, object]:
+    """The runtime and redis_store modules of the package at path, imported as
+    toolerr_before over the library this process already loaded."""
+    os.environ["TOOLERR_LIB"] = toolerr.library_path()  # one Go runtime per process: the same file
+    spec = importlib.util.spec_from_file_location("toolerr_before", os.path.join(path, "__init__.py"),
+                                                  submodule_search_locations=[path])
+    if spec is None or spec.loader is None:
+        raise ImportError(f"no package at {path}")
+    mod = importlib.util.module_from_spec(spec)
+    sys.modules["toolerr_before"] = mod
+    spec.loader.exec_module(mod)
+    return importlib.import_module("toolerr_before.runtime"), importlib.import_module("toolerr_before.redis_store")
+
+
+BEFORE = load_before(os.environ["TOOLERR_BENCH_BEFORE"]) if os.environ.get("TOOLERR_BENCH_BEFORE") else None
 
 FAIL_EVERY = 5
 MAX_ATTEMPTS = 3
@@ -91,8 +112,8 @@ POLICY = {"max_attempts": MAX_ATTEMPTS, "base_ms": 500, "cap_ms": 8000}
 SETTINGS = {"failure_threshold": 3, "open_ms": 30000, "success_threshold": 2}
 
 
-def toolerr_executor(**store: object) -> Executor:
-    return Executor(sleep=no_sleep, retry=POLICY, breaker=SETTINGS, **store)
+def toolerr_executor(executor: type = Executor, **store: object) -> Executor:
+    return executor(sleep=no_sleep, retry=POLICY, breaker=SETTINGS, **store)  # type: ignore[no-any-return]
 
 
 def step_requests() -> List[bytes]:
@@ -191,6 +212,8 @@ def in_process(n: int, count: int) -> List[Tuple[str, float, float]]:
         "tenacity+pybreaker": runner(lambda tool: lambda: retrying_both(both.call, tool), cpu),
         "core": core_floor(step_requests()),
     }
+    if BEFORE is not None:
+        contenders["before"] = runner(toolerr_call(toolerr_executor(BEFORE[0].Executor)), cpu)  # type: ignore[attr-defined]
     rs = rounds(contenders, n, count)
     over = lambda r, k: (r[k] - r["plain"]) / n * 1e6  # noqa: E731  µs per call above the plain loop
     lines = []
@@ -203,6 +226,9 @@ def in_process(n: int, count: int) -> List[Tuple[str, float, float]]:
           f"(µs above the plain loop, {plain:.2f} µs/call; median of {count} rounds of {n} calls)")
     for name, us, ratio in lines:
         print(f"  {name:<44} {us:9.2f} µs/call" + ("" if name == "toolerr" else f"   toolerr {ratio:6.2f}x its speed"))
+    if BEFORE is not None:
+        print(f"  {'toolerr before (TOOLERR_BENCH_BEFORE)':<44} {statistics.median(over(r, 'before') for r in rs):9.2f} µs/call"
+              f"   toolerr {median_ratio(rs, lambda r: over(r, 'before') / over(r, 'toolerr')):6.2f}x its speed")
     core = statistics.median(r["core"] / n * 1e6 for r in rs)
     share = median_ratio(rs, lambda r: r["core"] / (r["toolerr"] - r["plain"]))
     print(f"  of which the core: the 2 step crossings of a successful call through invoke_bytes {core:.2f} µs/call "
@@ -235,21 +261,28 @@ def through_redis(addr: str, n: int, count: int) -> List[Tuple[str, float, float
         "tenacity+pybreaker": runner(lambda tool: lambda: retrying(p2.call, tool), time.perf_counter),
         "floor": runner(one_get, time.perf_counter),
     }
+    before_store = None
+    if BEFORE is not None:
+        before_store = BEFORE[1].RedisStore.from_url(url, timeout_ms=1000)  # type: ignore[attr-defined]
+        contenders["before"] = runner(toolerr_call(toolerr_executor(BEFORE[0].Executor, store=before_store)),  # type: ignore[attr-defined]
+                                      time.perf_counter)
     rs = rounds(contenders, n, count)
     rate = lambda r, k: n / r[k]  # noqa: E731
     lines = [("toolerr", statistics.median(rate(r, "toolerr") for r in rs), 1.0)]
-    for peer in ("pybreaker", "tenacity+pybreaker", "floor"):
+    for peer in ("pybreaker", "tenacity+pybreaker", "floor") + (("before",) if BEFORE is not None else ()):
         lines.append((peer, statistics.median(rate(r, peer) for r in rs),
                       median_ratio(rs, lambda r, p=peer: rate(r, "toolerr") / rate(r, p))))
     print(f"== python, through Redis: calls per second, one replica (median of {count} rounds of {n} calls)")
     label = {"toolerr": "toolerr Executor + RedisStore", "pybreaker": "pybreaker + CircuitRedisStorage",
              "tenacity+pybreaker": "tenacity + pybreaker CircuitRedisStorage",
-             "floor": "floor: one redis-py GET per call"}
+             "floor": "floor: one redis-py GET per call", "before": "toolerr before (TOOLERR_BENCH_BEFORE)"}
     for name, cps, ratio in lines:
         print(f"  {label[name]:<44} {cps:9.0f} calls/s" + ("" if name == "toolerr" else f"   toolerr {ratio:6.2f}x"))
     store.client.close()
     raw.close()
-    return lines
+    if before_store is not None:
+        before_store.client.close()
+    return [line for line in lines if line[0] != "before"]
 
 
 def verdict(what: str, ratio: float) -> str:
