@@ -90,6 +90,14 @@ const DefaultStoreBackoffMs = decide.DefaultStoreBackoffMs
 // epoch).
 type StepInput = decide.StepInput
 
+// StepAhead is the answer a call's success will get, decided by the step
+// that asks for the call when StepInput.Ahead asks for it (the step op's
+// "on_success"): Result is the success step's answer, byte for byte, while
+// the replica's state is still {DownUntilMs 0, State Loaded} and the load
+// made after the call answers Loaded (nil: absent). A runtime that checks
+// both applies Result instead of sending the success step.
+type StepAhead = decide.StepAhead
+
 // StepResult is one step's output: the next State, the Action, the Records
 // to log in order, and the run's Budget and Loop states and the Replica
 // state when the step changed them (nil otherwise).

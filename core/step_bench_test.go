@@ -54,3 +54,26 @@ func BenchmarkInvoke_stepCallGeneral(b *testing.B) {
 		}
 	}
 }
+
+// BenchmarkStep_successCall is one successful call's two typed steps (start
+// and success, each with the closed breaker's bytes loaded ahead), as
+// resilience.Executor takes them (ns/op is the whole call).
+func BenchmarkStep_successCall(b *testing.B) {
+	closed := []byte(`{"failures":0,"open_until_ms":0,"phase":"closed","probe_until_ms":0,"successes":0}`)
+	cfg := StepConfig{Tool: "search", StoreKey: "toolerr:breaker:search"}
+	rep := ReplicaState{State: closed}
+	loaded := StepEvent{Kind: EventLoaded, Value: closed}
+	var recs []Record
+	b.ReportAllocs()
+	for b.Loop() {
+		r, err := Step(StepInput{Config: cfg, Event: StepEvent{Kind: EventStart, Loaded: &loaded}, Replica: rep, NowMs: 1700000000000, Records: recs})
+		if err != nil || r.Action.Kind != ActionCall {
+			b.Fatal(err, r.Action)
+		}
+		r, err = Step(StepInput{Config: cfg, State: r.State, Event: StepEvent{Kind: EventCallOK, Loaded: &loaded}, Replica: rep, NowMs: 1700000000000, Records: r.Records})
+		if err != nil || r.Action.Kind != ActionStop || r.Action.Error != nil {
+			b.Fatal(err, r.Action)
+		}
+		recs = r.Records
+	}
+}

@@ -124,6 +124,9 @@ type StepEvent struct {
 // one step) first. Loop turns the loop guard on, with LoopThreshold failures
 // in a row (0: DefaultLoopThreshold). StoreBackoffMs is how long the shared
 // store is left alone after it failed, in ms (0: DefaultStoreBackoffMs).
+// StoreKey is Key() built ahead by a runtime that keeps it per tool, so that
+// no step builds it again ("": built when needed; a StoreKey that is not
+// KeyPrefix + Tool is ignored).
 type StepConfig struct {
 	Tool           string
 	KeyPrefix      string
@@ -135,6 +138,7 @@ type StepConfig struct {
 	Loop           bool
 	LoopThreshold  int64
 	StoreBackoffMs int64
+	StoreKey       string
 }
 
 // DefaultStoreBackoffMs is how long a replica leaves the shared store alone
@@ -165,12 +169,17 @@ type ReplicaState struct {
 // DefaultKeyPrefix goes before the tool name in a breaker's store key.
 const DefaultKeyPrefix = "toolerr:breaker:"
 
-// Key returns the store key of the tool's breaker.
+// Key returns the store key of the tool's breaker: StoreKey when it is the
+// key, else KeyPrefix + Tool built anew.
 func (c StepConfig) Key() string {
-	if c.KeyPrefix == "" {
-		return DefaultKeyPrefix + c.Tool
+	prefix := c.KeyPrefix
+	if prefix == "" {
+		prefix = DefaultKeyPrefix
 	}
-	return c.KeyPrefix + c.Tool
+	if k := c.StoreKey; len(k) == len(prefix)+len(c.Tool) && k[:len(prefix)] == prefix && k[len(prefix):] == c.Tool {
+		return k
+	}
+	return prefix + c.Tool
 }
 
 // StepState is one call's state between steps; it travels as JSON (Value,
@@ -244,6 +253,11 @@ type StepAction struct {
 // Records, when not nil, is a buffer for StepResult.Records: they are
 // appended to Records[:0], so a runtime that passes the last step's
 // Records back allocates none for them.
+//
+// Ahead, when not nil, asks for the answer to the call's success decided
+// ahead (the step op's "on_success": true): a step that asks for the call
+// writes it there when it can (StepResult.Ahead; see StepAhead), reusing
+// Ahead.Result.Records as its buffer.
 type StepInput struct {
 	Config  StepConfig
 	State   StepState
@@ -253,12 +267,34 @@ type StepInput struct {
 	Event   StepEvent
 	NowMs   int64
 	Records []Record
+	Ahead   *StepAhead
+}
+
+// StepAhead is the answer a call's success event will get, decided by the
+// step that asks for the call (the step op's "on_success" member), so that
+// a runtime whose call succeeds applies it instead of sending the success
+// step: its Result is that step's answer, byte for byte.
+//
+// It holds while the replica's state is still {DownUntilMs 0, State Loaded}
+// and the load made ahead after the call answers Loaded (nil: absent); the
+// runtime checks both, and otherwise sends the success step as always.
+// Step decides ahead only where the clock cannot change the answer: the
+// breaker fresh (closed with nothing counted) or absent, the store not in
+// its back-off window, no loop guard (whose state is the run's, shared by
+// calls). That is the state of almost every successful call.
+type StepAhead struct {
+	Loaded []byte
+	Result StepResult
+	loaded StepEvent // the load Result was decided on
 }
 
 // StepResult is what one step decided: the next State, the Action, the
 // Records to log or report, in order, and the run's next Budget and Loop
 // states and the replica's next state when this step changed them (nil:
 // unchanged).
+//
+// Ahead is StepInput.Ahead when this step asked for the call and decided
+// its success ahead (nil otherwise).
 type StepResult struct {
 	State   StepState
 	Action  StepAction
@@ -266,6 +302,7 @@ type StepResult struct {
 	Budget  *BudgetState
 	Loop    LoopState
 	Replica *ReplicaState
+	Ahead   *StepAhead
 }
 
 // Step advances one call by one event. It returns an *field.Error (path
@@ -321,7 +358,37 @@ func Step(in StepInput) (StepResult, error) {
 		rep := m.rep
 		r.Replica = &rep
 	}
+	if in.Ahead != nil && r.Action.Kind == ActionCall {
+		r.Ahead = successAhead(in, r, m.rep)
+	}
 	return r, nil
+}
+
+// successAhead decides the success of the call r asks for, as the success
+// step (with its load made ahead) will decide it when the replica is still
+// rep: into in.Ahead, or nil where the answer could depend on the time it
+// comes at, or on state another call may change meanwhile. A fresh or
+// absent breaker's success changes nothing at any time (Breaker: Bound and
+// Tick leave zero times as they are, and a closed success sets failures to
+// 0), and with no back-off window and no loop guard nothing else in that
+// step reads the clock or the run's state.
+func successAhead(in StepInput, r StepResult, rep ReplicaState) *StepAhead {
+	if in.Config.Loop || rep.DownUntilMs != 0 || rep.State != nil && string(rep.State) != freshState {
+		return nil
+	}
+	a := in.Ahead
+	a.loaded = StepEvent{Kind: EventLoaded, Value: rep.State, Absent: rep.State == nil}
+	next := StepInput{Config: in.Config, State: r.State, Budget: in.Budget, Replica: rep,
+		Event: StepEvent{Kind: EventCallOK, Loaded: &a.loaded}, NowMs: in.NowMs, Records: a.Result.Records}
+	if r.Budget != nil {
+		next.Budget = *r.Budget
+	}
+	res, err := Step(next)
+	if err != nil || res.Action.Kind != ActionStop || res.Replica != nil || res.Budget != nil || res.Loop != nil {
+		return nil
+	}
+	a.Loaded, a.Result = rep.State, res
+	return a
 }
 
 type machine struct {
@@ -504,15 +571,22 @@ func (m *machine) setDown(t int64) {
 }
 
 // saw records b (absent: nil) as what the store holds, and that it answered.
-func (m *machine) saw(b []byte, absent bool) {
+// Bytes of an event are copied (the runtime's buffer may be reused); own
+// bytes (a Pending's New, which Step made and nothing changes) are kept.
+func (m *machine) saw(b []byte, absent, own bool) {
 	m.setDown(0)
 	if absent {
 		b = nil
 	}
 	if absent != (m.rep.State == nil) || string(b) != string(m.rep.State) {
-		m.rep.State, m.repChanged = append([]byte(nil), b...), true
-		if absent {
+		m.repChanged = true
+		switch {
+		case absent:
 			m.rep.State = nil
+		case own:
+			m.rep.State = b
+		default:
+			m.rep.State = append([]byte(nil), b...)
 		}
 	}
 }
@@ -529,7 +603,7 @@ func (m *machine) swap(cur []byte, absent bool) {
 	c := m.in.Config
 	w, err := SwapRound(cur, absent, m.s.Event, m.in.NowMs, c.Settings, m.failure(), c.Tool)
 	if err == nil {
-		m.saw(cur, absent)
+		m.saw(cur, absent, false)
 	} else {
 		m.setDown(0)
 		// Not a breaker state (a bug elsewhere, or another program's key):
@@ -552,7 +626,7 @@ func (m *machine) casAnswer(ev StepEvent) {
 	if ev.Swapped {
 		if p := m.s.Pending; p != nil {
 			m.s.Pending = nil
-			m.saw(p.New, false)
+			m.saw(p.New, false, true)
 			var refusal *envelope.Envelope
 			if m.s.Event == EventAllow && !p.Allowed {
 				// A refusal that wrote (the bound moved a hold): the same

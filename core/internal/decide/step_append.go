@@ -15,7 +15,11 @@ import (
 // holds them to that on every step fixture.
 
 // AppendJSON appends the canonical JSON of r.Value() to dst.
-func (r StepResult) AppendJSON(dst []byte) ([]byte, error) {
+func (r StepResult) AppendJSON(dst []byte) ([]byte, error) { return r.appendJSON(dst, nil) }
+
+// appendJSON writes r; of, when not nil, is the StepAhead r is the Result
+// of, whose "if_loaded" member goes in after "decisions".
+func (r StepResult) appendJSON(dst []byte, of *StepAhead) ([]byte, error) {
 	dst = append(dst, `{"action":`...)
 	dst, err := r.Action.AppendJSON(dst)
 	if err != nil {
@@ -33,9 +37,19 @@ func (r StepResult) AppendJSON(dst []byte) ([]byte, error) {
 		dst = rec.AppendJSON(dst)
 	}
 	dst = append(dst, ']')
+	if of != nil {
+		dst = append(dst, `,"if_loaded":`...)
+		dst = appendStored(dst, of.Loaded, of.Loaded == nil)
+	}
 	if r.Loop != nil {
 		dst = append(dst, `,"loop":`...)
 		if dst, err = canonical.Append(dst, r.Loop.Value()); err != nil {
+			return dst, err
+		}
+	}
+	if a := r.Ahead; a != nil {
+		dst = append(dst, `,"on_success":`...)
+		if dst, err = a.Result.appendJSON(dst, a); err != nil {
 			return dst, err
 		}
 	}

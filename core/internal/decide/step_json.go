@@ -11,8 +11,9 @@ import (
 // "The step op"): "tool", "key_prefix"?, "policy"?, "settings"?,
 // "timeout_ms"?, "store_backoff_ms"?, "budget"? {"limits", "state"?,
 // "charge"?}, "loop"? {"threshold"?, "state"?}, "replica"? {"down_until_ms"?,
-// "state"?}, "state" (null for a new call), "event" and "now_ms". Errors are
-// *field.Error with the member's path.
+// "state"?}, "state" (null for a new call), "event", "now_ms" and
+// "on_success"? (true: decide the call's success ahead, StepInput.Ahead).
+// Errors are *field.Error with the member's path.
 func ReadStepInput(req map[string]any, nowMs int64) (StepInput, error) {
 	in := StepInput{NowMs: nowMs}
 	c := &in.Config
@@ -53,6 +54,11 @@ func ReadStepInput(req map[string]any, nowMs int64) (StepInput, error) {
 	}
 	if !c.Loop {
 		in.Event.ArgsKey = "" // the arguments matter to the loop guard only
+	}
+	if ahead, _, err := field.Bool(req, "on_success", ""); err != nil {
+		return in, err
+	} else if ahead {
+		in.Ahead = &StepAhead{}
 	}
 	return in, nil
 }
@@ -330,7 +336,9 @@ func ReadStepEvent(v any, path string) (StepEvent, error) {
 // Value returns the step op's result: {"action", "decisions", "state",
 // "budget"? (the run's budget state, when this step charged it), "loop"?
 // (the run's loop-guard state, when this step changed it), "replica"? (the
-// replica's state of the tool's breaker, when this step changed it)}.
+// replica's state of the tool's breaker, when this step changed it),
+// "on_success"? (the success decided ahead: its answer's members and
+// "if_loaded", the stored bytes it holds for, null for none)}.
 func (r StepResult) Value() map[string]any {
 	recs := make([]any, len(r.Records))
 	for i, rec := range r.Records {
@@ -345,6 +353,11 @@ func (r StepResult) Value() map[string]any {
 	}
 	if r.Replica != nil {
 		out["replica"] = r.Replica.Value()
+	}
+	if a := r.Ahead; a != nil {
+		v := a.Result.Value()
+		v["if_loaded"] = storeValue(a.Loaded, a.Loaded == nil)
+		out["on_success"] = v
 	}
 	return out
 }

@@ -11,7 +11,7 @@ import (
 // included) straight into a StepInput, without the value tree
 // ReadStepInput reads: the members a runtime sends on every step ("op",
 // "tool", "key_prefix", "timeout_ms", "store_backoff_ms", "replica",
-// "state", "event", "now_ms") are scanned into their fields, and only the
+// "state", "event", "now_ms", "on_success") are scanned into their fields, and only the
 // rest ("policy", "settings", "budget", "loop", an envelope, the start's
 // "args") become small trees for the readers ReadStepInput uses.
 //
@@ -38,6 +38,7 @@ func ScanStepRequest(request []byte) (in StepInput, ok bool) {
 		mState
 		mEvent
 		mNow
+		mAhead
 	)
 	c := &in.Config
 	seen, ok = scanEachOnce(s, func(key string) (uint16, bool) {
@@ -58,6 +59,13 @@ func ScanStepRequest(request []byte) (in StepInput, ok bool) {
 		case "store_backoff_ms":
 			c.StoreBackoffMs, ok = scanInt(s, 1, 1, maxMs)
 			return mBackoff, ok
+		case "on_success":
+			v, err := s.Value(1)
+			b, ok := v.(bool)
+			if b && err == nil {
+				in.Ahead = &StepAhead{}
+			}
+			return mAhead, ok && err == nil
 		case "now_ms":
 			in.NowMs, ok = scanInt(s, 1, 0, MaxNowMs)
 			return mNow, ok

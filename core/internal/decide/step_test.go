@@ -46,9 +46,18 @@ func (d *driver) step(t *testing.T, c StepConfig, st StepState, ev StepEvent) St
 		ev.Loaded = &l
 	}
 	d.steps++
-	r, err := Step(StepInput{Config: c, State: st, Budget: d.budget, Loop: d.loop, Replica: d.replica(c.Key()), Event: ev, NowMs: d.now})
+	r, err := Step(StepInput{Config: c, State: st, Budget: d.budget, Loop: d.loop, Replica: d.replica(c.Key()), Event: ev, NowMs: d.now, Ahead: &StepAhead{}})
 	require.NoError(t, err)
 	sameAsValue(t, r)
+	if a := r.Ahead; a != nil {
+		successAheadHolds(t, c, r, d.loop, d.now)
+	} else if r.Action.Kind == ActionCall && !c.Loop {
+		rep := d.replica(c.Key())
+		if r.Replica != nil {
+			rep = *r.Replica
+		}
+		require.False(t, rep.DownUntilMs == 0 && (rep.State == nil || string(rep.State) == freshState), "a fresh breaker's call comes with its success decided ahead")
+	}
 	d.records = append(d.records, r.Records...)
 	if r.Budget != nil {
 		d.budget = *r.Budget
@@ -389,4 +398,36 @@ func TestStep_loadedAhead_sameDecisions(t *testing.T) {
 	d.seen["toolerr:breaker:search"] = d.shared["toolerr:breaker:search"]
 	d.run(t, StepConfig{Tool: "search"}, []*envelope.Envelope{nil})
 	assert.Equal(t, 2, d.steps, "a closed breaker's successful call takes two steps")
+}
+
+// TestFreshState_isZeroState holds SwapRound's shortcut to the bytes a fresh
+// breaker is written as, and read back from.
+func TestFreshState_isZeroState(t *testing.T) {
+	require.Equal(t, freshState, string(BreakerState{}.AppendJSON(nil)))
+	st, ok := parseCanonicalState([]byte(freshState))
+	require.True(t, ok)
+	require.Equal(t, BreakerState{}, st)
+}
+
+var aheads int // successes decided ahead that successAheadHolds checked
+
+// successAheadHolds checks that the success r decided ahead is the answer
+// of the success step itself, sent later (the clock moved on) with the
+// load made ahead answering Ahead.Loaded and the replica as r left it.
+func successAheadHolds(t *testing.T, c StepConfig, r StepResult, loop LoopState, now int64) {
+	t.Helper()
+	a := r.Ahead
+	rep := ReplicaState{State: a.Loaded}
+	loaded := StepEvent{Kind: EventLoaded, Value: a.Loaded, Absent: a.Loaded == nil}
+	in := StepInput{Config: c, State: r.State, Loop: loop, Replica: rep, Event: StepEvent{Kind: EventCallOK, Loaded: &loaded}}
+	if r.Budget != nil {
+		in.Budget = *r.Budget
+	}
+	aheads++
+	for _, later := range []int64{0, 1, 30_000, 86_400_000} { // past any deadline, open or probe time
+		in.NowMs = now + later
+		want, err := Step(in)
+		require.NoError(t, err)
+		require.Equal(t, want, a.Result, "the success decided ahead is the success step's answer")
+	}
 }
