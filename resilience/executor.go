@@ -174,12 +174,44 @@ type Executor struct {
 }
 
 // replica is what this executor knows of the shared breakers between calls
-// (core.ReplicaState): one back-off window, and the last state seen per key.
+// (core.ReplicaState): one back-off window, and per tool its store key and
+// the last state seen there.
 type replica struct {
 	mu          sync.Mutex
 	downUntilMs int64
-	seen        map[string][]byte
+	tools       map[string]*toolView
 }
+
+// toolView is one tool's part of the replica: its store key (built once)
+// and the breaker state last seen (core.ReplicaState.State).
+type toolView struct {
+	key  string
+	seen []byte
+}
+
+// view returns tool's part, made on its first call; it holds rp.mu.
+func (rp *replica) view(tool, prefix string) *toolView {
+	v := rp.tools[tool]
+	if v == nil {
+		v = &toolView{key: core.StepConfig{Tool: tool, KeyPrefix: prefix}.Key()}
+		rp.tools[tool] = v
+	}
+	return v
+}
+
+// callScratch is the memory one Do reuses for every step: the load made
+// ahead, the records' buffer and the success decided ahead. Do takes one
+// from scratchPool and puts it back, so a call allocates none of them.
+type callScratch struct {
+	loaded core.StepEvent
+	recs   []core.Record
+	used   int // the most records a step wrote into recs
+	ahead  core.StepAhead
+}
+
+var scratchPool = sync.Pool{New: func() any {
+	return &callScratch{recs: make([]core.Record, 0, 8), ahead: core.StepAhead{Result: core.StepResult{Records: make([]core.Record, 0, 2)}}}
+}}
 
 // CallOption adds a fact about one call to Do or Call.
 type CallOption func(*callOptions)
@@ -211,8 +243,8 @@ func Tokens(n int64) CallOption { return func(o *callOptions) { o.tokens = n } }
 func (x *Executor) Do(ctx context.Context, tool string, fn func(ctx context.Context) error, opts ...CallOption) error {
 	x.once.Do(x.init)
 	var o callOptions
-	for _, opt := range opts {
-		opt(&o)
+	if len(opts) > 0 {
+		o = readOptions(opts)
 	}
 	cfg := core.StepConfig{Tool: tool, KeyPrefix: x.KeyPrefix, Policy: x.Retry, Settings: x.Breaker,
 		TimeoutMs: x.Timeout.Milliseconds(), Charge: core.BudgetCharge{Tokens: o.tokens},
@@ -236,9 +268,15 @@ func (x *Executor) Do(ctx context.Context, tool string, fn func(ctx context.Cont
 	}
 	var st core.StepState
 	var stopErr, storeErr error // the error a stop returns (the tool's, or ctx's) and the store's last
-	key, sctx := cfg.Key(), storeCtx(ctx)
-	var loaded core.StepEvent
-	var recs []core.Record // the records' buffer, reused by every step
+	sctx := ctx                 // the executor's own MemoryStore reads no ctx
+	if x.Store != nil {
+		sctx = storeCtx(ctx)
+	}
+	sc := scratchPool.Get().(*callScratch)
+	defer putScratch(sc)
+	view, up := x.tool(tool)
+	cfg.StoreKey = view.key
+	var ahead *core.StepAhead // the success of the call in progress, decided ahead (nil: none)
 	for {
 		// An event that may carry a load made ahead gets one while the
 		// store is not in its back-off window: the step uses it for the
@@ -246,20 +284,29 @@ func (x *Executor) Do(ctx context.Context, tool string, fn func(ctx context.Cont
 		// takes one step per event.
 		if ev.Kind == core.EventStart || ev.Kind == core.EventCallOK || ev.Kind == core.EventCallFailed ||
 			ev.Kind == core.EventSlept || (ev.Kind == core.EventCancelled && st.Phase == core.PhaseCall) {
-			if x.storeUp() {
-				b, err := x.load(sctx, key)
-				loaded = core.StepEvent{Kind: core.EventLoaded, Value: b, Absent: b == nil}
+			if ev.Kind != core.EventStart {
+				up = x.storeUp()
+			}
+			if up {
+				b, err := x.load(sctx, view.key)
+				sc.loaded = core.StepEvent{Kind: core.EventLoaded, Value: b, Absent: b == nil}
 				if err != nil {
-					loaded, storeErr = core.StepEvent{Kind: core.EventStoreError, Message: err.Error()}, err
+					sc.loaded, storeErr = core.StepEvent{Kind: core.EventStoreError, Message: err.Error()}, err
 				}
-				ev.Loaded = &loaded
+				ev.Loaded = &sc.loaded
 			}
 		}
-		r, err := x.step(cfg, key, st, ev, recs)
-		if err != nil { // a Draw outside [0, 1), or a bug in this loop
-			return orchestratorError(core.CodeInternal, "toolerr's executor could not take its next step: "+err.Error(), tool, err)
+		var r core.StepResult
+		if ev.Kind == core.EventCallOK && ahead != nil && ev.Loaded != nil && x.aheadHolds(view, ahead, ev.Loaded) {
+			r = ahead.Result // the success step's answer, decided by the step that asked for the call
+		} else {
+			var err error
+			if r, err = x.step(cfg, view, st, ev, sc.recs, &sc.ahead); err != nil { // a Draw outside [0, 1), or a bug in this loop
+				return orchestratorError(core.CodeInternal, "toolerr's executor could not take its next step: "+err.Error(), tool, err)
+			}
+			sc.recs, sc.used = r.Records, max(sc.used, len(r.Records))
 		}
-		st, recs = r.State, r.Records
+		st, ahead = r.State, r.Ahead
 		for _, rec := range r.Records {
 			x.report(ctx, rec, stopErr, storeErr)
 		}
@@ -279,7 +326,7 @@ func (x *Executor) Do(ctx context.Context, tool string, fn func(ctx context.Cont
 					old = []byte{}
 				}
 			}
-			cur, swapped, err := x.store().CompareAndSwap(sctx, a.Key, old, a.New)
+			cur, swapped, err := x.cas(sctx, a.Key, old, a.New)
 			ev = core.StepEvent{Kind: core.EventCAS, Swapped: swapped, Value: cur, Absent: cur == nil}
 			if err != nil {
 				ev, storeErr = core.StepEvent{Kind: core.EventStoreError, Message: err.Error()}, err
@@ -318,8 +365,8 @@ func (x *Executor) Do(ctx context.Context, tool string, fn func(ctx context.Cont
 // step runs core.Step with the run's budget and loop-guard states and the
 // replica's state of the tool's breaker, holding their locks so that
 // concurrent calls charge, count and decide locally one at a time.
-func (x *Executor) step(cfg core.StepConfig, key string, st core.StepState, ev core.StepEvent, recs []core.Record) (core.StepResult, error) {
-	in := core.StepInput{Config: cfg, State: st, Event: ev, NowMs: x.nowMs(), Records: recs}
+func (x *Executor) step(cfg core.StepConfig, view *toolView, st core.StepState, ev core.StepEvent, recs []core.Record, ahead *core.StepAhead) (core.StepResult, error) {
+	in := core.StepInput{Config: cfg, State: st, Event: ev, NowMs: x.nowMs(), Records: recs, Ahead: ahead}
 	if b := x.Budget; b != nil {
 		b.mu.Lock()
 		defer b.mu.Unlock()
@@ -333,7 +380,7 @@ func (x *Executor) step(cfg core.StepConfig, key string, st core.StepState, ev c
 	rp := &x.replica
 	rp.mu.Lock()
 	defer rp.mu.Unlock()
-	in.Replica = core.ReplicaState{DownUntilMs: rp.downUntilMs, State: rp.seen[key]}
+	in.Replica = core.ReplicaState{DownUntilMs: rp.downUntilMs, State: view.seen}
 	r, err := core.Step(in)
 	if err != nil {
 		return r, err
@@ -345,14 +392,60 @@ func (x *Executor) step(cfg core.StepConfig, key string, st core.StepState, ev c
 		x.LoopGuard.state = r.Loop
 	}
 	if n := r.Replica; n != nil {
-		rp.downUntilMs = n.DownUntilMs
-		if n.State == nil {
-			delete(rp.seen, key)
-		} else {
-			rp.seen[key] = n.State
-		}
+		rp.downUntilMs, view.seen = n.DownUntilMs, n.State
 	}
 	return r, nil
+}
+
+// aheadHolds reports whether a success decided ahead is the success step's
+// answer now (core.StepAhead): the replica's state is still {0, a.Loaded}
+// and the load made after the call answered a.Loaded.
+func (x *Executor) aheadHolds(view *toolView, a *core.StepAhead, loaded *core.StepEvent) bool {
+	if loaded.Kind != core.EventLoaded || !sameStored(loaded.Value, loaded.Absent, a.Loaded) {
+		return false
+	}
+	rp := &x.replica
+	rp.mu.Lock()
+	defer rp.mu.Unlock()
+	return rp.downUntilMs == 0 && sameStored(view.seen, view.seen == nil, a.Loaded)
+}
+
+// sameStored reports whether stored bytes b (absent: none) are want (nil:
+// none).
+func sameStored(b []byte, absent bool, want []byte) bool {
+	if absent || want == nil {
+		return absent && want == nil
+	}
+	return string(b) == string(want)
+}
+
+// tool returns tool's part of the replica and whether the Store is outside
+// its back-off window (storeUp).
+func (x *Executor) tool(tool string) (*toolView, bool) {
+	x.replica.mu.Lock()
+	defer x.replica.mu.Unlock()
+	return x.replica.view(tool, x.KeyPrefix), x.replica.downUntilMs == 0
+}
+
+// putScratch returns a call's scratch to the pool, without what it points
+// to (the store's bytes, the records' envelopes).
+func putScratch(sc *callScratch) {
+	sc.loaded = core.StepEvent{}
+	clear(sc.recs[:sc.used])
+	sc.recs, sc.used = sc.recs[:0], 0
+	recs := sc.ahead.Result.Records
+	clear(recs[:cap(recs)])
+	sc.ahead = core.StepAhead{Result: core.StepResult{Records: recs[:0]}}
+	scratchPool.Put(sc)
+}
+
+// readOptions applies a call's options.
+func readOptions(opts []CallOption) callOptions {
+	var o callOptions
+	for _, opt := range opts {
+		opt(&o)
+	}
+	return o
 }
 
 // storeUp reports whether the Store is outside its back-off window (the
@@ -391,7 +484,9 @@ func (x *Executor) BreakerState(ctx context.Context, tool string) (core.BreakerS
 	b, err := x.store().Load(ctx, x.key(tool))
 	if err != nil {
 		x.replica.mu.Lock()
-		b = x.replica.seen[x.key(tool)]
+		if v := x.replica.tools[tool]; v != nil {
+			b = v.seen
+		}
 		x.replica.mu.Unlock()
 	}
 	return core.ParseBreakerState(b)
@@ -399,7 +494,7 @@ func (x *Executor) BreakerState(ctx context.Context, tool string) (core.BreakerS
 
 func (x *Executor) init() {
 	x.mem = NewMemoryStore()
-	x.replica.seen = map[string][]byte{}
+	x.replica.tools = map[string]*toolView{}
 }
 
 // load reads key from the Store; the executor's own MemoryStore lends its
@@ -409,6 +504,17 @@ func (x *Executor) load(ctx context.Context, key string) ([]byte, error) {
 		return x.mem.view(key), nil
 	}
 	return x.Store.Load(ctx, key)
+}
+
+// cas compare-and-swaps key in the Store; the executor's own MemoryStore
+// keeps next without a copy (Step made it, and nothing changes it) and
+// lends the bytes that won a race as load does.
+func (x *Executor) cas(ctx context.Context, key string, old, next []byte) ([]byte, bool, error) {
+	if x.Store == nil {
+		cur, swapped := x.mem.swap(key, old, next)
+		return cur, swapped, nil
+	}
+	return x.Store.CompareAndSwap(ctx, key, old, next)
 }
 
 func (x *Executor) store() Store {

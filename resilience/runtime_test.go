@@ -215,7 +215,10 @@ func runScenario(t *testing.T, sc *scenario) []*scenarioExpect {
 		require.NoError(t, err)
 		if sc.Executor.Store == "failing" {
 			x.replica.mu.Lock()
-			b = x.replica.seen[x.key(sc.Executor.Tool)]
+			b = nil
+			if v := x.replica.tools[sc.Executor.Tool]; v != nil {
+				b = v.seen
+			}
 			x.replica.mu.Unlock()
 		}
 		if b != nil {

@@ -52,15 +52,22 @@ func (s *MemoryStore) view(key string) []byte {
 
 // CompareAndSwap stores next under key if the stored bytes equal old.
 func (s *MemoryStore) CompareAndSwap(_ context.Context, key string, old, next []byte) ([]byte, bool, error) {
+	cur, swapped := s.swap(key, old, bytes.Clone(next))
+	return bytes.Clone(cur), swapped, nil
+}
+
+// swap is CompareAndSwap without copies: it stores next itself and returns
+// the stored bytes themselves, for a caller that changes neither (view).
+func (s *MemoryStore) swap(key string, old, next []byte) ([]byte, bool) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	cur, ok := s.m[key]
 	if (old == nil && ok) || (old != nil && (!ok || !bytes.Equal(cur, old))) {
-		return bytes.Clone(cur), false, nil
+		return cur, false
 	}
 	if s.m == nil {
 		s.m = map[string][]byte{}
 	}
-	s.m[key] = bytes.Clone(next)
-	return nil, true, nil
+	s.m[key] = next
+	return nil, true
 }
