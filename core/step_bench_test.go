@@ -1,6 +1,9 @@
 package core
 
-import "testing"
+import (
+	"bytes"
+	"testing"
+)
 
 // benchStepCall is the four step requests of one successful call as a
 // runtime sends them (Python's key order), the breaker closed with its
@@ -76,4 +79,19 @@ func BenchmarkStep_successCall(b *testing.B) {
 		}
 		recs = r.Records
 	}
+}
+
+// benchStepAhead is the same call with its success decided ahead
+// ("on_success"): one step, whose answer the runtime applies on success.
+var benchStepAhead = [][]byte{
+	[]byte(`{"op":"step","tool":"search","state":null,"event":{"kind":"start","loaded":{"kind":"loaded","value":"{\"failures\":0,\"open_until_ms\":0,\"phase\":\"closed\",\"probe_until_ms\":0,\"successes\":0}"}},"now_ms":1700000000000,"replica":{"down_until_ms":0,"state":"{\"failures\":0,\"open_until_ms\":0,\"phase\":\"closed\",\"probe_until_ms\":0,\"successes\":0}"},"on_success":true}`),
+}
+
+// BenchmarkInvoke_stepCallAhead is BenchmarkInvoke_stepCallFused with the
+// success decided ahead (ns/op is the whole call: one step).
+func BenchmarkInvoke_stepCallAhead(b *testing.B) {
+	if out := Invoke(benchStepAhead[0]); !bytes.Contains(out, []byte(`"on_success":{`)) {
+		b.Fatalf("no success decided ahead: %s", out)
+	}
+	benchSteps(b, benchStepAhead)
 }

@@ -41,6 +41,7 @@ func ScanStepRequest(request []byte) (in StepInput, ok bool) {
 		mAhead
 	)
 	c := &in.Config
+	var stored []byte // the first stored bytes read, shared by the same bytes read again
 	seen, ok = scanEachOnce(s, func(key string) (uint16, bool) {
 		var ok bool
 		switch key {
@@ -70,13 +71,13 @@ func ScanStepRequest(request []byte) (in StepInput, ok bool) {
 			in.NowMs, ok = scanInt(s, 1, 0, MaxNowMs)
 			return mNow, ok
 		case "replica":
-			in.Replica, ok = scanReplica(s)
+			in.Replica, ok = scanReplica(s, &stored)
 			return mReplica, ok
 		case "state":
 			in.State, ok = scanState(s)
 			return mState, ok
 		case "event":
-			in.Event, args, ok = scanEvent(s, 1, true)
+			in.Event, args, ok = scanEvent(s, 1, true, &stored)
 			return mEvent, ok
 		case "policy", "settings", "budget", "loop":
 			// No bit: the map of these trees is what refuses a duplicate.
@@ -127,8 +128,11 @@ func scanInt(s *canonical.Scanner, depth int, min, max int64) (int64, bool) {
 	return int64(f), true
 }
 
-// scanStored reads stored bytes: a string, or null for none.
-func scanStored(s *canonical.Scanner) (b []byte, absent, ok bool) {
+// scanStored reads stored bytes: a string, or null for none. A request
+// mostly carries the same bytes twice (the replica's state and the load
+// made ahead): *first holds the first bytes read, and the same bytes read
+// again share them (Step changes neither).
+func scanStored(s *canonical.Scanner, first *[]byte) (b []byte, absent, ok bool) {
 	if s.Next() == 'n' {
 		v, err := s.Value(2)
 		return nil, true, err == nil && v == nil
@@ -137,7 +141,14 @@ func scanStored(s *canonical.Scanner) (b []byte, absent, ok bool) {
 	if !ok || !s.Str(str) {
 		return nil, false, false
 	}
-	return []byte(str), false, true
+	if *first != nil && string(*first) == str {
+		return *first, false, true
+	}
+	b = []byte(str)
+	if *first == nil {
+		*first = b
+	}
+	return b, false, true
 }
 
 // scanNull reads a null at the top level of the request if one is next
@@ -151,7 +162,7 @@ func scanNull(s *canonical.Scanner) (null, ok bool) {
 }
 
 // scanReplica reads "replica": null, or {"down_until_ms"?, "state"?}.
-func scanReplica(s *canonical.Scanner) (r ReplicaState, ok bool) {
+func scanReplica(s *canonical.Scanner, stored *[]byte) (r ReplicaState, ok bool) {
 	if null, ok := scanNull(s); null {
 		return r, ok
 	}
@@ -162,7 +173,7 @@ func scanReplica(s *canonical.Scanner) (r ReplicaState, ok bool) {
 			r.DownUntilMs, ok = scanInt(s, 2, 0, maxMs)
 			return 1, ok
 		case "state":
-			b, absent, ok := scanStored(s)
+			b, absent, ok := scanStored(s, stored)
 			if ok && !absent {
 				r.State = b
 			}
@@ -286,8 +297,8 @@ func scanPending(s *canonical.Scanner) (*Pending, bool) {
 
 // scanEvent reads an event object at depth (1: the request's "event"; 2:
 // its "loaded") as ReadStepEvent reads it; outer says a "loaded" member may
-// be in it.
-func scanEvent(s *canonical.Scanner, depth int, outer bool) (e StepEvent, args any, ok bool) {
+// be in it; stored is scanStored's first bytes.
+func scanEvent(s *canonical.Scanner, depth int, outer bool, stored *[]byte) (e StepEvent, args any, ok bool) {
 	var (
 		seen             uint16
 		kind             = -1
@@ -311,7 +322,7 @@ func scanEvent(s *canonical.Scanner, depth int, outer bool) (e StepEvent, args a
 			e.DeadlineMs, ok = scanInt(s, depth+1, 0, maxMs)
 			return 1 << 2, ok
 		case "value", "current":
-			e.Value, e.Absent, ok = scanStored(s)
+			e.Value, e.Absent, ok = scanStored(s, stored)
 			if key == "current" {
 				return 1 << 4, ok
 			}
@@ -336,7 +347,7 @@ func scanEvent(s *canonical.Scanner, depth int, outer bool) (e StepEvent, args a
 			if !outer {
 				return 0, false
 			}
-			l, _, ok := scanEvent(s, depth+1, false)
+			l, _, ok := scanEvent(s, depth+1, false, stored)
 			e.Loaded = &l
 			return 1 << 10, ok && (l.Kind == EventLoaded || l.Kind == EventStoreError)
 		}
