@@ -247,3 +247,42 @@ func TestError_format(t *testing.T) {
 	assert.Equal(t, "toolerr: TIMEOUT: The call timed out.", e.Error())
 	assert.False(t, errors.Is(e, ErrCircuitOpen))
 }
+
+// TestExecutor_successfulCallAllocatesNothing: a call whose first attempt
+// succeeds through a zero Executor takes its one step (the success decided
+// ahead) without allocating: the scratch comes from a pool, the key is kept
+// per tool, the MemoryStore lends its bytes.
+func TestExecutor_successfulCallAllocatesNothing(t *testing.T) {
+	x := &Executor{}
+	ctx := context.Background()
+	ok := func(context.Context) error { return nil }
+	require.NoError(t, x.Do(ctx, "search", ok))
+	assert.Equal(t, 0.0, testing.AllocsPerRun(200, func() {
+		if err := x.Do(ctx, "search", ok); err != nil {
+			t.Fatal(err)
+		}
+	}))
+}
+
+// TestExecutor_successAheadYieldsToAChangedBreaker: a call whose success
+// was decided ahead on a fresh breaker, while another call of the same
+// executor counts a failure meanwhile, sends its success step after all,
+// which resets the count the other call left.
+func TestExecutor_successAheadYieldsToAChangedBreaker(t *testing.T) {
+	x := &Executor{Retry: core.RetryPolicy{MaxAttempts: 1}}
+	ctx := context.Background()
+	fail := func(context.Context) error { return envErr(core.CodeTransport, map[string]any{"status": 503}) }
+	var inner error
+	err := x.Do(ctx, "search", func(ctx context.Context) error {
+		inner = x.Do(ctx, "search", fail)
+		st, err := x.BreakerState(ctx, "search")
+		require.NoError(t, err)
+		require.Equal(t, int64(1), st.Failures, "the other call counted its failure")
+		return nil
+	})
+	require.NoError(t, err)
+	require.Error(t, inner)
+	st, err := x.BreakerState(ctx, "search")
+	require.NoError(t, err)
+	assert.Equal(t, core.BreakerState{}, st, "the success step ran and reset the count")
+}

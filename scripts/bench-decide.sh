@@ -10,7 +10,9 @@ cd "$(dirname "$0")/.."
 BENCHTIME=${BENCHTIME:-1s}  # the pure-core figures and each Redis round
 echo "== decisions in the pure core (ns/op)"
 go test -run '^$' -bench . -benchmem -benchtime "$BENCHTIME" ./core/internal/decide | grep -E '^Benchmark'
-go test -run '^$' -bench 'Invoke_(retry|breaker|budget|stepCall|stepCallFused|stepCallGeneral)$' -benchmem -benchtime "$BENCHTIME" ./core | grep -E '^Benchmark'
+go test -run '^$' -bench 'Invoke_(retry|breaker|budget|stepCall|stepCallFused|stepCallAhead|stepCallGeneral)$|Step_successCall$' -benchmem -benchtime "$BENCHTIME" ./core | grep -E '^Benchmark'
+echo "== resilience.Executor per call (its MemoryStore, sleeping switched off; ns/op, allocs/op)"
+go test -run '^$' -bench 'Executor_' -benchmem -benchtime "$BENCHTIME" ./resilience | grep -E '^Benchmark'
 # Benchmarks of the redisstore test binary, in interleaved rounds: each round
 # runs every named sub-benchmark once, in an order that rotates, and prints
 # "round name value" for the column whose unit is $2.
