@@ -428,16 +428,30 @@ func (p *parser) integer() (u uint64, neg bool, end int, ok bool) {
 }
 
 func (p *parser) number() (any, error) {
+	if u, neg, d, ok := p.integer(); ok && !neg && u < uint64(len(smallNumbers)) {
+		p.pos = d
+		return smallNumbers[u], nil // preboxed: no cost
+	}
+	f, err := p.float()
+	if err != nil {
+		return nil, err
+	}
+	return f, nil
+}
+
+// float reads a number as number does, charged as number charges it, but
+// unboxed.
+func (p *parser) float() (float64, error) {
 	start := p.pos
 	// Fast path: an integer of at most 15 digits is exact as a float64, so
 	// converting it directly gives what ParseFloat gives.
 	if u, neg, d, ok := p.integer(); ok {
 		p.pos = d
 		if !neg && u < uint64(len(smallNumbers)) {
-			return smallNumbers[u], nil
+			return float64(u), nil
 		}
 		if !p.charge(costNumber) {
-			return nil, p.overBudget()
+			return 0, p.overBudget()
 		}
 		if neg {
 			return -float64(u), nil
@@ -458,12 +472,12 @@ func (p *parser) number() (any, error) {
 	if p.pos < len(p.data) && p.data[p.pos] == '0' {
 		p.pos++
 	} else if digits() == 0 {
-		return nil, p.fail("invalid number")
+		return 0, p.fail("invalid number")
 	}
 	if p.pos < len(p.data) && p.data[p.pos] == '.' {
 		p.pos++
 		if digits() == 0 {
-			return nil, p.fail("invalid number: no digits after '.'")
+			return 0, p.fail("invalid number: no digits after '.'")
 		}
 	}
 	if p.pos < len(p.data) && (p.data[p.pos] == 'e' || p.data[p.pos] == 'E') {
@@ -472,15 +486,15 @@ func (p *parser) number() (any, error) {
 			p.pos++
 		}
 		if digits() == 0 {
-			return nil, p.fail("invalid number: no digits in exponent")
+			return 0, p.fail("invalid number: no digits in exponent")
 		}
 	}
 	f, err := strconv.ParseFloat(p.text[start:p.pos], 64)
 	if err != nil {
-		return nil, &SyntaxError{Msg: "number out of the float64 range", Offset: int64(start)}
+		return 0, &SyntaxError{Msg: "number out of the float64 range", Offset: int64(start)}
 	}
 	if !p.charge(costNumber) {
-		return nil, p.overBudget()
+		return 0, p.overBudget()
 	}
 	return f, nil
 }

@@ -158,6 +158,16 @@ func appendResponse(dst []byte, i int, r *outcome.Result) ([]byte, error) {
 		if outcome.IsBlank(r.Text) {
 			return append(dst, `,"response":{}`...), nil
 		}
+		if t := strings.TrimSpace(r.Text); t != "" && t[0] == '{' {
+			// an object that response holds as it is: written straight
+			// from its text, as the tree jsonText reads would be
+			at := len(dst)
+			dst = append(dst, `,"response":`...)
+			if out, ok := canonical.AppendObjectText(dst, t, responseMember); ok && len(out) > len(dst)+len("{}") {
+				return out, nil
+			}
+			dst = dst[:at]
+		}
 		if v, ok := jsonText(r.Text); ok {
 			return appendResponse(dst, i, &outcome.Result{Kind: outcome.JSON, JSON: v})
 		}
@@ -223,6 +233,11 @@ func appendResponse(dst []byte, i int, r *outcome.Result) ([]byte, error) {
 	}
 	return append(dst, `,"response":{}`...), nil
 }
+
+// responseMember reports whether an object's member name leaves it the
+// whole response: "error" and "output" say what response holds, so an
+// object that has one is wrapped under output (appendResponse).
+func responseMember(name string) bool { return name != "error" && name != "output" }
 
 // isPart reports whether m is a bare block of a parse request rather than a
 // message: a bare part is anything but a Content (which holds parts).

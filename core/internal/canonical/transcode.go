@@ -1,0 +1,227 @@
+package canonical
+
+import "slices"
+
+// AppendObjectText appends the canonical JSON (RFC 8785) of the JSON text
+// text to dst, exactly what Append writes for the tree Parse reads from it,
+// but without the tree: strings are decoded as Parse decodes them (escapes,
+// U+FFFD for invalid UTF-8 and lone surrogates) and written as AppendString
+// writes them, numbers read as float64 and written by AppendFloat, object
+// members sorted by name in dst itself. It reports false, with dst's length
+// unchanged, for a text Parse refuses (a syntax error, a duplicate member
+// name, a depth or value-bytes bound of Parse, the budget of the same text),
+// for one whose value is not an object, and where top (when not nil)
+// refuses one of the object's own member names: the caller then takes the
+// tree, which says what the text is.
+//
+// It is how a converter writes a tool call's arguments or a tool's JSON
+// result, given as text, as the object a target holds in place (Anthropic's
+// input, Gemini's args and response), without a map per object.
+func AppendObjectText(dst []byte, text string, top func(name string) bool) ([]byte, bool) {
+	var spans [16]memberSpan
+	t := transcoder{p: parser{data: []byte(text), text: text, budget: TextTreeBudget(len(text))}, spans: spans[:0], top: top}
+	t.p.skipSpace()
+	if t.p.pos >= len(t.p.data) || t.p.data[t.p.pos] != '{' {
+		return dst, false
+	}
+	out, ok := t.value(dst, 0)
+	t.p.skipSpace()
+	if !ok || t.p.pos != len(t.p.data) {
+		return dst, false
+	}
+	return out, true
+}
+
+// transcoder writes the canonical JSON of the text its parser reads (see
+// AppendObjectText).
+type transcoder struct {
+	p parser
+	// spans are the members of the objects being written, innermost last.
+	spans []memberSpan
+	// tmp holds an object's members while they are written back sorted.
+	tmp []byte
+	// top, when not nil, may refuse a member name of the outermost object.
+	top func(name string) bool
+}
+
+// memberSpan is one member written to dst: its name and where its bytes
+// ("name":value) start and end.
+type memberSpan struct {
+	name       string
+	start, end int
+}
+
+// value appends the canonical JSON of the value at t.p.pos, at nesting
+// level depth, charged and bounded as parser.value reads it.
+func (t *transcoder) value(dst []byte, depth int) ([]byte, bool) {
+	p := &t.p
+	if p.pos >= len(p.data) {
+		return dst, false
+	}
+	switch c := p.data[p.pos]; {
+	case c == '{':
+		if depth >= MaxDepth {
+			return dst, false
+		}
+		return t.object(dst, depth+1)
+	case c == '[':
+		if depth >= MaxDepth {
+			return dst, false
+		}
+		return t.array(dst, depth+1)
+	case c == '"':
+		s, err := p.str()
+		if err != nil || s != "" && !p.charge(costString) {
+			return dst, false
+		}
+		return AppendString(dst, s), true
+	case c == '-' || c >= '0' && c <= '9':
+		f, err := p.float()
+		if err != nil {
+			return dst, false
+		}
+		out, err := AppendFloat(dst, f)
+		return out, err == nil
+	case c == 't', c == 'f', c == 'n':
+		word := "null"
+		switch c {
+		case 't':
+			word = "true"
+		case 'f':
+			word = "false"
+		}
+		if _, err := p.literal(word, nil); err != nil {
+			return dst, false
+		}
+		return append(dst, word...), true
+	}
+	return dst, false
+}
+
+// object appends the canonical JSON of the object at t.p.pos: its members
+// as they come, then, when they did not come in order, sorted.
+func (t *transcoder) object(dst []byte, depth int) ([]byte, bool) {
+	p := &t.p
+	p.pos++ // '{'
+	if !p.charge(costObject) {
+		return dst, false
+	}
+	dst = append(dst, '{')
+	at, base := len(dst), len(t.spans)
+	defer func() { t.spans = t.spans[:base] }()
+	sorted := true
+	for n := 0; ; n++ {
+		p.skipSpace()
+		if p.pos < len(p.data) && p.data[p.pos] == '}' && n == 0 {
+			p.pos++
+			return append(dst, '}'), true
+		}
+		if p.pos >= len(p.data) || p.data[p.pos] != '"' {
+			return dst, false
+		}
+		k, err := p.str()
+		if err != nil {
+			return dst, false
+		}
+		if depth == 1 && t.top != nil && !t.top(k) {
+			return dst, false
+		}
+		var c int64
+		switch {
+		case n == 0:
+			c = costObjectGroup
+		case n >= 8:
+			c = costObjectMember
+		}
+		if !p.charge(c) {
+			return dst, false
+		}
+		p.skipSpace()
+		if p.pos >= len(p.data) || p.data[p.pos] != ':' {
+			return dst, false
+		}
+		p.pos++
+		p.skipSpace()
+		if n > 0 {
+			dst = append(dst, ',')
+			if prev := t.spans[len(t.spans)-1].name; !LessUTF16(prev, k) {
+				sorted = false
+			}
+		}
+		start := len(dst)
+		dst = append(AppendString(dst, k), ':')
+		var ok bool
+		if dst, ok = t.value(dst, depth); !ok {
+			return dst, false
+		}
+		t.spans = append(t.spans, memberSpan{name: k, start: start, end: len(dst)})
+		if done, err := p.next('}', "object"); err != nil {
+			return dst, false
+		} else if !done {
+			continue
+		}
+		if sorted {
+			return append(dst, '}'), true
+		}
+		return t.sort(dst, at, t.spans[base:])
+	}
+}
+
+// sort writes the members ms of the object whose members start at dst[at:]
+// back in RFC 8785 order, and closes it; a duplicate name (which Parse
+// refuses) reports false.
+func (t *transcoder) sort(dst []byte, at int, ms []memberSpan) ([]byte, bool) {
+	if len(ms) <= 16 {
+		for i := 1; i < len(ms); i++ {
+			for j := i; j > 0 && LessUTF16(ms[j].name, ms[j-1].name); j-- {
+				ms[j], ms[j-1] = ms[j-1], ms[j]
+			}
+		}
+	} else {
+		slices.SortFunc(ms, func(a, b memberSpan) int { return compareUTF16(a.name, b.name) })
+	}
+	for i := 1; i < len(ms); i++ {
+		if ms[i].name == ms[i-1].name {
+			return dst, false
+		}
+	}
+	t.tmp = append(t.tmp[:0], dst[at:]...)
+	dst = dst[:at]
+	for i, m := range ms {
+		if i > 0 {
+			dst = append(dst, ',')
+		}
+		dst = append(dst, t.tmp[m.start-at:m.end-at]...)
+	}
+	return append(dst, '}'), true
+}
+
+// array appends the canonical JSON of the array at t.p.pos.
+func (t *transcoder) array(dst []byte, depth int) ([]byte, bool) {
+	p := &t.p
+	p.pos++ // '['
+	if !p.charge(costArray) {
+		return dst, false
+	}
+	dst = append(dst, '[')
+	p.skipSpace()
+	if p.pos < len(p.data) && p.data[p.pos] == ']' {
+		p.pos++
+		return append(dst, ']'), true
+	}
+	for n := 0; ; n++ {
+		if n > 0 {
+			dst = append(dst, ',')
+		}
+		p.skipSpace()
+		var ok bool
+		if dst, ok = t.value(dst, depth); !ok || !p.charge(costElement) {
+			return dst, false
+		}
+		if done, err := p.next(']', "array"); err != nil {
+			return dst, false
+		} else if done {
+			return append(dst, ']'), true
+		}
+	}
+}
