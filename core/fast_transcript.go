@@ -20,8 +20,9 @@ const listOp = `"messages"`
 // neutral model (transcript.ScanList; a content array alone becomes a tree),
 // each Raw what the op needs of it (dialect.ScanRaw: nothing, what lint
 // reads, or the element's canonical JSON to write back), and the engine
-// answers as opConvert, opCheck and opRepair do; a conversion keeps the
-// result elements the target's codec writes as its bytes (Options.Encoded).
+// answers as opConvert, opCheck and opRepair do; a conversion to another
+// format writes the converted list straight as its canonical JSON
+// (Options.Encoded).
 //
 // It answers only a request it is sure of: any other member or shape, a
 // duplicate member, a message Scan does not take, a bound reached or a value
@@ -87,7 +88,14 @@ func fastList(request []byte) (response []byte, ok bool) {
 		}
 		o.Encoded = true
 		c := transcript.Convert(ff, tt, msgs, o)
-		result = conversionValue(c, "messages", c.Messages)
+		var list any = c.Messages
+		if ff != tt {
+			if c.List == nil {
+				return nil, false // a value the general path says it cannot encode
+			}
+			list = c.List
+		}
+		result = conversionValue(c, "messages", list)
 	case op == "repair" && lists == mFormat:
 		tf, o, err := listOptions("repair", format, opts)
 		if err != nil {

@@ -6,6 +6,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/toolerr/toolerr/core/internal/canonical"
 	"github.com/toolerr/toolerr/core/internal/field"
 	"github.com/toolerr/toolerr/core/internal/format/dialect"
 	"github.com/toolerr/toolerr/core/internal/sanitize"
@@ -14,10 +15,14 @@ import (
 // Converted is a list written in another format.
 type Converted struct {
 	Messages []any
-	IDMap    map[string]string // new id -> original id, for ids the target's rules made toolerr rewrite
-	NameMap  map[string]string // new function name -> original, for names the target refuses
-	Notes    []string          // what could not travel as is, said plainly
-	System   string            // system text the target keeps outside its list ("" when none)
+	// List is the canonical JSON of the list, in place of Messages, for a
+	// conversion to another format with Options.Encoded (nil if a value
+	// could not be encoded).
+	List    canonical.Text
+	IDMap   map[string]string // new id -> original id, for ids the target's rules made toolerr rewrite
+	NameMap map[string]string // new function name -> original, for names the target refuses
+	Notes   []string          // what could not travel as is, said plainly
+	System  string            // system text the target keeps outside its list ("" when none)
 }
 
 // Convert writes a list read from `from` in the shape of `to`: each call
@@ -84,8 +89,18 @@ func Convert(from, to Format, msgs []Message, opts Options) Converted {
 	if dst.Placement == dialect.NextUserFirst {
 		turns = joinUserSide(turns)
 	}
-	w := &dialect.Writer{D: dst, Encoded: opts.Encoded}
-	out := w.List(turns)
+	w := &dialect.Writer{D: dst}
+	var out []any
+	var list canonical.Text
+	if opts.Encoded {
+		// nil when a value cannot be encoded: the caller then takes its
+		// tree path, which says so
+		if b, err := w.AppendList(make([]byte, 0, 512+len(turns)*256), turns); err == nil {
+			list = b
+		}
+	} else {
+		out = w.List(turns)
+	}
 	pendingNote := 0
 	for _, m := range turns {
 		for _, p := range m.Parts {
@@ -113,7 +128,7 @@ func Convert(from, to Format, msgs []Message, opts Options) Converted {
 			notes = append(notes, "dropped "+strconv.Itoa(w.Dropped[k])+" "+k+" that "+string(to)+" cannot carry")
 		}
 	}
-	c := Converted{Messages: out, IDMap: ids.Back, NameMap: names, Notes: notes}
+	c := Converted{Messages: out, List: list, IDMap: ids.Back, NameMap: names, Notes: notes}
 	if len(w.System) > 0 {
 		c.System = strings.Join(w.System, "\n\n")
 		c.Notes = append(c.Notes, "system text moved out of the list: "+string(to)+" takes it as a top-level parameter (returned as system)")
@@ -142,6 +157,8 @@ type regrouped struct {
 // with it. A call without an id, for a target that needs one, gets the id
 // generatedID makes of seed and its place, unless the list already holds
 // that id (then the pool's next free one): ids stay unique in the list.
+// A message that stays whole shares its parts with msgs (Convert changes
+// ids in the turns after, and reads msgs no more).
 func regroup(from *dialect.Dialect, msgs []Message, to *dialect.Dialect, unseen bool, rules dialect.IDRule, seed string) regrouped {
 	a := analyze(from, msgs, unseen)
 	used := map[loc]bool{}
@@ -163,14 +180,7 @@ func regroup(from *dialect.Dialect, msgs []Message, to *dialect.Dialect, unseen 
 		g, isCall := groupAt[i]
 		if !isCall {
 			m := msgs[i]
-			parts := make([]Part, 0, len(m.Parts))
-			for j, p := range m.Parts {
-				if !used[loc{i, j}] {
-					parts = append(parts, p)
-				}
-			}
-			if len(parts) > 0 {
-				m.Parts = parts
+			if m.Parts = unused(m.Parts, i, used); len(m.Parts) > 0 {
 				out = append(out, m)
 			}
 			continue
@@ -183,12 +193,19 @@ func regroup(from *dialect.Dialect, msgs []Message, to *dialect.Dialect, unseen 
 		if from.Placement == dialect.AfterCall {
 			end = gr.hi
 		}
+		n := 0
+		for j := i; j < end; j++ {
+			if msgs[j].Role == RoleAssistant {
+				n += len(msgs[j].Parts)
+			}
+		}
+		asst.Parts = make([]Part, 0, n)
 		for j := i; j < end; j++ {
 			if msgs[j].Role == RoleAssistant {
 				asst.Parts = append(asst.Parts, msgs[j].Parts...)
 			}
 		}
-		res := Message{Role: RoleTool}
+		res := Message{Role: RoleTool, Parts: make([]Part, 0, len(gr.calls))}
 		k := 0
 		for j := range asst.Parts {
 			p := &asst.Parts[j]
@@ -257,6 +274,24 @@ func regroup(from *dialect.Dialect, msgs []Message, to *dialect.Dialect, unseen 
 		}
 	}
 	return regrouped{turns: out, generated: generated, unverified: unverified, renamed: renamed}
+}
+
+// unused returns the parts of message i that used does not hold: parts
+// itself (shared, not copied) when it holds none of them.
+func unused(parts []Part, i int, used map[loc]bool) []Part {
+	for j := range parts {
+		if !used[loc{i, j}] {
+			continue
+		}
+		kept := append(make([]Part, 0, len(parts)-1), parts[:j]...)
+		for k := j + 1; k < len(parts); k++ {
+			if !used[loc{i, k}] {
+				kept = append(kept, parts[k])
+			}
+		}
+		return kept
+	}
+	return parts
 }
 
 // renameFunctions rewrites every function name of msgs that r refuses

@@ -46,9 +46,9 @@ type Options struct {
 	// ids, and the same response the same ids. "" = call_<message>_<n>.
 	IDSeed string
 	// Encoded marks a conversion whose list is encoded to JSON right away
-	// (Invoke's answer): the result elements the target's codec writes as
-	// canonical bytes stay bytes (canonical.Text) in Converted.Messages
-	// instead of being parsed back into trees.
+	// (Invoke's answer): a conversion to another format writes the list
+	// straight as its canonical JSON (Converted.List, dialect.Writer's
+	// AppendList) instead of Converted.Messages' trees.
 	Encoded bool
 }
 

@@ -201,7 +201,7 @@ func writeMessage(w *dialect.Writer, m dialect.Message) []any {
 	if m.Role == dialect.RoleAssistant {
 		role = "assistant"
 	}
-	content := w.Elements(m.Parts, dialect.ElemCodec{
+	return w.Message(m, role, "content", dialect.ElemCodec{
 		Text:  func(t string) any { return map[string]any{"type": "text", "text": t} },
 		Image: imageBlock,
 		Call: func(p dialect.Part) any {
@@ -219,7 +219,6 @@ func writeMessage(w *dialect.Writer, m dialect.Message) []any {
 			return append(canonical.AppendString(append(dst, `,"name":`...), p.Call.Name), `,"type":"tool_use"}`...)
 		},
 	})
-	return w.Wrap(m, role, "content", content)
 }
 
 // imageBlock is an image content block.

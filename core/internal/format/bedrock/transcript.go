@@ -206,7 +206,7 @@ func writeMessage(w *dialect.Writer, m dialect.Message) []any {
 	} else if m.Role == dialect.RoleSystem {
 		role = "system"
 	}
-	content := w.Elements(m.Parts, dialect.ElemCodec{
+	return w.Message(m, role, "content", dialect.ElemCodec{
 		Text: func(t string) any { return map[string]any{"text": t} },
 		Image: func(im dialect.Image) any {
 			if im.URL != "" {
@@ -232,7 +232,6 @@ func writeMessage(w *dialect.Writer, m dialect.Message) []any {
 			return append(canonical.AppendString(append(dst, `,"toolUseId":`...), p.Call.ID), "}}"...)
 		},
 	})
-	return w.Wrap(m, role, "content", content)
 }
 
 // imageBlock is an image content block.

@@ -336,13 +336,22 @@ func empty(v any) bool {
 }
 
 // ReadModelled returns the parts of m that were read from a list and are
-// modelled (not Other): the parts whose members Lost looks into.
+// modelled (not Other): the parts whose members Lost looks into. When they
+// all are, that is m.Parts itself (not a copy): read them, don't change them.
 func ReadModelled(m Message) []Part {
-	out := make([]Part, 0, len(m.Parts))
-	for _, p := range m.Parts {
-		if p.Kind != KindOther && p.Raw != nil {
-			out = append(out, p)
+	var out []Part
+	for i, p := range m.Parts {
+		switch {
+		case p.Kind != KindOther && p.Raw != nil:
+			if out != nil {
+				out = append(out, p)
+			}
+		case out == nil:
+			out = append(make([]Part, 0, len(m.Parts)), m.Parts[:i]...)
 		}
+	}
+	if out == nil {
+		return m.Parts
 	}
 	return out
 }

@@ -16,12 +16,8 @@ import (
 // messages that follow a run of openai-chat tool messages (Pending) and the
 // parts it could not carry (Dropped, by description) collect on it.
 type Writer struct {
-	D    *Dialect
-	Same bool
-	// Encoded lets a result element the target's codec writes (Dialect.Elem)
-	// stay its canonical bytes (canonical.Text), for a list that is encoded
-	// right away rather than read.
-	Encoded bool
+	D       *Dialect
+	Same    bool
 	System  []string
 	Pending []any
 	Dropped map[string]int
@@ -32,9 +28,15 @@ type Writer struct {
 	// that does not parse, an array) and were wrapped under "value" for a
 	// target whose call input is an object.
 	Wrapped int
-	// arena holds the canonical JSON an Encoded Writer writes, element after
-	// element, each handed out as its own canonical.Text.
-	arena []byte
+	// list is the canonical JSON AppendList is writing (listing set), items
+	// how many messages it holds, err the first value it could not encode.
+	list    []byte
+	listing bool
+	items   int
+	err     error
+	// input holds the arguments inputText wrote last, until they are
+	// copied into the list.
+	input []byte
 	// Cut counts the flagged failures whose text was longer than an
 	// envelope's details keep (sanitize.MaxDetailChars) when they had to
 	// travel as an envelope (a format without a flag), so that convert
@@ -71,6 +73,49 @@ func (w *Writer) Flush(out []any) []any {
 	out = append(out, w.Pending...)
 	w.Pending = nil
 	return out
+}
+
+// AppendList writes msgs (of another format: Same false) as the canonical
+// JSON of the list List returns, straight into dst, for a list encoded right
+// away (Invoke's answer): each message a dialect writes through Message goes
+// into it as bytes, element by element (ElemCodec.AppendText, AppendCall,
+// the target's Dialect.Elem for a result), without a tree of it; any other
+// element or message is the tree List holds, encoded in its place. The error
+// is the first value canonical.Append refused (dst is then incomplete).
+func (w *Writer) AppendList(dst []byte, msgs []Message) ([]byte, error) {
+	w.list, w.listing, w.items, w.err = append(dst, '['), true, 0, nil
+	for _, m := range msgs {
+		for _, v := range w.D.Write(w, m) {
+			if vm, ok := v.(map[string]any); !ok || vm["role"] != "tool" {
+				w.flushList()
+			}
+			w.appendItem(v)
+		}
+	}
+	w.flushList()
+	dst, err := append(w.list, ']'), w.err
+	w.list, w.listing = nil, false
+	return dst, err
+}
+
+// flushList is Flush for AppendList.
+func (w *Writer) flushList() {
+	for _, v := range w.Pending {
+		w.appendItem(v)
+	}
+	w.Pending = nil
+}
+
+// appendItem appends one message tree to AppendList's list.
+func (w *Writer) appendItem(v any) {
+	if w.items > 0 {
+		w.list = append(w.list, ',')
+	}
+	w.items++
+	var err error
+	if w.list, err = canonical.Append(w.list, v); err != nil && w.err == nil {
+		w.err = err
+	}
 }
 
 // Drop records a part the target cannot carry.
@@ -157,49 +202,70 @@ type ElemCodec struct {
 	Call  func(p Part) any
 	// AppendText and AppendCall, where set, write what Text and Call build
 	// as its canonical JSON (AppendCall given the call's input as canonical
-	// JSON, see Input), for an Encoded Writer writing another format.
+	// JSON, see Input), for AppendList.
 	AppendText func(dst []byte, t string) []byte
 	AppendCall func(dst []byte, p Part, input []byte) []byte
 }
 
 // Elements writes parts as a message's elements: each unchanged part as
 // read, text (blank text only when writing back the same format), images
-// and calls through c, results through w.result; anything else is dropped
+// and calls through c, results through w.Result; anything else is dropped
 // and counted.
 func (w *Writer) Elements(parts []Part, c ElemCodec) []any {
 	out := make([]any, 0, len(parts))
 	for _, p := range parts {
-		if v, ok := w.Raw(p); ok {
+		if v, ok := w.element(p, c); ok {
 			out = append(out, v)
-			continue
-		}
-		enc := w.Encoded && !w.Same
-		switch p.Kind {
-		case KindText:
-			switch {
-			case outcome.IsBlank(p.Text) && !w.Same:
-			case enc && c.AppendText != nil:
-				out = append(out, w.text(func(b []byte) []byte { return c.AppendText(b, p.Text) }, len(p.Text)+32))
-			default:
-				out = append(out, c.Text(p.Text))
-			}
-		case KindImage:
-			out = append(out, c.Image(p.Image))
-		case KindCall:
-			if enc && c.AppendCall != nil {
-				if in, ok := w.inputText(p); ok {
-					out = append(out, w.text(func(b []byte) []byte { return c.AppendCall(b, p, in) }, len(in)+len(p.Call.ID)+len(p.Call.Name)+64))
-					continue
-				}
-			}
-			out = append(out, c.Call(p))
-		case KindResult:
-			out = append(out, w.Result(p))
-		default:
-			w.Drop(p)
 		}
 	}
 	return out
+}
+
+// element is the element Elements writes for p; false for none (blank text
+// of another format, a part dropped and counted).
+func (w *Writer) element(p Part, c ElemCodec) (any, bool) {
+	if v, ok := w.Raw(p); ok {
+		return v, true
+	}
+	switch p.Kind {
+	case KindText:
+		if outcome.IsBlank(p.Text) && !w.Same {
+			return nil, false
+		}
+		return c.Text(p.Text), true
+	case KindImage:
+		return c.Image(p.Image), true
+	case KindCall:
+		return c.Call(p), true
+	case KindResult:
+		return w.Result(p), true
+	}
+	w.Drop(p)
+	return nil, false
+}
+
+// appendElement appends the canonical JSON of the element Elements writes
+// for p (a part of another format) to dst: text, a call and a result as
+// bytes where c and the target's codec write them, anything else as its
+// tree; false when there is none.
+func (w *Writer) appendElement(dst []byte, p Part, c ElemCodec) ([]byte, bool, error) {
+	switch {
+	case p.Kind == KindText && c.AppendText != nil && !outcome.IsBlank(p.Text):
+		return c.AppendText(dst, p.Text), true, nil
+	case p.Kind == KindCall && c.AppendCall != nil:
+		if in, ok := w.inputText(p); ok {
+			return c.AppendCall(dst, p, in), true, nil
+		}
+	case p.Kind == KindResult:
+		b, err := w.appendResult(dst, p)
+		return b, true, err
+	}
+	v, ok := w.element(p, c)
+	if !ok {
+		return dst, false, nil
+	}
+	b, err := canonical.Append(dst, v)
+	return b, true, err
 }
 
 // URLText is the text element standing for an image given by URL in a
@@ -230,19 +296,69 @@ func (w *Writer) Others(m Message) []any {
 }
 
 // Wrap makes the message object holding built elements under key; a
-// converted message left with nothing is dropped. An Encoded Writer writing
-// another format makes it its canonical JSON when every element is.
+// converted message left with nothing is dropped.
 func (w *Writer) Wrap(m Message, role, key string, elems []any) []any {
 	if len(elems) == 0 && !w.Same {
 		return nil
-	}
-	if n, ok := textLen(elems); ok && w.Encoded && !w.Same {
-		return []any{w.text(func(b []byte) []byte { return appendWrap(b, role, key, elems) }, n+len(key)+len(role)+32)}
 	}
 	b := w.Base(m.Raw)
 	b["role"] = role
 	b[key] = elems
 	return []any{b}
+}
+
+// Message writes m as one message object {key: [elements], "role": role}:
+// the tree Wrap makes of Elements(m.Parts, c), or, for AppendList, its
+// canonical JSON straight into the list (and nothing returned). A converted
+// message left with nothing is dropped.
+func (w *Writer) Message(m Message, role, key string, c ElemCodec) []any {
+	if !w.listing {
+		return w.Wrap(m, role, key, w.Elements(m.Parts, c))
+	}
+	w.flushList()
+	at := len(w.list)
+	b := w.list
+	if w.items > 0 {
+		b = append(b, ',')
+	}
+	// the two members in RFC 8785 order
+	keyFirst := canonical.LessUTF16(key, "role")
+	b = append(b, '{')
+	if !keyFirst {
+		b = append(canonical.AppendString(append(b, `"role":`...), role), ',')
+	}
+	b = append(canonical.AppendString(b, key), ":["...)
+	n := 0
+	for _, p := range m.Parts {
+		mark := len(b)
+		if n > 0 {
+			b = append(b, ',')
+		}
+		var ok bool
+		var err error
+		if b, ok, err = w.appendElement(b, p, c); err != nil {
+			if w.err == nil {
+				w.err = err
+			}
+			return nil
+		}
+		if !ok {
+			b = b[:mark]
+			continue
+		}
+		n++
+	}
+	if n == 0 {
+		w.list = b[:at]
+		return nil
+	}
+	b = append(b, ']')
+	if keyFirst {
+		b = canonical.AppendString(append(b, `,"role":`...), role)
+	}
+	w.list = append(b, '}')
+	w.items++
+	return nil
 }
 
 // Result returns the wire element of a result part in the target format:
@@ -260,6 +376,27 @@ func (w *Writer) Result(p Part) any {
 	if v, ok := w.Raw(p); ok {
 		return v
 	}
+	o, flagOnly := w.resultOutcome(p)
+	return w.resultElem(p, o, flagOnly)
+}
+
+// appendResult appends the canonical JSON of the element Result writes for
+// p (a part of another format): the bytes the target's codec writes for the
+// outcome (Dialect.Elem), where it has one and takes it, else the tree's.
+func (w *Writer) appendResult(dst []byte, p Part) ([]byte, error) {
+	o, flagOnly := w.resultOutcome(p)
+	if !flagOnly && w.D.Elem != nil && outcome.Check(0, &o) == nil {
+		if b, err := w.D.Elem(dst, 0, &o); err == nil {
+			return b, nil
+		}
+	}
+	return canonical.Append(dst, w.resultElem(p, o, flagOnly))
+}
+
+// resultOutcome is the outcome Result has the codec write for p, and
+// whether the format's flag must mark it (a flagged failure that is not an
+// envelope, for a format with a flag).
+func (w *Writer) resultOutcome(p Part) (outcome.Outcome, bool) {
 	r := p.Result
 	o := r.Outcome
 	flagOnly := r.Failed && o.Error == nil
@@ -274,14 +411,15 @@ func (w *Writer) Result(p Part) any {
 		o.Result = &outcome.Result{Kind: outcome.Empty}
 	}
 	o.Result = w.placeholders(o.Result)
-	if w.Encoded && !w.Same && !flagOnly && w.D.Elem != nil && outcome.Check(0, &o) == nil {
-		if b, err := w.D.Elem(nil, 0, &o); err == nil {
-			return canonical.Text(b)
-		}
-	}
+	return o, flagOnly
+}
+
+// resultElem is the element tree the codec writes for o, the outcome of p,
+// flagged when flagOnly.
+func (w *Writer) resultElem(p Part, o outcome.Outcome, flagOnly bool) map[string]any {
 	elem, extra := w.encode(o)
 	if flagOnly {
-		w.D.Flag(elem, r.Outcome)
+		w.D.Flag(elem, p.Result.Outcome)
 	}
 	b := elem // a new element: the codec's own, as it wrote it
 	if w.Same {
@@ -391,60 +529,19 @@ func FirstElement(msgs []any, key string) map[string]any {
 	return map[string]any{}
 }
 
-// textLen reports whether every element is canonical.Text, and their
-// length with a separator each.
-func textLen(elems []any) (int, bool) {
-	n := 0
-	for _, e := range elems {
-		t, ok := e.(canonical.Text)
-		if !ok {
-			return 0, false
-		}
-		n += len(t) + 1
-	}
-	return n, true
-}
-
-// appendWrap appends the canonical JSON of {key: elems, "role": role},
-// every element a canonical.Text.
-func appendWrap(b []byte, role, key string, elems []any) []byte {
-	// the two members in RFC 8785 order
-	members := func(b []byte) []byte {
-		b = append(canonical.AppendString(b, key), ":["...)
-		for i, e := range elems {
-			if i > 0 {
-				b = append(b, ',')
-			}
-			b = append(b, e.(canonical.Text)...)
-		}
-		return append(b, ']')
-	}
-	b = append(b, '{')
-	if canonical.LessUTF16(key, "role") {
-		b = append(canonical.AppendString(append(members(b), ','), "role"), ':')
-		b = canonical.AppendString(b, role)
-	} else {
-		b = append(canonical.AppendString(b, "role"), ':')
-		b = members(append(canonical.AppendString(b, role), ','))
-	}
-	return append(b, '}')
-}
-
-// text returns what write appends as a canonical.Text of its own, written
-// at the end of the arena (a new one of at least 4 KiB, or of size plus
-// what it wrote, when size more bytes do not fit).
-func (w *Writer) text(write func(b []byte) []byte, size int) canonical.Text {
-	if cap(w.arena)-len(w.arena) < size {
-		w.arena = make([]byte, 0, max(4<<10, 2*size))
-	}
-	at := len(w.arena)
-	w.arena = write(w.arena)
-	return canonical.Text(w.arena[at:len(w.arena):len(w.arena)])
-}
-
 // inputText is what Input returns as canonical JSON, counted as Input
 // counts it; false (nothing counted) when it cannot be encoded.
+//
+// Arguments given as the text of an object are written straight from it
+// (canonical.AppendObjectText, the bytes the tree would give), without
+// their tree.
 func (w *Writer) inputText(p Part) ([]byte, bool) {
+	if p.Call.Args == nil && p.Call.ArgsText != "" {
+		if b, ok := canonical.AppendObjectText(w.input[:0], p.Call.ArgsText, nil); ok {
+			w.input = b
+			return b, true
+		}
+	}
 	in, whole := ArgsObject(p.Call.Value())
 	b, err := canonical.Append(make([]byte, 0, len(p.Call.ArgsText)+16), in)
 	if err != nil {

@@ -266,7 +266,7 @@ func writeContent(w *dialect.Writer, m dialect.Message) []any {
 		}
 		return append(writeContent(w, dialect.Message{Role: dialect.RoleTool, Parts: results}), writeContent(w, dialect.Message{Role: m.Role, Parts: rest})...)
 	}
-	parts := w.Elements(m.Parts, dialect.ElemCodec{
+	return w.Message(m, role, "parts", dialect.ElemCodec{
 		Text: func(t string) any { return map[string]any{"text": t} },
 		Image: func(im dialect.Image) any {
 			if im.URL != "" {
@@ -297,5 +297,4 @@ func writeContent(w *dialect.Writer, m dialect.Message) []any {
 			return append(canonical.AppendString(append(dst, `,"name":`...), p.Call.Name), "}}"...)
 		},
 	})
-	return w.Wrap(m, role, "parts", parts)
 }
