@@ -12,6 +12,10 @@
 #   GATEWAY_BENCH_ARGS   more flags for gatewaybench (e.g. -rounds-c64 5000, or
 #                        -baseline-bin OLD to measure a build from before a
 #                        change in the same interleaved rounds)
+#   GATEWAY_BENCH_FLOOR  1: measure net/http's ReverseProxy alone
+#                        (bench/reverseproxy, the gateway's transport
+#                        settings, no ops) as the baseline, the floor under
+#                        the gateway on this machine
 set -euo pipefail
 cd "$(dirname "$0")/.."
 dist=${1:-dist}
@@ -21,9 +25,14 @@ mkdir -p build
 out=$PWD/build/bench-gateway.md
 cd bench
 go build -o ../build/gatewaybench ./gatewaybench
+floor=()
+if [ "${GATEWAY_BENCH_FLOOR:-}" = 1 ]; then
+  go build -o ../build/reverseproxy ./reverseproxy
+  floor=(-baseline-bin ../build/reverseproxy -baseline-name "net/http ReverseProxy alone (bench/reverseproxy)")
+fi
 echo "== the gateway's handler in process (ns/op), beside encoding/json reading the same body"
 go test -run '^$' -bench . -benchmem ./gatewaybench | grep -E '^Benchmark'
 echo
 # shellcheck disable=SC2086 # GATEWAY_BENCH_ARGS is a list of flags
 ../build/gatewaybench -gateway-bin "$bin" -gateway-log ../build/bench-gateway.log \
-  -load "${GATEWAY_BENCH_LOAD:-100000}" -out "$out" ${GATEWAY_BENCH_ARGS:-}
+  -load "${GATEWAY_BENCH_LOAD:-100000}" -out "$out" "${floor[@]}" ${GATEWAY_BENCH_ARGS:-}

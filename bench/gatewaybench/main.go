@@ -84,9 +84,9 @@ import (
 )
 
 type options struct {
-	fixture, gatewayBin, baselineBin, gatewayLog, litellmCmd, litellmKey, litellmModel, litellmLog, out, specs, cpuprofile string
-	rounds1, rounds64, warmup, load, litellmLoad                                                                           int
-	maxDuration                                                                                                            time.Duration
+	fixture, gatewayBin, baselineBin, baselineName, gatewayLog, litellmCmd, litellmKey, litellmModel, litellmLog, out, specs, cpuprofile string
+	rounds1, rounds64, warmup, load, litellmLoad                                                                                         int
+	maxDuration                                                                                                                          time.Duration
 }
 
 func main() {
@@ -100,6 +100,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 	fs.StringVar(&o.fixture, "fixture", "fixtures/openai-chat-40.json", "the Chat Completions request body sent")
 	fs.StringVar(&o.gatewayBin, "gateway-bin", "", "the toolerr-gateway binary (required)")
 	fs.StringVar(&o.baselineBin, "baseline-bin", "", "another toolerr-gateway binary (a build before a change) measured beside -gateway-bin in the same interleaved latency runs. Empty: none")
+	fs.StringVar(&o.baselineName, "baseline-name", "toolerr-gateway (baseline: -baseline-bin)", "the baseline's name in the report")
 	fs.StringVar(&o.gatewayLog, "gateway-log", os.DevNull, "where the binary's log goes")
 	fs.StringVar(&o.litellmCmd, "litellm-cmd", "", "a /bin/sh command that starts the LiteLLM proxy; it gets GWCHECK_OPENAI_URL (the upstream) and BENCH_PORT (where to listen) in its environment. Empty: LiteLLM is not measured")
 	fs.StringVar(&o.litellmKey, "litellm-key", "", "the proxy's master key (sent as Bearer)")
@@ -242,7 +243,7 @@ func (b *bench) setup() error {
 		if err != nil {
 			return fmt.Errorf("baseline toolerr-gateway: %w", err)
 		}
-		b.base = &loadgen.Target{Name: "toolerr-gateway (baseline: -baseline-bin)", URL: "http://" + addr + path, Header: hdr, Body: b.body, Want: b.answer}
+		b.base = &loadgen.Target{Name: b.o.baselineName, URL: "http://" + addr + path, Header: hdr, Body: b.body, Want: b.answer}
 	}
 	if b.o.litellmCmd != "" {
 		addr, err := freeAddr()
