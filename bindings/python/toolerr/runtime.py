@@ -57,6 +57,11 @@ _START: Event = ("start", '{"kind":"start"')
 _SUCCESS: Event = ("success", '{"kind":"success"')
 _SLEPT: Event = ("slept", '{"kind":"slept"')
 _CANCELLED: Event = ("cancelled", '{"kind":"cancelled"')
+# What the executor sends its step loop: the event's JSON text, and for a
+# success the value its load made ahead answered (the stored bytes as text,
+# or None), else _NO_LOAD.
+_NO_LOAD: Any = object()
+Sent = Tuple[str, Any]
 _DEADLINE: Event = ("cancelled", '{"kind":"cancelled","cause":"deadline"')
 
 
@@ -230,15 +235,16 @@ def _literal(b: Optional[bytes]) -> str:
 class _Answer:
     """The members of one step answer the runtime reads: the action, the
     decision records (None when nobody listens), the state as the core's
-    JSON text (sent back as it is, never parsed), and budget, loop and
-    replica when the step changed them."""
+    JSON text (sent back as it is, never parsed), budget, loop and replica
+    when the step changed them, and on_success when the step decided the
+    call's success ahead."""
 
-    __slots__ = ("action", "records", "state", "budget", "loop", "replica")
+    __slots__ = ("action", "records", "state", "budget", "loop", "replica", "on_success")
 
-    def __init__(self, action: Dict[str, Any], records: Optional[List[Record]], state: str, budget: Any, loop: Any,
-                 replica: Any) -> None:
+    def __init__(self, action: Dict[str, Any], records: Optional[List[Record]], state: str, budget: Any = None,
+                 loop: Any = None, replica: Any = None, on_success: Any = None) -> None:
         self.action, self.records, self.state = action, records, state
-        self.budget, self.loop, self.replica = budget, loop, replica
+        self.budget, self.loop, self.replica, self.on_success = budget, loop, replica, on_success
 
 
 _OK_ACTION = '{"ok":{"action":'
@@ -246,7 +252,8 @@ _OK_ACTION = '{"ok":{"action":'
 
 def _read_answer(out: bytes, records: bool) -> _Answer:
     """Read a step answer: canonical JSON (RFC 8785), so its members come in
-    key order (action, budget?, decisions, loop?, replica?, state), each value
+    key order (action, budget?, decisions, loop?, on_success?, replica?,
+    state), each value
     read where it starts by json's scanner. The decision records are flat
     objects, so when they are not wanted the list ends at the first "],\"" (a
     quote inside a string is escaped). An answer of any other shape, an error
@@ -254,7 +261,7 @@ def _read_answer(out: bytes, records: bool) -> _Answer:
     s = out.decode()
     if s.startswith(_OK_ACTION) and s.endswith("}}"):
         action, i = _scan(s, 16)
-        budget = loop = replica = recs = None
+        budget = loop = replica = recs = ahead = None
         if s.startswith(',"budget":', i):
             budget, i = _scan(s, i + 10)
         if s.startswith(',"decisions":', i):
@@ -264,13 +271,15 @@ def _read_answer(out: bytes, records: bool) -> _Answer:
                 i = s.find('],"', i + 13) + 1
             if i and s.startswith(',"loop":', i):
                 loop, i = _scan(s, i + 8)
+            if i and s.startswith(',"on_success":', i):
+                ahead, i = _scan(s, i + 14)
             if i and s.startswith(',"replica":', i):
                 replica, i = _scan(s, i + 11)
             if i and s.startswith(',"state":', i):
-                return _Answer(action, recs, s[i + 9:-2], budget, loop, replica)
+                return _Answer(action, recs, s[i + 9:-2], budget, loop, replica, ahead)
     r = _answer(out)
     return _Answer(r["action"], r["decisions"] if records else None, _json(r["state"]), r.get("budget"), r.get("loop"),
-                   r.get("replica"))
+                   r.get("replica"), r.get("on_success"))
 
 
 class _Base:
@@ -312,7 +321,7 @@ class _Base:
         # The request's text: the call's constant members (head, written
         # once per tool), the state as the core wrote it, the event's text.
         req = head + ',"state":' + state + ',"event":' + event + ',"now_ms":' + str(self._clock())
-        records = self._on_decision is not None or self._logger.isEnabledFor(logging.WARNING)
+        records = self._listened()
         b, g = self.budget, self.loop_guard
         if b is None and g is None:
             with self._replica_lock:
@@ -353,6 +362,23 @@ class _Base:
                 lock.release()
         return r
 
+    def _listened(self) -> bool:
+        """Whether anyone hears the decision records (on_decision, or the logger at their levels)."""
+        return self._on_decision is not None or self._logger.isEnabledFor(logging.WARNING)
+
+    def _decided(self, key: str, ahead: Mapping[str, Any], value: Any) -> Optional[_Answer]:
+        """The success step's answer the core decided ahead (on_success), when it
+        holds: the load made ahead of the success answered exactly if_loaded and
+        the replica is still {"down_until_ms": 0, "state": if_loaded}
+        (docs/resilience.md, "The step op"); else None (the step is sent)."""
+        held = ahead["if_loaded"]
+        if value is _NO_LOAD or value != held:
+            return None
+        with self._replica_lock:
+            if self._down_until_ms != 0 or self._seen.get(key) != held:
+                return None
+        return _Answer(ahead["action"], ahead["decisions"] if self._listened() else None, _json(ahead["state"]))
+
     def _replica(self, key: str, replica: Mapping[str, Any]) -> None:
         """Keep the replica state a step answered (under the replica's lock)."""
         self._down_until_ms = replica["down_until_ms"]
@@ -382,7 +408,9 @@ class _Base:
         closing brace, and the tool's breaker key (both kept per tool)."""
         t = self._tools.get(tool)
         if t is None:
-            t = self._tools[tool] = (_json(dict(self._config, op="step", tool=tool))[:-1], self._key(tool))
+            # on_success: the step that asks for the call may decide the success ahead.
+            t = self._tools[tool] = (_json(dict(self._config, op="step", tool=tool, on_success=True))[:-1],
+                                     self._key(tool))
         return t
 
     def _ahead(self, event: Event, kind: str) -> bool:
@@ -391,26 +419,29 @@ class _Base:
         is not left alone after failing (the replica's down_until_ms is 0)."""
         return self._down_until_ms == 0 and (event[0] in _AHEAD or (event[0] == "cancelled" and kind == "call"))
 
-    def _steps(self, tool: str, args: Any, tokens: Optional[int]) -> Generator[Dict[str, Any], str, Dict[str, Any]]:
-        """Yield the actions of one call and receive the events' JSON texts; return the stop action.
+    def _steps(self, tool: str, args: Any, tokens: Optional[int]) -> Generator[Dict[str, Any], Sent, Dict[str, Any]]:
+        """Yield the actions of one call and receive the events (Sent); return the stop action.
 
         The first action is {"kind": "start"}: the caller answers with the
         start event (with its load made ahead, see _ahead)."""
         head, key = self._head(tool)
-        event = yield {"kind": "start"}
+        event, value = yield {"kind": "start"}
         if args is not None:
             event = event[:-1] + ',"args":' + _json(args) + "}"
         state = "null"
+        ahead: Any = None
         while True:
-            r = self._step(head, key, tokens, state, event)
-            state = r.state
+            r = self._decided(key, ahead, value) if ahead is not None else None
+            if r is None:
+                r = self._step(head, key, tokens, state, event)
+            state, ahead = r.state, r.on_success
             if r.records is not None:
                 for rec in r.records:
                     self._report(rec)
             action: Dict[str, Any] = r.action
             if action["kind"] == "stop":
                 return action
-            event = yield action
+            event, value = yield action
 
     def _store(self, action: Mapping[str, Any]) -> Any:
         return self._shared
@@ -514,7 +545,7 @@ class Executor(_Base):
                         text = _store_event(action, answer)
                     except Exception as e:
                         text = _store_error(e)
-                    action = gen.send(text)
+                    action = gen.send((text, _NO_LOAD))
                     continue
                 if kind == "call":
                     try:
@@ -530,13 +561,14 @@ class Executor(_Base):
                     else:
                         self._sleep(action["delay_ms"] / 1000)
                     event = _CANCELLED if cancel is not None and cancel.is_set() else _SLEPT
-                loaded = None
+                loaded, held = None, _NO_LOAD
                 if self._ahead(event, kind):
                     try:
-                        loaded = _loaded(self._store(_LOAD).load(key))
+                        b = self._store(_LOAD).load(key)
+                        loaded, held = _loaded(b), _text(b) if event is _SUCCESS else _NO_LOAD
                     except Exception as e:
                         loaded = _store_error(e)
-                action = gen.send(self._close(event, loaded))
+                action = gen.send((self._close(event, loaded), held))
         except StopIteration as stop:
             return self._result(stop.value, value, exc)
 
@@ -579,7 +611,7 @@ class AsyncExecutor(_Base):
                         text = _store_event(action, answer)
                     except Exception as e:
                         text = _store_error(e)
-                    action = gen.send(text)
+                    action = gen.send((text, _NO_LOAD))
                     continue
                 if kind == "call":
                     timeout = action.get("timeout_ms")
@@ -601,16 +633,16 @@ class AsyncExecutor(_Base):
                         event = _SLEPT
                     except asyncio.CancelledError as e:
                         cancelled, event = e, _CANCELLED
-                loaded = None
+                loaded, held = None, _NO_LOAD
                 if self._ahead(event, kind):
                     try:
                         answer = self._store(_LOAD).load(key)
                         if inspect.isawaitable(answer):
                             answer = await answer
-                        loaded = _loaded(answer)
+                        loaded, held = _loaded(answer), _text(answer) if event is _SUCCESS else _NO_LOAD
                     except Exception as e:
                         loaded = _store_error(e)
-                action = gen.send(self._close(event, loaded))
+                action = gen.send((self._close(event, loaded), held))
         except StopIteration as stop:
             if cancelled is not None:
                 raise cancelled
