@@ -160,6 +160,13 @@ const DEADLINE = { kind: 'cancelled', text: '{"kind":"cancelled","cause":"deadli
 // The store's answers as the step events' JSON text.
 const literal = (v) => (v === null || v === undefined ? 'null' : JSON.stringify(text(v)));
 const loadedText = (v) => `{"kind":"loaded","value":${literal(v)}}`;
+// A load made ahead: its event's text, and the stored value as text (null:
+// none; undefined: the store failed).
+const loadedAhead = (v) => {
+  const t = text(v);
+  return [`{"kind":"loaded","value":${t === null ? 'null' : JSON.stringify(t)}}`, t];
+};
+const failedAhead = (e) => [storeErrorText(e), undefined];
 const thenable = (v) => typeof v?.then === 'function';
 const casText = (r) => `{"kind":"cas","swapped":${!!r.swapped},"current":${literal(r.current)}}`;
 
@@ -196,14 +203,15 @@ function member(s, i, key) {
 
 // readAnswer reads the members of one step answer the runtime uses: the
 // answer is canonical JSON (RFC 8785), so its members come in key order
-// (action, budget?, decisions, loop?, replica?, state). The state is kept as
+// (action, budget?, decisions, loop?, on_success?, replica?, state). The state is kept as
 // the core's text (sent back as it is, never parsed); the decision records
 // are read only when wanted (they are flat objects, so the list ends at the
 // first '],"': a quote inside a string is escaped). An answer of any other
 // shape, an error included, is read whole.
 function readAnswer(s, records) {
   if (s.startsWith('{"ok":{"action":') && s.endsWith('}}')) {
-    const r = { action: undefined, records: null, state: '', budget: undefined, loop: undefined, replica: undefined };
+    const r = { action: undefined, records: null, state: '', budget: undefined, loop: undefined, onSuccess: undefined,
+      replica: undefined };
     let i = 16;
     const end = valueEnd(s, i);
     if (end > 0) {
@@ -213,6 +221,7 @@ function readAnswer(s, records) {
         if (records) [r.records, i] = member(s, i, ',"decisions":');
         else i = s.indexOf('],"', i + 13) + 1 || -1;
         [r.loop, i] = member(s, i, ',"loop":');
+        [r.onSuccess, i] = member(s, i, ',"on_success":');
         [r.replica, i] = member(s, i, ',"replica":');
         if (i >= 0 && s.startsWith(',"state":', i)) {
           r.state = s.slice(i + 9, -2);
@@ -225,7 +234,7 @@ function readAnswer(s, records) {
   if ('error' in resp) throw new ToolerrError(resp.error);
   const o = resp.ok;
   return { action: o.action, records: records ? o.decisions : null, state: JSON.stringify(o.state), budget: o.budget,
-    loop: o.loop, replica: o.replica };
+    loop: o.loop, onSuccess: o.on_success, replica: o.replica };
 }
 
 /**
@@ -336,15 +345,25 @@ export class Executor extends EventTarget {
     }
   }
 
-  // A load of key made ahead, as its event's text (loaded or store_error),
-  // or a promise of it.
+  // A load of key made ahead (loadedAhead, failedAhead), or a promise of it.
   #loadAhead(key) {
     try {
       const v = this.#shared.load(key);
-      return thenable(v) ? v.then(loadedText).catch(storeErrorText) : loadedText(v);
+      return thenable(v) ? v.then(loadedAhead).catch(failedAhead) : loadedAhead(v);
     } catch (e) {
-      return storeErrorText(e);
+      return failedAhead(e);
     }
+  }
+
+  // The success step's answer the core decided ahead (onSuccess), when it
+  // holds: the load made ahead of the success answered exactly if_loaded and
+  // the replica is still {"down_until_ms": 0, "state": if_loaded}
+  // (docs/resilience.md, "The step op"); else null (the step is sent).
+  #decided(key, ahead, held) {
+    const want = ahead.if_loaded;
+    if (held === undefined || held !== want || this.#downUntilMs !== 0 || (this.#seen.get(key) ?? null) !== want) return null;
+    const listened = !!(this.#o.onDecision || this.#listened || this.#o.console);
+    return { action: ahead.action, records: listened ? ahead.decisions : null, state: JSON.stringify(ahead.state) };
   }
 
   /**
@@ -357,12 +376,13 @@ export class Executor extends EventTarget {
   async call(tool, fn, { args, tokens, signal } = {}) {
     let head = this.#heads.get(tool);
     if (head === undefined) {
-      head = JSON.stringify({ ...this.#config, op: 'step', tool }).slice(0, -1);
+      // on_success: the step that asks for the call may decide the success ahead.
+      head = JSON.stringify({ ...this.#config, op: 'step', tool, on_success: true }).slice(0, -1);
       this.#heads.set(tool, head);
     }
     const key = this.#key(tool);
     const sleep = this.#o.sleep ?? sleepFor;
-    let state = 'null', value, cause, after = 'start', sent;
+    let state = 'null', value, cause, after = 'start', sent, onSuccess, held;
     let event = args === undefined ? START : { kind: 'start', text: `{"kind":"start","args":${JSON.stringify(args)}` };
     for (;;) {
       if (event === null) {
@@ -371,13 +391,16 @@ export class Executor extends EventTarget {
         // A load made ahead, while the store is not left alone after failing:
         // the step uses it for the breaker's load, one step fewer.
         let l = this.#loadAhead(key);
-        if (typeof l !== 'string') l = await l;
-        sent = `${event.text},"loaded":${l}}`;
+        if (!Array.isArray(l)) l = await l;
+        sent = `${event.text},"loaded":${l[0]}}`;
+        held = event === SUCCESS ? l[1] : undefined;
       } else {
         sent = event.text + '}';
       }
-      const r = this.#step(head, key, tokens, state, sent);
+      const r = (onSuccess && this.#decided(key, onSuccess, held)) || this.#step(head, key, tokens, state, sent);
       state = r.state;
+      onSuccess = r.onSuccess;
+      held = undefined;
       if (r.records) for (const rec of r.records) this.#report(rec);
       const a = r.action;
       after = a.kind;

@@ -170,3 +170,21 @@ test('a store error without a readable message is a store error', async () => {
   assert.equal(r.value, 42);
   assert.equal(r.ok, true);
 });
+
+test('a success decided ahead is applied only while its load holds', async () => {
+  // A step that asks for the call may answer on_success (docs/resilience.md);
+  // when another replica changes the breaker during the call, the success
+  // goes to the core as a step and its write lands.
+  const store = new MemoryStore();
+  const x = new Executor({ store });
+  assert.equal((await x.call('search', async () => 'ok')).value, 'ok');
+  const key = 'toolerr:breaker:search';
+  const counted = '{"failures":1,"open_until_ms":0,"phase":"closed","probe_until_ms":0,"successes":0}';
+  const r = await x.call('search', async () => {
+    assert.equal(store.compareAndSwap(key, store.load(key), new TextEncoder().encode(counted)).swapped, true);
+    return 'ok';
+  });
+  assert.deepEqual([r.ok, r.attempts], [true, 1]);
+  assert.equal(new TextDecoder().decode(store.load(key)),
+    '{"failures":0,"open_until_ms":0,"phase":"closed","probe_until_ms":0,"successes":0}');
+});

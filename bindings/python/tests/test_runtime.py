@@ -338,3 +338,38 @@ def test_a_store_error_whose_str_raises_is_a_store_error() -> None:
 
     r = Executor(store=Broken(), retry={"max_attempts": 1}).call("search", lambda: 42)
     assert (r.value, r.error) == (42, None)
+
+
+def test_a_success_decided_ahead_is_applied_only_while_its_load_holds(monkeypatch: pytest.MonkeyPatch) -> None:
+    # A step that asks for the call may answer on_success (docs/resilience.md):
+    # applied without its step while the load made ahead and the replica hold
+    # if_loaded, sent as the success step when another replica changed the
+    # breaker in between. A core without on_success answers every step.
+    answers: List[bytes] = []
+    real = toolerr.runtime.invoke_bytes
+
+    def spy(request: bytes) -> bytes:
+        out = real(request)
+        answers.append(out)
+        return out
+
+    monkeypatch.setattr(toolerr.runtime, "invoke_bytes", spy)
+    store = MemoryStore()
+    ex = Executor(store=store)
+    r = ex.call("search", lambda: "ok")
+    assert (r.ok, r.value, r.attempts) == (True, "ok", 1)
+    ahead = b'"on_success":' in answers[0]
+    assert len(answers) == (1 if ahead else 2)
+
+    counted = b'{"failures":1,"open_until_ms":0,"phase":"closed","probe_until_ms":0,"successes":0}'
+
+    def other_replica_fails() -> str:  # another replica counts a failure while this call runs
+        assert store.compare_and_swap("toolerr:breaker:search", store.load("toolerr:breaker:search"), counted)[0]
+        return "ok"
+
+    answers.clear()
+    r = ex.call("search", other_replica_fails)
+    assert (r.ok, r.attempts) == (True, 1)
+    assert len(answers) >= 2  # the success went to the core as a step
+    assert store.load("toolerr:breaker:search") == \
+        b'{"failures":0,"open_until_ms":0,"phase":"closed","probe_until_ms":0,"successes":0}'
