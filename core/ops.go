@@ -78,7 +78,7 @@ var opTable = [...]op{
 		`{"op":"budget","state":{"steps":10,"tokens":1200,"started_ms":1000},"limits":{"steps":10,"tokens":5000,"wall_ms":60000},"charge":{"steps":1},"now_ms":3000}`}, opBudget},
 	{OpInfo{"replay", "`format`, `trace` {description, steps, bound}, `transcript`?", "`{calls, terminated, reason, transcript?}`", "docs/resilience.md",
 		`{"op":"replay","format":"anthropic","transcript":false,"trace":{"description":"503 then success","bound":20,"steps":[{"error":` + exampleEnvelope + `},{"result":{"text":"Found 5 flights."}}]}}`}, opReplay},
-	{OpInfo{"step", "`tool`, `state` \\| null, `event` {kind, ...}, `now_ms`, `policy`?, `settings`?, `key_prefix`?, `timeout_ms`?, `budget`? {limits, state?, charge?}, `loop`? {threshold?, state?}", "`{action, decisions, state, budget?, loop?}`", "docs/resilience.md",
+	{OpInfo{"step", "`tool`, `state` \\| null, `event` {kind, ...}, `now_ms`, `policy`?, `settings`?, `key_prefix`?, `timeout_ms`?, `store_backoff_ms`?, `budget`? {limits, state?, charge?}, `loop`? {threshold?, state?}, `replica`? {down_until_ms?, state?}, `on_success`?", "`{action, decisions, state, budget?, loop?, replica?, on_success?}`", "docs/resilience.md",
 		`{"op":"step","tool":"search","state":{"phase":"breaker","attempt":1,"event":"failure","tries":0,"draw":0.5,"error":` + exampleEnvelope + `},"event":{"kind":"loaded","value":null},"now_ms":1000}`}, opStep},
 	{OpInfo{"egress_endpoint", "`method`, `path` (the URL path, percent-encoded)", "`{endpoint: {api, format, model} \\| null}`", "docs/egress.md",
 		`{"op":"egress_endpoint","method":"POST","path":"/v1beta/models/gemini-2.5-flash:streamGenerateContent"}`}, opEgressEndpoint},
