@@ -1,6 +1,8 @@
 package core
 
 import (
+	"strconv"
+
 	"github.com/toolerr/toolerr/core/internal/bounds"
 	"github.com/toolerr/toolerr/core/internal/canonical"
 	"github.com/toolerr/toolerr/core/internal/format/dialect"
@@ -31,6 +33,7 @@ const listOp = `"messages"`
 // TestFastList_sameAsGeneral and FuzzFastList hold it to that.
 func fastList(request []byte) (response []byte, ok bool) {
 	s := canonical.NewScanner(request)
+	s.ShareStrings()
 	var (
 		op, from, to, format string
 		opts                 TranscriptOptions
@@ -68,8 +71,10 @@ func fastList(request []byte) (response []byte, ok bool) {
 		if err != nil {
 			return false
 		}
-		if t, err := transcript.FormatNamed(to, "to"); op == "convert" && err == nil && t == f {
-			raw = dialect.RawText // written back as read
+		if op == "convert" {
+			if t, err := transcript.FormatNamed(to, "to"); err == nil && t == f {
+				raw = dialect.RawText // written back as read
+			}
 		}
 		msgs, ok = transcript.ScanList(f, s, 1, raw)
 		return ok
@@ -105,13 +110,36 @@ func fastList(request []byte) (response []byte, ok bool) {
 		if err != nil {
 			return nil, false
 		}
-		result = repairValue(transcript.WriteWith(tf, out, o), ch)
+		if len(ch.IDMap) > 0 {
+			result = repairValue(transcript.WriteWith(tf, out, o), ch)
+			break
+		}
+		// {"changes", "messages"} in RFC 8785 order, written as bytes
+		b := append(make([]byte, 0, responseCap(len(request))), okPrefix+`{"changes":`...)
+		b = append(appendChanges(b, ch), `,"messages":[`...)
+		for i, e := range transcript.WriteWith(tf, out, o) {
+			if i > 0 {
+				b = append(b, ',')
+			}
+			if b, err = canonical.AppendMax(b, e, MaxResponseBytes-2); err != nil {
+				return nil, false // past MaxResponseBytes: the general path says where it stopped
+			}
+		}
+		if b = append(b, "]}}"...); len(b) > MaxResponseBytes {
+			return nil, false
+		}
+		return b, true
 	case op == "check" && lists == mFormat:
 		tf, o, err := listOptions("check", format, opts)
 		if err != nil {
 			return nil, false
 		}
-		result = map[string]any{"findings": findingsValue(transcript.Check(tf, msgs, o))}
+		out := append(make([]byte, 0, responseCap(len(request))), okPrefix+`{"findings":`...)
+		out = append(appendFindings(out, transcript.Check(tf, msgs, o)), "}}"...)
+		if len(out) > MaxResponseBytes {
+			return nil, false // the general path says where it stopped
+		}
+		return out, true
 	default:
 		return nil, false
 	}
@@ -135,4 +163,54 @@ func listOptions(op, format string, opts TranscriptOptions) (transcript.Format, 
 	}
 	o, err := opts.engine(op, tf)
 	return tf, o, err
+}
+
+// appendFindings appends the canonical JSON of fs to dst: what
+// canonical.Append writes for findingsValue(fs), without the tree.
+func appendFindings(dst []byte, fs []Finding) []byte {
+	dst = append(dst, '[')
+	for i, f := range fs {
+		if i > 0 {
+			dst = append(dst, ',')
+		}
+		dst = append(dst, `{"ids":[`...)
+		for j, id := range f.IDs {
+			if j > 0 {
+				dst = append(dst, ',')
+			}
+			dst = canonical.AppendString(dst, id)
+		}
+		dst = append(dst, ']')
+		if f.Index >= 0 {
+			dst = strconv.AppendInt(append(dst, `,"index":`...), int64(f.Index), 10)
+		}
+		dst = canonical.AppendString(append(dst, `,"kind":`...), f.Kind)
+		dst = canonical.AppendString(append(dst, `,"message":`...), f.Message)
+		if f.Path != "" {
+			dst = canonical.AppendString(append(dst, `,"path":`...), f.Path)
+		}
+		dst = append(dst, '}')
+	}
+	return append(dst, ']')
+}
+
+// appendChanges appends the canonical JSON of a repair's changes to dst:
+// what canonical.Append writes for changesValue(c), without the tree.
+func appendChanges(dst []byte, c RepairChanges) []byte {
+	dst = strconv.AppendInt(append(dst, `{"dropped_duplicates":`...), int64(c.DroppedDuplicates), 10)
+	dst = strconv.AppendInt(append(dst, `,"dropped_orphans":`...), int64(c.DroppedOrphans), 10)
+	dst = strconv.AppendInt(append(dst, `,"filled":`...), int64(c.Filled), 10)
+	dst = append(dst, `,"ids":[`...)
+	for i, id := range c.IDs {
+		if i > 0 {
+			dst = append(dst, ',')
+		}
+		dst = canonical.AppendString(dst, id)
+	}
+	dst = strconv.AppendInt(append(dst, `],"merged":`...), int64(c.Merged), 10)
+	dst = strconv.AppendInt(append(dst, `,"moved":`...), int64(c.Moved), 10)
+	dst = strconv.AppendInt(append(dst, `,"renamed":`...), int64(c.Renamed), 10)
+	dst = strconv.AppendInt(append(dst, `,"split":`...), int64(c.Split), 10)
+	dst = strconv.AppendInt(append(dst, `,"synthesized":`...), int64(c.Synthesized), 10)
+	return append(dst, '}')
 }

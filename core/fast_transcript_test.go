@@ -89,6 +89,9 @@ func fastListSeeds(t testing.TB) [][]byte {
 		`[{"role":"assistant","tool_calls":[{"id":"a","function":{"name":"f","arguments":"1"}},{"id":"a","function":{"name":"f","arguments":"[]"}}]},{"role":"tool","tool_call_id":"a","content":"\ud800 lone"},{"role":"tool","tool_call_id":"a","content":""}]`,
 		`[{"role":"user","content":[{"type":"text","text":"see"},{"type":"image_url","image_url":{"url":"data:image/png;base64,iVBORw0KGgo="}}]},{"role":"developer","content":"be brief"},{"role":"system","content":"x"}]`,
 		`[{"role":"assistant","content":"a","tool_calls":[{"id":"c1","type":"function","function":{"name":"f","arguments":"{}"}},{"id":"c2","function":{"name":"g","arguments":"{\"x\":1}"}}]},{"role":"user","content":"next"},{"role":"tool","tool_call_id":"c2","content":"late"},{"role":"tool","tool_call_id":"zz","content":"orphan"},{"role":"assistant","content":null,"tool_calls":[{"id":"c3","type":"function","function":{"name":"f","arguments":""}}]},{"role":"tool","tool_call_id":"c3","content":""},{"role":"tool","tool_call_id":"c3","content":"again"}]`,
+		// blank and not blank behind escapes, which check reads without
+		// building the string
+		`[{"role":"assistant","content":null,"tool_calls":[{"id":"b1","function":{"name":"f","arguments":"{\"q\":\"\n\"}"}}]},{"role":"tool","tool_call_id":"b1","content":"\n\t "},{"role":"tool","tool_call_id":"b1","content":"\u00a0\u0085"},{"role":"tool","tool_call_id":"b2","content":" \u200b"},{"role":"user","content":"line\nbreak"},{"role":"developer","content":"\"be\" brief"}]`,
 		`[{"role":"system","content":[]},{"role":"user","content":[{"type":"input_audio","input_audio":{}},{"text":"no type"}]},{"role":"assistant","content":"","tool_calls":[]},{"role":"assistant","tool_calls":null,"content":[{"type":"refusal","refusal":"no"}]},{"role":"tool","tool_call_id":"x","content":[{"type":"text","text":""}]}]`,
 	} {
 		all(msgs)

@@ -71,6 +71,9 @@ type parser struct {
 	// discard: objects and arrays are read, checked and charged as
 	// always but not built (Scanner.Skip); value returns nil for them
 	discard bool
+	// shared, when not nil, is where strings with escapes are built, one
+	// after another (see Scanner.ShareStrings)
+	shared *strings.Builder
 }
 
 func (p *parser) fail(msg string) error {
@@ -311,21 +314,35 @@ func (p *parser) str() (string, error) {
 		}
 		end++
 	}
+	n := min(end, len(p.data)) - start
+	if p.shared != nil {
+		return p.sharedStr(start, n)
+	}
 	var buf strings.Builder
-	buf.Grow(min(end, len(p.data)) - start)
+	buf.Grow(n)
 	buf.WriteString(p.text[start:p.pos])
+	if _, err := p.unescape(&buf); err != nil {
+		return "", err
+	}
+	p.cost += int64(buf.Cap()) // a string with escapes is built; the caller's next charge checks
+	return buf.String(), nil
+}
+
+// unescape writes the rest of a string literal to buf, decoded, from p.pos
+// to its closing quote (read), and reports whether it held invalid UTF-8
+// (each such byte written as U+FFFD).
+func (p *parser) unescape(buf *strings.Builder) (invalid bool, err error) {
 	for p.pos < len(p.data) {
 		c := p.data[p.pos]
 		switch {
 		case c == '"':
 			p.pos++
-			p.cost += int64(buf.Cap()) // a string with escapes is built; the caller's next charge checks
-			return buf.String(), nil
+			return invalid, nil
 		case c < 0x20:
-			return "", p.fail("control character in string")
+			return false, p.fail("control character in string")
 		case c == '\\':
 			if p.pos+1 >= len(p.data) {
-				return "", p.fail("unexpected end of input in string escape")
+				return false, p.fail("unexpected end of input in string escape")
 			}
 			e := p.data[p.pos+1]
 			p.pos += 2
@@ -345,7 +362,7 @@ func (p *parser) str() (string, error) {
 			case 'u':
 				r, ok := p.hex4()
 				if !ok {
-					return "", p.fail("invalid \\u escape")
+					return false, p.fail("invalid \\u escape")
 				}
 				if utf16.IsSurrogate(r) {
 					r2 := utf8.RuneError
@@ -363,7 +380,7 @@ func (p *parser) str() (string, error) {
 				}
 				buf.WriteRune(r)
 			default:
-				return "", p.fail("invalid escape character " + strconv.QuoteRune(rune(e)))
+				return false, p.fail("invalid escape character " + strconv.QuoteRune(rune(e)))
 			}
 		case c < 0x80:
 			buf.WriteByte(c)
@@ -372,6 +389,7 @@ func (p *parser) str() (string, error) {
 			r, size := utf8.DecodeRune(p.data[p.pos:])
 			if r == utf8.RuneError && size <= 1 {
 				buf.WriteString("\uFFFD")
+				invalid = true
 				p.pos++
 				continue
 			}
@@ -379,7 +397,7 @@ func (p *parser) str() (string, error) {
 			p.pos += size
 		}
 	}
-	return "", p.fail("unexpected end of input in string")
+	return false, p.fail("unexpected end of input in string")
 }
 
 func (p *parser) hex4() (rune, bool) {

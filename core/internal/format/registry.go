@@ -218,14 +218,14 @@ func CanonicalNamed(name, path string) (string, error) {
 	return "", unknown(name, path, "format", Names())
 }
 
-// DialectNamed returns the transcript dialect of the format name or alias
-// and the row's name; an unknown or empty name is a *field.Error at path
-// that lists the transcript formats.
-func DialectNamed(name, path string) (*dialect.Dialect, string, error) {
+// TranscriptNamed returns the row name of the transcript format name or
+// alias (Dialect gives its dialect); an unknown or empty name is a
+// *field.Error at path that lists the transcript formats.
+func TranscriptNamed(name, path string) (string, error) {
 	if p := row(name); p != nil && p.Dialect != nil {
-		return p.Dialect(), p.Name, nil
+		return p.Name, nil
 	}
-	return nil, "", unknown(name, path, "transcript format", TranscriptNames())
+	return "", unknown(name, path, "transcript format", TranscriptNames())
 }
 
 // RequestShape returns the request-body shape of a transcript format name

@@ -143,7 +143,7 @@ func TestProviderTable_rows(t *testing.T) {
 func TestProviderTable_errors(t *testing.T) {
 	_, err := format.Named("cohere", "format")
 	assert.EqualError(t, err, `toolerr: format: unknown format "cohere"; known: openai-chat, openai-responses, anthropic, gemini, gemini-openai, bedrock, mcp`)
-	_, _, err = format.DialectNamed("mcp", "from")
+	_, err = format.TranscriptNamed("mcp", "from")
 	assert.EqualError(t, err, `toolerr: from: unknown transcript format "mcp"; known: openai-chat, openai-responses, anthropic, gemini, bedrock`)
 	_, err = format.RulesNamed("gemini-openai", "id_rules")
 	assert.EqualError(t, err, `toolerr: id_rules: unknown id rules "gemini-openai"; known: openai-chat, openai-responses, anthropic, gemini, bedrock, mistral`)
@@ -184,10 +184,10 @@ func TestProviderTable_aliases(t *testing.T) {
 	} {
 		assert.Equal(t, want, format.Vendor(in), in)
 	}
-	d, name, err := format.DialectNamed("Google", "format")
+	name, err := format.TranscriptNamed("Google", "format")
 	require.NoError(t, err)
 	assert.Equal(t, "gemini", name)
-	assert.Equal(t, "gemini", d.Name)
+	assert.Equal(t, "gemini", format.Dialect(name).Name)
 	r, err := format.RulesNamed("claude", "id_rules")
 	require.NoError(t, err)
 	assert.Equal(t, "anthropic", r)

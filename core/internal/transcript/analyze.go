@@ -1,8 +1,11 @@
 package transcript
 
 import (
-	"github.com/toolerr/toolerr/core/internal/format/dialect"
+	"slices"
 	"strconv"
+	"strings"
+
+	"github.com/toolerr/toolerr/core/internal/format/dialect"
 
 	"github.com/toolerr/toolerr/core/internal/field"
 	"github.com/toolerr/toolerr/core/internal/format/outcome"
@@ -81,10 +84,19 @@ type analysis struct {
 	regionOf []int
 	answer   [][]loc          // in-place result of each call, msg -1 when none
 	claim    [][]loc          // the result repair moves to each call, msg -1 when none
-	dupCall  map[callRef]bool // a call whose id an earlier call already has
-	res      map[loc]resInfo
-	other    map[int]int              // message -> first non-result part (firstOther)
-	noID     map[int]map[string][]int // group -> calls without an id (unnamed)
+	dupCall  map[callRef]bool // a call whose id an earlier call of its turn has (nil: none)
+	// res is where each result stands, by part: the part at loc l is
+	// res[partBase[l.msg]+l.part] (see resOf); order lists the results'
+	// locs in list order
+	res      []resInfo
+	partBase []int
+	order    []loc
+	// ids are the calls with an id, sorted by id, each id's calls in list
+	// order (refsOf); ks holds the resInfo.ks of every result
+	ids   []idRef
+	ks    []int
+	other map[int]int              // message -> first non-result part (firstOther)
+	noID  map[int]map[string][]int // group -> calls without an id (unnamed)
 	// unseen: a result whose call is in no message of the list may answer
 	// a call the provider holds (Options.Server without OpenCalls): it is
 	// unverified, not an orphan.
@@ -98,22 +110,62 @@ func (a *analysis) call(g, k int) *Call {
 
 func (a *analysis) part(l loc) *Part { return &a.msgs[l.msg].Parts[l.part] }
 
-func callLocs(msgs []Message, lo, hi int) []loc {
-	var out []loc
+// resOf is where the result at l stands.
+func (a *analysis) resOf(l loc) resInfo { return a.res[a.partBase[l.msg]+l.part] }
+
+// idRef is a call with its id.
+type idRef struct {
+	id  string
+	ref callRef
+}
+
+// refsOf returns the calls with id, in list order.
+func (a *analysis) refsOf(id string) []idRef {
+	i, _ := slices.BinarySearchFunc(a.ids, id, func(r idRef, id string) int { return strings.Compare(r.id, id) })
+	j := i
+	for j < len(a.ids) && a.ids[j].id == id {
+		j++
+	}
+	return a.ids[i:j]
+}
+
+// callLocs appends the locs of the calls in messages [lo, hi) to locs and
+// returns them as a slice of their own (no spare capacity).
+func callLocs(locs []loc, msgs []Message, lo, hi int) (all, calls []loc) {
+	start := len(locs)
 	for i := lo; i < hi; i++ {
 		for j, p := range msgs[i].Parts {
 			if p.Kind == KindCall {
-				out = append(out, loc{i, j})
+				locs = append(locs, loc{i, j})
 			}
 		}
 	}
-	return out
+	return locs, locs[start:len(locs):len(locs)]
 }
 
 // findGroups finds the call turns and their reply regions, as placement p
-// draws them.
+// draws them. Their calls share one array.
 func findGroups(p dialect.Placement, msgs []Message) []group {
-	var gs []group
+	// at most a group per assistant message with a call, and every call
+	turns, calls := 0, 0
+	for i := range msgs {
+		n := 0
+		for j := range msgs[i].Parts {
+			if msgs[i].Parts[j].Kind == KindCall {
+				n++
+			}
+		}
+		if n > 0 && msgs[i].Role == RoleAssistant {
+			turns++
+		}
+		calls += n
+	}
+	if turns == 0 {
+		return nil
+	}
+	gs := make([]group, 0, turns)
+	locs := make([]loc, 0, calls)
+	var cl []loc
 	n := len(msgs)
 	for i := 0; i < n; i++ {
 		m := msgs[i]
@@ -126,7 +178,8 @@ func findGroups(p dialect.Placement, msgs []Message) []group {
 			for j < n && msgs[j].Role == RoleTool {
 				j++
 			}
-			gs = append(gs, group{at: i, calls: callLocs(msgs, i, i+1), lo: i + 1, hi: j})
+			locs, cl = callLocs(locs, msgs, i, i+1)
+			gs = append(gs, group{at: i, calls: cl, lo: i + 1, hi: j})
 		case dialect.AfterCall:
 			// the call item (or the server message of open calls), the call
 			// items right after it and the outputs after those: a call item
@@ -135,20 +188,23 @@ func findGroups(p dialect.Placement, msgs []Message) []group {
 			for j < n && (msgs[j].Role == RoleTool || (msgs[j].Role == RoleAssistant && len(msgs[j].Parts) == 1 && msgs[j].Parts[0].Kind == KindCall && msgs[j-1].Role != RoleTool)) {
 				j++
 			}
-			gs = append(gs, group{at: i, calls: callLocs(msgs, i, j), lo: i, hi: j})
+			locs, cl = callLocs(locs, msgs, i, j)
+			gs = append(gs, group{at: i, calls: cl, lo: i, hi: j})
 			i = j - 1
 		case dialect.NextUserFirst:
 			hi := i + 1
 			if i+1 < n && msgs[i+1].Role == RoleUser {
 				hi = i + 2
 			}
-			gs = append(gs, group{at: i, calls: callLocs(msgs, i, i+1), lo: i + 1, hi: hi})
+			locs, cl = callLocs(locs, msgs, i, i+1)
+			gs = append(gs, group{at: i, calls: cl, lo: i + 1, hi: hi})
 		case dialect.NextContent:
 			j := i + 1
 			for j < n && msgs[j].Role == RoleUser && dialect.HasKind(msgs[j], KindResult) {
 				j++
 			}
-			gs = append(gs, group{at: i, calls: callLocs(msgs, i, i+1), lo: i + 1, hi: j})
+			locs, cl = callLocs(locs, msgs, i, i+1)
+			gs = append(gs, group{at: i, calls: cl, lo: i + 1, hi: j})
 		}
 	}
 	return gs
@@ -219,46 +275,73 @@ func (a *analysis) unnamed(g int) map[string][]int {
 // result whose id no call of the list has may answer a call the provider
 // holds (statusUnverified instead of statusOrphan).
 func analyze(d *dialect.Dialect, msgs []Message, unseen bool) *analysis {
-	a := &analysis{d: d, msgs: msgs, groups: findGroups(d.Placement, msgs), res: map[loc]resInfo{}, dupCall: map[callRef]bool{}, unseen: unseen}
-	a.regionOf = make([]int, len(msgs))
-	for i := range a.regionOf {
+	a := &analysis{d: d, msgs: msgs, groups: findGroups(d.Placement, msgs), unseen: unseen}
+	n := len(msgs)
+	ints := make([]int, 2*n+1)
+	a.regionOf, a.partBase = ints[:n:n], ints[n:]
+	parts, results := 0, 0
+	for i := range msgs {
 		a.regionOf[i] = noGroup
+		a.partBase[i] = parts
+		for j := range msgs[i].Parts {
+			if msgs[i].Parts[j].Kind == KindResult {
+				results++
+			}
+		}
+		parts += len(msgs[i].Parts)
 	}
-	byID := map[string][]callRef{} // every call with the id, in list order
-	a.answer = make([][]loc, len(a.groups))
-	a.claim = make([][]loc, len(a.groups))
+	a.partBase[n] = parts
+	a.res = make([]resInfo, parts)
+	a.order = make([]loc, 0, results)
+	a.ks = make([]int, 0, results)
+	calls := 0
+	for _, gr := range a.groups {
+		calls += len(gr.calls)
+	}
+	ng := len(a.groups)
+	lists := make([][]loc, 2*ng)
+	a.answer, a.claim = lists[:ng:ng], lists[ng:]
+	locs := make([]loc, 2*calls)
+	a.ids = make([]idRef, 0, calls)
 	for g, gr := range a.groups {
 		for i := gr.lo; i < gr.hi; i++ {
 			a.regionOf[i] = g
 		}
-		a.answer[g] = make([]loc, len(gr.calls))
-		a.claim[g] = make([]loc, len(gr.calls))
+		c := len(gr.calls)
+		a.answer[g], a.claim[g], locs = locs[:c:c], locs[c:2*c:2*c], locs[2*c:]
 		for k := range gr.calls {
 			a.answer[g][k] = noLoc()
 			a.claim[g][k] = noLoc()
 			if id := a.call(g, k).ID; id != "" {
-				refs := byID[id]
-				if n := len(refs); n > 0 && refs[n-1].group == g {
-					a.dupCall[callRef{g, k}] = true // ids pair within their turn: a second one there is a duplicate
-				}
-				byID[id] = append(refs, callRef{g, k})
+				a.ids = append(a.ids, idRef{id, callRef{g, k}})
 			}
+		}
+	}
+	// every call with an id, by id, in list order within one id: ids pair
+	// within their turn, so a call whose id the call before it (in list
+	// order) of its own turn has is a duplicate
+	slices.SortStableFunc(a.ids, func(x, y idRef) int { return strings.Compare(x.id, y.id) })
+	for j := 1; j < len(a.ids); j++ {
+		if a.ids[j].id == a.ids[j-1].id && a.ids[j].ref.group == a.ids[j-1].ref.group {
+			if a.dupCall == nil {
+				a.dupCall = map[callRef]bool{}
+			}
+			a.dupCall[a.ids[j].ref] = true
 		}
 	}
 	// Match every result to a call: by id, or (Gemini without ids) by name
 	// and order inside the region.
-	var order []loc
-	nameSeen := map[int]map[string]int{}
+	var nameSeen map[int]map[string]int
 	for i, m := range msgs {
 		for j, p := range m.Parts {
 			if p.Kind != KindResult {
 				continue
 			}
 			l := loc{i, j}
-			order = append(order, l)
+			a.order = append(a.order, l)
 			info := resInfo{g: noGroup, k: -1}
 			if id := p.Result.ID(); id != "" {
-				info.g, info.ks = a.turnOf(byID[id], i, p.Result.Outcome.Call.Name)
+				info.g, info.ks = a.turnOf(a.refsOf(id), i, p.Result.Outcome.Call.Name)
 				if info.g != noGroup {
 					info.k = info.ks[0]
 				}
@@ -269,13 +352,17 @@ func analyze(d *dialect.Dialect, msgs []Message, unseen bool) *analysis {
 				if d.Placement != dialect.NextContent {
 					name = ""
 				}
+				if nameSeen == nil {
+					nameSeen = map[int]map[string]int{}
+				}
 				if nameSeen[g] == nil {
 					nameSeen[g] = map[string]int{}
 				}
 				nth := nameSeen[g][name]
 				nameSeen[g][name]++
 				if ks := a.unnamed(g)[name]; nth < len(ks) {
-					info.g, info.k, info.ks = g, ks[nth], []int{ks[nth]}
+					a.ks = append(a.ks, ks[nth])
+					info.g, info.k, info.ks = g, ks[nth], a.ks[len(a.ks)-1:len(a.ks):len(a.ks)]
 				}
 			}
 			for _, k := range info.ks {
@@ -285,11 +372,11 @@ func analyze(d *dialect.Dialect, msgs []Message, unseen bool) *analysis {
 					break
 				}
 			}
-			a.res[l] = info
+			a.res[a.partBase[i]+j] = info
 		}
 	}
-	for _, l := range order {
-		info := a.res[l]
+	for _, l := range a.order {
+		info := a.resOf(l)
 		switch {
 		case info.status == statusInPlace:
 			continue
@@ -312,7 +399,7 @@ func analyze(d *dialect.Dialect, msgs []Message, unseen bool) *analysis {
 				info.why = FindMisplacedResult
 			}
 		}
-		a.res[l] = info
+		a.res[a.partBase[l.msg]+l.part] = info
 	}
 	return a
 }
@@ -322,46 +409,46 @@ func analyze(d *dialect.Dialect, msgs []Message, unseen bool) *analysis {
 // a turn with a call named name (a result that names its function, as
 // Gemini's do), and among those the turn whose reply region holds it, else
 // the last turn before it, else the first after it (a result before its
-// call). It
-// returns the group and its calls with the id (only those named name when
-// there are any), or noGroup when refs is empty.
-func (a *analysis) turnOf(refs []callRef, i int, name string) (int, []int) {
+// call). It returns the group and its calls with the id (only those named
+// name when there are any), or noGroup when refs is empty.
+func (a *analysis) turnOf(refs []idRef, i int, name string) (int, []int) {
 	if len(refs) == 0 {
 		return noGroup, nil
 	}
 	named := func(r callRef) bool { return name != "" && a.call(r.group, r.call).Name == name }
-	g, best := refs[0].group, -1
+	g, best := refs[0].ref.group, -1
 	for _, r := range refs {
 		// a call of the result's name first, then the turn whose region
 		// holds the result, then a turn before it (the latest)
 		score := 0
 		switch {
-		case a.regionOf[i] == r.group:
+		case a.regionOf[i] == r.ref.group:
 			score = 2
-		case a.groups[r.group].at < i:
+		case a.groups[r.ref.group].at < i:
 			score = 1
 		}
-		if named(r) {
+		if named(r.ref) {
 			score += 4
 		}
 		if score > best || score == best && score&1 == 1 {
-			g, best = r.group, score
+			g, best = r.ref.group, score
 		}
 	}
-	var ks, others []int
+	start := len(a.ks)
 	for _, r := range refs {
-		switch {
-		case r.group != g:
-		case named(r):
-			ks = append(ks, r.call)
-		default:
-			others = append(others, r.call)
+		if r.ref.group == g && named(r.ref) {
+			a.ks = append(a.ks, r.ref.call)
 		}
 	}
-	if len(ks) > 0 {
-		return g, ks // a turn repeating the id: the calls of that name alone
+	if len(a.ks) == start {
+		// no call of that name: every call of the turn with the id
+		for _, r := range refs {
+			if r.ref.group == g {
+				a.ks = append(a.ks, r.ref.call)
+			}
+		}
 	}
-	return g, others
+	return g, a.ks[start:len(a.ks):len(a.ks)]
 }
 
 // free points info at the first of its calls without a result in place or
@@ -490,7 +577,7 @@ func Check(f Format, msgs []Message, opts Options) []Finding {
 					evs = append(evs, event{l: l, kind: FindInvalidID, id: p.Call.ID, at: atPart, msg: ids.Text})
 				}
 			case KindResult:
-				info := a.res[l]
+				info := a.resOf(l)
 				id := resultKey(&p.Result)
 				switch info.status {
 				case statusOrphan:
@@ -546,6 +633,9 @@ type event struct {
 // indexes and paths name the caller's list (path base) with off server
 // messages in front of it.
 func findings(d *dialect.Dialect, evs []event, n, off int, base string) []Finding {
+	if len(evs) == 0 {
+		return []Finding{}
+	}
 	start := make([]int, n+1)
 	for _, e := range evs {
 		start[e.l.msg+1]++

@@ -165,8 +165,8 @@ func regroup(from *dialect.Dialect, msgs []Message, to *dialect.Dialect, unseen 
 	generated, unverified := 0, 0
 	var renamed map[string]string
 	var taken *idPool // every id of the list, once a rename needs them
-	for l, info := range a.res {
-		if info.status == statusUnverified {
+	for _, l := range a.order {
+		if a.resOf(l).status == statusUnverified {
 			used[l] = true
 			unverified++
 		}

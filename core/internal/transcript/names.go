@@ -7,7 +7,7 @@ import "github.com/toolerr/toolerr/core/internal/format"
 // provider table. The transcript ops and the typed Go API read a format name
 // through it alone.
 func FormatNamed(name, path string) (Format, error) {
-	_, canonical, err := format.DialectNamed(name, path)
+	canonical, err := format.TranscriptNamed(name, path)
 	if err != nil {
 		return "", err
 	}

@@ -53,7 +53,10 @@ func ScanList(f Format, s *canonical.Scanner, depth int, raw dialect.ScanRaw) ([
 	if d == nil || d.Scan == nil || !s.Byte('[') {
 		return nil, false
 	}
-	var out []Message
+	var (
+		out   []Message
+		parts dialect.Parts
+	)
 	for n := 0; ; n++ {
 		more, ok := s.Elem(n)
 		if !ok {
@@ -65,7 +68,7 @@ func ScanList(f Format, s *canonical.Scanner, depth int, raw dialect.ScanRaw) ([
 			}
 			break
 		}
-		m, ok := d.Scan(s, depth+1, raw)
+		m, ok := d.Scan(s, depth+1, raw, &parts)
 		if !ok {
 			return nil, false
 		}

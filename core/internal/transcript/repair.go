@@ -74,9 +74,9 @@ type repair struct {
 	msgs    []Message
 	ch      Changes
 	touched idList
-	taken   map[callRef]Part // a misplaced result, by the call it answers
+	taken   map[callRef]Part // a misplaced result, by the call it answers (nil: none)
 	removed []map[int]bool   // message -> parts taken out of it
-	rebuild map[int]bool     // group -> its reply region is rebuilt
+	rebuild []bool           // group -> its reply region is rebuilt
 	plan    [][]answer       // group -> call -> its answer
 	ids     dialect.IDRule   // the rules a renamed id follows
 	copied  map[int]bool     // messages whose parts setID has copied
@@ -110,7 +110,8 @@ type repair struct {
 func Repair(f Format, msgs []Message, opts Options) ([]Message, Changes) {
 	d := dialectFor(f, opts)
 	msgs, off := withServer(msgs, opts)
-	r := &repair{d: d, a: analyze(d, msgs, opts.server() && opts.OpenCalls == nil), msgs: msgs, taken: map[callRef]Part{}, removed: make([]map[int]bool, len(msgs)), rebuild: map[int]bool{}, ids: idRule(d, opts.IDRules)}
+	r := &repair{d: d, a: analyze(d, msgs, opts.server() && opts.OpenCalls == nil), msgs: msgs, removed: make([]map[int]bool, len(msgs)), ids: idRule(d, opts.IDRules)}
+	r.rebuild = make([]bool, len(r.a.groups))
 	r.takeOut()
 	r.planAnswers()
 	r.renameDuplicates()
@@ -138,7 +139,8 @@ func Repair(f Format, msgs []Message, opts Options) ([]Message, Changes) {
 // kept aside for the call they answer. The regions they leave are rebuilt.
 func (r *repair) takeOut() {
 	a := r.a
-	for l, info := range a.res {
+	for _, l := range a.order {
+		info := a.resOf(l)
 		if info.status == statusInPlace || info.status == statusUnverified {
 			continue
 		}
@@ -155,6 +157,9 @@ func (r *repair) takeOut() {
 		case statusDuplicate:
 			r.ch.DroppedDuplicates++
 		case statusMovable:
+			if r.taken == nil {
+				r.taken = map[callRef]Part{}
+			}
 			r.taken[callRef{info.g, info.k}] = *a.part(l)
 			r.rebuild[info.g] = true
 		}
@@ -185,8 +190,14 @@ func (r *repair) takeOut() {
 func (r *repair) planAnswers() {
 	a := r.a
 	r.plan = make([][]answer, len(a.groups))
+	n := 0
+	for _, gr := range a.groups {
+		n += len(gr.calls)
+	}
+	all := make([]answer, n) // one array for every group's answers
 	for g, gr := range a.groups {
-		r.plan[g] = make([]answer, len(gr.calls))
+		c := len(gr.calls)
+		r.plan[g], all = all[:c:c], all[c:]
 		for k := range gr.calls {
 			ref := callRef{g, k}
 			switch {

@@ -104,8 +104,10 @@ type Dialect struct {
 	// same bytes, with Scanned for each Raw the tree would set (a part
 	// inside a member it parsed as a tree keeps that tree), or what raw
 	// asks for instead. It reports false for anything else: the caller then
-	// reads the whole request as a tree. nil for a format without one.
-	Scan func(s *canonical.Scanner, depth int, raw ScanRaw) (Message, bool)
+	// reads the whole request as a tree. The message's parts come from
+	// parts, shared by the messages of one list. nil for a format without
+	// one.
+	Scan func(s *canonical.Scanner, depth int, raw ScanRaw, parts *Parts) (Message, bool)
 	// Write writes one neutral message as zero or more list elements.
 	Write func(w *Writer, m Message) []any
 	// Serialize is the provider's single-turn codec: a result part in a

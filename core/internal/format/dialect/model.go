@@ -125,13 +125,17 @@ const (
 	// RawNone: Scanned, for an op that neither lints elements nor writes
 	// them back (convert to another format).
 	RawNone ScanRaw = iota
-	// RawLint: a message's Raw is an object of the members Lint reads, as
-	// the tree holds them (an array Lint only counts may hold nulls), where
-	// Lint can find something in them, else Scanned (check).
+	// RawLint: what Check reads and no more (check). A message's Raw is an
+	// object of the members Lint reads, as the tree holds them (an array
+	// Lint only counts may hold nulls), where Lint can find something in
+	// them beyond what the neutral role says, else Scanned. A result's
+	// text is read no further than whether it is blank: an Outcome with a
+	// Result of Kind Empty when it is, else neither Result nor Error (no
+	// envelope is recognized, and Failed is false).
 	RawLint
-	// RawText: each Raw is the element's canonical JSON (canonical.Text),
-	// which a writer copies as is and Clone parses where it rebuilds one
-	// (repair, a same-format convert).
+	// RawText: each Raw is the element's canonical JSON (a *canonical.Text
+	// in the list's Parts), which a writer copies as is and Clone parses
+	// where it rebuilds one (repair, a same-format convert).
 	RawText
 )
 

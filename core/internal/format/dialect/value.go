@@ -4,14 +4,19 @@ import (
 	"strings"
 
 	"github.com/toolerr/toolerr/core/internal/canonical"
+	"github.com/toolerr/toolerr/core/internal/envelope"
 	"github.com/toolerr/toolerr/core/internal/field"
 	"github.com/toolerr/toolerr/core/internal/format/outcome"
 )
 
 // Clone returns a shallow copy of v when it is an object (the tree of v's
-// text when it is a canonical.Text holding one), else a new object.
+// text when it is a canonical.Text or a *canonical.Text holding one), else
+// a new object.
 func Clone(v any) map[string]any {
-	if t, ok := v.(canonical.Text); ok {
+	switch t := v.(type) {
+	case canonical.Text:
+		v, _ = t.Tree()
+	case *canonical.Text:
 		v, _ = t.Tree()
 	}
 	src, _ := v.(map[string]any)
@@ -52,13 +57,21 @@ func PresentObj(m map[string]any, key, p string) (map[string]any, bool, error) {
 // (outcome.RecognizeText), else text (blank is Empty). The bool reports an
 // envelope.
 func TextOutcome(s string, f outcome.Flag) (outcome.Outcome, bool) {
+	return (*Parts)(nil).TextOutcome(s, f)
+}
+
+// TextOutcome is the package's TextOutcome with the Result, when there is
+// one, in the arena (a nil *Parts allocates it).
+func (a *Parts) TextOutcome(s string, f outcome.Flag) (outcome.Outcome, bool) {
 	if e, ok := outcome.RecognizeText(s, f); ok {
-		return outcome.Outcome{Error: &e}, true
+		ep := new(envelope.Envelope) // not &e: e would be on the heap for every text
+		*ep = e
+		return outcome.Outcome{Error: ep}, true
 	}
 	if outcome.IsBlank(s) {
-		return outcome.Outcome{Result: &outcome.Result{Kind: outcome.Empty}}, false
+		return outcome.Outcome{Result: a.Result(outcome.Result{Kind: outcome.Empty})}, false
 	}
-	return outcome.Outcome{Result: &outcome.Result{Kind: outcome.Text, Text: s}}, false
+	return outcome.Outcome{Result: a.Result(outcome.Result{Kind: outcome.Text, Text: s})}, false
 }
 
 // ValueOutcome interprets a JSON value carried as a result (Gemini output

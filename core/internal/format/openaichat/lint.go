@@ -38,15 +38,19 @@ func partTypes(role string) string {
 
 // lint checks one Chat Completions message: the bounds above, the type of
 // each content part, and, with a model named, what that model takes. It
-// reads the message's role, content and tool_calls alone, and finds nothing
-// in a message whose content is not an array, whose tool_calls is not an
-// empty array and whose role is neither system nor developer: scanMessage
-// gives it those members of the others only (a new rule reading more must
-// say so there too; TestFastList_sameAsGeneral holds both to the tree).
+// reads the message's role, content and tool_calls alone, and of a message
+// whose content is not an array and whose tool_calls is not an empty array
+// nothing but whether its role is system or developer, which the neutral
+// role says: scanMessage gives it the members of the others only, and of
+// those the neutral role (a new rule reading more must say so there too;
+// TestFastList_sameAsGeneral holds both to the tree).
 func lint(d *dialect.Dialect, msgs []dialect.Message, i int) []dialect.Issue {
-	raw, _ := msgs[i].Raw.(map[string]any)
+	raw, tree := msgs[i].Raw.(map[string]any)
 	out := dialect.CheckLimits(raw, limits)
 	role, _ := raw["role"].(string)
+	if !tree && msgs[i].Role == dialect.RoleSystem {
+		role = "system" // system or developer: lint tells them apart nowhere
+	}
 	types := partTypes(role)
 	parts, _ := raw["content"].([]any)
 	for j, p := range parts {

@@ -4,6 +4,7 @@ import (
 	"github.com/toolerr/toolerr/core/internal/canonical"
 	"github.com/toolerr/toolerr/core/internal/field"
 	"github.com/toolerr/toolerr/core/internal/format/dialect"
+	"github.com/toolerr/toolerr/core/internal/format/outcome"
 )
 
 // scanMessage reads one Chat Completions message straight from s (the
@@ -17,27 +18,27 @@ import (
 // function message, a name, an unknown role, a member of another type, a
 // duplicate member) reports false, and the caller reads the tree: so
 // nothing convert would count as dropped is ever skipped here.
-func scanMessage(s *canonical.Scanner, depth int, mode dialect.ScanRaw) (dialect.Message, bool) {
+func scanMessage(s *canonical.Scanner, depth int, mode dialect.ScanRaw, arena *dialect.Parts) (dialect.Message, bool) {
 	var (
 		msg     dialect.Message
 		role    string
-		content any
+		content scanned
 		id      string
-		calls   []dialect.Part
+		calls   = arena.Spare[:0]
 		// tool_calls was null (the tree holds nil, not an empty array)
 		callsNull bool
 		// the canonical JSON of tool_calls, for RawText
 		callsText []byte
 	)
+	text := mode == dialect.RawText
+	defer func() { arena.Spare = calls[:0] }()
 	const hasContent, hasID, hasCalls = 1 << 1, 1 << 2, 1 << 3
 	seen, ok := s.ReadObject([]string{"role", "content", "tool_call_id", "tool_calls"}, func(i int) bool {
 		switch i {
 		case 0:
 			return s.StringMember(&role)
 		case 1:
-			var ok bool
-			content, ok = scanContent(s, depth+1)
-			return ok
+			return content.scan(s, depth+1)
 		case 2:
 			return s.StringMember(&id)
 		}
@@ -46,25 +47,27 @@ func scanMessage(s *canonical.Scanner, depth int, mode dialect.ScanRaw) (dialect
 			return true
 		}
 		var ok bool
-		calls, callsText, ok = scanCalls(s, mode == dialect.RawText)
+		calls, callsText, ok = scanCalls(s, calls, arena, text)
 		return ok
 	})
 	if !ok {
 		return msg, false
 	}
 	msg.Raw = dialect.Scanned{}
-	_, isArray := content.([]any)
 	switch {
-	case mode == dialect.RawText:
+	case text:
 		// the message's canonical JSON: its members in RFC 8785 order
-		text, _ := content.(string)
-		b := make([]byte, 0, 64+len(callsText)+len(id)+len(role)+len(text)+len(text)/8)
+		b := arena.Buf(64 + len(callsText) + len(id) + len(role) + len(content.text) + len(content.text)/8)
 		b = append(b, '{')
 		if seen&hasContent != 0 {
 			b = append(b, `"content":`...)
-			var err error
-			if b, err = canonical.Append(b, content); err != nil {
-				return msg, false
+			if content.kind == '"' {
+				b = canonical.AppendString(b, content.text)
+			} else {
+				var err error
+				if b, err = canonical.Append(b, content.value()); err != nil {
+					return msg, false
+				}
 			}
 			b = append(b, ',')
 		}
@@ -80,13 +83,14 @@ func scanMessage(s *canonical.Scanner, depth int, mode dialect.ScanRaw) (dialect
 				b = append(b, callsText...)
 			}
 		}
-		msg.Raw = canonical.Text(append(b, '}'))
-	case mode == dialect.RawLint && (isArray || role == "system" || role == "developer" || seen&hasCalls != 0 && !callsNull && len(calls) == 0):
-		// what lint reads: role, the content array, how many tool_calls;
-		// any other message gives it nothing to find (see lint)
+		msg.Raw = arena.Text(append(b, '}'), 0)
+	case mode == dialect.RawLint && (content.kind == '[' || seen&hasCalls != 0 && !callsNull && len(calls) == 0):
+		// what lint reads of a message beyond its role: the content
+		// array, how many tool_calls; any other message gives it nothing
+		// more to find (see lint)
 		raw := map[string]any{"role": role}
 		if seen&hasContent != 0 {
-			raw["content"] = content
+			raw["content"] = content.value()
 		}
 		if seen&hasCalls != 0 {
 			raw["tool_calls"] = nil
@@ -101,60 +105,103 @@ func scanMessage(s *canonical.Scanner, depth int, mode dialect.ScanRaw) (dialect
 		if seen&hasCalls != 0 {
 			return msg, false
 		}
-		o, failed, err := ListResultContent(content, field.Unnamed)
-		if err != nil {
-			return msg, false
+		var (
+			o      outcome.Outcome
+			failed bool
+		)
+		switch {
+		case mode == dialect.RawLint && content.kind == '"':
+			// Check reads whether the text is blank (EmptyResult), not
+			// the text: an envelope or not, it is not recognized here
+			if outcome.IsBlank(content.text) {
+				o.Result = &outcome.Result{Kind: outcome.Empty}
+			}
+		case content.kind == '"':
+			o, failed = arena.TextOutcome(content.text, outcome.Unflagged)
+		default:
+			var err error
+			if o, failed, err = ListResultContent(content.value(), field.Unnamed); err != nil {
+				return msg, false
+			}
 		}
 		o.Call.ID = id
 		msg.Role = dialect.RoleTool
-		msg.Parts = []dialect.Part{{Kind: dialect.KindResult, Result: dialect.Result{Outcome: o, Failed: failed}, Raw: msg.Raw}}
+		msg.Parts = arena.Keep(dialect.Part{Kind: dialect.KindResult, Result: dialect.Result{Outcome: o, Failed: failed}, Raw: msg.Raw})
 		return msg, true
 	}
 	if msg.Role, ok = chatRole(role); !ok {
 		return msg, false // an unknown role: UnknownRole keeps the tree
 	}
-	parts, err := ListContent(content, field.Unnamed)
-	if err != nil {
-		return msg, false
+	if msg.Role != dialect.RoleAssistant {
+		calls = calls[:0]
 	}
-	if msg.Role == dialect.RoleAssistant && len(calls) > 0 {
-		parts = append(parts, calls...)
+	switch content.kind {
+	case '"':
+		calls = append(calls, dialect.Part{})
+		copy(calls[1:], calls)
+		calls[0] = dialect.Part{Kind: dialect.KindText, Text: content.text}
+	case '[':
+		parts, err := ListContent(content.array, field.Unnamed)
+		if err != nil {
+			return msg, false
+		}
+		msg.Parts = append(parts, calls...)
+		return msg, true
 	}
-	msg.Parts = parts
+	msg.Parts = arena.Keep(calls...)
 	return msg, true
 }
 
-// scanContent reads a message's content: a string, null, or an array parsed
-// as the tree ListContent reads.
-func scanContent(s *canonical.Scanner, depth int) (any, bool) {
+// scanned is a message's content as scanMessage read it.
+type scanned struct {
+	// kind is '"' for a string, '[' for an array, 0 for null or none
+	kind byte
+	// text is the string
+	text string
+	// array is an array parsed as the tree ListContent reads
+	array []any
+}
+
+// scan reads a content member's value: a string, null, or an array.
+func (c *scanned) scan(s *canonical.Scanner, depth int) bool {
 	switch s.Next() {
 	case '"':
-		c, ok := s.String()
-		return c, ok && s.Str(c)
+		c.kind = '"'
+		return s.StringMember(&c.text)
 	case 'n':
-		return nil, s.Null()
+		return s.Null()
 	case '[':
 		v, err := s.Value(depth)
-		return v, err == nil
+		c.kind = '['
+		c.array, _ = v.([]any)
+		return err == nil
 	}
-	return nil, false
+	return false
+}
+
+// value is the content as the tree holds it (the string decoded).
+func (c *scanned) value() any {
+	switch c.kind {
+	case '"':
+		return c.text
+	case '[':
+		return c.array
+	}
+	return nil
 }
 
 // scanCalls reads an array of tool calls {id, type, function: {name,
 // arguments}} (id and type optional, every member a string; function with
-// both members) into call parts, as readMessage reads them. With text, it
-// also writes the array's canonical JSON, and each part's Raw is its call's
-// (canonical.Text); else Scanned.
-func scanCalls(s *canonical.Scanner, text bool) ([]dialect.Part, []byte, bool) {
+// both members) into call parts appended to calls, as readMessage reads
+// them. With text, it also writes the array's canonical JSON in arena,
+// and each part's Raw is its call's (arena.Text); else Scanned.
+func scanCalls(s *canonical.Scanner, calls []dialect.Part, arena *dialect.Parts, text bool) ([]dialect.Part, []byte, bool) {
 	if !s.Byte('[') {
 		return nil, nil, false
 	}
-	var (
-		calls []dialect.Part
-		b     []byte
-	)
+	var b []byte
 	if text {
-		b = append(make([]byte, 0, 256), '[')
+		b = append(arena.Buf(256), '[')
 	}
 	for n := 0; ; n++ {
 		more, ok := s.Elem(n)
@@ -164,11 +211,9 @@ func scanCalls(s *canonical.Scanner, text bool) ([]dialect.Part, []byte, bool) {
 		if !more {
 			if text {
 				b = append(b, ']')
+				arena.Used(b)
 			}
 			return calls, b, s.Array(n)
-		}
-		if calls == nil {
-			calls = make([]dialect.Part, 0, 2)
 		}
 		calls = append(calls, dialect.Part{Kind: dialect.KindCall, Raw: dialect.Scanned{}})
 		p := &calls[len(calls)-1]
@@ -207,7 +252,7 @@ func scanCalls(s *canonical.Scanner, text bool) ([]dialect.Part, []byte, bool) {
 				b = canonical.AppendString(append(b, `,"type":`...), typ)
 			}
 			b = append(b, '}')
-			p.Raw = canonical.Text(b[at:len(b):len(b)])
+			p.Raw = arena.Text(b, at)
 		}
 	}
 }

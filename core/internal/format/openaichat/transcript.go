@@ -18,7 +18,7 @@ const Name = "openai-chat"
 // and openai-go ChatCompletionToolMessageParam.
 func Dialect() *dialect.Dialect {
 	return &dialect.Dialect{
-		Name: Name, Read: readMessage, Scan: scanMessage, Write: writeMessage, Serialize: Codec{}.Serialize,
+		Name: Name, Read: readMessage, Scan: scanMessage, Write: writeMessage, Serialize: serialize,
 		CallID: dialect.Member{Key: "id"}, ResultID: dialect.Member{Key: "tool_call_id"},
 		// OpenAPI FunctionObject.name: a-z, A-Z, 0-9, _ and -, at most 64
 		Names:            dialect.IDRule{Charset: dialect.Word, Min: 1, Max: 64, Text: "OpenAI function names are 1 to 64 characters of [a-zA-Z0-9_-]."},
@@ -74,6 +74,10 @@ func LostPart(l dialect.Loss, p dialect.Part, call func(raw any)) {
 		}
 	}
 }
+
+// serialize is Codec's Serialize as a func (a method value is allocated
+// each time Dialect builds one).
+func serialize(outs []outcome.Outcome) ([]any, error) { return Codec{}.Serialize(outs) }
 
 // EmptyResult reports a result read as empty text, which Chat Completions
 // and Responses reject (an empty content or output string).

@@ -1,0 +1,90 @@
+package dialect
+
+import (
+	"github.com/toolerr/toolerr/core/internal/canonical"
+	"github.com/toolerr/toolerr/core/internal/format/outcome"
+)
+
+// Parts hands out the part slices of the messages one list's Scan reads,
+// and the canonical JSON of its elements for RawText, from blocks shared by
+// many messages instead of one allocation each. A part slice it returns has
+// no spare capacity (appending to it copies), so a message may treat its
+// parts as its own; a text is never written to again. The zero value is
+// ready.
+type Parts struct {
+	block []Part // what is left of the current block
+	// Spare is scratch a Scan builds one message's parts in before Keep
+	// copies them out; it is the Scan's for the length of one call.
+	Spare   []Part
+	free    []byte           // the unwritten end of the text buffer (length 0)
+	texts   []canonical.Text // what is left of the current block of Raw texts
+	results []outcome.Result // what is left of the current block of results
+}
+
+// The sizes of the blocks: the parts of about 40 messages of a
+// transcript, the texts of as many elements, and 8 KiB of text.
+const (
+	partsBlock   = 48
+	textsBlock   = 64
+	resultsBlock = 16
+	textBlock    = 8 << 10
+)
+
+// Keep returns a copy of ps in the arena (nil for none).
+func (a *Parts) Keep(ps ...Part) []Part {
+	n := len(ps)
+	if n == 0 {
+		return nil
+	}
+	if n > len(a.block) {
+		a.block = make([]Part, max(n, partsBlock))
+	}
+	out := a.block[:n:n]
+	a.block = a.block[n:]
+	copy(out, ps)
+	return out
+}
+
+// Buf returns an empty slice at the end of the text buffer with room for
+// at least n bytes, to append one element's canonical JSON to (it may grow
+// past them); Used or Text then says how far it was written.
+func (a *Parts) Buf(n int) []byte {
+	if cap(a.free) < n {
+		a.free = make([]byte, 0, max(n, textBlock))
+	}
+	return a.free
+}
+
+// Used marks b, appended to what Buf returned, as written.
+func (a *Parts) Used(b []byte) { a.free = b[len(b):] }
+
+// Text marks b as written (see Used) and returns b[at:] as a Raw: a
+// *canonical.Text, which a pointer holds in an interface without an
+// allocation of its own.
+func (a *Parts) Text(b []byte, at int) *canonical.Text {
+	a.Used(b)
+	if len(a.texts) == 0 {
+		a.texts = make([]canonical.Text, textsBlock)
+	}
+	t := &a.texts[0]
+	a.texts = a.texts[1:]
+	*t = b[at:len(b):len(b)]
+	return t
+}
+
+// Result returns a pointer to a copy of r in the arena; a nil arena
+// allocates it.
+func (a *Parts) Result(r outcome.Result) *outcome.Result {
+	if a == nil {
+		p := new(outcome.Result) // not &r: r would be on the heap for every call
+		*p = r
+		return p
+	}
+	if len(a.results) == 0 {
+		a.results = make([]outcome.Result, resultsBlock)
+	}
+	p := &a.results[0]
+	a.results = a.results[1:]
+	*p = r
+	return p
+}
