@@ -14,7 +14,7 @@ import (
 // each openai-chat check seed of fastList (the conformance fixtures, the
 // real recordings, the edge lists), some with more members, one with a
 // model that is no string.
-func prepareSeeds(t *testing.T) (bench []byte, seeds [][]byte) {
+func prepareSeeds(t testing.TB) (bench []byte, seeds [][]byte) {
 	raw, err := os.ReadFile("../bench/fixtures/openai-chat-40.json")
 	require.NoError(t, err)
 	bench = compactJSON(t, raw)

@@ -22,7 +22,7 @@ type fixtureTest struct {
 // pattern ("*": every op's fixtures). The bytes are kept as the file holds
 // them (encoding/json checks only their syntax), so a fixture may hold what
 // the core's own parser refuses.
-func fixtureTests(t *testing.T, dirs ...string) []fixtureTest {
+func fixtureTests(t testing.TB, dirs ...string) []fixtureTest {
 	t.Helper()
 	var out []fixtureTest
 	for _, dir := range dirs {
