@@ -37,3 +37,15 @@ func TestLoss_check(t *testing.T) {
 	assert.Equal(t, "user", m["role"])
 	assert.Nil(t, l.Check("not an object", " a ", ""))
 }
+
+// TestOtherName_sortedFirstMember: a block without a type is named by its
+// first member name in sorted order whatever Go's map order, the empty name
+// included (it sorts first and names nothing: "unknown"), so a conversion's
+// notes are the same bytes on every run and target.
+func TestOtherName_sortedFirstMember(t *testing.T) {
+	for range 200 {
+		assert.Equal(t, "unknown", OtherName(map[string]any{"": "x", "zeta": 1, "alpha": 2, "771": []any{}}))
+		assert.Equal(t, "alpha", OtherName(map[string]any{"zeta": 1, "alpha": 2, "beta": 3}))
+	}
+	assert.Equal(t, "image", OtherName(map[string]any{"type": "image", "a": 1}))
+}

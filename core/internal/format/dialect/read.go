@@ -134,9 +134,10 @@ func OtherName(v any) string {
 		if t, ok := m["type"].(string); ok {
 			typ = t
 		} else {
+			first := true // "" is a member name too, and sorts first
 			for k := range m {
-				if typ == "" || k < typ {
-					typ = k
+				if first || k < typ {
+					typ, first = k, false
 				}
 			}
 		}
