@@ -288,6 +288,7 @@ class Events {
     this.pending = new Uint8Array(0);
     this.scan = 0;
     this.skip = false;
+    this.dropped = null; // with skip: the error op's reply for an error event too long to hold, written at its end
     this.emitted = false;
     this.started = false; // the first event has been read (a BOM is stripped from it only)
   }
@@ -300,7 +301,11 @@ class Events {
       if (end === 0) {
         this.scan = resume;
         if (this.pending.length > MAX_EVENT_BYTES) { // too long to hold: it passes as it arrives
-          out.push(this.pending);
+          // An error event (by the part held) is dropped instead, and at its
+          // end replaced as an event cut short at the end of the stream is
+          // (the Go StreamReader does the same): the upstream's text never passes.
+          if (!this.skip) this.dropped = this.longError(this.pending);
+          if (!this.dropped) out.push(this.pending);
           this.pending = new Uint8Array(0);
           this.scan = 0;
           this.skip = true;
@@ -313,8 +318,9 @@ class Events {
       const first = !this.started;
       this.started = true;
       if (this.skip) {
+        out.push(this.dropped ? this.write(this.dropped, lineEnd(ev)) : ev);
         this.skip = false;
-        out.push(ev);
+        this.dropped = null;
         continue;
       }
       out.push(this.event(ev, first));
@@ -331,6 +337,11 @@ class Events {
     const rest = this.pending;
     this.pending = new Uint8Array(0);
     this.scan = 0;
+    if (this.dropped) {
+      const rep = this.dropped;
+      this.dropped = null;
+      return this.write(rep, lineEnd(rest));
+    }
     if (!rest.length || this.skip) return rest;
     const first = !this.started;
     this.started = true;
@@ -350,19 +361,41 @@ class Events {
       if (data.length && name !== 'ping') this.emitted = true;
       return raw;
     }
-    let rep;
+    const rep = this.reply(name, data);
+    return rep ? this.write(rep, lineEnd(raw)) : raw;
+  }
+
+  // longError reads held, the first MAX_EVENT_BYTES (about) of an event too
+  // long to hold, its last line cut: the error op's reply for it, read
+  // without its data, when it is an error event as the Go StreamReader tells
+  // one (named "error", or a first data line that opens a JSON object whose
+  // first member is an "error" object), else null.
+  longError(held) {
+    const bom = !this.started && held.length >= 3 && held[0] === 0xef && held[1] === 0xbb && held[2] === 0xbf;
+    this.started = true;
+    const [name, data] = parseEvent(bom ? held.subarray(3) : held);
+    if (name !== 'error' && !/^[ \t\r\n]*\{[ \t\r\n]*"error"[ \t\r\n]*:[ \t\r\n]*\{/.test(data.split('\n', 1)[0])) return null;
+    return this.reply(name, '');
+  }
+
+  // reply returns the error op's reply for an error event's name and data,
+  // null when the op refused it.
+  reply(name, data) {
     try {
-      rep = invoke(errorRequest(this.eg, this.ep, { sse_event: { event: name, data, content_emitted: this.emitted } }));
+      return invoke(errorRequest(this.eg, this.ep, { sse_event: { event: name, data, content_emitted: this.emitted } }));
     } catch (err) {
-      if (err instanceof ToolerrError) return raw;
+      if (err instanceof ToolerrError) return null;
       throw err;
     }
+  }
+
+  // write returns rep's event, its lines ended by eol, and reports it.
+  write(rep, eol) {
     const text = canonicalize(rep.data);
     report(this.eg, { endpoint: this.ep, envelope: rep.envelope, event: rep.event, data: text });
     // Written with the line end of the event it replaces: a reader that
     // splits on one kind only (go-genai splits on "\n\n" before "\r\n\r\n")
     // would otherwise join a CRLF stream's previous event to it.
-    const eol = lineEnd(raw);
     return enc.encode(`${rep.event ? `event: ${rep.event}${eol}` : ''}data: ${text}${eol}${eol}`);
   }
 }

@@ -271,6 +271,24 @@ test('a stream that ends inside an error event has it rewritten; another unfinis
   assert.equal(await bytes(await egressFetch({ onStreamError: () => {} })(`${up.url}/v1/chat/completions`, CHAT)), cut);
 });
 
+test('an error event longer than 4 MiB is replaced and the rest of it dropped; the events after it pass', async () => {
+  const pad = 'x'.repeat(8 << 20);
+  const after = 'event: ping\ndata: {}\n\n';
+  for (const [path, body, event, named, eol] of [
+    ['/v1/messages', '{"model":"m","max_tokens":1,"stream":true,"messages":[]}', `event: error\ndata: {"type":"error","error":{"type":"overloaded_error","message":"${SECRET}${pad}"}}\n\n`, true, '\n'],
+    ['/v1/chat/completions', CHAT.body, `data: { "error" : {"message":"${SECRET}${pad}","type":"server_error"}}\r\n\r\n`, false, '\r\n'],
+    ['/v1/messages', '{"model":"m","max_tokens":1,"stream":true,"messages":[]}', `event: error\ndata: {"type":"error","error":{"message":"${SECRET}${pad}`, true, '\n'],
+  ]) {
+    const tail = event.endsWith(eol + eol) ? after : '';
+    up.script = [stream(['event: ping\ndata: {}\n\n', event.slice(0, 1 << 20), event.slice(1 << 20), tail])];
+    const seen = [];
+    const text = await bytes(await egressFetch({ onStreamError: (ev) => seen.push(ev) })(`${up.url}${path}`, { method: 'POST', body }));
+    assert.ok(!text.includes(SECRET) && !text.includes('xxxx'));
+    assert.equal(seen.length, 1);
+    assert.equal(text, `event: ping\ndata: {}\n\n${named ? `event: error${eol}` : ''}data: ${seen[0].data}${eol}${eol}${tail}`);
+  }
+});
+
 for (const name of ['retry-after', 'retry-after-ms']) {
   for (const value of ['-5', 'abc', '1e9']) {
     test(`an unreadable ${name}: ${value} does not reach the client`, async () => {

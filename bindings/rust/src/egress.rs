@@ -323,6 +323,7 @@ impl Middleware for Egress {
             pending: Vec::new(),
             scan: 0,
             skip: false,
+            dropped: None,
             emitted: false,
             started: false,
         };
@@ -386,6 +387,8 @@ struct Events {
     pending: Vec<u8>,
     scan: usize,
     skip: bool,
+    /// With `skip`: the reply for an error event too long to hold, written at its end.
+    dropped: Option<StreamError>,
     emitted: bool,
     /// The first event has been read (a BOM is stripped from it only).
     started: bool,
@@ -400,8 +403,20 @@ impl Events {
             if end == 0 {
                 self.scan = resume;
                 if self.pending.len() > MAX_EVENT_BYTES {
-                    // Too long to hold: it passes as it arrives, unread.
-                    out.append(&mut self.pending);
+                    // Too long to hold: it passes as it arrives, unread. An
+                    // error event (by the part held) is dropped instead, and at
+                    // its end replaced as an event cut short at the end of the
+                    // stream is (the Go StreamReader does the same): the
+                    // upstream's text never passes.
+                    if !self.skip {
+                        let held = std::mem::take(&mut self.pending);
+                        self.dropped = self.long_error(&held);
+                        self.pending = held;
+                    }
+                    if self.dropped.is_none() {
+                        out.append(&mut self.pending);
+                    }
+                    self.pending.clear();
                     self.scan = 0;
                     self.skip = true;
                 }
@@ -412,7 +427,10 @@ impl Events {
             let first = !std::mem::replace(&mut self.started, true);
             if self.skip {
                 self.skip = false;
-                out.extend_from_slice(&ev);
+                match self.dropped.take() {
+                    Some(rep) => out.extend_from_slice(&self.write(rep, line_end(&ev))),
+                    None => out.extend_from_slice(&ev),
+                }
                 continue;
             }
             out.extend_from_slice(&self.event(ev, first));
@@ -428,6 +446,9 @@ impl Events {
     fn flush(&mut self) -> Vec<u8> {
         let rest = std::mem::take(&mut self.pending);
         self.scan = 0;
+        if let Some(rep) = self.dropped.take() {
+            return self.write(rep, line_end(&rest));
+        }
         if rest.is_empty() || self.skip {
             return rest;
         }
@@ -453,30 +474,53 @@ impl Events {
             }
             return raw;
         }
+        match self.reply(&name, &data) {
+            Some(ev) => self.write(ev, line_end(&raw)),
+            None => raw,
+        }
+    }
+
+    /// Reads `held`, the first `MAX_EVENT_BYTES` (about) of an event too long
+    /// to hold, its last line cut: the error op's reply for it, read without
+    /// its data, when it is an error event as the Go StreamReader tells one
+    /// (named "error", or a first data line that opens a JSON object whose
+    /// first member is an "error" object), else None.
+    fn long_error(&mut self, held: &[u8]) -> Option<StreamError> {
+        let fields = match held.strip_prefix(UTF8_BOM) {
+            Some(rest) if !self.started => rest,
+            _ => held,
+        };
+        self.started = true;
+        let (name, data) = parse_event(fields);
+        if name != "error" && !opens_error_object(data.split('\n').next().unwrap_or("")) {
+            return None;
+        }
+        self.reply(&name, "")
+    }
+
+    /// The error op's reply for an error event's name and data, None when
+    /// the op refused it.
+    fn reply(&self, name: &str, data: &str) -> Option<StreamError> {
         let up =
             json!({"sse_event": {"event": name, "data": data, "content_emitted": self.emitted}});
-        let Ok(rep) = invoke(&self.eg.error_request(&self.ep, up)) else {
-            return raw;
-        };
-        let Ok(text) = canonicalize(&rep["data"]) else {
-            return raw;
-        };
-        let envelope: Envelope = match serde_json::from_value(rep["envelope"].clone()) {
-            Ok(e) => e,
-            Err(_) => return raw,
-        };
+        let rep = invoke(&self.eg.error_request(&self.ep, up)).ok()?;
+        let text = canonicalize(&rep["data"]).ok()?;
+        let envelope: Envelope = serde_json::from_value(rep["envelope"].clone()).ok()?;
         let event = rep["event"].as_str().unwrap_or("").to_string();
-        let ev = StreamError {
+        Some(StreamError {
             endpoint: self.ep.clone(),
             envelope,
             event,
             data: text,
-        };
+        })
+    }
+
+    /// Returns `ev`'s event, its lines ended by `eol`, and reports it.
+    fn write(&self, ev: StreamError, eol: &str) -> Vec<u8> {
         self.eg.report(&ev);
         // Written with the line end of the event it replaces: a reader that
         // splits on one kind only (go-genai splits on "\n\n" before
         // "\r\n\r\n") would otherwise join a CRLF stream's previous event to it.
-        let eol = line_end(&raw);
         let mut out = Vec::new();
         if !ev.event.is_empty() {
             out.extend_from_slice(format!("event: {}{eol}", ev.event).as_bytes());
@@ -488,6 +532,21 @@ impl Events {
 
 /// U+FEFF in UTF-8.
 const UTF8_BOM: &[u8] = b"\xEF\xBB\xBF";
+
+/// Whether `data` begins a JSON object whose first member is "error" with an
+/// object value (`{"error":{...`), white space allowed: the head of a Chat
+/// Completions or Gemini error chunk.
+fn opens_error_object(data: &str) -> bool {
+    let mut rest = data;
+    for want in ["{", "\"error\"", ":", "{"] {
+        rest = rest.trim_start_matches([' ', '\t', '\r', '\n']);
+        match rest.strip_prefix(want) {
+            Some(r) => rest = r,
+            None => return false,
+        }
+    }
+    true
+}
 
 /// The line end of `raw`, one complete event: the one that ends its last line.
 fn line_end(raw: &[u8]) -> &'static str {
@@ -575,6 +634,39 @@ mod tests {
         assert_eq!(event_end(b"data: a\r\n\r", 0).0, 0); // the CR may be half of a CRLF
         assert_eq!(event_end(b"data: a\ndata: b", 0), (0, 8));
         assert_eq!(event_end(b"\ndata: a", 0), (1, 0));
+    }
+
+    /// An error event longer than MAX_EVENT_BYTES is dropped and, at its end,
+    /// replaced as an event cut short is (as the Go StreamReader does): the
+    /// provider's text never passes; the events after it pass as they came.
+    #[test]
+    fn an_error_event_longer_than_max_event_bytes_is_replaced() {
+        let secret = "sk-proj-abcdefghijklmnopqrstuvwxyz0123456789ABCD";
+        let pad = "x".repeat(2 * MAX_EVENT_BYTES);
+        let ping = "event: ping\ndata: {}\n\n";
+        for (path, event, named, eol) in [
+            ("/v1/messages", format!("event: error\ndata: {{\"type\":\"error\",\"error\":{{\"type\":\"overloaded_error\",\"message\":\"{secret}{pad}\"}}}}\n\n"), true, "\n"),
+            ("/v1/chat/completions", format!("data: {{ \"error\" : {{\"message\":\"{secret}{pad}\",\"type\":\"server_error\"}}}}\r\n\r\n"), false, "\r\n"),
+            ("/v1/messages", format!("event: error\ndata: {{\"type\":\"error\",\"error\":{{\"message\":\"{secret}{pad}"), true, "\n"),
+        ] {
+            let seen = Arc::new(std::sync::Mutex::new(Vec::<String>::new()));
+            let s = seen.clone();
+            let eg = Egress::default().on_stream_error(move |ev| s.lock().unwrap().push(ev.data.clone()));
+            let mut events = Events { eg, ep: endpoint_of("POST", path).unwrap(), pending: Vec::new(), scan: 0, skip: false, dropped: None, emitted: false, started: false };
+            let tail = if event.ends_with(&format!("{eol}{eol}")) { ping } else { "" };
+            let src = format!("{ping}{event}{tail}").into_bytes();
+            let mut out = Vec::new();
+            for chunk in src.chunks(64 << 10) {
+                out.extend(events.feed(chunk));
+            }
+            out.extend(events.flush());
+            let out = String::from_utf8(out).unwrap();
+            let seen = seen.lock().unwrap();
+            assert!(!out.contains(secret) && !out.contains("xxxx"), "{path}");
+            assert_eq!(seen.len(), 1);
+            let head = if named { format!("event: error{eol}") } else { String::new() };
+            assert_eq!(out, format!("{ping}{head}data: {}{eol}{eol}{tail}", seen[0]));
+        }
     }
 
     #[test]

@@ -6,10 +6,11 @@ from __future__ import annotations
 import functools
 import json
 import logging
+import re
 import time
 from dataclasses import dataclass
 from types import ModuleType
-from typing import Any, AsyncIterator, Callable, Dict, Iterator, List, Optional, Tuple
+from typing import Any, AsyncIterator, Callable, Dict, Iterator, List, Mapping, Optional, Tuple
 
 from .. import Envelope, ToolerrError, _transcript_op, canonicalize, invoke
 
@@ -171,20 +172,36 @@ class _Egress:
         name, data = _parse_event(raw[len(_BOM):] if first and raw.startswith(_BOM) else raw)
         if not _is_error_event(name, data):
             return raw, emitted or (bool(data) and name != "ping")
+        rep = self._stream_reply(ep, name, data, emitted)
+        return (raw if rep is None else self.stream_write(request, ep, rep, _line_end(raw))), emitted
+
+    def long_error(self, ep: Endpoint, held: bytes, emitted: bool, first: bool) -> Optional[Dict[str, Any]]:
+        """Read held, the first MAX_EVENT_BYTES (about) of an event too long to hold, its
+        last line cut: the error op's reply for it, read without its data, when it is an
+        error event as the Go StreamReader tells one (named "error", or a first data line
+        that opens a JSON object whose first member is an "error" object), else None."""
+        name, data = _parse_event(held[len(_BOM):] if first and held.startswith(_BOM) else held)
+        if name != "error" and not _OPENS_ERROR.match(data.split(b"\n", 1)[0]):
+            return None
+        return self._stream_reply(ep, name, b"", emitted)
+
+    def _stream_reply(self, ep: Endpoint, name: str, data: bytes, emitted: bool) -> Optional[Dict[str, Any]]:
         try:
-            rep = invoke(self._error_request(ep, {"sse_event": {
+            return invoke(self._error_request(ep, {"sse_event": {  # type: ignore[no-any-return]
                 "event": name, "data": data.decode("utf-8", "replace"), "content_emitted": emitted}}))
         except ToolerrError:
-            return raw, emitted
+            return None
+
+    def stream_write(self, request: Any, ep: Endpoint, rep: Mapping[str, Any], eol: bytes) -> bytes:
+        """Return rep's event, its lines ended by eol, and report it."""
         out = canonicalize(rep["data"]).encode()
         ev = StreamError(ep, Envelope.from_dict(rep["envelope"]), rep["event"], out)
         self._report(request, ev)
         # Written with the line end of the event it replaces: a reader that splits
         # on one kind only (go-genai splits on "\n\n" before "\r\n\r\n") would
         # otherwise join a CRLF stream's previous event to it.
-        eol = _line_end(raw)
         head = b"event: " + ev.event.encode() + eol if ev.event else b""
-        return head + b"data: " + out + eol + eol, emitted
+        return head + b"data: " + out + eol + eol
 
     def _report(self, request: Any, ev: StreamError) -> None:
         if self._on_stream_error is None:
@@ -249,6 +266,10 @@ def _parse_event(raw: bytes) -> Tuple[str, bytes]:
     return name, b"\n".join(data)
 
 
+# The head of a Chat Completions or Gemini error chunk: a JSON object whose first member is an "error" object.
+_OPENS_ERROR = re.compile(rb'[ \t\r\n]*\{[ \t\r\n]*"error"[ \t\r\n]*:[ \t\r\n]*\{')
+
+
 def _is_error_event(name: str, data: bytes) -> bool:
     """An error event: named "error" (Anthropic, the Responses API), or data that is
     a JSON object with an "error" object (Chat Completions and Gemini chunks); the
@@ -273,6 +294,7 @@ class _Events:
         self._pending = b""
         self._scan = 0
         self._skip = False
+        self._dropped: Optional[Dict[str, Any]] = None  # with _skip: the reply for an error event too long to hold
         self._emitted = False
         self._started = False  # the first event has been read (a BOM is stripped from it only)
 
@@ -284,14 +306,21 @@ class _Events:
             if end == 0:
                 self._scan = resume
                 if len(self._pending) > MAX_EVENT_BYTES:  # too long to hold: it passes as it arrives
-                    out.append(self._pending)
+                    # An error event (by the part held) is dropped instead, and at its end
+                    # replaced as an event cut short at the end of the stream is (the Go
+                    # StreamReader does the same): the upstream's text never passes.
+                    if not self._skip:
+                        first, self._started = not self._started, True
+                        self._dropped = self._eg.long_error(self._ep, self._pending, self._emitted, first)
+                    if self._dropped is None:
+                        out.append(self._pending)
                     self._pending, self._scan, self._skip = b"", 0, True
                 return b"".join(out)
             ev, self._pending, self._scan = self._pending[:end], self._pending[end:], 0
             first, self._started = not self._started, True
             if self._skip:
-                out.append(ev)
-                self._skip = False
+                dropped, self._dropped, self._skip = self._dropped, None, False
+                out.append(ev if dropped is None else self._eg.stream_write(self._request, self._ep, dropped, _line_end(ev)))
                 continue
             rewritten, self._emitted = self._eg.stream_event(self._request, self._ep, ev, self._emitted, first)
             out.append(rewritten)
@@ -303,6 +332,9 @@ class _Events:
         complete one is (the Go StreamReader does the same); anything else, and the
         rest of an event too long to read, passes as it came."""
         rest, self._pending, self._scan = self._pending, b"", 0
+        if self._dropped is not None:
+            dropped, self._dropped = self._dropped, None
+            return self._eg.stream_write(self._request, self._ep, dropped, _line_end(rest))
         if not rest or self._skip:
             return rest
         first, self._started = not self._started, True

@@ -1,0 +1,33 @@
+"""The egress transports' stream reader (the part of toolerr.integrations.httpx that needs no httpx)."""
+
+import time
+from typing import Any, List
+
+import pytest
+
+from toolerr.integrations._egress_http import MAX_EVENT_BYTES, _Egress, _Events, endpoint_of
+
+SECRET = b"sk-proj-abcdefghijklmnopqrstuvwxyz0123456789ABCD"
+PING = b"event: ping\ndata: {}\n\n"
+PAD = b"x" * (2 * MAX_EVENT_BYTES)
+
+
+@pytest.mark.parametrize("path, event, named, eol", [
+    ("/v1/messages", b'event: error\ndata: {"type":"error","error":{"type":"overloaded_error","message":"' + SECRET + PAD
+     + b'"}}\n\n', True, b"\n"),
+    ("/v1/chat/completions", b'data: { "error" : {"message":"' + SECRET + PAD + b'","type":"server_error"}}\r\n\r\n', False,
+     b"\r\n"),
+    ("/v1/messages", b'event: error\ndata: {"type":"error","error":{"message":"' + SECRET + PAD, True, b"\n"),
+], ids=["anthropic", "chat-crlf", "stream-ends-inside-it"])
+def test_an_error_event_longer_than_max_event_bytes_is_replaced(path: str, event: bytes, named: bool, eol: bytes) -> None:
+    # Dropped, and at its end replaced as an event cut short is (as the Go StreamReader does):
+    # the provider's text never passes; the events after it pass as they came.
+    seen: List[Any] = []
+    events = _Events(_Egress(None, False, None, lambda request, ev: seen.append(ev), time.time), None,
+                     endpoint_of("POST", path))
+    tail = PING if event.endswith(eol + eol) else b""
+    src = PING + event + tail
+    out = b"".join(events.feed(src[i:i + (64 << 10)]) for i in range(0, len(src), 64 << 10)) + events.flush()
+    assert SECRET not in out and b"xxxx" not in out
+    assert len(seen) == 1
+    assert out == PING + (b"event: error" + eol if named else b"") + b"data: " + seen[0].data + eol + eol + tail
