@@ -188,3 +188,11 @@ test('a success decided ahead is applied only while its load holds', async () =>
   assert.equal(new TextDecoder().decode(store.load(key)),
     '{"failures":0,"open_until_ms":0,"phase":"closed","probe_until_ms":0,"successes":0}');
 });
+
+test('an async store that resolves to what is no bytes (a number, an object) is a store error', async () => {
+  for (const v of [5, { a: 1 }]) {
+    const x = new Executor({ store: { async load() { return v; }, async compareAndSwap() { return { swapped: false, current: v }; } }, retry: { max_attempts: 1 } });
+    const r = await x.call('search', () => { throw new Error('boom'); });
+    assert.equal(r.error?.code, 'TOOL_ERROR');
+  }
+});
