@@ -247,8 +247,8 @@ func FunctionFields(m map[string]any, p, schemaKey, known string, n *Notes) (Too
 	if s, ok := m["strict"].(bool); ok {
 		t.Strict = &s
 	}
-	for k, v := range m {
-		if v == nil || strings.Contains(" name description strict "+schemaKey+" ", " "+k+" ") || strings.Contains(known, " "+k+" ") {
+	for _, k := range slices.Sorted(maps.Keys(m)) { // in name order, as every note list
+		if v := m[k]; v == nil || strings.Contains(" name description strict "+schemaKey+" ", " "+k+" ") || strings.Contains(known, " "+k+" ") {
 			continue
 		}
 		n.Add(field.Join(p, k) + " is not carried (no place for it in the target's tool definition)")

@@ -1,6 +1,8 @@
 package gemini
 
 import (
+	"maps"
+	"slices"
 	"strings"
 
 	"github.com/toolerr/toolerr/core/internal/field"
@@ -70,7 +72,8 @@ func readTools(rest map[string]any, p string, n *dialect.Notes) (dialect.Tools, 
 		if err != nil {
 			return t, err
 		}
-		for k, x := range m {
+		for _, k := range slices.Sorted(maps.Keys(m)) { // in name order, as every note list
+			x := m[k]
 			if k != "functionDeclarations" && k != "function_declarations" {
 				n.Add(field.Join(ip, k) + " is not a function tool and has no place in the target")
 				continue
@@ -108,7 +111,8 @@ func readTools(rest map[string]any, p string, n *dialect.Notes) (dialect.Tools, 
 		return t, err
 	}
 	cp := field.Join(p, "toolConfig")
-	for k, v := range tc {
+	for _, k := range slices.Sorted(maps.Keys(tc)) { // in name order, as every note list
+		v := tc[k]
 		if k != "functionCallingConfig" && k != "function_calling_config" {
 			n.Add(field.Join(cp, k) + " has no place in the target")
 			continue
