@@ -400,3 +400,35 @@ func TestHelperGateway(t *testing.T) {
 	go func() { <-sig; srv.Close() }()
 	_ = srv.ListenAndServe()
 }
+
+// TestMain_gatewayCmdPortTaken: with a server already listening on the
+// --base-url address (a gateway started by hand, say), the launched gateway
+// could not bind and the run would test the other server; the command
+// refuses with exit 2 and says why, before launching anything.
+func TestMain_gatewayCmdPortTaken(t *testing.T) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	require.NoError(t, err)
+	defer ln.Close() // the kernel completes a dial to it: no Accept needed
+	addr := ln.Addr().String()
+	var out, errOut bytes.Buffer
+	code := Main([]string{"--gateway-cmd", "exit 0", "--base-url", "http://" + addr, "--hops", "same", "--ingress", "anthropic"}, &out, &errOut)
+	assert.Equal(t, 2, code)
+	assert.Contains(t, errOut.String(), "something already listens on "+addr)
+	assert.Empty(t, out.String())
+}
+
+// TestMain_nothingReachedTheFakes: a gateway that never calls the fakes
+// (pointed elsewhere) gets every test rejected, and the command says that no
+// request reached them and how to point a gateway at them.
+func TestMain_nothingReachedTheFakes(t *testing.T) {
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.WriteHeader(http.StatusBadGateway)
+		_, _ = w.Write([]byte(`{"error":{"type":"api_error","message":"no upstream"}}`))
+	}))
+	defer srv.Close()
+	var out, errOut bytes.Buffer
+	code := Main([]string{"--base-url", srv.URL, "--hops", "same", "--ingress", "anthropic"}, &out, &errOut)
+	assert.Equal(t, 0, code)
+	assert.Contains(t, errOut.String(), "no request reached this run's fake upstreams")
+	assert.Contains(t, out.String(), "rejected")
+}

@@ -42,6 +42,17 @@ type Gateway struct {
 // readyURL accepts TCP connections or readyTimeout passes. The caller stops
 // it with Stop.
 func Launch(ctx context.Context, command string, set *fake.Set, log io.Writer, readyURL string, readyTimeout time.Duration) (*Gateway, error) {
+	host, err := dialHost(readyURL)
+	if err != nil {
+		return nil, err
+	}
+	// A gateway already listening there (one started by hand, say) would
+	// take every request while the launched one fails to bind and exits:
+	// the run would test the wrong gateway.
+	if c, err := net.DialTimeout("tcp", host, 500*time.Millisecond); err == nil {
+		c.Close()
+		return nil, fmt.Errorf("gatewaycheck: something already listens on %s, so the gateway --gateway-cmd starts could not; stop it first, or give --base-url and the command another port", host)
+	}
 	cmd := exec.Command("/bin/sh", "-c", command)
 	cmd.Env = append(os.Environ(), Env(set)...)
 	cmd.Stdout, cmd.Stderr = log, log
@@ -51,19 +62,6 @@ func Launch(ctx context.Context, command string, set *fake.Set, log io.Writer, r
 	}
 	g := &Gateway{cmd: cmd, done: make(chan error, 1)}
 	go func() { g.done <- cmd.Wait() }()
-	u, err := url.Parse(readyURL)
-	if err != nil || u.Host == "" {
-		g.Stop()
-		return nil, fmt.Errorf("gatewaycheck: cannot wait for %q: not a URL", readyURL)
-	}
-	host := u.Host
-	if u.Port() == "" {
-		port := "80"
-		if u.Scheme == "https" {
-			port = "443"
-		}
-		host = net.JoinHostPort(u.Hostname(), port)
-	}
 	deadline := time.Now().Add(readyTimeout)
 	for {
 		select {
@@ -84,6 +82,34 @@ func Launch(ctx context.Context, command string, set *fake.Set, log io.Writer, r
 			return nil, fmt.Errorf("gatewaycheck: the gateway did not listen on %s within %s", host, readyTimeout)
 		}
 		time.Sleep(200 * time.Millisecond)
+	}
+}
+
+// dialHost is the host:port a base URL's requests go to (port 80 or 443
+// when the URL names none).
+func dialHost(base string) (string, error) {
+	u, err := url.Parse(base)
+	if err != nil || u.Host == "" {
+		return "", fmt.Errorf("gatewaycheck: cannot wait for %q: not a URL", base)
+	}
+	if u.Port() != "" {
+		return u.Host, nil
+	}
+	port := "80"
+	if u.Scheme == "https" {
+		port = "443"
+	}
+	return net.JoinHostPort(u.Hostname(), port), nil
+}
+
+// Exited reports whether the gateway's process has ended, and how.
+func (g *Gateway) Exited() (bool, error) {
+	select {
+	case err := <-g.done:
+		g.done <- err
+		return true, err
+	default:
+		return false, nil
 	}
 }
 

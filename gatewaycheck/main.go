@@ -125,6 +125,7 @@ func Main(args []string, stdout, stderr io.Writer) int {
 	if err != nil {
 		return fail("%v", err)
 	}
+	var launched *Gateway
 	if *gatewayCmd != "" {
 		var log io.Writer = io.Discard
 		if *gatewayLog != "" {
@@ -146,10 +147,16 @@ func Main(args []string, stdout, stderr io.Writer) int {
 			return fail("%v", err)
 		}
 		defer g.Stop()
+		launched = g
 	}
 	results, err := Run(ctx, set, tests, opts)
 	if err != nil {
 		return fail("%v", err)
+	}
+	if launched != nil {
+		if gone, err := launched.Exited(); gone {
+			return fail("the gateway --gateway-cmd started exited during the run (%v); its verdicts would be another server's (see --gateway-log)", err)
+		}
 	}
 	switch *format {
 	case "markdown":
@@ -163,10 +170,24 @@ func Main(args []string, stdout, stderr io.Writer) int {
 		return fail("%v", err)
 	}
 	c := Count(results)
+	if reached(results) == 0 && len(results) > 0 {
+		fmt.Fprintln(stderr, "gateway-check: no request reached this run's fake upstreams (the URLs above), so no verdict says what the gateway sends upstream: launch it with --gateway-cmd (it gets those URLs as GWCHECK_*_URL), or point a gateway you started by hand at fixed ports and give the first of them here with --fake-port")
+	}
 	if c.Lost > 0 || *strict && c.Rejected > 0 {
 		return 1
 	}
 	return 0
+}
+
+// reached counts the tests whose client request reached a fake upstream.
+func reached(rs []Result) int {
+	n := 0
+	for _, r := range rs {
+		if r.Hits > 0 {
+			n++
+		}
+	}
+	return n
 }
 
 func knownFamily(f Family) bool {
