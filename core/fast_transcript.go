@@ -91,16 +91,11 @@ func fastList(request []byte) (response []byte, ok bool) {
 		if err != nil || ff == tt && scanned != dialect.RawText {
 			return nil, false
 		}
-		o.Encoded = true
-		c := transcript.Convert(ff, tt, msgs, o)
-		var list any = c.Messages
 		if ff != tt {
-			if c.List == nil {
-				return nil, false // a value the general path says it cannot encode
-			}
-			list = c.List
+			return convertedList(request, ff, tt, msgs, o)
 		}
-		result = conversionValue(c, "messages", list)
+		c := transcript.Convert(ff, tt, msgs, o)
+		result = conversionValue(c, "messages", c.Messages)
 	case op == "repair" && lists == mFormat:
 		tf, o, err := listOptions("repair", format, opts)
 		if err != nil {

@@ -225,6 +225,18 @@ func compareUTF16(a, b string) int {
 // sequences of UTF-16 code units (RFC 8785 section 3.2.3). For text without
 // characters above U+FFFF this is plain byte order.
 func LessUTF16(a, b string) bool {
+	// ASCII up to the first difference: byte order is UTF-16 order there
+	i := 0
+	for i < len(a) && i < len(b) && a[i] == b[i] && a[i] < 0x80 {
+		i++
+	}
+	switch {
+	case i == len(a) || i == len(b):
+		return len(a) == i && len(b) > i
+	case a[i] < 0x80 && b[i] < 0x80:
+		return a[i] < b[i]
+	}
+	a, b = a[i:], b[i:]
 	for len(a) > 0 && len(b) > 0 {
 		ra, na := utf8.DecodeRuneInString(a)
 		rb, nb := utf8.DecodeRuneInString(b)

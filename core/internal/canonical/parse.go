@@ -383,8 +383,14 @@ func (p *parser) unescape(buf *strings.Builder) (invalid bool, err error) {
 				return false, p.fail("invalid escape character " + strconv.QuoteRune(rune(e)))
 			}
 		case c < 0x80:
-			buf.WriteByte(c)
-			p.pos++
+			// the run of bytes up to the next escape, quote, control or
+			// non-ASCII byte, at once
+			j := p.pos + 1
+			for j < len(p.data) && p.data[j] >= 0x20 && p.data[j] < 0x80 && p.data[j] != '"' && p.data[j] != '\\' {
+				j++
+			}
+			buf.WriteString(p.text[p.pos:j])
+			p.pos = j
 		default:
 			r, size := utf8.DecodeRune(p.data[p.pos:])
 			if r == utf8.RuneError && size <= 1 {

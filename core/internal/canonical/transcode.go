@@ -18,8 +18,22 @@ import "slices"
 // result, given as text, as the object a target holds in place (Anthropic's
 // input, Gemini's args and response), without a map per object.
 func AppendObjectText(dst []byte, text string, top func(name string) bool) ([]byte, bool) {
-	var spans [16]memberSpan
-	t := transcoder{p: parser{data: []byte(text), text: text, budget: TextTreeBudget(len(text))}, spans: spans[:0], top: top}
+	var t Transcoder
+	return t.AppendObject(dst, text, top)
+}
+
+// Transcoder is AppendObjectText that keeps its scratch space (where it
+// sorts members) from one call to the next, for a writer that calls it
+// often. The zero value is ready; one Transcoder serves one goroutine.
+type Transcoder struct {
+	spans []memberSpan
+	tmp   []byte
+}
+
+// AppendObject is AppendObjectText.
+func (tc *Transcoder) AppendObject(dst []byte, text string, top func(name string) bool) ([]byte, bool) {
+	t := transcoder{p: parser{data: []byte(text), text: text, budget: TextTreeBudget(len(text))}, spans: tc.spans[:0], tmp: tc.tmp[:0], top: top}
+	defer func() { tc.spans, tc.tmp = t.spans[:0], t.tmp[:0] }()
 	t.p.skipSpace()
 	if t.p.pos >= len(t.p.data) || t.p.data[t.p.pos] != '{' {
 		return dst, false
@@ -40,15 +54,30 @@ type transcoder struct {
 	spans []memberSpan
 	// tmp holds an object's members while they are written back sorted.
 	tmp []byte
+	// names holds the member names that were not their own literal.
+	names []byte
 	// top, when not nil, may refuse a member name of the outermost object.
 	top func(name string) bool
 }
 
-// memberSpan is one member written to dst: its name and where its bytes
-// ("name":value) start and end.
+// memberSpan is one member written to dst: where its name is in the text
+// (a name without escapes: itself) and where its bytes ("name":value) start
+// and end in dst. It holds no pointer, so that keeping it costs the
+// collector nothing.
 type memberSpan struct {
-	name       string
+	from, to   int
 	start, end int
+	// decoded: the name had an escape (or invalid UTF-8), and from and to
+	// are where it is decoded in the transcoder's names
+	decoded bool
+}
+
+// name is the member name of m.
+func (t *transcoder) name(m memberSpan) string {
+	if m.decoded {
+		return string(t.names[m.from:m.to])
+	}
+	return t.p.text[m.from:m.to]
 }
 
 // value appends the canonical JSON of the value at t.p.pos, at nesting
@@ -70,6 +99,15 @@ func (t *transcoder) value(dst []byte, depth int) ([]byte, bool) {
 		}
 		return t.array(dst, depth+1)
 	case c == '"':
+		at := p.pos
+		if s, ok := p.plainString(); ok {
+			// no escape, no control character, valid UTF-8: what
+			// AppendString writes is the literal itself
+			if s != "" && !p.charge(costString) {
+				return dst, false
+			}
+			return append(dst, p.data[at:p.pos]...), true
+		}
 		s, err := p.str()
 		if err != nil || s != "" && !p.charge(costString) {
 			return dst, false
@@ -119,9 +157,16 @@ func (t *transcoder) object(dst []byte, depth int) ([]byte, bool) {
 		if p.pos >= len(p.data) || p.data[p.pos] != '"' {
 			return dst, false
 		}
-		k, err := p.str()
-		if err != nil {
-			return dst, false
+		from, decoded := p.pos+1, false
+		k, ok := p.plainString()
+		if !ok {
+			// a name with an escape: kept decoded
+			var err error
+			if k, err = p.str(); err != nil {
+				return dst, false
+			}
+			from, decoded = len(t.names), true
+			t.names = append(t.names, k...)
 		}
 		if depth == 1 && t.top != nil && !t.top(k) {
 			return dst, false
@@ -144,17 +189,23 @@ func (t *transcoder) object(dst []byte, depth int) ([]byte, bool) {
 		p.skipSpace()
 		if n > 0 {
 			dst = append(dst, ',')
-			if prev := t.spans[len(t.spans)-1].name; !LessUTF16(prev, k) {
+			if prev := t.name(t.spans[len(t.spans)-1]); !LessUTF16(prev, k) {
 				sorted = false
 			}
 		}
 		start := len(dst)
-		dst = append(AppendString(dst, k), ':')
-		var ok bool
+		if decoded {
+			dst = append(AppendString(dst, k), ':')
+		} else {
+			dst = append(append(append(append(dst, '"'), k...), '"'), ':')
+		}
 		if dst, ok = t.value(dst, depth); !ok {
 			return dst, false
 		}
-		t.spans = append(t.spans, memberSpan{name: k, start: start, end: len(dst)})
+		if cap(t.spans) == 0 {
+			t.spans = make([]memberSpan, 0, 8)
+		}
+		t.spans = append(t.spans, memberSpan{from: from, to: from + len(k), start: start, end: len(dst), decoded: decoded})
 		if done, err := p.next('}', "object"); err != nil {
 			return dst, false
 		} else if !done {
@@ -173,15 +224,15 @@ func (t *transcoder) object(dst []byte, depth int) ([]byte, bool) {
 func (t *transcoder) sort(dst []byte, at int, ms []memberSpan) ([]byte, bool) {
 	if len(ms) <= 16 {
 		for i := 1; i < len(ms); i++ {
-			for j := i; j > 0 && LessUTF16(ms[j].name, ms[j-1].name); j-- {
+			for j := i; j > 0 && LessUTF16(t.name(ms[j]), t.name(ms[j-1])); j-- {
 				ms[j], ms[j-1] = ms[j-1], ms[j]
 			}
 		}
 	} else {
-		slices.SortFunc(ms, func(a, b memberSpan) int { return compareUTF16(a.name, b.name) })
+		slices.SortFunc(ms, func(a, b memberSpan) int { return compareUTF16(t.name(a), t.name(b)) })
 	}
 	for i := 1; i < len(ms); i++ {
-		if ms[i].name == ms[i-1].name {
+		if t.name(ms[i]) == t.name(ms[i-1]) {
 			return dst, false
 		}
 	}

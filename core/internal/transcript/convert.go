@@ -15,9 +15,9 @@ import (
 // Converted is a list written in another format.
 type Converted struct {
 	Messages []any
-	// List is the canonical JSON of the list, in place of Messages, for a
-	// conversion to another format with Options.Encoded (nil if a value
-	// could not be encoded).
+	// List is Options.Into followed by the canonical JSON of the list, in
+	// place of Messages, for a conversion to another format with
+	// Options.Encoded (nil if a value could not be encoded).
 	List    canonical.Text
 	IDMap   map[string]string // new id -> original id, for ids the target's rules made toolerr rewrite
 	NameMap map[string]string // new function name -> original, for names the target refuses
@@ -95,7 +95,7 @@ func Convert(from, to Format, msgs []Message, opts Options) Converted {
 	if opts.Encoded {
 		// nil when a value cannot be encoded: the caller then takes its
 		// tree path, which says so
-		if b, err := w.AppendList(make([]byte, 0, 512+len(turns)*256), turns); err == nil {
+		if b, err := w.AppendList(opts.Into, turns); err == nil {
 			list = b
 		}
 	} else {
@@ -176,6 +176,12 @@ func regroup(from *dialect.Dialect, msgs []Message, to *dialect.Dialect, unseen 
 	for g, gr := range a.groups {
 		groupAt[gr.at] = g
 	}
+	// one array holds the parts of every assistant turn and its results
+	size := 0
+	for _, gr := range a.groups {
+		size += turnParts(from, msgs, gr) + len(gr.calls)
+	}
+	pool := make([]Part, 0, size)
 	for i := 0; i < len(msgs); i++ {
 		g, isCall := groupAt[i]
 		if !isCall {
@@ -189,23 +195,15 @@ func regroup(from *dialect.Dialect, msgs []Message, to *dialect.Dialect, unseen 
 		// the assistant turn: every assistant message of the run (Responses
 		// spreads one turn over several items)
 		asst := Message{Role: RoleAssistant}
-		end := i + 1
-		if from.Placement == dialect.AfterCall {
-			end = gr.hi
-		}
-		n := 0
-		for j := i; j < end; j++ {
-			if msgs[j].Role == RoleAssistant {
-				n += len(msgs[j].Parts)
-			}
-		}
-		asst.Parts = make([]Part, 0, n)
-		for j := i; j < end; j++ {
+		n := turnParts(from, msgs, gr)
+		asst.Parts, pool = pool[len(pool):len(pool):len(pool)+n], pool[:len(pool)+n]
+		for j := i; j < turnEnd(from, gr); j++ {
 			if msgs[j].Role == RoleAssistant {
 				asst.Parts = append(asst.Parts, msgs[j].Parts...)
 			}
 		}
-		res := Message{Role: RoleTool, Parts: make([]Part, 0, len(gr.calls))}
+		res := Message{Role: RoleTool}
+		res.Parts, pool = pool[len(pool):len(pool):len(pool)+len(gr.calls)], pool[:len(pool)+len(gr.calls)]
 		k := 0
 		for j := range asst.Parts {
 			p := &asst.Parts[j]
@@ -276,6 +274,27 @@ func regroup(from *dialect.Dialect, msgs []Message, to *dialect.Dialect, unseen 
 	return regrouped{turns: out, generated: generated, unverified: unverified, renamed: renamed}
 }
 
+// turnEnd is where the assistant messages of call turn gr end: the one
+// message, or every one of the run (Responses spreads one turn over
+// several items).
+func turnEnd(from *dialect.Dialect, gr group) int {
+	if from.Placement == dialect.AfterCall {
+		return gr.hi
+	}
+	return gr.at + 1
+}
+
+// turnParts is how many parts the assistant messages of call turn gr hold.
+func turnParts(from *dialect.Dialect, msgs []Message, gr group) int {
+	n := 0
+	for j := gr.at; j < turnEnd(from, gr); j++ {
+		if msgs[j].Role == RoleAssistant {
+			n += len(msgs[j].Parts)
+		}
+	}
+	return n
+}
+
 // unused returns the parts of message i that used does not hold: parts
 // itself (shared, not copied) when it holds none of them.
 func unused(parts []Part, i int, used map[loc]bool) []Part {
@@ -301,7 +320,7 @@ func unused(parts []Part, i int, used map[loc]bool) []Part {
 // list), and returns the map from each new name to its original (nil when
 // none). With r unset (AnyChar, no bound) every name is taken.
 func renameFunctions(msgs []Message, r dialect.IDRule) map[string]string {
-	if r.Charset == dialect.AnyChar && r.Max == 0 {
+	if r.Charset == dialect.AnyChar && r.Max == 0 || allNamesValid(msgs, r) {
 		return nil
 	}
 	used := map[string]bool{}
@@ -340,6 +359,19 @@ func renameFunctions(msgs []Message, r dialect.IDRule) map[string]string {
 		}
 	}
 	return back
+}
+
+// allNamesValid reports whether r takes the function name of every call
+// of msgs.
+func allNamesValid(msgs []Message, r dialect.IDRule) bool {
+	for _, m := range msgs {
+		for _, p := range m.Parts {
+			if p.Kind == KindCall && !r.Valid(p.Call.Name) {
+				return false
+			}
+		}
+	}
+	return true
 }
 
 // CheckConvert refuses server-held state a conversion from `from` to `to`

@@ -151,6 +151,9 @@ type IDMap struct {
 // of first appearance.
 func planIDs(msgs []Message, r dialect.IDRule) IDMap {
 	m := IDMap{Forward: map[string]string{}, Back: map[string]string{}}
+	if allValid(msgs, r) {
+		return m // nothing to rewrite, and no set of ids to build
+	}
 	var order []string
 	used := map[string]bool{}
 	seen := map[string]bool{}
@@ -187,6 +190,28 @@ func planIDs(msgs []Message, r dialect.IDRule) IDMap {
 		}
 	}
 	return m
+}
+
+// allValid reports whether every call and result id of msgs follows r (an
+// absent one where r allows it).
+func allValid(msgs []Message, r dialect.IDRule) bool {
+	for _, msg := range msgs {
+		for _, p := range msg.Parts {
+			id := ""
+			switch p.Kind {
+			case KindCall:
+				id = p.Call.ID
+			case KindResult:
+				id = p.Result.ID()
+			default:
+				continue
+			}
+			if !(id == "" && r.Optional() || r.Valid(id)) {
+				return false
+			}
+		}
+	}
+	return true
 }
 
 // applyIDs rewrites the ids of calls and results by m. A part read from a

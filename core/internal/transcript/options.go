@@ -47,9 +47,11 @@ type Options struct {
 	IDSeed string
 	// Encoded marks a conversion whose list is encoded to JSON right away
 	// (Invoke's answer): a conversion to another format writes the list
-	// straight as its canonical JSON (Converted.List, dialect.Writer's
-	// AppendList) instead of Converted.Messages' trees.
+	// straight as its canonical JSON (dialect.Writer's AppendList), after
+	// the bytes of Into, and returns them as Converted.List instead of
+	// Converted.Messages' trees.
 	Encoded bool
+	Into    []byte
 }
 
 // CheckCapabilities refuses a capability name the target format does not

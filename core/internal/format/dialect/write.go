@@ -35,8 +35,9 @@ type Writer struct {
 	items   int
 	err     error
 	// input holds the arguments inputText wrote last, until they are
-	// copied into the list.
-	input []byte
+	// copied into the list; objects writes them.
+	input   []byte
+	objects canonical.Transcoder
 	// Cut counts the flagged failures whose text was longer than an
 	// envelope's details keep (sanitize.MaxDetailChars) when they had to
 	// travel as an envelope (a format without a flag), so that convert
@@ -537,7 +538,7 @@ func FirstElement(msgs []any, key string) map[string]any {
 // their tree.
 func (w *Writer) inputText(p Part) ([]byte, bool) {
 	if p.Call.Args == nil && p.Call.ArgsText != "" {
-		if b, ok := canonical.AppendObjectText(w.input[:0], p.Call.ArgsText, nil); ok {
+		if b, ok := w.objects.AppendObject(w.input[:0], p.Call.ArgsText, nil); ok {
 			w.input = b
 			return b, true
 		}

@@ -250,17 +250,19 @@ func writeContent(w *dialect.Writer, m dialect.Message) []any {
 	case dialect.RoleSystem:
 		return w.ToSystem(m)
 	}
-	results, _, _ := dialect.Split(m.Parts)
 	role := "user"
 	if m.Role == dialect.RoleAssistant {
 		role = "model"
 	}
-	if len(results) > 0 && len(results) < len(m.Parts) && !w.Same {
+	if n := countResults(m.Parts); n > 0 && n < len(m.Parts) && !w.Same {
 		// Responses travel alone in their content
 		// (microsoft/semantic-kernel#12528); the rest follows.
-		rest := make([]dialect.Part, 0, len(m.Parts)-len(results))
+		results := make([]dialect.Part, 0, n)
+		rest := make([]dialect.Part, 0, len(m.Parts)-n)
 		for _, p := range m.Parts {
-			if p.Kind != dialect.KindResult {
+			if p.Kind == dialect.KindResult {
+				results = append(results, p)
+			} else {
 				rest = append(rest, p)
 			}
 		}
@@ -297,4 +299,15 @@ func writeContent(w *dialect.Writer, m dialect.Message) []any {
 			return append(canonical.AppendString(append(dst, `,"name":`...), p.Call.Name), "}}"...)
 		},
 	})
+}
+
+// countResults is how many of parts are results.
+func countResults(parts []dialect.Part) int {
+	n := 0
+	for _, p := range parts {
+		if p.Kind == dialect.KindResult {
+			n++
+		}
+	}
+	return n
 }
