@@ -44,16 +44,23 @@ type Envelope struct {
 // AppendCanonical appends the RFC 8785 JSON of e to dst: all five keys, in the
 // order code, details, message, retryable, source.
 func (e Envelope) AppendCanonical(dst []byte) ([]byte, error) {
+	dst, _, _, err := e.AppendCanonicalSpan(dst)
+	return dst, err
+}
+
+// AppendCanonicalSpan is AppendCanonical that also says where the details'
+// canonical JSON is in what it appended: dst[from:to], the text
+// AppendCanonicalDetails takes.
+func (e Envelope) AppendCanonicalSpan(dst []byte) (out []byte, from, to int, err error) {
 	dst = e.appendHead(dst)
+	from = len(dst)
 	if len(e.Details) == 0 {
 		dst = append(dst, "{}"...)
-	} else {
-		var err error
-		if dst, err = canonical.Append(dst, e.Details); err != nil {
-			return dst, err
-		}
+	} else if dst, err = canonical.Append(dst, e.Details); err != nil {
+		return dst, 0, 0, err
 	}
-	return e.appendTail(dst), nil
+	to = len(dst)
+	return e.appendTail(dst), from, to, nil
 }
 
 // AppendCanonicalDetails is AppendCanonical with the details given as

@@ -31,7 +31,7 @@ func safeResult(r *Result) bool {
 			return false
 		}
 		e := outcome.Safe(*o.Error)
-		o.Error = &e
+		o.Error, o.SafeDetails = &e, nil
 		return true
 	}
 	if !r.Failed || o.Result == nil {

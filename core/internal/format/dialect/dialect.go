@@ -283,8 +283,10 @@ func (d *Dialect) SetID(raw any, call bool, id string) any {
 // modelled part read from the list with part.
 func CountLost(l Loss, m Message, messageKeys string, part func(p Part)) {
 	l.Check(m.Raw, messageKeys, "")
-	for _, p := range ReadModelled(m) {
-		part(p)
+	for _, p := range m.Parts {
+		if readModelled(p) {
+			part(p)
+		}
 	}
 }
 
@@ -338,22 +340,16 @@ func empty(v any) bool {
 }
 
 // ReadModelled returns the parts of m that were read from a list and are
-// modelled (not Other): the parts whose members Lost looks into. When they
-// all are, that is m.Parts itself (not a copy): read them, don't change them.
+// modelled (not Other): the parts whose members Lost looks into.
 func ReadModelled(m Message) []Part {
-	var out []Part
-	for i, p := range m.Parts {
-		switch {
-		case p.Kind != KindOther && p.Raw != nil:
-			if out != nil {
-				out = append(out, p)
-			}
-		case out == nil:
-			out = append(make([]Part, 0, len(m.Parts)), m.Parts[:i]...)
+	out := make([]Part, 0, len(m.Parts))
+	for _, p := range m.Parts {
+		if readModelled(p) {
+			out = append(out, p)
 		}
-	}
-	if out == nil {
-		return m.Parts
 	}
 	return out
 }
+
+// readModelled reports whether p was read from a list and is modelled.
+func readModelled(p Part) bool { return p.Kind != KindOther && p.Raw != nil }

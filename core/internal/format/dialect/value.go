@@ -56,6 +56,10 @@ func PresentObj(m map[string]any, key, p string) (map[string]any, bool, error) {
 // TextOutcome interprets a result's text read under flag f: an envelope
 // (outcome.RecognizeText), else text (blank is Empty). The bool reports an
 // envelope.
+//
+// An envelope is read as Safe makes it, with its details' text
+// (outcome.RecognizeSafe): it passed the sanitizer once, here, and the
+// writers copy it.
 func TextOutcome(s string, f outcome.Flag) (outcome.Outcome, bool) {
 	return (*Parts)(nil).TextOutcome(s, f)
 }
@@ -63,10 +67,10 @@ func TextOutcome(s string, f outcome.Flag) (outcome.Outcome, bool) {
 // TextOutcome is the package's TextOutcome with the Result, when there is
 // one, in the arena (a nil *Parts allocates it).
 func (a *Parts) TextOutcome(s string, f outcome.Flag) (outcome.Outcome, bool) {
-	if e, ok := outcome.RecognizeText(s, f); ok {
+	if e, details, ok := outcome.RecognizeSafe(s, f); ok {
 		ep := new(envelope.Envelope) // not &e: e would be on the heap for every text
 		*ep = e
-		return outcome.Outcome{Error: ep}, true
+		return outcome.Outcome{Error: ep, SafeDetails: details}, true
 	}
 	if outcome.IsBlank(s) {
 		return outcome.Outcome{Result: a.Result(outcome.Result{Kind: outcome.Empty})}, false

@@ -52,13 +52,29 @@ func FlagOf(set bool) Flag {
 // See RATIONALE.md ("Why is an envelope recognized only in the exact bytes
 // toolerr writes?").
 func RecognizeText(s string, f Flag) (envelope.Envelope, bool) {
+	e, _, _, ok := recognizeText(s, f)
+	return e, ok
+}
+
+// RecognizeSafe is RecognizeText for a reader whose envelope is written
+// again: it returns the envelope as Safe makes it, which the rule holds to
+// the same bytes, and the canonical JSON of its details, the text
+// Outcome.SafeDetails holds, so that the writers copy them instead of
+// sanitizing and encoding the envelope once more.
+func RecognizeSafe(s string, f Flag) (envelope.Envelope, []byte, bool) {
+	_, safe, details, ok := recognizeText(s, f)
+	return safe, details, ok
+}
+
+// recognizeText is RecognizeText, with what RecognizeSafe returns.
+func recognizeText(s string, f Flag) (e, safe envelope.Envelope, details []byte, ok bool) {
 	// toolerr's bytes open with the code and close with the source's string.
 	if len(s) < minEnvelopeBytes || !strings.HasPrefix(s, `{"code":"`) || !strings.HasSuffix(s, `"}`) {
-		return envelope.Envelope{}, false
+		return e, safe, nil, false
 	}
 	v, err := canonical.Parse([]byte(s))
 	if err != nil {
-		return envelope.Envelope{}, false
+		return e, safe, nil, false
 	}
 	return recognize(v, s, f)
 }
@@ -78,20 +94,24 @@ func RecognizeValue(v any, f Flag) (envelope.Envelope, bool) {
 	if err != nil {
 		return envelope.Envelope{}, false
 	}
-	return recognize(v, string(b), f)
+	e, _, _, ok := recognize(v, string(b), f)
+	return e, ok
 }
 
-// recognize checks the value v read from text s against the rule.
-func recognize(v any, s string, f Flag) (envelope.Envelope, bool) {
+// recognize checks the value v read from text s against the rule, and
+// returns the envelope, what Safe makes of it and that one's details as
+// canonical JSON.
+func recognize(v any, s string, f Flag) (e, safe envelope.Envelope, details []byte, ok bool) {
 	e, err := envelope.FromValue(v, "")
 	if err != nil || f == Unflagged && !envelope.Registered(e.Code) {
-		return envelope.Envelope{}, false
+		return envelope.Envelope{}, safe, nil, false
 	}
-	b, err := Safe(e).AppendCanonical(make([]byte, 0, len(s)))
+	safe = Safe(e)
+	b, from, to, err := safe.AppendCanonicalSpan(make([]byte, 0, len(s)))
 	if err != nil || string(b) != s {
-		return envelope.Envelope{}, false
+		return envelope.Envelope{}, envelope.Envelope{}, nil, false
 	}
-	return e, true
+	return e, safe, b[from:to:to], true
 }
 
 // minEnvelopeBytes is the length of the shortest envelope text.
