@@ -447,6 +447,24 @@ impl Executor {
             && self.replica.lock().unwrap_or_else(|e| e.into_inner()).down_until_ms == 0
     }
 
+    /// The success step's answer the core decided ahead (`ahead`, the call
+    /// step's `on_success`), when it holds: `event` is the success, its load
+    /// made ahead answered exactly `if_loaded`, and the replica is still
+    /// `{"down_until_ms": 0, "state": if_loaded}` (docs/resilience.md, "The
+    /// step op"); else None, and the success step is sent.
+    fn decided(&self, key: &str, ahead: &mut Value, event: &Value) -> Option<Value> {
+        let held = ahead.get("if_loaded")?;
+        let loaded = &event["loaded"];
+        if event["kind"] != "success" || loaded["kind"] != "loaded" || &loaded["value"] != held {
+            return None;
+        }
+        let replica = self.replica.lock().unwrap_or_else(|e| e.into_inner());
+        if replica.down_until_ms != 0 || replica.seen.get(key).unwrap_or(&Value::Null) != held {
+            return None;
+        }
+        Some(ahead.take())
+    }
+
     fn report(&self, rec: &Value) {
         if let Some(f) = &self.on_decision {
             f(rec);
@@ -490,6 +508,8 @@ impl Executor {
         let mut base = self.config.clone();
         base.insert("op".into(), "step".into());
         base.insert("tool".into(), tool.into());
+        // The step that asks for the call may decide the call's success ahead.
+        base.insert("on_success".into(), true.into());
         let cancel = opts.cancel.clone().unwrap_or_default();
         let mut event = json!({"kind": "start"});
         if let Some(args) = &opts.args {
@@ -499,13 +519,18 @@ impl Executor {
         let (mut value, mut cause) = (None, None);
         let key = self.key(tool);
         let mut from_call = false; // whether event answers a call action
+        let mut ahead = Value::Null; // the last step's on_success, when it gave one
         loop {
             // A load made ahead, while the store is not left alone after
             // failing: the step uses it for the breaker's load, one step fewer.
             if self.load_ahead(&event, from_call) {
                 event["loaded"] = self.store_event(&json!({"kind": "load", "key": key}));
             }
-            let mut r = self.step(&base, opts.tokens, &state, event);
+            let mut r = match self.decided(&key, &mut ahead, &event) {
+                Some(r) => r,
+                None => self.step(&base, opts.tokens, &state, event),
+            };
+            ahead = r["on_success"].take();
             state = r["state"].take();
             for rec in r["decisions"].as_array().into_iter().flatten() {
                 self.report(rec);

@@ -229,3 +229,36 @@ fn budget_and_loop_guard_belong_to_the_run() {
     assert_eq!(code(x.call("search", args(3), |_| Ok(1))), "BUDGET_EXHAUSTED");
     assert_eq!(budget.state()["steps"], 3);
 }
+
+#[test]
+fn a_success_decided_ahead_yields_to_a_breaker_another_call_changed() {
+    // The step that asks for the call may answer on_success (docs/resilience.md,
+    // "The step op"). Here another call of the same executor counts a failure
+    // while this one runs, so the success decided ahead on the fresh breaker no
+    // longer holds: the success goes to the core as a step and resets the count.
+    let store = Arc::new(MemoryStore::new());
+    let x = Executor::new().store(store.clone()).retry(json!({"max_attempts": 1}));
+    let key = "toolerr:breaker:search";
+    assert_eq!(x.call("search", CallOptions::default(), |_| Ok(1)).value, Some(1));
+    let down = toolerr::envelope("TRANSPORT", "503", None, None, Some("tool")).unwrap();
+    let counted = r#"{"failures":1,"open_until_ms":0,"phase":"closed","probe_until_ms":0,"successes":0}"#;
+    let r = x.call("search", CallOptions::default(), |_| {
+        let inner = x.call::<(), _>("search", CallOptions::default(), |_| Err(ToolError::Envelope(down.clone())));
+        assert_eq!(inner.error.map(|e| e.code), Some("TRANSPORT".to_string()));
+        assert_eq!(String::from_utf8(store.load(key).unwrap().unwrap()).unwrap(), counted, "the other call counted its failure");
+        Ok(2)
+    });
+    assert_eq!((r.value, r.attempts), (Some(2), 1));
+    let fresh = r#"{"failures":0,"open_until_ms":0,"phase":"closed","probe_until_ms":0,"successes":0}"#;
+    assert_eq!(String::from_utf8(store.load(key).unwrap().unwrap()).unwrap(), fresh, "the success step ran and reset the count");
+    assert_eq!(x.replica_state("search").as_deref(), Some(fresh.as_bytes()));
+
+    // Another replica writing the shared breaker during the call: the same.
+    let r = x.call("search", CallOptions::default(), |_| {
+        let now = store.load(key).unwrap();
+        assert!(store.compare_and_swap(key, now.as_deref(), counted.as_bytes()).unwrap().swapped);
+        Ok(3)
+    });
+    assert_eq!((r.value, r.attempts), (Some(3), 1));
+    assert_eq!(String::from_utf8(store.load(key).unwrap().unwrap()).unwrap(), fresh);
+}
