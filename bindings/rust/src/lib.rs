@@ -130,8 +130,34 @@ struct Response<T> {
 /// saying what did not fit and `details.answer` holding the core's answer as
 /// JSON text (cut at 4 KiB).
 pub fn invoke_as<R: Serialize + ?Sized, T: DeserializeOwned>(request: &R) -> Result<T> {
-    let req = serde_json::to_vec(request).map_err(|e| binding_error("the request cannot be written as JSON", &e, b""))?;
-    with_response(&req, |out| answer(out))
+    with_request(request, |req| with_response(req, |out| answer(out)))
+}
+
+/// The most a thread keeps of the bytes its requests are written into; a
+/// longer request's buffer is dropped after its call.
+const REQUEST_KEEP_BYTES: usize = 64 << 10;
+
+thread_local! {
+    static REQUEST: std::cell::RefCell<Vec<u8>> = const { std::cell::RefCell::new(Vec::new()) };
+}
+
+/// Writes `request` as JSON into the thread's request buffer (reused, so a
+/// call allocates none once it has grown) and hands the bytes to `run`; a
+/// `run` that itself writes a request finds the buffer taken and gets one
+/// of its own.
+fn with_request<R: Serialize + ?Sized, T>(request: &R, run: impl FnOnce(&[u8]) -> Result<T>) -> Result<T> {
+    REQUEST.with(|cell| {
+        let mut own = Vec::new();
+        let mut guard = cell.try_borrow_mut().ok();
+        let buf = guard.as_deref_mut().unwrap_or(&mut own);
+        buf.clear();
+        serde_json::to_writer(&mut *buf, request).map_err(|e| binding_error("the request cannot be written as JSON", &e, b""))?;
+        let r = run(buf);
+        if buf.capacity() > REQUEST_KEEP_BYTES {
+            *buf = Vec::new();
+        }
+        r
+    })
 }
 
 /// The `"ok"` value of a response as `T`, or its error (see invoke_as).

@@ -9,6 +9,77 @@ use serde_json::{Map, Value};
 
 use crate::Envelope;
 
+/// An object key as serde_json reads it: borrowed from the input when it
+/// holds no escape, else unescaped into a string of its own.
+struct Key<'de>(std::borrow::Cow<'de, str>);
+
+impl<'de> Deserialize<'de> for Key<'de> {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct V;
+        impl<'de> serde::de::Visitor<'de> for V {
+            type Value = Key<'de>;
+            fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+                f.write_str("an object key")
+            }
+            fn visit_borrowed_str<E>(self, s: &'de str) -> Result<Key<'de>, E> {
+                Ok(Key(s.into()))
+            }
+            fn visit_str<E>(self, s: &str) -> Result<Key<'de>, E> {
+                Ok(Key(s.to_owned().into()))
+            }
+        }
+        d.deserialize_str(V)
+    }
+}
+
+/// `Deserialize` for a wire struct whose `other` map keeps the members it
+/// does not name: what `#[serde(flatten)]` reads, member by member as the
+/// object comes (flatten first buffers the whole object as serde's generic
+/// content, then reads it again: most of a typed answer's cost). `req`
+/// members must be present (serde's "missing field" error), `opt` members
+/// are `Option`s (absent or null: `None`); a member given twice is serde's
+/// "duplicate field" error, as the derive gives.
+macro_rules! deserialize_keeping_other {
+    ($ty:ident { $($kind:ident $field:ident: $fty:ty = $name:literal,)* }) => {
+        impl<'de> Deserialize<'de> for $ty {
+            fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+                struct V;
+                impl<'de> serde::de::Visitor<'de> for V {
+                    type Value = $ty;
+                    fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+                        f.write_str(concat!("struct ", stringify!($ty)))
+                    }
+                    fn visit_map<A: serde::de::MapAccess<'de>>(self, mut map: A) -> Result<$ty, A::Error> {
+                        $(let mut $field: Option<Option<$fty>> = None;)*
+                        let mut other = Map::new();
+                        while let Some(Key(k)) = map.next_key::<Key<'de>>()? {
+                            match &*k {
+                                $($name => {
+                                    if $field.is_some() {
+                                        return Err(serde::de::Error::duplicate_field($name));
+                                    }
+                                    $field = Some(deserialize_keeping_other!(@value $kind map $fty));
+                                })*
+                                _ => {
+                                    other.insert(k.into_owned(), map.next_value::<Value>()?);
+                                }
+                            }
+                        }
+                        Ok($ty { $($field: deserialize_keeping_other!(@take $kind $field $name),)* other })
+                    }
+                }
+                d.deserialize_map(V)
+            }
+        }
+    };
+    (@value req $map:ident $fty:ty) => { Some($map.next_value::<$fty>()?) };
+    (@value opt $map:ident $fty:ty) => { $map.next_value::<Option<$fty>>()? };
+    (@take req $field:ident $name:literal) => {
+        $field.flatten().ok_or_else(|| serde::de::Error::missing_field($name))?
+    };
+    (@take opt $field:ident $name:literal) => { $field.flatten() };
+}
+
 /// The call an outcome answers: the provider's call id ("" where the format
 /// has none) and the function name (Gemini needs it).
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
@@ -23,7 +94,7 @@ pub struct Call {
 
 /// One tool call and what came of it: `error` (an envelope) or `result`:
 /// `{}` (empty), `{"text"}`, `{"json"}` or `{"blocks": [...]}`.
-#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq, Serialize)]
 pub struct Outcome {
     /// The call.
     pub call: Call,
@@ -74,7 +145,7 @@ impl OpenAIChatMessage {
 
 /// A Chat Completions user message (`ChatCompletionUserMessageParam`) with
 /// content parts: the images tool results returned.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct OpenAIChatUserMessage {
     /// Always `user`.
     pub role: String,
@@ -86,7 +157,7 @@ pub struct OpenAIChatUserMessage {
 }
 
 /// A Chat Completions tool message (`ChatCompletionToolMessageParam`).
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct OpenAIChatToolMessage {
     /// Always `tool`.
     pub role: String,
@@ -100,7 +171,7 @@ pub struct OpenAIChatToolMessage {
 }
 
 /// A Responses API `function_call_output` input item.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct OpenAIResponsesOutput {
     /// Always `function_call_output`.
     #[serde(rename = "type")]
@@ -115,7 +186,7 @@ pub struct OpenAIResponsesOutput {
 }
 
 /// An Anthropic `tool_result` content block.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct AnthropicToolResult {
     /// Always `tool_result`.
     #[serde(rename = "type")]
@@ -134,7 +205,7 @@ pub struct AnthropicToolResult {
 }
 
 /// An Anthropic user message of `tool_result` blocks (`MessageParam`).
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct AnthropicMessage {
     /// Always `user`.
     pub role: String,
@@ -146,7 +217,7 @@ pub struct AnthropicMessage {
 }
 
 /// A Gemini `FunctionResponse`.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct GeminiFunctionResponse {
     /// Copied only when the call had one.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -164,7 +235,7 @@ pub struct GeminiFunctionResponse {
 }
 
 /// A Gemini `Part` holding a `functionResponse`.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize)]
 #[serde(rename_all = "camelCase")]
 pub struct GeminiPart {
     /// The function response.
@@ -175,7 +246,7 @@ pub struct GeminiPart {
 }
 
 /// A Gemini user `Content` of `functionResponse` parts.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct GeminiContent {
     /// Always `user`.
     pub role: String,
@@ -187,7 +258,7 @@ pub struct GeminiContent {
 }
 
 /// A Bedrock Converse `ToolResultBlock`.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize)]
 #[serde(rename_all = "camelCase")]
 pub struct BedrockToolResult {
     /// The id of the `toolUse` answered.
@@ -203,7 +274,7 @@ pub struct BedrockToolResult {
 }
 
 /// A Bedrock content block holding a `toolResult`.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize)]
 #[serde(rename_all = "camelCase")]
 pub struct BedrockBlock {
     /// The tool result.
@@ -214,7 +285,7 @@ pub struct BedrockBlock {
 }
 
 /// A Bedrock Converse user `Message` of `toolResult` blocks.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct BedrockMessage {
     /// Always `user`.
     pub role: String,
@@ -226,7 +297,7 @@ pub struct BedrockMessage {
 }
 
 /// An MCP `CallToolResult`.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize)]
 #[serde(rename_all = "camelCase")]
 pub struct McpCallToolResult {
     /// Content blocks (`text`, `image`).
@@ -244,3 +315,64 @@ pub struct McpCallToolResult {
     #[serde(flatten)]
     pub other: Map<String, Value>,
 }
+
+deserialize_keeping_other!(Outcome {
+    req call: Call = "call",
+    opt error: Envelope = "error",
+    opt result: Value = "result",
+});
+deserialize_keeping_other!(OpenAIChatUserMessage {
+    req role: String = "role",
+    req content: Vec<Value> = "content",
+});
+deserialize_keeping_other!(OpenAIChatToolMessage {
+    req role: String = "role",
+    req tool_call_id: String = "tool_call_id",
+    req content: Value = "content",
+});
+deserialize_keeping_other!(OpenAIResponsesOutput {
+    req kind: String = "type",
+    req call_id: String = "call_id",
+    req output: Value = "output",
+});
+deserialize_keeping_other!(AnthropicToolResult {
+    req kind: String = "type",
+    req tool_use_id: String = "tool_use_id",
+    opt content: Value = "content",
+    opt is_error: bool = "is_error",
+});
+deserialize_keeping_other!(AnthropicMessage {
+    req role: String = "role",
+    req content: Vec<AnthropicToolResult> = "content",
+});
+deserialize_keeping_other!(GeminiFunctionResponse {
+    opt id: String = "id",
+    req name: String = "name",
+    req response: Map<String, Value> = "response",
+    opt parts: Vec<Value> = "parts",
+});
+deserialize_keeping_other!(GeminiPart {
+    req function_response: GeminiFunctionResponse = "functionResponse",
+});
+deserialize_keeping_other!(GeminiContent {
+    req role: String = "role",
+    req parts: Vec<GeminiPart> = "parts",
+});
+deserialize_keeping_other!(BedrockToolResult {
+    req tool_use_id: String = "toolUseId",
+    req content: Vec<Value> = "content",
+    opt status: String = "status",
+});
+deserialize_keeping_other!(BedrockBlock {
+    req tool_result: BedrockToolResult = "toolResult",
+});
+deserialize_keeping_other!(BedrockMessage {
+    req role: String = "role",
+    req content: Vec<BedrockBlock> = "content",
+});
+deserialize_keeping_other!(McpCallToolResult {
+    req content: Vec<Value> = "content",
+    opt is_error: bool = "isError",
+    opt structured_content: Value = "structuredContent",
+    opt result_type: String = "resultType",
+});

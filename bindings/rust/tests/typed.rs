@@ -137,3 +137,23 @@ fn an_answer_that_does_not_fit_is_an_error_not_a_panic() {
     assert!(e.envelope.details["reason"].as_str().unwrap().contains("no_such_member"), "{e:?}");
     assert_eq!(e.envelope.details["answer"], r#"{"ok":{"abi":1,"version":"0.1.0"}}"#);
 }
+
+#[test]
+fn a_wire_type_reads_its_members_as_serde_derive_and_flatten_would() {
+    // Unknown members (one with an escaped key) land in `other`; an optional
+    // member given as null is None.
+    let m: AnthropicMessage = serde_json::from_str(
+        r#"{"content":[{"cache_control":{"type":"ephemeral"},"content":null,"tool_use_id":"t1","type":"tool_result","x\u0041":1}],"role":"user"}"#,
+    ).unwrap();
+    let block = &m.content[0];
+    assert_eq!((block.kind.as_str(), block.tool_use_id.as_str(), &block.content, block.is_error), ("tool_result", "t1", &None, None));
+    assert_eq!(Value::Object(block.other.clone()), serde_json::json!({"cache_control": {"type": "ephemeral"}, "xA": 1}));
+    assert!(m.other.is_empty());
+    // A required member missing, a member given twice and a member of the wrong type are serde's errors.
+    let err = |s: &str| serde_json::from_str::<AnthropicMessage>(s).unwrap_err().to_string();
+    assert!(err(r#"{"content":[]}"#).starts_with("missing field `role`"), "{}", err(r#"{"content":[]}"#));
+    assert!(err(r#"{"role":"user","role":"user","content":[]}"#).starts_with("duplicate field `role`"));
+    assert!(err(r#"{"role":1,"content":[]}"#).starts_with("invalid type: integer `1`, expected a string"));
+    let g: GeminiContent = serde_json::from_str(r#"{"parts":[{"functionResponse":{"name":"f","response":{}}}],"role":"user"}"#).unwrap();
+    assert_eq!((g.parts[0].function_response.name.as_str(), g.parts[0].function_response.id.as_ref()), ("f", None));
+}
