@@ -44,7 +44,7 @@ func runDemo(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	if found {
 		fsys = os.DirFS(dir)
 	} else {
-		fmt.Fprintf(stdout, "\nThe real recordings were not found (looked for %s); classifying the project's own examples instead.\n", dir)
+		fmt.Fprintf(stdout, "\nThe real recordings were not found (looked for %s; --shared DIR or TOOLERR_SHARED names the folder holding fixtures/real); classifying the project's own examples instead.\n", dir)
 		fsys, _ = fs.Sub(bundled, "recordings")
 		label = "the project's own examples (cmd/toolerr/recordings)"
 	}
