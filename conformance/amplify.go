@@ -151,6 +151,8 @@ func AmplificationCorpus() []Amplifier {
 			})},
 		{"every call with the same id", "check", "ok", false, oneTurn(`{"op":"check","format":"anthropic",`, `{"role":"assistant","content":[`, `]}`,
 			same(`{"type":"tool_use","id":"t","name":"a","input":{}}`))},
+		{"empty content parts, each an invalid_part", "check", "bound:response_bytes", false, oneTurn(`{"op":"check","format":"openai-chat",`, `{"role":"user","content":[`, `]}`,
+			same(`{}`))},
 		{"long ids checked against mistral", "check", "bound:response_bytes", false, oneTurn(`{"op":"check","format":"openai-chat","id_rules":"mistral",`, `{"role":"assistant","tool_calls":[`, `]}`,
 			func(i int) string {
 				return `{"id":"` + longID(i) + `","type":"function","function":{"name":"a","arguments":"{}"}}`

@@ -1,6 +1,7 @@
 package core
 
 import (
+	"errors"
 	"strconv"
 
 	"github.com/toolerr/toolerr/core/internal/bounds"
@@ -129,10 +130,14 @@ func fastList(request []byte) (response []byte, ok bool) {
 		if err != nil {
 			return nil, false
 		}
+		o.MaxBytes = MaxResponseBytes // the findings past those cannot be written
+		fs := transcript.Check(tf, msgs, o)
 		out := append(make([]byte, 0, responseCap(len(request))), okPrefix+`{"findings":`...)
-		out = append(appendFindings(out, transcript.Check(tf, msgs, o)), "}}"...)
+		out = append(appendFindings(out, fs), "}}"...)
 		if len(out) > MaxResponseBytes {
-			return nil, false // the general path says where it stopped
+			// the error writeOK gives the general path's tree of the same
+			// findings, without the tree
+			return limitResponse(responseTooLarge(op, findingsCount(out[:len(okPrefix+`{"findings":`)], fs), "")), true
 		}
 		return out, true
 	default:
@@ -164,29 +169,63 @@ func listOptions(op, format string, opts TranscriptOptions) (transcript.Format, 
 // canonical.Append writes for findingsValue(fs), without the tree.
 func appendFindings(dst []byte, fs []Finding) []byte {
 	dst = append(dst, '[')
-	for i, f := range fs {
+	for i := range fs {
 		if i > 0 {
 			dst = append(dst, ',')
 		}
-		dst = append(dst, `{"ids":[`...)
-		for j, id := range f.IDs {
-			if j > 0 {
-				dst = append(dst, ',')
-			}
-			dst = canonical.AppendString(dst, id)
-		}
-		dst = append(dst, ']')
-		if f.Index >= 0 {
-			dst = strconv.AppendInt(append(dst, `,"index":`...), int64(f.Index), 10)
-		}
-		dst = canonical.AppendString(append(dst, `,"kind":`...), f.Kind)
-		dst = canonical.AppendString(append(dst, `,"message":`...), f.Message)
-		if f.Path != "" {
-			dst = canonical.AppendString(append(dst, `,"path":`...), f.Path)
-		}
-		dst = append(dst, '}')
+		dst = appendFinding(dst, &fs[i])
 	}
 	return append(dst, ']')
+}
+
+// appendFinding appends the canonical JSON of f to dst: what
+// canonical.Append writes for findingValue(f).
+func appendFinding(dst []byte, f *Finding) []byte {
+	dst = append(dst, `{"ids":[`...)
+	for j, id := range f.IDs {
+		if j > 0 {
+			dst = append(dst, ',')
+		}
+		dst = canonical.AppendString(dst, id)
+	}
+	dst = append(dst, ']')
+	if f.Index >= 0 {
+		dst = strconv.AppendInt(append(dst, `,"index":`...), int64(f.Index), 10)
+	}
+	dst = canonical.AppendString(append(dst, `,"kind":`...), f.Kind)
+	dst = canonical.AppendString(append(dst, `,"message":`...), f.Message)
+	if f.Path != "" {
+		dst = canonical.AppendString(append(dst, `,"path":`...), f.Path)
+	}
+	return append(dst, '}')
+}
+
+// findingsCount returns the count writeOK's error gives for the result
+// {"findings": findingsValue(fs)} whose response passes MaxResponseBytes,
+// dst its bytes up to the findings: canonical.AppendMax stops at the first
+// check it fails, which a finding appendFindings writes whole within the
+// bound never does, so the findings before the one that passes it are
+// written as bytes and that one through AppendMax.
+func findingsCount(dst []byte, fs []Finding) int64 {
+	const max = MaxResponseBytes - 1 // writeOK's, before its closing '}'
+	dst = append(dst, '[')
+	for i := range fs {
+		if i > 0 {
+			dst = append(dst, ',')
+		}
+		n := len(dst)
+		if dst = appendFinding(dst, &fs[i]); len(dst) > max {
+			_, err := canonical.AppendMax(dst[:n], findingValue(&fs[i]), max)
+			if le, isLimit := errors.AsType[*canonical.LimitError](err); isLimit {
+				return le.Count
+			}
+			return int64(len(dst)) // not reached: the finding passes max
+		}
+	}
+	if dst = append(dst, ']'); len(dst) > max {
+		return int64(len(dst))
+	}
+	return int64(len(dst) + 1) // the '}' of the result
 }
 
 // appendChanges appends the canonical JSON of a repair's changes to dst:

@@ -104,21 +104,26 @@ func transcriptOptions(req map[string]any) (TranscriptOptions, error) {
 
 func findingsValue(fs []Finding) []any {
 	out := make([]any, 0, len(fs))
-	for _, f := range fs {
-		ids := make([]any, len(f.IDs))
-		for i, id := range f.IDs {
-			ids[i] = id
-		}
-		m := map[string]any{"kind": f.Kind, "ids": ids, "message": f.Message}
-		if f.Index >= 0 {
-			m["index"] = f.Index
-		}
-		if f.Path != "" {
-			m["path"] = f.Path
-		}
-		out = append(out, m)
+	for i := range fs {
+		out = append(out, findingValue(&fs[i]))
 	}
 	return out
+}
+
+// findingValue is one finding of findingsValue.
+func findingValue(f *Finding) map[string]any {
+	ids := make([]any, len(f.IDs))
+	for i, id := range f.IDs {
+		ids[i] = id
+	}
+	m := map[string]any{"kind": f.Kind, "ids": ids, "message": f.Message}
+	if f.Index >= 0 {
+		m["index"] = f.Index
+	}
+	if f.Path != "" {
+		m["path"] = f.Path
+	}
+	return m
 }
 
 func idMapValue(m map[string]string) map[string]any {
@@ -139,7 +144,7 @@ func opCheck(req map[string]any) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	fs, err := CheckWith(f, msgs, opts)
+	fs, err := checkWith(f, msgs, opts, MaxResponseBytes)
 	if err != nil {
 		return nil, err
 	}

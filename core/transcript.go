@@ -206,6 +206,13 @@ func Check(f Format, messages []any, idRules string) ([]Finding, error) {
 // server-held state for a format that has none at Path
 // "previous_response_id" or "open_calls".
 func CheckWith(f Format, messages []any, opts TranscriptOptions) ([]Finding, error) {
+	return checkWith(f, messages, opts, 0)
+}
+
+// checkWith is CheckWith stopping, when maxBytes > 0, once the findings pass
+// maxBytes as JSON (transcript.Options.MaxBytes): for Invoke, whose response
+// cannot hold the rest.
+func checkWith(f Format, messages []any, opts TranscriptOptions, maxBytes int) ([]Finding, error) {
 	tf, err := formatNamed("check", f, "format")
 	if err != nil {
 		return nil, err
@@ -214,6 +221,7 @@ func CheckWith(f Format, messages []any, opts TranscriptOptions) ([]Finding, err
 	if err != nil {
 		return nil, err
 	}
+	o.MaxBytes = maxBytes
 	if err := transcript.CheckCapabilities(tf, o.Capabilities, "capabilities"); err != nil {
 		return nil, requestError("check", err)
 	}

@@ -522,14 +522,20 @@ func Check(f Format, msgs []Message, opts Options) []Finding {
 	ids := idRule(d, opts.IDRules)
 	all, off := withServer(msgs, opts)
 	a := analyze(d, all, opts.server() && opts.OpenCalls == nil)
+	b := newBudget(opts.MaxBytes, len(all), off)
 	var evs []event
+	raise := func(e event) {
+		if b.keep(&e) {
+			evs = append(evs, e)
+		}
+	}
 	for g, gr := range a.groups {
 		for k, cl := range gr.calls {
 			if a.answer[g][k].msg < 0 && a.claim[g][k].msg < 0 {
-				evs = append(evs, event{l: cl, kind: FindUnansweredCall, id: callKey(a.call(g, k)), msg: d.Unanswered})
+				raise(event{l: cl, kind: FindUnansweredCall, id: callKey(a.call(g, k)), msg: d.Unanswered})
 			}
 			if a.dupCall[callRef{g, k}] {
-				evs = append(evs, event{l: cl, kind: FindDuplicateCallID, id: a.call(g, k).ID, msg: "Two tool calls of one turn share this id; ids must be unique within a turn (repair renames the second)."})
+				raise(event{l: cl, kind: FindDuplicateCallID, id: a.call(g, k).ID, msg: "Two tool calls of one turn share this id; ids must be unique within a turn (repair renames the second)."})
 			}
 		}
 		if d.Placement == dialect.NextContent && gr.hi > gr.lo {
@@ -545,27 +551,31 @@ func Check(f Format, msgs []Message, opts Options) []Finding {
 				}
 			}
 			if n != len(gr.calls) {
-				evs = append(evs, event{l: loc{gr.lo, -1}, kind: FindResponseCount, msg: "Gemini needs exactly one functionResponse per functionCall of the turn, in one content (" + strconv.Itoa(n) + " responses for " + strconv.Itoa(len(gr.calls)) + " calls)."})
+				raise(event{l: loc{gr.lo, -1}, kind: FindResponseCount, msg: "Gemini needs exactly one functionResponse per functionCall of the turn, in one content (" + strconv.Itoa(n) + " responses for " + strconv.Itoa(len(gr.calls)) + " calls)."})
 			}
 			for i := gr.lo; i < gr.hi; i++ {
 				for j, p := range all[i].Parts {
 					if p.Kind != KindResult {
-						evs = append(evs, event{l: loc{i, j}, kind: FindExtraPart, at: atPart, msg: "The content answering function calls holds only functionResponse parts; other parts go in a content of their own."})
+						raise(event{l: loc{i, j}, kind: FindExtraPart, at: atPart, msg: "The content answering function calls holds only functionResponse parts; other parts go in a content of their own."})
 					}
 				}
 			}
 		}
 	}
 	for i, m := range all {
+		if b.past(i) {
+			break // every finding from here on comes after the last that can be written
+		}
 		if m.Server {
 			continue // the provider's own calls: their ids are not ours to check
 		}
 		if m.UnknownRole {
-			evs = append(evs, event{l: loc{i, -1}, kind: FindUnknownRole, at: atRole, msg: unknownRoleMsg(d)})
+			raise(event{l: loc{i, -1}, kind: FindUnknownRole, at: atRole, msg: unknownRoleMsg(d)})
 		}
-		if d.Lint != nil && m.Raw != nil {
+		if d.Lint != nil && m.Raw != nil && !b.full(i) {
+			d.LintRoom = b.room()
 			for _, is := range d.Lint(d, all, i) {
-				evs = append(evs, event{l: loc{i, -1}, kind: is.Kind, id: is.ID, msg: is.Text, at: atMember, member: is.Path})
+				raise(event{l: loc{i, -1}, kind: is.Kind, id: is.ID, msg: is.Text, at: atMember, member: is.Path})
 			}
 		}
 		for j := range m.Parts {
@@ -574,40 +584,40 @@ func Check(f Format, msgs []Message, opts Options) []Finding {
 			switch p.Kind {
 			case KindCall:
 				if !ids.Valid(p.Call.ID) && !p.Call.Legacy {
-					evs = append(evs, event{l: l, kind: FindInvalidID, id: p.Call.ID, at: atPart, msg: ids.Text})
+					raise(event{l: l, kind: FindInvalidID, id: p.Call.ID, at: atPart, msg: ids.Text})
 				}
 			case KindResult:
 				info := a.resOf(l)
 				id := resultKey(&p.Result)
 				switch info.status {
 				case statusOrphan:
-					evs = append(evs, event{l: l, kind: FindOrphanResult, id: id, msg: orphanMsg(opts)})
+					raise(event{l: l, kind: FindOrphanResult, id: id, msg: orphanMsg(opts)})
 				case statusUnverified:
-					evs = append(evs, event{l: l, kind: FindUnverifiedResult, id: id, msg: "This output answers no call in the list; it is kept as an answer to a call of the response the provider holds, which only open_calls can confirm."})
+					raise(event{l: l, kind: FindUnverifiedResult, id: id, msg: "This output answers no call in the list; it is kept as an answer to a call of the response the provider holds, which only open_calls can confirm."})
 				case statusDuplicate:
-					evs = append(evs, event{l: l, kind: FindDuplicateResult, id: id, msg: "This tool call already has a result; a second one is rejected."})
+					raise(event{l: l, kind: FindDuplicateResult, id: id, msg: "This tool call already has a result; a second one is rejected."})
 				case statusMovable:
-					evs = append(evs, event{l: l, kind: info.why, id: id, msg: misplacedMsg(d, info.why)})
+					raise(event{l: l, kind: info.why, id: id, msg: misplacedMsg(d, info.why)})
 				}
 				if info.g != noGroup && d.Placement == dialect.NextContent && p.Result.ID() != "" {
 					if c := a.call(info.g, info.k); c.Name != p.Result.Outcome.Call.Name {
-						evs = append(evs, event{l: l, kind: FindNameMismatch, id: id, at: atPart, msg: nameMismatchMsg(c.Name)})
+						raise(event{l: l, kind: FindNameMismatch, id: id, at: atPart, msg: nameMismatchMsg(c.Name)})
 					}
 				}
 				if d.Placement != dialect.NextContent && !ids.Valid(p.Result.ID()) && !p.Result.Legacy {
-					evs = append(evs, event{l: l, kind: FindInvalidID, id: p.Result.ID(), at: atPart, msg: ids.Text})
+					raise(event{l: l, kind: FindInvalidID, id: p.Result.ID(), at: atPart, msg: ids.Text})
 				}
 				if emptyResult(d, p) {
-					evs = append(evs, event{l: l, kind: FindEmptyText, id: id, at: atPart, msg: "This tool result's text is empty, which " + string(f) + " rejects; repair writes " + outcome.EmptyPlaceholder + "."})
+					raise(event{l: l, kind: FindEmptyText, id: id, at: atPart, msg: "This tool result's text is empty, which " + string(f) + " rejects; repair writes " + outcome.EmptyPlaceholder + "."})
 				}
 			case KindText:
 				if d.EmptyText != nil && d.EmptyText(m) && outcome.IsBlank(p.Text) {
-					evs = append(evs, event{l: l, kind: FindEmptyText, at: atPart, msg: "Empty text blocks are rejected by " + string(f) + "."})
+					raise(event{l: l, kind: FindEmptyText, at: atPart, msg: "Empty text blocks are rejected by " + string(f) + "."})
 				}
 			}
 		}
 	}
-	return findings(d, evs, len(all), off, opts.listPath())
+	return findings(d, evs, b.last(len(all)), off, opts.listPath())
 }
 
 // Where an event's path points: nowhere (a message-level finding), at the
@@ -628,26 +638,124 @@ type event struct {
 	member        string
 }
 
-// findings orders evs by message (the order they were raised within one
-// message kept: a counting sort, linear) and turns them into findings whose
-// indexes and paths name the caller's list (path base) with off server
-// messages in front of it.
+// budget holds a check's events to what its response can hold
+// (Options.MaxBytes): the findings come out in message order, so once those
+// of messages [0, cut] are known to encode to more than max bytes
+// (dialect.FindingBytes, a lower bound), an event after message cut, or
+// one in message cut raising a finding after those kept there, cannot be
+// written and is not kept. An event adding an id to a finding already kept
+// always is, so that every finding kept is whole. With max 0 it keeps
+// every event.
+type budget struct {
+	max, off int
+	sz       []int // the bytes of the findings kept, by message
+	cut      int   // the last message whose events are kept
+	sum      int   // the bytes of the findings kept of messages [0, cut]
+	seen     map[findingKey]bool
+}
+
+// newBudget is the budget of max bytes for a list of n messages (off of
+// them the server's, in front).
+func newBudget(max, n, off int) *budget {
+	b := &budget{max: max, off: off, cut: n - 1}
+	if max > 0 {
+		b.sz = make([]int, n)
+	}
+	return b
+}
+
+// over reports whether the findings kept of messages [0, cut] pass max.
+func (b *budget) over() bool { return b.max > 0 && b.sum > b.max }
+
+// past reports whether every event of message i is after the cut.
+func (b *budget) past(i int) bool { return b.max > 0 && i > b.cut }
+
+// full reports whether a new finding at message i is after the cut.
+func (b *budget) full(i int) bool { return b.past(i) || b.over() && i == b.cut }
+
+// room is what dialect.Dialect.LintRoom gets: the bytes the findings may
+// still take before they pass max (0 without a bound).
+func (b *budget) room() int {
+	if b.max <= 0 {
+		return 0
+	}
+	return max(b.max-b.sum+1, 1)
+}
+
+// last is the number of messages whose findings are kept, of n.
+func (b *budget) last(n int) int { return min(n, b.cut+1) }
+
+// keep reports whether e is kept, counting its bytes if so.
+func (b *budget) keep(e *event) bool {
+	if b.max <= 0 {
+		return true
+	}
+	m := e.l.msg
+	if b.past(m) {
+		return false
+	}
+	n := 0
+	if e.at == atNone && m >= b.off {
+		// findings() merges it with the finding of its kind at m, if any
+		k := findingKey{e.kind, m}
+		switch {
+		case b.seen[k]:
+			if e.id != "" {
+				n = len(e.id) + 2
+			}
+		case b.full(m):
+			return false
+		default:
+			if b.seen == nil {
+				b.seen = map[findingKey]bool{}
+			}
+			b.seen[k] = true
+			n = dialect.FindingBytes(e.kind, "", e.id, e.msg)
+		}
+	} else {
+		if b.full(m) {
+			return false
+		}
+		n = dialect.FindingBytes(e.kind, e.member, e.id, e.msg)
+	}
+	b.sz[m] += n
+	b.sum += n
+	for b.cut > 0 && b.sum-b.sz[b.cut] > b.max {
+		b.sum -= b.sz[b.cut]
+		b.cut--
+	}
+	return true
+}
+
+// findings orders the events of evs in the first n messages by message
+// (the order they were raised within one message kept: a counting sort,
+// linear) and turns them into findings whose indexes and paths name the
+// caller's list (path base) with off server messages in front of it.
 func findings(d *dialect.Dialect, evs []event, n, off int, base string) []Finding {
 	if len(evs) == 0 {
 		return []Finding{}
 	}
 	start := make([]int, n+1)
+	kept := 0
 	for _, e := range evs {
-		start[e.l.msg+1]++
+		if e.l.msg < n {
+			start[e.l.msg+1]++
+			kept++
+		}
+	}
+	if kept == 0 {
+		return []Finding{}
 	}
 	for i := 1; i < len(start); i++ {
 		start[i] += start[i-1]
 	}
-	sorted := make([]*event, len(evs))
+	sorted := make([]*event, kept)
 	for i := range evs {
 		e := &evs[i]
-		sorted[start[e.l.msg]] = e
-		start[e.l.msg]++
+		if e.l.msg < n {
+			sorted[start[e.l.msg]] = e
+			start[e.l.msg]++
+		}
 	}
 	var s findingSet
 	for _, e := range sorted {

@@ -52,6 +52,12 @@ type Options struct {
 	// Converted.Messages' trees.
 	Encoded bool
 	Into    []byte
+	// MaxBytes, when > 0, lets Check stop once the findings it has built
+	// are known to encode to more than MaxBytes bytes (Invoke's
+	// MaxResponseBytes): it then returns the findings of the list up to
+	// that point, in order and each whole, and none after (a response
+	// that cannot be written is not built). 0 = every finding.
+	MaxBytes int
 }
 
 // CheckCapabilities refuses a capability name the target format does not

@@ -187,6 +187,11 @@ type Dialect struct {
 	// as opposed to pairing and placement, which the engine checks; nil
 	// where there are none.
 	Lint func(d *Dialect, msgs []Message, i int) []Issue
+	// LintRoom, when > 0, is how many bytes the findings of the message
+	// being linted may still take in the response: Lint may stop once the
+	// issues it returns take more (FindingBytes each), since those past
+	// that cannot be written. 0 = no bound. Check sets it per message.
+	LintRoom int
 	// Model is the model id the list is sent to ("" = not known), for Lint
 	// and ForModel; Caps, what the caller says the model takes, by
 	// capability name (one of CapNames), overriding what the model id says.
@@ -212,6 +217,26 @@ type Dialect struct {
 type Issue struct {
 	Kind, Path, ID, Text string
 }
+
+// FindingBytes is a lower bound on the length of the canonical JSON of a
+// finding of kind about id, saying text, with a path ending in member:
+// {"ids":[...],"index":N,"kind":...,"message":...,"path":...} without the
+// members it may leave out (index, path) and without escapes, each
+// string counted as its raw bytes.
+func FindingBytes(kind, member, id, text string) int {
+	n := len(`{"ids":[],"kind":"","message":""}`) + len(kind) + len(member) + len(text)
+	if id != "" {
+		n += len(id) + 2
+	}
+	return n
+}
+
+// Bytes is FindingBytes of the finding is raises.
+func (is Issue) Bytes() int { return FindingBytes(is.Kind, is.Path, is.ID, is.Text) }
+
+// Full reports whether issues whose Bytes total used fill d.LintRoom, so
+// that a Lint may return them without the rest.
+func (d *Dialect) Full(used int) bool { return d.LintRoom > 0 && used > d.LintRoom }
 
 // Member is where a value sits in an element: member Key of the element,
 // or of its wrapper object In when In is not "" (Gemini's functionCall,

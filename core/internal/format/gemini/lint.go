@@ -33,14 +33,18 @@ func DataFields(part map[string]any) []string {
 // part with none is answered "required oneof field 'data' must have one
 // initialized field", 54xzh/FLIT#69; one with two cannot be a Part, whose
 // data is a oneof).
-func lint(_ *dialect.Dialect, msgs []dialect.Message, i int) []dialect.Issue {
+func lint(d *dialect.Dialect, msgs []dialect.Message, i int) []dialect.Issue {
 	raw, _ := msgs[i].Raw.(map[string]any)
 	parts, isArr := raw["parts"].([]any)
 	if isArr && len(parts) == 0 {
 		return []dialect.Issue{{Kind: dialect.FindLength, Path: "parts", Text: "A content holds at least one part; the API answers that contents.parts must not be empty."}}
 	}
 	var out []dialect.Issue
+	used := 0 // the bytes of out's findings, for d.LintRoom
 	for j, p := range parts {
+		if d.Full(used) {
+			break // the rest cannot be written
+		}
 		pm, _ := p.(map[string]any)
 		at := "parts[" + strconv.Itoa(j) + "]"
 		switch fs := DataFields(pm); {
@@ -48,7 +52,10 @@ func lint(_ *dialect.Dialect, msgs []dialect.Message, i int) []dialect.Issue {
 			out = append(out, dialect.Issue{Kind: dialect.FindMultipleDataFields, Path: at, Text: "A part holds one data field (Part.data is a oneof); this one holds " + strings.Join(fs, " and ") + ", so each goes in a part of its own."})
 		case len(fs) == 0:
 			out = append(out, dialect.Issue{Kind: dialect.FindNoDataField, Path: at, Text: "A part holds one data field (text, inlineData, fileData, functionCall, functionResponse, ...); this one holds none."})
+		default:
+			continue
 		}
+		used += out[len(out)-1].Bytes()
 	}
 	return out
 }

@@ -53,17 +53,34 @@ func lint(d *dialect.Dialect, msgs []dialect.Message, i int) []dialect.Issue {
 	}
 	types := partTypes(role)
 	parts, _ := raw["content"].([]any)
+	invalid := "" // the invalid_part text, one string for every part
+	used := 0     // the bytes of out's findings, for d.LintRoom
+	for _, is := range out {
+		used += is.Bytes()
+	}
 	for j, p := range parts {
+		if d.Full(used) {
+			break // the rest cannot be written
+		}
 		pm, _ := p.(map[string]any)
 		typ, _ := pm["type"].(string)
-		at := "content[" + strconv.Itoa(j) + "]"
+		var is dialect.Issue
 		switch {
 		case types == "":
+			continue
 		case typ == "" || !strings.Contains(types, " "+typ+" "):
-			out = append(out, dialect.Issue{Kind: dialect.FindInvalidPart, Path: at, Text: "A content part of a " + role + " message has one of the types " + strings.Join(strings.Fields(types), ", ") + "; this one has none of them."})
+			if invalid == "" {
+				invalid = "A content part of a " + role + " message has one of the types " + strings.Join(strings.Fields(types), ", ") + "; this one has none of them."
+			}
+			is = dialect.Issue{Kind: dialect.FindInvalidPart, Text: invalid}
 		case typ == "input_audio" && d.Model != "" && !TakesAudio(d.Model):
-			out = append(out, dialect.Issue{Kind: dialect.FindUnsupportedContent, Path: at, Text: "This model takes no audio input (the audio models do, such as gpt-4o-audio-preview); the API answers that content blocks are text or image_url."})
+			is = dialect.Issue{Kind: dialect.FindUnsupportedContent, Text: "This model takes no audio input (the audio models do, such as gpt-4o-audio-preview); the API answers that content blocks are text or image_url."}
+		default:
+			continue
 		}
+		is.Path = "content[" + strconv.Itoa(j) + "]"
+		out = append(out, is)
+		used += is.Bytes()
 	}
 	if (role == "system" || role == "developer") && d.Model != "" && !TakesSystem(d.Model) {
 		out = append(out, dialect.Issue{Kind: dialect.FindUnsupportedRole, Path: "role", Text: "This model takes neither system nor developer messages; put the instructions in the first user message."})

@@ -62,19 +62,30 @@ func word(s string) bool {
 	return true
 }
 
+// unsupportedFile is the text of an input_file part of audio or video.
+const unsupportedFile = "An input_file takes a document such as a PDF, not audio or video (the API answers unsupported_file)."
+
 // lint checks one input item: the bounds above, a reasoning item's
 // following item, and the files an input_file part takes.
-func lint(_ *dialect.Dialect, msgs []dialect.Message, i int) []dialect.Issue {
+func lint(d *dialect.Dialect, msgs []dialect.Message, i int) []dialect.Issue {
 	raw, _ := msgs[i].Raw.(map[string]any)
 	out := dialect.CheckLimits(raw, limits)
 	if raw["type"] == "reasoning" && !followedByOutput(msgs, i) {
 		out = append(out, dialect.Issue{Kind: dialect.FindReasoningWithoutNext, Text: "A reasoning item is followed by the output item it came with (its id as the response gave it: a message or a call); without it the API answers 400."})
 	}
+	used := 0 // the bytes of out's findings, for d.LintRoom
+	for _, is := range out {
+		used += is.Bytes()
+	}
 	for _, key := range []string{"content", "output"} {
 		parts, _ := raw[key].([]any)
 		for j, p := range parts {
+			if d.Full(used) {
+				break // the rest cannot be written
+			}
 			if pm, _ := p.(map[string]any); pm["type"] == "input_file" && audioOrVideo(pm) {
-				out = append(out, dialect.Issue{Kind: dialect.FindUnsupportedContent, Path: key + "[" + strconv.Itoa(j) + "]", Text: "An input_file takes a document such as a PDF, not audio or video (the API answers unsupported_file)."})
+				out = append(out, dialect.Issue{Kind: dialect.FindUnsupportedContent, Path: key + "[" + strconv.Itoa(j) + "]", Text: unsupportedFile})
+				used += out[len(out)-1].Bytes()
 			}
 		}
 	}
