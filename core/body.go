@@ -69,10 +69,17 @@ func readParsedBody(op string, f Format, path string, body map[string]any, opts 
 //
 // See docs/transcripts.md, "Whole request bodies".
 func CheckBody(f Format, body map[string]any, opts TranscriptOptions) ([]Finding, error) {
+	return checkBody(f, body, opts, 0)
+}
+
+// checkBody is CheckBody stopping, when maxBytes > 0, once the findings pass
+// maxBytes as JSON (transcript.Options.MaxBytes), for Invoke.
+func checkBody(f Format, body map[string]any, opts TranscriptOptions, maxBytes int) ([]Finding, error) {
 	b, o, err := readBody("check", f, "format", body, opts)
 	if err != nil {
 		return nil, err
 	}
+	o.MaxBytes = maxBytes
 	fs, err := request.Check(b, o)
 	if err != nil {
 		return nil, requestError("check", err)

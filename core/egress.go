@@ -230,7 +230,7 @@ func prepareTree(f Format, body []byte, opts TranscriptOptions) (PreparedRequest
 	if err != nil {
 		return PreparedRequest{}, err
 	}
-	p, err := prepare(f, m, opts)
+	p, err := prepare(f, m, opts, 0)
 	if err != nil {
 		return PreparedRequest{}, err
 	}
@@ -343,12 +343,15 @@ func parseBody(op string, body []byte) (map[string]any, error) {
 }
 
 // prepare runs the request op on a body given as a value tree the core's
-// parser made (PrepareRequest's bytes, the op's request member).
-func prepare(f Format, body map[string]any, opts TranscriptOptions) (egress.Prepared, error) {
+// parser made (PrepareRequest's bytes, the op's request member); with
+// maxBytes > 0 (Invoke's), its findings stop once they pass maxBytes as
+// JSON (transcript.Options.MaxBytes).
+func prepare(f Format, body map[string]any, opts TranscriptOptions, maxBytes int) (egress.Prepared, error) {
 	b, o, err := readParsedBody("egress_request", f, "format", body, opts)
 	if err != nil {
 		return egress.Prepared{}, err
 	}
+	o.MaxBytes = maxBytes
 	p, err := egress.Prepare(b, o)
 	if err != nil {
 		return egress.Prepared{}, requestError("egress_request", err)
@@ -382,7 +385,7 @@ func opEgressRequest(req map[string]any) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	p, err := prepare(Format(f), body, opts)
+	p, err := prepare(Format(f), body, opts, MaxResponseBytes)
 	if err != nil {
 		return nil, err
 	}

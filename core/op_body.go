@@ -28,7 +28,7 @@ func opCheckBody(req, body map[string]any) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	fs, err := CheckBody(Format(f), body, opts)
+	fs, err := checkBody(Format(f), body, opts, MaxResponseBytes)
 	if err != nil {
 		return nil, err
 	}
