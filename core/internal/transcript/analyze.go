@@ -648,7 +648,8 @@ type event struct {
 // every event.
 type budget struct {
 	max, off int
-	sz       []int // the bytes of the findings kept, by message
+	n        int   // messages
+	sz       []int // the bytes of the findings kept, by message (nil until one is)
 	cut      int   // the last message whose events are kept
 	sum      int   // the bytes of the findings kept of messages [0, cut]
 	seen     map[findingKey]bool
@@ -657,11 +658,7 @@ type budget struct {
 // newBudget is the budget of max bytes for a list of n messages (off of
 // them the server's, in front).
 func newBudget(max, n, off int) *budget {
-	b := &budget{max: max, off: off, cut: n - 1}
-	if max > 0 {
-		b.sz = make([]int, n)
-	}
-	return b
+	return &budget{max: max, off: off, n: n, cut: n - 1}
 }
 
 // over reports whether the findings kept of messages [0, cut] pass max.
@@ -717,6 +714,9 @@ func (b *budget) keep(e *event) bool {
 			return false
 		}
 		n = dialect.FindingBytes(e.kind, e.member, e.id, e.msg)
+	}
+	if b.sz == nil {
+		b.sz = make([]int, b.n)
 	}
 	b.sz[m] += n
 	b.sum += n
