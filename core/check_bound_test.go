@@ -5,22 +5,29 @@ import (
 	"errors"
 	"reflect"
 	"runtime"
+	"strconv"
 	"strings"
 	"testing"
 
 	"github.com/toolerr/toolerr/core/internal/canonical"
 )
 
-// emptyParts is the check request of the trust report on check's memory: one
+// emptyParts is a request of the trust report on check's memory: one
 // openai-chat user message of n content parts {}, each an invalid_part
-// finding of about 200 bytes, with format after messages when general (which
-// fastList declines).
-func emptyParts(n int, general bool) []byte {
-	head, tail := `{"op":"check","format":"openai-chat","messages":[`, `]}`
-	if general {
-		head, tail = `{"op":"check","messages":[`, `],"format":"openai-chat"}`
+// finding of about 200 bytes: a check (format after messages when form is
+// "general", which fastList declines), a check of a body ("body") or an
+// egress_request ("egress").
+func emptyParts(n int, form string) []byte {
+	list := `[{"role":"user","content":[{}` + strings.Repeat(`,{}`, n-1) + `]}]`
+	switch form {
+	case "general":
+		return []byte(`{"op":"check","messages":` + list + `,"format":"openai-chat"}`)
+	case "body":
+		return []byte(`{"op":"check","format":"openai-chat","body":{"model":"gpt-4o","messages":` + list + `}}`)
+	case "egress":
+		return []byte(`{"op":"egress_request","format":"openai-chat","body":{"model":"gpt-4o","messages":` + list + `}}`)
 	}
-	return []byte(head + `{"role":"user","content":[{}` + strings.Repeat(`,{}`, n-1) + `]}` + tail)
+	return []byte(`{"op":"check","format":"openai-chat","messages":` + list + `}`)
 }
 
 // allocated returns the bytes Invoke(req) allocates and its answer.
@@ -33,38 +40,47 @@ func allocated(req []byte) (uint64, []byte) {
 	return m1.TotalAlloc - m0.TotalAlloc, out
 }
 
-// TestCheck_findingsPastResponseBytes: a check whose findings cannot fit
-// MaxResponseBytes stops building them there, so that what it allocates for
-// parts past the bound is what reading them takes (before the fix, 320,000
-// more parts allocated about 2,000 bytes per request byte: the findings, written
-// whole before the bound was checked), and it answers as it did: the
-// response_bytes error whose count is where the general path's writer
-// stopped (33,554,430, measured on the build before the fix for n from
-// 165,000 to 2,000,000), on both paths.
+// TestCheck_findingsPastResponseBytes: a check (or egress_request) whose
+// findings cannot fit MaxResponseBytes stops building them there, so that
+// what it allocates for parts past the bound is what reading them takes
+// (before the fix, 320,000 more parts allocated about 2,000 bytes per
+// request byte: the findings, built whole before the bound was checked),
+// and it answers as it did: the response_bytes error whose count is where
+// the writer stopped (the counts measured on the build before the fix; a
+// check's the same for n from 165,000 to 2,000,000).
 func TestCheck_findingsPastResponseBytes(t *testing.T) {
 	if testing.Short() {
 		t.Skip("-short: requests of 1 and 2 MB with 190,000 findings")
 	}
-	want := `{"error":{"code":"INVALID_INPUT","details":{"bound":"response_bytes","count":33554430,"limit":33554432,"op":"check","path":""},"message":"toolerr: the response would be longer than 33554432 bytes (the limit): 33554430 were written when it stopped; send a smaller request.","retryable":false,"source":"orchestrator"}}`
-	for _, general := range []bool{false, true} {
-		small, big := emptyParts(320_000, general), emptyParts(640_000, general)
+	// the counts for 320,000 and 640,000 parts: egress_request writes the
+	// body, whose length is the request's, before the findings
+	for _, tc := range []struct {
+		form, op string
+		counts   [2]int
+	}{
+		{"fast", "check", [2]int{33554430, 33554430}}, {"general", "check", [2]int{33554430, 33554430}},
+		{"body", "check", [2]int{33554371, 33554371}}, {"egress", "egress_request", [2]int{33554413, 33554409}},
+	} {
+		small, big := emptyParts(320_000, tc.form), emptyParts(640_000, tc.form)
 		a1, out1 := allocated(small)
 		a2, out2 := allocated(big)
-		for _, out := range [][]byte{out1, out2} {
+		for i, out := range [][]byte{out1, out2} {
+			c := strconv.Itoa(tc.counts[i])
+			want := `{"error":{"code":"INVALID_INPUT","details":{"bound":"response_bytes","count":` + c + `,"limit":33554432,"op":"` + tc.op + `","path":""},"message":"toolerr: the response would be longer than 33554432 bytes (the limit): ` + c + ` were written when it stopped; send a smaller request.","retryable":false,"source":"orchestrator"}}`
 			if string(out) != want {
-				t.Fatalf("general %v: got %.400s, want %s", general, out, want)
+				t.Fatalf("%s: got %.400s, want %s", tc.form, out, want)
 			}
 		}
 		per := float64(a2-a1) / float64(len(big)-len(small))
-		t.Logf("general %v: %d MB for %d bytes (%.0fx), %.0f bytes per request byte past the bound", general, a2>>20, len(big), float64(a2)/float64(len(big)), per)
+		t.Logf("%s: %d MB for %d bytes (%.0fx), %.0f bytes per request byte past the bound", tc.form, a2>>20, len(big), float64(a2)/float64(len(big)), per)
 		// reading an empty part into the tree and the neutral model takes
 		// about 140 bytes per request byte (the same list in anthropic,
 		// which has no finding for it: 150x)
 		if per > 250 {
-			t.Errorf("general %v: the parts past the bound allocate %.0f bytes per request byte, want at most 250", general, per)
+			t.Errorf("%s: the parts past the bound allocate %.0f bytes per request byte, want at most 250", tc.form, per)
 		}
 		if total := float64(a2) / float64(len(big)); total > 500 {
-			t.Errorf("general %v: check allocates %.0fx its request, want at most 500x", general, total)
+			t.Errorf("%s: allocates %.0fx its request, want at most 500x", tc.form, total)
 		}
 	}
 }
