@@ -12,6 +12,8 @@ import (
 	"context"
 	_ "embed"
 	"errors"
+	"fmt"
+	"strings"
 	"time"
 
 	"github.com/redis/go-redis/v9"
@@ -136,22 +138,54 @@ func (s *Store) CompareAndSwap(ctx context.Context, key string, old, next []byte
 	if old == nil {
 		absent = "1"
 	}
-	res, err := run(ctx, s, func(ctx context.Context) ([]any, error) {
-		return casScript.Run(ctx, s.client, []string{key}, absent, old, next).Slice()
+	res, err := run(ctx, s, func(ctx context.Context) (any, error) {
+		return casScript.Run(ctx, s.client, []string{key}, absent, old, next).Result()
 	})
 	if err != nil {
 		return nil, false, err
 	}
-	if len(res) == 0 {
-		return nil, false, errors.New("redisstore: empty reply from the compare-and-swap script")
-	}
-	if n, _ := res[0].(int64); n == 1 {
-		return nil, true, nil
-	}
-	if len(res) > 1 {
-		if cur, ok := res[1].(string); ok {
-			return []byte(cur), false, nil
+	return casReply(res)
+}
+
+// casReply reads the script's reply as go-redis gives it: [1] swapped, [0]
+// the key is absent, [0, bulk string] the bytes stored now. Any other shape
+// (a server not running cas.lua) is an error naming the shape, never the
+// bytes, so the executor falls back and backs off instead of retrying.
+func casReply(res any) ([]byte, bool, error) {
+	if a, ok := res.([]any); ok {
+		switch {
+		case len(a) == 1 && a[0] == int64(1):
+			return nil, true, nil
+		case len(a) == 1 && a[0] == int64(0):
+			return nil, false, nil
+		case len(a) == 2 && a[0] == int64(0):
+			if cur, ok := a[1].(string); ok {
+				return []byte(cur), false, nil
+			}
 		}
 	}
-	return nil, false, nil
+	return nil, false, fmt.Errorf("redisstore: the compare-and-swap script gave an unexpected reply %s (want [1], [0] or [0, bulk string])", replyShape(res, true))
+}
+
+// replyShape names a go-redis reply's type, an array's by its elements'.
+func replyShape(v any, top bool) string {
+	switch v := v.(type) {
+	case nil:
+		return "nil"
+	case int64:
+		return "integer"
+	case string:
+		return "bulk string"
+	case []any:
+		if !top || len(v) > 4 {
+			return fmt.Sprintf("array of %d", len(v))
+		}
+		names := make([]string, len(v))
+		for i, e := range v {
+			names[i] = replyShape(e, false)
+		}
+		return "[" + strings.Join(names, ", ") + "]"
+	default:
+		return fmt.Sprintf("%T", v)
+	}
 }

@@ -322,3 +322,91 @@ func toolFailure(code core.Code, msg string, details map[string]any, src core.So
 	}
 	return &resilience.Error{Envelope: e}
 }
+
+// TestCasReply: the script's three replies are read as they are; any other
+// shape (a server not running cas.lua) is an error naming the shape, never
+// the bytes it holds.
+func TestCasReply(t *testing.T) {
+	cur, ok, err := casReply([]any{int64(1)})
+	require.NoError(t, err)
+	assert.True(t, ok)
+	assert.Nil(t, cur)
+	cur, ok, err = casReply([]any{int64(0)})
+	require.NoError(t, err)
+	assert.False(t, ok)
+	assert.Nil(t, cur)
+	cur, ok, err = casReply([]any{int64(0), "held"})
+	require.NoError(t, err)
+	assert.False(t, ok)
+	assert.Equal(t, "held", string(cur))
+	for reply, shape := range map[string]any{
+		"[integer, integer]":            []any{int64(0), int64(5)},
+		"[integer, bulk string]":        []any{int64(1), "secret"},
+		"[integer, bulk string, nil]":   []any{int64(0), "secret", nil},
+		"[integer, nil]":                []any{int64(0), nil},
+		"[integer]":                     []any{int64(2)},
+		"[bulk string]":                 []any{"1"},
+		"[]":                            []any{},
+		"[integer, array of 1]":         []any{int64(0), []any{"secret"}},
+		"array of 5":                    []any{int64(0), "a", "b", "c", "d"},
+		"bulk string":                   "secret",
+		"integer":                       int64(1),
+		"nil":                           nil,
+		"[integer, float64]":            []any{int64(0), 1.5},
+		"map[interface {}]interface {}": map[any]any{"secret": "x"},
+	} {
+		cur, ok, err := casReply(shape)
+		require.Error(t, err, reply)
+		assert.False(t, ok, reply)
+		assert.Nil(t, cur, reply)
+		assert.Equal(t, "redisstore: the compare-and-swap script gave an unexpected reply "+reply+
+			" (want [1], [0] or [0, bulk string])", err.Error())
+		assert.NotContains(t, err.Error(), "secret")
+	}
+}
+
+// malformedCAS is a go-redis hook that replaces the reply of every
+// compare-and-swap (EVALSHA or EVAL) with [0, 5] and counts them.
+type malformedCAS struct{ n atomic.Int32 }
+
+func (*malformedCAS) DialHook(next redis.DialHook) redis.DialHook { return next }
+func (*malformedCAS) ProcessPipelineHook(next redis.ProcessPipelineHook) redis.ProcessPipelineHook {
+	return next
+}
+func (h *malformedCAS) ProcessHook(next redis.ProcessHook) redis.ProcessHook {
+	return func(ctx context.Context, cmd redis.Cmder) error {
+		err := next(ctx, cmd)
+		if c, ok := cmd.(*redis.Cmd); ok && (cmd.Name() == "evalsha" || cmd.Name() == "eval") {
+			h.n.Add(1)
+			c.SetVal([]any{int64(0), int64(5)})
+			c.SetErr(nil)
+			return nil
+		}
+		return err
+	}
+}
+
+// TestExecutor_malformedReplyFallsBack: a malformed compare-and-swap reply
+// from a real redis-server's connection is a store error at once (one
+// round trip, not MaxCASAttempts): the executor falls back and backs off.
+func TestExecutor_malformedReplyFallsBack(t *testing.T) {
+	c := client(t, startRedis(t))
+	h := &malformedCAS{}
+	c.AddHook(h)
+	var reasons []string
+	x := &resilience.Executor{
+		Store: New(c, WithTimeout(time.Second)),
+		Retry: core.RetryPolicy{MaxAttempts: 1},
+		OnDecision: func(d resilience.Decision) {
+			if d.Kind == resilience.DecisionFallback {
+				reasons = append(reasons, d.Reason)
+			}
+		},
+	}
+	require.Error(t, x.Do(context.Background(), "search", func(context.Context) error {
+		return toolFailure(core.CodeTimeout, "slow", nil, core.SourceTool)
+	}))
+	assert.Equal(t, int32(1), h.n.Load())
+	require.NotEmpty(t, reasons)
+	assert.Equal(t, "store_error", reasons[0])
+}
