@@ -97,13 +97,88 @@ impl Store for RedisStore {
                 .arg(if old.is_none() { "1" } else { "0" })
                 .arg(old.unwrap_or_default())
                 .arg(new)
-                .invoke::<Vec<redis::Value>>(c)
+                .invoke::<redis::Value>(c)
         })?;
-        match res.as_slice() {
-            [redis::Value::Int(1), ..] => Ok(Cas { swapped: true, current: None }),
-            [_, cur, ..] => Ok(Cas { swapped: false, current: Some(redis::from_redis_value::<Vec<u8>>(cur)?) }),
-            [_] => Ok(Cas { swapped: false, current: None }),
-            [] => Err("toolerr: the compare-and-swap script gave an empty reply".into()),
+        cas_reply(&res)
+    }
+}
+
+/// Reads the script's reply: `[1]` swapped, `[0]` the key is absent,
+/// `[0, bulk string]` the bytes stored now. Any other shape (a server not
+/// running cas.lua) is an error naming the shape, never the bytes, so the
+/// executor falls back and backs off.
+fn cas_reply(res: &redis::Value) -> Result<Cas, StoreError> {
+    use redis::Value::{Array, BulkString, Int};
+    if let Array(a) = res {
+        match a.as_slice() {
+            [Int(1)] => return Ok(Cas { swapped: true, current: None }),
+            [Int(0)] => return Ok(Cas { swapped: false, current: None }),
+            [Int(0), BulkString(cur)] => return Ok(Cas { swapped: false, current: Some(cur.clone()) }),
+            _ => {}
+        }
+    }
+    Err(format!(
+        "toolerr: the compare-and-swap script gave an unexpected reply {} (want [1], [0] or [0, bulk string])",
+        shape(res, true)
+    )
+    .into())
+}
+
+/// Names a reply's type, an array's by its elements'.
+fn shape(v: &redis::Value, top: bool) -> String {
+    use redis::Value::*;
+    match v {
+        Array(a) if top && a.len() <= 4 => format!("[{}]", a.iter().map(|e| shape(e, false)).collect::<Vec<_>>().join(", ")),
+        Array(a) => format!("array of {}", a.len()),
+        Nil => "nil".into(),
+        Int(_) => "integer".into(),
+        BulkString(_) => "bulk string".into(),
+        SimpleString(_) | Okay => "simple string".into(),
+        ServerError(_) => "error".into(),
+        Double(_) => "double".into(),
+        Boolean(_) => "boolean".into(),
+        Map(_) => "map".into(),
+        Set(_) => "set".into(),
+        _ => "other".into(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use redis::Value::*;
+
+    #[test]
+    fn cas_reply_reads_only_the_scripts_replies() {
+        let ok = |v| cas_reply(&v).map(|c| (c.swapped, c.current)).unwrap();
+        assert_eq!(ok(Array(vec![Int(1)])), (true, None));
+        assert_eq!(ok(Array(vec![Int(0)])), (false, None));
+        assert_eq!(ok(Array(vec![Int(0), BulkString(b"held".to_vec())])), (false, Some(b"held".to_vec())));
+        let secret = || BulkString(b"secret".to_vec());
+        for (reply, want) in [
+            (Array(vec![Int(0), Int(5)]), "[integer, integer]"),
+            (Array(vec![Int(1), secret()]), "[integer, bulk string]"),
+            (Array(vec![Int(0), secret(), Nil]), "[integer, bulk string, nil]"),
+            (Array(vec![Int(0), Nil]), "[integer, nil]"),
+            (Array(vec![Int(2)]), "[integer]"),
+            (Array(vec![BulkString(b"1".to_vec())]), "[bulk string]"),
+            (Array(vec![]), "[]"),
+            (Array(vec![Int(0), Array(vec![secret()])]), "[integer, array of 1]"),
+            (Array(vec![Int(0), secret(), secret(), secret(), secret()]), "array of 5"),
+            (secret(), "bulk string"),
+            (Int(1), "integer"),
+            (Nil, "nil"),
+            (Array(vec![Int(0), SimpleString("secret".into())]), "[integer, simple string]"),
+            (Array(vec![Int(0), Double(1.5)]), "[integer, double]"),
+            (Array(vec![Int(0), Boolean(true)]), "[integer, boolean]"),
+            (Map(vec![(secret(), secret())]), "map"),
+        ] {
+            let e = cas_reply(&reply).err().expect(want).to_string();
+            assert_eq!(
+                e,
+                format!("toolerr: the compare-and-swap script gave an unexpected reply {want} (want [1], [0] or [0, bulk string])")
+            );
+            assert!(!e.contains("secret"));
         }
     }
 }
