@@ -142,3 +142,47 @@ def test_corrupt_key_is_repaired(server: subprocess.Popen[bytes]) -> None:
     assert s.load("toolerr:breaker:corrupt") == \
         b'{"failures":0,"open_until_ms":0,"phase":"closed","probe_until_ms":0,"successes":0}'
     assert [r["kind"] for r in records][0] == "repair"
+
+
+def test_swap_answer_reads_only_the_scripts_replies() -> None:
+    from toolerr.redis_store import _swap_answer
+
+    assert _swap_answer([1]) == (True, None)
+    assert _swap_answer([0]) == (False, None)
+    assert _swap_answer([0, b"held"]) == (False, b"held")
+    assert _swap_answer([0, "held"]) == (False, b"held")  # a client with decode_responses
+    for reply, shape in [
+        ([0, 5], "[integer, integer]"),
+        ([1, b"secret"], "[integer, bulk string]"),
+        ([0, b"secret", None], "[integer, bulk string, nil]"),
+        ([0, None], "[integer, nil]"),
+        ([2], "[integer]"),
+        ([True], "[bool]"),
+        ([b"1"], "[bulk string]"),
+        ([], "[]"),
+        ([0, [b"secret"]], "[integer, array of 1]"),
+        ([0, b"a", b"b", b"c", b"d"], "array of 5"),
+        (b"secret", "bulk string"),
+        (1, "integer"),
+        (None, "nil"),
+        ([0, 1.5], "[integer, float]"),
+        ({b"secret": b"x"}, "dict"),
+    ]:
+        with pytest.raises(RuntimeError) as e:
+            _swap_answer(reply)
+        assert str(e.value) == \
+            f"toolerr: the compare-and-swap script gave an unexpected reply {shape} (want [1], [0] or [0, bulk string])"
+        assert "secret" not in str(e.value)
+
+
+def test_malformed_reply_falls_back_at_once(server: subprocess.Popen[bytes]) -> None:
+    # The real client and server, with redis-py's own response callback
+    # replacing each EVALSHA reply by [0, 5]: one store error, then back-off.
+    s = RedisStore.from_url(url(server), timeout_ms=1000)
+    seen: list[object] = []
+    s.client.set_response_callback("EVALSHA", lambda r, **kw: seen.append(r) or [0, 5])
+    records: list[dict[str, object]] = []
+    Executor(store=s, retry={"max_attempts": 1}, on_decision=records.append).call("malformed", failing)
+    assert len(seen) == 1
+    reasons = [r["reason"] for r in records if r["kind"] == "fallback"]
+    assert reasons and reasons[0] == "store_error"

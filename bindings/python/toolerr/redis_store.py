@@ -49,15 +49,27 @@ def _client_options(timeout_ms: int) -> dict[str, Any]:
 
 
 def _swap_answer(res: Any) -> Tuple[bool, Optional[bytes]]:
-    """Read the script's reply: [1] swapped, [0] absent, [0, current] other bytes."""
-    if not isinstance(res, (list, tuple)) or not res:
-        raise RuntimeError("toolerr: the compare-and-swap script gave an empty reply")
-    if int(res[0]) == 1:
-        return True, None
-    if len(res) > 1:
-        cur = res[1]
-        return False, cur.encode() if isinstance(cur, str) else bytes(cur)
-    return False, None
+    """Read the script's reply: [1] swapped, [0] absent, [0, current] other bytes.
+
+    Any other shape (a server not running cas.lua) raises, naming the shape and
+    never the bytes, so the executor falls back and backs off."""
+    if isinstance(res, list) and res and type(res[0]) is int:
+        if len(res) == 1 and res[0] in (0, 1):
+            return res[0] == 1, None
+        if len(res) == 2 and res[0] == 0 and isinstance(res[1], (bytes, str)):
+            return False, _as_bytes(res[1])  # str: a client with decode_responses
+    raise RuntimeError(f"toolerr: the compare-and-swap script gave an unexpected reply {_shape(res, True)}"
+                       " (want [1], [0] or [0, bulk string])")
+
+
+def _shape(v: Any, top: bool = False) -> str:
+    """Name a redis-py reply's type, an array's by its elements'."""
+    if isinstance(v, list):
+        if not top or len(v) > 4:
+            return f"array of {len(v)}"
+        return "[" + ", ".join(_shape(e) for e in v) + "]"
+    names = {int: "integer", bytes: "bulk string", str: "bulk string", type(None): "nil"}
+    return names.get(type(v), type(v).__name__)
 
 
 def _as_bytes(v: Any) -> Optional[bytes]:
