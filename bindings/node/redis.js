@@ -27,6 +27,25 @@ export const DEFAULT_TIMEOUT_MS = 50;
 
 const bytes = (b) => (b == null ? null : new Uint8Array(b.buffer, b.byteOffset, b.byteLength));
 
+// casReply reads the script's reply as ioredis gives it (the Buffer
+// variant): [1] swapped, [0] the key is absent, [0, bulk string] the bytes
+// stored now. Any other shape (a server not running cas.lua) throws, naming
+// the shape and never the bytes, so the executor falls back and backs off.
+function casReply(res) {
+  if (Array.isArray(res) && res.length === 1 && (res[0] === 0 || res[0] === 1)) return { swapped: res[0] === 1, current: null };
+  if (Array.isArray(res) && res.length === 2 && res[0] === 0 && Buffer.isBuffer(res[1])) return { swapped: false, current: bytes(res[1]) };
+  throw new Error(`toolerr: the compare-and-swap script gave an unexpected reply ${shape(res, true)} (want [1], [0] or [0, bulk string])`);
+}
+
+// shape names an ioredis reply's type, an array's by its elements'.
+function shape(v, top = false) {
+  if (Array.isArray(v)) return !top || v.length > 4 ? `array of ${v.length}` : `[${v.map((e) => shape(e)).join(', ')}]`;
+  if (v === null) return 'nil';
+  if (Number.isInteger(v)) return 'integer';
+  if (Buffer.isBuffer(v) || typeof v === 'string') return 'bulk string';
+  return v?.constructor?.name ?? typeof v;
+}
+
 /**
  * The runtime's Store over an ioredis client (the caller owns it). Use
  * RedisStore.connect(url) for a client whose every command ends within
@@ -81,9 +100,7 @@ export class RedisStore {
   async compareAndSwap(key, old, next) {
     const res = await this.client.toolerrCasBuffer(key, old === null ? '1' : '0', old === null ? '' : Buffer.from(old),
       Buffer.from(next));
-    if (!Array.isArray(res) || res.length === 0) throw new Error('toolerr: the compare-and-swap script gave an empty reply');
-    if (Number(res[0]) === 1) return { swapped: true, current: null };
-    return { swapped: false, current: res.length > 1 ? bytes(res[1]) : null };
+    return casReply(res);
   }
 
   /** Closes the client. */

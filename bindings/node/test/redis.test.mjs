@@ -106,3 +106,48 @@ test('a corrupt key is repaired', { skip }, async () => {
   assert.equal(records[0].kind, 'repair');
   await s.close();
 });
+
+test('compareAndSwap reads only the script\'s replies', async () => {
+  // The store's reply reading, over a client whose toolerrCasBuffer answers
+  // with each reply as ioredis gives it (numbers, Buffers, null, arrays).
+  const answer = (reply) => new RedisStore({ toolerrCasBuffer: async () => reply }).compareAndSwap('k', null, enc('n'));
+  assert.deepEqual(await answer([1]), { swapped: true, current: null });
+  assert.deepEqual(await answer([0]), { swapped: false, current: null });
+  assert.equal(dec((await answer([0, Buffer.from('held')])).current), 'held');
+  for (const [reply, shape] of [
+    [[0, 5], '[integer, integer]'],
+    [[1, Buffer.from('secret')], '[integer, bulk string]'],
+    [[0, Buffer.from('secret'), null], '[integer, bulk string, nil]'],
+    [[0, null], '[integer, nil]'],
+    [[2], '[integer]'],
+    [[Buffer.from('1')], '[bulk string]'],
+    [[], '[]'],
+    [[0, [Buffer.from('secret')]], '[integer, array of 1]'],
+    [[0, 'a', 'b', 'c', 'd'].map((x) => (x === 0 ? 0 : Buffer.from(x))), 'array of 5'],
+    [Buffer.from('secret'), 'bulk string'],
+    [1, 'integer'],
+    [null, 'nil'],
+    [[0, 1.5], '[integer, Number]'],
+    [[0, new Error('secret')], '[integer, Error]'],
+  ]) {
+    await assert.rejects(answer(reply), (e) => {
+      assert.equal(e.message, `toolerr: the compare-and-swap script gave an unexpected reply ${shape} (want [1], [0] or [0, bulk string])`);
+      assert.ok(!e.message.includes('secret'));
+      return true;
+    });
+  }
+});
+
+test('a malformed reply falls back at once', { skip }, async () => {
+  // The real client and server, each compare-and-swap's reply replaced by
+  // [0, 5]: one store error, then the back-off window.
+  const s = await RedisStore.connect(url, { timeoutMs: 1000 });
+  const real = s.client.toolerrCasBuffer.bind(s.client);
+  let n = 0;
+  s.client.toolerrCasBuffer = async (...a) => { await real(...a); n++; return [0, 5]; };
+  const records = [];
+  await new Executor({ store: s, retry: { max_attempts: 1 }, onDecision: (r) => records.push(r) }).call('malformed', fail);
+  assert.equal(n, 1);
+  assert.equal(records.filter((r) => r.kind === 'fallback')[0]?.reason, 'store_error');
+  await s.close();
+});
