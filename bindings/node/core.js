@@ -31,8 +31,18 @@ export class ToolerrError extends Error {
 // alloc/free pair per call); replaced, the old one freed, when one does not.
 let scratch = { x: null, ptr: 0, size: 0 };
 
+// The largest buffer toolerr_alloc hands out (docs/targets.md, "WASM").
+const MAX_ALLOC = 128 << 20;
+
+// The answer when toolerr_alloc fails below MAX_ALLOC: the module's memory is
+// exhausted, and the request, unread, is not the caller's fault.
+const OUT_OF_MEMORY = '{"error":{"code":"INTERNAL","details":{"reason":"out of memory"},' +
+  '"message":"toolerr (Node binding): the wasm module is out of memory; it could not allocate the request.",' +
+  '"retryable":false,"source":"orchestrator"}}';
+
 // requestBuffer returns the address of at least size bytes of module memory
-// for a request (0 past 128 MiB: invoke then answers INVALID_INPUT unread).
+// for a request (0 past 128 MiB: invoke then answers INVALID_INPUT unread;
+// -1 when the module could not allocate a smaller one).
 function requestBuffer(x, size) {
   if (scratch.x !== x || scratch.size < size) {
     if (scratch.x === x && scratch.ptr) x.toolerr_free(scratch.ptr);
@@ -41,6 +51,7 @@ function requestBuffer(x, size) {
     // number in JS, so every pointer is taken as u32 (>>> 0).
     const ptr = x.toolerr_alloc(want) >>> 0;
     scratch = { x, ptr, size: ptr ? want : 0 };
+    if (!ptr && want <= MAX_ALLOC) return -1;
   }
   return scratch.ptr;
 }
@@ -68,6 +79,7 @@ const textOut = (view) => dec.decode(view);
 export function invokeBytes(request) {
   const x = exportsOf();
   const p = requestBuffer(x, request.length);
+  if (p < 0) return enc.encode(OUT_OF_MEMORY);
   if (p && request.length) new Uint8Array(x.memory.buffer, p, request.length).set(request);
   return call(x, p, request.length, copyOut);
 }
@@ -81,6 +93,7 @@ export function invokeText(text) {
   const x = exportsOf();
   // UTF-8 takes at most 3 bytes per UTF-16 unit; a short text fits the kept buffer as it is.
   let p = requestBuffer(x, text.length * 3);
+  if (p < 0) return OUT_OF_MEMORY;
   let len = 0;
   if (p) {
     len = enc.encodeInto(text, new Uint8Array(x.memory.buffer, p, scratch.size)).written;

@@ -92,3 +92,22 @@ test('a large buffer alive during calls leaves the heap intact (nodejs/node#4677
     assert.equal(r.stdout, WANT);
   }
 });
+
+test('a module out of memory answers INTERNAL naming memory, not an empty request', () => {
+  // The real module whose toolerr_alloc fails as one with exhausted memory
+  // does (0 for a size it would otherwise hand out), then the module again.
+  const real = toolerr.wasmExports();
+  toolerr.setExports(() => ({ ...real, toolerr_alloc: () => 0 }));
+  try {
+    const want = { code: 'INTERNAL', details: { reason: 'out of memory' }, retryable: false, source: 'orchestrator' };
+    for (const out of [Buffer.from(toolerr.invokeBytes(REQ)).toString(), toolerr.invokeText(Buffer.from(REQ).toString())]) {
+      const { error } = JSON.parse(out);
+      assert.match(error.message, /out of memory/);
+      assert.deepEqual({ ...error, message: undefined }, { ...want, message: undefined });
+    }
+    assert.throws(() => toolerr.envelope('TIMEOUT', 'x'), (e) => e instanceof toolerr.ToolerrError && e.code === 'INTERNAL');
+  } finally {
+    toolerr.setExports(() => real);
+  }
+  assert.equal(Buffer.from(toolerr.invokeBytes(REQ)).toString(), WANT);
+});
