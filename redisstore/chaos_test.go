@@ -137,7 +137,13 @@ func TestChaos_sickRedis(t *testing.T) {
 		assert.LessOrEqual(t, n, perReplica, "%s admitted %d probes in %d ms of outage", rs[i].name, n, outageMs)
 	}
 	// The fallback starts from the open breaker: only probes reach the tool.
-	assert.LessOrEqual(t, all.reached, all.probes+len(rs), "calls reached the failing tool beyond the probes")
+	// A call is counted by when it started and a probe by when it was
+	// admitted, so at the end of each of the two outage windows a replica's
+	// call may start inside and have its probe admitted after (decisions
+	// take up to 160 ms on a loaded machine): one call per replica per
+	// window of slack. Before the fallback started from the shared state,
+	// 240 calls reached the tool here instead of about 20.
+	assert.LessOrEqual(t, all.reached, all.probes+len(outage)*len(rs), "calls reached the failing tool beyond the probes")
 	// One deadline per replica per back-off window, not one per call.
 	assert.Less(t, all.p99, time.Duration(timeoutMs)*time.Millisecond, "p99 decision latency during the outage")
 	assert.Less(t, all.maxLat, 20*time.Duration(timeoutMs)*time.Millisecond, "slowest decision during the outage")
