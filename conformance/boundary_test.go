@@ -195,8 +195,11 @@ func settledRSS() int64 {
 }
 
 // TestMemory_flat makes a million calls per target (capped at 120 s
-// each) after a warm-up: the wasm linear memory does not grow at all and the
-// process RSS stays within a slack. wasmtime-go gets a larger slack: each
+// each) after a warm-up: the wasm linear memory grows by at most 1 MiB (the
+// Go heap's goal moves with what is live at each collection: one page after
+// 980,000 calls was seen, 8 pages once under heavy load; a leak of even a
+// byte or two a call would pass 1 MiB) and the process RSS stays within a
+// slack. wasmtime-go gets a larger slack: each
 // Func.Call allocates C objects that Go finalizers free later, on whichever
 // thread, so glibc's per-thread arenas hold more pages for a while (400 000
 // calls plateau at about +14 MiB; a leak of 1 KiB a call would still show).
@@ -210,7 +213,7 @@ func TestMemory_flat(t *testing.T) {
 		warmup      = 20_000
 		rssSlack    = 24 << 20
 		rssSlackWT  = 64 << 20
-		linearSlack = 0
+		linearSlack = 1 << 20 // 16 pages: a leak of 1.1 bytes a call over a million calls exceeds it
 	)
 	for _, tg := range availableTargets(t) {
 		t.Run(tg.Name(), func(t *testing.T) {
