@@ -50,7 +50,7 @@ func fastSerialize(request []byte) (response []byte, ok bool) {
 		mError
 		mResult
 	)
-	seen, ok := fastObject(s, func(key string) (uint8, bool) {
+	seen, ok := canonical.EachOnce(s, func(key string) (uint8, bool) {
 		switch key {
 		case "op":
 			v, ok := s.String()
@@ -112,34 +112,6 @@ func fastSerialize(request []byte) (response []byte, ok bool) {
 	return append(b, '}'), true
 }
 
-// fastObject reads the object at s: '{', each member's name, whose value
-// member reads (returning the bit that stands for the name, 0 for a name it
-// does not take, and whether the value was one it takes), then '}', charging
-// the object to the budget as Parse does. It returns the bits of the members
-// read, and false for anything else, a repeated member included.
-func fastObject(s *canonical.Scanner, member func(name string) (bit uint8, ok bool)) (seen uint8, ok bool) {
-	if !s.Byte('{') {
-		return 0, false
-	}
-	n := 0
-	for ; ; n++ {
-		name, more, ok := s.Member(n)
-		if !ok {
-			return 0, false
-		}
-		if !more {
-			break
-		}
-		bit, ok := member(name)
-		if !ok || bit == 0 || seen&bit != 0 {
-			return 0, false
-		}
-		seen |= bit
-	}
-	// At most 8 members (one bit each): Object's bound.
-	return seen, s.Object(n)
-}
-
 // fastOne is the first outcome of a request, with what it points to: the
 // one at the top level, or the first of its results.
 type fastOne struct {
@@ -182,7 +154,7 @@ func fastResults(s *canonical.Scanner, f *fastOne) ([]outcome.Outcome, bool) {
 			slots = append(slots, fastSlot{})
 			o, sl = &outs[len(outs)-1], &slots[len(slots)-1]
 		}
-		seen, ok := fastObject(s, func(key string) (uint8, bool) {
+		seen, ok := canonical.EachOnce(s, func(key string) (uint8, bool) {
 			switch key {
 			case "call":
 				return 1, fastCall(s, &o.Call)
@@ -211,7 +183,7 @@ func fastResults(s *canonical.Scanner, f *fastOne) ([]outcome.Outcome, bool) {
 
 // fastCall reads {"id": s, "name": s}, either or both.
 func fastCall(s *canonical.Scanner, c *outcome.Call) bool {
-	_, ok := fastObject(s, func(key string) (uint8, bool) {
+	_, ok := canonical.EachOnce(s, func(key string) (uint8, bool) {
 		v, ok := s.String()
 		ok = ok && s.Str(v)
 		switch key {
@@ -231,7 +203,7 @@ func fastCall(s *canonical.Scanner, c *outcome.Call) bool {
 // {"text": s}) at nesting level depth into o, pointing into sl.
 func fastPayload(s *canonical.Scanner, key string, depth int, o *outcome.Outcome, sl *fastSlot) bool {
 	if key == "result" {
-		seen, ok := fastObject(s, func(key string) (uint8, bool) {
+		seen, ok := canonical.EachOnce(s, func(key string) (uint8, bool) {
 			t, ok := s.String()
 			sl.r = outcome.TextResult(t)
 			return 1, key == "text" && ok && s.Str(t)
@@ -240,7 +212,7 @@ func fastPayload(s *canonical.Scanner, key string, depth int, o *outcome.Outcome
 		return ok && seen == 1
 	}
 	e := &sl.e
-	seen, ok := fastObject(s, func(key string) (uint8, bool) {
+	seen, ok := canonical.EachOnce(s, func(key string) (uint8, bool) {
 		switch key {
 		case "code", "message", "source":
 			v, ok := s.String()

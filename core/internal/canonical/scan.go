@@ -164,39 +164,75 @@ func (s *Scanner) InBudget() bool { return s.p.cost <= s.p.budget }
 // holds a JSON text found inside a request to TextTreeBudget) compares it.
 func (s *Scanner) Cost() int64 { return s.p.cost }
 
-// ReadObject reads an object at its '{' whose member names are among names
-// (at most 64), each at most once, reading each member's value with
-// member(i), i the index of its name in names. It charges the object (at
-// most 8 members) as Parse would, and returns a set of the names met (bit
-// i for names[i]). ok is false for a name not in names, a duplicate name
-// (which Parse refuses), a member whose member(i) reports false, more than
-// 8 members, or anything but an object.
-func (s *Scanner) ReadObject(names []string, member func(i int) bool) (seen uint64, ok bool) {
+// Members reads an object at its '{' member by member: each member's name
+// and ':', then member(name), which reads the value and reports whether it
+// was one the decoder takes; then the '}', the object charged as Parse
+// charges one of that many members (Object). It reports false for anything
+// else: a decoder's one loop over the members of an object.
+func (s *Scanner) Members(member func(name string) bool) bool {
 	if !s.Byte('{') {
-		return 0, false
+		return false
 	}
 	n := 0
 	for ; ; n++ {
-		key, more, ok := s.Member(n)
+		name, more, ok := s.Member(n)
 		if !ok {
-			return 0, false
+			return false
 		}
 		if !more {
 			break
 		}
-		if n == 8 {
-			return 0, false // Object charges up to 8
+		if !member(name) {
+			return false
 		}
+	}
+	return s.Object(n)
+}
+
+// Bits is a set of an object's members, a bit each (EachOnce).
+type Bits interface {
+	~uint8 | ~uint16 | ~uint32 | ~uint64
+}
+
+// EachOnce reads an object at s as Members does, for a decoder each member
+// of which may come once: member reads the value of name and returns the
+// bit that stands for it (0 for a member the decoder refuses a duplicate of
+// itself), with ok false for a name it does not take or a value it refuses.
+// It returns the bits of the members read, and ok false for anything
+// Members refuses or a member whose bit was read already (a duplicate,
+// which Parse refuses too).
+func EachOnce[B Bits](s *Scanner, member func(name string) (bit B, ok bool)) (seen B, ok bool) {
+	ok = s.Members(func(name string) bool {
+		bit, ok := member(name)
+		if !ok || seen&bit != 0 {
+			return false
+		}
+		seen |= bit
+		return true
+	})
+	if !ok {
+		return 0, false
+	}
+	return seen, true
+}
+
+// ReadObject reads an object at its '{' whose member names are among names
+// (at most 64), each at most once, reading each member's value with
+// member(i), i the index of its name in names (EachOnce). It returns the
+// set of the names met (bit i for names[i]), and ok false for a name not in
+// names, a duplicate name (which Parse refuses), a member whose member(i)
+// reports false, or anything but an object.
+func (s *Scanner) ReadObject(names []string, member func(i int) bool) (seen uint64, ok bool) {
+	return EachOnce(s, func(key string) (uint64, bool) {
 		i := 0
 		for i < len(names) && names[i] != key {
 			i++
 		}
-		if i == len(names) || i >= 64 || seen&(1<<i) != 0 || !member(i) {
+		if i == len(names) || i >= 64 {
 			return 0, false
 		}
-		seen |= 1 << i
-	}
-	return seen, s.Object(n)
+		return 1 << i, member(i)
+	})
 }
 
 // StringMember reads a string value into *v, charging it as Parse would.

@@ -42,7 +42,7 @@ func ScanStepRequest(request []byte) (in StepInput, ok bool) {
 	)
 	c := &in.Config
 	var stored []byte // the first stored bytes read, shared by the same bytes read again
-	seen, ok = scanEachOnce(s, func(key string) (uint16, bool) {
+	seen, ok = canonical.EachOnce(s, func(key string) (uint16, bool) {
 		var ok bool
 		switch key {
 		case "op":
@@ -166,7 +166,7 @@ func scanReplica(s *canonical.Scanner, stored *[]byte) (r ReplicaState, ok bool)
 	if null, ok := scanNull(s); null {
 		return r, ok
 	}
-	_, ok = scanEachOnce(s, func(key string) (uint16, bool) {
+	_, ok = canonical.EachOnce(s, func(key string) (uint16, bool) {
 		var ok bool
 		switch key {
 		case "down_until_ms":
@@ -224,7 +224,7 @@ func scanState(s *canonical.Scanner) (st StepState, ok bool) {
 		return st, ok
 	}
 	var seen uint16
-	seen, ok = scanEachOnce(s, func(key string) (uint16, bool) {
+	seen, ok = canonical.EachOnce(s, func(key string) (uint16, bool) {
 		var ok bool
 		switch key {
 		case "phase":
@@ -271,7 +271,7 @@ func scanState(s *canonical.Scanner) (st StepState, ok bool) {
 // scanPending reads a state's "pending" object.
 func scanPending(s *canonical.Scanner) (*Pending, bool) {
 	p := &Pending{}
-	seen, ok := scanEachOnce(s, func(key string) (uint16, bool) {
+	seen, ok := canonical.EachOnce(s, func(key string) (uint16, bool) {
 		var ok bool
 		switch key {
 		case "allowed":
@@ -304,7 +304,7 @@ func scanEvent(s *canonical.Scanner, depth int, outer bool, stored *[]byte) (e S
 		kind             = -1
 		swapped, swapSet bool
 	)
-	seen, ok = scanEachOnce(s, func(key string) (uint16, bool) {
+	seen, ok = canonical.EachOnce(s, func(key string) (uint16, bool) {
 		var ok bool
 		switch key {
 		case "kind":
@@ -394,50 +394,4 @@ var eventMembers = [...]uint16{
 	EventStart: 1 | 1<<1 | 1<<2 | 1<<10, EventLoaded: 1 | 1<<3, EventCAS: 1 | 1<<4 | 1<<5,
 	EventStoreError: 1 | 1<<6, EventCallOK: 1 | 1<<10, EventCallFailed: 1 | 1<<8 | 1<<9 | 1<<10,
 	EventSlept: 1 | 1<<10, EventCancelled: 1 | 1<<7 | 1<<10,
-}
-
-// scanMembers reads an object member by member: its '{', then for each
-// member name member(name), which reads the value and reports whether it
-// was one it takes; then the '}', charged as Parse charges an object. It
-// reports false for anything else.
-func scanMembers(s *canonical.Scanner, member func(key string) bool) bool {
-	if !s.Byte('{') {
-		return false
-	}
-	n := 0
-	for ; ; n++ {
-		key, more, ok := s.Member(n)
-		if !ok {
-			return false
-		}
-		if !more {
-			break
-		}
-		if !member(key) {
-			return false
-		}
-	}
-	return s.Object(n)
-}
-
-// once records bit in seen, reporting false when it was there already (a
-// duplicate member).
-func once(seen *uint16, bit uint16) bool {
-	if *seen&bit != 0 {
-		return false
-	}
-	*seen |= bit
-	return true
-}
-
-// scanEachOnce is scanMembers for an object each member of which may come
-// once: member reads the value of key and returns the bit that stands for
-// it, with ok false for an unknown key or an unreadable value. seen holds
-// the bits of the members read.
-func scanEachOnce(s *canonical.Scanner, member func(key string) (bit uint16, ok bool)) (seen uint16, ok bool) {
-	ok = scanMembers(s, func(key string) bool {
-		bit, ok := member(key)
-		return ok && once(&seen, bit)
-	})
-	return seen, ok
 }
