@@ -5,20 +5,23 @@ import "github.com/toolerr/toolerr/core/internal/decide"
 // opStep: one step of the executor of a tool call (issue 14): {"tool",
 // "key_prefix"?, "policy"?, "settings"?, "timeout_ms"?, "store_backoff_ms"?,
 // "budget"?, "loop"?, "replica"?, "state", "event", "now_ms",
-// "on_success"?} -> {"action", "decisions", "state", "budget"?, "loop"?,
-// "replica"?, "on_success"?}. See docs/resilience.md ("The step op").
+// "on_success"?, "on_swapped"?, "on_slept"?} -> {"action", "decisions",
+// "state", "budget"?, "loop"?, "replica"?, "on_success"? | "on_swapped"? |
+// "on_slept"?}. See docs/resilience.md ("The step op").
 //
-// "on_success": true asks a step that answers with the call to decide the
-// call's success ahead where the clock cannot change it (a fresh or absent
-// breaker, no back-off window, no loop guard): "on_success" {"action",
-// "decisions", "if_loaded", "state"} is then the success step's answer,
-// which a runtime applies verbatim instead of a second crossing when its
-// load made ahead answers "if_loaded" and its replica is still
-// {"down_until_ms": 0, "state": if_loaded}; else it sends the success step.
-// Requests without it are answered as before
-// (conformance/fixtures/step/on_success.json). Go's resilience.Executor
-// uses it; for the bindings' runtimes it is one request member and one
-// check before the success step.
+// "on_success", "on_swapped" and "on_slept": true ask a step to decide
+// ahead, where neither the clock nor another call can change it, the
+// answer to the event its action expects: a call's success, a cas that
+// swapped, a sleep that ended. The member named after that event is then
+// {"action", "decisions", "if_loaded", "state", "replica"?, and what it
+// decides ahead in turn}, which a runtime applies verbatim instead of a
+// crossing when its replica is still {"down_until_ms": 0, "state":
+// if_loaded} and the event came as expected (a success or a sleep's load
+// made ahead answering if_loaded, a cas swapped); else it sends the step.
+// A failure event may carry "classify" (the classify or classify_exception
+// request the runtime would have sent) instead of "error", classified in
+// the same step. Requests without these members are answered as before
+// (conformance/fixtures/step/on_success.json, ahead.json, classify.json).
 func opStep(req map[string]any) (any, error) {
 	now, err := readNowMs(req)
 	if err != nil {
@@ -50,8 +53,8 @@ func stepResponse(r decide.StepResult) any {
 // would pass MaxResponseBytes (or that AppendJSON refuses).
 func appendStepResponse(r decide.StepResult) (okResponse, bool) {
 	n := 512
-	if r.Ahead != nil {
-		n = 1024
+	for a := r.Ahead; a != nil; a = a.Result.Ahead {
+		n += 512
 	}
 	out, err := r.AppendJSON(append(make([]byte, 0, n), okPrefix...))
 	if err != nil || len(out)+1 > MaxResponseBytes {

@@ -125,7 +125,7 @@ func TestFastStep_sameAsGeneral(t *testing.T) {
 	all := `{"key_prefix":"a7:","policy":{"max_attempts":3,"base_ms":500},"settings":{"failure_threshold":3},"timeout_ms":5000,` +
 		`"store_backoff_ms":200,"op":"step","tool":"search","budget":{"limits":{"steps":10},"state":null},"loop":{"threshold":2},` +
 		`"state":null,"event":{"kind":"start","args":{"q":"x"},"loaded":{"kind":"store_error","message":"i/o timeout"}},"now_ms":1000,` +
-		`"replica":{"down_until_ms":0,"state":null}}`
+		`"replica":{"down_until_ms":0,"state":null},"on_success":true,"on_swapped":true,"on_slept":true}`
 	assert.True(t, stepSameAsGeneral(t, []byte(all)), "fast path for %s", all)
 	for _, v := range variants(t, []byte(all)) {
 		stepSameAsGeneral(t, v)

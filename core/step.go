@@ -90,13 +90,26 @@ const DefaultStoreBackoffMs = decide.DefaultStoreBackoffMs
 // epoch).
 type StepInput = decide.StepInput
 
-// StepAhead is the answer a call's success will get, decided by the step
-// that asks for the call when StepInput.Ahead asks for it (the step op's
-// "on_success"): Result is the success step's answer, byte for byte, while
-// the replica's state is still {DownUntilMs 0, State Loaded} and the load
-// made after the call answers Loaded (nil: absent). A runtime that checks
-// both applies Result instead of sending the success step.
+// StepAhead is the answer the event a step's action expects will get
+// (a call's success, a cas that swapped, a sleep that ended), decided by
+// that step when StepInput.Ahead asks for it (AheadFor: the events; 0 is
+// AheadSuccess, the step op's "on_success"): Result is that event's step's
+// answer, byte for byte, while the replica's state is still {DownUntilMs 0,
+// State Loaded} and, for a success or a sleep, the load made after it
+// answers Loaded (nil: absent). A runtime that checks both applies Result
+// instead of sending the step; Reset empties it for reuse.
 type StepAhead = decide.StepAhead
+
+// AheadKinds is a set of the events a step decides the answers to ahead
+// (StepInput.AheadFor).
+type AheadKinds = decide.AheadKinds
+
+// The events a step may decide ahead.
+const (
+	AheadSuccess = decide.AheadSuccess // the call succeeded ("on_success")
+	AheadSwapped = decide.AheadSwapped // the cas stored its bytes ("on_swapped")
+	AheadSlept   = decide.AheadSlept   // the backoff sleep ended ("on_slept")
+)
 
 // StepResult is one step's output: the next State, the Action, the Records
 // to log in order, and the run's Budget and Loop states and the Replica

@@ -200,8 +200,9 @@ func (rp *replica) view(tool, prefix string) *toolView {
 }
 
 // callScratch is the memory one Do reuses for every step: the load made
-// ahead, the records' buffer and the success decided ahead. Do takes one
-// from scratchPool and puts it back, so a call allocates none of them.
+// ahead, the records' buffer and the chain of answers decided ahead. Do
+// takes one from scratchPool and puts it back, so a call allocates none of
+// them.
 type callScratch struct {
 	loaded core.StepEvent
 	recs   []core.Record
@@ -276,7 +277,8 @@ func (x *Executor) Do(ctx context.Context, tool string, fn func(ctx context.Cont
 	defer putScratch(sc)
 	view, up := x.tool(tool)
 	cfg.StoreKey = view.key
-	var ahead *core.StepAhead // the success of the call in progress, decided ahead (nil: none)
+	var ahead *core.StepAhead // the answer to the event the last action expects, decided ahead (nil: none)
+	var aheadOf core.StepActionKind
 	for {
 		// An event that may carry a load made ahead gets one while the
 		// store is not in its back-off window: the step uses it for the
@@ -297,8 +299,8 @@ func (x *Executor) Do(ctx context.Context, tool string, fn func(ctx context.Cont
 			}
 		}
 		var r core.StepResult
-		if ev.Kind == core.EventCallOK && ahead != nil && ev.Loaded != nil && x.aheadHolds(view, ahead, ev.Loaded) {
-			r = ahead.Result // the success step's answer, decided by the step that asked for the call
+		if ahead != nil && x.aheadHolds(view, ahead, aheadOf, ev) {
+			r = ahead.Result // the step's answer, decided by the step before it
 		} else {
 			var err error
 			if r, err = x.step(cfg, view, st, ev, sc.recs, &sc.ahead); err != nil { // a Draw outside [0, 1), or a bug in this loop
@@ -306,7 +308,7 @@ func (x *Executor) Do(ctx context.Context, tool string, fn func(ctx context.Cont
 			}
 			sc.recs, sc.used = r.Records, max(sc.used, len(r.Records))
 		}
-		st, ahead = r.State, r.Ahead
+		st, ahead, aheadOf = r.State, r.Ahead, r.Action.Kind
 		for _, rec := range r.Records {
 			x.report(ctx, rec, stopErr, storeErr)
 		}
@@ -366,7 +368,7 @@ func (x *Executor) Do(ctx context.Context, tool string, fn func(ctx context.Cont
 // replica's state of the tool's breaker, holding their locks so that
 // concurrent calls charge, count and decide locally one at a time.
 func (x *Executor) step(cfg core.StepConfig, view *toolView, st core.StepState, ev core.StepEvent, recs []core.Record, ahead *core.StepAhead) (core.StepResult, error) {
-	in := core.StepInput{Config: cfg, State: st, Event: ev, NowMs: x.nowMs(), Records: recs, Ahead: ahead}
+	in := core.StepInput{Config: cfg, State: st, Event: ev, NowMs: x.nowMs(), Records: recs, Ahead: ahead, AheadFor: aheadAll}
 	if b := x.Budget; b != nil {
 		b.mu.Lock()
 		defer b.mu.Unlock()
@@ -397,17 +399,44 @@ func (x *Executor) step(cfg core.StepConfig, view *toolView, st core.StepState, 
 	return r, nil
 }
 
-// aheadHolds reports whether a success decided ahead is the success step's
-// answer now (core.StepAhead): the replica's state is still {0, a.Loaded}
-// and the load made after the call answered a.Loaded.
-func (x *Executor) aheadHolds(view *toolView, a *core.StepAhead, loaded *core.StepEvent) bool {
-	if loaded.Kind != core.EventLoaded || !sameStored(loaded.Value, loaded.Absent, a.Loaded) {
+// aheadAll asks every step for the answer to its action's expected event
+// decided ahead: a call's success, a cas that swapped, a sleep that ended.
+const aheadAll = core.AheadSuccess | core.AheadSwapped | core.AheadSlept
+
+// aheadHolds reports whether a, decided ahead by the step that asked for
+// an action of kind of, is the answer to ev now (core.StepAhead): ev is
+// the event it answers (a success or slept whose load made ahead answered
+// a.Loaded, a cas that swapped) and the replica's state is still {0,
+// a.Loaded}. When it holds, the replica takes the state a's answer gives,
+// under the same lock, as a step would.
+func (x *Executor) aheadHolds(view *toolView, a *core.StepAhead, of core.StepActionKind, ev core.StepEvent) bool {
+	switch of {
+	case core.ActionCall, core.ActionSleep:
+		want := core.EventCallOK
+		if of == core.ActionSleep {
+			want = core.EventSlept
+		}
+		l := ev.Loaded
+		if ev.Kind != want || l == nil || l.Kind != core.EventLoaded || !sameStored(l.Value, l.Absent, a.Loaded) {
+			return false
+		}
+	case core.ActionCAS:
+		if ev.Kind != core.EventCAS || !ev.Swapped {
+			return false
+		}
+	default:
 		return false
 	}
 	rp := &x.replica
 	rp.mu.Lock()
 	defer rp.mu.Unlock()
-	return rp.downUntilMs == 0 && sameStored(view.seen, view.seen == nil, a.Loaded)
+	if rp.downUntilMs != 0 || !sameStored(view.seen, view.seen == nil, a.Loaded) {
+		return false
+	}
+	if n := a.Result.Replica; n != nil {
+		rp.downUntilMs, view.seen = n.DownUntilMs, n.State
+	}
+	return true
 }
 
 // sameStored reports whether stored bytes b (absent: none) are want (nil:
@@ -433,9 +462,7 @@ func putScratch(sc *callScratch) {
 	sc.loaded = core.StepEvent{}
 	clear(sc.recs[:sc.used])
 	sc.recs, sc.used = sc.recs[:0], 0
-	recs := sc.ahead.Result.Records
-	clear(recs[:cap(recs)])
-	sc.ahead = core.StepAhead{Result: core.StepResult{Records: recs[:0]}}
+	sc.ahead.Reset()
 	scratchPool.Put(sc)
 }
 

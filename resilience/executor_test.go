@@ -286,3 +286,65 @@ func TestExecutor_successAheadYieldsToAChangedBreaker(t *testing.T) {
 	require.NoError(t, err)
 	assert.Equal(t, core.BreakerState{}, st, "the success step ran and reset the count")
 }
+
+// TestExecutor_retriedCallTakesTwoSteps: a call that fails retryably once
+// and then succeeds, on a closed breaker with no deadline, takes two steps
+// (its start, and its failure, whose cas, sleep, next call, success and
+// its cas were decided ahead), where it took six: the clock, read once per
+// step and once by the default classification, is read three times. With
+// a timeout, the steps that read the clock are sent (five).
+func TestExecutor_retriedCallTakesTwoSteps(t *testing.T) {
+	for _, tc := range []struct {
+		timeout time.Duration
+		reads   int
+	}{{0, 3}, {time.Minute, 6}} {
+		reads := 0
+		x := &Executor{Timeout: tc.timeout, Sleep: func(context.Context, time.Duration) error { return nil },
+			Now: func() time.Time { reads++; return time.UnixMilli(1_000_000) }}
+		ctx := context.Background()
+		n := 0
+		flaky := func(context.Context) error {
+			if n++; n%2 == 1 {
+				return benchTimeout{}
+			}
+			return nil
+		}
+		require.NoError(t, x.Do(ctx, "search", flaky)) // the key written, then counted and reset
+		reads = 0
+		require.NoError(t, x.Do(ctx, "search", flaky))
+		assert.Equal(t, tc.reads, reads, "timeout %v", tc.timeout)
+		st, err := x.BreakerState(ctx, "search")
+		require.NoError(t, err)
+		assert.Equal(t, core.BreakerState{}, st, "the success decided ahead reset the count")
+	}
+}
+
+// TestExecutor_sleptAheadYieldsToABreakerOpenedMeanwhile: a call whose
+// next attempt was decided ahead of its sleep on a closed breaker, while
+// another call of the same executor opens the breaker during that sleep,
+// sends its slept step after all and is refused (CIRCUIT_OPEN), as
+// without answers decided ahead.
+func TestExecutor_sleptAheadYieldsToABreakerOpenedMeanwhile(t *testing.T) {
+	x := &Executor{}
+	ctx := context.Background()
+	fail := func(context.Context) error { return benchTimeout{} }
+	inner := 0
+	x.Sleep = func(ctx context.Context, _ time.Duration) error {
+		if inner++; inner == 1 {
+			var te *Error
+			require.ErrorAs(t, x.Do(ctx, "search", fail), &te)
+			require.Equal(t, core.CodeCircuitOpen, te.Envelope.Code, "the other call opened the breaker")
+		}
+		return nil
+	}
+	calls := 0
+	err := x.Do(ctx, "search", func(context.Context) error {
+		calls++
+		return benchTimeout{}
+	})
+	var te *Error
+	require.ErrorAs(t, err, &te)
+	assert.Equal(t, core.CodeCircuitOpen, te.Envelope.Code)
+	assert.Equal(t, 1, calls, "the open breaker refused the second attempt")
+	assert.Equal(t, 1, te.Attempts)
+}

@@ -254,38 +254,90 @@ type StepAction struct {
 // appended to Records[:0], so a runtime that passes the last step's
 // Records back allocates none for them.
 //
-// Ahead, when not nil, asks for the answer to the call's success decided
-// ahead (the step op's "on_success": true): a step that asks for the call
-// writes it there when it can (StepResult.Ahead; see StepAhead), reusing
-// Ahead.Result.Records as its buffer.
+// Ahead, when not nil, asks for the answer to the event the step's action
+// expects decided ahead, for the events AheadFor names (0: AheadSuccess
+// alone, the step op's "on_success": true): a step writes it there when it
+// can (StepResult.Ahead; see StepAhead), reusing Ahead.Result.Records as
+// its buffer and the chain of buffers Ahead keeps for the answers decided
+// ahead of that one.
 type StepInput struct {
-	Config  StepConfig
-	State   StepState
-	Budget  BudgetState
-	Loop    LoopState
-	Replica ReplicaState
-	Event   StepEvent
-	NowMs   int64
-	Records []Record
-	Ahead   *StepAhead
+	Config   StepConfig
+	State    StepState
+	Budget   BudgetState
+	Loop     LoopState
+	Replica  ReplicaState
+	Event    StepEvent
+	NowMs    int64
+	Records  []Record
+	Ahead    *StepAhead
+	AheadFor AheadKinds
 }
 
-// StepAhead is the answer a call's success event will get, decided by the
-// step that asks for the call (the step op's "on_success" member), so that
-// a runtime whose call succeeds applies it instead of sending the success
-// step: its Result is that step's answer, byte for byte.
+// AheadKinds is a set of the events whose answers a step decides ahead
+// (StepInput.AheadFor), each a member of the step op: AheadSuccess
+// "on_success", AheadSwapped "on_swapped", AheadSlept "on_slept".
+type AheadKinds uint8
+
+// The events a step may decide ahead: the one its action expects next.
+const (
+	AheadSuccess AheadKinds = 1 << iota // the call succeeded (action call)
+	AheadSwapped                        // the compare-and-swap stored the new bytes (action cas, swapped true)
+	AheadSlept                          // the backoff sleep ended (action sleep)
+)
+
+// kinds returns the events in asks to decide ahead.
+func (in *StepInput) kinds() AheadKinds {
+	switch {
+	case in.Ahead == nil:
+		return 0
+	case in.AheadFor == 0:
+		return AheadSuccess
+	}
+	return in.AheadFor
+}
+
+// StepAhead is the answer the event a step's action expects will get,
+// decided by that step (the step op's "on_success", "on_swapped" and
+// "on_slept" members), so that a runtime whose action ends as expected
+// applies it instead of sending the next step: its Result is that step's
+// answer, byte for byte, its own Ahead included.
 //
-// It holds while the replica's state is still {DownUntilMs 0, State Loaded}
-// and the load made ahead after the call answers Loaded (nil: absent); the
-// runtime checks both, and otherwise sends the success step as always.
-// Step decides ahead only where the clock cannot change the answer: the
-// breaker fresh (closed with nothing counted) or absent, the store not in
-// its back-off window, no loop guard (whose state is the run's, shared by
-// calls). That is the state of almost every successful call.
+// Which event it answers follows from the action it comes with: a call's
+// success (the success step with its load made ahead), a cas that swapped
+// ({"kind": "cas", "swapped": true}), a sleep that ended (the slept step
+// with its load made ahead). It holds while the replica's state is still
+// {DownUntilMs 0, State Loaded} (nil: none) and, for a success or a sleep,
+// the load made ahead after the action answers Loaded; for a cas, Loaded is
+// the action's Old. The runtime checks both and otherwise sends the step
+// as always.
+//
+// Step decides ahead only where neither the time the event comes at nor
+// state another call may change can move the answer: no loop guard (its
+// state is the run's), the store not in its back-off window, and
+//
+//   - success: the breaker fresh or absent (AheadSwapped asked too: closed
+//     with no open or probe time, whose success writes failures 0 by a cas);
+//   - swapped: no deadline (the retry's deadline check and the next call's
+//     timeout read the clock), not a refused allow (its wait reads it), the
+//     replica holding the action's Old;
+//   - slept: no deadline and no budget (the next attempt's checks read the
+//     clock and the run's budget), the breaker closed with no open or probe
+//     time, or absent (its allow reads no clock then).
 type StepAhead struct {
 	Loaded []byte
 	Result StepResult
-	loaded StepEvent // the load Result was decided on
+	loaded StepEvent  // the load Result was decided on
+	next   *StepAhead // the buffer of Result.Ahead, kept for reuse
+}
+
+// Reset empties a for reuse by another call: its results and their records
+// go, the buffers of the chain stay.
+func (a *StepAhead) Reset() {
+	for ; a != nil; a = a.next {
+		recs := a.Result.Records
+		clear(recs[:cap(recs)])
+		a.Loaded, a.loaded, a.Result = nil, StepEvent{}, StepResult{Records: recs[:0]}
+	}
 }
 
 // StepResult is what one step decided: the next State, the Action, the
@@ -293,8 +345,8 @@ type StepAhead struct {
 // states and the replica's next state when this step changed them (nil:
 // unchanged).
 //
-// Ahead is StepInput.Ahead when this step asked for the call and decided
-// its success ahead (nil otherwise).
+// Ahead is StepInput.Ahead when this step decided ahead the answer to the
+// event its action expects (nil otherwise; see StepAhead).
 type StepResult struct {
 	State   StepState
 	Action  StepAction
@@ -358,37 +410,111 @@ func Step(in StepInput) (StepResult, error) {
 		rep := m.rep
 		r.Replica = &rep
 	}
-	if in.Ahead != nil && r.Action.Kind == ActionCall {
-		r.Ahead = successAhead(in, r, m.rep)
+	if in.Ahead != nil {
+		r.Ahead = decideAhead(in, r, m.rep)
 	}
 	return r, nil
 }
 
-// successAhead decides the success of the call r asks for, as the success
-// step (with its load made ahead) will decide it when the replica is still
-// rep: into in.Ahead, or nil where the answer could depend on the time it
-// comes at, or on state another call may change meanwhile. A fresh or
-// absent breaker's success changes nothing at any time (Breaker: Bound and
-// Tick leave zero times as they are, and a closed success sets failures to
-// 0), and with no back-off window and no loop guard nothing else in that
-// step reads the clock or the run's state.
-func successAhead(in StepInput, r StepResult, rep ReplicaState) *StepAhead {
-	if in.Config.Loop || rep.DownUntilMs != 0 || rep.State != nil && string(rep.State) != freshState {
+// decideAhead decides the answer to the event r's action expects, as the
+// step sending that event will decide it when the replica is still rep:
+// into in.Ahead, or nil where the answer could depend on the time it comes
+// at, or on state another call may change meanwhile (StepAhead says where).
+//
+// Why those answers are the same at any time: a closed breaker with no open
+// or probe time (or none stored) is left as it is by Bound and Tick, its
+// allow is granted and its success sets failures to 0 whatever the clock;
+// a swapped cas reads the clock only for a refused allow's wait, the next
+// call's timeout and the retry's deadline check; a slept step reads it only
+// for the deadline, the budget and the store's back-off window; and with
+// no loop guard nothing reads the run's loop state. The answer is the very
+// step it stands for, run now (its own answers ahead included).
+func decideAhead(in StepInput, r StepResult, rep ReplicaState) *StepAhead {
+	kinds := in.kinds()
+	if kinds == 0 || in.Config.Loop || rep.DownUntilMs != 0 {
 		return nil
 	}
-	a := in.Ahead
-	a.loaded = StepEvent{Kind: EventLoaded, Value: rep.State, Absent: rep.State == nil}
-	next := StepInput{Config: in.Config, State: r.State, Budget: in.Budget, Replica: rep,
-		Event: StepEvent{Kind: EventCallOK, Loaded: &a.loaded}, NowMs: in.NowMs, Records: a.Result.Records}
+	next := StepInput{Config: in.Config, State: r.State, Budget: in.Budget, Replica: rep, NowMs: in.NowMs, AheadFor: in.AheadFor}
 	if r.Budget != nil {
 		next.Budget = *r.Budget
 	}
-	res, err := Step(next)
-	if err != nil || res.Action.Kind != ActionStop || res.Replica != nil || res.Budget != nil || res.Loop != nil {
+	a := r.Action
+	switch a.Kind {
+	case ActionCall:
+		if kinds&AheadSuccess == 0 {
+			return nil
+		}
+		if kinds&AheadSwapped == 0 {
+			if rep.State != nil && string(rep.State) != freshState {
+				return nil
+			}
+		} else if !timeFree(rep.State) {
+			return nil
+		}
+		next.Event.Kind = EventCallOK
+	case ActionSleep:
+		if kinds&AheadSlept == 0 || in.Config.Budget != nil || r.State.DeadlineMs != 0 || !timeFree(rep.State) {
+			return nil
+		}
+		next.Event.Kind = EventSlept
+	case ActionCAS:
+		p := r.State.Pending
+		if kinds&AheadSwapped == 0 || r.State.DeadlineMs != 0 || p == nil || r.State.Event == EventAllow && !p.Allowed ||
+			a.OldAbsent != (rep.State == nil) || string(a.Old) != string(rep.State) {
+			return nil
+		}
+		next.Event = StepEvent{Kind: EventCAS, Swapped: true}
+	default:
 		return nil
 	}
-	a.Loaded, a.Result = rep.State, res
-	return a
+	buf := in.Ahead
+	if a.Kind != ActionCAS {
+		buf.loaded = StepEvent{Kind: EventLoaded, Value: rep.State, Absent: rep.State == nil}
+		next.Event.Loaded = &buf.loaded
+	}
+	next.Records = buf.Result.Records
+	if in.AheadFor&^AheadSuccess != 0 {
+		// The answer decided ahead is that step's whole answer, with what
+		// it decides ahead in turn (a chain of at most four: swapped,
+		// slept, success, swapped).
+		if buf.next == nil {
+			buf.next = &StepAhead{}
+		}
+		next.Ahead = buf.next
+	}
+	res, err := Step(next)
+	if err != nil || res.Budget != nil || res.Loop != nil {
+		return nil
+	}
+	switch a.Kind {
+	case ActionCall:
+		if res.Replica != nil || res.Action.Kind != ActionStop && res.Action.Kind != ActionCAS {
+			return nil
+		}
+	case ActionSleep:
+		if res.Replica != nil || res.Action.Kind != ActionCall {
+			return nil
+		}
+	}
+	buf.Loaded, buf.Result = rep.State, res
+	return buf
+}
+
+// timeFree reports whether stored bytes b (nil: none) are a breaker whose
+// allow and success answer the same at any time: none, or closed with no
+// open or probe time.
+func timeFree(b []byte) bool {
+	if b == nil || string(b) == freshState {
+		return true
+	}
+	st, ok := parseCanonicalState(b)
+	if !ok {
+		var err error
+		if st, err = ParseBreakerState(b); err != nil {
+			return false
+		}
+	}
+	return st.Phase == Closed && st.OpenUntilMs == 0 && st.ProbeUntilMs == 0
 }
 
 type machine struct {

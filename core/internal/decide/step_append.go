@@ -48,7 +48,9 @@ func (r StepResult) appendJSON(dst []byte, of *StepAhead) ([]byte, error) {
 		}
 	}
 	if a := r.Ahead; a != nil {
-		dst = append(dst, `,"on_success":`...)
+		dst = append(dst, `,"`...)
+		dst = append(dst, aheadMember(r.Action.Kind)...)
+		dst = append(dst, `":`...)
 		if dst, err = a.Result.appendJSON(dst, a); err != nil {
 			return dst, err
 		}

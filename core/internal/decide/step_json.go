@@ -3,6 +3,7 @@ package decide
 import (
 	"strings"
 
+	"github.com/toolerr/toolerr/core/internal/classify"
 	"github.com/toolerr/toolerr/core/internal/envelope"
 	"github.com/toolerr/toolerr/core/internal/field"
 )
@@ -55,12 +56,37 @@ func ReadStepInput(req map[string]any, nowMs int64) (StepInput, error) {
 	if !c.Loop {
 		in.Event.ArgsKey = "" // the arguments matter to the loop guard only
 	}
-	if ahead, _, err := field.Bool(req, "on_success", ""); err != nil {
-		return in, err
-	} else if ahead {
+	for _, k := range aheadMembers {
+		if ahead, _, err := field.Bool(req, k.name, ""); err != nil {
+			return in, err
+		} else if ahead {
+			in.AheadFor |= k.kind
+		}
+	}
+	if in.AheadFor != 0 {
 		in.Ahead = &StepAhead{}
 	}
 	return in, nil
+}
+
+// aheadMembers are the request's members that ask for answers decided
+// ahead, with the events they name.
+var aheadMembers = [...]struct {
+	name string
+	kind AheadKinds
+}{{"on_success", AheadSuccess}, {"on_swapped", AheadSwapped}, {"on_slept", AheadSlept}}
+
+// aheadMember returns the answer's member that holds the answer decided
+// ahead of action k: "on_success" (call), "on_swapped" (cas), "on_slept"
+// (sleep).
+func aheadMember(k ActionKind) string {
+	switch k {
+	case ActionCAS:
+		return "on_swapped"
+	case ActionSleep:
+		return "on_slept"
+	}
+	return "on_success"
 }
 
 // readRun reads the run's members of a step request into in: "budget"?
@@ -271,7 +297,7 @@ func ReadStepEvent(v any, path string) (StepEvent, error) {
 	}
 	keys := map[EventKind][]string{
 		EventStart: {"kind", "args", "deadline_ms", "loaded"}, EventLoaded: {"kind", "value"}, EventCAS: {"kind", "swapped", "current"},
-		EventStoreError: {"kind", "message"}, EventCallOK: {"kind", "loaded"}, EventCallFailed: {"kind", "error", "draw", "loaded"},
+		EventStoreError: {"kind", "message"}, EventCallOK: {"kind", "loaded"}, EventCallFailed: {"kind", "error", "classify", "draw", "loaded"},
 		EventSlept: {"kind", "loaded"}, EventCancelled: {"kind", "cause", "loaded"},
 	}[e.Kind]
 	if err := onlyKeys(m, path, keys...); err != nil {
@@ -308,12 +334,21 @@ func ReadStepEvent(v any, path string) (StepEvent, error) {
 		e.Message, _, err = field.String(m, "message", path)
 	case EventCallFailed:
 		ev, ok := m["error"]
-		if !ok || ev == nil {
+		cv, classified := m["classify"]
+		var env envelope.Envelope
+		switch {
+		case ok && classified:
+			return e, field.Errorf(field.Join(path, "classify"), "is not accepted with error (the failure's envelope, or the request that classifies it)")
+		case classified:
+			if env, err = Classified(cv, field.Join(path, "classify")); err != nil {
+				return e, err
+			}
+		case !ok || ev == nil:
 			return e, field.Errorf(field.Join(path, "error"), "is required (the envelope of the failed call)")
-		}
-		env, err := envelope.FromValue(ev, field.Join(path, "error"))
-		if err != nil {
-			return e, err
+		default:
+			if env, err = envelope.FromValue(ev, field.Join(path, "error")); err != nil {
+				return e, err
+			}
 		}
 		e.Error = &env
 		e.Draw, err = readDraw(m, path, true)
@@ -337,8 +372,10 @@ func ReadStepEvent(v any, path string) (StepEvent, error) {
 // "budget"? (the run's budget state, when this step charged it), "loop"?
 // (the run's loop-guard state, when this step changed it), "replica"? (the
 // replica's state of the tool's breaker, when this step changed it),
-// "on_success"? (the success decided ahead: its answer's members and
-// "if_loaded", the stored bytes it holds for, null for none)}.
+// "on_success"?, "on_swapped"? or "on_slept"? (the answer to the event the
+// action expects, decided ahead: that answer's members and "if_loaded", the
+// stored bytes it holds for, null for none; the member is named by the
+// action: call, cas, sleep)}.
 func (r StepResult) Value() map[string]any {
 	recs := make([]any, len(r.Records))
 	for i, rec := range r.Records {
@@ -357,9 +394,40 @@ func (r StepResult) Value() map[string]any {
 	if a := r.Ahead; a != nil {
 		v := a.Result.Value()
 		v["if_loaded"] = storeValue(a.Loaded, a.Loaded == nil)
-		out["on_success"] = v
+		out[aheadMember(r.Action.Kind)] = v
 	}
 	return out
+}
+
+// Classified returns the envelope a failure event's "classify" member
+// stands for: v is the request the runtime would otherwise have sent to
+// the classify or classify_exception op ("op" included), and the envelope
+// is that op's answer, read and classified by the same code. Errors are the
+// op's own, under path.
+func Classified(v any, path string) (envelope.Envelope, error) {
+	m, err := field.Object(v, path)
+	if err != nil {
+		return envelope.Envelope{}, err
+	}
+	op, err := field.RequiredString(m, "op", path)
+	if err != nil {
+		return envelope.Envelope{}, err
+	}
+	switch op {
+	case "classify":
+		r, err := classify.ReadRequest(m, path)
+		if err != nil {
+			return envelope.Envelope{}, err
+		}
+		return r.Classify(), nil
+	case "classify_exception":
+		r, err := classify.ReadExceptionRequest(m, path)
+		if err != nil {
+			return envelope.Envelope{}, err
+		}
+		return r.Classify(), nil
+	}
+	return envelope.Envelope{}, field.Errorf(field.Join(path, "op"), "must be classify or classify_exception")
 }
 
 func storeValue(b []byte, absent bool) any {

@@ -11,8 +11,9 @@ import (
 // included) straight into a StepInput, without the value tree
 // ReadStepInput reads: the members a runtime sends on every step ("op",
 // "tool", "key_prefix", "timeout_ms", "store_backoff_ms", "replica",
-// "state", "event", "now_ms", "on_success") are scanned into their fields, and only the
-// rest ("policy", "settings", "budget", "loop", an envelope, the start's
+// "state", "event", "now_ms", "on_success", "on_swapped", "on_slept") are
+// scanned into their fields, and only the rest ("policy", "settings",
+// "budget", "loop", an envelope, a failure's "classify", the start's
 // "args") become small trees for the readers ReadStepInput uses.
 //
 // It answers only a request it is sure of: a member or shape it does not
@@ -38,7 +39,7 @@ func ScanStepRequest(request []byte) (in StepInput, ok bool) {
 		mState
 		mEvent
 		mNow
-		mAhead
+		mAhead // and the next two bits: on_success, on_swapped, on_slept
 	)
 	c := &in.Config
 	var stored []byte // the first stored bytes read, shared by the same bytes read again
@@ -60,13 +61,19 @@ func ScanStepRequest(request []byte) (in StepInput, ok bool) {
 		case "store_backoff_ms":
 			c.StoreBackoffMs, ok = scanInt(s, 1, 1, maxMs)
 			return mBackoff, ok
-		case "on_success":
+		case "on_success", "on_swapped", "on_slept":
 			v, err := s.Value(1)
 			b, ok := v.(bool)
-			if b && err == nil {
-				in.Ahead = &StepAhead{}
+			bit := uint16(mAhead)
+			for i, k := range aheadMembers {
+				if k.name == key {
+					if b && err == nil {
+						in.AheadFor |= k.kind
+					}
+					bit <<= i
+				}
 			}
-			return mAhead, ok && err == nil
+			return bit, ok && err == nil
 		case "now_ms":
 			in.NowMs, ok = scanInt(s, 1, 0, MaxNowMs)
 			return mNow, ok
@@ -98,6 +105,9 @@ func ScanStepRequest(request []byte) (in StepInput, ok bool) {
 	const need = mOp | mTool | mState | mEvent | mNow
 	if !ok || !s.End() || seen&need != need {
 		return in, false
+	}
+	if in.AheadFor != 0 {
+		in.Ahead = &StepAhead{}
 	}
 	if rest != nil {
 		var err error
@@ -343,6 +353,14 @@ func scanEvent(s *canonical.Scanner, depth int, outer bool, stored *[]byte) (e S
 		case "draw":
 			e.Draw, ok = scanDraw(s, depth+1)
 			return 1 << 9, ok
+		case "classify":
+			v, err := s.Value(depth + 1)
+			if err != nil {
+				return 0, false
+			}
+			env, err := Classified(v, "event.classify")
+			e.Error = &env
+			return 1 << 11, err == nil
 		case "loaded":
 			if !outer {
 				return 0, false
@@ -372,7 +390,7 @@ func scanEvent(s *canonical.Scanner, depth int, outer bool, stored *[]byte) (e S
 			e.Swapped = swapped
 		}
 	case EventCallFailed:
-		if e.Error == nil || seen&(1<<9) == 0 {
+		if e.Error == nil || seen&(1<<9) == 0 || seen&(1<<8|1<<11) == 1<<8|1<<11 {
 			return e, nil, false
 		}
 	case EventCancelled:
@@ -389,9 +407,10 @@ func scanEvent(s *canonical.Scanner, depth int, outer bool, stored *[]byte) (e S
 
 // eventMembers are the members each event kind takes (ReadStepEvent's
 // lists) as scanEvent's bits: kind 0, args 1, deadline_ms 2, value 3,
-// current 4, swapped 5, message 6, cause 7, error 8, draw 9, loaded 10.
+// current 4, swapped 5, message 6, cause 7, error 8, draw 9, loaded 10,
+// classify 11.
 var eventMembers = [...]uint16{
 	EventStart: 1 | 1<<1 | 1<<2 | 1<<10, EventLoaded: 1 | 1<<3, EventCAS: 1 | 1<<4 | 1<<5,
-	EventStoreError: 1 | 1<<6, EventCallOK: 1 | 1<<10, EventCallFailed: 1 | 1<<8 | 1<<9 | 1<<10,
+	EventStoreError: 1 | 1<<6, EventCallOK: 1 | 1<<10, EventCallFailed: 1 | 1<<8 | 1<<9 | 1<<10 | 1<<11,
 	EventSlept: 1 | 1<<10, EventCancelled: 1 | 1<<7 | 1<<10,
 }
