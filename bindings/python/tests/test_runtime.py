@@ -373,3 +373,116 @@ def test_a_success_decided_ahead_is_applied_only_while_its_load_holds(monkeypatc
     assert len(answers) >= 2  # the success went to the core as a step
     assert store.load("toolerr:breaker:search") == \
         b'{"failures":0,"open_until_ms":0,"phase":"closed","probe_until_ms":0,"successes":0}'
+
+
+def _spy_steps(monkeypatch: pytest.MonkeyPatch) -> List[bytes]:
+    """Record every request the runtime sends to the core."""
+    sent: List[bytes] = []
+    real = toolerr.runtime.invoke_bytes
+
+    def spy(request: bytes) -> bytes:
+        sent.append(request)
+        return real(request)
+
+    monkeypatch.setattr(toolerr.runtime, "invoke_bytes", spy)
+    return sent
+
+
+def _flaky() -> Any:
+    """A tool whose odd calls time out (a retryable failure) and whose even calls succeed."""
+    n = [0]
+
+    def fn() -> str:
+        n[0] += 1
+        if n[0] % 2:
+            raise TimeoutError("upstream timed out")
+        return "ok"
+    return fn
+
+
+def test_a_retried_call_is_two_crossings(monkeypatch: pytest.MonkeyPatch) -> None:
+    # A call that times out once and then succeeds, on a closed breaker with
+    # no deadline, crosses into the core twice (docs/resilience.md, "Answers
+    # decided ahead"): its start, and its failure carrying the classify
+    # request, whose cas, sleep, next call, success and that success's cas
+    # come decided inside the answer. It took seven crossings (six steps and
+    # a classification). The decisions are the shared scenarios' (above).
+    sent = _spy_steps(monkeypatch)
+    store = MemoryStore()
+    ex = Executor(store=store, sleep=lambda s: None)
+    fn = _flaky()
+    assert ex.call("search", fn).ok  # the key written, counted, then reset
+    sent.clear()
+    r = ex.call("search", fn)
+    assert (r.ok, r.value, r.attempts) == (True, "ok", 2)
+    assert len(sent) == 2, [s[:120] for s in sent]
+    assert b'"classify":{"op":"classify_exception","exception":{"type":"TimeoutError","message":"upstream timed out"},"tool":"search"}' in sent[1]
+    assert store.load("toolerr:breaker:search") == \
+        b'{"failures":0,"open_until_ms":0,"phase":"closed","probe_until_ms":0,"successes":0}'
+    # With a timeout the answers that read the clock are left to their steps.
+    sent.clear()
+    r = Executor(store=store, sleep=lambda s: None, timeout=60).call("search", fn)
+    assert (r.ok, r.attempts, len(sent)) == (True, 2, 5)
+
+    async def run() -> None:
+        sent.clear()
+        ax = AsyncExecutor(store=store, sleep=lambda s: asyncio.sleep(0))
+        r = await ax.call("search", _async(fn))
+        assert (r.ok, r.attempts, len(sent)) == (True, 2, 2)
+    asyncio.run(run())
+
+
+def _async(fn: Any) -> Any:
+    async def afn() -> Any:
+        return fn()
+    return afn
+
+
+def test_answers_decided_ahead_yield_to_a_breaker_opened_meanwhile() -> None:
+    # A call whose next attempt was decided ahead of its sleep on a closed
+    # breaker, while another call opens the breaker during that sleep, sends
+    # its slept step after all and is refused (CIRCUIT_OPEN), as without
+    # answers decided ahead.
+    ex: Executor
+
+    def fail() -> None:
+        raise TimeoutError("upstream timed out")
+
+    inner = [0]
+
+    def sleep(seconds: float) -> None:
+        inner[0] += 1
+        if inner[0] == 1:
+            other = ex.call("search", fail)
+            assert other.error is not None and other.error.code == "CIRCUIT_OPEN"
+
+    ex = Executor(sleep=sleep)
+    calls = [0]
+
+    def tool() -> None:
+        calls[0] += 1
+        raise TimeoutError("upstream timed out")
+
+    r = ex.call("search", tool)
+    assert r.error is not None and (r.error.code, r.attempts, calls[0]) == ("CIRCUIT_OPEN", 1, 1)
+
+
+@pytest.mark.parametrize("exc", [
+    TimeoutError("upstream timed out"), ConnectionResetError("reset by peer"), ValueError("bad value"),
+    _http_error(503, headers={"Retry-After": "2"}, text="down"), _http_error(400, text='{"error": "bad query"}'),
+    _http_error(429, headers={"retry-after": "7"}), _http_error(10 ** 30), _StrRaises(),
+], ids=["timeout", "reset", "value", "http-503", "http-400", "http-429", "huge-status", "str-raises"])
+def test_a_failure_classified_inside_its_step_is_failure_envelope(exc: Exception) -> None:
+    # The failure event carries the request failure_envelope sends first
+    # (classify); the envelope the call stops with is failure_envelope's, a
+    # request the core refuses falling back to it, sync and asyncio alike.
+    def fn() -> None:
+        raise exc
+
+    async def afn() -> None:
+        raise exc
+
+    want = toolerr.runtime.failure_envelope(exc, "search")
+    r = Executor(retry={"max_attempts": 1}).call("search", fn)
+    assert r.error == want
+    assert asyncio.run(AsyncExecutor(retry={"max_attempts": 1}).call("search", afn)).error == want

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import json
 from dataclasses import dataclass, field
-from typing import Any, Dict, Iterable, List, Mapping, Optional, Tuple
+from typing import Any, Dict, Iterable, List, Mapping, NamedTuple, Optional, Tuple
 
 from ._native import abi_version, invoke_bytes, library_path
 
@@ -170,10 +170,14 @@ def _op(op: str, members: Mapping[str, Any]) -> JSON:
     return invoke({"op": op, **{k: v for k, v in members.items() if v is not None}})
 
 
+def _op_request(op: str, members: Mapping[str, Any]) -> str:
+    """The JSON text of a request to op with members (those that are None left out)."""
+    return _encode({"op": op, **{k: v for k, v in members.items() if v is not None}})
+
+
 def _envelope_op(op: str, members: Mapping[str, Any]) -> Envelope:
     """Run an op whose answer is an envelope; the Envelope keeps the core's bytes."""
-    req = {"op": op, **{k: v for k, v in members.items() if v is not None}}
-    return Envelope._from_wire(_ok_bytes(invoke_bytes(_encode(req).encode())))
+    return Envelope._from_wire(_ok_bytes(invoke_bytes(_op_request(op, members).encode())))
 
 
 def version() -> Dict[str, Any]:
@@ -218,9 +222,24 @@ def classify_http(status: int, headers: Optional[Mapping[str, str]] = None, body
     (milliseconds since the Unix epoch) is needed only to turn an HTTP-date
     Retry-After or a reset time into details.retry_after_seconds.
     """
+    return _envelope_op(*_http_request(status, headers, body, provider=provider, source=source, tool=tool,
+                                       attempt=attempt, now_ms=now_ms))
+
+
+class _Request(NamedTuple):
+    """An op and its members, as _envelope_op takes them."""
+
+    op: str
+    members: Dict[str, Any]
+
+
+def _http_request(status: int, headers: Optional[Mapping[str, str]], body: JSON, *, provider: Optional[str] = None,
+                  source: Optional[str] = None, tool: Optional[str] = None, attempt: Optional[int] = None,
+                  now_ms: Optional[int] = None) -> _Request:
+    """The classify op's request for classify_http's arguments."""
     http = {k: v for k, v in (("status", status), ("headers", dict(headers or {})), ("body", body)) if v is not None}
-    return _envelope_op("classify", dict(http=http, provider=provider, source=source, tool=tool, attempt=attempt,
-                                         now_ms=now_ms))
+    return _Request(op="classify", members=dict(http=http, provider=provider, source=source, tool=tool,
+                                                attempt=attempt, now_ms=now_ms))
 
 
 def classify_exception(exc: BaseException, *, tool: Optional[str] = None) -> Envelope:
@@ -232,7 +251,13 @@ def classify_exception(exc: BaseException, *, tool: Optional[str] = None) -> Env
     always has its type; formatting one costs more than the classification
     (Python 3.11+ parses each frame's source line for its carets).
     """
-    return _classify_exception_as(_type_name(exc), str(exc), tool)
+    return _envelope_op(*_exception_request(exc, tool))
+
+
+def _exception_request(exc: BaseException, tool: Optional[str]) -> _Request:
+    """The classify_exception op's request for exc (its type's name and its str)."""
+    return _Request(op="classify_exception", members=dict(exception={"type": _type_name(exc), "message": str(exc)},
+                                                          tool=tool))
 
 
 def _type_name(exc: BaseException) -> str:
@@ -254,11 +279,17 @@ def classify_response(obj: Any, *, provider: Optional[str] = None, source: Optio
     An exception with no HTTP status (a connection error) goes to
     classify_exception.
     """
+    return _envelope_op(*_response_request(obj, provider=provider, source=source, tool=tool, now_ms=now_ms))
+
+
+def _response_request(obj: Any, *, provider: Optional[str] = None, source: Optional[str] = None,
+                      tool: Optional[str] = None, now_ms: Optional[int] = None) -> _Request:
+    """The request classify_response sends for obj: the classify op's, or classify_exception's."""
     resp = getattr(obj, "response", None)
     status = next((s for s in (getattr(obj, "status_code", None), getattr(resp, "status_code", None),
                                getattr(obj, "code", None)) if isinstance(s, int)), None)
     if status is None and isinstance(obj, BaseException):
-        return classify_exception(obj, tool=tool)
+        return _exception_request(obj, tool)
     carrier = resp if resp is not None else obj
     try:
         body: JSON = getattr(carrier, "text", None)
@@ -267,7 +298,7 @@ def classify_response(obj: Any, *, provider: Optional[str] = None, source: Optio
     if not isinstance(body, str):
         body = getattr(obj, "body", None) or getattr(obj, "details", None)
     headers = {str(k): str(v) for k, v in dict(getattr(carrier, "headers", None) or {}).items()}
-    return classify_http(status or 0, headers, body, provider=provider, source=source, tool=tool, now_ms=now_ms)
+    return _http_request(status or 0, headers, body, provider=provider, source=source, tool=tool, now_ms=now_ms)
 
 
 @dataclass(frozen=True)

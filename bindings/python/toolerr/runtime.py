@@ -27,8 +27,8 @@ from dataclasses import dataclass
 from typing import (Any, Awaitable, Callable, Dict, Generator, Generic, List, Mapping, Optional, Protocol, Tuple,
                     TypeVar, Union)
 
-from . import (Envelope, Outcome, _answer, _classify_exception_as, _type_name, classify_exception, classify_response,
-               invoke_bytes)
+from . import (Envelope, Outcome, ToolerrError, _answer, _classify_exception_as, _op_request, _response_request,
+               _type_name, classify_exception, classify_response, invoke_bytes)
 
 __all__ = ["AsyncExecutor", "AsyncStore", "Budget", "CallResult", "Executor", "LoopGuard", "MemoryStore", "Store",
            "ToolFailure", "failure_envelope"]
@@ -57,11 +57,15 @@ _START: Event = ("start", '{"kind":"start"')
 _SUCCESS: Event = ("success", '{"kind":"success"')
 _SLEPT: Event = ("slept", '{"kind":"slept"')
 _CANCELLED: Event = ("cancelled", '{"kind":"cancelled"')
-# What the executor sends its step loop: the event's JSON text, and for a
-# success the value its load made ahead answered (the stored bytes as text,
-# or None), else _NO_LOAD.
+# What the executor sends its step loop: the event's JSON text; for a
+# success or a slept the value its load made ahead answered (the stored
+# bytes as text, or None), for a cas that swapped _SWAPPED, else _NO_LOAD
+# (what an answer decided ahead is checked against); and for a failure
+# classified inside the step, the event's text with the envelope classified
+# as before, sent instead when the core refuses the classify request.
 _NO_LOAD: Any = object()
-Sent = Tuple[str, Any]
+_SWAPPED: Any = object()
+Sent = Tuple[str, Any, Optional[Callable[[], str]]]
 _DEADLINE: Event = ("cancelled", '{"kind":"cancelled","cause":"deadline"')
 
 
@@ -236,15 +240,26 @@ class _Answer:
     """The members of one step answer the runtime reads: the action, the
     decision records (None when nobody listens), the state as the core's
     JSON text (sent back as it is, never parsed), budget, loop and replica
-    when the step changed them, and on_success when the step decided the
-    call's success ahead."""
+    when the step changed them, and ahead, the answer to the event the
+    action expects when the step decided it ahead (on_success, on_swapped or
+    on_slept)."""
 
-    __slots__ = ("action", "records", "state", "budget", "loop", "replica", "on_success")
+    __slots__ = ("action", "records", "state", "budget", "loop", "replica", "ahead")
 
     def __init__(self, action: Dict[str, Any], records: Optional[List[Record]], state: str, budget: Any = None,
-                 loop: Any = None, replica: Any = None, on_success: Any = None) -> None:
+                 loop: Any = None, replica: Any = None, ahead: Any = None) -> None:
         self.action, self.records, self.state = action, records, state
-        self.budget, self.loop, self.replica, self.on_success = budget, loop, replica, on_success
+        self.budget, self.loop, self.replica, self.ahead = budget, loop, replica, ahead
+
+
+# The members an answer decided ahead comes in, named after the event it
+# answers (one at most: the action's), in canonical key order.
+_AHEAD_MEMBERS = (',"on_slept":', ',"on_success":', ',"on_swapped":')
+
+
+def _inner(answer: Mapping[str, Any]) -> Any:
+    """The answer decided ahead inside an answer (as a dict), or None."""
+    return answer.get("on_success") or answer.get("on_swapped") or answer.get("on_slept")
 
 
 _OK_ACTION = '{"ok":{"action":'
@@ -252,8 +267,8 @@ _OK_ACTION = '{"ok":{"action":'
 
 def _read_answer(out: bytes, records: bool) -> _Answer:
     """Read a step answer: canonical JSON (RFC 8785), so its members come in
-    key order (action, budget?, decisions, loop?, on_success?, replica?,
-    state), each value
+    key order (action, budget?, decisions, loop?, on_slept? | on_success? |
+    on_swapped?, replica?, state), each value
     read where it starts by json's scanner. The decision records are flat
     objects, so when they are not wanted the list ends at the first "],\"" (a
     quote inside a string is escaped). An answer of any other shape, an error
@@ -271,15 +286,18 @@ def _read_answer(out: bytes, records: bool) -> _Answer:
                 i = s.find('],"', i + 13) + 1
             if i and s.startswith(',"loop":', i):
                 loop, i = _scan(s, i + 8)
-            if i and s.startswith(',"on_success":', i):
-                ahead, i = _scan(s, i + 14)
+            if i:
+                for m in _AHEAD_MEMBERS:
+                    if s.startswith(m, i):
+                        ahead, i = _scan(s, i + len(m))
+                        break
             if i and s.startswith(',"replica":', i):
                 replica, i = _scan(s, i + 11)
             if i and s.startswith(',"state":', i):
                 return _Answer(action, recs, s[i + 9:-2], budget, loop, replica, ahead)
     r = _answer(out)
     return _Answer(r["action"], r["decisions"] if records else None, _json(r["state"]), r.get("budget"), r.get("loop"),
-                   r.get("replica"), r.get("on_success"))
+                   r.get("replica"), _inner(r))
 
 
 class _Base:
@@ -367,17 +385,26 @@ class _Base:
         return self._on_decision is not None or self._logger.isEnabledFor(logging.WARNING)
 
     def _decided(self, key: str, ahead: Mapping[str, Any], value: Any) -> Optional[_Answer]:
-        """The success step's answer the core decided ahead (on_success), when it
-        holds: the load made ahead of the success answered exactly if_loaded and
-        the replica is still {"down_until_ms": 0, "state": if_loaded}
-        (docs/resilience.md, "The step op"); else None (the step is sent)."""
+        """The answer the core decided ahead for the event the last action
+        expected (on_success, on_swapped, on_slept), when it holds: the event
+        came as expected (a success or slept whose load made ahead answered
+        exactly if_loaded, a cas that swapped) and the replica is still
+        {"down_until_ms": 0, "state": if_loaded}; the replica then takes the
+        answer's, as a step's (docs/resilience.md, "The step op"). Else None
+        (the step is sent)."""
+        if value is _NO_LOAD:
+            return None
         held = ahead["if_loaded"]
-        if value is _NO_LOAD or value != held:
+        if value is not _SWAPPED and value != held:
             return None
         with self._replica_lock:
             if self._down_until_ms != 0 or self._seen.get(key) != held:
                 return None
-        return _Answer(ahead["action"], ahead["decisions"] if self._listened() else None, _json(ahead["state"]))
+            replica = ahead.get("replica")
+            if replica is not None:
+                self._replica(key, replica)
+        return _Answer(ahead["action"], ahead["decisions"] if self._listened() else None, _json(ahead["state"]),
+                       ahead=_inner(ahead))
 
     def _replica(self, key: str, replica: Mapping[str, Any]) -> None:
         """Keep the replica state a step answered (under the replica's lock)."""
@@ -408,9 +435,10 @@ class _Base:
         closing brace, and the tool's breaker key (both kept per tool)."""
         t = self._tools.get(tool)
         if t is None:
-            # on_success: the step that asks for the call may decide the success ahead.
-            t = self._tools[tool] = (_json(dict(self._config, op="step", tool=tool, on_success=True))[:-1],
-                                     self._key(tool))
+            # Every step may decide ahead the answer to the event its action
+            # expects: a call's success, a cas that swapped, a sleep that ended.
+            t = self._tools[tool] = (_json(dict(self._config, op="step", tool=tool, on_success=True, on_swapped=True,
+                                                on_slept=True))[:-1], self._key(tool))
         return t
 
     def _ahead(self, event: Event, kind: str) -> bool:
@@ -425,7 +453,7 @@ class _Base:
         The first action is {"kind": "start"}: the caller answers with the
         start event (with its load made ahead, see _ahead)."""
         head, key = self._head(tool)
-        event, value = yield {"kind": "start"}
+        event, value, retry = yield {"kind": "start"}
         if args is not None:
             event = event[:-1] + ',"args":' + _json(args) + "}"
         state = "null"
@@ -433,31 +461,59 @@ class _Base:
         while True:
             r = self._decided(key, ahead, value) if ahead is not None else None
             if r is None:
-                r = self._step(head, key, tokens, state, event)
-            state, ahead = r.state, r.on_success
+                try:
+                    r = self._step(head, key, tokens, state, event)
+                except ToolerrError:
+                    if retry is None:
+                        raise
+                    # The core refused the failure's classify request: the
+                    # envelope classified as before (its fallbacks included).
+                    r = self._step(head, key, tokens, state, retry())
+            state, ahead = r.state, r.ahead
             if r.records is not None:
                 for rec in r.records:
                     self._report(rec)
             action: Dict[str, Any] = r.action
             if action["kind"] == "stop":
                 return action
-            event, value = yield action
+            event, value, retry = yield action
 
     def _store(self, action: Mapping[str, Any]) -> Any:
         return self._shared
 
-    def _failure(self, exc: BaseException, tool: str) -> Event:
+    def _failure(self, exc: BaseException, tool: str) -> Tuple[Event, Optional[Callable[[], Event]]]:
+        """The failure event of exc, and when it carries the request that
+        classifies exc (classify, classified in the step), the event with
+        the envelope classified here instead, for a core that refuses it."""
         env = _own_envelope(exc)
+        draw = self._draw()
+        text = float.__repr__(draw) if type(draw) is float else _json(draw)
+        if env is None and self._classify is None:
+            # The request failure_envelope sends first, inside the step: one
+            # crossing instead of two, the same envelope.
+            try:
+                req = _op_request(*_response_request(exc, source="tool", tool=tool))
+            except Exception:  # an exception that cannot be read whole, or written as JSON
+                req = None
+            if req is not None:
+                return ("failure", '{"kind":"failure","classify":' + req + ',"draw":' + text), \
+                    lambda: self._failed(exc, tool, None, text)
+        return self._failed(exc, tool, env, text), None
+
+    def _failed(self, exc: BaseException, tool: str, env: Optional[Envelope], draw: str) -> Event:
+        """The failure event with exc's envelope (env, else classified here) and the draw's text."""
         if env is None:
             env = self._classify(exc, tool) if self._classify else failure_envelope(exc, tool)
-        draw = self._draw()
-        return "failure", ('{"kind":"failure","error":' + env.wire().decode() + ',"draw":' +
-                           (float.__repr__(draw) if type(draw) is float else _json(draw)))
+        return "failure", '{"kind":"failure","error":' + env.wire().decode() + ',"draw":' + draw
 
     @staticmethod
     def _close(event: Event, loaded: Optional[str]) -> str:
         """The event's JSON text, with the load made ahead (its loaded or store_error event) when there is one."""
         return event[1] + "}" if loaded is None else event[1] + ',"loaded":' + loaded + "}"
+
+    def _sent(self, event: Event, loaded: Optional[str], held: Any, retry: Optional[Callable[[], Event]]) -> Sent:
+        """What the step loop receives for event (Sent), its load made ahead closed into its text."""
+        return self._close(event, loaded), held, None if retry is None else lambda: self._close(retry(), loaded)
 
     @staticmethod
     def _result(stop: Mapping[str, Any], value: Any, exc: Optional[BaseException]) -> CallResult[Any]:
@@ -466,12 +522,14 @@ class _Base:
         return CallResult(value, None, stop["attempts"], None)
 
 
-def _store_event(action: Mapping[str, Any], answer: Any) -> str:
+def _store_event(action: Mapping[str, Any], answer: Any) -> Tuple[str, Any]:
+    """The store's answer as its event's text, and _SWAPPED for a cas that swapped (else _NO_LOAD)."""
     if action["kind"] == "load":
-        return _loaded(answer)
+        return _loaded(answer), _NO_LOAD
     swapped, cur = answer
-    return ('{"kind":"cas","swapped":true,"current":' if swapped else '{"kind":"cas","swapped":false,"current":') + \
-        _literal(cur) + "}"
+    if swapped:
+        return '{"kind":"cas","swapped":true,"current":' + _literal(cur) + "}", _SWAPPED
+    return '{"kind":"cas","swapped":false,"current":' + _literal(cur) + "}", _NO_LOAD
 
 
 def _loaded(answer: Optional[bytes]) -> str:
@@ -506,8 +564,10 @@ class Executor(_Base):
     store is left alone (default 1; meanwhile the breaker decides on the last
     state this executor saw there). budget and loop_guard are the run's.
     classify(exc, tool) turns a tool's exception into an Envelope (default:
-    toolerr.classify_response, which reads HTTP errors and exceptions; a
-    ToolFailure, or any exception with an .envelope, keeps its own).
+    toolerr.classify_response, which reads HTTP errors and exceptions, its
+    request sent inside the failure's step so that classifying and deciding
+    are one crossing; a ToolFailure, or any exception with an .envelope,
+    keeps its own).
     on_decision receives every decision record (a dict); logger (default
     logging.getLogger("toolerr")) logs each as "toolerr decision <json>" at
     its level. clock returns ms since the Unix epoch, sleep(seconds) waits,
@@ -539,20 +599,23 @@ class Executor(_Base):
                 kind = action["kind"]
                 if kind == "load" or kind == "cas":
                     store = self._store(action)
+                    held = _NO_LOAD
                     try:
                         answer = store.load(action["key"]) if kind == "load" else \
                             store.compare_and_swap(action["key"], _cas_old(action), action["new"].encode())
-                        text = _store_event(action, answer)
+                        text, held = _store_event(action, answer)
                     except Exception as e:
                         text = _store_error(e)
-                    action = gen.send((text, _NO_LOAD))
+                    action = gen.send((text, held, None))
                     continue
+                retry: Optional[Callable[[], Event]] = None
                 if kind == "call":
                     try:
                         value, exc = fn(), None
                         event = _SUCCESS
                     except Exception as e:
-                        exc, event = e, self._failure(e, tool)
+                        exc = e
+                        event, retry = self._failure(e, tool)
                 elif kind == "start":
                     event = _START
                 else:  # sleep
@@ -565,10 +628,10 @@ class Executor(_Base):
                 if self._ahead(event, kind):
                     try:
                         b = self._store(_LOAD).load(key)
-                        loaded, held = _loaded(b), _text(b) if event is _SUCCESS else _NO_LOAD
+                        loaded, held = _loaded(b), _text(b) if event is _SUCCESS or event is _SLEPT else _NO_LOAD
                     except Exception as e:
                         loaded = _store_error(e)
-                action = gen.send((self._close(event, loaded), held))
+                action = gen.send(self._sent(event, loaded, held, retry))
         except StopIteration as stop:
             return self._result(stop.value, value, exc)
 
@@ -603,16 +666,18 @@ class AsyncExecutor(_Base):
                 kind = action["kind"]
                 if kind == "load" or kind == "cas":
                     store = self._store(action)
+                    held = _NO_LOAD
                     try:
                         answer: Union[Any, Awaitable[Any]] = store.load(action["key"]) if kind == "load" else \
                             store.compare_and_swap(action["key"], _cas_old(action), action["new"].encode())
                         if inspect.isawaitable(answer):
                             answer = await answer
-                        text = _store_event(action, answer)
+                        text, held = _store_event(action, answer)
                     except Exception as e:
                         text = _store_error(e)
-                    action = gen.send((text, _NO_LOAD))
+                    action = gen.send((text, held, None))
                     continue
+                retry: Optional[Callable[[], Event]] = None
                 if kind == "call":
                     timeout = action.get("timeout_ms")
                     try:
@@ -620,11 +685,15 @@ class AsyncExecutor(_Base):
                         exc, event = None, _SUCCESS
                     except asyncio.TimeoutError as e:  # the call's own timeout, or one the tool raised
                         exc = e
-                        event = _DEADLINE if timeout else self._failure(e, tool)
+                        if timeout:
+                            event = _DEADLINE
+                        else:
+                            event, retry = self._failure(e, tool)
                     except asyncio.CancelledError as e:
                         exc, cancelled, event = e, e, _CANCELLED
                     except Exception as e:
-                        exc, event = e, self._failure(e, tool)
+                        exc = e
+                        event, retry = self._failure(e, tool)
                 elif kind == "start":
                     event = _START
                 else:  # sleep
@@ -639,10 +708,11 @@ class AsyncExecutor(_Base):
                         answer = self._store(_LOAD).load(key)
                         if inspect.isawaitable(answer):
                             answer = await answer
-                        loaded, held = _loaded(answer), _text(answer) if event is _SUCCESS else _NO_LOAD
+                        loaded, held = _loaded(answer), \
+                            _text(answer) if event is _SUCCESS or event is _SLEPT else _NO_LOAD
                     except Exception as e:
                         loaded = _store_error(e)
-                action = gen.send((self._close(event, loaded), held))
+                action = gen.send(self._sent(event, loaded, held, retry))
         except StopIteration as stop:
             if cancelled is not None:
                 raise cancelled
