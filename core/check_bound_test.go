@@ -192,8 +192,8 @@ func TestCheck_findingsCount(t *testing.T) {
 			continue
 		}
 		crossed++
-		dst := append(buf[:start:start+len(head)+body+16], head...)
-		if got := findingsCount(dst, fs); got != le.Count {
+		dst, past := appendFindingsMax(append(buf[:start:start+len(head)+body+16], head...), fs, maxResult)
+		if got := findingsCount(dst, fs, past); got != le.Count {
 			t.Fatalf("start %d: findingsCount %d, the writer %d", start, got, le.Count)
 		}
 	}

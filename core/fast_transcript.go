@@ -2,6 +2,7 @@ package core
 
 import (
 	"errors"
+	"math"
 	"strconv"
 
 	"github.com/toolerr/toolerr/core/internal/bounds"
@@ -133,13 +134,13 @@ func fastList(request []byte) (response []byte, ok bool) {
 		o.MaxBytes = MaxResponseBytes // the findings past those cannot be written
 		fs := transcript.Check(tf, msgs, o)
 		out := append(make([]byte, 0, responseCap(len(request))), okPrefix+`{"findings":`...)
-		out = append(appendFindings(out, fs), "}}"...)
-		if len(out) > MaxResponseBytes {
+		out, past := appendFindingsMax(out, fs, maxResult)
+		if len(out)+len("}}") > MaxResponseBytes {
 			// the error writeOK gives the general path's tree of the same
 			// findings, without the tree
-			return limitResponse(responseTooLarge(op, findingsCount(out[:len(okPrefix+`{"findings":`)], fs), "")), true
+			return limitResponse(responseTooLarge(op, findingsCount(out, fs, past), "")), true
 		}
-		return out, true
+		return append(out, "}}"...), true
 	default:
 		return nil, false
 	}
@@ -168,15 +169,35 @@ func listOptions(op, format string, opts TranscriptOptions) (transcript.Format, 
 // appendFindings appends the canonical JSON of fs to dst: what
 // canonical.Append writes for findingsValue(fs), without the tree.
 func appendFindings(dst []byte, fs []Finding) []byte {
+	dst, _ = appendFindingsMax(dst, fs, math.MaxInt)
+	return dst
+}
+
+// appendFindingsMax is appendFindings that also returns where the first
+// finding that takes dst past max bytes begins in it (at, and its index i
+// in fs; i is -1 when none does), for findingsCount.
+func appendFindingsMax(dst []byte, fs []Finding, max int) (_ []byte, past crossing) {
+	past.i = -1
 	dst = append(dst, '[')
 	for i := range fs {
 		if i > 0 {
 			dst = append(dst, ',')
 		}
-		dst = appendFinding(dst, &fs[i])
+		n := len(dst)
+		if dst = appendFinding(dst, &fs[i]); past.i < 0 && len(dst) > max {
+			past = crossing{i, n}
+		}
 	}
-	return append(dst, ']')
+	return append(dst, ']'), past
 }
+
+// crossing is where a list written by appendFindingsMax first passed its
+// bound: the index of the finding that took it past and the offset in the
+// list's bytes where that finding begins (i -1: none did).
+type crossing struct{ i, at int }
+
+// maxResult is writeOK's bound for the result, before its closing '}'.
+const maxResult = MaxResponseBytes - 1
 
 // appendFinding appends the canonical JSON of f to dst: what
 // canonical.Append writes for findingValue(f).
@@ -202,28 +223,21 @@ func appendFinding(dst []byte, f *Finding) []byte {
 
 // findingsCount returns the count writeOK's error gives for the result
 // {"findings": findingsValue(fs)} whose response passes MaxResponseBytes,
-// dst its bytes up to the findings: canonical.AppendMax stops at the first
-// check it fails, which a finding appendFindings writes whole within the
-// bound never does, so the findings before the one that passes it are
-// written as bytes and that one through AppendMax.
-func findingsCount(dst []byte, fs []Finding) int64 {
-	const max = MaxResponseBytes - 1 // writeOK's, before its closing '}'
-	dst = append(dst, '[')
-	for i := range fs {
-		if i > 0 {
-			dst = append(dst, ',')
+// dst its bytes up to the findings' closing ']' as appendFindingsMax wrote
+// them with maxResult, and past where they first passed it:
+// canonical.AppendMax stops at the first check it fails, which a finding
+// written whole within the bound never does, so only the finding that
+// passes it is written again, through AppendMax, over its own bytes.
+func findingsCount(dst []byte, fs []Finding, past crossing) int64 {
+	if past.i >= 0 {
+		_, err := canonical.AppendMax(dst[:past.at], findingValue(&fs[past.i]), maxResult)
+		if le, isLimit := errors.AsType[*canonical.LimitError](err); isLimit {
+			return le.Count
 		}
-		n := len(dst)
-		if dst = appendFinding(dst, &fs[i]); len(dst) > max {
-			_, err := canonical.AppendMax(dst[:n], findingValue(&fs[i]), max)
-			if le, isLimit := errors.AsType[*canonical.LimitError](err); isLimit {
-				return le.Count
-			}
-			return int64(len(dst)) // not reached: the finding passes max
-		}
+		return int64(len(dst)) // not reached: the finding passes maxResult
 	}
-	if dst = append(dst, ']'); len(dst) > max {
-		return int64(len(dst))
+	if len(dst) > maxResult {
+		return int64(len(dst)) // the list's ']'
 	}
 	return int64(len(dst) + 1) // the '}' of the result
 }
