@@ -90,6 +90,28 @@ func EgressStreamError(ingress Format, event string, data []byte, opt EgressOpti
 	return egressError(ingress, classify.Request{Kind: classify.KindSSE, Event: event, Data: classify.ParseBody(data), ContentEmitted: opt.ContentEmitted}, opt)
 }
 
+// EgressStreamHead tells whether an event of an upstream stream that
+// began with 200, too long to hold whole, is an error event, from head, its
+// held start (its lines as they came, the last one cut; the stream's
+// leading UTF-8 BOM stripped): named "error" in a complete line, or with
+// data that opens a JSON object whose first member is an "error" object.
+// When it is, ok is true and the reply is the error event the client gets
+// for it, read without its data (the upstream's text is never read), as
+// EgressStreamError gives it for the event of that name: the transport
+// drops the event to its end and writes the reply there. When it is not, ok
+// is false: the event passes unread. head is read in place, never copied.
+// Errors as for EgressHTTPError, whatever the head.
+//
+// See docs/egress.md, "The error op" (upstream.sse_event.head).
+func EgressStreamHead(ingress Format, head []byte, opt EgressOptions) (rep ErrorReply, ok bool, err error) {
+	name, isError := egress.HeadError(head)
+	r, err := egressRequest(ingress, classify.Request{Kind: classify.KindSSE, Event: name, ContentEmitted: opt.ContentEmitted}, opt)
+	if err != nil || !isError {
+		return ErrorReply{}, false, err
+	}
+	return reply(r.Respond()), true, nil
+}
+
 // EgressTransportError returns what a client speaking ingress gets when the
 // upstream never answered: err is the HTTP client's error, classified as
 // ClassifyError does (a deadline gives 504 TIMEOUT, a cancellation 499
@@ -139,12 +161,16 @@ func reply(r egress.Response) ErrorReply {
 // opEgressError: {"ingress", "upstream" {one of http / sse_event /
 // error_text, "provider"?, "now_ms"?}, "upstream_message"?} -> {"status",
 // "headers", "body", "envelope"} for a failure outside a stream, {"event",
-// "data", "envelope"} for a stream event. The members are read and checked
-// by egress.ReadErrorRequest, the same checks the typed API runs.
+// "data", "envelope"} for a stream event, {"pass": true} for an sse_event
+// given by a head that is no error event's. The members are read and
+// checked by egress.ReadErrorRequest, the same checks the typed API runs.
 func opEgressError(req map[string]any) (any, error) {
 	r, err := egress.ReadErrorRequest(req, "")
 	if err != nil {
 		return nil, err
+	}
+	if r.Pass {
+		return map[string]any{"pass": true}, nil
 	}
 	return errorReplyValue(r.Respond()), nil
 }

@@ -70,6 +70,16 @@ func typedEgressError(req map[string]any) (any, error, bool) {
 			return nil, nil, false
 		}
 		opt.ContentEmitted = emitted
+		if head, isHead := s["head"].(string); isHead && !present(s, "event") && !present(s, "data") {
+			var isError bool
+			if r, isError, err = EgressStreamHead(Format(ingress), []byte(head), opt); err == nil && !isError {
+				return map[string]any{"pass": true}, nil, true
+			}
+			break
+		}
+		if present(s, "head") {
+			return nil, nil, false
+		}
 		r, err = EgressStreamError(Format(ingress), event, bodyBytes(s["data"]), opt)
 	default:
 		text, isStr := up["error_text"].(string)

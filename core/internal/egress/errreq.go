@@ -1,6 +1,7 @@
 package egress
 
 import (
+	"maps"
 	"strconv"
 
 	"github.com/toolerr/toolerr/core/internal/classify"
@@ -13,10 +14,15 @@ import (
 // Ingress, the Upstream failure as a classify request (an HTTP error
 // response, a stream error event or error text, with the upstream's
 // provider as the hint and now_ms), and the Message policy.
+//
+// Pass is set for a stream event given by its head (see ReadErrorRequest)
+// that HeadError tells is no error event: it passes unread, and Respond
+// has nothing to answer.
 type ErrorRequest struct {
 	Ingress  Ingress
 	Upstream classify.Request
 	Message  MessagePolicy
+	Pass     bool
 }
 
 // Check reports the first member of r the op refuses, under parent (the
@@ -72,6 +78,12 @@ func PolicyNamed(name, path string) (MessagePolicy, error) {
 // "sse_event" or "error_text", with "provider"? naming the upstream's format
 // or vendor and "now_ms"?), "upstream_message"? (keep | drop). The request
 // returned has passed Check.
+//
+// An sse_event may give, instead of event and data, "head": the held start
+// of an event too long to hold (see HeadError). When HeadError tells it an
+// error event, the request is the event of that name without its data (the
+// upstream's text is never read); when not, the request is read and
+// checked all the same, and Pass is set.
 func ReadErrorRequest(m map[string]any, parent string) (ErrorRequest, error) {
 	var r ErrorRequest
 	name, _, err := field.Get[string](m, "ingress", parent)
@@ -96,8 +108,37 @@ func ReadErrorRequest(m map[string]any, parent string) (ErrorRequest, error) {
 	if !ok {
 		return r, field.NewError(up, "is required (one of http, sse_event or error_text, as the classify op takes them)")
 	}
+	if u, r.Pass, err = readHead(u, up); err != nil {
+		return r, err
+	}
 	if r.Upstream, err = classify.ReadRequest(u, up); err != nil {
 		return r, err
 	}
 	return r, r.Check(parent)
+}
+
+// readHead returns u, the upstream object at path up, with an sse_event
+// given by its "head" read by HeadError: replaced, in a copy, by the event
+// of the head's name without data; pass is true when the head is no error
+// event's. u is returned as it is when its sse_event has no head.
+func readHead(u map[string]any, up string) (_ map[string]any, pass bool, err error) {
+	s, _ := u["sse_event"].(map[string]any)
+	sp := field.Join(up, "sse_event")
+	head, ok, err := field.Get[string](s, "head", sp)
+	if err != nil || !ok {
+		return u, false, err
+	}
+	for _, k := range [...]string{"event", "data"} {
+		if _, given := s[k]; given {
+			return u, false, field.NewError(field.Join(sp, k), "must be absent with head (the held start of an event too long to hold, read for its name and the start of its data)")
+		}
+	}
+	name, isError := HeadError([]byte(head))
+	ev := map[string]any{"event": name}
+	if c, given := s["content_emitted"]; given {
+		ev["content_emitted"] = c
+	}
+	out := maps.Clone(u)
+	out["sse_event"] = ev
+	return out, !isError, nil
 }
