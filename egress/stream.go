@@ -60,9 +60,10 @@ type StreamConfig struct {
 // one whose data is a JSON object with an "error" object (Chat Completions
 // and Gemini chunks; an "error" that is null, a string or nested deeper is
 // content). An event past MaxEventBytes is an error event when its first
-// MaxEventBytes say so (named "error" in a line there, or data that opens
-// with an "error" object): it is dropped to its end, never held whole, and
-// replaced there by the error op's event for the event without its data.
+// MaxEventBytes say so, as core.EgressStreamHead tells (named "error" in a
+// line there, or data that opens with an "error" object): it is dropped to
+// its end, never held whole, and replaced there by the error op's event for
+// the event without its data.
 //
 // See the WHATWG HTML standard, "Server-sent events" (an event ends at a
 // blank line; lines end in CRLF, LF or CR; a leading BOM is ignored),
@@ -133,7 +134,7 @@ func (s *streamReader) Read(p []byte) (int, error) {
 			// Too long to hold: what has been scanned passes as it
 			// arrived, unread, and so does the rest up to the end of the
 			// event; but an error event, as far as its first part tells
-			// (oversizedError), is dropped to its end instead and
+			// (core.EgressStreamHead), is dropped to its end instead and
 			// replaced there as any error event is, read without its
 			// data: the upstream's text never passes. A CR left at the
 			// end stays, to be read with the byte after it (a CRLF is one
@@ -143,10 +144,8 @@ func (s *streamReader) Read(p []byte) (int, error) {
 				if !s.started {
 					head, s.started = bytes.TrimPrefix(head, []byte(utf8BOM)), true
 				}
-				if name, ok := oversizedError(head, s.line-(len(s.pending)-len(head))); ok {
-					if rep, ok := s.reply(name, nil); ok {
-						s.drop = &rep
-					}
+				if rep, ok, err := core.EgressStreamHead(s.c.Ingress, head, s.options()); ok && err == nil {
+					s.drop = &rep
 				}
 			}
 			if s.drop == nil {
@@ -229,12 +228,17 @@ func (s *streamReader) event(raw []byte) {
 }
 
 // reply is the error op's event for an upstream error event named name
-// with data (nil for one too long to read); false when the op refuses it.
+// with data; false when the op refuses it.
 func (s *streamReader) reply(name string, data []byte) (core.ErrorReply, bool) {
+	rep, err := core.EgressStreamError(s.c.Ingress, name, data, s.options())
+	return rep, err == nil
+}
+
+// options are the error op's options for the event being read.
+func (s *streamReader) options() core.EgressOptions {
 	opt := s.c.Options
 	opt.NowMs, opt.ContentEmitted = s.c.Now().UnixMilli(), s.emitted
-	rep, err := core.EgressStreamError(s.c.Ingress, name, data, opt)
-	return rep, err == nil
+	return opt
 }
 
 // write writes rep, the error op's event, its lines ended by eol, and
@@ -250,46 +254,6 @@ func (s *streamReader) write(rep core.ErrorReply, eol string) {
 	if s.c.OnError != nil {
 		s.c.OnError(rep)
 	}
-}
-
-// oversizedError tells from head, the first part of an event too long to
-// hold (its complete lines before offset line, then the start of one that
-// goes on), whether it is an error event as isErrorEvent tells one: named
-// "error" in a complete line, or with data that opens a JSON object whose
-// first member is an "error" object (a Chat Completions or Gemini error
-// chunk; a member after a long one cannot be told, and such an event
-// passes unread). name is the event's name.
-func oversizedError(head []byte, line int) (name string, ok bool) {
-	line = max(0, min(line, len(head)))
-	name, _ = parseEvent(head[:line])
-	if name == "error" {
-		return name, true
-	}
-	// the first data line, complete or not
-	for rest := head; len(rest) > 0; {
-		i := bytes.IndexAny(rest, "\r\n")
-		if i < 0 {
-			i = len(rest)
-		}
-		if v, found := bytes.CutPrefix(rest[:i], []byte("data:")); found {
-			return name, opensErrorObject(bytes.TrimPrefix(v, []byte(" ")))
-		}
-		rest = bytes.TrimLeft(rest[i:], "\r\n")
-	}
-	return name, false
-}
-
-// opensErrorObject reports whether b begins {"error":{ (JSON white space
-// allowed between the tokens).
-func opensErrorObject(b []byte) bool {
-	for _, tok := range []string{"{", `"error"`, ":", "{"} {
-		b = bytes.TrimLeft(b, " \t\r\n")
-		var ok bool
-		if b, ok = bytes.CutPrefix(b, []byte(tok)); !ok {
-			return false
-		}
-	}
-	return true
 }
 
 // utf8BOM is U+FEFF in UTF-8.
