@@ -361,28 +361,26 @@ class Events {
       if (data.length && name !== 'ping') this.emitted = true;
       return raw;
     }
-    const rep = this.reply(name, data);
+    const rep = this.reply({ event: name, data });
     return rep ? this.write(rep, lineEnd(raw)) : raw;
   }
 
-  // longError reads held, the first MAX_EVENT_BYTES (about) of an event too
-  // long to hold, its last line cut: the error op's reply for it, read
-  // without its data, when it is an error event as the Go StreamReader tells
-  // one (named "error", or a first data line that opens a JSON object whose
-  // first member is an "error" object), else null.
+  // longError returns the error op's reply for held, the first
+  // MAX_EVENT_BYTES (about) of an event too long to hold, its last line
+  // cut, when the core tells it an error event (the op's
+  // upstream.sse_event.head; the reply is read without its data), else null.
   longError(held) {
     const bom = !this.started && held.length >= 3 && held[0] === 0xef && held[1] === 0xbb && held[2] === 0xbf;
     this.started = true;
-    const [name, data] = parseEvent(bom ? held.subarray(3) : held);
-    if (name !== 'error' && !/^[ \t\r\n]*\{[ \t\r\n]*"error"[ \t\r\n]*:[ \t\r\n]*\{/.test(data.split('\n', 1)[0])) return null;
-    return this.reply(name, '');
+    const rep = this.reply({ head: eventDec.decode(bom ? held.subarray(3) : held) });
+    return rep?.pass ? null : rep;
   }
 
-  // reply returns the error op's reply for an error event's name and data,
-  // null when the op refused it.
-  reply(name, data) {
+  // reply returns the error op's reply for an event ({event, data}, or
+  // {head} for one too long to hold), null when the op refused it.
+  reply(event) {
     try {
-      return invoke(errorRequest(this.eg, this.ep, { sse_event: { event: name, data, content_emitted: this.emitted } }));
+      return invoke(errorRequest(this.eg, this.ep, { sse_event: { ...event, content_emitted: this.emitted } }));
     } catch (err) {
       if (err instanceof ToolerrError) return null;
       throw err;

@@ -289,6 +289,23 @@ test('an error event longer than 4 MiB is replaced and the rest of it dropped; t
   }
 });
 
+test('an event longer than 4 MiB that is no error event passes byte for byte, unreported', async () => {
+  const pad = 'y'.repeat(8 << 20);
+  for (const event of [
+    `data: {"choices":[{"delta":{"content":"${pad}"}}]}\n\n`,
+    `data: {"id":"${pad}","error":{"message":"late"}}\n\n`,
+    `event: content_block_delta\ndata: ${pad}\n\n`,
+    `data: {"error":"${pad}"}\n\n`,
+  ]) {
+    const src = `${event}data: [DONE]\n\n`;
+    up.script = [stream([src.slice(0, 1 << 20), src.slice(1 << 20)])];
+    const seen = [];
+    const text = await bytes(await egressFetch({ onStreamError: (ev) => seen.push(ev) })(`${up.url}/v1/chat/completions`, CHAT));
+    assert.equal(seen.length, 0);
+    assert.ok(text === src, `${event.slice(0, 40)} passes as it came`);
+  }
+});
+
 for (const name of ['retry-after', 'retry-after-ms']) {
   for (const value of ['-5', 'abc', '1e9']) {
     test(`an unreadable ${name}: ${value} does not reach the client`, async () => {

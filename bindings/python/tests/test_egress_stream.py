@@ -31,3 +31,20 @@ def test_an_error_event_longer_than_max_event_bytes_is_replaced(path: str, event
     assert SECRET not in out and b"xxxx" not in out
     assert len(seen) == 1
     assert out == PING + (b"event: error" + eol if named else b"") + b"data: " + seen[0].data + eol + eol + tail
+
+
+@pytest.mark.parametrize("event", [
+    b'data: {"choices":[{"delta":{"content":"' + PAD + b'"}}]}\n\n',
+    b'data: {"id":"' + PAD + b'","error":{"message":"late"}}\n\n',
+    b"event: content_block_delta\ndata: " + PAD + b"\n\n",
+    b'data: {"error":"' + PAD + b'"}\n\n',
+], ids=["content", "error-after-a-long-member", "not-json", "error-string"])
+def test_an_event_longer_than_max_event_bytes_that_is_no_error_passes(event: bytes) -> None:
+    # The core answers pass for its head (the op's upstream.sse_event.head): it goes byte for byte.
+    seen: List[Any] = []
+    events = _Events(_Egress(None, False, None, lambda request, ev: seen.append(ev), time.time), None,
+                     endpoint_of("POST", "/v1/chat/completions"))
+    src = event + b"data: [DONE]\n\n"
+    out = b"".join(events.feed(src[i:i + (64 << 10)]) for i in range(0, len(src), 64 << 10)) + events.flush()
+    assert seen == []
+    assert out == src

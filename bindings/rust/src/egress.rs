@@ -474,36 +474,34 @@ impl Events {
             }
             return raw;
         }
-        match self.reply(&name, &data) {
+        match self.reply(json!({"event": name, "data": data})) {
             Some(ev) => self.write(ev, line_end(&raw)),
             None => raw,
         }
     }
 
-    /// Reads `held`, the first `MAX_EVENT_BYTES` (about) of an event too long
-    /// to hold, its last line cut: the error op's reply for it, read without
-    /// its data, when it is an error event as the Go StreamReader tells one
-    /// (named "error", or a first data line that opens a JSON object whose
-    /// first member is an "error" object), else None.
+    /// The error op's reply for `held`, the first `MAX_EVENT_BYTES` (about)
+    /// of an event too long to hold, its last line cut, when the core tells
+    /// it an error event (the op's `upstream.sse_event.head`; the reply is
+    /// read without its data), else None.
     fn long_error(&mut self, held: &[u8]) -> Option<StreamError> {
         let fields = match held.strip_prefix(UTF8_BOM) {
             Some(rest) if !self.started => rest,
             _ => held,
         };
         self.started = true;
-        let (name, data) = parse_event(fields);
-        if name != "error" && !opens_error_object(data.split('\n').next().unwrap_or("")) {
-            return None;
-        }
-        self.reply(&name, "")
+        self.reply(json!({"head": String::from_utf8_lossy(fields)}))
     }
 
-    /// The error op's reply for an error event's name and data, None when
-    /// the op refused it.
-    fn reply(&self, name: &str, data: &str) -> Option<StreamError> {
-        let up =
-            json!({"sse_event": {"event": name, "data": data, "content_emitted": self.emitted}});
-        let rep = invoke(&self.eg.error_request(&self.ep, up)).ok()?;
+    /// The error op's reply for an event (`{event, data}`, or `{head}` for
+    /// one too long to hold), None when the op refused it or answered that
+    /// the event passes.
+    fn reply(&self, mut sse: Value) -> Option<StreamError> {
+        sse["content_emitted"] = Value::Bool(self.emitted);
+        let rep = invoke(&self.eg.error_request(&self.ep, json!({"sse_event": sse}))).ok()?;
+        if rep.get("pass").is_some() {
+            return None;
+        }
         let text = canonicalize(&rep["data"]).ok()?;
         let envelope: Envelope = serde_json::from_value(rep["envelope"].clone()).ok()?;
         let event = rep["event"].as_str().unwrap_or("").to_string();
@@ -532,21 +530,6 @@ impl Events {
 
 /// U+FEFF in UTF-8.
 const UTF8_BOM: &[u8] = b"\xEF\xBB\xBF";
-
-/// Whether `data` begins a JSON object whose first member is "error" with an
-/// object value (`{"error":{...`), white space allowed: the head of a Chat
-/// Completions or Gemini error chunk.
-fn opens_error_object(data: &str) -> bool {
-    let mut rest = data;
-    for want in ["{", "\"error\"", ":", "{"] {
-        rest = rest.trim_start_matches([' ', '\t', '\r', '\n']);
-        match rest.strip_prefix(want) {
-            Some(r) => rest = r,
-            None => return false,
-        }
-    }
-    true
-}
 
 /// The line end of `raw`, one complete event: the one that ends its last line.
 fn line_end(raw: &[u8]) -> &'static str {
@@ -666,6 +649,32 @@ mod tests {
             assert_eq!(seen.len(), 1);
             let head = if named { format!("event: error{eol}") } else { String::new() };
             assert_eq!(out, format!("{ping}{head}data: {}{eol}{eol}{tail}", seen[0]));
+        }
+    }
+
+    /// An event longer than MAX_EVENT_BYTES whose head the core tells no
+    /// error event's (it answers pass) goes byte for byte, unreported.
+    #[test]
+    fn an_event_longer_than_max_event_bytes_that_is_no_error_passes() {
+        let pad = "y".repeat(2 * MAX_EVENT_BYTES);
+        for event in [
+            format!("data: {{\"choices\":[{{\"delta\":{{\"content\":\"{pad}\"}}}}]}}\n\n"),
+            format!("data: {{\"id\":\"{pad}\",\"error\":{{\"message\":\"late\"}}}}\n\n"),
+            format!("event: content_block_delta\ndata: {pad}\n\n"),
+            format!("data: {{\"error\":\"{pad}\"}}\n\n"),
+        ] {
+            let seen = Arc::new(std::sync::Mutex::new(0));
+            let s = seen.clone();
+            let eg = Egress::default().on_stream_error(move |_| *s.lock().unwrap() += 1);
+            let mut events = Events { eg, ep: endpoint_of("POST", "/v1/chat/completions").unwrap(), pending: Vec::new(), scan: 0, skip: false, dropped: None, emitted: false, started: false };
+            let src = format!("{event}data: [DONE]\n\n").into_bytes();
+            let mut out = Vec::new();
+            for chunk in src.chunks(64 << 10) {
+                out.extend(events.feed(chunk));
+            }
+            out.extend(events.flush());
+            assert_eq!(*seen.lock().unwrap(), 0);
+            assert!(out == src, "{:.40} passes as it came", event);
         }
     }
 

@@ -6,7 +6,6 @@ from __future__ import annotations
 import functools
 import json
 import logging
-import re
 import time
 from dataclasses import dataclass
 from types import ModuleType
@@ -172,23 +171,21 @@ class _Egress:
         name, data = _parse_event(raw[len(_BOM):] if first and raw.startswith(_BOM) else raw)
         if not _is_error_event(name, data):
             return raw, emitted or (bool(data) and name != "ping")
-        rep = self._stream_reply(ep, name, data, emitted)
+        rep = self._stream_reply(ep, {"event": name, "data": data.decode("utf-8", "replace")}, emitted)
         return (raw if rep is None else self.stream_write(request, ep, rep, _line_end(raw))), emitted
 
     def long_error(self, ep: Endpoint, held: bytes, emitted: bool, first: bool) -> Optional[Dict[str, Any]]:
-        """Read held, the first MAX_EVENT_BYTES (about) of an event too long to hold, its
-        last line cut: the error op's reply for it, read without its data, when it is an
-        error event as the Go StreamReader tells one (named "error", or a first data line
-        that opens a JSON object whose first member is an "error" object), else None."""
-        name, data = _parse_event(held[len(_BOM):] if first and held.startswith(_BOM) else held)
-        if name != "error" and not _OPENS_ERROR.match(data.split(b"\n", 1)[0]):
-            return None
-        return self._stream_reply(ep, name, b"", emitted)
+        """Return the error op's reply for held, the first MAX_EVENT_BYTES (about) of an
+        event too long to hold, its last line cut, when the core tells it an error event
+        (the op's ``upstream.sse_event.head``; the reply is read without its data), else None."""
+        head = held[len(_BOM):] if first and held.startswith(_BOM) else held
+        rep = self._stream_reply(ep, {"head": head.decode("utf-8", "replace")}, emitted)
+        return None if rep is None or rep.get("pass") else rep
 
-    def _stream_reply(self, ep: Endpoint, name: str, data: bytes, emitted: bool) -> Optional[Dict[str, Any]]:
+    def _stream_reply(self, ep: Endpoint, event: Dict[str, Any], emitted: bool) -> Optional[Dict[str, Any]]:
         try:
             return invoke(self._error_request(ep, {"sse_event": {  # type: ignore[no-any-return]
-                "event": name, "data": data.decode("utf-8", "replace"), "content_emitted": emitted}}))
+                **event, "content_emitted": emitted}}))
         except ToolerrError:
             return None
 
@@ -264,10 +261,6 @@ def _parse_event(raw: bytes) -> Tuple[str, bytes]:
         elif field == b"data":
             data.append(value)
     return name, b"\n".join(data)
-
-
-# The head of a Chat Completions or Gemini error chunk: a JSON object whose first member is an "error" object.
-_OPENS_ERROR = re.compile(rb'[ \t\r\n]*\{[ \t\r\n]*"error"[ \t\r\n]*:[ \t\r\n]*\{')
 
 
 def _is_error_event(name: str, data: bytes) -> bool:
