@@ -10,7 +10,10 @@ import { invokeText, classifyException, classifyResponse, ToolerrError } from '.
 
 const enc = new TextEncoder();
 const dec = new TextDecoder();
+const strict = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true });
 const text = (v) => (v === null || v === undefined ? null : typeof v === 'string' ? v : dec.decode(v));
+// The JSON literal of a string (null or undefined: 'null').
+const literalOf = (v) => (v === null || v === undefined ? 'null' : JSON.stringify(v));
 const bytes = (v) => (v === null || v === undefined ? null : typeof v === 'string' ? enc.encode(v) : v);
 const sameBytes = (a, b) => {
   if (a === null || b === null) return a === b;
@@ -18,6 +21,14 @@ const sameBytes = (a, b) => {
   for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return false;
   return true;
 };
+
+// The executor's own way into a MemoryStore (not part of the Store port):
+// the stored value as text and as the JSON literal a step event carries it
+// in, and a compare-and-swap of texts answering with the event's text, so a
+// call on the in-process store neither encodes, decodes nor escapes the
+// state it moves (Go's executor reads its memory store without a copy too).
+const memoryLoad = Symbol('toolerr.memoryLoad');
+const memoryCas = Symbol('toolerr.memoryCas');
 
 /**
  * The in-process store: a Map of bytes. Every store implements this byte-level
@@ -27,15 +38,51 @@ const sameBytes = (a, b) => {
  * Methods may return promises (a Redis store does).
  */
 export class MemoryStore {
+  // key -> {bytes, text, exact, literal}: the stored bytes, their UTF-8
+  // text, whether the bytes are that text's UTF-8 exactly (not for bytes
+  // that are no UTF-8, which a text never matches), and the text's JSON
+  // string literal (bytes and literal made when first asked).
   #data = new Map();
+
+  static #entry(bytes, text, exact = true) { return { bytes, text, exact, literal: undefined }; }
+
+  static #bytes(e) { return e === undefined ? null : (e.bytes ??= enc.encode(e.text)); }
+
   /** Returns the bytes stored under key, or null. */
-  load(key) { return this.#data.get(key) ?? null; }
+  load(key) { return MemoryStore.#bytes(this.#data.get(key)); }
+
   /** Stores next under key if it holds exactly old; else returns what it holds. */
   compareAndSwap(key, old, next) {
-    const cur = this.#data.get(key) ?? null;
-    if (!sameBytes(cur, bytes(old))) return { swapped: false, current: cur };
-    this.#data.set(key, typeof next === 'string' ? enc.encode(next) : Uint8Array.from(next));
+    const e = this.#data.get(key);
+    if (!sameBytes(MemoryStore.#bytes(e), bytes(old))) return { swapped: false, current: MemoryStore.#bytes(e) };
+    const b = typeof next === 'string' ? enc.encode(next) : Uint8Array.from(next);
+    let t, exact = true;
+    try {
+      t = strict.decode(b);
+    } catch {
+      t = dec.decode(b);
+      exact = false;
+    }
+    this.#data.set(key, MemoryStore.#entry(b, t, exact));
     return { swapped: true, current: null };
+  }
+
+  // [text, literal] of the value under key ([null, 'null'] for none).
+  [memoryLoad](key) {
+    const e = this.#data.get(key);
+    if (e === undefined) return [null, 'null'];
+    return [e.text, e.literal ??= JSON.stringify(e.text)];
+  }
+
+  // compareAndSwap of texts (old null: holds nothing), answering with the
+  // cas event's text.
+  [memoryCas](key, old, next) {
+    const e = this.#data.get(key);
+    if (e === undefined ? old !== null : !e.exact || e.text !== old) {
+      return `{"kind":"cas","swapped":false,"current":${e === undefined ? 'null' : this[memoryLoad](key)[1]}}`;
+    }
+    this.#data.set(key, MemoryStore.#entry(undefined, next));
+    return '{"kind":"cas","swapped":true,"current":null}';
   }
 }
 
@@ -158,13 +205,13 @@ const SLEPT = { kind: 'slept', text: '{"kind":"slept"' };
 const CANCELLED = { kind: 'cancelled', text: '{"kind":"cancelled"' };
 const DEADLINE = { kind: 'cancelled', text: '{"kind":"cancelled","cause":"deadline"' };
 // The store's answers as the step events' JSON text.
-const literal = (v) => (v === null || v === undefined ? 'null' : JSON.stringify(text(v)));
+const literal = (v) => literalOf(text(v));
 const loadedText = (v) => `{"kind":"loaded","value":${literal(v)}}`;
-// A load made ahead: its event's text, and the stored value as text (null:
-// none; undefined: the store failed).
+// A load made ahead: its event's text, and the stored value as its JSON
+// literal ('null': none; undefined: the store failed).
 const loadedAhead = (v) => {
-  const t = text(v);
-  return [`{"kind":"loaded","value":${t === null ? 'null' : JSON.stringify(t)}}`, t];
+  const literal = literalOf(text(v));
+  return [`{"kind":"loaded","value":${literal}}`, literal];
 };
 const failedAhead = (e) => [storeErrorText(e), undefined];
 const thenable = (v) => typeof v?.then === 'function';
@@ -201,10 +248,54 @@ function member(s, i, key) {
   return end < 0 ? [undefined, -1] : [JSON.parse(s.slice(at, end)), end];
 }
 
+// rawMember is member keeping the value as its JSON text.
+function rawMember(s, i, key) {
+  if (i < 0 || !s.startsWith(key, i)) return [undefined, i];
+  const at = i + key.length, end = valueEnd(s, at);
+  return end < 0 ? [undefined, -1] : [s.slice(at, end), end];
+}
+
+// readReplica reads the replica member's text, {"down_until_ms": n, "state":
+// string or null} in canonical JSON, as [downUntilMs, the state's JSON
+// literal] (a quote inside the string is escaped, so the first ',"state":'
+// is the member).
+function readReplica(t) {
+  const j = t.indexOf(',"state":');
+  if (t.startsWith('{"down_until_ms":') && j > 0 && t.endsWith('}')) return [Number(t.slice(17, j)), t.slice(j + 9, -1)];
+  const o = JSON.parse(t);
+  return [o.down_until_ms ?? 0, literalOf(o.state)];
+}
+
+// readDecided reads on_success's text, {"action", "decisions", "if_loaded",
+// "state"} in canonical JSON, as readAnswer reads an answer, with
+// if_loaded (a string or null) kept as its JSON literal.
+function readDecided(t, records) {
+  const r = { action: undefined, records: null, ifLoaded: undefined, state: '' };
+  if (t.startsWith('{"action":') && t.endsWith('}')) {
+    const end = valueEnd(t, 10);
+    const j = t.lastIndexOf(',"state":'); // the last member; its value is an object
+    let i = -1;
+    if (end > 0 && j > end && t.startsWith(',"decisions":', end)) {
+      r.action = JSON.parse(t.slice(10, end));
+      if (records) [r.records, i] = member(t, end, ',"decisions":');
+      else i = t.indexOf('],"', end + 13) + 1 || -1;
+      if (i > 0 && i < j && t.startsWith(',"if_loaded":', i)) {
+        r.ifLoaded = t.slice(i + 13, j);
+        r.state = t.slice(j + 9, -1);
+        return r;
+      }
+    }
+  }
+  const o = JSON.parse(t);
+  return { action: o.action, records: records ? o.decisions : null, ifLoaded: literalOf(o.if_loaded),
+    state: JSON.stringify(o.state) };
+}
+
 // readAnswer reads the members of one step answer the runtime uses: the
 // answer is canonical JSON (RFC 8785), so its members come in key order
 // (action, budget?, decisions, loop?, on_success?, replica?, state). The state is kept as
-// the core's text (sent back as it is, never parsed); the decision records
+// the core's text (sent back as it is, never parsed), on_success and the
+// replica too (read when a success or the next step needs them); the decision records
 // are read only when wanted (they are flat objects, so the list ends at the
 // first '],"': a quote inside a string is escaped). An answer of any other
 // shape, an error included, is read whole.
@@ -221,8 +312,8 @@ function readAnswer(s, records) {
         if (records) [r.records, i] = member(s, i, ',"decisions":');
         else i = s.indexOf('],"', i + 13) + 1 || -1;
         [r.loop, i] = member(s, i, ',"loop":');
-        [r.onSuccess, i] = member(s, i, ',"on_success":');
-        [r.replica, i] = member(s, i, ',"replica":');
+        [r.onSuccess, i] = rawMember(s, i, ',"on_success":');
+        [r.replica, i] = rawMember(s, i, ',"replica":');
         if (i >= 0 && s.startsWith(',"state":', i)) {
           r.state = s.slice(i + 9, -2);
           return r;
@@ -234,7 +325,7 @@ function readAnswer(s, records) {
   if ('error' in resp) throw new ToolerrError(resp.error);
   const o = resp.ok;
   return { action: o.action, records: records ? o.decisions : null, state: JSON.stringify(o.state), budget: o.budget,
-    loop: o.loop, onSuccess: o.on_success, replica: o.replica };
+    loop: o.loop, onSuccess: o.on_success && JSON.stringify(o.on_success), replica: o.replica && JSON.stringify(o.replica) };
 }
 
 /**
@@ -255,9 +346,8 @@ function readAnswer(s, records) {
 export class Executor extends EventTarget {
   #shared;
   #downUntilMs = 0; // the step op's replica state: one back-off window,
-  #seen = new Map(); // and per breaker key the last state seen in the store
-  #seenText = new Map(); // (the same states as JSON values, as a request carries them)
-  #heads = new Map(); // per tool: its requests' constant members, as JSON text without the closing brace
+  #seen = new Map(); // and per breaker key the last state seen in the store, as the JSON literal a request carries
+  #heads = new Map(); // per tool: [its requests' constant members as JSON text without the closing brace, its key]
   #config = {};
   #o;
   #listened = false; // whether a 'decision' listener was ever added (no event is built before)
@@ -287,7 +377,7 @@ export class Executor extends EventTarget {
     // The request's text: the tool's constant members, the state as the
     // core wrote it, the event's text, the replica's, budget's and loop's.
     let req = `${head},"state":${state},"event":${event},"now_ms":${(this.#o.clock ?? Date.now)()}`
-      + `,"replica":{"down_until_ms":${this.#downUntilMs},"state":${this.#seenText.get(key) ?? 'null'}}`;
+      + `,"replica":{"down_until_ms":${this.#downUntilMs},"state":${this.#seen.get(key) ?? 'null'}}`;
     const b = this.budget, g = this.loopGuard;
     if (b) req += `,"budget":${JSON.stringify({ limits: b.limits, state: b.state, ...(tokens ? { charge: { tokens } } : {}) })}`;
     if (g) req += `,"loop":${JSON.stringify(g.threshold > 0 ? { threshold: g.threshold, state: g.state } : { state: g.state })}`;
@@ -297,10 +387,9 @@ export class Executor extends EventTarget {
     if (b && r.budget) b.state = r.budget;
     if (g && r.loop) g.state = r.loop;
     if (r.replica) {
-      this.#downUntilMs = r.replica.down_until_ms;
-      const seen = r.replica.state;
+      const [down, seen] = readReplica(r.replica);
+      this.#downUntilMs = down;
       this.#seen.set(key, seen);
-      this.#seenText.set(key, seen == null ? 'null' : JSON.stringify(seen));
     }
     return r;
   }
@@ -310,7 +399,7 @@ export class Executor extends EventTarget {
    * the store fails, made from it), as its canonical bytes, or null.
    */
   replicaState(tool) {
-    const s = this.#seen.get((this.#config.key_prefix ?? 'toolerr:breaker:') + tool);
+    const s = JSON.parse(this.#seen.get((this.#config.key_prefix ?? 'toolerr:breaker:') + tool) ?? 'null');
     return s == null ? null : enc.encode(s);
   }
 
@@ -334,9 +423,11 @@ export class Executor extends EventTarget {
     const store = this.#shared;
     try {
       if (action.kind === 'load') {
+        if (store[memoryLoad]) return `{"kind":"loaded","value":${store[memoryLoad](action.key)[1]}}`;
         const v = store.load(action.key);
         return thenable(v) ? v.then(loadedText).catch(storeErrorText) : loadedText(v);
       }
+      if (store[memoryCas]) return store[memoryCas](action.key, action.old, action.new);
       const old = action.old === null ? null : enc.encode(action.old);
       const r = store.compareAndSwap(action.key, old, enc.encode(action.new));
       return thenable(r) ? r.then(casText).catch(storeErrorText) : casText(r);
@@ -347,23 +438,31 @@ export class Executor extends EventTarget {
 
   // A load of key made ahead (loadedAhead, failedAhead), or a promise of it.
   #loadAhead(key) {
+    const store = this.#shared;
     try {
-      const v = this.#shared.load(key);
+      if (store[memoryLoad]) {
+        const literal = store[memoryLoad](key)[1];
+        return [`{"kind":"loaded","value":${literal}}`, literal];
+      }
+      const v = store.load(key);
       return thenable(v) ? v.then(loadedAhead).catch(failedAhead) : loadedAhead(v);
     } catch (e) {
       return failedAhead(e);
     }
   }
 
-  // The success step's answer the core decided ahead (onSuccess), when it
-  // holds: the load made ahead of the success answered exactly if_loaded and
-  // the replica is still {"down_until_ms": 0, "state": if_loaded}
-  // (docs/resilience.md, "The step op"); else null (the step is sent).
+  // The success step's answer the core decided ahead (onSuccess, its
+  // text), when it holds: the load made ahead of the success answered
+  // exactly if_loaded and the replica is still {"down_until_ms": 0,
+  // "state": if_loaded} (docs/resilience.md, "The step op"); else null (the
+  // step is sent). held and the replica's state are JSON literals: the
+  // core's writing of if_loaded and of the replica's state is canonical, so
+  // equal literals are equal strings, and a literal JavaScript wrote
+  // otherwise only sends the step.
   #decided(key, ahead, held) {
-    const want = ahead.if_loaded;
-    if (held === undefined || held !== want || this.#downUntilMs !== 0 || (this.#seen.get(key) ?? null) !== want) return null;
-    const listened = !!(this.#o.onDecision || this.#listened || this.#o.console);
-    return { action: ahead.action, records: listened ? ahead.decisions : null, state: JSON.stringify(ahead.state) };
+    if (held === undefined || this.#downUntilMs !== 0) return null;
+    const r = readDecided(ahead, !!(this.#o.onDecision || this.#listened || this.#o.console));
+    return held === r.ifLoaded && (this.#seen.get(key) ?? 'null') === r.ifLoaded ? r : null;
   }
 
   /**
@@ -374,13 +473,13 @@ export class Executor extends EventTarget {
    * at once with CANCELLED (the breaker still hears of a call in flight).
    */
   async call(tool, fn, { args, tokens, signal } = {}) {
-    let head = this.#heads.get(tool);
-    if (head === undefined) {
+    let t = this.#heads.get(tool);
+    if (t === undefined) {
       // on_success: the step that asks for the call may decide the success ahead.
-      head = JSON.stringify({ ...this.#config, op: 'step', tool, on_success: true }).slice(0, -1);
-      this.#heads.set(tool, head);
+      t = [JSON.stringify({ ...this.#config, op: 'step', tool, on_success: true }).slice(0, -1), this.#key(tool)];
+      this.#heads.set(tool, t);
     }
-    const key = this.#key(tool);
+    const [head, key] = t;
     const sleep = this.#o.sleep ?? sleepFor;
     let state = 'null', value, cause, after = 'start', sent, onSuccess, held;
     let event = args === undefined ? START : { kind: 'start', text: `{"kind":"start","args":${JSON.stringify(args)}` };

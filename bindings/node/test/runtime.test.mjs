@@ -196,3 +196,24 @@ test('an async store that resolves to what is no bytes (a number, an object) is 
     assert.equal(r.error?.code, 'TOOL_ERROR');
   }
 });
+
+test('the executor reads and swaps MemoryStore bytes exactly as its port does, bytes that are no UTF-8 included', async () => {
+  // The executor moves a MemoryStore's values as text (never encoding or
+  // decoding them per call); what it writes is read back as bytes by load,
+  // and a value that is no UTF-8 is never matched by the text it decodes
+  // to: every compare-and-swap from that text loses, as it does through
+  // the byte-level compareAndSwap, and the breaker falls back (contention).
+  const key = 'toolerr:breaker:search';
+  const store = new MemoryStore();
+  const recs = [];
+  const x = new Executor({ store, onDecision: (r) => recs.push(r) });
+  assert.equal((await x.call('search', async () => { throw new ToolFailure({ code: 'TRANSPORT', message: 'down', retryable: false, details: {}, source: 'tool' }); })).ok, false);
+  const failed = '{"failures":1,"open_until_ms":0,"phase":"closed","probe_until_ms":0,"successes":0}';
+  assert.equal(new TextDecoder().decode(store.load(key)), failed);
+  assert.equal(store.compareAndSwap(key, new TextEncoder().encode(failed), new Uint8Array([0x7b, 0xff])).swapped, true);
+  recs.length = 0;
+  const r = await x.call('search', async () => 'ok');
+  assert.deepEqual([r.ok, r.attempts], [true, 1]);
+  assert.deepEqual(store.load(key), new Uint8Array([0x7b, 0xff]));
+  assert.deepEqual(recs.filter((d) => d.kind === 'fallback').map((d) => [d.event, d.reason]), [['allow', 'contention'], ['success', 'contention']]);
+});
