@@ -18,9 +18,9 @@
 //! can run a call on `spawn_blocking`. So none is shipped until a user needs
 //! one.
 
-use crate::{classify_exception, invoke, Envelope, Outcome};
-use serde::Serialize;
-use serde_json::{json, Map, Value};
+use crate::{classify_exception, Envelope, Outcome};
+use serde::{Deserialize, Serialize};
+use serde_json::{json, value::RawValue, Map, Value};
 use std::collections::HashMap;
 use std::sync::{Arc, Condvar, Mutex};
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
@@ -257,13 +257,123 @@ impl<T: Serialize> CallResult<T> {
 type Draw = Box<dyn Fn() -> f64 + Send + Sync>;
 
 /// The step op's replica state: one back-off window after a store failure,
-/// and per breaker key the last state seen in the store (a string, or null).
+/// and per breaker key the last state seen in the store.
 #[derive(Default)]
 struct Replica {
     down_until_ms: u64,
-    seen: HashMap<String, Value>,
+    seen: HashMap<String, Seen>,
 }
+
+/// A breaker state the replica saw: its value (the canonical bytes as a
+/// string, or none) and that value's JSON literal as the core wrote it,
+/// which a step request carries as it is.
+#[derive(Clone)]
+struct Seen {
+    value: Option<String>,
+    literal: String,
+}
+
+impl Default for Seen {
+    fn default() -> Self {
+        Seen { value: None, literal: "null".into() }
+    }
+}
+
 type OnDecision = Box<dyn Fn(&Value) + Send + Sync>;
+
+/// A step's action, as the core writes it (docs/resilience.md, "The step op").
+#[derive(Deserialize)]
+struct Action {
+    kind: String,
+    #[serde(default)]
+    attempt: Option<u32>,
+    #[serde(default)]
+    attempts: Option<u32>,
+    #[serde(default)]
+    timeout_ms: Option<u64>,
+    #[serde(default)]
+    delay_ms: Option<u64>,
+    #[serde(default)]
+    key: Option<String>,
+    #[serde(default)]
+    old: Option<String>,
+    #[serde(default)]
+    new: Option<String>,
+    #[serde(default)]
+    error: Option<Envelope>,
+}
+
+/// The step op's response as it is read: the members the runtime uses, the
+/// state, on_success and the decision records kept as the core's text (the
+/// state is sent back unread; the records are read only when someone hears
+/// them).
+#[derive(Deserialize)]
+struct StepResponse<'a> {
+    #[serde(borrow, default)]
+    ok: Option<StepAnswer<'a>>,
+    #[serde(default)]
+    error: Option<Envelope>,
+}
+
+#[derive(Deserialize)]
+struct StepAnswer<'a> {
+    action: Action,
+    #[serde(borrow)]
+    decisions: &'a RawValue,
+    #[serde(default)]
+    budget: Option<Value>,
+    #[serde(default, rename = "loop")]
+    loop_state: Option<Value>,
+    #[serde(borrow, default)]
+    on_success: Option<&'a RawValue>,
+    #[serde(borrow, default)]
+    replica: Option<ReplicaAnswer<'a>>,
+    #[serde(borrow)]
+    state: &'a RawValue,
+}
+
+#[derive(Deserialize)]
+struct ReplicaAnswer<'a> {
+    #[serde(default)]
+    down_until_ms: u64,
+    #[serde(borrow)]
+    state: &'a RawValue,
+}
+
+/// A call step's on_success: the success step's answer decided ahead.
+#[derive(Deserialize)]
+struct Decided<'a> {
+    action: Action,
+    #[serde(borrow)]
+    decisions: &'a RawValue,
+    if_loaded: Option<String>,
+    #[serde(borrow)]
+    state: &'a RawValue,
+}
+
+/// One step's answer as the call loop uses it.
+struct Step {
+    action: Action,
+    /// The decision records, read only when someone hears them.
+    records: Vec<Value>,
+    /// The call's next state, as the core's JSON text.
+    state: String,
+    /// on_success, as the core's JSON text.
+    on_success: Option<String>,
+}
+
+/// The kind of event the runtime sends next, for the loads made ahead.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Sent {
+    /// A store's answer (loaded, cas, store_error): sent as it is.
+    Store,
+    /// start, failure, slept, or cancelled answering a call: carries a load made ahead.
+    Ahead,
+    /// success: carries a load made ahead, and may apply on_success.
+    Success,
+    /// cancelled during a sleep.
+    Plain,
+}
 
 /// Runs tool calls under the core's decisions. Build it with
 /// [`Executor::new`] and the setters; share it between threads.
@@ -272,6 +382,7 @@ pub struct Executor {
     memory: Arc<dyn Store>,
     replica: Mutex<Replica>,
     config: Map<String, Value>,
+    heads: Mutex<HashMap<String, Arc<str>>>,
     budget: Option<Arc<Budget>>,
     loop_guard: Option<Arc<LoopGuard>>,
     clock: Arc<dyn Clock>,
@@ -298,6 +409,23 @@ fn random_draw() -> f64 {
     (x.wrapping_mul(0x2545_F491_4F6C_DD1D) >> 11) as f64 / (1u64 << 53) as f64
 }
 
+/// The JSON text of a value serde_json writes (a string, an envelope, a
+/// draw: none of them fails).
+fn json_text<T: Serialize + ?Sized>(v: &T) -> String {
+    serde_json::to_string(v).unwrap_or_else(|_| "null".into())
+}
+
+/// The JSON literal of stored bytes, as a step event carries them (`null`:
+/// none); bytes that are no UTF-8 are read as Rust's lossy text.
+fn stored_literal(b: Option<&[u8]>) -> String {
+    b.map(|b| json_text(&String::from_utf8_lossy(b))).unwrap_or_else(|| "null".into())
+}
+
+/// The event of a store call that failed with `e`.
+fn store_error_text(e: &StoreError) -> String {
+    format!(r#"{{"kind":"store_error","message":{}}}"#, json_text(&e.to_string()))
+}
+
 impl Executor {
     /// An executor with the defaults: in-memory breakers (3 failures, 30 s,
     /// 2 probes), the SDK retry policy (3 attempts, 500 ms base, 8 s cap),
@@ -309,6 +437,7 @@ impl Executor {
             memory: Arc::new(MemoryStore::new()),
             replica: Mutex::new(Replica::default()),
             config: Map::new(),
+            heads: Mutex::new(HashMap::new()),
             budget: None,
             loop_guard: None,
             clock: Arc::new(SystemClock),
@@ -334,7 +463,7 @@ impl Executor {
     /// while the store fails, made from it), as its canonical bytes.
     pub fn replica_state(&self, tool: &str) -> Option<Vec<u8>> {
         let r = self.replica.lock().unwrap_or_else(|e| e.into_inner());
-        r.seen.get(&self.key(tool)).and_then(|v| v.as_str()).map(|s| s.as_bytes().to_vec())
+        r.seen.get(&self.key(tool)).and_then(|s| s.value.as_ref()).map(|s| s.as_bytes().to_vec())
     }
 
     fn key(&self, tool: &str) -> String {
@@ -399,70 +528,117 @@ impl Executor {
         self.shared.as_deref().unwrap_or(self.memory.as_ref())
     }
 
-    fn step(&self, base: &Map<String, Value>, tokens: Option<u64>, state: &Value, event: Value) -> Value {
-        let mut req = base.clone();
-        req.insert("state".into(), state.clone());
-        req.insert("event".into(), event);
-        req.insert("now_ms".into(), self.clock.now_ms().into());
+    /// The constant members of `tool`'s step requests (its configuration,
+    /// op, tool and on_success), as JSON text without the closing brace;
+    /// written once per tool.
+    fn head(&self, tool: &str) -> Arc<str> {
+        let mut heads = self.heads.lock().unwrap_or_else(|e| e.into_inner());
+        if let Some(h) = heads.get(tool) {
+            return h.clone();
+        }
+        let mut base = self.config.clone();
+        base.insert("op".into(), "step".into());
+        base.insert("tool".into(), tool.into());
+        // The step that asks for the call may decide the call's success ahead.
+        base.insert("on_success".into(), true.into());
+        let mut text = json_text(&base);
+        text.pop(); // the closing brace: the request's other members follow
+        let h: Arc<str> = text.into();
+        heads.insert(tool.to_string(), h.clone());
+        h
+    }
+
+    /// Whether someone hears the decision records (on_decision, or a logger
+    /// at any of their levels): they are read from the answer only then.
+    fn listened(&self) -> bool {
+        self.on_decision.is_some()
+            || [log::Level::Warn, log::Level::Info, log::Level::Debug].into_iter().any(|l| log::log_enabled!(target: "toolerr", l))
+    }
+
+    /// Sends one step: the request's text is the tool's constant members,
+    /// the state as the core last wrote it, the event's text, the clock,
+    /// the replica's state and the run's budget and loop states (under
+    /// their locks: every step is one request).
+    fn step(&self, head: &str, key: &str, tokens: Option<u64>, state: &str, event: &str) -> Step {
+        use std::fmt::Write;
         let mut bstate = self.budget.as_ref().map(|b| b.state.lock().unwrap_or_else(|e| e.into_inner()));
         let mut lstate = self.loop_guard.as_ref().map(|g| g.state.lock().unwrap_or_else(|e| e.into_inner()));
         let mut replica = self.replica.lock().unwrap_or_else(|e| e.into_inner());
-        let key = self.key(base.get("tool").and_then(|v| v.as_str()).unwrap_or_default());
-        let seen = replica.seen.get(&key).cloned().unwrap_or(Value::Null);
-        req.insert("replica".into(), json!({"down_until_ms": replica.down_until_ms, "state": seen}));
+        let seen = replica.seen.get(key).map(|s| s.literal.as_str()).unwrap_or("null");
+        let mut req = String::with_capacity(head.len() + state.len() + event.len() + seen.len() + 96);
+        let _ = write!(
+            req,
+            r#"{head},"state":{state},"event":{event},"now_ms":{},"replica":{{"down_until_ms":{},"state":{seen}}}"#,
+            self.clock.now_ms(),
+            replica.down_until_ms
+        );
         if let (Some(b), Some(st)) = (&self.budget, &bstate) {
             let mut m = json!({"limits": b.limits, "state": **st});
             if let Some(t) = tokens.filter(|t| *t > 0) {
                 m["charge"] = json!({ "tokens": t });
             }
-            req.insert("budget".into(), m);
+            let _ = write!(req, r#","budget":{m}"#);
         }
         if let (Some(g), Some(st)) = (&self.loop_guard, &lstate) {
             let mut m = json!({ "state": **st });
             if g.threshold > 0 {
                 m["threshold"] = g.threshold.into();
             }
-            req.insert("loop".into(), m);
+            let _ = write!(req, r#","loop":{m}"#);
         }
-        let r = invoke(&Value::Object(req)).unwrap_or_else(|e| panic!("toolerr: the step op refused its request: {e}"));
-        if let (Some(st), Some(v)) = (bstate.as_mut(), r.get("budget")) {
-            **st = v.clone();
-        }
-        if let (Some(st), Some(v)) = (lstate.as_mut(), r.get("loop")) {
-            **st = v.clone();
-        }
-        if let Some(v) = r.get("replica") {
-            replica.down_until_ms = v["down_until_ms"].as_u64().unwrap_or(0);
-            replica.seen.insert(key, v["state"].clone());
-        }
-        r
-    }
-
-    /// Whether `event` (answering a call action when `from_call`) gets a
-    /// load made ahead (its `loaded` member, docs/resilience.md): an event
-    /// that may carry one, while the replica's `down_until_ms` is 0.
-    fn load_ahead(&self, event: &Value, from_call: bool) -> bool {
-        let kind = event["kind"].as_str().unwrap_or_default();
-        (matches!(kind, "start" | "success" | "failure" | "slept") || (kind == "cancelled" && from_call))
-            && self.replica.lock().unwrap_or_else(|e| e.into_inner()).down_until_ms == 0
+        req.push('}');
+        let listened = self.listened();
+        crate::with_response(req.as_bytes(), |out| {
+            let r: StepResponse = serde_json::from_slice(out)
+                .unwrap_or_else(|e| panic!("toolerr: the step op's answer is not one ({e}): {}", String::from_utf8_lossy(out)));
+            let a = match (r.error, r.ok) {
+                (None, Some(a)) => a,
+                (e, _) => panic!("toolerr: the step op refused its request: {}", e.map(|e| format!("{}: {}", e.code, e.message)).unwrap_or_default()),
+            };
+            if let (Some(st), Some(v)) = (bstate.as_mut(), a.budget) {
+                **st = v;
+            }
+            if let (Some(st), Some(v)) = (lstate.as_mut(), a.loop_state) {
+                **st = v;
+            }
+            if let Some(v) = a.replica {
+                replica.down_until_ms = v.down_until_ms;
+                let literal = v.state.get().to_string();
+                let value = serde_json::from_str(&literal).unwrap_or(None);
+                replica.seen.insert(key.to_string(), Seen { value, literal });
+            }
+            Step {
+                action: a.action,
+                records: if listened { serde_json::from_str(a.decisions.get()).unwrap_or_default() } else { Vec::new() },
+                state: a.state.get().to_string(),
+                on_success: a.on_success.map(|v| v.get().to_string()),
+            }
+        })
     }
 
     /// The success step's answer the core decided ahead (`ahead`, the call
-    /// step's `on_success`), when it holds: `event` is the success, its load
-    /// made ahead answered exactly `if_loaded`, and the replica is still
-    /// `{"down_until_ms": 0, "state": if_loaded}` (docs/resilience.md, "The
-    /// step op"); else None, and the success step is sent.
-    fn decided(&self, key: &str, ahead: &mut Value, event: &Value) -> Option<Value> {
-        let held = ahead.get("if_loaded")?;
-        let loaded = &event["loaded"];
-        if event["kind"] != "success" || loaded["kind"] != "loaded" || &loaded["value"] != held {
+    /// step's `on_success`), when it holds: its load made ahead answered
+    /// exactly `if_loaded` (`held`: the value it read, `None` when it
+    /// failed), and the replica is still `{"down_until_ms": 0, "state":
+    /// if_loaded}` (docs/resilience.md, "The step op"); else None, and the
+    /// success step is sent.
+    fn decided(&self, key: &str, ahead: &str, held: &Option<Option<String>>) -> Option<Step> {
+        let held = held.as_ref()?;
+        let d: Decided = serde_json::from_str(ahead).ok()?;
+        if &d.if_loaded != held {
             return None;
         }
         let replica = self.replica.lock().unwrap_or_else(|e| e.into_inner());
-        if replica.down_until_ms != 0 || replica.seen.get(key).unwrap_or(&Value::Null) != held {
+        if replica.down_until_ms != 0 || replica.seen.get(key).and_then(|s| s.value.as_ref()) != d.if_loaded.as_ref() {
             return None;
         }
-        Some(ahead.take())
+        drop(replica);
+        Some(Step {
+            action: d.action,
+            records: if self.listened() { serde_json::from_str(d.decisions.get()).unwrap_or_default() } else { Vec::new() },
+            state: d.state.get().to_string(),
+            on_success: None,
+        })
     }
 
     fn report(&self, rec: &Value) {
@@ -479,19 +655,29 @@ impl Executor {
         }
     }
 
-    fn store_event(&self, a: &Value) -> Value {
-        let store = self.shared_store();
-        let key = a["key"].as_str().unwrap_or_default();
-        let text = |b: Option<Vec<u8>>| b.map(|b| Value::String(String::from_utf8_lossy(&b).into_owned())).unwrap_or(Value::Null);
-        let answer = if a["kind"] == "load" {
-            store.load(key).map(|v| json!({"kind": "loaded", "value": text(v)}))
-        } else {
-            let old = a["old"].as_str().map(|s| s.as_bytes());
-            store
-                .compare_and_swap(key, old, a["new"].as_str().unwrap_or_default().as_bytes())
-                .map(|c| json!({"kind": "cas", "swapped": c.swapped, "current": text(c.current)}))
-        };
-        answer.unwrap_or_else(|e| json!({"kind": "store_error", "message": e.to_string()}))
+    /// A load of `key`: the loaded event's text, and the value read
+    /// (`None` when the store failed; then the event is a store_error).
+    fn load(&self, key: &str) -> (String, Option<Option<String>>) {
+        match self.shared_store().load(key) {
+            Ok(v) => {
+                let value = v.map(|b| String::from_utf8_lossy(&b).into_owned());
+                let literal = value.as_ref().map(json_text).unwrap_or_else(|| "null".into());
+                (format!(r#"{{"kind":"loaded","value":{literal}}}"#), Some(value))
+            }
+            Err(e) => (store_error_text(&e), None),
+        }
+    }
+
+    /// The store's answer to a load or cas action, as the event's text.
+    fn store_event(&self, a: &Action) -> String {
+        let key = a.key.as_deref().unwrap_or_default();
+        if a.kind == "load" {
+            return self.load(key).0;
+        }
+        match self.shared_store().compare_and_swap(key, a.old.as_deref().map(str::as_bytes), a.new.as_deref().unwrap_or_default().as_bytes()) {
+            Ok(c) => format!(r#"{{"kind":"cas","swapped":{},"current":{}}}"#, c.swapped, stored_literal(c.current.as_deref())),
+            Err(e) => store_error_text(&e),
+        }
     }
 
     /// Calls `f` for `tool` with retries, the breaker, the budget and the
@@ -505,58 +691,66 @@ impl Executor {
     where
         F: FnMut(&Attempt) -> std::result::Result<T, ToolError>,
     {
-        let mut base = self.config.clone();
-        base.insert("op".into(), "step".into());
-        base.insert("tool".into(), tool.into());
-        // The step that asks for the call may decide the call's success ahead.
-        base.insert("on_success".into(), true.into());
+        let head = self.head(tool);
         let cancel = opts.cancel.clone().unwrap_or_default();
-        let mut event = json!({"kind": "start"});
+        // The event to send, as its JSON text without the closing brace
+        // (a load made ahead is appended before it) unless it is a store's
+        // answer, which is complete.
+        let mut event = String::from(r#"{"kind":"start""#);
         if let Some(args) = &opts.args {
-            event["args"] = args.clone();
+            event.push_str(r#","args":"#);
+            event.push_str(&json_text(args));
         }
-        let mut state = Value::Null;
+        let mut sent = Sent::Ahead;
+        let mut state = String::from("null");
         let (mut value, mut cause) = (None, None);
         let key = self.key(tool);
-        let mut from_call = false; // whether event answers a call action
-        let mut ahead = Value::Null; // the last step's on_success, when it gave one
+        let mut ahead: Option<String> = None; // the last step's on_success, when it gave one
         loop {
             // A load made ahead, while the store is not left alone after
             // failing: the step uses it for the breaker's load, one step fewer.
-            if self.load_ahead(&event, from_call) {
-                event["loaded"] = self.store_event(&json!({"kind": "load", "key": key}));
+            let mut held = None;
+            if sent != Sent::Store {
+                if sent != Sent::Plain && self.replica.lock().unwrap_or_else(|e| e.into_inner()).down_until_ms == 0 {
+                    let (loaded, v) = self.load(&key);
+                    event.push_str(r#","loaded":"#);
+                    event.push_str(&loaded);
+                    if sent == Sent::Success {
+                        held = v;
+                    }
+                }
+                event.push('}');
             }
-            let mut r = match self.decided(&key, &mut ahead, &event) {
-                Some(r) => r,
-                None => self.step(&base, opts.tokens, &state, event),
+            let decided = match (&ahead, sent) {
+                (Some(a), Sent::Success) => self.decided(&key, a, &held),
+                _ => None,
             };
-            ahead = r["on_success"].take();
-            state = r["state"].take();
-            for rec in r["decisions"].as_array().into_iter().flatten() {
+            let r = match decided {
+                Some(r) => r,
+                None => self.step(&head, &key, opts.tokens, &state, &event),
+            };
+            ahead = r.on_success;
+            state = r.state;
+            for rec in &r.records {
                 self.report(rec);
             }
-            let a = r["action"].take();
-            from_call = a["kind"] == "call";
-            event = match a["kind"].as_str().unwrap_or_default() {
+            let a = r.action;
+            (event, sent) = match a.kind.as_str() {
                 "stop" => {
-                    let attempts = a["attempts"].as_u64().unwrap_or(0) as u32;
-                    return match serde_json::from_value::<Envelope>(a["error"].clone()) {
-                        Ok(e) => CallResult { value: None, error: Some(e), attempts, cause },
-                        Err(_) => CallResult { value, error: None, attempts, cause: None },
+                    let attempts = a.attempts.unwrap_or(0);
+                    return match a.error {
+                        Some(e) => CallResult { value: None, error: Some(e), attempts, cause },
+                        None => CallResult { value, error: None, attempts, cause: None },
                     };
                 }
-                "load" | "cas" => self.store_event(&a),
+                "load" | "cas" => (self.store_event(&a), Sent::Store),
                 "call" => {
-                    let at = Attempt {
-                        attempt: a["attempt"].as_u64().unwrap_or(1) as u32,
-                        timeout: a["timeout_ms"].as_u64().map(Duration::from_millis),
-                        cancel: cancel.clone(),
-                    };
+                    let at = Attempt { attempt: a.attempt.unwrap_or(1), timeout: a.timeout_ms.map(Duration::from_millis), cancel: cancel.clone() };
                     match f(&at) {
                         Ok(v) => {
                             value = Some(v);
                             cause = None;
-                            json!({"kind": "success"})
+                            (String::from(r#"{"kind":"success""#), Sent::Success)
                         }
                         Err(e) => {
                             let env = match &e {
@@ -567,19 +761,20 @@ impl Executor {
                                     .or_else(|_| classify_exception(type_name, "", "", Some(tool))),
                             };
                             cause = Some(e);
-                            match env {
-                                Ok(env) => json!({"kind": "failure", "error": env, "draw": (self.draw)()}),
-                                Err(bad) => json!({"kind": "failure", "error": bad.envelope, "draw": (self.draw)()}),
-                            }
+                            let env = match env {
+                                Ok(env) => env,
+                                Err(bad) => bad.envelope,
+                            };
+                            (format!(r#"{{"kind":"failure","error":{},"draw":{}"#, json_text(&env), json_text(&(self.draw)())), Sent::Ahead)
                         }
                     }
                 }
                 _ => {
-                    self.clock.sleep(a["delay_ms"].as_u64().unwrap_or(0), &cancel);
+                    self.clock.sleep(a.delay_ms.unwrap_or(0), &cancel);
                     if cancel.is_cancelled() {
-                        json!({"kind": "cancelled"})
+                        (String::from(r#"{"kind":"cancelled""#), Sent::Plain)
                     } else {
-                        json!({"kind": "slept"})
+                        (String::from(r#"{"kind":"slept""#), Sent::Ahead)
                     }
                 }
             };
