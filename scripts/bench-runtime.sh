@@ -7,17 +7,25 @@
 #           (bindings/python/bench/bench_runtime.py);
 #   Node:   the toolerr Executor and toolerr/redis (ioredis) beside opossum
 #           and cockatiel (bindings/node/bench/bench_runtime.mjs);
+#   Rust:   toolerr::runtime::Executor beside failsafe, a circuit breaker
+#           crate, under the plain retry loop (bindings/rust/bench, a crate of
+#           its own with the peer pinned in its Cargo.lock; in process only:
+#           failsafe keeps its state in the process);
 #   Go:     resilience/ and redisstore/ beside sony/gobreaker v2 (bench-decide.sh,
 #           run by bench.sh; not repeated here).
 # The peers are benchmark-only, installed here at pinned versions: a venv at
 # build/bench-runtime/venv (bindings/python/bench/requirements-runtime.txt)
-# and `npm ci` in bindings/node/bench (its package-lock.json). A redis-server
+# and `npm ci` in bindings/node/bench (its package-lock.json), and cargo in
+# bindings/rust/bench (its Cargo.lock). A redis-server
 # (scripts/setup-redis.sh) is started on a free loopback port for the run and
 # stopped by its pid. BENCH_ROUNDS and BENCH_RUNTIME_CALLS set the size.
 # BENCH_BEFORE=<git revision> also runs that revision's Python and Node
 # runtimes (its bindings/python/toolerr and bindings/node, from git archive,
 # over this DIST's core) as one more contender in the same rounds, so a
-# change to a runtime is measured before and after in one run.
+# change to a runtime is measured before and after in one run; Rust's two
+# crates cannot link into one binary (one core each), so that revision's
+# bindings/rust is built with this bench and the two binaries run in turn,
+# BENCH_RUST_PROCESSES (default 3) times each, medians of their figures.
 # Goal: toolerr's decision overhead and Redis-backed throughput at least the
 # peer's in each language; every ratio is printed with met or missed.
 set -euo pipefail
@@ -48,7 +56,7 @@ before=
 if [ -n "${BENCH_BEFORE:-}" ]; then
   before="$root/build/bench-runtime/before"
   rm -rf "$before" && mkdir -p "$before"
-  git -C "$root" archive "$BENCH_BEFORE" bindings/python/toolerr bindings/node | tar -x -C "$before"
+  git -C "$root" archive "$BENCH_BEFORE" bindings/python/toolerr bindings/node bindings/rust | tar -x -C "$before"
   cp "$root/redisstore/cas.lua" "$before/bindings/python/toolerr/cas.lua"
   cp "$dist/toolerr.wasm" "$root/redisstore/cas.lua" "$before/bindings/node/"
   ln -s "$node_dir/bench/node_modules" "$before/bindings/node/node_modules"
@@ -78,3 +86,42 @@ fi
 echo
 [ -z "$before" ] || export TOOLERR_BENCH_BEFORE="$before/bindings/node"
 node --disable-warning=ExperimentalWarning "$node_dir/bench/bench_runtime.mjs"
+
+echo
+rust_bench="$root/bindings/rust/bench"
+export CARGO_TARGET_DIR="$root/build/bench-runtime/rust-target"
+(cd "$rust_bench" && TOOLERR_DIST="$dist" cargo build -q --release --locked)
+after_bin="$root/build/bench-runtime/rust-after"
+cp "$CARGO_TARGET_DIR/release/toolerr-bench-runtime" "$after_bin"
+if [ -z "$before" ]; then
+  "$after_bin"
+else
+  rm -rf "$before/bindings/rust/bench" && cp -r "$rust_bench" "$before/bindings/rust/bench"
+  rm -rf "$before/bindings/rust/bench/target"
+  (cd "$before/bindings/rust/bench" && TOOLERR_DIST="$dist" cargo build -q --release --locked)
+  before_bin="$root/build/bench-runtime/rust-before"
+  cp "$CARGO_TARGET_DIR/release/toolerr-bench-runtime" "$before_bin"
+  records="$root/build/bench-runtime/rust-records.txt"
+  : >"$records"
+  for i in $(seq "${BENCH_RUST_PROCESSES:-3}"); do
+    for which in after before; do
+      bin="$root/build/bench-runtime/rust-$which"
+      out=$("$bin")
+      [ "$i" -gt 1 ] || [ "$which" = before ] || echo "$out" | grep -v '^record '
+      echo "$which $(echo "$out" | grep '^record ')" >>"$records"
+    done
+  done
+  python3 - "$records" <<'PY'
+import statistics, sys
+rows = {}
+for line in open(sys.argv[1]):
+    which, _, *kv = line.split()
+    rows.setdefault(which, []).append({k: float(v) for k, v in (x.split("=") for x in kv)})
+med = lambda which, k: statistics.median(r[k] for r in rows[which])
+a, b = med("after", "toolerr_us"), med("before", "toolerr_us")
+print(f"== rust, before and after ({len(rows['after'])} processes each, in turn; medians of their medians)")
+print(f"  toolerr before (BENCH_BEFORE)  {b:9.2f} µs/call   after {a:9.2f} µs/call   ({b / a:.2f}x)")
+print(f"  failsafe                       {med('before', 'failsafe_us'):9.3f} / {med('after', 'failsafe_us'):.3f} µs/call"
+      f"   toolerr {med('before', 'ratio'):.4f}x -> {med('after', 'ratio'):.4f}x its speed")
+PY
+fi

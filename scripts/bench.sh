@@ -13,8 +13,8 @@
 #      latency at concurrency 1 and 64, memory over 100,000 requests
 #      (scripts/bench-gateway.sh).
 #   7. Each language's runtime (executor, Redis breaker store) beside pybreaker
-#      and tenacity in Python, opossum and cockatiel in Node (the Go runtime
-#      beside gobreaker is part 3) (scripts/bench-runtime.sh).
+#      and tenacity in Python, opossum and cockatiel in Node, failsafe in Rust
+#      (the Go runtime beside gobreaker is part 3) (scripts/bench-runtime.sh).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 dist=${1:-dist}
