@@ -146,21 +146,52 @@ export function canonicalize(value) {
 }
 export const sanitize = (text, { maxChars } = {}) => op('sanitize', { text, max_chars: maxChars });
 
-export function classifyHttp(status, headers = {}, body, { provider, source, tool, attempt, nowMs } = {}) {
+// The classify ops' requests, as objects ({op, ...members}; undefined and
+// null members are left out when sent).
+const httpRequest = (status, headers = {}, body, { provider, source, tool, attempt, nowMs } = {}) => {
   const http = { status, headers: { ...headers } };
   if (body !== undefined && body !== null) http.body = body;
-  return op('classify', { http, provider, source, tool, attempt, now_ms: nowMs });
-}
+  return { op: 'classify', http, provider, source, tool, attempt, now_ms: nowMs };
+};
 
-export function classifyException(err, { tool } = {}) {
+const exceptionRequest = (err, { tool } = {}) => {
   const type = err?.constructor?.name ?? typeof err;
   const exception = { type, message: String(err?.message ?? err) };
   // The op reads a stack only to find the type and message when no type is
   // given (docs/classify.md); err.stack is formatted when first read, so it
   // is read only for an error whose constructor has no name.
   if (!type) exception.traceback = String(err?.stack ?? '');
-  return op('classify_exception', { exception, tool });
+  return { op: 'classify_exception', exception, tool };
+};
+
+const responseRequest = (obj, { bodyText, provider, source, tool, nowMs } = {}) => {
+  const status = [obj?.status, obj?.statusCode, obj?.code].find(Number.isInteger);
+  if (status === undefined) return exceptionRequest(obj, { tool });
+  const h = obj.headers ?? obj.response?.headers;
+  const headers = h && typeof h.entries === 'function' ? Object.fromEntries(h.entries()) : { ...(h ?? {}) };
+  const body = bodyText ?? obj.error ?? obj.body ?? obj.message;
+  return httpRequest(status, headers, body, { provider, source, tool, nowMs });
+};
+
+/**
+ * The JSON text of the request classifyResponse(obj, options) sends, {"op":
+ * "classify" | "classify_exception", ...}, not sent: a failure event of the
+ * step op may carry it (its classify member, docs/resilience.md) to be
+ * classified in the same crossing. Throws where classifyResponse would
+ * before sending (a member that cannot be read or written as JSON).
+ */
+export function classifyRequestText(obj, options) {
+  const req = {};
+  for (const [k, v] of Object.entries(responseRequest(obj, options))) if (v !== undefined && v !== null) req[k] = v;
+  return JSON.stringify(req);
 }
+
+// send runs one of those requests.
+const send = ({ op: name, ...members }) => op(name, members);
+
+export const classifyHttp = (status, headers, body, options) => send(httpRequest(status, headers, body, options));
+
+export const classifyException = (err, options) => send(exceptionRequest(err, options));
 
 /**
  * Classifies a fetch Response (give its body text, a Response stream is read
@@ -170,14 +201,7 @@ export function classifyException(err, { tool } = {}) {
  * ApiError carries the JSON there). Without a status it
  * goes to classifyException.
  */
-export function classifyResponse(obj, { bodyText, provider, source, tool, nowMs } = {}) {
-  const status = [obj?.status, obj?.statusCode, obj?.code].find(Number.isInteger);
-  if (status === undefined) return classifyException(obj, { tool });
-  const h = obj.headers ?? obj.response?.headers;
-  const headers = h && typeof h.entries === 'function' ? Object.fromEntries(h.entries()) : { ...(h ?? {}) };
-  const body = bodyText ?? obj.error ?? obj.body ?? obj.message;
-  return classifyHttp(status, headers, body, { provider, source, tool, nowMs });
-}
+export const classifyResponse = (obj, options) => send(responseRequest(obj, options));
 
 // An empty callId or name is left out of the call, as parse leaves it out, so
 // that outcomeValue(fromOutcomeValue(v)) is v for every outcome the core returns.

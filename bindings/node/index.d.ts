@@ -108,6 +108,8 @@ export interface ClassifyOptions { provider?: string; source?: Source; tool?: st
 export function classifyHttp(status: number, headers?: Record<string, string>, body?: unknown, options?: ClassifyOptions): Envelope;
 export function classifyException(err: unknown, options?: { tool?: string }): Envelope;
 export function classifyResponse(obj: unknown, options?: ClassifyOptions & { bodyText?: string }): Envelope;
+/** The JSON text of the request classifyResponse(obj, options) sends ({"op": "classify" | "classify_exception", ...}), not sent: a step op failure event may carry it as its classify member (docs/resilience.md). Throws where classifyResponse would before sending. */
+export function classifyRequestText(obj: unknown, options?: ClassifyOptions & { bodyText?: string }): string;
 
 /** outputSchema (mcp only): whether the tool declares an outputSchema; false puts a failure's envelope in structuredContent too, true or undefined (not known) keeps it in the text block alone (the serialize op's output_schema). */
 export interface SerializeOptions { outputSchema?: boolean }

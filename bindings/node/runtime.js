@@ -6,7 +6,7 @@
 // decides exactly as Go, Python and Rust do (conformance/runtime/*.json).
 // It uses no Node-only module, so it runs in browsers too.
 
-import { invokeText, classifyException, classifyResponse, ToolerrError } from './core.js';
+import { invokeText, classifyException, classifyRequestText, classifyResponse, ToolerrError } from './core.js';
 
 const enc = new TextEncoder();
 const dec = new TextDecoder();
@@ -196,7 +196,10 @@ function deadline(ms) {
 
 const logLevel = { debug: 'debug', info: 'info', warn: 'warn' };
 // The events that may carry a load made ahead ("loaded", docs/resilience.md).
-const ahead = new Set(['start', 'success', 'failure', 'slept']);
+const loadsAhead = new Set(['start', 'success', 'failure', 'slept']);
+// held for a cas that swapped (what an on_swapped decided ahead holds for).
+const SWAPPED = Symbol('swapped');
+const CAS_SWAPPED = '{"kind":"cas","swapped":true,';
 // An event as the runtime sends it: its kind, and its JSON text without the
 // closing brace (a load made ahead is appended before it).
 const START = { kind: 'start', text: '{"kind":"start"' };
@@ -266,66 +269,80 @@ function readReplica(t) {
   return [o.down_until_ms ?? 0, literalOf(o.state)];
 }
 
-// readDecided reads on_success's text, {"action", "decisions", "if_loaded",
-// "state"} in canonical JSON, as readAnswer reads an answer, with
-// if_loaded (a string or null) kept as its JSON literal.
-function readDecided(t, records) {
-  const r = { action: undefined, records: null, ifLoaded: undefined, state: '' };
-  if (t.startsWith('{"action":') && t.endsWith('}')) {
-    const end = valueEnd(t, 10);
-    const j = t.lastIndexOf(',"state":'); // the last member; its value is an object
-    let i = -1;
-    if (end > 0 && j > end && t.startsWith(',"decisions":', end)) {
-      r.action = JSON.parse(t.slice(10, end));
-      if (records) [r.records, i] = member(t, end, ',"decisions":');
-      else i = t.indexOf('],"', end + 13) + 1 || -1;
-      if (i > 0 && i < j && t.startsWith(',"if_loaded":', i)) {
-        r.ifLoaded = t.slice(i + 13, j);
-        r.state = t.slice(j + 9, -1);
-        return r;
-      }
-    }
+// literalEnd returns where the JSON string or null starting at s[i] ends, or -1.
+function literalEnd(s, i) {
+  if (s.startsWith('null', i)) return i + 4;
+  if (s.charCodeAt(i) !== 0x22) return -1;
+  for (i++; i < s.length; i++) {
+    const d = s.charCodeAt(i);
+    if (d === 0x5c) i++;
+    else if (d === 0x22) return i + 1;
   }
-  const o = JSON.parse(t);
-  return { action: o.action, records: records ? o.decisions : null, ifLoaded: literalOf(o.if_loaded),
-    state: JSON.stringify(o.state) };
+  return -1;
 }
 
-// readAnswer reads the members of one step answer the runtime uses: the
-// answer is canonical JSON (RFC 8785), so its members come in key order
-// (action, budget?, decisions, loop?, on_success?, replica?, state). The state is kept as
-// the core's text (sent back as it is, never parsed), on_success and the
-// replica too (read when a success or the next step needs them); the decision records
-// are read only when wanted (they are flat objects, so the list ends at the
-// first '],"': a quote inside a string is escaped). An answer of any other
+// The members an answer decided ahead comes in, named after the event the
+// action expects (one at most), in canonical key order.
+const AHEAD = [',"on_slept":', ',"on_success":', ',"on_swapped":'];
+
+// readStep reads the members the runtime uses of a step answer's object
+// text t (the answer's "ok", or an answer decided ahead inside one): it is
+// canonical JSON (RFC 8785), so its members come in key order (action,
+// budget?, decisions, if_loaded?, loop?, on_slept? | on_success? |
+// on_swapped?, replica?, state). The state is kept as the core's text (sent
+// back as it is, never parsed), the answer decided ahead and the replica
+// too (read when the event or the next step needs them), if_loaded as its
+// JSON literal; the decision records are read only when wanted (they are
+// flat objects, so the list ends at the first '],"': a quote inside a
+// string is escaped). Returns null for any other shape.
+function readStep(t, records) {
+  if (!t.startsWith('{"action":') || !t.endsWith('}')) return null;
+  const r = { action: undefined, records: null, state: '', budget: undefined, ifLoaded: undefined, loop: undefined,
+    ahead: undefined, replica: undefined };
+  let i = valueEnd(t, 10);
+  if (i < 0) return null;
+  r.action = JSON.parse(t.slice(10, i));
+  [r.budget, i] = member(t, i, ',"budget":');
+  if (i < 0 || !t.startsWith(',"decisions":', i)) return null;
+  if (records) [r.records, i] = member(t, i, ',"decisions":');
+  else i = t.indexOf('],"', i + 13) + 1 || -1;
+  if (i >= 0 && t.startsWith(',"if_loaded":', i)) {
+    const end = literalEnd(t, i + 13);
+    if (end < 0) return null;
+    r.ifLoaded = t.slice(i + 13, end);
+    i = end;
+  }
+  [r.loop, i] = member(t, i, ',"loop":');
+  for (const m of AHEAD) {
+    if (i >= 0 && t.startsWith(m, i)) {
+      [r.ahead, i] = rawMember(t, i, m);
+      break;
+    }
+  }
+  [r.replica, i] = rawMember(t, i, ',"replica":');
+  if (i < 0 || !t.startsWith(',"state":', i)) return null;
+  r.state = t.slice(i + 9, -1);
+  return r;
+}
+
+// readWhole is readStep for a value parsed whole (an answer of another shape).
+function readWhole(o, records) {
+  const ahead = o.on_success ?? o.on_swapped ?? o.on_slept;
+  return { action: o.action, records: records ? o.decisions : null, state: JSON.stringify(o.state), budget: o.budget,
+    ifLoaded: 'if_loaded' in o ? literalOf(o.if_loaded) : undefined, loop: o.loop,
+    ahead: ahead && JSON.stringify(ahead), replica: o.replica && JSON.stringify(o.replica) };
+}
+
+// readAnswer reads one step answer (readStep); an answer of any other
 // shape, an error included, is read whole.
 function readAnswer(s, records) {
   if (s.startsWith('{"ok":{"action":') && s.endsWith('}}')) {
-    const r = { action: undefined, records: null, state: '', budget: undefined, loop: undefined, onSuccess: undefined,
-      replica: undefined };
-    let i = 16;
-    const end = valueEnd(s, i);
-    if (end > 0) {
-      r.action = JSON.parse(s.slice(i, end));
-      [r.budget, i] = member(s, end, ',"budget":');
-      if (i >= 0 && s.startsWith(',"decisions":', i)) {
-        if (records) [r.records, i] = member(s, i, ',"decisions":');
-        else i = s.indexOf('],"', i + 13) + 1 || -1;
-        [r.loop, i] = member(s, i, ',"loop":');
-        [r.onSuccess, i] = rawMember(s, i, ',"on_success":');
-        [r.replica, i] = rawMember(s, i, ',"replica":');
-        if (i >= 0 && s.startsWith(',"state":', i)) {
-          r.state = s.slice(i + 9, -2);
-          return r;
-        }
-      }
-    }
+    const r = readStep(s.slice(6, -1), records);
+    if (r) return r;
   }
   const resp = JSON.parse(s);
   if ('error' in resp) throw new ToolerrError(resp.error);
-  const o = resp.ok;
-  return { action: o.action, records: records ? o.decisions : null, state: JSON.stringify(o.state), budget: o.budget,
-    loop: o.loop, onSuccess: o.on_success && JSON.stringify(o.on_success), replica: o.replica && JSON.stringify(o.replica) };
+  return readWhole(resp.ok, records);
 }
 
 /**
@@ -386,12 +403,15 @@ export class Executor extends EventTarget {
     const r = readAnswer(invokeText(req + '}'), listened);
     if (b && r.budget) b.state = r.budget;
     if (g && r.loop) g.state = r.loop;
-    if (r.replica) {
-      const [down, seen] = readReplica(r.replica);
-      this.#downUntilMs = down;
-      this.#seen.set(key, seen);
-    }
+    if (r.replica) this.#keepReplica(key, r.replica);
     return r;
+  }
+
+  // Keeps the replica state a step answered (its text).
+  #keepReplica(key, text) {
+    const [down, seen] = readReplica(text);
+    this.#downUntilMs = down;
+    this.#seen.set(key, seen);
   }
 
   /**
@@ -410,10 +430,25 @@ export class Executor extends EventTarget {
     if (con) (con[logLevel[rec.level]] ?? con.log).call(con, `toolerr decision ${JSON.stringify(rec)}`);
   }
 
+  // The failure event of err. Without an envelope of its own or a classify
+  // option, it carries the request failureEnvelope sends first (classify,
+  // docs/resilience.md), classified inside the step: one crossing instead
+  // of two, the same envelope; then retry() is the event with the envelope
+  // classified here, for a core that refuses that request.
   #failure(err, tool) {
-    const env = ownEnvelope(err) ?? (this.#o.classify ?? failureEnvelope)(err, tool);
-    const draw = (this.#o.draw ?? Math.random)();
-    return { kind: 'failure', text: `{"kind":"failure","error":${JSON.stringify(env)},"draw":${JSON.stringify(draw)}` };
+    const own = ownEnvelope(err);
+    const draw = JSON.stringify((this.#o.draw ?? Math.random)());
+    const failed = (env) => `{"kind":"failure","error":${JSON.stringify(env)},"draw":${draw}`;
+    if (!own && !this.#o.classify) {
+      let req;
+      try {
+        req = classifyRequestText(err, { source: 'tool', tool: tool || undefined });
+      } catch { /* classified here, with its fallbacks */ }
+      if (req !== undefined) {
+        return { kind: 'failure', text: `{"kind":"failure","classify":${req},"draw":${draw}`, retry: () => failed(failureEnvelope(err, tool)) };
+      }
+    }
+    return { kind: 'failure', text: failed(own ?? (this.#o.classify ?? failureEnvelope)(err, tool)) };
   }
 
   // The store's answer to a load or cas action, as the event's text:
@@ -451,18 +486,23 @@ export class Executor extends EventTarget {
     }
   }
 
-  // The success step's answer the core decided ahead (onSuccess, its
-  // text), when it holds: the load made ahead of the success answered
-  // exactly if_loaded and the replica is still {"down_until_ms": 0,
-  // "state": if_loaded} (docs/resilience.md, "The step op"); else null (the
-  // step is sent). held and the replica's state are JSON literals: the
-  // core's writing of if_loaded and of the replica's state is canonical, so
-  // equal literals are equal strings, and a literal JavaScript wrote
-  // otherwise only sends the step.
+  // The answer the core decided ahead for the event the last action
+  // expected (on_success, on_swapped, on_slept: its text), when it holds:
+  // the event came as expected (a success or a slept whose load made ahead
+  // answered exactly if_loaded: held is that load's JSON literal; a cas that
+  // swapped: held is SWAPPED) and the replica is still {"down_until_ms": 0,
+  // "state": if_loaded}; the replica then takes the answer's, as a step's
+  // (docs/resilience.md, "The step op"). Else null (the step is sent). The
+  // literals compared are the core's canonical writing of if_loaded and of
+  // the replica's state, so equal literals are equal strings, and one
+  // JavaScript wrote otherwise only sends the step.
   #decided(key, ahead, held) {
     if (held === undefined || this.#downUntilMs !== 0) return null;
-    const r = readDecided(ahead, !!(this.#o.onDecision || this.#listened || this.#o.console));
-    return held === r.ifLoaded && (this.#seen.get(key) ?? 'null') === r.ifLoaded ? r : null;
+    const listened = !!(this.#o.onDecision || this.#listened || this.#o.console);
+    const r = readStep(ahead, listened) ?? readWhole(JSON.parse(ahead), listened);
+    if ((held !== SWAPPED && held !== r.ifLoaded) || (this.#seen.get(key) ?? 'null') !== r.ifLoaded) return null;
+    if (r.replica) this.#keepReplica(key, r.replica);
+    return r;
   }
 
   /**
@@ -475,31 +515,51 @@ export class Executor extends EventTarget {
   async call(tool, fn, { args, tokens, signal } = {}) {
     let t = this.#heads.get(tool);
     if (t === undefined) {
-      // on_success: the step that asks for the call may decide the success ahead.
-      t = [JSON.stringify({ ...this.#config, op: 'step', tool, on_success: true }).slice(0, -1), this.#key(tool)];
+      // Every step may decide ahead the answer to the event its action
+      // expects: a call's success, a cas that swapped, a sleep that ended.
+      t = [JSON.stringify({ ...this.#config, op: 'step', tool, on_success: true, on_swapped: true, on_slept: true })
+        .slice(0, -1), this.#key(tool)];
       this.#heads.set(tool, t);
     }
     const [head, key] = t;
     const sleep = this.#o.sleep ?? sleepFor;
-    let state = 'null', value, cause, after = 'start', sent, onSuccess, held;
+    // sent: the event's text; held: what an answer decided ahead is checked
+    // against (#decided); retry: for a failure classified inside the step,
+    // the event with the envelope classified here, sent when the core
+    // refuses the classify request; ahead: the answer the core decided ahead
+    // for the event the last action expects (its text), when it gave one.
+    let state = 'null', value, cause, after = 'start', sent, held, retry, ahead;
     let event = args === undefined ? START : { kind: 'start', text: `{"kind":"start","args":${JSON.stringify(args)}` };
     for (;;) {
-      if (event === null) {
-        // a store's answer, complete
-      } else if (this.#downUntilMs === 0 && (ahead.has(event.kind) || (event.kind === 'cancelled' && after === 'call'))) {
-        // A load made ahead, while the store is not left alone after failing:
-        // the step uses it for the breaker's load, one step fewer.
-        let l = this.#loadAhead(key);
-        if (!Array.isArray(l)) l = await l;
-        sent = `${event.text},"loaded":${l[0]}}`;
-        held = event === SUCCESS ? l[1] : undefined;
-      } else {
-        sent = event.text + '}';
+      if (event !== null) {
+        let close = '}';
+        held = undefined;
+        if (this.#downUntilMs === 0 && (loadsAhead.has(event.kind) || (event.kind === 'cancelled' && after === 'call'))) {
+          // A load made ahead, while the store is not left alone after failing:
+          // the step uses it for the breaker's load, one step fewer.
+          let l = this.#loadAhead(key);
+          if (!Array.isArray(l)) l = await l;
+          close = `,"loaded":${l[0]}}`;
+          if (event === SUCCESS || event === SLEPT) held = l[1];
+        }
+        sent = event.text + close;
+        const again = event.retry;
+        retry = again && (() => again() + close);
       }
-      const r = (onSuccess && this.#decided(key, onSuccess, held)) || this.#step(head, key, tokens, state, sent);
+      let r = ahead === undefined ? null : this.#decided(key, ahead, held);
+      if (r === null) {
+        try {
+          r = this.#step(head, key, tokens, state, sent);
+        } catch (e) {
+          if (!retry || !(e instanceof ToolerrError)) throw e;
+          // The core refused the failure's classify request: the envelope
+          // classified here (failureEnvelope, its fallbacks included).
+          r = this.#step(head, key, tokens, state, retry());
+        }
+      }
       state = r.state;
-      onSuccess = r.onSuccess;
-      held = undefined;
+      ahead = r.ahead;
+      held = retry = undefined;
       if (r.records) for (const rec of r.records) this.#report(rec);
       const a = r.action;
       after = a.kind;
@@ -508,6 +568,7 @@ export class Executor extends EventTarget {
       if (a.kind === 'load' || a.kind === 'cas') {
         sent = this.#store(a);
         if (typeof sent !== 'string') sent = await sent;
+        if (a.kind === 'cas' && sent.startsWith(CAS_SWAPPED)) held = SWAPPED;
       } else if (a.kind === 'call') {
         const timeout = a.timeout_ms ? deadline(a.timeout_ms) : null;
         const callSignal = signal && timeout ? AbortSignal.any([signal, timeout.signal]) : signal ?? timeout?.signal;

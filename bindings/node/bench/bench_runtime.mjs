@@ -109,7 +109,8 @@ const settings = { failure_threshold: 3, open_ms: 30000, success_threshold: 2 };
 const executor = (store, Ex = Executor) => new Ex({ sleep: noSleep, store, retry: policy, breaker: settings });
 
 // The step op's requests for one successful call on a closed breaker, as the
-// Executor sends them (each with its load made ahead, on_success asked): the
+// Executor sends them (each with its load made ahead, the answers decided
+// ahead asked: on_success, on_swapped, on_slept): the
 // start step, and the success step only when the core did not decide it
 // ahead. What the core is asked per call, whatever the binding does around it.
 function stepRequests() {
@@ -118,7 +119,8 @@ function stepRequests() {
   let state = null, r;
   const loaded = { kind: 'loaded', value: null };
   for (const event of [{ kind: 'start', loaded }, { kind: 'success', loaded }]) {
-    const req = enc.encode(JSON.stringify({ op: 'step', tool: 'search', policy, settings, on_success: true, state, event,
+    const req = enc.encode(JSON.stringify({ op: 'step', tool: 'search', policy, settings, on_success: true,
+      on_swapped: true, on_slept: true, state, event,
       now_ms: Date.now(), replica: { down_until_ms: 0, state: null } }));
     r = JSON.parse(dec.decode(invokeBytes(req))).ok;
     out.push(req);

@@ -217,3 +217,120 @@ test('the executor reads and swaps MemoryStore bytes exactly as its port does, b
   assert.deepEqual(store.load(key), new Uint8Array([0x7b, 0xff]));
   assert.deepEqual(recs.filter((d) => d.kind === 'fallback').map((d) => [d.event, d.reason]), [['allow', 'contention'], ['success', 'contention']]);
 });
+
+// spySteps counts the requests the runtime sends to the core (every
+// toolerr_invoke crossing), until restore(): the module's exports are
+// handed to core.js through a copy whose toolerr_invoke records each.
+function spySteps() {
+  const real = toolerr.wasmExports();
+  const sent = [];
+  const dec = new TextDecoder();
+  const spy = { ...real, toolerr_invoke: (p, n) => {
+    sent.push(dec.decode(new Uint8Array(real.memory.buffer, p >>> 0, n)));
+    return real.toolerr_invoke(p, n);
+  } };
+  Object.defineProperty(spy, 'memory', { get: () => real.memory });
+  toolerr.setExports(() => spy);
+  return { sent, restore: () => toolerr.setExports(() => real) };
+}
+
+class TimeoutError extends Error {
+  constructor() { super('upstream timed out'); this.name = 'TimeoutError'; }
+}
+
+// flaky: a tool whose odd calls time out (a retryable failure) and whose even calls succeed.
+function flaky() {
+  let n = 0;
+  return async () => {
+    if (++n % 2) throw new TimeoutError();
+    return 'ok';
+  };
+}
+
+const FRESH = '{"failures":0,"open_until_ms":0,"phase":"closed","probe_until_ms":0,"successes":0}';
+
+test('a retried call is two crossings', async () => {
+  // A call that times out once and then succeeds, on a closed breaker with
+  // no deadline, crosses into the core twice (docs/resilience.md, "Answers
+  // decided ahead, chained"): its start, and its failure carrying the
+  // classify request, whose cas, sleep, next call, success and that
+  // success's cas come decided inside the answer. It took seven crossings
+  // (six steps and a classification). The decisions are the shared scenarios'.
+  const store = new MemoryStore();
+  const x = new Executor({ store, sleep: async () => {} });
+  const fn = flaky();
+  assert.equal((await x.call('search', fn)).ok, true); // the key written, counted, then reset
+  const spy = spySteps();
+  try {
+    const r = await x.call('search', fn);
+    assert.deepEqual([r.ok, r.value, r.attempts], [true, 'ok', 2]);
+    assert.equal(spy.sent.length, 2, spy.sent.map((s) => s.slice(0, 160)).join('\n'));
+    assert.ok(spy.sent[1].includes('"classify":{"op":"classify_exception","exception":{"type":"TimeoutError","message":"upstream timed out"},"tool":"search"}'), spy.sent[1]);
+    assert.equal(new TextDecoder().decode(store.load('toolerr:breaker:search')), FRESH);
+    // With a timeout the answers that read the clock are left to their steps.
+    spy.sent.length = 0;
+    const t = await new Executor({ store, sleep: async () => {}, timeoutMs: 60000 }).call('search', fn);
+    assert.deepEqual([t.ok, t.attempts, spy.sent.length], [true, 2, 5]);
+  } finally {
+    spy.restore();
+  }
+});
+
+test('answers decided ahead yield to a breaker opened meanwhile', async () => {
+  // A call whose next attempt was decided ahead of its sleep on a closed
+  // breaker, while another call opens the breaker during that sleep, sends
+  // its slept step after all and is refused (CIRCUIT_OPEN), as without
+  // answers decided ahead.
+  let sleeps = 0, calls = 0;
+  const x = new Executor({
+    sleep: async () => {
+      if (++sleeps === 1) {
+        const other = await x.call('search', async () => { throw new TimeoutError(); });
+        assert.equal(other.error?.code, 'CIRCUIT_OPEN');
+      }
+    },
+  });
+  const r = await x.call('search', async () => { calls++; throw new TimeoutError(); });
+  assert.deepEqual([r.error?.code, r.attempts, calls], ['CIRCUIT_OPEN', 1, 1]);
+});
+
+test('a cas decided ahead to swap yields to a write that won the race', async () => {
+  // The failure's cas comes with its swapped answer decided ahead
+  // (on_swapped); when another replica writes the key first, the cas does
+  // not swap, the cas step is sent, and the failure is counted on the
+  // bytes that won: two failures, not the other replica's one alone.
+  const key = 'toolerr:breaker:search';
+  const store = new MemoryStore();
+  const counted = (n) => `{"failures":${n},"open_until_ms":0,"phase":"closed","probe_until_ms":0,"successes":0}`;
+  let raced = false;
+  const racing = {
+    load: (k) => store.load(k),
+    compareAndSwap(k, old, next) {
+      if (!raced) {
+        raced = true;
+        assert.equal(store.compareAndSwap(k, store.load(k), new TextEncoder().encode(counted(1))).swapped, true);
+      }
+      return store.compareAndSwap(k, old, next);
+    },
+  };
+  const x = new Executor({ store: racing, retry: { max_attempts: 1 } });
+  const r = await x.call('search', async () => { throw new TimeoutError(); });
+  assert.deepEqual([r.error?.code, r.attempts], ['TIMEOUT', 1]);
+  assert.equal(new TextDecoder().decode(store.load(key)), counted(2));
+  assert.equal(new TextDecoder().decode(x.replicaState('search')), counted(2));
+});
+
+test('a failure classified inside its step is failureEnvelope', async () => {
+  // The failure event carries the request failureEnvelope sends first
+  // (classify); the envelope the call stops with is failureEnvelope's, a
+  // request the core refuses (a status outside 100-599) falling back to it.
+  const sdk = (status, headers, message) => Object.assign(new Error(message), { status, headers });
+  const thrown = [new TimeoutError(), new TypeError('bad value'), sdk(503, { 'retry-after': '2' }, 'down'),
+    sdk(400, {}, '{"error": "bad query"}'), sdk(429, { 'retry-after': '7' }, 'slow down'), sdk(999, {}, 'odd'),
+    Object.assign(Object.create(null), { status: 10 ** 30 })];
+  for (const e of thrown) {
+    const want = toolerr.failureEnvelope(e, 'search');
+    const r = await new Executor({ retry: { max_attempts: 1 } }).call('search', async () => { throw e; });
+    assert.deepEqual(r.error, want, `${e?.constructor?.name} ${e?.status}`);
+  }
+});
