@@ -85,10 +85,22 @@ thread_local! {
     static SCRATCH: std::cell::RefCell<Vec<u8>> = std::cell::RefCell::new(vec![0; SCRATCH_BYTES]);
 }
 
+thread_local! {
+    static CROSSINGS: std::cell::Cell<u64> = const { std::cell::Cell::new(0) };
+}
+
+/// How many requests this thread has sent to the core so far (each one
+/// crossing into it: every op, every step of the runtime), for tests and
+/// benchmarks that count a call's crossings.
+pub fn crossings() -> u64 {
+    CROSSINGS.with(|c| c.get())
+}
+
 /// Runs one request and hands the response bytes to `read`, straight from
 /// the thread's buffer (or from the core's allocation when it is longer,
 /// freed after). Empty only when the core could not allocate.
 fn with_response<T>(request: &[u8], read: impl FnOnce(&[u8]) -> T) -> T {
+    CROSSINGS.with(|c| c.set(c.get() + 1));
     SCRATCH.with(|cell| {
         let mut n = 0usize;
         // A `read` that itself calls toolerr finds the buffer taken and goes the allocating way.

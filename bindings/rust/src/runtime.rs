@@ -304,9 +304,9 @@ struct Action {
 }
 
 /// The step op's response as it is read: the members the runtime uses, the
-/// state, on_success and the decision records kept as the core's text (the
-/// state is sent back unread; the records are read only when someone hears
-/// them).
+/// state, the answer decided ahead and the decision records kept as the
+/// core's text (the state is sent back unread; the records are read only
+/// when someone hears them).
 #[derive(Deserialize)]
 struct StepResponse<'a> {
     #[serde(borrow, default)]
@@ -325,11 +325,21 @@ struct StepAnswer<'a> {
     #[serde(default, rename = "loop")]
     loop_state: Option<Value>,
     #[serde(borrow, default)]
+    on_slept: Option<&'a RawValue>,
+    #[serde(borrow, default)]
     on_success: Option<&'a RawValue>,
+    #[serde(borrow, default)]
+    on_swapped: Option<&'a RawValue>,
     #[serde(borrow, default)]
     replica: Option<ReplicaAnswer<'a>>,
     #[serde(borrow)]
     state: &'a RawValue,
+}
+
+/// The answer decided ahead an answer carries (one at most: named after the
+/// event its action expects), as the core's text.
+fn ahead_text(on_slept: Option<&RawValue>, on_success: Option<&RawValue>, on_swapped: Option<&RawValue>) -> Option<String> {
+    on_success.or(on_swapped).or(on_slept).map(|v| v.get().to_string())
 }
 
 #[derive(Deserialize)]
@@ -340,13 +350,23 @@ struct ReplicaAnswer<'a> {
     state: &'a RawValue,
 }
 
-/// A call step's on_success: the success step's answer decided ahead.
+/// An answer decided ahead (on_success, on_swapped, on_slept): the step's
+/// answer to the event its action expects, and the one decided ahead of its
+/// own action in turn.
 #[derive(Deserialize)]
 struct Decided<'a> {
     action: Action,
     #[serde(borrow)]
     decisions: &'a RawValue,
     if_loaded: Option<String>,
+    #[serde(borrow, default)]
+    on_slept: Option<&'a RawValue>,
+    #[serde(borrow, default)]
+    on_success: Option<&'a RawValue>,
+    #[serde(borrow, default)]
+    on_swapped: Option<&'a RawValue>,
+    #[serde(borrow, default)]
+    replica: Option<ReplicaAnswer<'a>>,
     #[serde(borrow)]
     state: &'a RawValue,
 }
@@ -358,8 +378,19 @@ struct Step {
     records: Vec<Value>,
     /// The call's next state, as the core's JSON text.
     state: String,
-    /// on_success, as the core's JSON text.
-    on_success: Option<String>,
+    /// The answer the core decided ahead for the event the action expects
+    /// (on_success, on_swapped, on_slept), as its JSON text.
+    ahead: Option<String>,
+}
+
+/// What an answer decided ahead is checked against: the event that came.
+enum Held {
+    /// Another event (a failure, a cas that did not swap, a store's error): the step is sent.
+    Other,
+    /// A success or a slept: the value its load made ahead read (`None`: no key).
+    Loaded(Option<String>),
+    /// A cas that swapped.
+    Swapped,
 }
 
 /// The kind of event the runtime sends next, for the loads made ahead.
@@ -367,9 +398,9 @@ struct Step {
 enum Sent {
     /// A store's answer (loaded, cas, store_error): sent as it is.
     Store,
-    /// start, failure, slept, or cancelled answering a call: carries a load made ahead.
+    /// start or failure: carries a load made ahead.
     Ahead,
-    /// success: carries a load made ahead, and may apply on_success.
+    /// success or slept: carries a load made ahead, and may apply the answer decided ahead.
     Success,
     /// cancelled during a sleep.
     Plain,
@@ -419,6 +450,14 @@ fn json_text<T: Serialize + ?Sized>(v: &T) -> String {
 /// none); bytes that are no UTF-8 are read as Rust's lossy text.
 fn stored_literal(b: Option<&[u8]>) -> String {
     b.map(|b| json_text(&String::from_utf8_lossy(b))).unwrap_or_else(|| "null".into())
+}
+
+/// Keeps the replica state a step (or an answer decided ahead) answered.
+fn keep_replica(replica: &mut Replica, key: &str, v: &ReplicaAnswer) {
+    replica.down_until_ms = v.down_until_ms;
+    let literal = v.state.get().to_string();
+    let value = serde_json::from_str(&literal).unwrap_or(None);
+    replica.seen.insert(key.to_string(), Seen { value, literal });
 }
 
 /// The event of a store call that failed with `e`.
@@ -539,8 +578,11 @@ impl Executor {
         let mut base = self.config.clone();
         base.insert("op".into(), "step".into());
         base.insert("tool".into(), tool.into());
-        // The step that asks for the call may decide the call's success ahead.
-        base.insert("on_success".into(), true.into());
+        // Every step may decide ahead the answer to the event its action
+        // expects: a call's success, a cas that swapped, a sleep that ended.
+        for m in ["on_success", "on_swapped", "on_slept"] {
+            base.insert(m.into(), true.into());
+        }
         let mut text = json_text(&base);
         text.pop(); // the closing brace: the request's other members follow
         let h: Arc<str> = text.into();
@@ -558,8 +600,9 @@ impl Executor {
     /// Sends one step: the request's text is the tool's constant members,
     /// the state as the core last wrote it, the event's text, the clock,
     /// the replica's state and the run's budget and loop states (under
-    /// their locks: every step is one request).
-    fn step(&self, head: &str, key: &str, tokens: Option<u64>, state: &str, event: &str) -> Step {
+    /// their locks: every step is one request). Err is the envelope of a
+    /// request the core refused.
+    fn step(&self, head: &str, key: &str, tokens: Option<u64>, state: &str, event: &str) -> Result<Step, Envelope> {
         use std::fmt::Write;
         let mut bstate = self.budget.as_ref().map(|b| b.state.lock().unwrap_or_else(|e| e.into_inner()));
         let mut lstate = self.loop_guard.as_ref().map(|g| g.state.lock().unwrap_or_else(|e| e.into_inner()));
@@ -593,7 +636,8 @@ impl Executor {
                 .unwrap_or_else(|e| panic!("toolerr: the step op's answer is not one ({e}): {}", String::from_utf8_lossy(out)));
             let a = match (r.error, r.ok) {
                 (None, Some(a)) => a,
-                (e, _) => panic!("toolerr: the step op refused its request: {}", e.map(|e| format!("{}: {}", e.code, e.message)).unwrap_or_default()),
+                (Some(e), _) => return Err(e),
+                (None, None) => panic!("toolerr: the step op answered neither ok nor error: {}", String::from_utf8_lossy(out)),
             };
             if let (Some(st), Some(v)) = (bstate.as_mut(), a.budget) {
                 **st = v;
@@ -602,42 +646,47 @@ impl Executor {
                 **st = v;
             }
             if let Some(v) = a.replica {
-                replica.down_until_ms = v.down_until_ms;
-                let literal = v.state.get().to_string();
-                let value = serde_json::from_str(&literal).unwrap_or(None);
-                replica.seen.insert(key.to_string(), Seen { value, literal });
+                keep_replica(&mut replica, key, &v);
             }
-            Step {
+            Ok(Step {
                 action: a.action,
                 records: if listened { serde_json::from_str(a.decisions.get()).unwrap_or_default() } else { Vec::new() },
                 state: a.state.get().to_string(),
-                on_success: a.on_success.map(|v| v.get().to_string()),
-            }
+                ahead: ahead_text(a.on_slept, a.on_success, a.on_swapped),
+            })
         })
     }
 
-    /// The success step's answer the core decided ahead (`ahead`, the call
-    /// step's `on_success`), when it holds: its load made ahead answered
-    /// exactly `if_loaded` (`held`: the value it read, `None` when it
-    /// failed), and the replica is still `{"down_until_ms": 0, "state":
-    /// if_loaded}` (docs/resilience.md, "The step op"); else None, and the
-    /// success step is sent.
-    fn decided(&self, key: &str, ahead: &str, held: &Option<Option<String>>) -> Option<Step> {
-        let held = held.as_ref()?;
-        let d: Decided = serde_json::from_str(ahead).ok()?;
-        if &d.if_loaded != held {
+    /// The answer the core decided ahead (`ahead`, its text) for the event
+    /// the last action expected (on_success, on_swapped, on_slept), when it
+    /// holds: the event came as expected (`held`: a success or slept whose
+    /// load made ahead read exactly `if_loaded`, a cas that swapped) and the
+    /// replica is still `{"down_until_ms": 0, "state": if_loaded}`; the
+    /// replica then takes the answer's, as a step's (docs/resilience.md,
+    /// "The step op"). Else None, and the step is sent.
+    fn decided(&self, key: &str, ahead: &str, held: &Held) -> Option<Step> {
+        if matches!(held, Held::Other) {
             return None;
         }
-        let replica = self.replica.lock().unwrap_or_else(|e| e.into_inner());
+        let d: Decided = serde_json::from_str(ahead).ok()?;
+        if let Held::Loaded(v) = held {
+            if v != &d.if_loaded {
+                return None;
+            }
+        }
+        let mut replica = self.replica.lock().unwrap_or_else(|e| e.into_inner());
         if replica.down_until_ms != 0 || replica.seen.get(key).and_then(|s| s.value.as_ref()) != d.if_loaded.as_ref() {
             return None;
+        }
+        if let Some(v) = &d.replica {
+            keep_replica(&mut replica, key, v);
         }
         drop(replica);
         Some(Step {
             action: d.action,
             records: if self.listened() { serde_json::from_str(d.decisions.get()).unwrap_or_default() } else { Vec::new() },
             state: d.state.get().to_string(),
-            on_success: None,
+            ahead: ahead_text(d.on_slept, d.on_success, d.on_swapped),
         })
     }
 
@@ -668,16 +717,36 @@ impl Executor {
         }
     }
 
-    /// The store's answer to a load or cas action, as the event's text.
-    fn store_event(&self, a: &Action) -> String {
+    /// The store's answer to a load or cas action, as the event's text, and
+    /// what an answer decided ahead is checked against (Swapped for a cas
+    /// that swapped).
+    fn store_event(&self, a: &Action) -> (String, Held) {
         let key = a.key.as_deref().unwrap_or_default();
         if a.kind == "load" {
-            return self.load(key).0;
+            return (self.load(key).0, Held::Other);
         }
         match self.shared_store().compare_and_swap(key, a.old.as_deref().map(str::as_bytes), a.new.as_deref().unwrap_or_default().as_bytes()) {
-            Ok(c) => format!(r#"{{"kind":"cas","swapped":{},"current":{}}}"#, c.swapped, stored_literal(c.current.as_deref())),
-            Err(e) => store_error_text(&e),
+            Ok(c) => (
+                format!(r#"{{"kind":"cas","swapped":{},"current":{}}}"#, c.swapped, stored_literal(c.current.as_deref())),
+                if c.swapped { Held::Swapped } else { Held::Other },
+            ),
+            Err(e) => (store_error_text(&e), Held::Other),
         }
+    }
+
+    /// The failure event of `e` (without its closing brace) with its
+    /// envelope: its own, or classified here (`classify_exception`; a
+    /// message past the core's request limit by the type alone, as the
+    /// Python and Node executors do, not as INVALID_INPUT of the request).
+    fn failed(&self, e: &ToolError, tool: &str, draw: &str) -> String {
+        let env = match e {
+            ToolError::Envelope(env) => Ok(env.clone()),
+            ToolError::Error { type_name, message, trace } => {
+                classify_exception(type_name, message, trace, Some(tool)).or_else(|_| classify_exception(type_name, "", "", Some(tool)))
+            }
+        };
+        let env = env.unwrap_or_else(|bad| bad.envelope);
+        format!(r#"{{"kind":"failure","error":{},"draw":{draw}"#, json_text(&env))
     }
 
     /// Calls `f` for `tool` with retries, the breaker, the budget and the
@@ -702,35 +771,52 @@ impl Executor {
             event.push_str(&json_text(args));
         }
         let mut sent = Sent::Ahead;
+        let mut held = Held::Other; // what an answer decided ahead is checked against
+        // For a failure that carries its classify request: the draw's text,
+        // to send the failure with the envelope classified here when the
+        // core refuses that request.
+        let mut classified: Option<String> = None;
         let mut state = String::from("null");
-        let (mut value, mut cause) = (None, None);
+        let (mut value, mut cause): (Option<T>, Option<ToolError>) = (None, None);
         let key = self.key(tool);
-        let mut ahead: Option<String> = None; // the last step's on_success, when it gave one
+        let mut ahead: Option<String> = None; // the answer decided ahead for the event the last action expects
         loop {
             // A load made ahead, while the store is not left alone after
             // failing: the step uses it for the breaker's load, one step fewer.
-            let mut held = None;
+            let mut close = String::new();
             if sent != Sent::Store {
                 if sent != Sent::Plain && self.replica.lock().unwrap_or_else(|e| e.into_inner()).down_until_ms == 0 {
                     let (loaded, v) = self.load(&key);
-                    event.push_str(r#","loaded":"#);
-                    event.push_str(&loaded);
-                    if sent == Sent::Success {
-                        held = v;
+                    close.push_str(r#","loaded":"#);
+                    close.push_str(&loaded);
+                    if let (Sent::Success, Some(v)) = (sent, v) {
+                        held = Held::Loaded(v);
                     }
                 }
-                event.push('}');
+                close.push('}');
+                event.push_str(&close);
             }
-            let decided = match (&ahead, sent) {
-                (Some(a), Sent::Success) => self.decided(&key, a, &held),
-                _ => None,
-            };
+            let decided = ahead.as_deref().and_then(|a| self.decided(&key, a, &held));
             let r = match decided {
                 Some(r) => r,
-                None => self.step(&head, &key, opts.tokens, &state, &event),
+                None => match self.step(&head, &key, opts.tokens, &state, &event) {
+                    Ok(r) => r,
+                    // The core refused the failure's classify request: the
+                    // envelope classified here (its fallbacks included).
+                    Err(refused) => match (&classified, &cause) {
+                        (Some(draw), Some(e)) => {
+                            let again = self.failed(e, tool, draw) + &close;
+                            self.step(&head, &key, opts.tokens, &state, &again)
+                                .unwrap_or_else(|e| panic!("toolerr: the step op refused its request: {}: {}", e.code, e.message))
+                        }
+                        _ => panic!("toolerr: the step op refused its request: {}: {}", refused.code, refused.message),
+                    },
+                },
             };
-            ahead = r.on_success;
+            ahead = r.ahead;
             state = r.state;
+            held = Held::Other;
+            classified = None;
             for rec in &r.records {
                 self.report(rec);
             }
@@ -743,7 +829,11 @@ impl Executor {
                         None => CallResult { value, error: None, attempts, cause: None },
                     };
                 }
-                "load" | "cas" => (self.store_event(&a), Sent::Store),
+                "load" | "cas" => {
+                    let (text, h) = self.store_event(&a);
+                    held = h;
+                    (text, Sent::Store)
+                }
                 "call" => {
                     let at = Attempt { attempt: a.attempt.unwrap_or(1), timeout: a.timeout_ms.map(Duration::from_millis), cancel: cancel.clone() };
                     match f(&at) {
@@ -753,19 +843,19 @@ impl Executor {
                             (String::from(r#"{"kind":"success""#), Sent::Success)
                         }
                         Err(e) => {
-                            let env = match &e {
-                                ToolError::Envelope(env) => Ok(env.clone()),
-                                // A message past the core's request limit: classified by the type alone,
-                                // as the Python and Node executors do, not as INVALID_INPUT of the request.
-                                ToolError::Error { type_name, message, trace } => classify_exception(type_name, message, trace, Some(tool))
-                                    .or_else(|_| classify_exception(type_name, "", "", Some(tool))),
+                            let draw = json_text(&(self.draw)());
+                            let text = match &e {
+                                // The request classify_exception sends, classified
+                                // inside the step: one crossing instead of two.
+                                ToolError::Error { type_name, message, trace } => {
+                                    let req = json!({"op": "classify_exception", "exception": {"type": type_name, "message": message, "traceback": trace}, "tool": tool});
+                                    classified = Some(draw.clone());
+                                    format!(r#"{{"kind":"failure","classify":{req},"draw":{draw}"#)
+                                }
+                                ToolError::Envelope(_) => self.failed(&e, tool, &draw),
                             };
                             cause = Some(e);
-                            let env = match env {
-                                Ok(env) => env,
-                                Err(bad) => bad.envelope,
-                            };
-                            (format!(r#"{{"kind":"failure","error":{},"draw":{}"#, json_text(&env), json_text(&(self.draw)())), Sent::Ahead)
+                            (text, Sent::Ahead)
                         }
                     }
                 }
@@ -774,7 +864,7 @@ impl Executor {
                     if cancel.is_cancelled() {
                         (String::from(r#"{"kind":"cancelled""#), Sent::Plain)
                     } else {
-                        (String::from(r#"{"kind":"slept""#), Sent::Ahead)
+                        (String::from(r#"{"kind":"slept""#), Sent::Success)
                     }
                 }
             };

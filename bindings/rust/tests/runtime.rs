@@ -262,3 +262,129 @@ fn a_success_decided_ahead_yields_to_a_breaker_another_call_changed() {
     assert_eq!((r.value, r.attempts), (Some(3), 1));
     assert_eq!(String::from_utf8(store.load(key).unwrap().unwrap()).unwrap(), fresh);
 }
+
+/// An error the core classifies as a timeout (its type named as tokio::time::error::Elapsed).
+#[derive(Debug)]
+struct Elapsed;
+impl std::fmt::Display for Elapsed {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("upstream timed out")
+    }
+}
+impl std::error::Error for Elapsed {}
+
+/// The system clock with its sleep switched off.
+struct NoSleep;
+impl Clock for NoSleep {
+    fn now_ms(&self) -> i64 {
+        toolerr::runtime::SystemClock.now_ms()
+    }
+    fn sleep(&self, _: u64, _: &Cancel) {}
+}
+
+const FRESH: &str = r#"{"failures":0,"open_until_ms":0,"phase":"closed","probe_until_ms":0,"successes":0}"#;
+
+#[test]
+fn a_retried_call_is_two_crossings() {
+    // A call that times out once and then succeeds, on a closed breaker with
+    // no deadline, crosses into the core twice (docs/resilience.md, "Answers
+    // decided ahead, chained"): its start, and its failure carrying the
+    // classify request, whose cas, sleep, next call, success and that
+    // success's cas come decided inside the answer. It took seven crossings
+    // (six steps and a classification). The decisions are the shared scenarios'.
+    let store = Arc::new(MemoryStore::new());
+    let x = Executor::new().store(store.clone()).clock(Arc::new(NoSleep));
+    let n = AtomicUsize::new(0);
+    let flaky = |_: &toolerr::runtime::Attempt| -> Result<&str, ToolError> {
+        if n.fetch_add(1, Ordering::SeqCst) % 2 == 0 {
+            Err(Elapsed.into())
+        } else {
+            Ok("ok")
+        }
+    };
+    assert_eq!(x.call("search", CallOptions::default(), flaky).value, Some("ok")); // the key written, counted, then reset
+    let before = toolerr::crossings();
+    let r = x.call("search", CallOptions::default(), flaky);
+    assert_eq!((r.value, r.attempts, toolerr::crossings() - before), (Some("ok"), 2, 2));
+    assert_eq!(String::from_utf8(store.load("toolerr:breaker:search").unwrap().unwrap()).unwrap(), FRESH);
+    // With a timeout the answers that read the clock are left to their steps.
+    let before = toolerr::crossings();
+    let r = Executor::new().store(store.clone()).clock(Arc::new(NoSleep)).timeout(Duration::from_secs(60)).call("search", CallOptions::default(), flaky);
+    assert_eq!((r.value, r.attempts, toolerr::crossings() - before), (Some("ok"), 2, 5));
+}
+
+#[test]
+fn answers_decided_ahead_yield_to_a_breaker_opened_meanwhile() {
+    // A call whose next attempt was decided ahead of its sleep on a closed
+    // breaker, while another call opens the breaker during that sleep, sends
+    // its slept step after all and is refused (CIRCUIT_OPEN), as without
+    // answers decided ahead.
+    struct OpensDuringSleep(std::sync::OnceLock<Arc<Executor>>, AtomicUsize);
+    impl Clock for OpensDuringSleep {
+        fn now_ms(&self) -> i64 {
+            toolerr::runtime::SystemClock.now_ms()
+        }
+        fn sleep(&self, _: u64, _: &Cancel) {
+            if self.1.fetch_add(1, Ordering::SeqCst) == 0 {
+                let other = self.0.get().unwrap().call::<(), _>("search", CallOptions::default(), |_| Err(Elapsed.into()));
+                assert_eq!(other.error.map(|e| e.code).as_deref(), Some("CIRCUIT_OPEN"));
+            }
+        }
+    }
+    let clock = Arc::new(OpensDuringSleep(std::sync::OnceLock::new(), AtomicUsize::new(0)));
+    let x = Arc::new(Executor::new().clock(clock.clone()));
+    let _ = clock.0.set(x.clone());
+    let calls = AtomicUsize::new(0);
+    let r = x.call::<(), _>("search", CallOptions::default(), |_| {
+        calls.fetch_add(1, Ordering::SeqCst);
+        Err(Elapsed.into())
+    });
+    assert_eq!((r.error.map(|e| e.code).as_deref(), r.attempts, calls.load(Ordering::SeqCst)), (Some("CIRCUIT_OPEN"), 1, 1));
+}
+
+#[test]
+fn a_cas_decided_ahead_to_swap_yields_to_a_write_that_won_the_race() {
+    // The failure's cas comes with its swapped answer decided ahead
+    // (on_swapped); when another replica writes the key first, the cas does
+    // not swap, the cas step is sent, and the failure is counted on the
+    // bytes that won: two failures, not the other replica's one alone.
+    struct Racing(MemoryStore, std::sync::atomic::AtomicBool);
+    let counted = |n: u32| format!(r#"{{"failures":{n},"open_until_ms":0,"phase":"closed","probe_until_ms":0,"successes":0}}"#);
+    impl Store for Racing {
+        fn load(&self, key: &str) -> Result<Option<Vec<u8>>, StoreError> {
+            self.0.load(key)
+        }
+        fn compare_and_swap(&self, key: &str, old: Option<&[u8]>, new: &[u8]) -> Result<Cas, StoreError> {
+            if !self.1.swap(true, Ordering::SeqCst) {
+                let now = self.0.load(key)?;
+                let one = r#"{"failures":1,"open_until_ms":0,"phase":"closed","probe_until_ms":0,"successes":0}"#;
+                assert!(self.0.compare_and_swap(key, now.as_deref(), one.as_bytes())?.swapped);
+            }
+            self.0.compare_and_swap(key, old, new)
+        }
+    }
+    let store = Arc::new(Racing(MemoryStore::new(), Default::default()));
+    let x = Executor::new().store(store.clone()).retry(json!({"max_attempts": 1}));
+    let r = x.call::<(), _>("search", CallOptions::default(), |_| Err(Elapsed.into()));
+    assert_eq!((r.error.map(|e| e.code).as_deref(), r.attempts), (Some("TIMEOUT"), 1));
+    assert_eq!(String::from_utf8(store.0.load("toolerr:breaker:search").unwrap().unwrap()).unwrap(), counted(2));
+    assert_eq!(x.replica_state("search"), Some(counted(2).into_bytes()));
+}
+
+#[test]
+fn a_failure_classified_inside_its_step_is_classify_exceptions() {
+    // The failure event carries the request classify_exception sends
+    // (classify); the envelope the call stops with is the one that op
+    // answers, a message past the core's request limit (the step refused)
+    // falling back to the type alone as before.
+    let long = "x".repeat(17 << 20); // message and trace past the 32 MiB request limit
+    for (message, trace) in [("upstream timed out", "upstream timed out"), ("bad value", ""), (long.as_str(), long.as_str())] {
+        let want = toolerr::classify_exception("app::Elapsed", message, trace, Some("search"))
+            .or_else(|_| toolerr::classify_exception("app::Elapsed", "", "", Some("search")))
+            .unwrap();
+        let r = Executor::new().retry(json!({"max_attempts": 1})).call::<(), _>("search", CallOptions::default(), |_| {
+            Err(ToolError::Error { type_name: "app::Elapsed".into(), message: message.into(), trace: trace.into() })
+        });
+        assert_eq!(r.error, Some(want), "{}", &message[..message.len().min(40)]);
+    }
+}
