@@ -315,11 +315,17 @@ struct StepResponse<'a> {
     error: Option<Envelope>,
 }
 
+/// A step's answer, or an answer decided ahead inside one (on_success,
+/// on_swapped, on_slept: the answer to the event its action expects, with
+/// if_loaded, and the one decided ahead of its own action in turn).
 #[derive(Deserialize)]
 struct StepAnswer<'a> {
     action: Action,
     #[serde(borrow)]
     decisions: &'a RawValue,
+    /// An answer decided ahead's: the stored value it holds for (null: none).
+    #[serde(borrow, default)]
+    if_loaded: Option<&'a RawValue>,
     #[serde(default)]
     budget: Option<Value>,
     #[serde(default, rename = "loop")]
@@ -350,26 +356,6 @@ struct ReplicaAnswer<'a> {
     state: &'a RawValue,
 }
 
-/// An answer decided ahead (on_success, on_swapped, on_slept): the step's
-/// answer to the event its action expects, and the one decided ahead of its
-/// own action in turn.
-#[derive(Deserialize)]
-struct Decided<'a> {
-    action: Action,
-    #[serde(borrow)]
-    decisions: &'a RawValue,
-    if_loaded: Option<String>,
-    #[serde(borrow, default)]
-    on_slept: Option<&'a RawValue>,
-    #[serde(borrow, default)]
-    on_success: Option<&'a RawValue>,
-    #[serde(borrow, default)]
-    on_swapped: Option<&'a RawValue>,
-    #[serde(borrow, default)]
-    replica: Option<ReplicaAnswer<'a>>,
-    #[serde(borrow)]
-    state: &'a RawValue,
-}
 
 /// One step's answer as the call loop uses it.
 struct Step {
@@ -668,14 +654,15 @@ impl Executor {
         if matches!(held, Held::Other) {
             return None;
         }
-        let d: Decided = serde_json::from_str(ahead).ok()?;
+        let d: StepAnswer = serde_json::from_str(ahead).ok()?;
+        let if_loaded: Option<String> = serde_json::from_str(d.if_loaded?.get()).ok()?;
         if let Held::Loaded(v) = held {
-            if v != &d.if_loaded {
+            if v != &if_loaded {
                 return None;
             }
         }
         let mut replica = self.replica.lock().unwrap_or_else(|e| e.into_inner());
-        if replica.down_until_ms != 0 || replica.seen.get(key).and_then(|s| s.value.as_ref()) != d.if_loaded.as_ref() {
+        if replica.down_until_ms != 0 || replica.seen.get(key).and_then(|s| s.value.as_ref()) != if_loaded.as_ref() {
             return None;
         }
         if let Some(v) = &d.replica {
