@@ -560,8 +560,9 @@ func aheadHolds(t *testing.T, c StepConfig, kinds AheadKinds, r StepResult, budg
 	}
 	aheads++
 	want0 := a.Result.appendTest(t)
-	for _, later := range []int64{0, 1, 30_000, 86_400_000} { // past any deadline, open or probe time
-		in := StepInput{Config: c, State: r.State, Budget: budget, Loop: loop, Replica: rep, Event: ev, NowMs: now + later, Ahead: &StepAhead{}, AheadFor: kinds}
+	// Past any deadline, open or probe time, and a clock set back.
+	for _, later := range []int64{0, 1, 30_000, 86_400_000, -1, -86_400_000} {
+		in := StepInput{Config: c, State: r.State, Budget: budget, Loop: loop, Replica: rep, Event: ev, NowMs: max(now+later, 0), Ahead: &StepAhead{}, AheadFor: kinds}
 		want, err := Step(in)
 		require.NoError(t, err)
 		require.Equal(t, string(want.appendTest(t)), string(want0), "the answer decided ahead is its step's answer, %d ms later", later)
