@@ -375,6 +375,35 @@ def test_a_success_decided_ahead_is_applied_only_while_its_load_holds(monkeypatc
         b'{"failures":0,"open_until_ms":0,"phase":"closed","probe_until_ms":0,"successes":0}'
 
 
+def test_stored_bytes_that_are_not_utf8_are_repaired_by_one_cas(monkeypatch: pytest.MonkeyPatch) -> None:
+    # A step carries the stored bytes as a JSON string (UTF-8 text only), so
+    # bytes that are not UTF-8 reach the core as their text with U+FFFD; the
+    # repair's compare-and-swap from that text must compare against the
+    # bytes the store holds. It compared the text's UTF-8, which no store
+    # held: each call lost 1,000 races (2,002 crossings, 2,000 repair
+    # records), fell back on contention and never repaired the key.
+    sent = _spy_steps(monkeypatch)
+    fresh = b'{"failures":0,"open_until_ms":0,"phase":"closed","probe_until_ms":0,"successes":0}'
+    for garbage in (b"\xff\xfe", b'{"phase":"closed\xc3"}', b"\xef\xbf\xbd\xff"):
+        store = MemoryStore()
+        assert store.compare_and_swap("toolerr:breaker:search", None, garbage)[0]
+        records: List[Dict[str, Any]] = []
+        sent.clear()
+        r = Executor(store=store, on_decision=records.append).call("search", lambda: "ok")
+        assert (r.ok, r.value, r.attempts) == (True, "ok", 1)
+        assert [rec["kind"] for rec in records] == ["repair", "breaker", "call"]
+        assert len(sent) == 2
+        assert store.load("toolerr:breaker:search") == fresh
+
+        async def run() -> None:
+            assert store.compare_and_swap("toolerr:breaker:search", fresh, garbage)[0]
+            sent.clear()
+            r = await AsyncExecutor(store=store).call("search", _async(lambda: "ok"))
+            assert (r.ok, r.attempts, len(sent)) == (True, 1, 2)
+        asyncio.run(run())
+        assert store.load("toolerr:breaker:search") == fresh
+
+
 def _spy_steps(monkeypatch: pytest.MonkeyPatch) -> List[bytes]:
     """Record every request the runtime sends to the core."""
     sent: List[bytes] = []

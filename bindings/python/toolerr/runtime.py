@@ -231,9 +231,25 @@ def _text(b: Optional[bytes]) -> Optional[str]:
     return None if b is None else b.decode("utf-8", "replace")
 
 
-def _literal(b: Optional[bytes]) -> str:
-    """The stored bytes as the JSON value a step event carries: a string, or null."""
-    return "null" if b is None else _string(b.decode("utf-8", "replace"))
+def _literal(b: Optional[bytes], raw: Dict[str, bytes]) -> str:
+    """The stored bytes as the JSON value a step event carries: a string, or null.
+
+    A step carries the stored bytes as a JSON string, which holds UTF-8 text
+    only (RFC 8259, section 8.1): bytes that are not UTF-8 go as their text
+    with U+FFFD for each bad sequence (the core finds no breaker state in it
+    and repairs the key), and raw maps that text to the bytes, so that the
+    compare-and-swap from it compares against the bytes the store holds
+    (_cas_old), not the text's, which no store holds."""
+    if b is None:
+        return "null"
+    try:
+        text = b.decode()
+        if raw:
+            raw.pop(text, None)
+    except UnicodeDecodeError:
+        text = b.decode("utf-8", "replace")
+        raw[text] = bytes(b)
+    return _string(text)
 
 
 class _Answer:
@@ -522,18 +538,18 @@ class _Base:
         return CallResult(value, None, stop["attempts"], None)
 
 
-def _store_event(action: Mapping[str, Any], answer: Any) -> Tuple[str, Any]:
+def _store_event(action: Mapping[str, Any], answer: Any, raw: Dict[str, bytes]) -> Tuple[str, Any]:
     """The store's answer as its event's text, and _SWAPPED for a cas that swapped (else _NO_LOAD)."""
     if action["kind"] == "load":
-        return _loaded(answer), _NO_LOAD
+        return _loaded(answer, raw), _NO_LOAD
     swapped, cur = answer
     if swapped:
-        return '{"kind":"cas","swapped":true,"current":' + _literal(cur) + "}", _SWAPPED
-    return '{"kind":"cas","swapped":false,"current":' + _literal(cur) + "}", _NO_LOAD
+        return '{"kind":"cas","swapped":true,"current":' + _literal(cur, raw) + "}", _SWAPPED
+    return '{"kind":"cas","swapped":false,"current":' + _literal(cur, raw) + "}", _NO_LOAD
 
 
-def _loaded(answer: Optional[bytes]) -> str:
-    return '{"kind":"loaded","value":' + _literal(answer) + "}"
+def _loaded(answer: Optional[bytes], raw: Dict[str, bytes]) -> str:
+    return '{"kind":"loaded","value":' + _literal(answer, raw) + "}"
 
 
 def _store_error(exc: BaseException) -> str:
@@ -547,8 +563,11 @@ def _store_error(exc: BaseException) -> str:
 _LOAD: Mapping[str, Any] = {"kind": "load"}  # the action a load made ahead stands for (what _store is given)
 
 
-def _cas_old(action: Mapping[str, Any]) -> Optional[bytes]:
-    return None if action["old"] is None else str(action["old"]).encode()
+def _cas_old(action: Mapping[str, Any], raw: Dict[str, bytes]) -> Optional[bytes]:
+    """The bytes a cas compares against: the stored bytes the action's old
+    text was read from (raw, for bytes that are not UTF-8), else its UTF-8."""
+    old = action["old"]
+    return None if old is None else raw.get(old) or str(old).encode()
 
 
 class Executor(_Base):
@@ -593,6 +612,7 @@ class Executor(_Base):
         key = self._head(tool)[1]
         value: Any = None
         exc: Optional[BaseException] = None
+        raw: Dict[str, bytes] = {}  # stored bytes that are not UTF-8, by the text the core was given (_literal)
         try:
             action = next(gen)
             while True:
@@ -602,8 +622,8 @@ class Executor(_Base):
                     held = _NO_LOAD
                     try:
                         answer = store.load(action["key"]) if kind == "load" else \
-                            store.compare_and_swap(action["key"], _cas_old(action), action["new"].encode())
-                        text, held = _store_event(action, answer)
+                            store.compare_and_swap(action["key"], _cas_old(action, raw), action["new"].encode())
+                        text, held = _store_event(action, answer, raw)
                     except Exception as e:
                         text = _store_error(e)
                     action = gen.send((text, held, None))
@@ -628,7 +648,7 @@ class Executor(_Base):
                 if self._ahead(event, kind):
                     try:
                         b = self._store(_LOAD).load(key)
-                        loaded, held = _loaded(b), _text(b) if event is _SUCCESS or event is _SLEPT else _NO_LOAD
+                        loaded, held = _loaded(b, raw), _text(b) if event is _SUCCESS or event is _SLEPT else _NO_LOAD
                     except Exception as e:
                         loaded = _store_error(e)
                 action = gen.send(self._sent(event, loaded, held, retry))
@@ -659,6 +679,7 @@ class AsyncExecutor(_Base):
         key = self._head(tool)[1]
         value: Any = None
         exc: Optional[BaseException] = None
+        raw: Dict[str, bytes] = {}  # stored bytes that are not UTF-8, by the text the core was given (_literal)
         cancelled: Optional[BaseException] = None
         try:
             action = next(gen)
@@ -669,10 +690,10 @@ class AsyncExecutor(_Base):
                     held = _NO_LOAD
                     try:
                         answer: Union[Any, Awaitable[Any]] = store.load(action["key"]) if kind == "load" else \
-                            store.compare_and_swap(action["key"], _cas_old(action), action["new"].encode())
+                            store.compare_and_swap(action["key"], _cas_old(action, raw), action["new"].encode())
                         if inspect.isawaitable(answer):
                             answer = await answer
-                        text, held = _store_event(action, answer)
+                        text, held = _store_event(action, answer, raw)
                     except Exception as e:
                         text = _store_error(e)
                     action = gen.send((text, held, None))
@@ -708,7 +729,7 @@ class AsyncExecutor(_Base):
                         answer = self._store(_LOAD).load(key)
                         if inspect.isawaitable(answer):
                             answer = await answer
-                        loaded, held = _loaded(answer), \
+                        loaded, held = _loaded(answer, raw), \
                             _text(answer) if event is _SUCCESS or event is _SLEPT else _NO_LOAD
                     except Exception as e:
                         loaded = _store_error(e)
