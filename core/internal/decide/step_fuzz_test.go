@@ -68,7 +68,7 @@ func playFuzz(t *testing.T, opts *driver, data []byte) (*driver, []StepAction) {
 		open := BreakerState{Phase: Open, OpenUntilMs: d.now + 5_000}.AppendJSON(nil)
 		probe := BreakerState{Phase: HalfOpen, ProbeUntilMs: d.now + 1_000}.AppendJSON(nil)
 		return pick(f, nil, []byte(freshState), BreakerState{Failures: 1}.AppendJSON(nil), open,
-			BreakerState{Phase: HalfOpen}.AppendJSON(nil), probe, []byte("not a breaker"), BreakerState{Failures: 1, OpenUntilMs: d.now}.AppendJSON(nil))
+			BreakerState{Phase: HalfOpen}.AppendJSON(nil), probe, []byte("not a breaker"), []byte{}, []byte("\xff\xfe"), BreakerState{Failures: 1, OpenUntilMs: d.now}.AppendJSON(nil))
 	}
 	var calls []*fuzzCall
 	var stops []StepAction
