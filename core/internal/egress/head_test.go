@@ -41,3 +41,69 @@ func TestHeadError_everyCut(t *testing.T) {
 		}
 	}
 }
+
+// headErrorSpec is HeadError restated line by line from the WHATWG rules
+// (split into lines at CRLF, LF or CR; field and value at the first colon,
+// one leading space dropped; the data lines joined by LF, the cut line
+// included; the name from complete "event" lines only), the data's opening
+// tested on the joined text at once: the reference FuzzHeadError_sameAsSpec
+// holds the incremental matcher to.
+func headErrorSpec(head []byte) (string, bool) {
+	var name string
+	var data []string
+	s := string(head)
+	for s != "" {
+		i := strings.IndexAny(s, "\r\n")
+		line, complete := s, i >= 0
+		if complete {
+			line = s[:i]
+			if s[i] == '\r' && strings.HasPrefix(s[i:], "\r\n") {
+				i++
+			}
+			s = s[i+1:]
+		} else {
+			s = ""
+		}
+		field, value, _ := strings.Cut(line, ":")
+		value = strings.TrimPrefix(value, " ")
+		switch field {
+		case "event":
+			if complete {
+				name = value
+			}
+		case "data":
+			data = append(data, value)
+		}
+	}
+	rest := strings.Join(data, "\n")
+	for _, tok := range []string{"{", `"error"`, ":", "{"} {
+		rest = strings.TrimLeft(rest, " \t\r\n")
+		if !strings.HasPrefix(rest, tok) {
+			return name, name == "error"
+		}
+		rest = rest[len(tok):]
+	}
+	return name, true
+}
+
+// FuzzHeadError_sameAsSpec: whatever the bytes (CR, LF and CRLF mixed,
+// BOMs, event lines anywhere, data split over lines, non-UTF-8), each cut
+// of them is told an error event, and named, as headErrorSpec tells it.
+func FuzzHeadError_sameAsSpec(f *testing.F) {
+	for _, s := range []string{
+		"event: error\ndata: {\"type\":\"error\",\"error\":{}}\n", "id: 1\r\nevent: error\r\ndata: x\r\n",
+		"data: {\r\ndata:  \"error\" :\rdata: \t{\"code\":1}}\r\n", "event: message\ndata:{\"error\":{}}\nevent: error\r",
+		"\xef\xbb\xbfevent: error\n", "data\ndata: {\"error\"\n\n:{", "event:error \ndata: \xff{\"error\":{", ": comment\r\n\r\ndata:{ \"error\":{",
+	} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, event []byte) {
+		for n := 0; n <= len(event) && n <= 512; n++ {
+			name, isError := HeadError(event[:n])
+			wantName, want := headErrorSpec(event[:n])
+			if name != wantName || isError != want {
+				t.Fatalf("%q: HeadError (%q, %v), the rules (%q, %v)", event[:n], name, isError, wantName, want)
+			}
+		}
+	})
+}
