@@ -162,3 +162,50 @@ func (p *parser) plainInteger() bool {
 	}
 	return true
 }
+
+// NewTextScanner returns a Scanner at the start of s, a JSON text found
+// inside a request, with the budget Parse holds such a text to
+// (TextTreeBudget). Its strings without escapes are slices of s.
+func NewTextScanner(s string) *Scanner {
+	return &Scanner{p: parser{data: []byte(s), text: s, budget: TextTreeBudget(len(s))}}
+}
+
+// Literal reads the bytes lit exactly where the Scanner is, white space
+// not skipped, reporting whether they were next: for a decoder that holds a
+// text to one canonical form.
+func (s *Scanner) Literal(lit string) bool {
+	if len(s.p.text)-s.p.pos < len(lit) || s.p.text[s.p.pos:s.p.pos+len(lit)] != lit {
+		return false
+	}
+	s.p.pos += len(lit)
+	return true
+}
+
+// Plain reads a string literal exactly where the Scanner is (white space
+// not skipped) that has no escape and no control character and is valid
+// UTF-8, so that its canonical form (RFC 8785) is itself, and returns its
+// value, nothing charged. ok is false for any other value, the Scanner
+// then where it was.
+func (s *Scanner) Plain() (string, bool) {
+	return s.p.plainString()
+}
+
+// CanonicalValue is Canonical for a value exactly where the Scanner is
+// (white space not skipped) that also reads it as Value does: its text in
+// canonical form and its tree, charged to the budget once, as Value charges
+// it. ok is false as Canonical reports it, the Scanner then where it was.
+func (s *Scanner) CanonicalValue(depth int, visit func(s string, name bool) bool) (raw []byte, v any, ok bool) {
+	pos, cost := s.p.pos, s.p.cost
+	if !s.p.canonical(depth, visit) || s.p.cost > s.p.budget {
+		s.p.pos, s.p.cost = pos, cost
+		return nil, nil, false
+	}
+	end := s.p.pos
+	s.p.pos, s.p.cost = pos, cost
+	v, err := s.p.value(depth)
+	if err != nil || s.p.pos != end {
+		s.p.pos, s.p.cost = pos, cost
+		return nil, nil, false // not reached: Value reads what canonical read
+	}
+	return s.p.data[pos:end:end], v, true
+}

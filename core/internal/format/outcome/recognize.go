@@ -5,6 +5,7 @@ import (
 
 	"github.com/toolerr/toolerr/core/internal/canonical"
 	"github.com/toolerr/toolerr/core/internal/envelope"
+	"github.com/toolerr/toolerr/core/internal/sanitize"
 )
 
 // Flag is what a provider's error flag says of a result whose content is
@@ -72,6 +73,15 @@ func recognizeText(s string, f Flag) (e, safe envelope.Envelope, details []byte,
 	if len(s) < minEnvelopeBytes || !strings.HasPrefix(s, `{"code":"`) || !strings.HasSuffix(s, `"}`) {
 		return e, safe, nil, false
 	}
+	if e, details, ok, sure := recognizeScan(s, f); sure {
+		return e, e, details, ok
+	}
+	return recognizeParse(s, f)
+}
+
+// recognizeParse is recognizeText by the rule itself: s parsed into a
+// tree, read as an envelope, made Safe and encoded again to compare.
+func recognizeParse(s string, f Flag) (e, safe envelope.Envelope, details []byte, ok bool) {
 	v, err := canonical.Parse([]byte(s))
 	if err != nil {
 		return e, safe, nil, false
@@ -151,4 +161,58 @@ func nearShape(v any) bool {
 	_, hasCode := m["code"]
 	_, hasRetryable := m["retryable"]
 	return hasCode && hasRetryable
+}
+
+// recognizeScan is recognizeText for the text toolerr writes of an envelope
+// whose strings are all plain (canonical.Scanner.Plain) and whose details
+// the sanitizer leaves as they are by its cheap check (sanitize.QuietDetail),
+// read member by member from the text: no tree of the envelope, only of its
+// details, and no second encoding to compare, since a text read in exactly
+// that form, with a message sanitize.Message leaves as it is, is
+// EnvelopeText(Safe(e)) byte for byte; with another message it is not one.
+// sure is false for any other text, which recognizeText then parses and
+// compares as the rule says, so that the answer is the same either way
+// (TestRecognizeScan_sameAsParse, FuzzRecognizeScan).
+func recognizeScan(s string, f Flag) (e envelope.Envelope, details []byte, ok, sure bool) {
+	// the '}' it closes with is the text's last byte: End then reads nothing
+	if !strings.HasSuffix(s, "}") {
+		return e, nil, false, false
+	}
+	sc := canonical.NewTextScanner(s)
+	if !sc.Literal(`{"code":`) {
+		return e, nil, false, false
+	}
+	code, plain := sc.Plain()
+	if !plain || !sc.Literal(`,"details":`) {
+		return e, nil, false, false
+	}
+	raw, v, quiet := sc.CanonicalValue(1, sanitize.QuietDetail)
+	d, isObject := v.(map[string]any)
+	if !quiet || !isObject || !sc.Literal(`,"message":`) {
+		return e, nil, false, false
+	}
+	msg, plain := sc.Plain()
+	if !plain {
+		return e, nil, false, false
+	}
+	switch {
+	case sc.Literal(`,"retryable":true,"source":`):
+		e.Retryable = true
+	case sc.Literal(`,"retryable":false,"source":`):
+	default:
+		return e, nil, false, false
+	}
+	src, plain := sc.Plain()
+	// Parse's charges for the envelope's object and its three strings
+	if !plain || !sc.Literal("}") || !sc.End() || !sc.Object(5) || !sc.Str(code) || !sc.Str(msg) || !sc.Str(src) || !sc.InBudget() {
+		return e, nil, false, false
+	}
+	e = envelope.Envelope{Code: envelope.Code(code), Details: d, Message: msg, Retryable: e.Retryable, Source: envelope.Source(src)}
+	if !envelope.ValidCodeToken(code) || !e.Source.Valid() || f == Unflagged && !envelope.Registered(e.Code) {
+		return envelope.Envelope{}, nil, false, true // FromValue's and recognize's refusals
+	}
+	if !sanitize.CleanMessage(msg) && sanitize.Message(msg) != msg {
+		return envelope.Envelope{}, nil, false, true // Safe's message is another text
+	}
+	return e, raw, true, true
 }
