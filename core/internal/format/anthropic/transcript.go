@@ -17,28 +17,29 @@ const Name = "anthropic"
 //
 // See https://platform.claude.com/docs/en/agents-and-tools/tool-use/handle-tool-calls
 // and anthropic-sdk-go ToolResultBlockParam, ToolUseBlockParam.
-func Dialect() *dialect.Dialect {
-	return &dialect.Dialect{
-		Name: Name, Read: readMessage, Write: writeMessage, Serialize: Codec().Serialize, Elem: Codec().Elem,
-		CallID: dialect.Member{Key: "id"}, ResultID: dialect.Member{Key: "tool_use_id"},
-		Flag:    func(elem map[string]any, _ outcome.Outcome) { elem["is_error"] = true },
-		Flagged: func(elem map[string]any) bool { return elem["is_error"] == true },
-		// a tool's name matches ^[a-zA-Z0-9_-]{1,64}$ (tool use docs, Tool.name)
-		Names:     dialect.IDRule{Charset: dialect.Word, Min: 1, Max: 64, Text: "Anthropic tool names match ^[a-zA-Z0-9_-]{1,64}$."},
-		Placement: dialect.NextUserFirst,
-		Takes:     Takes,
-		PartsKey:  "content",
-		// The published pattern (a 400 "String should match pattern" names
-		// it); no documented length.
-		IDs:         dialect.IDRule{Charset: dialect.Word, Min: 1, Text: "Anthropic tool_use ids match ^[a-zA-Z0-9_-]+$."},
-		RoleNames:   "user and assistant",
-		Unanswered:  "Every tool_use needs a tool_result in the very next user message.",
-		EmptyResult: emptyResult,
-		EmptyText:   func(dialect.Message) bool { return true },
-		Lost: func(l dialect.Loss, m dialect.Message) {
-			dialect.CountLost(l, m, " role content ", func(p dialect.Part) { lostPart(l, p) })
-		},
-	}
+func Dialect() *dialect.Dialect { return dialectTable.Copy() }
+
+// dialectTable is the Dialect, built once (see dialect.Dialect.Copy).
+var dialectTable = dialect.Dialect{
+	Name: Name, Read: readMessage, Write: writeMessage, Serialize: Codec().Serialize, Elem: Codec().Elem,
+	CallID: dialect.Member{Key: "id"}, ResultID: dialect.Member{Key: "tool_use_id"},
+	Flag:    func(elem map[string]any, _ outcome.Outcome) { elem["is_error"] = true },
+	Flagged: func(elem map[string]any) bool { return elem["is_error"] == true },
+	// a tool's name matches ^[a-zA-Z0-9_-]{1,64}$ (tool use docs, Tool.name)
+	Names:     dialect.IDRule{Charset: dialect.Word, Min: 1, Max: 64, Text: "Anthropic tool names match ^[a-zA-Z0-9_-]{1,64}$."},
+	Placement: dialect.NextUserFirst,
+	Takes:     Takes,
+	PartsKey:  "content",
+	// The published pattern (a 400 "String should match pattern" names
+	// it); no documented length.
+	IDs:         dialect.IDRule{Charset: dialect.Word, Min: 1, Text: "Anthropic tool_use ids match ^[a-zA-Z0-9_-]+$."},
+	RoleNames:   "user and assistant",
+	Unanswered:  "Every tool_use needs a tool_result in the very next user message.",
+	EmptyResult: emptyResult,
+	EmptyText:   func(dialect.Message) bool { return true },
+	Lost: func(l dialect.Loss, m dialect.Message) {
+		dialect.CountLost(l, m, " role content ", func(p dialect.Part) { lostPart(l, p) })
+	},
 }
 
 // The members convert carries, per block (space separated, a space at each

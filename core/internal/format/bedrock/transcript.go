@@ -20,39 +20,40 @@ const Name = "bedrock"
 // See the botocore service model bedrock-runtime 2023-09-30 (Message,
 // ContentBlock, ToolUseBlock, ToolResultBlock) and
 // https://docs.aws.amazon.com/bedrock/latest/userguide/tool-use.html.
-func Dialect() *dialect.Dialect {
-	return &dialect.Dialect{
-		Name: Name, Read: readMessage, Write: writeMessage, Serialize: Codec().Serialize, Elem: Codec().Elem,
-		CallID:   dialect.Member{In: "toolUse", Key: "toolUseId"},
-		ResultID: dialect.Member{In: "toolResult", Key: "toolUseId"},
-		Flag: func(elem map[string]any, _ outcome.Outcome) {
-			dialect.Member{In: "toolResult", Key: "status"}.Set(elem, "error")
-		},
-		Flagged: func(elem map[string]any) bool {
-			r, _ := elem["toolResult"].(map[string]any)
-			return r["status"] == "error"
-		},
-		Placement: dialect.NextUserFirst,
-		Lint:      lint,
-		CapNames:  " tool_result_status ",
-		Takes:     Takes,
-		ForModel:  forModel,
-		PartsKey:  "content",
-		IDs:       dialect.IDRule{Charset: dialect.Word, Min: 1, Max: MaxToolUseIDLen, Text: "Bedrock toolUseId is 1 to 64 characters of [a-zA-Z0-9_-]."},
-		// service model ToolName: 1-64 of [a-zA-Z0-9_-]
-		Names:      dialect.IDRule{Charset: dialect.Word, Min: 1, Max: 64, Text: "Bedrock tool names are 1 to 64 characters of [a-zA-Z0-9_-]."},
-		RoleNames:  "user and assistant",
-		Unanswered: "Every toolUse needs a toolResult in the very next user message.",
-		EmptyText:  func(m dialect.Message) bool { return m.Role == dialect.RoleUser || m.Role == dialect.RoleAssistant },
-		Lost: func(l dialect.Loss, m dialect.Message) {
-			dialect.CountLost(l, m, " role content ", func(p dialect.Part) {
-				b := l.Check(p.Raw, " text image toolUse toolResult ", "")
-				l.Check(b["toolUse"], " toolUseId name input ", "toolUse.")
-				l.Check(b["toolResult"], " toolUseId status content ", "toolResult.")
-				l.Check(b["image"], " format source ", "image.")
-			})
-		},
-	}
+func Dialect() *dialect.Dialect { return dialectTable.Copy() }
+
+// dialectTable is the Dialect, built once (see dialect.Dialect.Copy).
+var dialectTable = dialect.Dialect{
+	Name: Name, Read: readMessage, Write: writeMessage, Serialize: Codec().Serialize, Elem: Codec().Elem,
+	CallID:   dialect.Member{In: "toolUse", Key: "toolUseId"},
+	ResultID: dialect.Member{In: "toolResult", Key: "toolUseId"},
+	Flag: func(elem map[string]any, _ outcome.Outcome) {
+		dialect.Member{In: "toolResult", Key: "status"}.Set(elem, "error")
+	},
+	Flagged: func(elem map[string]any) bool {
+		r, _ := elem["toolResult"].(map[string]any)
+		return r["status"] == "error"
+	},
+	Placement: dialect.NextUserFirst,
+	Lint:      lint,
+	CapNames:  " tool_result_status ",
+	Takes:     Takes,
+	ForModel:  forModel,
+	PartsKey:  "content",
+	IDs:       dialect.IDRule{Charset: dialect.Word, Min: 1, Max: MaxToolUseIDLen, Text: "Bedrock toolUseId is 1 to 64 characters of [a-zA-Z0-9_-]."},
+	// service model ToolName: 1-64 of [a-zA-Z0-9_-]
+	Names:      dialect.IDRule{Charset: dialect.Word, Min: 1, Max: 64, Text: "Bedrock tool names are 1 to 64 characters of [a-zA-Z0-9_-]."},
+	RoleNames:  "user and assistant",
+	Unanswered: "Every toolUse needs a toolResult in the very next user message.",
+	EmptyText:  func(m dialect.Message) bool { return m.Role == dialect.RoleUser || m.Role == dialect.RoleAssistant },
+	Lost: func(l dialect.Loss, m dialect.Message) {
+		dialect.CountLost(l, m, " role content ", func(p dialect.Part) {
+			b := l.Check(p.Raw, " text image toolUse toolResult ", "")
+			l.Check(b["toolUse"], " toolUseId name input ", "toolUse.")
+			l.Check(b["toolResult"], " toolUseId status content ", "toolResult.")
+			l.Check(b["image"], " format source ", "image.")
+		})
+	},
 }
 
 // forModel writes no toolResult.status for a model that does not take it

@@ -89,6 +89,15 @@ func IsAlnum(c byte) bool {
 // IsWord reports whether c is one of [a-zA-Z0-9_-].
 func IsWord(c byte) bool { return IsAlnum(c) || c == '_' || c == '-' }
 
+// Copy returns a copy of d for its caller to change (the engine sets the
+// model and capabilities a list is read for): a provider's package builds
+// its Dialect once, as a table it never changes, and its Dialect function
+// hands out copies of it.
+func (d *Dialect) Copy() *Dialect {
+	c := *d
+	return &c
+}
+
 // Dialect is how one provider's message lists look. Every field is set by
 // the provider's package (its Dialect function); a nil func means "never"
 // where the field says so.

@@ -21,46 +21,47 @@ const Name = "gemini"
 // See googleapis google/ai/generativelanguage/v1beta/content.proto
 // (FunctionCall, FunctionResponse) and google.golang.org/genai
 // FunctionResponse.
-func Dialect() *dialect.Dialect {
-	return &dialect.Dialect{
-		Name: Name, Read: readContent, Write: writeContent, Serialize: Codec().Serialize, Elem: Codec().Elem,
-		CallID:     dialect.Member{In: "functionCall", Key: "id"},
-		ResultID:   dialect.Member{In: "functionResponse", Key: "id"},
-		ResultName: dialect.Member{In: "functionResponse", Key: "name"},
-		// No Flag: the failure flag is the "error" key of response, whose
-		// value is the envelope object (content.proto FunctionResponse;
-		// the README's wire-format table), so a flagged failure that is not
-		// an envelope reaches Gemini as its TOOL_ERROR envelope, as it
-		// reaches OpenAI (dialect.Writer.Result).
-		Flagged: func(elem map[string]any) bool {
-			fr, _ := elem["functionResponse"].(map[string]any)
-			r, _ := fr["response"].(map[string]any)
-			_, ok := r["error"]
-			return ok
-		},
-		Placement: dialect.NextContent,
-		// The generateContent API took three responses in three consecutive
-		// contents (crewAIInc/crewAI cassette
-		// TestGeminiNativeToolCalling.test_gemini_parallel_native_tool_calling,
-		// gemini-2.5-flash, HTTP 200); the families below answer 400.
-		SplitResponses: true,
-		Lint:           lint,
-		Takes:          Takes,
-		ForModel:       forModel,
-		PartsKey:       "parts",
-		IDs:            dialect.IDRule{Charset: dialect.AnyChar, Min: 0, Text: "A tool call id is required."},
-		RoleNames:      "user and model",
-		Unanswered:     "Every functionCall needs a functionResponse in the next content.",
-		EmptyText:      func(m dialect.Message) bool { return m.Role == dialect.RoleUser },
-		Lost: func(l dialect.Loss, m dialect.Message) {
-			dialect.CountLost(l, m, " role parts ", func(p dialect.Part) {
-				b := l.Check(p.Raw, " text inlineData functionCall functionResponse thought ", "")
-				l.Check(b["functionCall"], " id name args ", "functionCall.")
-				l.Check(b["functionResponse"], " id name response parts ", "functionResponse.")
-				l.Check(b["inlineData"], " mimeType data ", "inlineData.")
-			})
-		},
-	}
+func Dialect() *dialect.Dialect { return dialectTable.Copy() }
+
+// dialectTable is the Dialect, built once (see dialect.Dialect.Copy).
+var dialectTable = dialect.Dialect{
+	Name: Name, Read: readContent, Write: writeContent, Serialize: Codec().Serialize, Elem: Codec().Elem,
+	CallID:     dialect.Member{In: "functionCall", Key: "id"},
+	ResultID:   dialect.Member{In: "functionResponse", Key: "id"},
+	ResultName: dialect.Member{In: "functionResponse", Key: "name"},
+	// No Flag: the failure flag is the "error" key of response, whose
+	// value is the envelope object (content.proto FunctionResponse;
+	// the README's wire-format table), so a flagged failure that is not
+	// an envelope reaches Gemini as its TOOL_ERROR envelope, as it
+	// reaches OpenAI (dialect.Writer.Result).
+	Flagged: func(elem map[string]any) bool {
+		fr, _ := elem["functionResponse"].(map[string]any)
+		r, _ := fr["response"].(map[string]any)
+		_, ok := r["error"]
+		return ok
+	},
+	Placement: dialect.NextContent,
+	// The generateContent API took three responses in three consecutive
+	// contents (crewAIInc/crewAI cassette
+	// TestGeminiNativeToolCalling.test_gemini_parallel_native_tool_calling,
+	// gemini-2.5-flash, HTTP 200); the families below answer 400.
+	SplitResponses: true,
+	Lint:           lint,
+	Takes:          Takes,
+	ForModel:       forModel,
+	PartsKey:       "parts",
+	IDs:            dialect.IDRule{Charset: dialect.AnyChar, Min: 0, Text: "A tool call id is required."},
+	RoleNames:      "user and model",
+	Unanswered:     "Every functionCall needs a functionResponse in the next content.",
+	EmptyText:      func(m dialect.Message) bool { return m.Role == dialect.RoleUser },
+	Lost: func(l dialect.Loss, m dialect.Message) {
+		dialect.CountLost(l, m, " role parts ", func(p dialect.Part) {
+			b := l.Check(p.Raw, " text inlineData functionCall functionResponse thought ", "")
+			l.Check(b["functionCall"], " id name args ", "functionCall.")
+			l.Check(b["functionResponse"], " id name response parts ", "functionResponse.")
+			l.Check(b["inlineData"], " mimeType data ", "inlineData.")
+		})
+	},
 }
 
 // forModel applies the rules of the model families that answer a 400

@@ -16,37 +16,38 @@ const Name = "openai-chat"
 //
 // See https://platform.openai.com/docs/api-reference/chat/create (messages)
 // and openai-go ChatCompletionToolMessageParam.
-func Dialect() *dialect.Dialect {
-	return &dialect.Dialect{
-		Name: Name, Read: readMessage, Scan: scanMessage, Write: writeMessage, Serialize: serialize,
-		CallID: dialect.Member{Key: "id"}, ResultID: dialect.Member{Key: "tool_call_id"},
-		// OpenAPI FunctionObject.name: a-z, A-Z, 0-9, _ and -, at most 64
-		Names:            dialect.IDRule{Charset: dialect.Word, Min: 1, Max: 64, Text: "OpenAI function names are 1 to 64 characters of [a-zA-Z0-9_-]."},
-		Placement:        dialect.ToolMessages,
-		Lint:             lint,
-		Takes:            takesMedia,
-		IDs:              dialect.IDRule{Charset: dialect.AnyChar, Min: 1, Text: "A tool call id is required."},
-		RoleNames:        "system, developer, user, assistant, tool and function",
-		Unanswered:       "Every tool call needs a tool message with its id right after the assistant message.",
-		Misplaced:        "This tool message is not in the run of tool messages right after its assistant message.",
-		EmptyResult:      EmptyResult,
-		ToolImagesFollow: true,
-		Lost: func(l dialect.Loss, m dialect.Message) {
-			keys := messageKeys + "function_call "
-			if len(m.Parts) == 1 && m.Parts[0].Result.Legacy {
-				keys += "name " // a function message names the function it answers
+func Dialect() *dialect.Dialect { return dialectTable.Copy() }
+
+// dialectTable is the Dialect, built once (see dialect.Dialect.Copy).
+var dialectTable = dialect.Dialect{
+	Name: Name, Read: readMessage, Scan: scanMessage, Write: writeMessage, Serialize: serialize,
+	CallID: dialect.Member{Key: "id"}, ResultID: dialect.Member{Key: "tool_call_id"},
+	// OpenAPI FunctionObject.name: a-z, A-Z, 0-9, _ and -, at most 64
+	Names:            dialect.IDRule{Charset: dialect.Word, Min: 1, Max: 64, Text: "OpenAI function names are 1 to 64 characters of [a-zA-Z0-9_-]."},
+	Placement:        dialect.ToolMessages,
+	Lint:             lint,
+	Takes:            takesMedia,
+	IDs:              dialect.IDRule{Charset: dialect.AnyChar, Min: 1, Text: "A tool call id is required."},
+	RoleNames:        "system, developer, user, assistant, tool and function",
+	Unanswered:       "Every tool call needs a tool message with its id right after the assistant message.",
+	Misplaced:        "This tool message is not in the run of tool messages right after its assistant message.",
+	EmptyResult:      EmptyResult,
+	ToolImagesFollow: true,
+	Lost: func(l dialect.Loss, m dialect.Message) {
+		keys := messageKeys + "function_call "
+		if len(m.Parts) == 1 && m.Parts[0].Result.Legacy {
+			keys += "name " // a function message names the function it answers
+		}
+		dialect.CountLost(l, m, keys, func(p dialect.Part) {
+			switch {
+			case m.Role == dialect.RoleTool: // a tool message is its result part: counted as the message
+			case p.Call.Legacy:
+				l.Check(p.Raw, functionKeys, "function_call.")
+			default:
+				LostPart(l, p, func(raw any) { l.Check(l.Check(raw, callKeys, "")["function"], functionKeys, "function.") })
 			}
-			dialect.CountLost(l, m, keys, func(p dialect.Part) {
-				switch {
-				case m.Role == dialect.RoleTool: // a tool message is its result part: counted as the message
-				case p.Call.Legacy:
-					l.Check(p.Raw, functionKeys, "function_call.")
-				default:
-					LostPart(l, p, func(raw any) { l.Check(l.Check(raw, callKeys, "")["function"], functionKeys, "function.") })
-				}
-			})
-		},
-	}
+		})
+	},
 }
 
 // The members convert carries (space separated, a space at each end); any

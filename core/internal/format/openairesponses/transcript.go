@@ -17,30 +17,31 @@ const Name = "openai-responses"
 //
 // See https://platform.openai.com/docs/api-reference/responses/create
 // (input) and the OpenAI OpenAPI spec, FunctionCallOutputItemParam.
-func Dialect() *dialect.Dialect {
-	return &dialect.Dialect{
-		Name: Name, Read: readItem, Write: writeMessage, Serialize: Codec{}.Serialize,
-		CallID: dialect.Member{Key: "call_id"}, ResultID: dialect.Member{Key: "call_id"},
-		// OpenAPI FunctionTool.name, as for Chat Completions
-		Names:       dialect.IDRule{Charset: dialect.Word, Min: 1, Max: 64, Text: "OpenAI function names are 1 to 64 characters of [a-zA-Z0-9_-]."},
-		Placement:   dialect.AfterCall,
-		IDs:         dialect.IDRule{Charset: dialect.AnyChar, Min: 1, Max: MaxCallIDChars, Text: "call_id is 1 to 64 characters."},
-		RoleNames:   "system, developer, user and assistant",
-		Unanswered:  "Every function_call needs a function_call_output with its call_id.",
-		Misplaced:   "This function_call_output is not after its function_call in the same run of items.",
-		EmptyResult: openaichat.EmptyResult,
-		OpenCall:    openCall,
-		Takes:       Takes,
-		Lint:        lint,
-		Lost: func(l dialect.Loss, m dialect.Message) {
-			if len(m.Parts) != 1 || (m.Parts[0].Kind != dialect.KindCall && m.Parts[0].Kind != dialect.KindResult) {
-				l.Check(m.Raw, " type role content ", "") // a call or output item is checked as a part
-			}
-			for _, p := range dialect.ReadModelled(m) {
-				openaichat.LostPart(l, p, func(raw any) { l.Check(raw, " type call_id name arguments ", "") })
-			}
-		},
-	}
+func Dialect() *dialect.Dialect { return dialectTable.Copy() }
+
+// dialectTable is the Dialect, built once (see dialect.Dialect.Copy).
+var dialectTable = dialect.Dialect{
+	Name: Name, Read: readItem, Write: writeMessage, Serialize: Codec{}.Serialize,
+	CallID: dialect.Member{Key: "call_id"}, ResultID: dialect.Member{Key: "call_id"},
+	// OpenAPI FunctionTool.name, as for Chat Completions
+	Names:       dialect.IDRule{Charset: dialect.Word, Min: 1, Max: 64, Text: "OpenAI function names are 1 to 64 characters of [a-zA-Z0-9_-]."},
+	Placement:   dialect.AfterCall,
+	IDs:         dialect.IDRule{Charset: dialect.AnyChar, Min: 1, Max: MaxCallIDChars, Text: "call_id is 1 to 64 characters."},
+	RoleNames:   "system, developer, user and assistant",
+	Unanswered:  "Every function_call needs a function_call_output with its call_id.",
+	Misplaced:   "This function_call_output is not after its function_call in the same run of items.",
+	EmptyResult: openaichat.EmptyResult,
+	OpenCall:    openCall,
+	Takes:       Takes,
+	Lint:        lint,
+	Lost: func(l dialect.Loss, m dialect.Message) {
+		if len(m.Parts) != 1 || (m.Parts[0].Kind != dialect.KindCall && m.Parts[0].Kind != dialect.KindResult) {
+			l.Check(m.Raw, " type role content ", "") // a call or output item is checked as a part
+		}
+		for _, p := range dialect.ReadModelled(m) {
+			openaichat.LostPart(l, p, func(raw any) { l.Check(raw, " type call_id name arguments ", "") })
+		}
+	},
 }
 
 // readItem reads one Responses input item.
