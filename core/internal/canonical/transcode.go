@@ -28,11 +28,16 @@ func AppendObjectText(dst []byte, text string, top func(name string) bool) ([]by
 type Transcoder struct {
 	spans []memberSpan
 	tmp   []byte
+	// data holds the bytes of the text being read (the parser indexes
+	// bytes; its strings are slices of the text itself), reused from one
+	// text to the next: nothing written keeps a slice of it
+	data []byte
 }
 
 // AppendObject is AppendObjectText.
 func (tc *Transcoder) AppendObject(dst []byte, text string, top func(name string) bool) ([]byte, bool) {
-	t := transcoder{p: parser{data: []byte(text), text: text, budget: TextTreeBudget(len(text))}, spans: tc.spans[:0], tmp: tc.tmp[:0], top: top}
+	tc.data = append(tc.data[:0], text...)
+	t := transcoder{p: parser{data: tc.data, text: text, budget: TextTreeBudget(len(text))}, spans: tc.spans[:0], tmp: tc.tmp[:0], top: top}
 	defer func() { tc.spans, tc.tmp = t.spans[:0], t.tmp[:0] }()
 	t.p.skipSpace()
 	if t.p.pos >= len(t.p.data) || t.p.data[t.p.pos] != '{' {

@@ -38,6 +38,8 @@ type Writer struct {
 	// copied into the list; objects writes them.
 	input   []byte
 	objects canonical.Transcoder
+	// result is the outcome appendResult has the codec write
+	result outcome.Outcome
 	// Cut counts the flagged failures whose text was longer than an
 	// envelope's details keep (sanitize.MaxDetailChars) when they had to
 	// travel as an envelope (a format without a flag), so that convert
@@ -386,10 +388,17 @@ func (w *Writer) Result(p Part) any {
 // outcome (Dialect.Elem), where it has one and takes it, else the tree's.
 func (w *Writer) appendResult(dst []byte, p Part) ([]byte, error) {
 	o, flagOnly := w.resultOutcome(p)
-	if !flagOnly && w.D.Elem != nil && outcome.Check(0, &o) == nil {
-		if b, err := w.D.Elem(dst, 0, &o); err == nil {
-			return b, nil
+	if !flagOnly && w.D.Elem != nil {
+		// the codec reads the Writer's copy: a pointer to o would move o
+		// to the heap for every result
+		w.result = o
+		if outcome.Check(0, &w.result) == nil {
+			if b, err := w.D.Elem(dst, 0, &w.result); err == nil {
+				w.result = outcome.Outcome{}
+				return b, nil
+			}
 		}
+		o, w.result = w.result, outcome.Outcome{}
 	}
 	return canonical.Append(dst, w.resultElem(p, o, flagOnly))
 }
