@@ -74,6 +74,10 @@ type parser struct {
 	// shared, when not nil, is where strings with escapes are built, one
 	// after another (see Scanner.ShareStrings)
 	shared *strings.Builder
+	// loose: the last string str read is not written in its literal as
+	// AppendString writes it (an escape AppendString does not write, or
+	// bytes it writes otherwise), so the literal is not its canonical form
+	loose bool
 }
 
 func (p *parser) fail(msg string) error {
@@ -283,6 +287,7 @@ func (p *parser) array(depth int) (any, error) {
 func (p *parser) str() (string, error) {
 	p.pos++ // opening quote
 	start := p.pos
+	p.loose = false
 	// Fast path: no escapes or control characters, and valid UTF-8: the
 	// string is a slice of p.text, no allocation.
 	ascii := true
@@ -307,6 +312,9 @@ func (p *parser) str() (string, error) {
 	}
 	// The string is as long as its literal or shorter (escapes decode to
 	// fewer bytes; only invalid UTF-8, made U+FFFD, grows): one allocation.
+	// (bytes outside ASCII before the first escape are copied as they
+	// are: the literal is canonical only if they are valid UTF-8)
+	p.loose = !ascii && !utf8.ValidString(p.text[start:p.pos])
 	end := p.pos
 	for end < len(p.data) && p.data[end] != '"' {
 		if p.data[end] == '\\' {
@@ -347,7 +355,10 @@ func (p *parser) unescape(buf *strings.Builder) (invalid bool, err error) {
 			e := p.data[p.pos+1]
 			p.pos += 2
 			switch e {
-			case '"', '\\', '/':
+			case '/':
+				buf.WriteByte(e)
+				p.loose = true // AppendString writes '/' as itself
+			case '"', '\\':
 				buf.WriteByte(e)
 			case 'b':
 				buf.WriteByte('\b')
@@ -363,6 +374,12 @@ func (p *parser) unescape(buf *strings.Builder) (invalid bool, err error) {
 				r, ok := p.hex4()
 				if !ok {
 					return false, p.fail("invalid \\u escape")
+				}
+				// AppendString writes \u00xx (lower-case hex) for a control
+				// character without a short escape, and nothing else so
+				if r >= 0x20 || r == '\b' || r == '\f' || r == '\n' || r == '\r' || r == '\t' ||
+					p.data[p.pos-4] != '0' || p.data[p.pos-3] != '0' || p.data[p.pos-2] != hexDigits[r>>4] || p.data[p.pos-1] != hexDigits[r&0xF] {
+					p.loose = true
 				}
 				if utf16.IsSurrogate(r) {
 					r2 := utf8.RuneError
@@ -395,7 +412,7 @@ func (p *parser) unescape(buf *strings.Builder) (invalid bool, err error) {
 			r, size := utf8.DecodeRune(p.data[p.pos:])
 			if r == utf8.RuneError && size <= 1 {
 				buf.WriteString("\uFFFD")
-				invalid = true
+				invalid, p.loose = true, true
 				p.pos++
 				continue
 			}

@@ -14,6 +14,8 @@ package canonical
 // falls back whenever it is unsure answers as Parse's caller would.
 type Scanner struct {
 	p parser
+	// lit is where the string String read last starts (see Quoted)
+	lit int
 }
 
 // NewScanner returns a Scanner at the start of data with the value-tree
@@ -46,8 +48,19 @@ func (s *Scanner) String() (string, bool) {
 	if s.Next() != '"' {
 		return "", false
 	}
+	s.lit = s.p.pos
 	v, err := s.p.str()
 	return v, err == nil
+}
+
+// Quoted returns the literal of the string String (or StringMember) read
+// last, its quotes included, and whether that literal is the string's
+// canonical form (RFC 8785 section 3.2.2.2: exactly what AppendString
+// writes for it, escapes included), so that a writer may copy the literal
+// instead of encoding the string again. It is valid until the Scanner
+// reads on.
+func (s *Scanner) Quoted() (string, bool) {
+	return s.p.text[s.lit:s.p.pos], !s.p.loose
 }
 
 // Bool skips white space and reads true or false.

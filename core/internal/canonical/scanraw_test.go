@@ -139,3 +139,74 @@ func TestScannerSkip_asValue(t *testing.T) {
 		}
 	}
 }
+
+// quotedSame holds Scanner.Quoted to AppendString for the JSON text lit (a
+// string literal): when it says the literal is canonical, AppendString
+// writes exactly it for the string read; and it says so for every literal
+// AppendString writes.
+func quotedSame(t *testing.T, lit string) {
+	s := NewScanner([]byte(lit))
+	v, ok := s.String()
+	if !ok {
+		return
+	}
+	q, canon := s.Quoted()
+	want := string(AppendString(nil, v))
+	if canon && q != want {
+		t.Fatalf("Quoted of %q says canonical, AppendString writes %q", lit, want)
+	}
+	if !canon && q == want {
+		t.Fatalf("Quoted of %q says not canonical, AppendString writes it", lit)
+	}
+	if lit = strings.TrimLeft(lit, " \t\r\n"); q != lit[:len(q)] {
+		t.Fatalf("Quoted of %q is %q, not its literal", lit, q)
+	}
+}
+
+// quotedSeeds are string literals with each escape JSON has, in the
+// forms AppendString writes and in the others (\/, upper-case hex, \u
+// for a printable character or one with a short escape, surrogate pairs,
+// invalid UTF-8 before and after an escape).
+var quotedSeeds = []string{
+	`""`, `"plain"`, `"Zürich"`, `"a\"b"`, `"a\\b"`, `"a\/b"`, `"\b\f\n\r\t"`,
+	`"\u0000\u001f"`, `"\u001F"`, `"\u0041"`, `"\u000a"`, `"\u0008"`, `"\u007f"`,
+	`"\ud83d\ude00"`, `"\ud83d"`, `"é\n"`, "\"\xff\\n\"", "\"\\n\xff\"", "\"\xff\"",
+	`"{\"code\":\"TIMEOUT\",\"details\":{},\"message\":\"\",\"retryable\":true,\"source\":\"tool\"}"`,
+	`"\u00e9"`, `"\u2028"`, "\"\u2028\"", `"a" `, `"\x"`, `"unterminated`,
+}
+
+func TestQuoted_isCanonical(t *testing.T) {
+	for _, lit := range quotedSeeds {
+		quotedSame(t, lit)
+	}
+	for _, v := range []string{"", "plain", "a\"b\\c\n\t\x01\x1f\x7f", "Zürich ☃ 😀", "{\"a\":[1,\"x\"]}"} {
+		lit := string(AppendString(nil, v))
+		s := NewScanner([]byte(lit))
+		got, ok := s.String()
+		q, canon := s.Quoted()
+		if !ok || got != v || !canon || q != lit {
+			t.Fatalf("%q: read %q (%v), Quoted %q canonical %v", lit, got, ok, q, canon)
+		}
+	}
+	// with the strings shared, as a list's scan reads them
+	s := NewScanner([]byte(`["a\/b","a\nb"]`))
+	s.ShareStrings()
+	s.Byte('[')
+	_, _ = s.String()
+	if _, canon := s.Quoted(); canon {
+		t.Fatal(`"a\/b" read as canonical`)
+	}
+	s.Byte(',')
+	_, _ = s.String()
+	if q, canon := s.Quoted(); !canon || q != `"a\nb"` {
+		t.Fatalf(`"a\nb": Quoted %q canonical %v`, q, canon)
+	}
+}
+
+// FuzzQuoted: whatever the literal, Quoted's answer is AppendString's.
+func FuzzQuoted(f *testing.F) {
+	for _, lit := range quotedSeeds {
+		f.Add(lit)
+	}
+	f.Fuzz(quotedSame)
+}

@@ -117,7 +117,7 @@ func appendContent(dst []byte, i int, r *outcome.Result) ([]byte, error) {
 			return dst, nil
 		}
 		dst = append(dst, `"content":`...)
-		dst = canonical.AppendString(dst, r.Text)
+		dst = r.AppendText(dst)
 	case outcome.JSON:
 		if s, ok := r.JSON.(string); ok {
 			return appendContent(dst, i, &outcome.Result{Kind: outcome.Text, Text: s})

@@ -78,6 +78,18 @@ func (a *Parts) TextOutcome(s string, f outcome.Flag) (outcome.Outcome, bool) {
 	return outcome.Outcome{Result: a.Result(outcome.Result{Kind: outcome.Text, Text: s})}, false
 }
 
+// QuotedOutcome is TextOutcome for a text s read from its literal lit
+// (quotes included) that is s's canonical JSON string
+// (canonical.Scanner.Quoted; "" for one that is not): a text result keeps
+// lit (outcome.Result.Quoted) for its writers to copy.
+func (a *Parts) QuotedOutcome(s, lit string, f outcome.Flag) (outcome.Outcome, bool) {
+	o, failed := a.TextOutcome(s, f)
+	if lit != "" && o.Result != nil && o.Result.Kind == outcome.Text {
+		o.Result.Quoted = outcome.Quoted{Of: s, Lit: lit}
+	}
+	return o, failed
+}
+
 // ValueOutcome interprets a JSON value carried as a result (Gemini output
 // or error, Bedrock json block) under flag f: an envelope
 // (outcome.RecognizeValue), a string as TextOutcome, anything else as JSON.

@@ -172,7 +172,7 @@ func appendResponse(dst []byte, i int, r *outcome.Result) ([]byte, error) {
 			return appendResponse(dst, i, &outcome.Result{Kind: outcome.JSON, JSON: v})
 		}
 		dst = append(dst, `,"response":{"output":`...)
-		dst = canonical.AppendString(dst, r.Text)
+		dst = r.AppendText(dst)
 		return append(dst, '}'), nil
 	case outcome.JSON:
 		if s, ok := r.JSON.(string); ok {

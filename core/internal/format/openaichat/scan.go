@@ -62,7 +62,7 @@ func scanMessage(s *canonical.Scanner, depth int, mode dialect.ScanRaw, arena *d
 		if seen&hasContent != 0 {
 			b = append(b, `"content":`...)
 			if content.kind == '"' {
-				b = canonical.AppendString(b, content.text)
+				b = appendQuoted(b, content.quoted, content.text)
 			} else {
 				var err error
 				if b, err = canonical.Append(b, content.value()); err != nil {
@@ -117,7 +117,7 @@ func scanMessage(s *canonical.Scanner, depth int, mode dialect.ScanRaw, arena *d
 				o.Result = &outcome.Result{Kind: outcome.Empty}
 			}
 		case content.kind == '"':
-			o, failed = arena.TextOutcome(content.text, outcome.Unflagged)
+			o, failed = arena.QuotedOutcome(content.text, content.quoted, outcome.Unflagged)
 		default:
 			var err error
 			if o, failed, err = ListResultContent(content.value(), field.Unnamed); err != nil {
@@ -158,6 +158,9 @@ type scanned struct {
 	kind byte
 	// text is the string
 	text string
+	// quoted is the string's literal in the request when that is its
+	// canonical form (canonical.Scanner.Quoted), else ""
+	quoted string
 	// array is an array parsed as the tree ListContent reads
 	array []any
 }
@@ -167,7 +170,13 @@ func (c *scanned) scan(s *canonical.Scanner, depth int) bool {
 	switch s.Next() {
 	case '"':
 		c.kind = '"'
-		return s.StringMember(&c.text)
+		if !s.StringMember(&c.text) {
+			return false
+		}
+		if q, canon := s.Quoted(); canon {
+			c.quoted = q
+		}
+		return true
 	case 'n':
 		return s.Null()
 	case '[':
@@ -217,7 +226,7 @@ func scanCalls(s *canonical.Scanner, calls []dialect.Part, arena *dialect.Parts,
 		}
 		calls = append(calls, dialect.Part{Kind: dialect.KindCall, Raw: dialect.Scanned{}})
 		p := &calls[len(calls)-1]
-		var typ string
+		var typ, args string // args: the arguments' literal, when canonical
 		seen, ok := s.ReadObject([]string{"id", "type", "function"}, func(i int) bool {
 			switch i {
 			case 0:
@@ -229,7 +238,13 @@ func scanCalls(s *canonical.Scanner, calls []dialect.Part, arena *dialect.Parts,
 				if i == 0 {
 					return s.StringMember(&p.Call.Name)
 				}
-				return s.StringMember(&p.Call.ArgsText)
+				if !s.StringMember(&p.Call.ArgsText) {
+					return false
+				}
+				if q, canon := s.Quoted(); canon && text {
+					args = q
+				}
+				return true
 			})
 			return ok && seen == 3
 		})
@@ -242,7 +257,7 @@ func scanCalls(s *canonical.Scanner, calls []dialect.Part, arena *dialect.Parts,
 				b = append(b, ',')
 			}
 			at := len(b)
-			b = canonical.AppendString(append(b, `{"function":{"arguments":`...), p.Call.ArgsText)
+			b = appendQuoted(append(b, `{"function":{"arguments":`...), args, p.Call.ArgsText)
 			b = canonical.AppendString(append(b, `,"name":`...), p.Call.Name)
 			b = append(b, '}')
 			if seen&1 != 0 {
@@ -255,4 +270,14 @@ func scanCalls(s *canonical.Scanner, calls []dialect.Part, arena *dialect.Parts,
 			p.Raw = arena.Text(b, at)
 		}
 	}
+}
+
+// appendQuoted appends the canonical JSON of the string v to dst: quoted,
+// its literal in the request, when that is its canonical form (not ""),
+// copied as it is, else v encoded.
+func appendQuoted(dst []byte, quoted, v string) []byte {
+	if quoted != "" {
+		return append(dst, quoted...)
+	}
+	return canonical.AppendString(dst, v)
 }

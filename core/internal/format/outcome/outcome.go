@@ -57,6 +57,30 @@ type Result struct {
 	Text   string
 	JSON   any
 	Blocks []Block
+
+	// Quoted, when its Of is Text, holds Text's canonical JSON string
+	// (RFC 8785) as the request held it (a reader that found its literal
+	// in that form sets it), so that a writer copies it (AppendText)
+	// instead of encoding the text again. A Result whose Text changes
+	// keeps a Quoted that is not for it, which AppendText then ignores.
+	Quoted Quoted
+}
+
+// Quoted is a text's canonical JSON string as a request held it: Lit, its
+// quotes included, is what canonical.AppendString writes for Of.
+type Quoted struct {
+	Of, Lit string
+}
+
+// AppendText appends the canonical JSON string of r.Text to dst: the
+// literal the request held it in (Quoted) when that is for this very text,
+// else the text encoded (canonical.AppendString); the same bytes either
+// way.
+func (r *Result) AppendText(dst []byte) []byte {
+	if r.Quoted.Lit != "" && r.Quoted.Of == r.Text {
+		return append(dst, r.Quoted.Lit...)
+	}
+	return canonical.AppendString(dst, r.Text)
 }
 
 // Outcome is one call and what came of it: exactly one of Error and Result is
