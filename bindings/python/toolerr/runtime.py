@@ -255,14 +255,15 @@ def _literal(b: Optional[bytes], raw: Dict[str, bytes]) -> str:
 class _Answer:
     """The members of one step answer the runtime reads: the action, the
     decision records (None when nobody listens), the state as the core's
-    JSON text (sent back as it is, never parsed), budget, loop and replica
+    JSON text (sent back as it is, never parsed; for an answer decided
+    ahead, its value, written only if a step must carry it), budget, loop and replica
     when the step changed them, and ahead, the answer to the event the
     action expects when the step decided it ahead (on_success, on_swapped or
     on_slept)."""
 
     __slots__ = ("action", "records", "state", "budget", "loop", "replica", "ahead")
 
-    def __init__(self, action: Dict[str, Any], records: Optional[List[Record]], state: str, budget: Any = None,
+    def __init__(self, action: Dict[str, Any], records: Optional[List[Record]], state: Any, budget: Any = None,
                  loop: Any = None, replica: Any = None, ahead: Any = None) -> None:
         self.action, self.records, self.state = action, records, state
         self.budget, self.loop, self.replica, self.ahead = budget, loop, replica, ahead
@@ -273,9 +274,13 @@ class _Answer:
 _AHEAD_MEMBERS = (',"on_slept":', ',"on_success":', ',"on_swapped":')
 
 
+_AHEAD_OF = {"call": "on_success", "cas": "on_swapped", "sleep": "on_slept"}
+
+
 def _inner(answer: Mapping[str, Any]) -> Any:
-    """The answer decided ahead inside an answer (as a dict), or None."""
-    return answer.get("on_success") or answer.get("on_swapped") or answer.get("on_slept")
+    """The answer decided ahead inside an answer (as a dict: the member its action names), or None."""
+    m = _AHEAD_OF.get(answer["action"]["kind"])
+    return None if m is None else answer.get(m)
 
 
 _OK_ACTION = '{"ok":{"action":'
@@ -419,7 +424,7 @@ class _Base:
             replica = ahead.get("replica")
             if replica is not None:
                 self._replica(key, replica)
-        return _Answer(ahead["action"], ahead["decisions"] if self._listened() else None, _json(ahead["state"]),
+        return _Answer(ahead["action"], ahead["decisions"] if self._listened() else None, ahead["state"],
                        ahead=_inner(ahead))
 
     def _replica(self, key: str, replica: Mapping[str, Any]) -> None:
@@ -472,11 +477,13 @@ class _Base:
         event, value, retry = yield {"kind": "start"}
         if args is not None:
             event = event[:-1] + ',"args":' + _json(args) + "}"
-        state = "null"
+        state: Any = "null"
         ahead: Any = None
         while True:
             r = self._decided(key, ahead, value) if ahead is not None else None
             if r is None:
+                if type(state) is not str:  # the state of an answer decided ahead, written when a step carries it
+                    state = _json(state)
                 try:
                     r = self._step(head, key, tokens, state, event)
                 except ToolerrError:
