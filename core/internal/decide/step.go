@@ -431,14 +431,14 @@ func Step(in StepInput) (StepResult, error) {
 // step it stands for, run now (its own answers ahead included).
 func decideAhead(in StepInput, r StepResult, rep ReplicaState) *StepAhead {
 	kinds := in.kinds()
-	if kinds == 0 || in.Config.Loop || rep.DownUntilMs != 0 {
+	a := r.Action
+	if kinds == 0 || in.Config.Loop || rep.DownUntilMs != 0 || a.Kind == ActionLoad || a.Kind == ActionStop {
 		return nil
 	}
 	next := StepInput{Config: in.Config, State: r.State, Budget: in.Budget, Replica: rep, NowMs: in.NowMs, AheadFor: in.AheadFor}
 	if r.Budget != nil {
 		next.Budget = *r.Budget
 	}
-	a := r.Action
 	switch a.Kind {
 	case ActionCall:
 		if kinds&AheadSuccess == 0 {
