@@ -287,20 +287,28 @@ func TestExecutor_successAheadYieldsToAChangedBreaker(t *testing.T) {
 	assert.Equal(t, core.BreakerState{}, st, "the success step ran and reset the count")
 }
 
+// aheadChained asks a step for every answer decided ahead, chained.
+const aheadChained = core.AheadSuccess | core.AheadSwapped | core.AheadSlept
+
 // TestExecutor_retriedCallTakesTwoSteps: a call that fails retryably once
 // and then succeeds, on a closed breaker with no deadline, takes two steps
 // (its start, and its failure, whose cas, sleep, next call, success and
 // its cas were decided ahead), where it took six: the clock, read once per
 // step and once by the default classification, is read three times. With
 // a timeout, the steps that read the clock are sent (five).
+//
+// The executor asks for a success's answer only by default (aheadFor 0):
+// there the same call is six steps and seven reads, and leaves the same
+// state (the decisions are the same: TestStep_decidedAhead_sameDecisions).
 func TestExecutor_retriedCallTakesTwoSteps(t *testing.T) {
 	for _, tc := range []struct {
 		timeout time.Duration
 		reads   int
-	}{{0, 3}, {time.Minute, 6}} {
+		ahead   core.AheadKinds
+	}{{0, 3, aheadChained}, {time.Minute, 6, aheadChained}, {0, 7, 0}, {time.Minute, 7, 0}} {
 		reads := 0
 		x := &Executor{Timeout: tc.timeout, Sleep: func(context.Context, time.Duration) error { return nil },
-			Now: func() time.Time { reads++; return time.UnixMilli(1_000_000) }}
+			Now: func() time.Time { reads++; return time.UnixMilli(1_000_000) }, aheadFor: tc.ahead}
 		ctx := context.Background()
 		n := 0
 		flaky := func(context.Context) error {
@@ -312,7 +320,7 @@ func TestExecutor_retriedCallTakesTwoSteps(t *testing.T) {
 		require.NoError(t, x.Do(ctx, "search", flaky)) // the key written, then counted and reset
 		reads = 0
 		require.NoError(t, x.Do(ctx, "search", flaky))
-		assert.Equal(t, tc.reads, reads, "timeout %v", tc.timeout)
+		assert.Equal(t, tc.reads, reads, "timeout %v, ahead %b", tc.timeout, tc.ahead)
 		st, err := x.BreakerState(ctx, "search")
 		require.NoError(t, err)
 		assert.Equal(t, core.BreakerState{}, st, "the success decided ahead reset the count")
@@ -325,7 +333,7 @@ func TestExecutor_retriedCallTakesTwoSteps(t *testing.T) {
 // sends its slept step after all and is refused (CIRCUIT_OPEN), as
 // without answers decided ahead.
 func TestExecutor_sleptAheadYieldsToABreakerOpenedMeanwhile(t *testing.T) {
-	x := &Executor{}
+	x := &Executor{aheadFor: aheadChained}
 	ctx := context.Background()
 	fail := func(context.Context) error { return benchTimeout{} }
 	inner := 0
