@@ -11,7 +11,6 @@ import { invokeText, classifyException, classifyRequestText, classifyResponse, T
 const enc = new TextEncoder();
 const dec = new TextDecoder();
 const strict = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true });
-const text = (v) => (v === null || v === undefined ? null : typeof v === 'string' ? v : dec.decode(v));
 // The JSON literal of a string (null or undefined: 'null').
 const literalOf = (v) => (v === null || v === undefined ? 'null' : JSON.stringify(v));
 const bytes = (v) => (v === null || v === undefined ? null : typeof v === 'string' ? enc.encode(v) : v);
@@ -67,19 +66,23 @@ export class MemoryStore {
     return { swapped: true, current: null };
   }
 
-  // [text, literal] of the value under key ([null, 'null'] for none).
-  [memoryLoad](key) {
+  // [text, literal] of the value under key ([null, 'null'] for none); raw
+  // (a call's, see textOf) maps the text of bytes that are no UTF-8 back to
+  // them.
+  [memoryLoad](key, raw) {
     const e = this.#data.get(key);
     if (e === undefined) return [null, 'null'];
+    if (!e.exact) raw.set(e.text, e.bytes);
+    else if (raw.size) raw.delete(e.text);
     return [e.text, e.literal ??= JSON.stringify(e.text)];
   }
 
   // compareAndSwap of texts (old null: holds nothing), answering with the
-  // cas event's text.
-  [memoryCas](key, old, next) {
+  // cas event's text (raw: as for memoryLoad).
+  [memoryCas](key, old, next, raw) {
     const e = this.#data.get(key);
     if (e === undefined ? old !== null : !e.exact || e.text !== old) {
-      return `{"kind":"cas","swapped":false,"current":${e === undefined ? 'null' : this[memoryLoad](key)[1]}}`;
+      return `{"kind":"cas","swapped":false,"current":${e === undefined ? 'null' : this[memoryLoad](key, raw)[1]}}`;
     }
     this.#data.set(key, MemoryStore.#entry(undefined, next));
     return '{"kind":"cas","swapped":true,"current":null}';
@@ -207,18 +210,40 @@ const SUCCESS = { kind: 'success', text: '{"kind":"success"' };
 const SLEPT = { kind: 'slept', text: '{"kind":"slept"' };
 const CANCELLED = { kind: 'cancelled', text: '{"kind":"cancelled"' };
 const DEADLINE = { kind: 'cancelled', text: '{"kind":"cancelled","cause":"deadline"' };
-// The store's answers as the step events' JSON text.
-const literal = (v) => literalOf(text(v));
-const loadedText = (v) => `{"kind":"loaded","value":${literal(v)}}`;
+// The stored bytes v (or text) as the text a step event carries them in.
+// A step carries them as a JSON string, which holds text only (RFC 8259,
+// section 8.1): bytes that are no UTF-8 go as their text with U+FFFD for each
+// bad sequence (the core finds no breaker state in it and repairs the key),
+// and so do bytes that decode to a text whose UTF-8 is other bytes (a
+// leading BOM, which TextDecoder drops). raw, one call's Map, maps such a
+// text back to the bytes it was read from, so that the compare-and-swap from
+// it (casOld) compares against the bytes the store holds, not the text's
+// UTF-8, which no store holds.
+const textOf = (v, raw) => {
+  if (v === null || v === undefined) return null;
+  if (typeof v === 'string') {
+    if (raw.size) raw.delete(v);
+    return v;
+  }
+  const t = dec.decode(v);
+  if ((t.includes('\uFFFD') || v[0] === 0xef) && !sameBytes(enc.encode(t), v)) raw.set(t, v);
+  else if (raw.size) raw.delete(t);
+  return t;
+};
+// The bytes a cas action compares against: the stored bytes its old text was
+// read from (raw, see textOf), else that text's UTF-8; null for none.
+const casOld = (old, raw) => (old === null ? null : raw.get(old) ?? enc.encode(old));
+// The store's answers as the step events' JSON text (raw: see textOf).
+const loadedText = (v, raw) => `{"kind":"loaded","value":${literalOf(textOf(v, raw))}}`;
 // A load made ahead: its event's text, and the stored value as its JSON
 // literal ('null': none; undefined: the store failed).
-const loadedAhead = (v) => {
-  const literal = literalOf(text(v));
+const loadedAhead = (v, raw) => {
+  const literal = literalOf(textOf(v, raw));
   return [`{"kind":"loaded","value":${literal}}`, literal];
 };
 const failedAhead = (e) => [storeErrorText(e), undefined];
 const thenable = (v) => typeof v?.then === 'function';
-const casText = (r) => `{"kind":"cas","swapped":${!!r.swapped},"current":${literal(r.current)}}`;
+const casText = (r, raw) => `{"kind":"cas","swapped":${!!r.swapped},"current":${literalOf(textOf(r.current, raw))}}`;
 
 // valueEnd returns where the JSON object or array starting at s[i] ends
 // (strings skipped with their escapes), or -1.
@@ -453,34 +478,37 @@ export class Executor extends EventTarget {
 
   // The store's answer to a load or cas action, as the event's text:
   // synchronous for a store that answers synchronously (MemoryStore), else
-  // a promise of it.
-  #store(action) {
+  // a promise of it. raw: the call's, see textOf.
+  #store(action, raw) {
     const store = this.#shared;
     try {
       if (action.kind === 'load') {
-        if (store[memoryLoad]) return `{"kind":"loaded","value":${store[memoryLoad](action.key)[1]}}`;
+        if (store[memoryLoad]) return `{"kind":"loaded","value":${store[memoryLoad](action.key, raw)[1]}}`;
         const v = store.load(action.key);
-        return thenable(v) ? v.then(loadedText).catch(storeErrorText) : loadedText(v);
+        return thenable(v) ? v.then((v) => loadedText(v, raw)).catch(storeErrorText) : loadedText(v, raw);
       }
-      if (store[memoryCas]) return store[memoryCas](action.key, action.old, action.new);
-      const old = action.old === null ? null : enc.encode(action.old);
-      const r = store.compareAndSwap(action.key, old, enc.encode(action.new));
-      return thenable(r) ? r.then(casText).catch(storeErrorText) : casText(r);
+      // A cas from a text read from bytes that are no UTF-8 compares bytes.
+      if (store[memoryCas] && !(raw.size && raw.has(action.old))) {
+        return store[memoryCas](action.key, action.old, action.new, raw);
+      }
+      const r = store.compareAndSwap(action.key, casOld(action.old, raw), enc.encode(action.new));
+      return thenable(r) ? r.then((r) => casText(r, raw)).catch(storeErrorText) : casText(r, raw);
     } catch (e) {
       return storeErrorText(e);
     }
   }
 
   // A load of key made ahead (loadedAhead, failedAhead), or a promise of it.
-  #loadAhead(key) {
+  // raw: the call's, see textOf.
+  #loadAhead(key, raw) {
     const store = this.#shared;
     try {
       if (store[memoryLoad]) {
-        const literal = store[memoryLoad](key)[1];
+        const literal = store[memoryLoad](key, raw)[1];
         return [`{"kind":"loaded","value":${literal}}`, literal];
       }
       const v = store.load(key);
-      return thenable(v) ? v.then(loadedAhead).catch(failedAhead) : loadedAhead(v);
+      return thenable(v) ? v.then((v) => loadedAhead(v, raw)).catch(failedAhead) : loadedAhead(v, raw);
     } catch (e) {
       return failedAhead(e);
     }
@@ -529,6 +557,8 @@ export class Executor extends EventTarget {
     // refuses the classify request; ahead: the answer the core decided ahead
     // for the event the last action expects (its text), when it gave one.
     let state = 'null', value, cause, after = 'start', sent, held, retry, ahead;
+    // Stored bytes that are no UTF-8, by the text the core was given (textOf).
+    const raw = new Map();
     let event = args === undefined ? START : { kind: 'start', text: `{"kind":"start","args":${JSON.stringify(args)}` };
     for (;;) {
       if (event !== null) {
@@ -537,7 +567,7 @@ export class Executor extends EventTarget {
         if (this.#downUntilMs === 0 && (loadsAhead.has(event.kind) || (event.kind === 'cancelled' && after === 'call'))) {
           // A load made ahead, while the store is not left alone after failing:
           // the step uses it for the breaker's load, one step fewer.
-          let l = this.#loadAhead(key);
+          let l = this.#loadAhead(key, raw);
           if (!Array.isArray(l)) l = await l;
           close = `,"loaded":${l[0]}}`;
           if (event === SUCCESS || event === SLEPT) held = l[1];
@@ -566,7 +596,7 @@ export class Executor extends EventTarget {
       event = null;
       if (a.kind === 'stop') return new CallResult(a.error ? undefined : value, a.error, a.attempts, a.error ? cause : undefined);
       if (a.kind === 'load' || a.kind === 'cas') {
-        sent = this.#store(a);
+        sent = this.#store(a, raw);
         if (typeof sent !== 'string') sent = await sent;
         if (a.kind === 'cas' && sent.startsWith(CAS_SWAPPED)) held = SWAPPED;
       } else if (a.kind === 'call') {
