@@ -432,10 +432,44 @@ fn json_text<T: Serialize + ?Sized>(v: &T) -> String {
     serde_json::to_string(v).unwrap_or_else(|_| "null".into())
 }
 
+/// Stored bytes that are no UTF-8, by the text a step event carried them in
+/// (see [`stored_text`]): one call's.
+type Raw = HashMap<String, Vec<u8>>;
+
+/// Stored bytes as the text a step event carries them in. A step carries
+/// them as a JSON string, which holds UTF-8 text only (RFC 8259, section
+/// 8.1): bytes that are no UTF-8 go as their text with U+FFFD for each bad
+/// sequence (`String::from_utf8_lossy`; the core finds no breaker state in
+/// it and repairs the key), and `raw` maps that text back to the bytes, so
+/// that the compare-and-swap from it ([`cas_old`]) compares against the
+/// bytes the store holds, not the text's UTF-8, which no store holds.
+fn stored_text(b: Vec<u8>, raw: &mut Raw) -> String {
+    match String::from_utf8(b) {
+        Ok(t) => {
+            if !raw.is_empty() {
+                raw.remove(&t);
+            }
+            t
+        }
+        Err(e) => {
+            let b = e.into_bytes();
+            let t = String::from_utf8_lossy(&b).into_owned();
+            raw.insert(t.clone(), b);
+            t
+        }
+    }
+}
+
 /// The JSON literal of stored bytes, as a step event carries them (`null`:
-/// none); bytes that are no UTF-8 are read as Rust's lossy text.
-fn stored_literal(b: Option<&[u8]>) -> String {
-    b.map(|b| json_text(&String::from_utf8_lossy(b))).unwrap_or_else(|| "null".into())
+/// none; `raw`: see [`stored_text`]).
+fn stored_literal(b: Option<Vec<u8>>, raw: &mut Raw) -> String {
+    b.map(|b| json_text(&stored_text(b, raw))).unwrap_or_else(|| "null".into())
+}
+
+/// The bytes a cas action compares against: the stored bytes its old text
+/// was read from (`raw`, see [`stored_text`]), else that text's UTF-8.
+fn cas_old<'a>(old: Option<&'a str>, raw: &'a Raw) -> Option<&'a [u8]> {
+    old.map(|t| raw.get(t).map_or(t.as_bytes(), Vec::as_slice))
 }
 
 /// Keeps the replica state a step (or an answer decided ahead) answered.
@@ -692,11 +726,12 @@ impl Executor {
     }
 
     /// A load of `key`: the loaded event's text, and the value read
-    /// (`None` when the store failed; then the event is a store_error).
-    fn load(&self, key: &str) -> (String, Option<Option<String>>) {
+    /// (`None` when the store failed; then the event is a store_error;
+    /// `raw`: the call's, see [`stored_text`]).
+    fn load(&self, key: &str, raw: &mut Raw) -> (String, Option<Option<String>>) {
         match self.shared_store().load(key) {
             Ok(v) => {
-                let value = v.map(|b| String::from_utf8_lossy(&b).into_owned());
+                let value = v.map(|b| stored_text(b, raw));
                 let literal = value.as_ref().map(json_text).unwrap_or_else(|| "null".into());
                 (format!(r#"{{"kind":"loaded","value":{literal}}}"#), Some(value))
             }
@@ -706,15 +741,16 @@ impl Executor {
 
     /// The store's answer to a load or cas action, as the event's text, and
     /// what an answer decided ahead is checked against (Swapped for a cas
-    /// that swapped).
-    fn store_event(&self, a: &Action) -> (String, Held) {
+    /// that swapped); `raw`: the call's, see [`stored_text`].
+    fn store_event(&self, a: &Action, raw: &mut Raw) -> (String, Held) {
         let key = a.key.as_deref().unwrap_or_default();
         if a.kind == "load" {
-            return (self.load(key).0, Held::Other);
+            return (self.load(key, raw).0, Held::Other);
         }
-        match self.shared_store().compare_and_swap(key, a.old.as_deref().map(str::as_bytes), a.new.as_deref().unwrap_or_default().as_bytes()) {
+        let cas = self.shared_store().compare_and_swap(key, cas_old(a.old.as_deref(), raw), a.new.as_deref().unwrap_or_default().as_bytes());
+        match cas {
             Ok(c) => (
-                format!(r#"{{"kind":"cas","swapped":{},"current":{}}}"#, c.swapped, stored_literal(c.current.as_deref())),
+                format!(r#"{{"kind":"cas","swapped":{},"current":{}}}"#, c.swapped, stored_literal(c.current, raw)),
                 if c.swapped { Held::Swapped } else { Held::Other },
             ),
             Err(e) => (store_error_text(&e), Held::Other),
@@ -767,13 +803,14 @@ impl Executor {
         let (mut value, mut cause): (Option<T>, Option<ToolError>) = (None, None);
         let key = self.key(tool);
         let mut ahead: Option<String> = None; // the answer decided ahead for the event the last action expects
+        let mut raw = Raw::new(); // stored bytes that are no UTF-8, by the text the core was given (stored_text)
         loop {
             // A load made ahead, while the store is not left alone after
             // failing: the step uses it for the breaker's load, one step fewer.
             let mut close = String::new();
             if sent != Sent::Store {
                 if sent != Sent::Plain && self.replica.lock().unwrap_or_else(|e| e.into_inner()).down_until_ms == 0 {
-                    let (loaded, v) = self.load(&key);
+                    let (loaded, v) = self.load(&key, &mut raw);
                     close.push_str(r#","loaded":"#);
                     close.push_str(&loaded);
                     if let (Sent::Success, Some(v)) = (sent, v) {
@@ -817,7 +854,7 @@ impl Executor {
                     };
                 }
                 "load" | "cas" => {
-                    let (text, h) = self.store_event(&a);
+                    let (text, h) = self.store_event(&a, &mut raw);
                     held = h;
                     (text, Sent::Store)
                 }

@@ -313,6 +313,45 @@ fn a_retried_call_is_two_crossings() {
     assert_eq!((r.value, r.attempts, toolerr::crossings() - before), (Some("ok"), 2, 5));
 }
 
+/// A store of the port alone (as a Redis store is), over a MemoryStore.
+struct PortStore(MemoryStore);
+
+impl Store for PortStore {
+    fn load(&self, key: &str) -> Result<Option<Vec<u8>>, StoreError> {
+        self.0.load(key)
+    }
+    fn compare_and_swap(&self, key: &str, old: Option<&[u8]>, new: &[u8]) -> Result<Cas, StoreError> {
+        self.0.compare_and_swap(key, old, new)
+    }
+}
+
+#[test]
+fn stored_bytes_that_are_not_utf8_are_repaired_by_one_cas() {
+    // A step carries the stored bytes as a JSON string (UTF-8 text only), so
+    // bytes that are not UTF-8 reach the core as their text with U+FFFD; the
+    // repair's compare-and-swap from that text must compare against the
+    // bytes the store holds. It compared the text's UTF-8, which no store
+    // held: each call lost 1,000 races (2,004 records), fell back on
+    // contention and never repaired the key.
+    let key = "toolerr:breaker:search";
+    for garbage in [&b"\xff\xfe"[..], b"{\"phase\":\"closed\xc3\"}", b"\xef\xbf\xbd\xff"] {
+        for port in [false, true] {
+            let mem = MemoryStore::new();
+            assert!(mem.compare_and_swap(key, None, garbage).unwrap().swapped);
+            let store: Arc<dyn Store> = if port { Arc::new(PortStore(mem)) } else { Arc::new(mem) };
+            let kinds = Arc::new(Mutex::new(Vec::new()));
+            let k = kinds.clone();
+            let x = Executor::new().store(store.clone()).on_decision(move |r: &Value| k.lock().unwrap().push(r["kind"].as_str().unwrap_or_default().to_string()));
+            let before = toolerr::crossings();
+            let r = x.call("search", CallOptions::default(), |_| Ok::<_, ToolError>(1));
+            let name = format!("{garbage:?} port={port}");
+            assert_eq!((r.value, r.attempts, toolerr::crossings() - before), (Some(1), 1, 2), "{name}");
+            assert_eq!(*kinds.lock().unwrap(), ["repair", "breaker", "call"], "{name}");
+            assert_eq!(store.load(key).unwrap().as_deref(), Some(FRESH.as_bytes()), "{name}");
+        }
+    }
+}
+
 #[test]
 fn answers_decided_ahead_yield_to_a_breaker_opened_meanwhile() {
     // A call whose next attempt was decided ahead of its sleep on a closed
