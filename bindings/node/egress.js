@@ -266,7 +266,7 @@ function parseEvent(raw) {
 
 // An error event: named "error" (Anthropic, the Responses API), or data that
 // is a JSON object with an "error" object (Chat Completions and Gemini
-// chunks), parsed only when it names an "error" member; as gateway/stream.go
+// chunks), parsed only when it names an "error" member; as egress/stream.go
 // tests it.
 function isErrorEvent(name, data) {
   if (name === 'error') return true;

@@ -594,7 +594,7 @@ fn parse_event(raw: &[u8]) -> (String, String) {
 /// An error event: named "error" (Anthropic, the Responses API), or data
 /// that is a JSON object with an "error" object (Chat Completions and Gemini
 /// chunks), parsed only when it names an "error" member; as
-/// gateway/stream.go tests it.
+/// egress/stream.go tests it.
 fn is_error_event(name: &str, data: &str) -> bool {
     if name == "error" {
         return true;

@@ -266,7 +266,7 @@ def _parse_event(raw: bytes) -> Tuple[str, bytes]:
 def _is_error_event(name: str, data: bytes) -> bool:
     """An error event: named "error" (Anthropic, the Responses API), or data that is
     a JSON object with an "error" object (Chat Completions and Gemini chunks); the
-    data is parsed only when it names an "error" member. As gateway/stream.go tests it."""
+    data is parsed only when it names an "error" member. As egress/stream.go tests it."""
     if name == "error":
         return True
     if b'"error"' not in data:
