@@ -5,9 +5,10 @@ import "github.com/toolerr/toolerr/core/internal/decide"
 // opStep: one step of the executor of a tool call (issue 14): {"tool",
 // "key_prefix"?, "policy"?, "settings"?, "timeout_ms"?, "store_backoff_ms"?,
 // "budget"?, "loop"?, "replica"?, "state", "event", "now_ms",
-// "on_success"?, "on_swapped"?, "on_slept"?} -> {"action", "decisions",
-// "state", "budget"?, "loop"?, "replica"?, "on_success"? | "on_swapped"? |
-// "on_slept"?}. See docs/resilience.md ("The step op").
+// "on_success"?, "on_swapped"?, "on_slept"?, "standing"?} -> {"action",
+// "decisions", "state", "budget"?, "loop"?, "replica"?, "on_success"? |
+// "on_swapped"? | "on_slept"?, "stands"?}. See docs/resilience.md ("The
+// step op").
 //
 // "on_success", "on_swapped" and "on_slept": true ask a step to decide
 // ahead, where neither the clock nor another call can change it, the
@@ -20,8 +21,14 @@ import "github.com/toolerr/toolerr/core/internal/decide"
 // made ahead answering if_loaded, a cas swapped); else it sends the step.
 // A failure event may carry "classify" (the classify or classify_exception
 // request the runtime would have sent) instead of "error", classified in
-// the same step. Requests without these members are answered as before
-// (conformance/fixtures/step/on_success.json, ahead.json, classify.json).
+// the same step. "standing": true asks a start step to answer, where its
+// answer is the same start's answer at any time (other now_ms, other
+// args), with "stands": {"if_loaded"}, which a runtime keeps and applies to
+// its next call whose load made ahead answers if_loaded with the replica at
+// {0, if_loaded} and no deadline (decide.Standing says where). Requests
+// without these members are answered as before
+// (conformance/fixtures/step/on_success.json, ahead.json, classify.json,
+// standing.json).
 func opStep(req map[string]any) (any, error) {
 	now, err := readNowMs(req)
 	if err != nil {

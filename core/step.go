@@ -87,8 +87,19 @@ const DefaultStoreBackoffMs = decide.DefaultStoreBackoffMs
 // StepInput is one step's input: Config, the call's State, the run's Budget
 // and Loop states (read when Config enables them), the Replica's state of
 // the tool's breaker, the Event and NowMs (milliseconds since the Unix
-// epoch).
+// epoch); Ahead and AheadFor ask for answers decided ahead, Standing asks a
+// start whether its answer stands (StepResult.Stands).
 type StepInput = decide.StepInput
+
+// Standing is a start step's promise that its answer stands (the step op's
+// "stands"): Holds says that a start with the same StepInput but for NowMs
+// gets this answer, byte for byte with its answers decided ahead, at any
+// time, while the load made ahead answers Loaded (nil: the key holds none)
+// and the replica is {DownUntilMs 0, State Loaded}. Declared only with no
+// deadline, budget or loop guard, outside the store's back-off window, on
+// a fresh breaker (or none stored) that the load made ahead found as the
+// replica last saw it. See docs/resilience.md ("The step op").
+type Standing = decide.Standing
 
 // StepAhead is the answer the event a step's action expects will get
 // (a call's success, a cas that swapped, a sleep that ended), decided by
@@ -113,7 +124,9 @@ const (
 
 // StepResult is one step's output: the next State, the Action, the Records
 // to log in order, and the run's Budget and Loop states and the Replica
-// state when the step changed them (nil otherwise).
+// state when the step changed them (nil otherwise); Ahead, the answer to
+// the event the action expects when decided ahead, and Stands, whether a
+// start's answer stands (asked by StepInput.Standing).
 type StepResult = decide.StepResult
 
 // Record is one decision (budget, loop_guard, breaker, call, retry,

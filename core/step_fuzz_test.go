@@ -15,7 +15,9 @@ import (
 // byte, the answer of the step it stands for sent later: the clock moved by
 // shift ms (backwards too, and past any deadline or hold), the replica at
 // {0, if_loaded}, the event the action expects (docs/resilience.md, "The
-// step op"). Seeded with every step fixture's request.
+// step op"); and every start answer that stands ("stands") is the answer of
+// the same request sent shift ms later with other arguments. Seeded with
+// every step fixture's request.
 func FuzzStep_aheadSameAsLater(f *testing.F) {
 	for i, tc := range fixtureTests(f, "step") {
 		f.Add([]byte(tc.Request), []int64{0, 1, -1, 30_000, 86_400_000, -86_400_000, 1 << 53}[i%7])
@@ -56,6 +58,9 @@ func aheadSameAsLater(t *testing.T, req []byte, shift int64, depth int) {
 		return
 	}
 	r, _ := resp["ok"].(map[string]any)
+	if _, ok := r["stands"]; ok {
+		standsSameAsLater(t, req, out, shift)
+	}
 	action, _ := r["action"].(map[string]any)
 	var member string
 	var event map[string]any
@@ -119,4 +124,41 @@ func aheadSameAsLater(t *testing.T, req []byte, shift int64, depth int) {
 		t.Fatalf("request %.600s\ndecided ahead (%s): %.800s\nits step %d ms later: %.600s\nanswered: %.800s", req, member, want, shift, nreq, got)
 	}
 	aheadSameAsLater(t, nreq, shift, depth+1)
+}
+
+// standsSameAsLater checks that out, Invoke's answer to req, which stands,
+// is the answer to req sent shift ms later and with other arguments (none,
+// a JSON object, a string), byte for byte, and that it stands for the load
+// made ahead and the replica req carries.
+func standsSameAsLater(t *testing.T, req, out []byte, shift int64) {
+	t.Helper()
+	pv, err := canonical.ParseRequest(req)
+	if err != nil {
+		t.Fatalf("a request answered ok does not parse: %v", err)
+	}
+	m := pv.(map[string]any)
+	ev, _ := m["event"].(map[string]any)
+	loaded, _ := ev["loaded"].(map[string]any)
+	rep, _ := m["replica"].(map[string]any)
+	v, _ := canonical.Parse(out)
+	stands, _ := v.(map[string]any)["ok"].(map[string]any)["stands"].(map[string]any)
+	if loaded["kind"] != "loaded" || loaded["value"] != stands["if_loaded"] || rep != nil && rep["state"] != stands["if_loaded"] {
+		t.Fatalf("request %.600s\nstands for %v, not its load made ahead and replica", req, stands["if_loaded"])
+	}
+	now, _ := m["now_ms"].(float64)
+	for i, args := range []any{nil, map[string]any{"q": "other"}, "x"} {
+		if args == nil {
+			delete(ev, "args")
+		} else {
+			ev["args"] = args
+		}
+		m["now_ms"] = min(max(int64(now)+shift*int64(i+1), 0), decide.MaxNowMs)
+		nreq, err := canonical.Marshal(m)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := Invoke(nreq); !bytes.Equal(got, out) {
+			t.Fatalf("request %.600s\nstands: %.800s\nthe same start later, other args: %.600s\nanswered: %.800s", req, out, nreq, got)
+		}
+	}
 }

@@ -260,6 +260,9 @@ type StepAction struct {
 // can (StepResult.Ahead; see StepAhead), reusing Ahead.Result.Records as
 // its buffer and the chain of buffers Ahead keeps for the answers decided
 // ahead of that one.
+//
+// Standing asks a start step to say whether its answer stands
+// (StepResult.Stands; the step op's "standing": true).
 type StepInput struct {
 	Config   StepConfig
 	State    StepState
@@ -271,6 +274,7 @@ type StepInput struct {
 	Records  []Record
 	Ahead    *StepAhead
 	AheadFor AheadKinds
+	Standing bool
 }
 
 // AheadKinds is a set of the events whose answers a step decides ahead
@@ -346,7 +350,9 @@ func (a *StepAhead) Reset() {
 // unchanged).
 //
 // Ahead is StepInput.Ahead when this step decided ahead the answer to the
-// event its action expects (nil otherwise; see StepAhead).
+// event its action expects (nil otherwise; see StepAhead). Stands is set
+// on a start step asked with StepInput.Standing whose answer stands (see
+// Standing).
 type StepResult struct {
 	State   StepState
 	Action  StepAction
@@ -355,6 +361,32 @@ type StepResult struct {
 	Loop    LoopState
 	Replica *ReplicaState
 	Ahead   *StepAhead
+	Stands  Standing
+}
+
+// Standing is a start step's promise that its answer stands (the step op's
+// "stands": {"if_loaded"}): Holds says that a start step with the same
+// input but for NowMs (and, in the step op, the event's "args") gets this
+// answer, byte for byte, its answers decided ahead included, at any time,
+// while the load made ahead answers Loaded (nil: the key holds none) and
+// the replica's state is {DownUntilMs 0, State Loaded}. A runtime may then
+// keep the answer and apply it to its next call of the tool whose load and
+// replica are those, instead of sending the start step.
+//
+// Step declares it only where that is exact: the call has no deadline (no
+// TimeoutMs, no event DeadlineMs), no budget and no loop guard (their
+// state is the run's, and a budget's charge reads the clock), the replica
+// is not in the store's back-off window, the event carries a load made
+// ahead that answered and the step changes no replica (the load answered
+// the replica's state), the state is that of a fresh breaker or none (its
+// allow reads no clock, and its success writes nothing: a counted failure's
+// state, rewritten by the next success, is left to its step), and the
+// action is the call. The start's arguments matter to the loop guard only,
+// so the step op drops them; a typed StepInput with Event.ArgsKey set (it
+// goes into the state) never stands.
+type Standing struct {
+	Holds  bool
+	Loaded []byte
 }
 
 // Step advances one call by one event. It returns an *field.Error (path
@@ -413,7 +445,26 @@ func Step(in StepInput) (StepResult, error) {
 	if in.Ahead != nil {
 		r.Ahead = decideAhead(in, r, m.rep)
 	}
+	if in.Standing && stands(in, r) {
+		r.Stands = Standing{Holds: true, Loaded: in.Replica.State}
+	}
 	return r, nil
+}
+
+// stands reports whether r, in's answer, stands (Standing says when). Why
+// it is the same answer at any time: with no deadline, budget or loop
+// guard, a start reads the clock only for the breaker's allow and its
+// store's back-off window; a fresh breaker (or none stored) is left as it
+// is by Bound and Tick and its allow is granted, written nowhere, whatever
+// the clock; the allow record holds no time; and the success decided ahead
+// on it (decideAhead) reads no clock either.
+func stands(in StepInput, r StepResult) bool {
+	l, c, rep := in.Event.Loaded, in.Config, in.Replica
+	return in.Event.Kind == EventStart && l != nil && l.Kind == EventLoaded &&
+		!c.Loop && c.Budget == nil && c.TimeoutMs == 0 && in.Event.DeadlineMs == 0 && rep.DownUntilMs == 0 &&
+		(rep.State == nil || string(rep.State) == freshState) &&
+		r.Replica == nil && r.Budget == nil && r.Loop == nil && r.Action.Kind == ActionCall &&
+		r.State.ArgsKey == "" && r.State.DeadlineMs == 0
 }
 
 // decideAhead decides the answer to the event r's action expects, as the

@@ -59,6 +59,11 @@ func (r StepResult) appendJSON(dst []byte, of *StepAhead) ([]byte, error) {
 		dst = append(dst, `,"replica":`...)
 		dst = r.Replica.appendJSON(dst)
 	}
+	if r.Stands.Holds {
+		dst = append(dst, `,"stands":{"if_loaded":`...)
+		dst = appendStored(dst, r.Stands.Loaded, r.Stands.Loaded == nil)
+		dst = append(dst, '}')
+	}
 	dst = append(dst, `,"state":`...)
 	if dst, err = r.State.AppendJSON(dst); err != nil {
 		return dst, err

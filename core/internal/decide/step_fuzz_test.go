@@ -51,7 +51,7 @@ func playFuzz(t *testing.T, opts *driver, data []byte) (*driver, []StepAction) {
 	t.Helper()
 	f := &fuzzBytes{b: data}
 	d := newDriver()
-	d.ahead, d.aheadFor, d.apply = opts.ahead, opts.aheadFor, opts.apply
+	d.ahead, d.aheadFor, d.apply, d.standing = opts.ahead, opts.aheadFor, opts.apply, opts.standing
 	c := StepConfig{Tool: "search"}
 	c.TimeoutMs = pick[int64](f, 0, 0, 60_000, 2_000)
 	c.Policy.MaxAttempts = pick[int64](f, 0, 1, 5)
@@ -149,21 +149,48 @@ func FuzzStep_decidedAhead(f *testing.F) {
 	f.Add([]byte{1, 1, 1, 1, 1, 0x83, 0x93, 0x13, 4, 0x03, 0x13, 4, 0x10, 3, 0x03, 0x33, 0x03, 0x03})
 	f.Add([]byte{2, 0, 2, 0, 3, 0x80, 0x90, 0x03, 0x13, 0x10, 5, 0x23, 6, 2, 0x03, 0x33, 0x23, 0x13, 0x03})
 	f.Add([]byte{0, 0, 0, 1, 1, 0x83, 0x83, 0x93, 7, 0x10, 6, 0x03, 0x13, 0x01, 4, 0x13, 0x03, 0x13, 0x03})
-	rng := rand.New(rand.NewPCG(1, 2))
+	addRandomRuns(f, 1, 2)
+	f.Fuzz(func(t *testing.T, data []byte) { sameRunFuzzed(t, data, false) })
+}
+
+// addRandomRuns seeds f with 16 runs of 400 bytes from a PCG seeded with
+// a and b.
+func addRandomRuns(f *testing.F, a, b uint64) {
+	rng := rand.New(rand.NewPCG(a, b))
 	for range 16 {
-		b := make([]byte, 400)
-		for i := range b {
-			b[i] = byte(rng.Uint32())
+		data := make([]byte, 400)
+		for i := range data {
+			data[i] = byte(rng.Uint32())
 		}
-		f.Add(b)
+		f.Add(data)
 	}
-	f.Fuzz(func(t *testing.T, data []byte) {
-		base, baseStops := playFuzz(t, &driver{ahead: true}, data)
-		for _, kinds := range []AheadKinds{AheadSuccess, AheadSuccess | AheadSwapped | AheadSlept} {
-			got, gotStops := playFuzz(t, &driver{ahead: true, aheadFor: kinds, apply: true}, data)
-			sameRun(t, base, got, baseStops, gotStops)
-			require.Equal(t, base.storeCalls, got.storeCalls, "the same store calls")
-			require.Equal(t, base.steps, got.steps+got.applied)
-		}
-	})
+}
+
+// sameRunFuzzed plays data with every step sent and then, for on_success
+// alone and for all three answers decided ahead, with each one that holds
+// applied (and, with standing, each start that stood kept and applied),
+// and requires the same run, the same store calls and the steps saved.
+func sameRunFuzzed(t *testing.T, data []byte, standing bool) {
+	base, baseStops := playFuzz(t, &driver{ahead: true}, data)
+	for _, kinds := range []AheadKinds{AheadSuccess, AheadSuccess | AheadSwapped | AheadSlept} {
+		got, gotStops := playFuzz(t, &driver{ahead: true, aheadFor: kinds, apply: true, standing: standing}, data)
+		sameRun(t, base, got, baseStops, gotStops)
+		require.Equal(t, base.storeCalls, got.storeCalls, "the same store calls")
+		require.Equal(t, base.steps, got.steps+got.applied+got.stood)
+	}
+}
+
+// FuzzStep_standing: whatever the run (FuzzStep_decidedAhead's), a runtime
+// that asks every start whether its answer stands, keeps the last one that
+// stood and applies it to the next start it holds for (besides every
+// answer decided ahead that holds) makes the decisions, sleeps, stops,
+// stored bytes and replica states of one that sends every step, with the
+// same store calls; and each answer that stood is the same start's answer
+// sent up to a day earlier or later (standsHolds, on every step).
+func FuzzStep_standing(f *testing.F) {
+	f.Add([]byte{})
+	f.Add([]byte{0, 0, 0, 0, 0, 3, 3, 0x13, 3, 3, 0x13, 3, 3, 3})
+	f.Add([]byte{0, 0, 0, 0, 0, 3, 3, 0x10, 1, 3, 3, 0x12, 3, 3, 0x12, 3, 3, 3})
+	addRandomRuns(f, 3, 4)
+	f.Fuzz(func(t *testing.T, data []byte) { sameRunFuzzed(t, data, true) })
 }

@@ -13,7 +13,9 @@ import (
 // "timeout_ms"?, "store_backoff_ms"?, "budget"? {"limits", "state"?,
 // "charge"?}, "loop"? {"threshold"?, "state"?}, "replica"? {"down_until_ms"?,
 // "state"?}, "state" (null for a new call), "event", "now_ms" and
-// "on_success"? (true: decide the call's success ahead, StepInput.Ahead).
+// "on_success"?, "on_swapped"?, "on_slept"? (true: decide the answer to the
+// event the action expects ahead, StepInput.Ahead and AheadFor) and
+// "standing"? (true: say whether a start's answer stands, StepInput.Standing).
 // Errors are *field.Error with the member's path.
 func ReadStepInput(req map[string]any, nowMs int64) (StepInput, error) {
 	in := StepInput{NowMs: nowMs}
@@ -65,6 +67,9 @@ func ReadStepInput(req map[string]any, nowMs int64) (StepInput, error) {
 	}
 	if in.AheadFor != 0 {
 		in.Ahead = &StepAhead{}
+	}
+	if in.Standing, _, err = field.Bool(req, "standing", ""); err != nil {
+		return in, err
 	}
 	return in, nil
 }
@@ -375,7 +380,8 @@ func ReadStepEvent(v any, path string) (StepEvent, error) {
 // "on_success"?, "on_swapped"? or "on_slept"? (the answer to the event the
 // action expects, decided ahead: that answer's members and "if_loaded", the
 // stored bytes it holds for, null for none; the member is named by the
-// action: call, cas, sleep)}.
+// action: call, cas, sleep), "stands"? ({"if_loaded"}: the start's answer
+// stands, for the stored bytes if_loaded, null for none; see Standing)}.
 func (r StepResult) Value() map[string]any {
 	recs := make([]any, len(r.Records))
 	for i, rec := range r.Records {
@@ -395,6 +401,9 @@ func (r StepResult) Value() map[string]any {
 		v := a.Result.Value()
 		v["if_loaded"] = storeValue(a.Loaded, a.Loaded == nil)
 		out[aheadMember(r.Action.Kind)] = v
+	}
+	if r.Stands.Holds {
+		out["stands"] = map[string]any{"if_loaded": storeValue(r.Stands.Loaded, r.Stands.Loaded == nil)}
 	}
 	return out
 }

@@ -11,7 +11,8 @@ import (
 // included) straight into a StepInput, without the value tree
 // ReadStepInput reads: the members a runtime sends on every step ("op",
 // "tool", "key_prefix", "timeout_ms", "store_backoff_ms", "replica",
-// "state", "event", "now_ms", "on_success", "on_swapped", "on_slept") are
+// "state", "event", "now_ms", "on_success", "on_swapped", "on_slept",
+// "standing") are
 // scanned into their fields, and only the rest ("policy", "settings",
 // "budget", "loop", an envelope, a failure's "classify", the start's
 // "args") become small trees for the readers ReadStepInput uses.
@@ -40,6 +41,9 @@ func ScanStepRequest(request []byte) (in StepInput, ok bool) {
 		mEvent
 		mNow
 		mAhead // and the next two bits: on_success, on_swapped, on_slept
+		_
+		_
+		mStanding
 	)
 	c := &in.Config
 	var stored []byte // the first stored bytes read, shared by the same bytes read again
@@ -74,6 +78,11 @@ func ScanStepRequest(request []byte) (in StepInput, ok bool) {
 				}
 			}
 			return bit, ok && err == nil
+		case "standing":
+			v, err := s.Value(1)
+			b, ok := v.(bool)
+			in.Standing = b && ok && err == nil
+			return mStanding, ok && err == nil
 		case "now_ms":
 			in.NowMs, ok = scanInt(s, 1, 0, MaxNowMs)
 			return mNow, ok

@@ -35,6 +35,18 @@ type driver struct {
 	steps    int
 	applied  int        // answers decided ahead applied instead of a step
 	pending  StepResult // the last answer, whose Ahead the next event may use
+	// standing: ask every start step whether its answer stands, keep the
+	// last one that stood (per key, with the config it stood for) and
+	// apply it to a start it holds for, as the runtimes do.
+	standing bool
+	kept     map[string]keptStart
+	stood    int // standing answers applied instead of a start step
+}
+
+// keptStart is a start's answer that stood, and the config it stood for.
+type keptStart struct {
+	c StepConfig
+	r StepResult
 }
 
 func newDriver() *driver {
@@ -56,10 +68,27 @@ func (d *driver) step(t *testing.T, c StepConfig, st StepState, ev StepEvent) St
 		d.keep(c, r)
 		return r
 	}
+	if r, ok := d.standingFor(c, ev); ok {
+		d.keep(c, r)
+		d.pending = r
+		return r
+	}
 	d.steps++
-	r, err := Step(StepInput{Config: c, State: st, Budget: d.budget, Loop: d.loop, Replica: d.replica(c.Key()), Event: ev, NowMs: d.now, Ahead: &StepAhead{}, AheadFor: d.aheadFor})
+	in := StepInput{Config: c, State: st, Budget: d.budget, Loop: d.loop, Replica: d.replica(c.Key()), Event: ev, NowMs: d.now, Ahead: &StepAhead{}, AheadFor: d.aheadFor, Standing: d.standing}
+	r, err := Step(in)
 	require.NoError(t, err)
 	sameAsValue(t, r)
+	if r.Stands.Holds {
+		standsHolds(t, in, r)
+		if d.kept == nil {
+			d.kept = map[string]keptStart{}
+		}
+		d.kept[c.Key()] = keptStart{c: c, r: r}
+	} else if d.standing && ev.Kind == EventStart && r.Action.Kind == ActionCall && r.Replica == nil && !c.Loop && c.Budget == nil &&
+		c.TimeoutMs == 0 && ev.DeadlineMs == 0 && ev.Loaded != nil && ev.Loaded.Kind == EventLoaded && in.Replica.DownUntilMs == 0 &&
+		(in.Replica.State == nil || string(in.Replica.State) == freshState) {
+		t.Fatalf("a fresh breaker's start with no deadline, budget or loop guard, loaded ahead, does not stand: %+v", r)
+	}
 	if a := r.Ahead; a != nil {
 		aheadHolds(t, c, d.aheadFor, r, d.budget, d.loop, d.now)
 	} else if r.Action.Kind == ActionCall && !c.Loop {
@@ -107,6 +136,24 @@ func (d *driver) decided(c StepConfig, ev StepEvent) (StepResult, bool) {
 	d.applied++
 	d.pending = a.Result
 	return a.Result, true
+}
+
+// standingFor returns the start answer the driver kept for c's key, when it
+// applies them and it holds for ev (docs/resilience.md, "The step op"):
+// the same config, a start with no deadline whose load made ahead answered
+// exactly the bytes it stood for, and the replica at {0, those bytes}.
+func (d *driver) standingFor(c StepConfig, ev StepEvent) (StepResult, bool) {
+	k, ok := d.kept[c.Key()]
+	if !d.standing || !d.apply || !ok || k.c != c || ev.Kind != EventStart || ev.DeadlineMs != 0 || ev.ArgsKey != "" {
+		return StepResult{}, false
+	}
+	want, l, rep := k.r.Stands.Loaded, ev.Loaded, d.replica(c.Key())
+	if l == nil || l.Kind != EventLoaded || l.Absent != (want == nil) || string(l.Value) != string(want) ||
+		rep.DownUntilMs != 0 || (rep.State == nil) != (want == nil) || string(rep.State) != string(want) {
+		return StepResult{}, false
+	}
+	d.stood++
+	return k.r, true
 }
 
 // keep takes r's records and the run's and replica's states it changed.
@@ -430,7 +477,7 @@ func aheadScenarios() map[string][]aheadCall {
 func playCalls(t *testing.T, opts *driver, calls []aheadCall) (*driver, []StepAction) {
 	t.Helper()
 	d := newDriver()
-	d.ahead, d.aheadFor, d.apply = opts.ahead, opts.aheadFor, opts.apply
+	d.ahead, d.aheadFor, d.apply, d.standing = opts.ahead, opts.aheadFor, opts.apply, opts.standing
 	var stops []StepAction
 	for _, c := range calls {
 		d.down = c.down
@@ -574,10 +621,143 @@ func aheadHolds(t *testing.T, c StepConfig, kinds AheadKinds, r StepResult, budg
 	aheadHolds(t, c, kinds, a.Result, budget, loop, now)
 }
 
+var standings int // standing answers that standsHolds checked
+
+// standsHolds checks that r, in's answer, which stands, is the answer of
+// the same start sent at other times (earlier, later, up to a day either
+// way), byte for byte with its answers decided ahead, and that it holds
+// for the bytes in's replica and load made ahead are.
+func standsHolds(t *testing.T, in StepInput, r StepResult) {
+	t.Helper()
+	require.Equal(t, EventStart, in.Event.Kind)
+	require.Equal(t, in.Replica.State, r.Stands.Loaded, "a standing answer holds for the replica's state")
+	require.Nil(t, r.Replica, "a standing answer changes no replica")
+	standings++
+	want0 := r.appendTest(t)
+	for _, shift := range []int64{1, -1, 30_000, 86_400_000, -86_400_000, 1 << 40} {
+		at := in
+		at.NowMs = min(max(in.NowMs+shift, 0), MaxNowMs)
+		at.Ahead = &StepAhead{}
+		at.Records = nil
+		got, err := Step(at)
+		require.NoError(t, err)
+		require.Equal(t, string(want0), string(got.appendTest(t)), "a standing answer is the same start's answer %d ms later", shift)
+		require.Equal(t, r.Stands, got.Stands)
+	}
+}
+
 // appendTest is r's canonical JSON, which must be written.
 func (r StepResult) appendTest(t *testing.T) []byte {
 	t.Helper()
 	b, err := r.AppendJSON(nil)
 	require.NoError(t, err)
 	return b
+}
+
+// TestStep_standing_sameDecisions: calls whose start steps ask whether
+// their answer stands, with a runtime that keeps the last one that stood
+// and applies it to the next start it holds for (the same config, the load
+// made ahead and the replica at the bytes it stood for, no deadline), take
+// the decisions, sleeps, stops and stored bytes of the same calls with
+// every start sent; standsHolds checks every answer that stood against the
+// same start sent up to a day earlier and later. A fresh breaker's
+// successful call is then no step at all once an answer stands; a budget,
+// the loop guard or a timeout keep every start a step.
+func TestStep_standing_sameDecisions(t *testing.T) {
+	const all = AheadSuccess | AheadSwapped | AheadSlept
+	before := standings
+	for name, calls := range aheadScenarios() {
+		t.Run(name, func(t *testing.T) {
+			base, baseStops := playCalls(t, &driver{ahead: true}, calls)
+			for _, kinds := range []AheadKinds{AheadSuccess, all} {
+				got, gotStops := playCalls(t, &driver{ahead: true, aheadFor: kinds, apply: true, standing: true}, calls)
+				sameRun(t, base, got, baseStops, gotStops)
+				assert.Equal(t, base.steps, got.steps+got.applied+got.stood)
+				t.Logf("ahead %03b: %d steps, %d answers decided ahead and %d standing applied (%d steps without)", kinds, got.steps, got.applied, got.stood, base.steps)
+				switch name {
+				case "budget", "loop", "deadline":
+					assert.Zero(t, got.stood, "no start stands with a budget, the loop guard or a timeout")
+				case "success", "retried":
+					assert.Positive(t, got.stood)
+				}
+			}
+		})
+	}
+	assert.Greater(t, standings, before, "standing answers were checked")
+
+	successes := func(c StepConfig, kinds AheadKinds, standing bool) (steps, stood int) {
+		d := newDriver()
+		d.ahead, d.aheadFor, d.apply, d.standing = true, kinds, true, standing
+		d.run(t, c, []*envelope.Envelope{nil}) // the key written fresh, or left absent
+		d.steps, d.applied = 0, 0
+		for range 3 {
+			require.Equal(t, StepAction{Kind: ActionStop, Attempts: 1}, d.run(t, c, []*envelope.Envelope{nil}))
+		}
+		return d.steps, d.stood
+	}
+	c := StepConfig{Tool: "search"}
+	for _, kinds := range []AheadKinds{AheadSuccess, all} {
+		steps, _ := successes(c, kinds, false)
+		assert.Equal(t, 3, steps, "three successful calls, the start of each a step")
+		steps, stood := successes(c, kinds, true)
+		assert.Equal(t, 0, steps, "three successful calls once the first start stood: no step")
+		assert.Equal(t, 3, stood)
+	}
+	c.TimeoutMs = 60_000
+	steps, stood := successes(c, all, true)
+	assert.Equal(t, 3, steps, "with a timeout every start is a step")
+	assert.Zero(t, stood)
+}
+
+// TestStep_standing_whereNot: a start asked with Standing stands only where
+// its answer is the same at any time; each case here is the fresh breaker's
+// start loaded ahead, which stands, with one thing changed, which does not;
+// a step not asked with Standing never says it.
+func TestStep_standing_whereNot(t *testing.T) {
+	fresh := []byte(freshState)
+	start := func() StepInput {
+		return StepInput{Config: StepConfig{Tool: "search"}, Replica: ReplicaState{State: fresh}, NowMs: 1_000_000, Standing: true,
+			Event: StepEvent{Kind: EventStart, Loaded: &StepEvent{Kind: EventLoaded, Value: fresh}}}
+	}
+	r, err := Step(start())
+	require.NoError(t, err)
+	require.Equal(t, Standing{Holds: true, Loaded: fresh}, r.Stands)
+	absent := start()
+	absent.Replica.State, absent.Event.Loaded = nil, &StepEvent{Kind: EventLoaded, Absent: true}
+	r, err = Step(absent)
+	require.NoError(t, err)
+	require.Equal(t, Standing{Holds: true}, r.Stands, "an absent key stands, for null")
+	counted := BreakerState{Failures: 1}.AppendJSON(nil)
+	open := BreakerState{Phase: Open, OpenUntilMs: 1_030_000}.AppendJSON(nil)
+	half := BreakerState{Phase: HalfOpen}.AppendJSON(nil)
+	cases := map[string]func(*StepInput){
+		"not asked":           func(in *StepInput) { in.Standing = false },
+		"budget":              func(in *StepInput) { in.Config.Budget = &BudgetLimits{Steps: 10} },
+		"loop guard":          func(in *StepInput) { in.Config.Loop = true },
+		"timeout":             func(in *StepInput) { in.Config.TimeoutMs = 5_000 },
+		"deadline":            func(in *StepInput) { in.Event.DeadlineMs = 2_000_000 },
+		"typed arguments":     func(in *StepInput) { in.Event.ArgsKey = LoopArgsKey(map[string]any{"q": "x"}) },
+		"no load made ahead":  func(in *StepInput) { in.Event.Loaded = nil },
+		"store error":         func(in *StepInput) { in.Event.Loaded = &StepEvent{Kind: EventStoreError, Message: "down"} },
+		"back-off":            func(in *StepInput) { in.Replica.DownUntilMs = 1_000_500 },
+		"back-off over":       func(in *StepInput) { in.Replica.DownUntilMs = 999_000 },
+		"replica moved":       func(in *StepInput) { in.Replica.State = nil },
+		"counted failure":     func(in *StepInput) { in.Replica.State, in.Event.Loaded.Value = counted, counted },
+		"open":                func(in *StepInput) { in.Replica.State, in.Event.Loaded.Value = open, open },
+		"half-open":           func(in *StepInput) { in.Replica.State, in.Event.Loaded.Value = half, half },
+		"unreadable (repair)": func(in *StepInput) { in.Replica.State, in.Event.Loaded.Value = []byte("x"), []byte("x") },
+	}
+	for name, change := range cases {
+		in := start()
+		change(&in)
+		r, err := Step(in)
+		require.NoError(t, err, name)
+		assert.Equal(t, Standing{}, r.Stands, name)
+		if name == "not asked" {
+			want, err := Step(start())
+			require.NoError(t, err)
+			want.Stands = Standing{}
+			assert.Equal(t, string(want.appendTest(t)), string(r.appendTest(t)), "without Standing the answer is as before")
+		}
+	}
 }
