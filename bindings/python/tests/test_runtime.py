@@ -370,7 +370,10 @@ def test_a_success_decided_ahead_is_applied_only_while_its_load_holds(monkeypatc
     answers.clear()
     r = ex.call("search", other_replica_fails)
     assert (r.ok, r.attempts) == (True, 1)
-    assert len(answers) >= 2  # the success went to the core as a step
+    # The success went to the core as a step (the start is the answer kept
+    # since the first call stood: test_a_successful_call_makes_no_crossing_once_its_start_stands).
+    assert len(answers) == (1 if ahead else 2)
+    assert b'"decisions":[{"allowed":true,"attempt":1,"kind":"call"' in answers[-1]
     assert store.load("toolerr:breaker:search") == \
         b'{"failures":0,"open_until_ms":0,"phase":"closed","probe_until_ms":0,"successes":0}'
 
@@ -515,3 +518,143 @@ def test_a_failure_classified_inside_its_step_is_failure_envelope(exc: Exception
     r = Executor(retry={"max_attempts": 1}).call("search", fn)
     assert r.error == want
     assert asyncio.run(AsyncExecutor(retry={"max_attempts": 1}).call("search", afn)).error == want
+
+
+FRESH = b'{"failures":0,"open_until_ms":0,"phase":"closed","probe_until_ms":0,"successes":0}'
+
+
+def test_a_successful_call_makes_no_crossing_once_its_start_stands(monkeypatch: pytest.MonkeyPatch) -> None:
+    # A start step asked with standing answers "stands" where the same start
+    # gets the same bytes at any time (docs/resilience.md, "A start answer
+    # that stands"): the executor keeps that answer and applies it to the
+    # next call whose load made ahead and replica are what it stood for,
+    # with its success decided ahead, so a closed breaker's successful call
+    # crosses into the core zero times; the decisions logged are the
+    # records of the step it stands for.
+    sent = _spy_steps(monkeypatch)
+    for store in (MemoryStore(), None):
+        records: List[Dict[str, Any]] = []
+        ex = Executor(store=store, on_decision=records.append) if store else Executor(on_decision=records.append)
+        counts = []
+        for _ in range(4):
+            sent.clear()
+            r = ex.call("search", lambda: "ok", args={"q": "x"})
+            assert (r.ok, r.value, r.attempts) == (True, "ok", 1)
+            counts.append(len(sent))
+        assert counts == [1, 0, 0, 0]
+        one = records[:2]
+        assert [rec["kind"] for rec in one] == ["breaker", "call"]
+        assert records == one * 4  # the records the sent start and success step gave, for every call
+        assert records[0] is not records[2]  # each call's own dicts
+
+    async def run() -> None:
+        store = MemoryStore()
+        assert store.compare_and_swap("toolerr:breaker:search", None, FRESH)[0]
+        ax = AsyncExecutor(store=store)
+        counts = []
+        for _ in range(4):
+            sent.clear()
+            r = await ax.call("search", _async(lambda: "ok"))
+            assert (r.ok, r.attempts) == (True, 1)
+            counts.append(len(sent))
+        # The first start sees bytes this replica had not seen (the replica
+        # changes: not standing), the second stands, the rest apply it.
+        assert counts == [1, 1, 0, 0]
+    asyncio.run(run())
+
+
+def test_a_start_kept_yields_to_a_breaker_another_replica_opened(monkeypatch: pytest.MonkeyPatch) -> None:
+    # Two executors share a store. One keeps the fresh breaker's start; the
+    # other opens the breaker; the first one's next call loads the open
+    # state ahead, which is not what its kept answer stood for, so it sends
+    # the start step and is refused without calling the tool.
+    sent = _spy_steps(monkeypatch)
+    store = MemoryStore()
+    a = Executor(store=store, retry={"max_attempts": 1})
+    b = Executor(store=store, retry={"max_attempts": 1})
+    assert a.call("search", lambda: "ok").ok
+    sent.clear()
+    assert a.call("search", lambda: "ok").ok and len(sent) == 0
+
+    def fail() -> None:
+        raise TimeoutError("upstream timed out")
+    for _ in range(3):
+        assert b.call("search", fail).error is not None
+    assert b'"phase":"open"' in (store.load("toolerr:breaker:search") or b"")
+    calls = [0]
+
+    def tool() -> str:
+        calls[0] += 1
+        return "ok"
+    sent.clear()
+    r = a.call("search", tool)
+    assert r.error is not None and (r.error.code, r.attempts, calls[0]) == ("CIRCUIT_OPEN", 0, 0)
+    assert len(sent) == 1
+
+
+def test_a_start_kept_is_applied_only_while_the_load_and_the_replica_hold(monkeypatch: pytest.MonkeyPatch) -> None:
+    # The kept answer holds while the load made ahead answers exactly its
+    # if_loaded and the replica is {0, if_loaded}. A counted failure in the
+    # store (the load moved), this replica's own counted failure while
+    # another replica reset the store to the bytes it stood for (the replica
+    # moved), and a store in its back-off window (no load made ahead, the
+    # replica's down_until_ms set) each send the start step.
+    sent = _spy_steps(monkeypatch)
+    store = MemoryStore()
+    assert store.compare_and_swap("toolerr:breaker:search", None, FRESH)[0]
+    a = Executor(store=store, retry={"max_attempts": 1})
+    b = Executor(store=store, retry={"max_attempts": 1})
+    assert a.call("search", lambda: "ok").ok and a.call("search", lambda: "ok").ok  # the second start stood
+    sent.clear()
+    assert a.call("search", lambda: "ok").ok and len(sent) == 0
+
+    def fail() -> None:
+        raise TimeoutError("upstream timed out")
+    assert b.call("search", fail).error is not None  # the store counts a failure: the load moved
+    sent.clear()
+    assert a.call("search", lambda: "ok").ok and len(sent) >= 1  # its success resets the count
+    assert store.load("toolerr:breaker:search") == FRESH
+    sent.clear()
+    assert a.call("search", lambda: "ok").ok and len(sent) == 0
+    assert a.call("search", fail).error is not None  # this replica saw the count...
+    assert b.call("search", lambda: "ok").ok  # ...and the other reset it to the bytes a's answer stood for
+    assert store.load("toolerr:breaker:search") == FRESH and a.replica_state("search") != FRESH
+    sent.clear()
+    assert a.call("search", lambda: "ok").ok and len(sent) >= 1  # the replica moved: sent
+    sent.clear()
+    assert a.call("search", lambda: "ok").ok and len(sent) == 0
+
+    class Flaky(MemoryStore):
+        down = False
+
+        def load(self, key: str) -> Optional[bytes]:
+            if self.down:
+                raise ConnectionRefusedError("connection refused")
+            return super().load(key)
+    now = [1_000_000]
+    flaky = Flaky()
+    c = Executor(store=flaky, clock=lambda: now[0])
+    assert c.call("search", lambda: "ok").ok
+    sent.clear()
+    assert c.call("search", lambda: "ok").ok and len(sent) == 0
+    flaky.down = True
+    assert c.call("search", lambda: "ok").ok  # decided on the replica's state: the back-off window opens
+    flaky.down = False
+    for advance in (10, 2_000):  # inside the window, then the first call after it
+        now[0] += advance
+        sent.clear()
+        assert c.call("search", lambda: "ok").ok and len(sent) >= 1
+    sent.clear()
+    assert c.call("search", lambda: "ok").ok and len(sent) == 0
+
+
+def test_no_start_stands_with_a_timeout_a_budget_or_the_loop_guard(monkeypatch: pytest.MonkeyPatch) -> None:
+    # The call's deadline (timeout: Python's executor takes no caller
+    # deadline besides it), the run's budget and the loop guard read the
+    # clock or the run's state at the start: every start is a step.
+    sent = _spy_steps(monkeypatch)
+    for ex in (Executor(timeout=60), Executor(budget=Budget({"steps": 100})), Executor(loop_guard=LoopGuard())):
+        for _ in range(3):
+            sent.clear()
+            assert ex.call("search", lambda: "ok", args={"q": "x"}).ok
+            assert b'"standing":true' in sent[0] and b'"event":{"kind":"start"' in sent[0]

@@ -58,9 +58,10 @@ _SUCCESS: Event = ("success", '{"kind":"success"')
 _SLEPT: Event = ("slept", '{"kind":"slept"')
 _CANCELLED: Event = ("cancelled", '{"kind":"cancelled"')
 # What the executor sends its step loop: the event's JSON text; for a
-# success or a slept the value its load made ahead answered (the stored
+# start, a success or a slept the value its load made ahead answered (the stored
 # bytes as text, or None), for a cas that swapped _SWAPPED, else _NO_LOAD
-# (what an answer decided ahead is checked against); and for a failure
+# (what an answer decided ahead, or a start's answer kept, is checked
+# against); and for a failure
 # classified inside the step, the event's text with the envelope classified
 # as before, sent instead when the core refuses the classify request.
 _NO_LOAD: Any = object()
@@ -257,16 +258,17 @@ class _Answer:
     decision records (None when nobody listens), the state as the core's
     JSON text (sent back as it is, never parsed; for an answer decided
     ahead, its value, written only if a step must carry it), budget, loop and replica
-    when the step changed them, and ahead, the answer to the event the
+    when the step changed them, ahead, the answer to the event the
     action expects when the step decided it ahead (on_success, on_swapped or
-    on_slept)."""
+    on_slept), and stands, a start's {"if_loaded"} when its answer stands
+    (its records are then always read, for the calls it is applied to)."""
 
-    __slots__ = ("action", "records", "state", "budget", "loop", "replica", "ahead")
+    __slots__ = ("action", "records", "state", "budget", "loop", "replica", "ahead", "stands")
 
     def __init__(self, action: Dict[str, Any], records: Optional[List[Record]], state: Any, budget: Any = None,
-                 loop: Any = None, replica: Any = None, ahead: Any = None) -> None:
+                 loop: Any = None, replica: Any = None, ahead: Any = None, stands: Any = None) -> None:
         self.action, self.records, self.state = action, records, state
-        self.budget, self.loop, self.replica, self.ahead = budget, loop, replica, ahead
+        self.budget, self.loop, self.replica, self.ahead, self.stands = budget, loop, replica, ahead, stands
 
 
 # The members an answer decided ahead comes in, named after the event it
@@ -284,20 +286,24 @@ def _inner(answer: Mapping[str, Any]) -> Any:
 
 
 _OK_ACTION = '{"ok":{"action":'
+_STANDS = ',"stands":'
 
 
 def _read_answer(out: bytes, records: bool) -> _Answer:
     """Read a step answer: canonical JSON (RFC 8785), so its members come in
     key order (action, budget?, decisions, loop?, on_slept? | on_success? |
-    on_swapped?, replica?, state), each value
+    on_swapped?, replica?, stands?, state), each value
     read where it starts by json's scanner. The decision records are flat
     objects, so when they are not wanted the list ends at the first "],\"" (a
-    quote inside a string is escaped). An answer of any other shape, an error
-    included, goes through the whole-answer reader."""
+    quote inside a string is escaped); they are read all the same in an
+    answer that stands (a member "stands" only the top level can hold, as
+    a quote inside a string is escaped). An answer of any other shape, an
+    error included, goes through the whole-answer reader."""
     s = out.decode()
     if s.startswith(_OK_ACTION) and s.endswith("}}"):
         action, i = _scan(s, 16)
-        budget = loop = replica = recs = ahead = None
+        budget = loop = replica = recs = ahead = stands = None
+        records = records or _STANDS in s
         if s.startswith(',"budget":', i):
             budget, i = _scan(s, i + 10)
         if s.startswith(',"decisions":', i):
@@ -314,11 +320,14 @@ def _read_answer(out: bytes, records: bool) -> _Answer:
                         break
             if i and s.startswith(',"replica":', i):
                 replica, i = _scan(s, i + 11)
+            if i and s.startswith(_STANDS, i):
+                stands, i = _scan(s, i + 10)
             if i and s.startswith(',"state":', i):
-                return _Answer(action, recs, s[i + 9:-2], budget, loop, replica, ahead)
+                return _Answer(action, recs, s[i + 9:-2], budget, loop, replica, ahead, stands)
     r = _answer(out)
-    return _Answer(r["action"], r["decisions"] if records else None, _json(r["state"]), r.get("budget"), r.get("loop"),
-                   r.get("replica"), _inner(r))
+    stands = r.get("stands")
+    return _Answer(r["action"], r["decisions"] if records or stands is not None else None, _json(r["state"]),
+                   r.get("budget"), r.get("loop"), r.get("replica"), _inner(r), stands)
 
 
 class _Base:
@@ -341,6 +350,9 @@ class _Base:
         self._seen: Dict[str, Optional[str]] = {}
         self._seen_text: Dict[str, str] = {}  # the same states as JSON values, as a request carries them
         self._tools: Dict[str, Tuple[str, str]] = {}  # per tool: its requests' constant head and its key
+        # Per tool, the last start answer that stood (the step op's "stands"),
+        # for the tool's head: applied to a start it holds for (_kept).
+        self._stood: Dict[str, _Answer] = {}
         self._config: Dict[str, Any] = {}
         for k, v in (("key_prefix", key_prefix), ("policy", retry), ("settings", breaker)):
             if v is not None:
@@ -427,6 +439,25 @@ class _Base:
         return _Answer(ahead["action"], ahead["decisions"] if self._listened() else None, ahead["state"],
                        ahead=_inner(ahead))
 
+    def _kept(self, tool: str, key: str, value: Any) -> Optional[_Answer]:
+        """The start answer kept for tool (the last that stood), when it holds
+        for this start: its load made ahead answered exactly if_loaded (value)
+        and the replica is {"down_until_ms": 0, "state": if_loaded}. The
+        core promised that the start step gets those very bytes then, at any
+        time and with any arguments (docs/resilience.md, "A start answer that
+        stands"); the executor has no caller deadline, and the tool's head,
+        which the answer stood for, is the executor's. Else None (the step is
+        sent)."""
+        kept = self._stood.get(tool)
+        if kept is None or value is _NO_LOAD or value != kept.stands["if_loaded"]:
+            return None
+        with self._replica_lock:
+            if self._down_until_ms != 0 or self._seen.get(key) != value:
+                return None
+        # Each call's records are its own dicts, as a step's answer gives them.
+        records = [dict(rec) for rec in kept.records] if self._listened() and kept.records else None
+        return _Answer(kept.action, records, kept.state, ahead=kept.ahead)
+
     def _replica(self, key: str, replica: Mapping[str, Any]) -> None:
         """Keep the replica state a step answered (under the replica's lock)."""
         self._down_until_ms = replica["down_until_ms"]
@@ -457,9 +488,10 @@ class _Base:
         t = self._tools.get(tool)
         if t is None:
             # Every step may decide ahead the answer to the event its action
-            # expects: a call's success, a cas that swapped, a sleep that ended.
+            # expects: a call's success, a cas that swapped, a sleep that ended;
+            # and a start says whether its answer stands.
             t = self._tools[tool] = (_json(dict(self._config, op="step", tool=tool, on_success=True, on_swapped=True,
-                                                on_slept=True))[:-1], self._key(tool))
+                                                on_slept=True, standing=True))[:-1], self._key(tool))
         return t
 
     def _ahead(self, event: Event, kind: str) -> bool:
@@ -479,7 +511,21 @@ class _Base:
             event = event[:-1] + ',"args":' + _json(args) + "}"
         state: Any = "null"
         ahead: Any = None
+        # The start: the answer kept for the tool when it holds, else its step.
+        r = self._kept(tool, key, value)
+        if r is None:
+            r = self._step(head, key, tokens, state, event)
+            if r.stands is not None:
+                self._stood[tool] = r
         while True:
+            state, ahead = r.state, r.ahead
+            if r.records is not None:
+                for rec in r.records:
+                    self._report(rec)
+            action: Dict[str, Any] = r.action
+            if action["kind"] == "stop":
+                return action
+            event, value, retry = yield action
             r = self._decided(key, ahead, value) if ahead is not None else None
             if r is None:
                 if type(state) is not str:  # the state of an answer decided ahead, written when a step carries it
@@ -492,14 +538,6 @@ class _Base:
                     # The core refused the failure's classify request: the
                     # envelope classified as before (its fallbacks included).
                     r = self._step(head, key, tokens, state, retry())
-            state, ahead = r.state, r.ahead
-            if r.records is not None:
-                for rec in r.records:
-                    self._report(rec)
-            action: Dict[str, Any] = r.action
-            if action["kind"] == "stop":
-                return action
-            event, value, retry = yield action
 
     def _store(self, action: Mapping[str, Any]) -> Any:
         return self._shared
@@ -655,7 +693,8 @@ class Executor(_Base):
                 if self._ahead(event, kind):
                     try:
                         b = self._store(_LOAD).load(key)
-                        loaded, held = _loaded(b, raw), _text(b) if event is _SUCCESS or event is _SLEPT else _NO_LOAD
+                        loaded, held = _loaded(b, raw), _text(b) if event is _SUCCESS or event is _SLEPT or event is _START \
+                            else _NO_LOAD
                     except Exception as e:
                         loaded = _store_error(e)
                 action = gen.send(self._sent(event, loaded, held, retry))
@@ -737,7 +776,7 @@ class AsyncExecutor(_Base):
                         if inspect.isawaitable(answer):
                             answer = await answer
                         loaded, held = _loaded(answer, raw), \
-                            _text(answer) if event is _SUCCESS or event is _SLEPT else _NO_LOAD
+                            _text(answer) if event is _SUCCESS or event is _SLEPT or event is _START else _NO_LOAD
                     except Exception as e:
                         loaded = _store_error(e)
                 action = gen.send(self._sent(event, loaded, held, retry))
