@@ -15,9 +15,10 @@ func (benchTimeout) Timeout() bool { return true }
 
 // benchDo runs b.N calls of a tool through a zero Executor (its
 // MemoryStore, sleeping switched off) where attempt n fails retryably when
-// fails(n), and reports allocations.
-func benchDo(b *testing.B, fails func(n int) bool) {
-	x := &Executor{Sleep: func(context.Context, time.Duration) error { return nil }}
+// fails(n), and reports allocations; noStanding sends every start step
+// instead of applying the one that stood.
+func benchDo(b *testing.B, fails func(n int) bool, noStanding ...bool) {
+	x := &Executor{Sleep: func(context.Context, time.Duration) error { return nil }, noStanding: len(noStanding) > 0}
 	n := 0
 	fn := func(context.Context) error {
 		n++
@@ -44,4 +45,17 @@ func BenchmarkExecutor_success(b *testing.B) { benchDo(b, func(int) bool { retur
 // retryably (a quarter of the calls are retried once).
 func BenchmarkExecutor_everyFifthFails(b *testing.B) {
 	benchDo(b, func(n int) bool { return n%5 == 0 })
+}
+
+// BenchmarkExecutor_everyFifthFailsNoStanding is
+// BenchmarkExecutor_everyFifthFails with every start step sent (the
+// executor before it kept the start answer that stood).
+func BenchmarkExecutor_everyFifthFailsNoStanding(b *testing.B) {
+	benchDo(b, func(n int) bool { return n%5 == 0 }, true)
+}
+
+// BenchmarkExecutor_successNoStanding is BenchmarkExecutor_success with
+// every start step sent.
+func BenchmarkExecutor_successNoStanding(b *testing.B) {
+	benchDo(b, func(int) bool { return false }, true)
 }

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"log/slog"
 	"math/rand/v2"
+	"slices"
 	"sort"
 	"strconv"
 	"sync"
@@ -183,6 +184,10 @@ type Executor struct {
 	// (TestStep_decidedAhead_sameDecisions). Tests set all three to drive
 	// the chained answers through this executor.
 	aheadFor core.AheadKinds
+	// noStanding turns off asking a start whether its answer stands and
+	// keeping the one that stood (core.Standing), for the tests and the
+	// benchmark that compare the two.
+	noStanding bool
 }
 
 // replica is what this executor knows of the shared breakers between calls
@@ -194,11 +199,15 @@ type replica struct {
 	tools       map[string]*toolView
 }
 
-// toolView is one tool's part of the replica: its store key (built once)
-// and the breaker state last seen (core.ReplicaState.State).
+// toolView is one tool's part of the replica: its store key (built once),
+// the breaker state last seen (core.ReplicaState.State), and the last start
+// answer that stood (core.Standing) with the config it stood for: a copy
+// of its own, which no call changes.
 type toolView struct {
-	key  string
-	seen []byte
+	key     string
+	seen    []byte
+	stood   *core.StepResult
+	stoodIn core.StepConfig
 }
 
 // view returns tool's part, made on its first call; it holds rp.mu.
@@ -313,6 +322,8 @@ func (x *Executor) Do(ctx context.Context, tool string, fn func(ctx context.Cont
 		var r core.StepResult
 		if ahead != nil && x.aheadHolds(view, ahead, aheadOf, ev) {
 			r = ahead.Result // the step's answer, decided by the step before it
+		} else if k := x.kept(view, cfg, ev); k != nil {
+			r = *k // the start's answer that stood, kept since
 		} else {
 			var err error
 			if r, err = x.step(cfg, view, st, ev, sc.recs, &sc.ahead); err != nil { // a Draw outside [0, 1), or a bug in this loop
@@ -380,7 +391,8 @@ func (x *Executor) Do(ctx context.Context, tool string, fn func(ctx context.Cont
 // replica's state of the tool's breaker, holding their locks so that
 // concurrent calls charge, count and decide locally one at a time.
 func (x *Executor) step(cfg core.StepConfig, view *toolView, st core.StepState, ev core.StepEvent, recs []core.Record, ahead *core.StepAhead) (core.StepResult, error) {
-	in := core.StepInput{Config: cfg, State: st, Event: ev, NowMs: x.nowMs(), Records: recs, Ahead: ahead, AheadFor: x.aheadFor}
+	in := core.StepInput{Config: cfg, State: st, Event: ev, NowMs: x.nowMs(), Records: recs, Ahead: ahead, AheadFor: x.aheadFor,
+		Standing: ev.Kind == core.EventStart && !x.noStanding}
 	if b := x.Budget; b != nil {
 		b.mu.Lock()
 		defer b.mu.Unlock()
@@ -408,7 +420,45 @@ func (x *Executor) step(cfg core.StepConfig, view *toolView, st core.StepState, 
 	if n := r.Replica; n != nil {
 		rp.downUntilMs, view.seen = n.DownUntilMs, n.State
 	}
+	if r.Stands.Holds {
+		view.stood, view.stoodIn = keepStart(r), cfg
+	}
 	return r, nil
+}
+
+// keepStart copies r, a start's answer that stood, out of the call's
+// scratch buffers (its records and the success decided ahead), so that it
+// can be applied to later calls.
+func keepStart(r core.StepResult) *core.StepResult {
+	k := r
+	k.Records = slices.Clone(r.Records)
+	if a := r.Ahead; a != nil {
+		c := *a
+		c.Result.Records = slices.Clone(a.Result.Records)
+		k.Ahead = &c
+	}
+	return &k
+}
+
+// kept returns the start answer that stood for view's tool when it holds
+// for ev (docs/resilience.md, "A start answer that stands"): ev is a start
+// with no deadline, the config is the one it stood for, its load made
+// ahead answered exactly the bytes it stood for and the replica's state
+// is {0, those bytes}. Else nil (the step is sent).
+func (x *Executor) kept(view *toolView, cfg core.StepConfig, ev core.StepEvent) *core.StepResult {
+	l := ev.Loaded
+	if ev.Kind != core.EventStart || ev.DeadlineMs != 0 || ev.ArgsKey != "" || l == nil || l.Kind != core.EventLoaded {
+		return nil
+	}
+	rp := &x.replica
+	rp.mu.Lock()
+	defer rp.mu.Unlock()
+	k := view.stood
+	if k == nil || view.stoodIn != cfg || rp.downUntilMs != 0 || !sameStored(l.Value, l.Absent, k.Stands.Loaded) ||
+		!sameStored(view.seen, view.seen == nil, k.Stands.Loaded) {
+		return nil
+	}
+	return k
 }
 
 // aheadHolds reports whether a, decided ahead by the step that asked for

@@ -356,3 +356,50 @@ func TestExecutor_sleptAheadYieldsToABreakerOpenedMeanwhile(t *testing.T) {
 	assert.Equal(t, 1, calls, "the open breaker refused the second attempt")
 	assert.Equal(t, 1, te.Attempts)
 }
+
+// TestExecutor_successfulCallTakesNoStepOnceItsStartStood: the executor
+// asks every start whether its answer stands (core.StepInput.Standing) and
+// keeps the last one that did; a successful call whose load made ahead and
+// replica are what it stood for applies it, and its success decided ahead,
+// so it takes no step (the clock, read once per step, is not read) and
+// logs the same decisions. A breaker another executor opened on the shared
+// store, a caller's deadline and an executor timeout send the start step.
+func TestExecutor_successfulCallTakesNoStepOnceItsStartStood(t *testing.T) {
+	shared := NewMemoryStore()
+	reads := 0
+	var ds []Decision
+	x := &Executor{Store: shared, Retry: core.RetryPolicy{MaxAttempts: 1}, OnDecision: func(d Decision) { ds = append(ds, d) },
+		Now: func() time.Time { reads++; return time.UnixMilli(1_000_000) }}
+	ctx := context.Background()
+	ok := func(context.Context) error { return nil }
+	require.NoError(t, x.Do(ctx, "search", ok))
+	assert.Equal(t, 1, reads, "the first start is a step, its success decided ahead")
+	first := ds
+	for range 3 {
+		reads, ds = 0, nil
+		require.NoError(t, x.Do(ctx, "search", ok))
+		assert.Equal(t, 0, reads, "the start that stood, applied: no step")
+		assert.Equal(t, first, ds, "the same decisions as the step sent")
+	}
+	dctx, cancel := context.WithTimeout(ctx, time.Hour)
+	defer cancel()
+	reads = 0
+	require.NoError(t, x.Do(dctx, "search", ok))
+	assert.Equal(t, 1, reads, "a caller's deadline: the start is a step")
+
+	other := &Executor{Store: shared, Retry: core.RetryPolicy{MaxAttempts: 1}, Now: func() time.Time { return time.UnixMilli(1_000_000) }}
+	fail := func(context.Context) error { return envErr(core.CodeTransport, map[string]any{"status": 503}) }
+	for range 3 {
+		require.Error(t, other.Do(ctx, "search", fail))
+	}
+	called := false
+	err := x.Do(ctx, "search", func(context.Context) error { called = true; return nil })
+	require.ErrorIs(t, err, ErrCircuitOpen, "the breaker the other executor opened refuses")
+	assert.False(t, called)
+
+	timed := &Executor{Timeout: time.Minute, Now: func() time.Time { reads++; return time.UnixMilli(1_000_000) }}
+	require.NoError(t, timed.Do(ctx, "search", ok))
+	reads = 0
+	require.NoError(t, timed.Do(ctx, "search", ok))
+	assert.Equal(t, 1, reads, "a timeout: every start is a step")
+}
