@@ -78,14 +78,14 @@ def no_sleep(_seconds: float) -> None:
 
 
 class Tool:
-    """The tool: every FAIL_EVERY-th attempt raises TimeoutError, the rest return "ok"."""
+    """The tool: every fail_every-th attempt raises TimeoutError (0: none), the rest return "ok"."""
 
-    def __init__(self) -> None:
-        self.attempts = 0
+    def __init__(self, fail_every: int = FAIL_EVERY) -> None:
+        self.attempts, self.fail_every = 0, fail_every
 
     def __call__(self) -> str:
         self.attempts += 1
-        if self.attempts % FAIL_EVERY == 0:
+        if self.fail_every and self.attempts % self.fail_every == 0:
             raise TimeoutError("upstream timed out")
         return "ok"
 
@@ -118,10 +118,13 @@ def toolerr_executor(executor: type = Executor, **store: object) -> Executor:
 
 def step_requests() -> List[bytes]:
     """The step op's requests for one successful call on a closed breaker, as the
-    Executor sends them (each with its load made ahead, on_success asked): the
-    start step, and the success step only when the core did not decide it ahead.
-    What the core is asked per call, whatever the binding does around it."""
-    base = {"policy": POLICY, "settings": SETTINGS, "op": "step", "tool": "search", "on_success": True}
+    Executor sends them when it holds no start answer that stood (each with its
+    load made ahead, on_success and standing asked): the start step, and the
+    success step only when the core did not decide it ahead. What the core is
+    asked per such call, whatever the binding does around it; once a start
+    stood, a successful call sends none of them."""
+    base = {"policy": POLICY, "settings": SETTINGS, "op": "step", "tool": "search", "on_success": True,
+            "standing": True}
     state, out, r = None, [], {}
     ahead = {"kind": "loaded", "value": None}
     for event in ({"kind": "start", "loaded": ahead}, {"kind": "success", "loaded": ahead}):
@@ -158,20 +161,21 @@ Runner = Callable[[int], float]
 cpu = time.process_time  # CPU time of the process, every thread (the Go runtime's too)
 
 
-def runner(make: Callable[[Tool], Callable[[], str]], clock: Callable[[], float]) -> Runner:
+def runner(make: Callable[[Tool], Callable[[], str]], clock: Callable[[], float],
+           fail_every: int = FAIL_EVERY) -> Runner:
     """A contender: make(tool) returns one protected call; the runner times n of them
     on clock and checks that each returned the tool's value after the same attempts
-    as the plain loop."""
+    as the plain loop (the tool failing every fail_every-th attempt, 0: never)."""
 
     def run(n: int) -> float:
-        tool = Tool()
+        tool = Tool(fail_every)
         call = make(tool)
         t0 = clock()
         for _ in range(n):
             if call() != "ok":
                 raise AssertionError("a call did not return the tool's value")
         elapsed = clock() - t0
-        want = n + n // (FAIL_EVERY - 1)  # every 4th success is preceded by one failure
+        want = n + (n // (fail_every - 1) if fail_every else 0)  # every 4th success is preceded by one failure
         if abs(tool.attempts - want) > 1:
             raise AssertionError(f"{tool.attempts} attempts for {n} calls, want {want}")
         return elapsed
@@ -206,21 +210,25 @@ def median_ratio(rs: List[Dict[str, float]], f: Callable[[Dict[str, float]], flo
     return statistics.median(f(r) for r in rs)
 
 
-def in_process(n: int, count: int) -> List[Tuple[str, float, float]]:
+def in_process(n: int, count: int, fail_every: int = FAIL_EVERY) -> List[Tuple[str, float, float]]:
+    """The decision overhead on the work (fail_every FAIL_EVERY), or on
+    successful calls alone (fail_every 0: what a closed breaker's call costs
+    when nothing fails), each contender beside the plain loop."""
     ex = toolerr_executor()
     breaker = pybreaker.CircuitBreaker(fail_max=3, reset_timeout=30)
     both = pybreaker.CircuitBreaker(fail_max=3, reset_timeout=30)
     retrying, retrying_both = tenacity_retrying(), tenacity_retrying()
+    f = fail_every
     contenders: Dict[str, Runner] = {
-        "plain": runner(lambda tool: lambda: plain_retry(tool), cpu),
-        "toolerr": runner(toolerr_call(ex), cpu),
-        "tenacity": runner(lambda tool: lambda: retrying(tool), cpu),
-        "pybreaker": runner(lambda tool: lambda: plain_retry(lambda: breaker.call(tool)), cpu),
-        "tenacity+pybreaker": runner(lambda tool: lambda: retrying_both(both.call, tool), cpu),
+        "plain": runner(lambda tool: lambda: plain_retry(tool), cpu, f),
+        "toolerr": runner(toolerr_call(ex), cpu, f),
+        "tenacity": runner(lambda tool: lambda: retrying(tool), cpu, f),
+        "pybreaker": runner(lambda tool: lambda: plain_retry(lambda: breaker.call(tool)), cpu, f),
+        "tenacity+pybreaker": runner(lambda tool: lambda: retrying_both(both.call, tool), cpu, f),
         "core": core_floor(STEPS),
     }
     if BEFORE is not None:
-        contenders["before"] = runner(toolerr_call(toolerr_executor(BEFORE[0].Executor)), cpu)  # type: ignore[attr-defined]
+        contenders["before"] = runner(toolerr_call(toolerr_executor(BEFORE[0].Executor)), cpu, f)  # type: ignore[attr-defined]
     rs = rounds(contenders, n, count)
     over = lambda r, k: (r[k] - r["plain"]) / n * 1e6  # noqa: E731  µs per call above the plain loop
     lines = []
@@ -229,7 +237,8 @@ def in_process(n: int, count: int) -> List[Tuple[str, float, float]]:
                       median_ratio(rs, lambda r, p=peer: over(r, p) / over(r, "toolerr"))))
     lines.insert(0, ("toolerr", statistics.median(over(r, "toolerr") for r in rs), 1.0))
     plain = statistics.median(r["plain"] / n * 1e6 for r in rs)
-    print(f"== python {sys.version.split()[0]}, in process: decision overhead per call "
+    work = "" if fail_every else ", successful calls alone"
+    print(f"== python {sys.version.split()[0]}, in process{work}: decision overhead per call "
           f"(µs above the plain loop, {plain:.2f} µs/call; median of {count} rounds of {n} calls)")
     for name, us, ratio in lines:
         print(f"  {name:<44} {us:9.2f} µs/call" + ("" if name == "toolerr" else f"   toolerr {ratio:6.2f}x its speed"))
@@ -238,9 +247,8 @@ def in_process(n: int, count: int) -> List[Tuple[str, float, float]]:
               f"   toolerr {median_ratio(rs, lambda r: over(r, 'before') / over(r, 'toolerr')):6.2f}x its speed")
     core = statistics.median(r["core"] / n * 1e6 for r in rs)
     share = median_ratio(rs, lambda r: r["core"] / (r["toolerr"] - r["plain"]))
-    print(f"  of which the core: the step crossings of a successful call ({len(STEPS)}) through invoke_bytes "
-          f"{core:.2f} µs/call "
-          f"({share:.0%} of toolerr's overhead)")
+    print(f"  the core: the step crossings of a successful call whose start is not kept ({len(STEPS)}) through "
+          f"invoke_bytes {core:.2f} µs/call ({share:.0%} of toolerr's overhead; none once a start stood)")
     return lines
 
 
@@ -306,6 +314,7 @@ def main() -> None:
     count = int(os.environ.get("BENCH_ROUNDS", "7"))
     print("python peers: " + ", ".join(f"{p} {version(p)}" for p in ("pybreaker", "tenacity", "redis")))
     lines = in_process(n, count)
+    in_process(n, count, fail_every=0)
     addr = os.environ.get("TOOLERR_BENCH_REDIS")
     rlines = through_redis(addr, max(1, n // 2), count) if addr else []
     if not addr:
