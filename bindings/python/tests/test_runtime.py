@@ -451,6 +451,12 @@ def test_a_retried_call_is_two_crossings(monkeypatch: pytest.MonkeyPatch) -> Non
     assert b'"classify":{"op":"classify_exception","exception":{"type":"TimeoutError","message":"upstream timed out"},"tool":"search"}' in sent[1]
     assert store.load("toolerr:breaker:search") == \
         b'{"failures":0,"open_until_ms":0,"phase":"closed","probe_until_ms":0,"successes":0}'
+    # That start stood on the fresh breaker: the next retried call applies it
+    # and crosses once, for its failure.
+    sent.clear()
+    r = ex.call("search", fn)
+    assert (r.ok, r.attempts, len(sent)) == (True, 2, 1)
+    assert b'"kind":"failure"' in sent[0]
     # With a timeout the answers that read the clock are left to their steps.
     sent.clear()
     r = Executor(store=store, sleep=lambda s: None, timeout=60).call("search", fn)
