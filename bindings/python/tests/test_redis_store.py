@@ -10,6 +10,7 @@ import signal
 import socket
 import subprocess
 import tempfile
+import threading
 import time
 from pathlib import Path
 from typing import Iterator
@@ -186,3 +187,209 @@ def test_malformed_reply_falls_back_at_once(server: subprocess.Popen[bytes]) -> 
     assert len(seen) == 1
     reasons = [r["reason"] for r in records if r["kind"] == "fallback"]
     assert reasons and reasons[0] == "store_error"
+
+
+class EveryFifthFails:
+    """The bench's tool: every fifth attempt raises a retryable TimeoutError."""
+
+    def __init__(self) -> None:
+        self.attempts = 0
+
+    def __call__(self) -> str:
+        self.attempts += 1
+        if self.attempts % 5 == 0:
+            raise TimeoutError("upstream timed out")
+        return "ok"
+
+
+def sent(admin: "redis.Redis[bytes]") -> dict[str, int]:
+    """The commands clients sent the server, by name, from INFO commandstats:
+    cas.lua's own GET and SET (one GET per EVALSHA, a SET per swap) are
+    counted there too, so they are taken out; INFO itself is left out."""
+    calls = {k[len("cmdstat_"):]: int(v["calls"]) for k, v in admin.info("commandstats").items()}
+    calls["get"] = calls.get("get", 0) - calls.get("evalsha", 0)
+    calls.pop("set", None)  # only the script sets
+    calls.pop("info", None)
+    return calls
+
+
+def delta(before: dict[str, int], after: dict[str, int]) -> dict[str, int]:
+    return {k: after[k] - before.get(k, 0) for k in after if after[k] != before.get(k, 0)}
+
+
+def test_round_trips_per_call(server: subprocess.Popen[bytes]) -> None:
+    # 100 calls, 24 of them retried once (attempts 5, 10, ..., 120): a successful
+    # call is two GETs (the loads made ahead of its start and its success), a
+    # retried one four GETs and two EVALSHAs (the failure counted, then
+    # reset). Nothing else: no PING, no SCRIPT LOAD, no reconnection
+    # handshake (HELLO, CLIENT SETINFO) after the first call.
+    admin = redis.Redis(port=server.port)  # type: ignore[attr-defined]
+    store = RedisStore.from_url(url(server), timeout_ms=1000)
+    x = Executor(store=store, sleep=lambda s: None, retry={"max_attempts": 3})
+    tool = EveryFifthFails()
+    assert x.call("counted", tool).ok  # the script loaded, the connection taken
+    tool.attempts = 0
+    connections = admin.info("stats")["total_connections_received"]
+    before = sent(admin)
+    for _ in range(100):
+        assert x.call("counted", tool).ok
+    assert tool.attempts == 124
+    assert delta(before, sent(admin)) == {"get": 76 * 2 + 24 * 4, "evalsha": 24 * 2}
+    assert admin.info("stats")["total_connections_received"] == connections  # the one held since the first call
+    store.close()
+    admin.close()
+
+
+def test_round_trips_per_call_async(server: subprocess.Popen[bytes]) -> None:
+    admin = redis.Redis(port=server.port)  # type: ignore[attr-defined]
+
+    async def main() -> dict[str, int]:
+        store = AsyncRedisStore.from_url(url(server), timeout_ms=1000)
+
+        async def nap(_s: float) -> None:
+            pass
+
+        x = AsyncExecutor(store=store, sleep=nap, retry={"max_attempts": 3})
+        tool = EveryFifthFails()
+
+        async def call() -> str:
+            return tool()
+
+        assert (await x.call("counted-async", call)).ok
+        tool.attempts = 0
+        before = sent(admin)
+        for _ in range(100):
+            assert (await x.call("counted-async", call)).ok
+        assert tool.attempts == 124
+        d = delta(before, sent(admin))
+        await store.aclose()
+        return d
+
+    assert asyncio.run(main()) == {"get": 76 * 2 + 24 * 4, "evalsha": 24 * 2}
+    admin.close()
+
+
+def test_threads_sharing_a_store_lose_no_update(server: subprocess.Popen[bytes]) -> None:
+    # 8 threads increment one counter by load and compare-and-swap, and each
+    # reads its own key in between: no swap is lost and no thread reads
+    # another's reply, whether its command went on the held connection or,
+    # finding it in use, through the pool.
+    store = RedisStore.from_url(url(server), timeout_ms=2000)
+    store.client.delete("threads:n")
+    errors: list[str] = []
+
+    def work(i: int) -> None:
+        own = f"threads:own:{i}".encode()
+        store.client.set(f"threads:own:{i}", own)
+        for _ in range(100):
+            while True:
+                cur = store.load("threads:n")
+                swapped, _ = store.compare_and_swap("threads:n", cur, str(int(cur or b"0") + 1).encode())
+                if swapped:
+                    break
+            got = store.load(f"threads:own:{i}")
+            if got != own:
+                errors.append(f"thread {i} read {got!r}")
+
+    ts = [threading.Thread(target=work, args=(i,)) for i in range(8)]
+    for t in ts:
+        t.start()
+    for t in ts:
+        t.join()
+    assert errors == []
+    assert store.load("threads:n") == b"800"
+    assert store.client.connection_pool._created_connections > 1  # some went through the pool
+    store.close()
+
+
+def test_a_command_cut_short_leaves_no_reply_behind(server: subprocess.Popen[bytes]) -> None:
+    # The GET that timed out on the held connection gets its reply when the
+    # server resumes; redis-py disconnected on the timeout, so the next
+    # command reads its own reply on a new connection, never that one.
+    s = RedisStore.from_url(url(server), timeout_ms=30)
+    s.client.set("cut:a", b"a")
+    s.client.set("cut:b", b"b")
+    assert s.load("cut:a") == b"a"
+    server.send_signal(signal.SIGSTOP)
+    try:
+        with pytest.raises(redis.TimeoutError):
+            s.load("cut:a")
+    finally:
+        server.send_signal(signal.SIGCONT)
+    time.sleep(0.05)
+    assert s.load("cut:b") == b"b"
+    assert s.compare_and_swap("cut:b", b"b", b"c") == (True, None)
+    s.close()
+
+
+def test_your_client_keeps_working(server: subprocess.Popen[bytes]) -> None:
+    # A client of yours: its pool's options apply to the held connection
+    # (decode_responses here), its response callbacks too (the same dict, so
+    # one set after the store's first command applies), and it stays open
+    # and yours after store.close(); the store takes a connection again.
+    c = redis.Redis(port=server.port, decode_responses=True, socket_timeout=1)  # type: ignore[attr-defined]
+    s = RedisStore(c)
+    c.delete("yours")
+    assert s.compare_and_swap("yours", None, b"a") == (True, None)
+    assert s.load("yours") == b"a"
+    assert s.compare_and_swap("yours", None, b"b") == (False, b"a")
+    seen: list[object] = []
+    c.set_response_callback("GET", lambda r, **kw: seen.append(r) or r)
+    assert s.load("yours") == b"a" and seen == ["a"]
+    s.close()
+    assert c.get("yours") == "a"  # open, and yours
+    assert s.load("yours") == b"a"
+    s.close()
+    c.close()
+
+
+def test_a_forked_child_takes_its_own_connection(server: subprocess.Popen[bytes]) -> None:
+    # After fork the held socket is the parent's too: the child takes a
+    # connection of its own, so parent and child each read their own replies.
+    if not hasattr(os, "fork"):
+        pytest.skip("no os.fork on this platform")
+    s = RedisStore.from_url(url(server), timeout_ms=2000)
+    s.client.set("fork:parent", b"p")
+    s.client.set("fork:child", b"c")
+    assert s.load("fork:parent") == b"p"
+    r, w = os.pipe()
+    pid = os.fork()
+    if pid == 0:  # the child: exit code 0 when every reply was its own
+        ok = all(s.load("fork:child") == b"c" for _ in range(200))
+        os.write(w, b"1" if ok else b"0")
+        os._exit(0)
+    os.close(w)
+    parent_ok = all(s.load("fork:parent") == b"p" for _ in range(200))
+    child_ok = os.read(r, 1) == b"1"
+    os.close(r)
+    os.waitpid(pid, 0)
+    assert parent_ok and child_ok
+    s.close()
+
+
+def test_a_server_that_lost_the_script_gets_it_again(server: subprocess.Popen[bytes]) -> None:
+    # SCRIPT FLUSH (as a restarted server): the next compare-and-swap gets
+    # NOSCRIPT, loads the script once and swaps, on the held connection.
+    admin = redis.Redis(port=server.port)  # type: ignore[attr-defined]
+    s = RedisStore.from_url(url(server), timeout_ms=1000)
+    s.client.delete("flushed")
+    assert s.compare_and_swap("flushed", None, b"a") == (True, None)
+    admin.script_flush()
+    before = admin.info("commandstats")
+    assert s.compare_and_swap("flushed", b"a", b"b") == (True, None)
+    after = admin.info("commandstats")
+    assert {k: after[k]["calls"] - before.get(k, {"calls": 0})["calls"] for k in after if k != "cmdstat_info"
+            and after[k]["calls"] != before.get(k, {"calls": 0})["calls"]} == \
+        {"cmdstat_evalsha": 2, "cmdstat_script|load": 1, "cmdstat_get": 1, "cmdstat_set": 1}  # the script's own
+
+    async def main() -> None:
+        a = AsyncRedisStore.from_url(url(server), timeout_ms=1000)
+        assert await a.compare_and_swap("flushed", b"b", b"c") == (True, None)
+        admin.script_flush()
+        assert await a.compare_and_swap("flushed", b"c", b"d") == (True, None)
+        assert await a.load("flushed") == b"d"
+        await a.aclose()
+
+    asyncio.run(main())
+    s.close()
+    admin.close()

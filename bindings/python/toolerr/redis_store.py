@@ -19,6 +19,8 @@ Needs the ``redis`` package: ``pip install 'toolerr[redis]'``.
 
 from __future__ import annotations
 
+import os
+import threading
 from importlib import resources
 from pathlib import Path
 from typing import Any, Optional, Tuple
@@ -82,59 +84,271 @@ def _args(old: Optional[bytes], new: bytes) -> list[Any]:
     return ["1" if old is None else "0", b"" if old is None else old, new]
 
 
+# Why a connection held for the store, and what it costs (redis-py 8.1.0 on
+# the bench's loopback redis-server, CPU per GET at load 9-11): 34 µs
+# through the client's pool, 13 µs through a client of one connection, 8-9
+# µs as a Connection's own send_command and read_response. The pool's
+# checkout (ConnectionPool.get_connection) takes its lock, records two
+# connection-count metrics, calls connect() and polls the socket
+# (Connection.can_read) for a stale reply, and its release does the same
+# again, for every command; Redis.execute_command adds its own layers
+# (observability records, the HIMPORT check, a closure per command). Through
+# the executor, on the bench's work, the held client gave 7,463 and the
+# held Connection 10,546 calls/s (9 interleaved rounds, load 9). So the
+# store holds one Connection of the client's pool, taken as redis-py takes
+# it for a single-connection client (Redis.client(): "a new Redis client
+# with a single connection from the same pool", so the pool's options apply:
+# timeouts, credentials, TLS, protocol and parser), and sends its two
+# commands on it with the Connection's own methods: RESP encoding and
+# parsing, connect on first use, and a disconnect on any error while writing
+# or reading, a timeout or a cancellation included (Connection.read_response
+# and send_packed_command: "close in case of BaseException", redis-py
+# #1128), so a reply left unread never answers the next command, which
+# connects anew. Around them the store does what Redis.execute_command
+# would for these two: the connection's retry policy (conn.retry:
+# from_url's makes no retries), the client's response callbacks (the
+# client's dict, read at each reply), and for EVALSHA what redis-py's Script
+# does (the SHA-1 computed once; SCRIPT LOAD only after a NOSCRIPT reply); it
+# adds no health check (health_check_interval stays the client's, 0 by
+# default: no PING). Not done on it: redis-py 8's OpenTelemetry records of
+# the two commands, and the reconnect a Redis Enterprise maintenance
+# notification asks for (RESP3 push messages are still read and handled by
+# the parser).
+#
+# A single connection is "not thread safe" (the Redis docstring of
+# single_connection_client; redis-py #1426: threads sharing one mixed each
+# other's replies), so the store takes it under its own lock and only when
+# free: a thread (an asyncio task) that finds it busy sends its command
+# through the client and its pool as before (redis-py's docs, "A note about
+# threading": a client's pool is safe across threads), so sharers never
+# wait for each other's round trips. A forked child never uses its
+# parent's held socket (the pool's _checkpid does the same for pooled
+# connections): the store takes a new connection when the pid changed.
+
+
+def _holdable(client: Any) -> bool:
+    """Whether client is a redis-py client that can give a client of one of
+    its pool's connections (Redis.client()); a cluster client or another
+    object is used as it is."""
+    return callable(getattr(client, "client", None)) and hasattr(client, "connection_pool") \
+        and hasattr(client, "response_callbacks")
+
+
+def _parsed(client: Any, command: str, reply: Any) -> Any:
+    """reply as client.execute_command(command, ...) returns it: through the
+    client's response callback for command, if it has one."""
+    cb = client.response_callbacks.get(command)
+    return reply if cb is None else cb(reply)
+
+
 class RedisStore:
-    """The runtime's Store over a ``redis.Redis`` client (the caller owns it).
+    """The runtime's Store over a ``redis.Redis`` client.
 
     Use ``RedisStore.from_url("redis://host:6379/0")`` for a client whose
     operations end within ``timeout_ms``; a client you build yourself bounds
     them by its own ``socket_timeout`` (redis-py's default is 5 s).
+
+    With a ``redis.Redis`` client (yours or from_url's), the store takes one
+    connection from its pool on its first operation (``client.client()``)
+    and holds it, for one thread at a time; it sends ``GET`` and ``EVALSHA``
+    on it with your pool's options, your connection's retry policy and your
+    client's response callbacks, as ``client.get`` would. A thread that finds
+    it in use sends through your client as before. ``close()`` gives the
+    connection back to the pool (so does dropping the store); your client
+    stays yours, open, and usable for anything else. Any other client (a
+    ``RedisCluster``, for one) is used as it is, through its own ``get`` and
+    ``register_script``.
     """
 
     def __init__(self, client: Any) -> None:
         self.client = client
         self._cas = client.register_script(CAS_SCRIPT)
+        self._hold = _holdable(client)
+        self._lock = threading.Lock()
+        self._held: Any = None  # client.client(), whose .connection the store uses
+        self._conn: Any = None
+        self._pid = 0
+        self._owned = False
 
     @classmethod
     def from_url(cls, url: str, *, timeout_ms: int = DEFAULT_TIMEOUT_MS, **options: Any) -> "RedisStore":
         """Return a store over a new ``redis.Redis.from_url(url)`` whose every operation
-        (connect included) ends within timeout_ms, with no client-side retries."""
+        (connect included) ends within timeout_ms, with no client-side retries;
+        ``close()`` closes that client too."""
         import redis
 
-        return cls(redis.Redis.from_url(url, **{**_client_options(timeout_ms), **options}))
+        store = cls(redis.Redis.from_url(url, **{**_client_options(timeout_ms), **options}))
+        store._owned = True
+        return store
+
+    def _take(self) -> Any:
+        """The held Connection (under self._lock): taken on first use, again in a forked child.
+
+        Taking it connects (redis-py's single-connection client connects at
+        once), so a server that is down fails this operation within the
+        client's deadline, and the next one tries again."""
+        conn = self._conn
+        if conn is None or self._pid != os.getpid():
+            self._held = self._conn = None  # a parent's: redis-py never shuts its socket from a child
+            held = self.client.client()
+            self._held, self._conn, self._pid = held, held.connection, os.getpid()
+            conn = self._conn
+        return conn
+
+    def _get(self, conn: Any, key: str) -> Any:
+        conn.send_command("GET", key)
+        return _parsed(self.client, "GET", conn.read_response())
+
+    def _evalsha(self, conn: Any, key: str, args: list[Any]) -> Any:
+        try:
+            conn.send_command("EVALSHA", self._cas.sha, 1, key, *args)
+            return _parsed(self.client, "EVALSHA", conn.read_response())
+        except _no_script():  # a server that lost its scripts (restarted, SCRIPT FLUSH): load it once, again
+            conn.send_command("SCRIPT", "LOAD", CAS_SCRIPT)
+            conn.read_response()  # the same SHA-1: the script's
+            conn.send_command("EVALSHA", self._cas.sha, 1, key, *args)
+            return _parsed(self.client, "EVALSHA", conn.read_response())
 
     def load(self, key: str) -> Optional[bytes]:
         """Return the bytes stored under key (GET), or None."""
+        if self._hold and self._lock.acquire(False):
+            try:
+                conn = self._take()
+                return _as_bytes(conn.retry.call_with_retry(lambda: self._get(conn, key), _disconnect(conn)))
+            finally:
+                self._lock.release()
         return _as_bytes(self.client.get(key))
 
     def compare_and_swap(self, key: str, old: Optional[bytes], new: bytes) -> Tuple[bool, Optional[bytes]]:
         """Store new under key only if it holds exactly old (None: nothing), atomically in Redis.
 
         Returns (swapped, current): when not swapped, the bytes stored now (None for none)."""
-        return _swap_answer(self._cas(keys=[key], args=_args(old, new)))
+        args = _args(old, new)
+        if self._hold and self._lock.acquire(False):
+            try:
+                conn = self._take()
+                return _swap_answer(conn.retry.call_with_retry(lambda: self._evalsha(conn, key, args),
+                                                               _disconnect(conn)))
+            finally:
+                self._lock.release()
+        return _swap_answer(self._cas(keys=[key], args=args))
+
+    def close(self) -> None:
+        """Give the held connection back to the client's pool (and close the
+        client, if from_url made it). The store may be used again after: it
+        takes a connection again."""
+        with self._lock:
+            held, self._held, self._conn = self._held, None, None
+        if held is not None and self._pid == os.getpid():
+            held.close()
+        if self._owned:
+            self.client.close()
+
+
+def _disconnect(conn: Any) -> Any:
+    """The failure handler a retry policy calls: what Redis.execute_command's does."""
+    return lambda _error: conn.disconnect()
+
+
+def _no_script() -> type[BaseException]:
+    from redis.exceptions import NoScriptError
+
+    return NoScriptError
 
 
 class AsyncRedisStore:
-    """The runtime's AsyncStore over a ``redis.asyncio.Redis`` client (the caller owns it).
+    """The runtime's AsyncStore over a ``redis.asyncio.Redis`` client.
 
-    ``AsyncRedisStore.from_url`` builds one whose operations end within timeout_ms.
+    ``AsyncRedisStore.from_url`` builds one whose operations end within
+    timeout_ms. As RedisStore does, the store holds one connection of the
+    client's pool (``client.client()``, connected on its first command) for
+    one task at a time, with the same options, retry policy and response
+    callbacks; a task that finds it in use sends through the client as
+    before. ``aclose()`` gives it back (and closes the client, if from_url
+    made it). Use the store from the event loop its client belongs to, as any
+    ``redis.asyncio`` client.
     """
 
     def __init__(self, client: Any) -> None:
         self.client = client
         self._cas = client.register_script(CAS_SCRIPT)
+        self._hold = _holdable(client)
+        self._busy = False  # the held connection is in use by a task (one event loop: no await between test and set)
+        self._held: Any = None
+        self._conn: Any = None
+        self._owned = False
 
     @classmethod
     def from_url(cls, url: str, *, timeout_ms: int = DEFAULT_TIMEOUT_MS, **options: Any) -> "AsyncRedisStore":
         """Return a store over a new ``redis.asyncio.Redis.from_url(url)`` whose every
-        operation ends within timeout_ms, with no client-side retries."""
+        operation ends within timeout_ms, with no client-side retries;
+        ``aclose()`` closes that client too."""
         import redis.asyncio
 
-        return cls(redis.asyncio.Redis.from_url(url, **{**_client_options(timeout_ms), **options}))
+        store = cls(redis.asyncio.Redis.from_url(url, **{**_client_options(timeout_ms), **options}))
+        store._owned = True
+        return store
+
+    async def _take(self) -> Any:
+        """The held Connection: redis.asyncio's client() takes it from the pool in initialize()."""
+        if self._conn is None:
+            held = self.client.client()
+            self._held = held
+            await held.initialize()
+            self._conn = held.connection
+        return self._conn
+
+    async def _get(self, conn: Any, key: str) -> Any:
+        await conn.send_command("GET", key)
+        return _parsed(self.client, "GET", await conn.read_response())
+
+    async def _evalsha(self, conn: Any, key: str, args: list[Any]) -> Any:
+        try:
+            await conn.send_command("EVALSHA", self._cas.sha, 1, key, *args)
+            return _parsed(self.client, "EVALSHA", await conn.read_response())
+        except _no_script():
+            await conn.send_command("SCRIPT", "LOAD", CAS_SCRIPT)
+            await conn.read_response()
+            await conn.send_command("EVALSHA", self._cas.sha, 1, key, *args)
+            return _parsed(self.client, "EVALSHA", await conn.read_response())
 
     async def load(self, key: str) -> Optional[bytes]:
         """Return the bytes stored under key (GET), or None."""
+        if self._hold and not self._busy:
+            self._busy = True
+            try:
+                conn = await self._take()
+                return _as_bytes(await conn.retry.call_with_retry(lambda: self._get(conn, key),
+                                                                  _adisconnect(conn)))
+            finally:
+                self._busy = False
         return _as_bytes(await self.client.get(key))
 
     async def compare_and_swap(self, key: str, old: Optional[bytes], new: bytes) -> Tuple[bool, Optional[bytes]]:
         """See RedisStore.compare_and_swap."""
-        return _swap_answer(await self._cas(keys=[key], args=_args(old, new)))
+        args = _args(old, new)
+        if self._hold and not self._busy:
+            self._busy = True
+            try:
+                conn = await self._take()
+                return _swap_answer(await conn.retry.call_with_retry(lambda: self._evalsha(conn, key, args),
+                                                                     _adisconnect(conn)))
+            finally:
+                self._busy = False
+        return _swap_answer(await self._cas(keys=[key], args=args))
+
+    async def aclose(self) -> None:
+        """Give the held connection back to the client's pool (and close the
+        client, if from_url made it). The store may be used again after."""
+        held, self._held, self._conn = self._held, None, None
+        if held is not None:
+            await held.aclose()
+        if self._owned:
+            await self.client.aclose()
+
+
+def _adisconnect(conn: Any) -> Any:
+    """The asyncio retry policy's failure handler (a coroutine function)."""
+    async def fail(_error: Exception) -> None:
+        await conn.disconnect()
+    return fail
