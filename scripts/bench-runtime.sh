@@ -26,9 +26,13 @@
 # crates cannot link into one binary (one core each), so that revision's
 # bindings/rust is built with this bench and the two binaries run in turn,
 # BENCH_RUST_PROCESSES (default 3) times each, medians of their figures.
+# BENCH_LANGS (default "python node rust") picks the languages run, e.g.
+# BENCH_LANGS=python for the Python rows alone; BENCH_THREADS (default 4) is
+# how many threads share one store in the Python row that measures them.
 # Goal: toolerr's decision overhead and Redis-backed throughput at least the
 # peer's in each language; every ratio is printed with met or missed.
 set -euo pipefail
+langs=" ${BENCH_LANGS:-python node rust} "
 root=$(cd "$(dirname "$0")/.." && pwd)
 dist_arg=${1:-dist}
 dist=$(cd "$root" && cd "$dist_arg" 2>/dev/null && pwd) || {
@@ -50,7 +54,7 @@ rm -rf "$py/build"
 node_dir="$root/bindings/node"
 cp "$dist/toolerr.wasm" "$node_dir/toolerr.wasm"
 cp "$root/redisstore/cas.lua" "$node_dir/cas.lua"
-(cd "$node_dir/bench" && npm ci --no-audit --no-fund --loglevel=error)
+[[ $langs != *" node "* ]] || (cd "$node_dir/bench" && npm ci --no-audit --no-fund --loglevel=error)
 
 before=
 if [ -n "${BENCH_BEFORE:-}" ]; then
@@ -82,12 +86,16 @@ else
   echo "bench-runtime: no redis-server; the Redis-backed figures are skipped"
 fi
 
-(cd /tmp && "$venv/bin/python" "$py/bench/bench_runtime.py")
-echo
-[ -z "$before" ] || export TOOLERR_BENCH_BEFORE="$before/bindings/node"
-node --disable-warning=ExperimentalWarning "$node_dir/bench/bench_runtime.mjs"
-
-echo
+if [[ $langs == *" python "* ]]; then
+  (cd /tmp && "$venv/bin/python" "$py/bench/bench_runtime.py")
+  echo
+fi
+if [[ $langs == *" node "* ]]; then
+  [ -z "$before" ] || export TOOLERR_BENCH_BEFORE="$before/bindings/node"
+  node --disable-warning=ExperimentalWarning "$node_dir/bench/bench_runtime.mjs"
+  echo
+fi
+[[ $langs == *" rust "* ]] || exit 0
 rust_bench="$root/bindings/rust/bench"
 export CARGO_TARGET_DIR="$root/build/bench-runtime/rust-target"
 (cd "$rust_bench" && TOOLERR_DIST="$dist" cargo build -q --release --locked)

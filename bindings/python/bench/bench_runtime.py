@@ -41,6 +41,7 @@ import logging
 import os
 import statistics
 import sys
+import threading
 import time
 from importlib.metadata import version
 from typing import Callable, Dict, List, Tuple
@@ -301,6 +302,97 @@ def through_redis(addr: str, n: int, count: int) -> List[Tuple[str, float, float
     return [line for line in lines if line[0] != "before"]
 
 
+def shared_by_threads(addr: str, n: int, count: int, threads: int) -> List[Tuple[str, float, float]]:
+    """Calls per wall-clock second of `threads` threads sharing one store (one
+    redis-py client for pybreaker's storages), each calling its own tool (its
+    own breaker key: no thread's failures open another's breaker), n calls in
+    all per round."""
+    host, port = addr.rsplit(":", 1)
+    url = f"redis://{host}:{port}/0"
+    per = max(1, n // threads)
+
+    def together(makes: List[Callable[[Tool], Callable[[], str]]]) -> Runner:
+        def run(_n: int) -> float:
+            runs = [runner(make, time.perf_counter) for make in makes]
+            ts = [threading.Thread(target=r, args=(per,)) for r in runs]
+            t0 = time.perf_counter()
+            for t in ts:
+                t.start()
+            for t in ts:
+                t.join()
+            return time.perf_counter() - t0
+        return run
+
+    def toolerr_threads(executor: type, store: object) -> Runner:
+        ex = toolerr_executor(executor, store=store)
+
+        def make_for(tool_name: str) -> Callable[[Tool], Callable[[], str]]:
+            def make(tool: Tool) -> Callable[[], str]:
+                def call() -> str:
+                    r = ex.call(tool_name, tool)
+                    if not r.ok:
+                        raise AssertionError(f"toolerr: {r.error}")
+                    return r.value  # type: ignore[return-value]
+                return call
+            return make
+        return together([make_for(f"search-{i}") for i in range(threads)])
+
+    store = RedisStore.from_url(url, timeout_ms=1000)
+    shared = redis.Redis(host=host, port=int(port))
+    breakers = [pybreaker.CircuitBreaker(fail_max=3, reset_timeout=30, state_storage=pybreaker.CircuitRedisStorage(
+        pybreaker.STATE_CLOSED, shared, namespace=f"bench-threads-{i}")) for i in range(threads)]
+    contenders: Dict[str, Runner] = {
+        "toolerr": toolerr_threads(Executor, store),
+        "pybreaker": together([lambda tool, b=b: lambda: plain_retry(lambda: b.call(tool)) for b in breakers]),
+    }
+    before_store = None
+    if BEFORE is not None:
+        before_store = BEFORE[1].RedisStore.from_url(url, timeout_ms=1000)  # type: ignore[attr-defined]
+        contenders["before"] = toolerr_threads(BEFORE[0].Executor, before_store)  # type: ignore[attr-defined]
+    rs = rounds(contenders, n, count)
+    total = per * threads
+    rate = lambda r, k: total / r[k]  # noqa: E731
+    lines = [("toolerr", statistics.median(rate(r, "toolerr") for r in rs), 1.0)]
+    for peer in ("pybreaker",) + (("before",) if BEFORE is not None else ()):
+        lines.append((peer, statistics.median(rate(r, peer) for r in rs),
+                      median_ratio(rs, lambda r, p=peer: rate(r, "toolerr") / rate(r, p))))
+    print(f"== python, through Redis, {threads} threads sharing one store: calls per second "
+          f"(median of {count} rounds of {total} calls)")
+    label = {"toolerr": "toolerr Executor + RedisStore", "pybreaker": "pybreaker + CircuitRedisStorage",
+             "before": "toolerr before (TOOLERR_BENCH_BEFORE)"}
+    for name, cps, ratio in lines:
+        print(f"  {label[name]:<44} {cps:9.0f} calls/s" + ("" if name == "toolerr" else f"   toolerr {ratio:6.2f}x"))
+    store.close()
+    shared.close()
+    if before_store is not None:
+        before_store.client.close()
+    return [(f"{name} ({threads} threads)", cps, ratio) for name, cps, ratio in lines
+            if name not in ("toolerr", "before")]
+
+
+def commands_per_call(addr: str, n: int) -> None:
+    """Print the commands toolerr's RedisStore sends per call on this work
+    (INFO commandstats before and after n calls of one executor)."""
+    host, port = addr.rsplit(":", 1)
+    admin = redis.Redis(host=host, port=int(port))
+    store = RedisStore.from_url(f"redis://{host}:{port}/0", timeout_ms=1000)
+    ex = toolerr_executor(store=store)
+    make = toolerr_call(ex)
+    ex.call("counted", Tool())  # the script loaded, the connection held
+    calls = {}
+    for which in ("before", "after"):
+        stats = admin.info("commandstats")
+        calls[which] = {k: v["calls"] for k, v in stats.items()}
+        if which == "before":
+            runner(make, time.perf_counter)(n)
+    delta = {k[len("cmdstat_"):]: calls["after"].get(k, 0) - calls["before"].get(k, 0) for k in calls["after"]}
+    delta = {k: v for k, v in delta.items() if v and k != "info"}
+    print(f"  commands per call: {sum(delta.values()) / n:.2f} ("
+          + ", ".join(f"{k} {v / n:.2f}" for k, v in sorted(delta.items())) + f"; {n} calls)")
+    store.close()
+    admin.close()
+
+
 def verdict(what: str, ratio: float) -> str:
     return f"{what}: toolerr {ratio:.2f}x the peer's, goal >= 1.00x {'met' if ratio >= 1.0 else 'missed'}"
 
@@ -317,6 +409,9 @@ def main() -> None:
     in_process(n, count, fail_every=0)
     addr = os.environ.get("TOOLERR_BENCH_REDIS")
     rlines = through_redis(addr, max(1, n // 2), count) if addr else []
+    if addr:
+        commands_per_call(addr, max(1, n // 2))
+        rlines += shared_by_threads(addr, max(1, n // 2), count, int(os.environ.get("BENCH_THREADS", "4")))
     if not addr:
         print("== python, through Redis: skipped (TOOLERR_BENCH_REDIS is not set)")
     print("== python goals (speed relative to each peer, medians of per-round ratios)")
