@@ -20,7 +20,6 @@ Needs the ``redis`` package: ``pip install 'toolerr[redis]'``.
 from __future__ import annotations
 
 import os
-import threading
 from importlib import resources
 from pathlib import Path
 from typing import Any, Optional, Tuple
@@ -95,8 +94,8 @@ def _args(old: Optional[bytes], new: bytes) -> list[Any]:
 # (observability records, the HIMPORT check, a closure per command). Through
 # the executor, on the bench's work, the held client gave 7,463 and the
 # held Connection 10,546 calls/s (9 interleaved rounds, load 9). So the
-# store holds one Connection of the client's pool, taken as redis-py takes
-# it for a single-connection client (Redis.client(): "a new Redis client
+# store holds Connections of the client's pool, each taken as redis-py takes
+# one for a single-connection client (Redis.client(): "a new Redis client
 # with a single connection from the same pool", so the pool's options apply:
 # timeouts, credentials, TLS, protocol and parser), and sends its two
 # commands on it with the Connection's own methods: RESP encoding and
@@ -117,13 +116,16 @@ def _args(old: Optional[bytes], new: bytes) -> list[Any]:
 #
 # A single connection is "not thread safe" (the Redis docstring of
 # single_connection_client; redis-py #1426: threads sharing one mixed each
-# other's replies), so the store takes it under its own lock and only when
-# free: a thread (an asyncio task) that finds it busy sends its command
-# through the client and its pool as before (redis-py's docs, "A note about
-# threading": a client's pool is safe across threads), so sharers never
-# wait for each other's round trips. A forked child never uses its
-# parent's held socket (the pool's _checkpid does the same for pooled
-# connections): the store takes a new connection when the pid changed.
+# other's replies), so each command has a held connection to itself: the
+# store keeps the idle ones in a list, a thread (an asyncio task) pops one
+# and appends it back after its reply (list.pop and list.append are atomic
+# in CPython, free-threaded builds included), and takes a new one from the
+# pool when none is idle. The store so holds as many connections as
+# commands ever ran at once through it, as the pool would have opened for
+# them (its max_connections bounds both); sharers never wait for each
+# other's round trips. A forked child never uses its parent's held sockets
+# (the pool's _checkpid does the same for pooled connections): the store
+# drops them and takes new ones when the pid changed.
 
 
 def _holdable(client: Any) -> bool:
@@ -148,26 +150,26 @@ class RedisStore:
     operations end within ``timeout_ms``; a client you build yourself bounds
     them by its own ``socket_timeout`` (redis-py's default is 5 s).
 
-    With a ``redis.Redis`` client (yours or from_url's), the store takes one
-    connection from its pool on its first operation (``client.client()``)
-    and holds it, for one thread at a time; it sends ``GET`` and ``EVALSHA``
-    on it with your pool's options, your connection's retry policy and your
-    client's response callbacks, as ``client.get`` would. A thread that finds
-    it in use sends through your client as before. ``close()`` gives the
-    connection back to the pool (so does dropping the store); your client
-    stays yours, open, and usable for anything else. Any other client (a
-    ``RedisCluster``, for one) is used as it is, through its own ``get`` and
-    ``register_script``.
+    With a ``redis.Redis`` client (yours or from_url's), the store takes
+    connections from its pool (``client.client()``, one per thread sending
+    at once: one for a single thread) and holds them; it sends ``GET`` and
+    ``EVALSHA`` on them with your pool's options, your connection's retry
+    policy and your client's response callbacks, as ``client.get`` would.
+    ``close()`` gives the idle ones back to the pool (so does dropping the
+    store); your client stays yours, open, and usable for anything else.
+    Any other client (a ``RedisCluster``, for one) is used as it is, through
+    its own ``get`` and ``register_script``.
     """
 
     def __init__(self, client: Any) -> None:
         self.client = client
         self._cas = client.register_script(CAS_SCRIPT)
         self._hold = _holdable(client)
-        self._lock = threading.Lock()
-        self._held: Any = None  # client.client(), whose .connection the store uses
-        self._conn: Any = None
-        self._pid = 0
+        # The held connections not in use, as the clients of one connection
+        # that hold them (client.client()): list.pop and list.append are
+        # atomic, so a thread takes one, or takes a new one, without a lock.
+        self._free: list[Any] = []
+        self._pid = os.getpid()
         self._owned = False
 
     @classmethod
@@ -182,18 +184,19 @@ class RedisStore:
         return store
 
     def _take(self) -> Any:
-        """The held Connection (under self._lock): taken on first use, again in a forked child.
+        """A held connection's client for one command: an idle one, else a new one.
 
-        Taking it connects (redis-py's single-connection client connects at
-        once), so a server that is down fails this operation within the
-        client's deadline, and the next one tries again."""
-        conn = self._conn
-        if conn is None or self._pid != os.getpid():
-            self._held = self._conn = None  # a parent's: redis-py never shuts its socket from a child
-            held = self.client.client()
-            self._held, self._conn, self._pid = held, held.connection, os.getpid()
-            conn = self._conn
-        return conn
+        A new one connects at once (redis-py's single-connection client
+        does), so a server that is down fails this operation within the
+        client's deadline. In a forked child the parent's are dropped, never
+        used (redis-py never shuts a socket from a process that did not
+        open it)."""
+        if self._pid != os.getpid():
+            self._free, self._pid = [], os.getpid()
+        try:
+            return self._free.pop()
+        except IndexError:
+            return self.client.client()
 
     def _get(self, conn: Any, key: str) -> Any:
         conn.send_command("GET", key)
@@ -211,36 +214,38 @@ class RedisStore:
 
     def load(self, key: str) -> Optional[bytes]:
         """Return the bytes stored under key (GET), or None."""
-        if self._hold and self._lock.acquire(False):
-            try:
-                conn = self._take()
-                return _as_bytes(conn.retry.call_with_retry(lambda: self._get(conn, key), _disconnect(conn)))
-            finally:
-                self._lock.release()
-        return _as_bytes(self.client.get(key))
+        if not self._hold:
+            return _as_bytes(self.client.get(key))
+        held = self._take()
+        conn = held.connection
+        try:
+            return _as_bytes(conn.retry.call_with_retry(lambda: self._get(conn, key), _disconnect(conn)))
+        finally:
+            self._free.append(held)
 
     def compare_and_swap(self, key: str, old: Optional[bytes], new: bytes) -> Tuple[bool, Optional[bytes]]:
         """Store new under key only if it holds exactly old (None: nothing), atomically in Redis.
 
         Returns (swapped, current): when not swapped, the bytes stored now (None for none)."""
         args = _args(old, new)
-        if self._hold and self._lock.acquire(False):
-            try:
-                conn = self._take()
-                return _swap_answer(conn.retry.call_with_retry(lambda: self._evalsha(conn, key, args),
-                                                               _disconnect(conn)))
-            finally:
-                self._lock.release()
-        return _swap_answer(self._cas(keys=[key], args=args))
+        if not self._hold:
+            return _swap_answer(self._cas(keys=[key], args=args))
+        held = self._take()
+        conn = held.connection
+        try:
+            return _swap_answer(conn.retry.call_with_retry(lambda: self._evalsha(conn, key, args),
+                                                           _disconnect(conn)))
+        finally:
+            self._free.append(held)
 
     def close(self) -> None:
-        """Give the held connection back to the client's pool (and close the
-        client, if from_url made it). The store may be used again after: it
-        takes a connection again."""
-        with self._lock:
-            held, self._held, self._conn = self._held, None, None
-        if held is not None and self._pid == os.getpid():
-            held.close()
+        """Give the idle held connections back to the client's pool (and close
+        the client, if from_url made it). The store may be used again after:
+        it takes connections again."""
+        free, self._free = self._free, []
+        if self._pid == os.getpid():
+            for held in free:
+                held.close()
         if self._owned:
             self.client.close()
 
@@ -260,22 +265,19 @@ class AsyncRedisStore:
     """The runtime's AsyncStore over a ``redis.asyncio.Redis`` client.
 
     ``AsyncRedisStore.from_url`` builds one whose operations end within
-    timeout_ms. As RedisStore does, the store holds one connection of the
-    client's pool (``client.client()``, connected on its first command) for
-    one task at a time, with the same options, retry policy and response
-    callbacks; a task that finds it in use sends through the client as
-    before. ``aclose()`` gives it back (and closes the client, if from_url
-    made it). Use the store from the event loop its client belongs to, as any
-    ``redis.asyncio`` client.
+    timeout_ms. As RedisStore does, the store holds connections of the
+    client's pool (``client.client()``, connected on its first command), one
+    per task that sends at once, with the same options, retry policy and
+    response callbacks; ``aclose()`` gives the idle ones back (and closes the
+    client, if from_url made it). Use the store from the event loop its
+    client belongs to, as any ``redis.asyncio`` client.
     """
 
     def __init__(self, client: Any) -> None:
         self.client = client
         self._cas = client.register_script(CAS_SCRIPT)
         self._hold = _holdable(client)
-        self._busy = False  # the held connection is in use by a task (one event loop: no await between test and set)
-        self._held: Any = None
-        self._conn: Any = None
+        self._free: list[Any] = []  # the idle held connections' clients, as RedisStore's
         self._owned = False
 
     @classmethod
@@ -290,13 +292,18 @@ class AsyncRedisStore:
         return store
 
     async def _take(self) -> Any:
-        """The held Connection: redis.asyncio's client() takes it from the pool in initialize()."""
-        if self._conn is None:
+        """An idle held connection's client, else a new one (redis.asyncio's
+        client() takes its connection from the pool in initialize())."""
+        try:
+            return self._free.pop()
+        except IndexError:
             held = self.client.client()
-            self._held = held
-            await held.initialize()
-            self._conn = held.connection
-        return self._conn
+            try:
+                await held.initialize()
+            except BaseException:
+                await held.aclose()
+                raise
+            return held
 
     async def _get(self, conn: Any, key: str) -> Any:
         await conn.send_command("GET", key)
@@ -314,34 +321,33 @@ class AsyncRedisStore:
 
     async def load(self, key: str) -> Optional[bytes]:
         """Return the bytes stored under key (GET), or None."""
-        if self._hold and not self._busy:
-            self._busy = True
-            try:
-                conn = await self._take()
-                return _as_bytes(await conn.retry.call_with_retry(lambda: self._get(conn, key),
-                                                                  _adisconnect(conn)))
-            finally:
-                self._busy = False
-        return _as_bytes(await self.client.get(key))
+        if not self._hold:
+            return _as_bytes(await self.client.get(key))
+        held = await self._take()
+        conn = held.connection
+        try:
+            return _as_bytes(await conn.retry.call_with_retry(lambda: self._get(conn, key), _adisconnect(conn)))
+        finally:
+            self._free.append(held)
 
     async def compare_and_swap(self, key: str, old: Optional[bytes], new: bytes) -> Tuple[bool, Optional[bytes]]:
         """See RedisStore.compare_and_swap."""
         args = _args(old, new)
-        if self._hold and not self._busy:
-            self._busy = True
-            try:
-                conn = await self._take()
-                return _swap_answer(await conn.retry.call_with_retry(lambda: self._evalsha(conn, key, args),
-                                                                     _adisconnect(conn)))
-            finally:
-                self._busy = False
-        return _swap_answer(await self._cas(keys=[key], args=args))
+        if not self._hold:
+            return _swap_answer(await self._cas(keys=[key], args=args))
+        held = await self._take()
+        conn = held.connection
+        try:
+            return _swap_answer(await conn.retry.call_with_retry(lambda: self._evalsha(conn, key, args),
+                                                                 _adisconnect(conn)))
+        finally:
+            self._free.append(held)
 
     async def aclose(self) -> None:
-        """Give the held connection back to the client's pool (and close the
-        client, if from_url made it). The store may be used again after."""
-        held, self._held, self._conn = self._held, None, None
-        if held is not None:
+        """Give the idle held connections back to the client's pool (and close
+        the client, if from_url made it). The store may be used again after."""
+        free, self._free = self._free, []
+        for held in free:
             await held.aclose()
         if self._owned:
             await self.client.aclose()
