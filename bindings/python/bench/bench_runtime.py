@@ -20,7 +20,10 @@ with the tool's value after the same number of attempts, or the bench stops.
     TOOLERR_BENCH_REDIS=host:port that scripts/bench-runtime.sh started):
     toolerr's RedisStore beside pybreaker's CircuitRedisStorage (under the
     plain loop, and under tenacity), and one redis-py GET per call as the
-    floor of any shared breaker.
+    floor of any shared breaker; the round trips each toolerr call sends
+    (INFO commandstats); and BENCH_THREADS (default 4) threads sharing one
+    RedisStore (each its own tool) beside as many pybreaker storages sharing
+    one redis-py client.
 
 Rounds are interleaved (every contender once per round, the order rotating)
 and each ratio is the median of the per-round ratios, so a machine whose load
@@ -372,22 +375,26 @@ def shared_by_threads(addr: str, n: int, count: int, threads: int) -> List[Tuple
 
 def commands_per_call(addr: str, n: int) -> None:
     """Print the commands toolerr's RedisStore sends per call on this work
-    (INFO commandstats before and after n calls of one executor)."""
+    (INFO commandstats before and after n calls of one executor; cas.lua's
+    own GET and SET, counted there too, taken out: one GET per EVALSHA)."""
     host, port = addr.rsplit(":", 1)
     admin = redis.Redis(host=host, port=int(port))
     store = RedisStore.from_url(f"redis://{host}:{port}/0", timeout_ms=1000)
     ex = toolerr_executor(store=store)
-    make = toolerr_call(ex)
     ex.call("counted", Tool())  # the script loaded, the connection held
-    calls = {}
-    for which in ("before", "after"):
-        stats = admin.info("commandstats")
-        calls[which] = {k: v["calls"] for k, v in stats.items()}
-        if which == "before":
-            runner(make, time.perf_counter)(n)
-    delta = {k[len("cmdstat_"):]: calls["after"].get(k, 0) - calls["before"].get(k, 0) for k in calls["after"]}
-    delta = {k: v for k, v in delta.items() if v and k != "info"}
-    print(f"  commands per call: {sum(delta.values()) / n:.2f} ("
+
+    def sent() -> Dict[str, int]:
+        calls = {k[len("cmdstat_"):]: int(v["calls"]) for k, v in admin.info("commandstats").items()}
+        calls["get"] = calls.get("get", 0) - calls.get("evalsha", 0)
+        for k in ("set", "info"):
+            calls.pop(k, None)
+        return calls
+
+    before = sent()
+    runner(toolerr_call(ex), time.perf_counter)(n)
+    after = sent()
+    delta = {k: after[k] - before.get(k, 0) for k in after if after[k] != before.get(k, 0)}
+    print(f"  round trips per toolerr call: {sum(delta.values()) / n:.2f} ("
           + ", ".join(f"{k} {v / n:.2f}" for k, v in sorted(delta.items())) + f"; {n} calls)")
     store.close()
     admin.close()
