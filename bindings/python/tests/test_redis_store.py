@@ -324,6 +324,24 @@ def test_a_command_cut_short_leaves_no_reply_behind(server: subprocess.Popen[byt
     assert s.compare_and_swap("cut:b", b"b", b"c") == (True, None)
     s.close()
 
+    async def cancelled() -> None:  # the same for a task cancelled while it waits for its reply
+        a = AsyncRedisStore.from_url(url(server), timeout_ms=5000)
+        assert await a.load("cut:a") == b"a"
+        server.send_signal(signal.SIGSTOP)
+        try:
+            task = asyncio.ensure_future(a.load("cut:a"))
+            await asyncio.sleep(0.05)
+            task.cancel()
+            with pytest.raises(asyncio.CancelledError):
+                await task
+        finally:
+            server.send_signal(signal.SIGCONT)
+        await asyncio.sleep(0.05)
+        assert await a.load("cut:b") == b"c"
+        await a.aclose()
+
+    asyncio.run(cancelled())
+
 
 def test_your_client_keeps_working(server: subprocess.Popen[bytes]) -> None:
     # A client of yours: its pool's options apply to the held connection
