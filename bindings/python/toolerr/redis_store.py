@@ -128,6 +128,9 @@ def _args(old: Optional[bytes], new: bytes) -> list[Any]:
 # drops them and takes new ones when the pid changed.
 
 
+_PACKED_KEYS = 1024  # the breaker keys whose GET a store keeps packed (one per tool)
+
+
 def _holdable(client: Any) -> bool:
     """Whether client is a redis-py client that can give a client of one of
     its pool's connections (Redis.client()); a cluster client or another
@@ -171,6 +174,7 @@ class RedisStore:
         self._free: list[Any] = []
         self._pid = os.getpid()
         self._owned = False
+        self._packed: dict[str, Any] = {}  # per key, its GET as the pool's connections pack it (pack_command)
 
     @classmethod
     def from_url(cls, url: str, *, timeout_ms: int = DEFAULT_TIMEOUT_MS, **options: Any) -> "RedisStore":
@@ -199,7 +203,12 @@ class RedisStore:
             return self.client.client()
 
     def _get(self, conn: Any, key: str) -> Any:
-        conn.send_command("GET", key)
+        packed = self._packed.get(key)
+        if packed is None:
+            packed = conn.pack_command("GET", key)
+            if len(self._packed) < _PACKED_KEYS:
+                self._packed[key] = packed
+        conn.send_packed_command(packed)
         return _parsed(self.client, "GET", conn.read_response())
 
     def _evalsha(self, conn: Any, key: str, args: list[Any]) -> Any:
