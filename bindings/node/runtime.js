@@ -314,23 +314,27 @@ const AHEAD = [',"on_slept":', ',"on_success":', ',"on_swapped":'];
 // text t (the answer's "ok", or an answer decided ahead inside one): it is
 // canonical JSON (RFC 8785), so its members come in key order (action,
 // budget?, decisions, if_loaded?, loop?, on_slept? | on_success? |
-// on_swapped?, replica?, state). The state is kept as the core's text (sent
-// back as it is, never parsed), the answer decided ahead and the replica
-// too (read when the event or the next step needs them), if_loaded as its
-// JSON literal; the decision records are read only when wanted (they are
-// flat objects, so the list ends at the first '],"': a quote inside a
-// string is escaped). Returns null for any other shape.
+// on_swapped?, replica?, stands?, state). The state is kept as the core's
+// text (sent back as it is, never parsed), the answer decided ahead and the
+// replica too (read when the event or the next step needs them), if_loaded
+// and stands' if_loaded as their JSON literals; the decision records are
+// read only when wanted (they are flat objects, so the list ends at the
+// first '],"': a quote inside a string is escaped), and kept as their text
+// in an answer that stands (recordsText: read for each call it is applied
+// to). Returns null for any other shape.
 function readStep(t, records) {
   if (!t.startsWith('{"action":') || !t.endsWith('}')) return null;
   const r = { action: undefined, records: null, state: '', budget: undefined, ifLoaded: undefined, loop: undefined,
-    ahead: undefined, replica: undefined };
+    ahead: undefined, replica: undefined, stands: undefined, recordsText: undefined };
   let i = valueEnd(t, 10);
   if (i < 0) return null;
   r.action = JSON.parse(t.slice(10, i));
   [r.budget, i] = member(t, i, ',"budget":');
   if (i < 0 || !t.startsWith(',"decisions":', i)) return null;
+  const d = i + 13;
   if (records) [r.records, i] = member(t, i, ',"decisions":');
-  else i = t.indexOf('],"', i + 13) + 1 || -1;
+  else i = t.indexOf('],"', d) + 1 || -1;
+  const dEnd = i;
   if (i >= 0 && t.startsWith(',"if_loaded":', i)) {
     const end = literalEnd(t, i + 13);
     if (end < 0) return null;
@@ -345,6 +349,13 @@ function readStep(t, records) {
     }
   }
   [r.replica, i] = rawMember(t, i, ',"replica":');
+  if (i >= 0 && t.startsWith(',"stands":{"if_loaded":', i)) {
+    const end = literalEnd(t, i + 23);
+    if (end < 0 || t.charCodeAt(end) !== 0x7d) return null;
+    r.stands = t.slice(i + 23, end);
+    r.recordsText = t.slice(d, dEnd);
+    i = end + 1;
+  }
   if (i < 0 || !t.startsWith(',"state":', i)) return null;
   r.state = t.slice(i + 9, -1);
   return r;
@@ -353,9 +364,11 @@ function readStep(t, records) {
 // readWhole is readStep for a value parsed whole (an answer of another shape).
 function readWhole(o, records) {
   const ahead = o.on_success ?? o.on_swapped ?? o.on_slept;
+  const stands = o.stands && 'if_loaded' in o.stands ? literalOf(o.stands.if_loaded) : undefined;
   return { action: o.action, records: records ? o.decisions : null, state: JSON.stringify(o.state), budget: o.budget,
     ifLoaded: 'if_loaded' in o ? literalOf(o.if_loaded) : undefined, loop: o.loop,
-    ahead: ahead && JSON.stringify(ahead), replica: o.replica && JSON.stringify(o.replica) };
+    ahead: ahead && JSON.stringify(ahead), replica: o.replica && JSON.stringify(o.replica), stands,
+    recordsText: stands === undefined ? undefined : JSON.stringify(o.decisions) };
 }
 
 // readAnswer reads one step answer (readStep); an answer of any other
@@ -389,7 +402,10 @@ export class Executor extends EventTarget {
   #shared;
   #downUntilMs = 0; // the step op's replica state: one back-off window,
   #seen = new Map(); // and per breaker key the last state seen in the store, as the JSON literal a request carries
-  #heads = new Map(); // per tool: [its requests' constant members as JSON text without the closing brace, its key]
+  // per tool: {head: its requests' constant members as JSON text without the
+  // closing brace, key: its breaker key, stood: the last start answer that
+  // stood (readStep's, with stands), or null}
+  #heads = new Map();
   #config = {};
   #o;
   #listened = false; // whether a 'decision' listener was ever added (no event is built before)
@@ -533,6 +549,29 @@ export class Executor extends EventTarget {
     return r;
   }
 
+  // The start answer kept for a tool (stood: the last start answer that
+  // stood), when it holds for this start: the request would be the one it
+  // stood for but for now_ms and the event's args (docs/resilience.md, "A
+  // start answer that stands"): no budget and no loop guard (the constant
+  // head, its config included, is the tool's, and the executor sends no
+  // caller deadline), the load made ahead answered exactly its if_loaded
+  // (held: that load's JSON literal; undefined: none was made, or the store
+  // failed) and the replica is {"down_until_ms": 0, "state": if_loaded}. The
+  // core promised that start step these very bytes at any time, so the
+  // answer is applied as the step's: the decision records read again from
+  // their text (each call's own objects, as a step gives them), its state,
+  // its on_success as the pending answer, its call. Else null (the step is
+  // sent). The literals compared are the core's writing and the JSON
+  // literal of the stored text, as in #decided.
+  #kept(stood, key, held) {
+    if (held === undefined || held !== stood.stands || this.#downUntilMs !== 0 || this.budget || this.loopGuard
+      || (this.#seen.get(key) ?? 'null') !== stood.stands) return null;
+    if (stood.replica) this.#keepReplica(key, stood.replica);
+    const listened = !!(this.#o.onDecision || this.#listened || this.#o.console);
+    return { action: stood.action, records: listened ? JSON.parse(stood.recordsText) : null, state: stood.state,
+      ahead: stood.ahead };
+  }
+
   /**
    * Calls fn({signal, attempt}) for tool with retries, the breaker, the budget
    * and the loop guard, and resolves to a CallResult (never rejects for the
@@ -544,18 +583,20 @@ export class Executor extends EventTarget {
     let t = this.#heads.get(tool);
     if (t === undefined) {
       // Every step may decide ahead the answer to the event its action
-      // expects: a call's success, a cas that swapped, a sleep that ended.
-      t = [JSON.stringify({ ...this.#config, op: 'step', tool, on_success: true, on_swapped: true, on_slept: true })
-        .slice(0, -1), this.#key(tool)];
+      // expects: a call's success, a cas that swapped, a sleep that ended;
+      // and a start says whether its answer stands (#kept).
+      t = { head: JSON.stringify({ ...this.#config, op: 'step', tool, on_success: true, on_swapped: true, on_slept: true,
+        standing: true }).slice(0, -1), key: this.#key(tool), stood: null };
       this.#heads.set(tool, t);
     }
-    const [head, key] = t;
+    const { head, key } = t;
     const sleep = this.#o.sleep ?? sleepFor;
-    // sent: the event's text; held: what an answer decided ahead is checked
-    // against (#decided); retry: for a failure classified inside the step,
-    // the event with the envelope classified here, sent when the core
-    // refuses the classify request; ahead: the answer the core decided ahead
-    // for the event the last action expects (its text), when it gave one.
+    // sent: the event's text; held: what an answer decided ahead, or the
+    // start answer kept, is checked against (#decided, #kept); retry: for a
+    // failure classified inside the step, the event with the envelope
+    // classified here, sent when the core refuses the classify request;
+    // ahead: the answer the core decided ahead for the event the last
+    // action expects (its text), when it gave one.
     let state = 'null', value, cause, after = 'start', sent, held, retry, ahead;
     // Stored bytes that are no UTF-8, by the text the core was given (textOf).
     const raw = new Map();
@@ -570,13 +611,14 @@ export class Executor extends EventTarget {
           let l = this.#loadAhead(key, raw);
           if (!Array.isArray(l)) l = await l;
           close = `,"loaded":${l[0]}}`;
-          if (event === SUCCESS || event === SLEPT) held = l[1];
+          if (event === SUCCESS || event === SLEPT || event.kind === 'start') held = l[1];
         }
         sent = event.text + close;
         const again = event.retry;
         retry = again && (() => again() + close);
       }
-      let r = ahead === undefined ? null : this.#decided(key, ahead, held);
+      let r = ahead !== undefined ? this.#decided(key, ahead, held)
+        : event?.kind === 'start' && t.stood !== null ? this.#kept(t.stood, key, held) : null;
       if (r === null) {
         try {
           r = this.#step(head, key, tokens, state, sent);
@@ -586,6 +628,8 @@ export class Executor extends EventTarget {
           // classified here (failureEnvelope, its fallbacks included).
           r = this.#step(head, key, tokens, state, retry());
         }
+        // A start answer that stood replaces the one kept for the tool.
+        if (r.stands !== undefined) t.stood = r;
       }
       state = r.state;
       ahead = r.ahead;

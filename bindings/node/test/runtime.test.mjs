@@ -292,6 +292,12 @@ test('a retried call is two crossings', async () => {
     assert.equal(spy.sent.length, 2, spy.sent.map((s) => s.slice(0, 160)).join('\n'));
     assert.ok(spy.sent[1].includes('"classify":{"op":"classify_exception","exception":{"type":"TimeoutError","message":"upstream timed out"},"tool":"search"}'), spy.sent[1]);
     assert.equal(new TextDecoder().decode(store.load('toolerr:breaker:search')), FRESH);
+    // That start stood on the fresh breaker: the next retried call applies
+    // it and crosses once, for its failure.
+    spy.sent.length = 0;
+    const again = await x.call('search', fn);
+    assert.deepEqual([again.ok, again.attempts, spy.sent.length], [true, 2, 1]);
+    assert.ok(spy.sent[0].includes('"event":{"kind":"failure"'), spy.sent[0]);
     // With a timeout the answers that read the clock are left to their steps.
     spy.sent.length = 0;
     const t = await new Executor({ store, sleep: async () => {}, timeoutMs: 60000 }).call('search', fn);
@@ -357,5 +363,201 @@ test('a failure classified inside its step is failureEnvelope', async () => {
     const want = toolerr.failureEnvelope(e, 'search');
     const r = await new Executor({ retry: { max_attempts: 1 } }).call('search', async () => { throw e; });
     assert.deepEqual(r.error, want, `${e?.constructor?.name} ${e?.status}`);
+  }
+});
+
+test('a successful call makes no crossing once its start stands', async () => {
+  // A start step asked with standing answers "stands" where the same start
+  // gets the same bytes at any time (docs/resilience.md, "A start answer
+  // that stands"): the executor keeps that answer and applies it to the
+  // next call whose load made ahead and replica are what it stood for, its
+  // success decided ahead, so a closed breaker's successful call crosses
+  // into the core zero times (it took one: the start, its success decided
+  // ahead). A store of the port alone (as RedisStore is) keeps it too.
+  const key = 'toolerr:breaker:search';
+  const port = (m) => ({ load: async (k) => m.load(k), async compareAndSwap(k, o, n) { return m.compareAndSwap(k, o, n); } });
+  const spy = spySteps();
+  try {
+    for (const [name, preset, wrap, want] of [['MemoryStore', false, (m) => m, [1, 0, 0, 0]],
+      ['port', false, port, [1, 0, 0, 0]], ['MemoryStore holding a fresh breaker', true, (m) => m, [1, 1, 0, 0]],
+      ['port holding a fresh breaker', true, port, [1, 1, 0, 0]]]) {
+      const mem = new MemoryStore();
+      // A fresh breaker this replica has not seen: the first start changes
+      // the replica (it does not stand), the second stands.
+      if (preset) assert.equal(mem.compareAndSwap(key, null, new TextEncoder().encode(FRESH)).swapped, true);
+      const x = new Executor({ store: wrap(mem) });
+      const counts = [];
+      for (let i = 0; i < 4; i++) {
+        spy.sent.length = 0;
+        const r = await x.call('search', async () => 'ok', { args: { q: i } });
+        assert.deepEqual([r.ok, r.value, r.attempts], [true, 'ok', 1], name);
+        counts.push(spy.sent.length);
+      }
+      assert.deepEqual(counts, want, name);
+      assert.deepEqual(mem.load(key), preset ? new TextEncoder().encode(FRESH) : null, name);
+    }
+  } finally {
+    spy.restore();
+  }
+});
+
+test('the start answer kept logs the records the start step gives', async () => {
+  // The decisions logged for a call whose start was applied from the kept
+  // answer are the records of the steps an executor sends when it keeps
+  // none (the same objects' contents, each call's own objects), to
+  // onDecision, a 'decision' listener added after the answer was kept, and
+  // console.
+  const spy = spySteps();
+  try {
+    const sentRecords = [];
+    await new Executor({ onDecision: (d) => sentRecords.push(d) }).call('search', async () => 'ok');
+    assert.deepEqual(sentRecords.map((d) => d.kind), ['breaker', 'call']);
+    const recs = [], events = [], lines = [];
+    const x = new Executor({ onDecision: (d) => recs.push(d) });
+    await x.call('search', async () => 'ok'); // sent: its start stands
+    recs.length = 0;
+    spy.sent.length = 0;
+    await x.call('search', async () => 'ok');
+    await x.call('search', async () => 'ok');
+    assert.equal(spy.sent.length, 0);
+    assert.deepEqual(recs, [...sentRecords, ...sentRecords]);
+    assert.notEqual(recs[0], recs[2]);
+    // An executor nobody listened to when it kept the answer.
+    const quiet = new Executor({ console: { debug: (l) => lines.push(l), info: () => {}, warn: () => {} } });
+    const silent = new Executor();
+    await silent.call('search', async () => 'ok');
+    silent.addEventListener('decision', (e) => events.push(e.detail));
+    spy.sent.length = 0;
+    await silent.call('search', async () => 'ok');
+    assert.equal(spy.sent.length, 0);
+    assert.deepEqual(events, sentRecords);
+    await quiet.call('search', async () => 'ok');
+    lines.length = 0;
+    await quiet.call('search', async () => 'ok');
+    assert.deepEqual(lines, sentRecords.map((d) => `toolerr decision ${JSON.stringify(d)}`));
+  } finally {
+    spy.restore();
+  }
+});
+
+test('a start kept yields to a breaker another replica opened', async () => {
+  // Two executors share a store. One keeps the fresh breaker's start; the
+  // other opens the breaker; the first one's next call loads the open
+  // state ahead, which is not what its kept answer stood for, so it sends
+  // the start step and is refused without calling the tool.
+  const store = new MemoryStore();
+  const a = new Executor({ store, retry: { max_attempts: 1 } });
+  const b = new Executor({ store, retry: { max_attempts: 1 } });
+  const spy = spySteps();
+  try {
+    assert.ok((await a.call('search', async () => 'ok')).ok);
+    spy.sent.length = 0;
+    assert.ok((await a.call('search', async () => 'ok')).ok);
+    assert.equal(spy.sent.length, 0);
+    for (let i = 0; i < 3; i++) assert.equal((await b.call('search', async () => { throw new TimeoutError(); })).error?.code, 'TIMEOUT');
+    assert.match(new TextDecoder().decode(store.load('toolerr:breaker:search')), /"phase":"open"/);
+    let calls = 0;
+    spy.sent.length = 0;
+    const r = await a.call('search', async () => { calls++; return 'ok'; });
+    assert.deepEqual([r.error?.code, r.attempts, calls, spy.sent.length], ['CIRCUIT_OPEN', 0, 0, 1]);
+  } finally {
+    spy.restore();
+  }
+});
+
+test('a start kept is applied only while the load and the replica hold', async () => {
+  // The kept answer holds while the load made ahead answers exactly its
+  // if_loaded and the replica is {0, if_loaded}. A counted failure in the
+  // store (the load moved), this replica's own counted failure while
+  // another replica reset the store to the bytes it stood for (the replica
+  // moved), and a store in its back-off window (no load made ahead, the
+  // replica's down_until_ms set) each send the start step.
+  const key = 'toolerr:breaker:search';
+  const fresh = new TextEncoder().encode(FRESH);
+  const store = new MemoryStore();
+  assert.equal(store.compareAndSwap(key, null, fresh).swapped, true);
+  const a = new Executor({ store, retry: { max_attempts: 1 } });
+  const b = new Executor({ store, retry: { max_attempts: 1 } });
+  const fail = async () => { throw new TimeoutError(); };
+  const ok = async () => 'ok';
+  const spy = spySteps();
+  // The call's outcome and the events of the steps it sent.
+  const crossings = async (x, fn) => {
+    spy.sent.length = 0;
+    const r = await x.call('search', fn);
+    return [r.ok, ...spy.sent.map((s) => s.match(/"event":\{"kind":"(\w+)"/)[1])];
+  };
+  try {
+    // The first start changes the replica (not standing), the second stands.
+    assert.deepEqual([await crossings(a, ok), await crossings(a, ok), await crossings(a, ok)], [[true, 'start'], [true, 'start'], [true]]);
+    assert.equal((await b.call('search', fail)).ok, false); // the store counts a failure: the load moved
+    assert.deepEqual(await crossings(a, ok), [true, 'start']); // its success resets the count (a cas decided ahead)
+    assert.deepEqual(store.load(key), fresh);
+    assert.deepEqual(await crossings(a, ok), [true]);
+    assert.equal((await a.call('search', fail)).ok, false); // this replica saw the count...
+    assert.ok((await b.call('search', ok)).ok); // ...and the other reset it to the bytes a's answer stood for
+    assert.deepEqual(store.load(key), fresh);
+    assert.notDeepEqual(a.replicaState('search'), fresh);
+    assert.deepEqual((await crossings(a, ok)).slice(0, 2), [true, 'start']); // the replica moved: sent
+    assert.deepEqual(await crossings(a, ok), [true]);
+
+    // A store that fails: its back-off window opens, the breaker decides on
+    // the replica's state, and no start is applied until a load made ahead
+    // answers again (the first call after the window sends it, the next applies it).
+    let now = 1_000_000, down = false;
+    const mem = new MemoryStore();
+    const flaky = {
+      load: (k) => { if (down) throw new Error('connection refused'); return mem.load(k); },
+      compareAndSwap: (k, o, n) => { if (down) throw new Error('connection refused'); return mem.compareAndSwap(k, o, n); },
+    };
+    const c = new Executor({ store: flaky, clock: () => now });
+    assert.deepEqual([await crossings(c, ok), await crossings(c, ok)], [[true, 'start'], [true]]);
+    down = true;
+    assert.deepEqual((await crossings(c, ok)).slice(0, 2), [true, 'start']); // the load ahead failed: the window opens
+    down = false;
+    now += 10;
+    assert.deepEqual((await crossings(c, ok)).slice(0, 2), [true, 'start']); // inside the window: no load made ahead
+    now += 2_000;
+    assert.deepEqual((await crossings(c, ok)).slice(0, 2), [true, 'start']); // after it: the load answers again
+    assert.deepEqual(await crossings(c, ok), [true]);
+  } finally {
+    spy.restore();
+  }
+});
+
+test('no start stands with a timeout, a budget or the loop guard', async () => {
+  // The call's deadline (timeoutMs: the executor sends the core no other
+  // caller deadline; an AbortSignal is never part of a step), the run's
+  // budget and the loop guard read the clock or the run's state at the
+  // start: every start is a step. A budget or loop guard set on an
+  // executor that kept an answer without them sends its start too.
+  const spy = spySteps();
+  try {
+    for (const [name, x] of [['timeout', new Executor({ timeoutMs: 60000 })], ['budget', new Executor({ budget: new Budget({ steps: 100 }) })],
+      ['loop guard', new Executor({ loopGuard: new LoopGuard() })]]) {
+      const counts = [];
+      for (let i = 0; i < 3; i++) {
+        spy.sent.length = 0;
+        assert.ok((await x.call('search', async () => 'ok')).ok, name);
+        counts.push(spy.sent.length);
+      }
+      assert.ok(counts.every((c) => c >= 1), `${name}: ${counts}`);
+      assert.ok(spy.sent.every((s) => !s.includes('"stands"')), name);
+    }
+    const x = new Executor();
+    await x.call('search', async () => 'ok');
+    const budget = new Budget({ steps: 1 });
+    x.budget = budget;
+    spy.sent.length = 0;
+    assert.ok((await x.call('search', async () => 'ok')).ok);
+    assert.match(spy.sent[0], /"budget":\{"limits":\{"steps":1\},"state":null\}.*"event":\{"kind":"start"|"event":\{"kind":"start".*"budget":/);
+    assert.equal(budget.state?.steps, 1);
+    x.budget = null;
+    x.loopGuard = new LoopGuard();
+    spy.sent.length = 0;
+    assert.ok((await x.call('search', async () => 'ok')).ok);
+    assert.match(spy.sent[0], /"event":\{"kind":"start".*"loop":/);
+  } finally {
+    spy.restore();
   }
 });
