@@ -16,6 +16,8 @@
 //     try/catch retry loop doing the same calls; toolerr (retry and breaker)
 //     beside opossum (breaker only, under the plain loop) and cockatiel
 //     (wrap(retry, circuitBreaker): retry and breaker, what toolerr does);
+//     then the same on successful calls alone (no attempt fails), what a
+//     closed breaker's call costs;
 //   * Redis-backed throughput (calls per wall-clock second, one replica, the redis-server at
 //     TOOLERR_BENCH_REDIS): neither opossum nor cockatiel keeps breaker state
 //     outside the process, so there is no peer to compare with; toolerr's
@@ -49,10 +51,11 @@ class TimeoutError extends Error {
   constructor() { super('upstream timed out'); this.name = 'TimeoutError'; } // classified TIMEOUT, retryable
 }
 
-function makeTool() {
+// The tool: every failEvery-th attempt throws TimeoutError (0: none), the rest return 'ok'.
+function makeTool(failEvery = FAIL_EVERY) {
   const tool = async () => {
     tool.attempts++;
-    if (tool.attempts % FAIL_EVERY === 0) throw new TimeoutError();
+    if (failEvery && tool.attempts % failEvery === 0) throw new TimeoutError();
     return 'ok';
   };
   tool.attempts = 0;
@@ -77,15 +80,16 @@ function immediateZeroTimers(on) {
 }
 
 // A contender: make(tool) returns one protected call; run(n) times n of them
-// and checks each returned the tool's value after the plain loop's attempts.
+// and checks each returned the tool's value after the plain loop's attempts
+// (the tool failing every failEvery-th attempt, 0: never).
 // clock() is in seconds: cpu (the process's CPU time, every thread, V8's
 // too: a machine shared with other work disturbs it far less than wall time)
 // for the overhead, wall for throughput.
 const cpu = () => { const u = process.cpuUsage(); return (u.user + u.system) / 1e6; };
 const wall = () => Number(process.hrtime.bigint()) / 1e9;
-function runner(make, clock, { zeroTimers = false } = {}) {
+function runner(make, clock, { zeroTimers = false, failEvery = FAIL_EVERY } = {}) {
   return async (n) => {
-    const tool = makeTool();
+    const tool = makeTool(failEvery);
     const call = make(tool);
     immediateZeroTimers(zeroTimers);
     const t0 = clock();
@@ -97,7 +101,7 @@ function runner(make, clock, { zeroTimers = false } = {}) {
       immediateZeroTimers(false);
     }
     const s = clock() - t0;
-    const want = n + Math.floor(n / (FAIL_EVERY - 1));
+    const want = n + (failEvery ? Math.floor(n / (failEvery - 1)) : 0);
     if (Math.abs(tool.attempts - want) > 1) throw new Error(`${tool.attempts} attempts for ${n} calls, want ${want}`);
     return s;
   };
@@ -109,10 +113,12 @@ const settings = { failure_threshold: 3, open_ms: 30000, success_threshold: 2 };
 const executor = (store, Ex = Executor) => new Ex({ sleep: noSleep, store, retry: policy, breaker: settings });
 
 // The step op's requests for one successful call on a closed breaker, as the
-// Executor sends them (each with its load made ahead, the answers decided
-// ahead asked: on_success, on_swapped, on_slept): the
-// start step, and the success step only when the core did not decide it
-// ahead. What the core is asked per call, whatever the binding does around it.
+// Executor sends them when it holds no start answer that stood (each with its
+// load made ahead, the answers decided ahead asked: on_success, on_swapped,
+// on_slept, and standing): the start step, and the success step only when the
+// core did not decide it ahead. What the core is asked per such call,
+// whatever the binding does around it; once a start stood, a successful call
+// sends none of them.
 function stepRequests() {
   const enc = new TextEncoder(), dec = new TextDecoder();
   const out = [];
@@ -120,7 +126,7 @@ function stepRequests() {
   const loaded = { kind: 'loaded', value: null };
   for (const event of [{ kind: 'start', loaded }, { kind: 'success', loaded }]) {
     const req = enc.encode(JSON.stringify({ op: 'step', tool: 'search', policy, settings, on_success: true,
-      on_swapped: true, on_slept: true, state, event,
+      on_swapped: true, on_slept: true, standing: true, state, event,
       now_ms: Date.now(), replica: { down_until_ms: 0, state: null } }));
     r = JSON.parse(dec.decode(invokeBytes(req))).ok;
     out.push(req);
@@ -164,7 +170,10 @@ const pad = (s, n) => s + ' '.repeat(Math.max(0, n - s.length));
 const fixed = (x, d, w) => x.toFixed(d).padStart(w);
 const version = (p) => JSON.parse(readFileSync(new URL(`./node_modules/${p}/package.json`, import.meta.url))).version;
 
-async function inProcess(n, count) {
+// The decision overhead on the work (failEvery FAIL_EVERY), or on successful
+// calls alone (failEvery 0: what a closed breaker's call costs when nothing
+// fails), each contender beside the plain loop.
+async function inProcess(n, count, failEvery = FAIL_EVERY) {
   const ex = executor();
   const steps = stepRequests();
   const opossum = new CircuitBreaker((tool) => tool(), {
@@ -174,14 +183,15 @@ async function inProcess(n, count) {
     retry(handleType(TimeoutError), { maxAttempts: MAX_ATTEMPTS - 1, backoff: new ConstantBackoff(0) }),
     circuitBreaker(handleType(TimeoutError), { halfOpenAfter: 30000, breaker: new ConsecutiveBreaker(3) }),
   );
+  const f = { failEvery };
   const contenders = {
-    plain: runner((tool) => () => plainRetry(tool), cpu),
-    toolerr: runner(toolerrCall(ex), cpu),
-    opossum: runner((tool) => () => plainRetry(() => opossum.fire(tool)), cpu),
-    cockatiel: runner((tool) => () => cockatiel.execute(() => tool()), cpu, { zeroTimers: true }),
+    plain: runner((tool) => () => plainRetry(tool), cpu, f),
+    toolerr: runner(toolerrCall(ex), cpu, f),
+    opossum: runner((tool) => () => plainRetry(() => opossum.fire(tool)), cpu, f),
+    cockatiel: runner((tool) => () => cockatiel.execute(() => tool()), cpu, { zeroTimers: true, ...f }),
     core: coreFloor(steps),
   };
-  if (before) contenders.before = runner(toolerrCall(executor(undefined, before.Executor)), cpu);
+  if (before) contenders.before = runner(toolerrCall(executor(undefined, before.Executor)), cpu, f);
   const rs = await rounds(contenders, n, count);
   const over = (r, k) => (r[k] - r.plain) / n * 1e6;
   const lines = [['toolerr', median(rs.map((r) => over(r, 'toolerr'))), 1]];
@@ -189,7 +199,8 @@ async function inProcess(n, count) {
     lines.push([peer, median(rs.map((r) => over(r, peer))), median(rs.map((r) => over(r, peer) / over(r, 'toolerr')))]);
   }
   const plain = median(rs.map((r) => r.plain / n * 1e6));
-  console.log(`== node ${process.versions.node}, in process: decision overhead per call (µs above the plain loop, `
+  const work = failEvery ? '' : ', successful calls alone';
+  console.log(`== node ${process.versions.node}, in process${work}: decision overhead per call (µs above the plain loop, `
     + `${plain.toFixed(2)} µs/call; median of ${count} rounds of ${n} calls)`);
   const label = { toolerr: 'toolerr Executor', opossum: 'opossum (under the plain loop)',
     cockatiel: 'cockatiel wrap(retry, circuitBreaker)' };
@@ -202,9 +213,8 @@ async function inProcess(n, count) {
       + `   toolerr ${fixed(median(rs.map((r) => over(r, 'before') / over(r, 'toolerr'))), 2, 6)}x its speed`);
   }
   const core = median(rs.map((r) => r.core / n * 1e6));
-  const share = median(rs.map((r) => r.core / (r.toolerr - r.plain)));
-  console.log(`  of which the core: the step crossings of a successful call (${steps.length}) through invokeBytes ${core.toFixed(2)} µs/call `
-    + `(${(share * 100).toFixed(0)}% of toolerr's overhead)`);
+  console.log(`  the core: the step crossings of a successful call whose start is not kept (${steps.length}) through invokeBytes `
+    + `${core.toFixed(2)} µs/call (none once a start stood)`);
   return lines;
 }
 
@@ -245,6 +255,7 @@ const n = Number(process.env.BENCH_RUNTIME_CALLS ?? 2000);
 const count = Number(process.env.BENCH_ROUNDS ?? 7);
 console.log(`node peers: ${['opossum', 'cockatiel', 'ioredis'].map((p) => `${p} ${version(p)}`).join(', ')}`);
 const lines = await inProcess(n, count);
+await inProcess(n, count, 0);
 const addr = process.env.TOOLERR_BENCH_REDIS;
 if (addr) await throughRedis(addr, Math.max(1, Math.floor(n / 2)), count);
 else console.log('== node, through Redis: skipped (TOOLERR_BENCH_REDIS is not set)');
