@@ -664,3 +664,46 @@ def test_no_start_stands_with_a_timeout_a_budget_or_the_loop_guard(monkeypatch: 
             sent.clear()
             assert ex.call("search", lambda: "ok", args={"q": "x"}).ok
             assert b'"standing":true' in sent[0] and b'"event":{"kind":"start"' in sent[0]
+
+
+def test_a_start_kept_is_not_applied_once_a_budget_or_loop_guard_is_set(monkeypatch: pytest.MonkeyPatch) -> None:
+    # budget and loop_guard are the executor's public attributes: a run's
+    # budget or guard set after a start stood (one executor reused for the
+    # next agent run) must be charged and asked on the very next call, as
+    # the step does; the kept answer stood for a call with neither.
+    sent = _spy_steps(monkeypatch)
+    for attr, value in (("budget", Budget({"steps": 1})), ("loop_guard", LoopGuard(threshold=1))):
+        ex = Executor(retry={"max_attempts": 1})
+        assert ex.call("search", lambda: "ok").ok
+        sent.clear()
+        assert ex.call("search", lambda: "ok").ok and len(sent) == 0  # the start kept
+        setattr(ex, attr, value)
+        sent.clear()
+        assert ex.call("search", lambda: "ok", args={"q": "x"}).ok
+        assert len(sent) >= 1 and b'"event":{"kind":"start"' in sent[0]
+        if attr == "budget":
+            assert value.state is not None and value.state["steps"] == 1
+            r = ex.call("search", lambda: "ok")
+            assert r.error is not None and r.error.code == "BUDGET_EXHAUSTED"
+
+
+def test_a_start_kept_gives_each_call_records_of_its_own(monkeypatch: pytest.MonkeyPatch) -> None:
+    # An on_decision that annotates the records it is given (a run id, a
+    # popped member) changes that call's records only: the start kept and
+    # the success it decided ahead give every later call the records the
+    # core answered, as the steps would, in dicts no other call holds.
+    sent = _spy_steps(monkeypatch)
+    got: List[Dict[str, Any]] = []
+
+    def annotate(rec: Dict[str, Any]) -> None:
+        got.append(dict(rec))
+        rec.pop("level", None)
+        rec["run"] = len(got)
+    ex = Executor(on_decision=annotate)
+    for _ in range(4):
+        sent.clear()
+        assert ex.call("search", lambda: "ok").ok
+    assert len(sent) == 0  # the last calls applied the kept start and its success
+    assert [rec["kind"] for rec in got] == ["breaker", "call"] * 4
+    assert all("run" not in rec and rec["level"] == "debug" for rec in got)
+    assert got == got[:2] * 4

@@ -330,6 +330,16 @@ def _read_answer(out: bytes, records: bool) -> _Answer:
                    r.get("budget"), r.get("loop"), r.get("replica"), _inner(r), stands)
 
 
+def _own_records(r: _Answer) -> _Answer:
+    """r with its decision records, and those of the answer it decided ahead,
+    in dicts of their own (a start answer kept, applied to many calls)."""
+    ahead = r.ahead
+    if ahead is not None and ahead.get("decisions"):
+        ahead = dict(ahead, decisions=[dict(rec) for rec in ahead["decisions"]])
+    records = None if r.records is None else [dict(rec) for rec in r.records]
+    return _Answer(r.action, records, r.state, ahead=ahead, stands=r.stands)
+
+
 class _Base:
     """What Executor and AsyncExecutor share: the request, the run's states,
     classification, reporting, and the loop as a generator of actions."""
@@ -449,14 +459,19 @@ class _Base:
         which the answer stood for, is the executor's. Else None (the step is
         sent)."""
         kept = self._stood.get(tool)
-        if kept is None or value is _NO_LOAD or value != kept.stands["if_loaded"]:
+        # The answer stood for a call with no budget and no loop guard, which
+        # are public attributes a caller may set after it (the next run's).
+        if kept is None or value is _NO_LOAD or value != kept.stands["if_loaded"] or self.budget is not None or \
+                self.loop_guard is not None:
             return None
         with self._replica_lock:
             if self._down_until_ms != 0 or self._seen.get(key) != value:
                 return None
-        # Each call's records are its own dicts, as a step's answer gives them.
-        records = [dict(rec) for rec in kept.records] if self._listened() and kept.records else None
-        return _Answer(kept.action, records, kept.state, ahead=kept.ahead)
+        if not self._listened():
+            return _Answer(kept.action, None, kept.state, ahead=kept.ahead)
+        # Each call's records are its own dicts, as a step's answer gives them,
+        # so that an on_decision that changes them changes no other call's.
+        return _own_records(kept)
 
     def _replica(self, key: str, replica: Mapping[str, Any]) -> None:
         """Keep the replica state a step answered (under the replica's lock)."""
@@ -516,7 +531,9 @@ class _Base:
         if r is None:
             r = self._step(head, key, tokens, state, event)
             if r.stands is not None:
-                self._stood[tool] = r
+                # Kept apart from the records this call reports (and its
+                # on_decision may change).
+                self._stood[tool] = _own_records(r)
         while True:
             state, ahead = r.state, r.ahead
             if r.records is not None:
