@@ -344,10 +344,10 @@ def test_a_command_cut_short_leaves_no_reply_behind(server: subprocess.Popen[byt
 
 
 def test_your_client_keeps_working(server: subprocess.Popen[bytes]) -> None:
-    # A client of yours: its pool's options apply to the held connection
-    # (decode_responses here), its response callbacks too (the same dict, so
-    # one set after the store's first command applies), and it stays open
-    # and yours after store.close(); the store takes a connection again.
+    # A client of yours, used through its own get and Script: its pool's
+    # options apply (decode_responses here), its response callbacks too (one
+    # set after the store's first command applies), and it stays open and
+    # yours after store.close(); the store goes on using it.
     c = redis.Redis(port=server.port, decode_responses=True, socket_timeout=1)  # type: ignore[attr-defined]
     s = RedisStore(c)
     c.delete("yours")
@@ -414,3 +414,36 @@ def test_a_server_that_lost_the_script_gets_it_again(server: subprocess.Popen[by
     asyncio.run(main())
     s.close()
     admin.close()
+
+
+def test_a_pool_at_max_connections_still_serves_your_client(server: subprocess.Popen[bytes]) -> None:
+    # A client of yours whose pool is bounded (max_connections; redis-py 8's
+    # default is 100): the store holds none of its connections between
+    # commands, so your client's own commands still get one when the store
+    # has sent some (before: the store kept the connection it took, and your
+    # client got MaxConnectionsError, or waited out a BlockingConnectionPool's
+    # timeout).
+    port = server.port  # type: ignore[attr-defined]
+    for pool in (redis.ConnectionPool(port=port, max_connections=1, socket_timeout=1),
+                 redis.BlockingConnectionPool(port=port, max_connections=1, timeout=0.2, socket_timeout=1)):
+        c = redis.Redis(connection_pool=pool)
+        c.delete("bounded")
+        s = RedisStore(c)
+        assert s.compare_and_swap("bounded", None, b"a") == (True, None)
+        assert s.load("bounded") == b"a"
+        assert c.get("bounded") == b"a"
+        assert c.set("bounded", b"b") and s.load("bounded") == b"b"
+        s.close()
+        c.close()
+
+    async def main() -> None:
+        c = redis.asyncio.Redis(connection_pool=redis.asyncio.ConnectionPool(port=port, max_connections=1))
+        s = AsyncRedisStore(c)
+        await c.delete("bounded")
+        assert await s.compare_and_swap("bounded", None, b"a") == (True, None)
+        assert await s.load("bounded") == b"a"
+        assert await c.get("bounded") == b"a"
+        await s.aclose()
+        await c.aclose()
+
+    asyncio.run(main())

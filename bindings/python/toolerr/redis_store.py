@@ -128,20 +128,18 @@ def _args(old: Optional[bytes], new: bytes) -> list[Any]:
 # pool when none is idle. The store so holds as many connections as
 # commands ever ran at once through it, as the pool would have opened for
 # them (its max_connections bounds both); sharers never wait for each
-# other's round trips. A forked child never uses its parent's held sockets
+# other's round trips. It does so only with from_url's client, which is the
+# store's: held from a client the application passes, the idle ones would
+# count against that pool's max_connections (redis-py 8: 100 by default),
+# and the application's own commands would get MaxConnectionsError (or wait
+# out a BlockingConnectionPool's timeout) while the store holds connections
+# it is not using (test_a_pool_at_max_connections_still_serves_your_client);
+# such a client is used through its own get and Script, as it gives them. A forked child never uses its parent's held sockets
 # (the pool's _checkpid does the same for pooled connections): the store
 # drops them and takes new ones when the pid changed.
 
 
 _PACKED_KEYS = 1024  # the breaker keys whose GET a store keeps packed (one per tool)
-
-
-def _holdable(client: Any) -> bool:
-    """Whether client is a redis-py client that can give a client of one of
-    its pool's connections (Redis.client()); a cluster client or another
-    object is used as it is."""
-    return callable(getattr(client, "client", None)) and hasattr(client, "connection_pool") \
-        and hasattr(client, "response_callbacks")
 
 
 def _parsed(client: Any, command: str, reply: Any) -> Any:
@@ -158,21 +156,27 @@ class RedisStore:
     operations end within ``timeout_ms``; a client you build yourself bounds
     them by its own ``socket_timeout`` (redis-py's default is 5 s).
 
-    With a ``redis.Redis`` client (yours or from_url's), the store takes
-    connections from its pool (``client.client()``, one per thread sending
-    at once: one for a single thread) and holds them; it sends ``GET`` and
-    ``EVALSHA`` on them with your pool's options, your connection's retry
-    policy and your client's response callbacks, as ``client.get`` would.
-    ``close()`` gives the idle ones back to the pool (so does dropping the
-    store); your client stays yours, open, and usable for anything else.
-    Any other client (a ``RedisCluster``, for one) is used as it is, through
-    its own ``get`` and ``register_script``.
+    With from_url's client, the store's own, the store takes connections
+    from its pool (``client.client()``, one per thread sending at once: one
+    for a single thread) and holds them; it sends ``GET`` and ``EVALSHA`` on
+    them with the pool's options, the connection's retry policy and the
+    client's response callbacks, as ``client.get`` would. ``close()`` gives
+    the idle ones back to the pool (so does dropping the store). A client of
+    yours (a ``redis.Redis``, a ``RedisCluster``) is used as it is, through
+    its own ``get`` and ``register_script``, each command taking a
+    connection from your pool and giving it back: the store holds none of
+    the connections your pool's ``max_connections`` (redis-py 8: 100 by
+    default) leaves your other commands, and your client stays yours, open,
+    and usable for anything else.
     """
 
     def __init__(self, client: Any) -> None:
         self.client = client
         self._cas = client.register_script(CAS_SCRIPT)
-        self._hold = _holdable(client)
+        # Connections are held only from the client from_url made, the
+        # store's own: held from a client of yours, they would be taken from
+        # what its pool's max_connections leaves your other commands.
+        self._hold = False
         # The held connections not in use, as the clients of one connection
         # that hold them (client.client()): list.pop and list.append are
         # atomic, so a thread takes one, or takes a new one, without a lock.
@@ -189,7 +193,7 @@ class RedisStore:
         import redis
 
         store = cls(redis.Redis.from_url(url, **{**_client_options(timeout_ms), **options}))
-        store._owned = True
+        store._owned = store._hold = True
         return store
 
     def _take(self) -> Any:
@@ -279,18 +283,20 @@ class AsyncRedisStore:
     """The runtime's AsyncStore over a ``redis.asyncio.Redis`` client.
 
     ``AsyncRedisStore.from_url`` builds one whose operations end within
-    timeout_ms. As RedisStore does, the store holds connections of the
+    timeout_ms. As RedisStore does, the store holds connections of that
     client's pool (``client.client()``, connected on its first command), one
     per task that sends at once, with the same options, retry policy and
-    response callbacks; ``aclose()`` gives the idle ones back (and closes the
-    client, if from_url made it). Use the store from the event loop its
-    client belongs to, as any ``redis.asyncio`` client.
+    response callbacks; ``aclose()`` gives the idle ones back and closes the
+    client. A client of yours is used as it is (its ``get`` and
+    ``register_script``), holding none of its pool's connections. Use the
+    store from the event loop its client belongs to, as any
+    ``redis.asyncio`` client.
     """
 
     def __init__(self, client: Any) -> None:
         self.client = client
         self._cas = client.register_script(CAS_SCRIPT)
-        self._hold = _holdable(client)
+        self._hold = False  # from_url's client only, as RedisStore's
         self._free: list[Any] = []  # the idle held connections' clients, as RedisStore's
         self._owned = False
 
@@ -302,7 +308,7 @@ class AsyncRedisStore:
         import redis.asyncio
 
         store = cls(redis.asyncio.Redis.from_url(url, **{**_client_options(timeout_ms), **options}))
-        store._owned = True
+        store._owned = store._hold = True
         return store
 
     async def _take(self) -> Any:
