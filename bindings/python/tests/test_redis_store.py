@@ -344,10 +344,11 @@ def test_a_command_cut_short_leaves_no_reply_behind(server: subprocess.Popen[byt
 
 
 def test_your_client_keeps_working(server: subprocess.Popen[bytes]) -> None:
-    # A client of yours, used through its own get and Script: its pool's
-    # options apply (decode_responses here), its response callbacks too (one
-    # set after the store's first command applies), and it stays open and
-    # yours after store.close(); the store goes on using it.
+    # A client of yours, used through its own execute_command: its pool's
+    # options apply, its response callbacks too (one set after the store's
+    # first command applies; it is given the stored bytes, read undecoded
+    # whatever decode_responses says), and it stays open and yours after
+    # store.close(); the store goes on using it.
     c = redis.Redis(port=server.port, decode_responses=True, socket_timeout=1)  # type: ignore[attr-defined]
     s = RedisStore(c)
     c.delete("yours")
@@ -356,7 +357,7 @@ def test_your_client_keeps_working(server: subprocess.Popen[bytes]) -> None:
     assert s.compare_and_swap("yours", None, b"b") == (False, b"a")
     seen: list[object] = []
     c.set_response_callback("GET", lambda r, **kw: seen.append(r) or r)
-    assert s.load("yours") == b"a" and seen == ["a"]
+    assert s.load("yours") == b"a" and seen == [b"a"]
     s.close()
     assert c.get("yours") == "a"  # open, and yours
     assert s.load("yours") == b"a"
@@ -447,3 +448,46 @@ def test_a_pool_at_max_connections_still_serves_your_client(server: subprocess.P
         await c.aclose()
 
     asyncio.run(main())
+
+
+def test_bytes_that_are_not_utf8_are_read_and_repaired_with_decode_responses(server: subprocess.Popen[bytes]) -> None:
+    # A client with decode_responses (from_url's, RESP2 and RESP3, or yours):
+    # the store reads the stored bytes as bytes, never through the client's
+    # decoding, so a key holding bytes that are not UTF-8 is read (and the
+    # breaker repaired), as Go's and Node's stores read it, instead of
+    # failing every load with UnicodeDecodeError (the breaker then never
+    # shared again by this replica).
+    fresh = b'{"failures":0,"open_until_ms":0,"phase":"closed","probe_until_ms":0,"successes":0}'
+    port = server.port  # type: ignore[attr-defined]
+    admin = redis.Redis(port=port)
+    stores = [RedisStore.from_url(url(server), timeout_ms=1000, decode_responses=True),
+              RedisStore.from_url(url(server), timeout_ms=1000, decode_responses=True, protocol=3),
+              RedisStore(redis.Redis(port=port, decode_responses=True, socket_timeout=1))]
+    for s in stores:
+        admin.set("toolerr:breaker:latin", b"\xff\xfe")
+        assert s.load("toolerr:breaker:latin") == b"\xff\xfe"
+        assert s.compare_and_swap("toolerr:breaker:latin", None, b"x") == (False, b"\xff\xfe")
+        records: list[dict[str, object]] = []
+        assert Executor(store=s, on_decision=records.append).call("latin", lambda: 1).ok
+        assert [r["kind"] for r in records][0] == "repair"
+        assert admin.get("toolerr:breaker:latin") == fresh
+        s.close()
+
+    async def main() -> None:
+        for a in (AsyncRedisStore.from_url(url(server), timeout_ms=1000, decode_responses=True),
+                  AsyncRedisStore(redis.asyncio.Redis(port=port, decode_responses=True))):
+            admin.set("toolerr:breaker:latin", b"\xff\xfe")
+            assert await a.load("toolerr:breaker:latin") == b"\xff\xfe"
+            assert await a.compare_and_swap("toolerr:breaker:latin", None, b"x") == (False, b"\xff\xfe")
+            assert (await AsyncExecutor(store=a).call("latin", _ok)).ok
+            assert admin.get("toolerr:breaker:latin") == fresh
+            await a.aclose()
+            if not a._owned:
+                await a.client.aclose()
+
+    asyncio.run(main())
+    admin.close()
+
+
+async def _ok() -> int:
+    return 1

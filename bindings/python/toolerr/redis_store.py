@@ -134,12 +134,19 @@ def _args(old: Optional[bytes], new: bytes) -> list[Any]:
 # and the application's own commands would get MaxConnectionsError (or wait
 # out a BlockingConnectionPool's timeout) while the store holds connections
 # it is not using (test_a_pool_at_max_connections_still_serves_your_client);
-# such a client is used through its own get and Script, as it gives them. A forked child never uses its parent's held sockets
+# such a client is used through its own execute_command. A forked child never uses its parent's held sockets
 # (the pool's _checkpid does the same for pooled connections): the store
 # drops them and takes new ones when the pid changed.
 
 
 _PACKED_KEYS = 1024  # the breaker keys whose GET a store keeps packed (one per tool)
+# The stored bytes are read as bytes whatever the client decodes
+# (decode_responses): redis-py's NEVER_DECODE option of execute_command, and
+# read_response(disable_decoding=True) on a held connection, as redis-py
+# reads DUMP. A key holding bytes that are not UTF-8 is then read, and the
+# breaker repaired, as Go's and Node's stores do; decoded, every load of it
+# raised UnicodeDecodeError, and this replica never shared the breaker again.
+_RAW = {"NEVER_DECODE": True}
 
 
 def _parsed(client: Any, command: str, reply: Any) -> Any:
@@ -163,11 +170,15 @@ class RedisStore:
     client's response callbacks, as ``client.get`` would. ``close()`` gives
     the idle ones back to the pool (so does dropping the store). A client of
     yours (a ``redis.Redis``, a ``RedisCluster``) is used as it is, through
-    its own ``get`` and ``register_script``, each command taking a
-    connection from your pool and giving it back: the store holds none of
-    the connections your pool's ``max_connections`` (redis-py 8: 100 by
-    default) leaves your other commands, and your client stays yours, open,
-    and usable for anything else.
+    its own ``execute_command`` (``GET``, and ``EVALSHA`` with the
+    ``SCRIPT LOAD`` redis-py's Script sends after NOSCRIPT), each command
+    taking a connection from your pool and giving it back: the store holds
+    none of the connections your pool's ``max_connections`` (redis-py 8:
+    100 by default) leaves your other commands, and your client stays yours,
+    open, and usable for anything else. Either way the stored bytes are
+    read undecoded, whatever ``decode_responses`` says (a response callback
+    for ``GET`` or ``EVALSHA`` is given them as bytes), so bytes that are not
+    UTF-8 are read and the breaker repaired.
     """
 
     def __init__(self, client: Any) -> None:
@@ -218,22 +229,22 @@ class RedisStore:
             if len(self._packed) < _PACKED_KEYS:
                 self._packed[key] = packed
         conn.send_packed_command(packed)
-        return _parsed(self.client, "GET", conn.read_response())
+        return _parsed(self.client, "GET", conn.read_response(disable_decoding=True))
 
     def _evalsha(self, conn: Any, key: str, args: list[Any]) -> Any:
         try:
             conn.send_command("EVALSHA", self._cas.sha, 1, key, *args)
-            return _parsed(self.client, "EVALSHA", conn.read_response())
+            return _parsed(self.client, "EVALSHA", conn.read_response(disable_decoding=True))
         except _no_script():  # a server that lost its scripts (restarted, SCRIPT FLUSH): load it once, again
             conn.send_command("SCRIPT", "LOAD", CAS_SCRIPT)
             conn.read_response()  # the same SHA-1: the script's
             conn.send_command("EVALSHA", self._cas.sha, 1, key, *args)
-            return _parsed(self.client, "EVALSHA", conn.read_response())
+            return _parsed(self.client, "EVALSHA", conn.read_response(disable_decoding=True))
 
     def load(self, key: str) -> Optional[bytes]:
         """Return the bytes stored under key (GET), or None."""
         if not self._hold:
-            return _as_bytes(self.client.get(key))
+            return _as_bytes(self.client.execute_command("GET", key, **_RAW))
         held = self._take()
         conn = held.connection
         try:
@@ -247,7 +258,11 @@ class RedisStore:
         Returns (swapped, current): when not swapped, the bytes stored now (None for none)."""
         args = _args(old, new)
         if not self._hold:
-            return _swap_answer(self._cas(keys=[key], args=args))
+            try:
+                return _swap_answer(self.client.execute_command("EVALSHA", self._cas.sha, 1, key, *args, **_RAW))
+            except _no_script():  # as redis-py's Script does: load it, then the same EVALSHA
+                self.client.script_load(CAS_SCRIPT)
+                return _swap_answer(self.client.execute_command("EVALSHA", self._cas.sha, 1, key, *args, **_RAW))
         held = self._take()
         conn = held.connection
         try:
@@ -287,8 +302,9 @@ class AsyncRedisStore:
     client's pool (``client.client()``, connected on its first command), one
     per task that sends at once, with the same options, retry policy and
     response callbacks; ``aclose()`` gives the idle ones back and closes the
-    client. A client of yours is used as it is (its ``get`` and
-    ``register_script``), holding none of its pool's connections. Use the
+    client. A client of yours is used as it is (its ``execute_command``),
+    holding none of its pool's connections. The stored bytes are read
+    undecoded, as RedisStore reads them. Use the
     store from the event loop its client belongs to, as any
     ``redis.asyncio`` client.
     """
@@ -327,22 +343,22 @@ class AsyncRedisStore:
 
     async def _get(self, conn: Any, key: str) -> Any:
         await conn.send_command("GET", key)
-        return _parsed(self.client, "GET", await conn.read_response())
+        return _parsed(self.client, "GET", await conn.read_response(disable_decoding=True))
 
     async def _evalsha(self, conn: Any, key: str, args: list[Any]) -> Any:
         try:
             await conn.send_command("EVALSHA", self._cas.sha, 1, key, *args)
-            return _parsed(self.client, "EVALSHA", await conn.read_response())
+            return _parsed(self.client, "EVALSHA", await conn.read_response(disable_decoding=True))
         except _no_script():
             await conn.send_command("SCRIPT", "LOAD", CAS_SCRIPT)
             await conn.read_response()
             await conn.send_command("EVALSHA", self._cas.sha, 1, key, *args)
-            return _parsed(self.client, "EVALSHA", await conn.read_response())
+            return _parsed(self.client, "EVALSHA", await conn.read_response(disable_decoding=True))
 
     async def load(self, key: str) -> Optional[bytes]:
         """Return the bytes stored under key (GET), or None."""
         if not self._hold:
-            return _as_bytes(await self.client.get(key))
+            return _as_bytes(await self.client.execute_command("GET", key, **_RAW))
         held = await self._take()
         conn = held.connection
         try:
@@ -354,7 +370,12 @@ class AsyncRedisStore:
         """See RedisStore.compare_and_swap."""
         args = _args(old, new)
         if not self._hold:
-            return _swap_answer(await self._cas(keys=[key], args=args))
+            try:
+                return _swap_answer(await self.client.execute_command("EVALSHA", self._cas.sha, 1, key, *args, **_RAW))
+            except _no_script():
+                await self.client.script_load(CAS_SCRIPT)
+                return _swap_answer(await self.client.execute_command("EVALSHA", self._cas.sha, 1, key, *args,
+                                                                      **_RAW))
         held = await self._take()
         conn = held.connection
         try:
