@@ -413,6 +413,10 @@ def test_a_server_that_lost_the_script_gets_it_again(server: subprocess.Popen[by
         await a.aclose()
 
     asyncio.run(main())
+    yours = RedisStore(redis.Redis(port=server.port))  # type: ignore[attr-defined]
+    admin.script_flush()
+    assert yours.compare_and_swap("flushed", b"d", b"e") == (True, None)  # through your client: loaded again too
+    yours.client.close()
     s.close()
     admin.close()
 
