@@ -50,7 +50,7 @@ type Codec interface {
 // API vendor whose error bodies the row's endpoint returns, the name the
 // classify op's provider hint resolves to (see Vendor). Codec, when not nil, is
 // its serialize/parse codec; Dialect, when not nil, returns its transcript
-// dialect (check, repair, trim, normalize_ids, convert read and write its
+// dialect, the package's one table, never changed (check, repair, trim, normalize_ids, convert read and write its
 // lists); Request, when not nil, returns its request-body shape (the body
 // form of those ops reads and writes whole request bodies with it). IDs, for
 // a provider with id rules but no list shape of its own,
@@ -252,8 +252,22 @@ func ResponseNames() []string {
 	return names(func(p *Provider) bool { return p.Response != nil })
 }
 
-// Dialect returns the transcript dialect of a format name, or nil.
+// Dialect returns a copy of the transcript dialect of a format name, for
+// its caller to change (the model and capabilities a list is read for), or
+// nil.
 func Dialect(name string) *dialect.Dialect {
+	if d := Table(name); d != nil {
+		return d.Copy()
+	}
+	return nil
+}
+
+// Table returns the transcript dialect of a format name as its package
+// built it, the one table every caller shares, or nil: read it, never
+// change it (Dialect returns a copy to change). The engine reads a list
+// with it when neither a model nor capabilities nor another provider's id
+// rules change the dialect, so that a call copies none.
+func Table(name string) *dialect.Dialect {
 	if p := row(name); p != nil && p.Dialect != nil {
 		return p.Dialect()
 	}

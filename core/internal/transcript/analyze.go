@@ -518,7 +518,7 @@ func (s *findingSet) add(kind string, index int, path, id, msg string) {
 // A finding about an open call of the referenced response has Index -1 and
 // the path open_calls[k].
 func Check(f Format, msgs []Message, opts Options) []Finding {
-	d := dialectFor(f, opts)
+	d := dialectFor(f, opts).Copy() // its LintRoom is set per message
 	ids := idRule(d, opts.IDRules)
 	all, off := withServer(msgs, opts)
 	a := analyze(d, all, opts.server() && opts.OpenCalls == nil)

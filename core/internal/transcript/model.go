@@ -37,10 +37,12 @@ func Formats() []Format {
 }
 
 // Known reports whether f is one of Formats.
-func Known(f Format) bool { return format.Dialect(string(f)) != nil }
+func Known(f Format) bool { return format.Table(string(f)) != nil }
 
-// dialectOf is the dialect of f (f must be Known).
-func dialectOf(f Format) *dialect.Dialect { return format.Dialect(string(f)) }
+// dialectOf is the dialect of f (f must be Known): its package's one table
+// (format.Table), shared, never to be changed; dialectFor copies it where
+// a list's options change it.
+func dialectOf(f Format) *dialect.Dialect { return format.Table(string(f)) }
 
 // The neutral model is package dialect's; these names keep the engine's
 // code short.

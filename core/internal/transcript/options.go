@@ -81,11 +81,18 @@ func CheckCapabilities(f Format, caps map[string]bool, path string) error {
 // request op asks it whether the model takes the failure flag).
 func DialectFor(f Format, opts Options) *dialect.Dialect { return dialectFor(f, opts) }
 
-// dialectFor is the dialect of f as the model opts names takes it.
+// dialectFor is the dialect of f as the model opts names takes it: f's
+// table itself (dialectOf, never to be changed) when no model, capability
+// or other provider's id rules change it, else a copy changed for them.
 func dialectFor(f Format, opts Options) *dialect.Dialect {
 	d := dialectOf(f)
+	lint, relint := format.ListLint(opts.IDRules)
+	if d == nil || opts.Model == "" && len(opts.Capabilities) == 0 && !relint {
+		return d
+	}
+	d = d.Copy()
 	d.Model, d.Caps = opts.Model, opts.Capabilities
-	if lint, ok := format.ListLint(opts.IDRules); ok {
+	if relint {
 		d.Lint = lint // another provider's API behind the same shape (Mistral's chat)
 	}
 	if d.ForModel != nil && (opts.Model != "" || len(opts.Capabilities) > 0) {

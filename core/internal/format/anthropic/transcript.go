@@ -17,9 +17,13 @@ const Name = "anthropic"
 //
 // See https://platform.claude.com/docs/en/agents-and-tools/tool-use/handle-tool-calls
 // and anthropic-sdk-go ToolResultBlockParam, ToolUseBlockParam.
-func Dialect() *dialect.Dialect { return dialectTable.Copy() }
+//
+// It is the package's one table, shared by every caller: read it, never
+// change it (format.Dialect hands out copies to change).
+func Dialect() *dialect.Dialect { return &dialectTable }
 
-// dialectTable is the Dialect, built once (see dialect.Dialect.Copy).
+// dialectTable is the Dialect, built once and never changed (see
+// dialect.Dialect.Copy).
 var dialectTable = dialect.Dialect{
 	Name: Name, Read: readMessage, Write: writeMessage, Serialize: Codec().Serialize, Elem: Codec().Elem,
 	CallID: dialect.Member{Key: "id"}, ResultID: dialect.Member{Key: "tool_use_id"},

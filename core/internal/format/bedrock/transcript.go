@@ -20,9 +20,13 @@ const Name = "bedrock"
 // See the botocore service model bedrock-runtime 2023-09-30 (Message,
 // ContentBlock, ToolUseBlock, ToolResultBlock) and
 // https://docs.aws.amazon.com/bedrock/latest/userguide/tool-use.html.
-func Dialect() *dialect.Dialect { return dialectTable.Copy() }
+//
+// It is the package's one table, shared by every caller: read it, never
+// change it (format.Dialect hands out copies to change).
+func Dialect() *dialect.Dialect { return &dialectTable }
 
-// dialectTable is the Dialect, built once (see dialect.Dialect.Copy).
+// dialectTable is the Dialect, built once and never changed (see
+// dialect.Dialect.Copy).
 var dialectTable = dialect.Dialect{
 	Name: Name, Read: readMessage, Write: writeMessage, Serialize: Codec().Serialize, Elem: Codec().Elem,
 	CallID:   dialect.Member{In: "toolUse", Key: "toolUseId"},

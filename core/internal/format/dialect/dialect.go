@@ -91,8 +91,8 @@ func IsWord(c byte) bool { return IsAlnum(c) || c == '_' || c == '-' }
 
 // Copy returns a copy of d for its caller to change (the engine sets the
 // model and capabilities a list is read for): a provider's package builds
-// its Dialect once, as a table it never changes, and its Dialect function
-// hands out copies of it.
+// its Dialect once, as a table it never changes, which its Dialect function
+// returns and format.Dialect hands out copies of.
 func (d *Dialect) Copy() *Dialect {
 	c := *d
 	return &c

@@ -21,9 +21,13 @@ const Name = "gemini"
 // See googleapis google/ai/generativelanguage/v1beta/content.proto
 // (FunctionCall, FunctionResponse) and google.golang.org/genai
 // FunctionResponse.
-func Dialect() *dialect.Dialect { return dialectTable.Copy() }
+//
+// It is the package's one table, shared by every caller: read it, never
+// change it (format.Dialect hands out copies to change).
+func Dialect() *dialect.Dialect { return &dialectTable }
 
-// dialectTable is the Dialect, built once (see dialect.Dialect.Copy).
+// dialectTable is the Dialect, built once and never changed (see
+// dialect.Dialect.Copy).
 var dialectTable = dialect.Dialect{
 	Name: Name, Read: readContent, Write: writeContent, Serialize: Codec().Serialize, Elem: Codec().Elem,
 	CallID:     dialect.Member{In: "functionCall", Key: "id"},

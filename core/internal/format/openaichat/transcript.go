@@ -16,9 +16,13 @@ const Name = "openai-chat"
 //
 // See https://platform.openai.com/docs/api-reference/chat/create (messages)
 // and openai-go ChatCompletionToolMessageParam.
-func Dialect() *dialect.Dialect { return dialectTable.Copy() }
+//
+// It is the package's one table, shared by every caller: read it, never
+// change it (format.Dialect hands out copies to change).
+func Dialect() *dialect.Dialect { return &dialectTable }
 
-// dialectTable is the Dialect, built once (see dialect.Dialect.Copy).
+// dialectTable is the Dialect, built once and never changed (see
+// dialect.Dialect.Copy).
 var dialectTable = dialect.Dialect{
 	Name: Name, Read: readMessage, Scan: scanMessage, Write: writeMessage, Serialize: serialize,
 	CallID: dialect.Member{Key: "id"}, ResultID: dialect.Member{Key: "tool_call_id"},

@@ -17,9 +17,13 @@ const Name = "openai-responses"
 //
 // See https://platform.openai.com/docs/api-reference/responses/create
 // (input) and the OpenAI OpenAPI spec, FunctionCallOutputItemParam.
-func Dialect() *dialect.Dialect { return dialectTable.Copy() }
+//
+// It is the package's one table, shared by every caller: read it, never
+// change it (format.Dialect hands out copies to change).
+func Dialect() *dialect.Dialect { return &dialectTable }
 
-// dialectTable is the Dialect, built once (see dialect.Dialect.Copy).
+// dialectTable is the Dialect, built once and never changed (see
+// dialect.Dialect.Copy).
 var dialectTable = dialect.Dialect{
 	Name: Name, Read: readItem, Write: writeMessage, Serialize: Codec{}.Serialize,
 	CallID: dialect.Member{Key: "call_id"}, ResultID: dialect.Member{Key: "call_id"},
