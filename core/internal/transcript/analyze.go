@@ -101,7 +101,17 @@ type analysis struct {
 	// a call the provider holds (Options.Server without OpenCalls): it is
 	// unverified, not an orphan.
 	unseen bool
+	// room for the groups, answer and claim lists and ids of a list of up
+	// to roomTurns call turns and roomCalls calls, a usual transcript's,
+	// so that they take no allocation of their own (see room)
+	groupRoom [roomTurns]group
+	listRoom  [2 * roomTurns][]loc
+	idRoom    [roomCalls]idRef
 }
+
+// The call turns and calls an analysis holds without allocations of their
+// own.
+const roomTurns, roomCalls = 16, 32
 
 func (a *analysis) call(g, k int) *Call {
 	l := a.groups[g].calls[k]
@@ -146,8 +156,16 @@ func callLocs(locs []loc, msgs []Message, lo, hi int) (all, calls []loc) {
 // findGroups finds the call turns and their reply regions, as placement p
 // draws them. Their calls share one array.
 func findGroups(p dialect.Placement, msgs []Message) []group {
-	// at most a group per assistant message with a call, and every call
-	turns, calls := 0, 0
+	turns, calls := countCalls(msgs)
+	if turns == 0 {
+		return nil
+	}
+	return groupsInto(p, msgs, make([]group, 0, turns), make([]loc, 0, calls))
+}
+
+// countCalls returns how many assistant messages of msgs hold a call (at
+// most one group each) and how many calls msgs hold.
+func countCalls(msgs []Message) (turns, calls int) {
 	for i := range msgs {
 		n := 0
 		for j := range msgs[i].Parts {
@@ -160,11 +178,12 @@ func findGroups(p dialect.Placement, msgs []Message) []group {
 		}
 		calls += n
 	}
-	if turns == 0 {
-		return nil
-	}
-	gs := make([]group, 0, turns)
-	locs := make([]loc, 0, calls)
+	return turns, calls
+}
+
+// groupsInto is findGroups appending the groups to gs and their calls'
+// locs to locs (room for every call of msgs); nil when there are none.
+func groupsInto(p dialect.Placement, msgs []Message, gs []group, locs []loc) []group {
 	var cl []loc
 	n := len(msgs)
 	for i := 0; i < n; i++ {
@@ -206,6 +225,9 @@ func findGroups(p dialect.Placement, msgs []Message) []group {
 			locs, cl = callLocs(locs, msgs, i, i+1)
 			gs = append(gs, group{at: i, calls: cl, lo: i + 1, hi: j})
 		}
+	}
+	if len(gs) == 0 {
+		return nil
 	}
 	return gs
 }
@@ -275,14 +297,17 @@ func (a *analysis) unnamed(g int) map[string][]int {
 // result whose id no call of the list has may answer a call the provider
 // holds (statusUnverified instead of statusOrphan).
 func analyze(d *dialect.Dialect, msgs []Message, unseen bool) *analysis {
-	a := &analysis{d: d, msgs: msgs, groups: findGroups(d.Placement, msgs), unseen: unseen}
+	a := &analysis{}
+	a.init(d, msgs, unseen)
+	return a
+}
+
+// init is analyze into a.
+func (a *analysis) init(d *dialect.Dialect, msgs []Message, unseen bool) {
+	*a = analysis{d: d, msgs: msgs, unseen: unseen}
 	n := len(msgs)
-	ints := make([]int, 2*n+1)
-	a.regionOf, a.partBase = ints[:n:n], ints[n:]
 	parts, results := 0, 0
 	for i := range msgs {
-		a.regionOf[i] = noGroup
-		a.partBase[i] = parts
 		for j := range msgs[i].Parts {
 			if msgs[i].Parts[j].Kind == KindResult {
 				results++
@@ -290,19 +315,32 @@ func analyze(d *dialect.Dialect, msgs []Message, unseen bool) *analysis {
 		}
 		parts += len(msgs[i].Parts)
 	}
+	turns, calls := countCalls(msgs)
+	// one array of ints (regionOf, partBase, ks), one of locs (the
+	// groups' calls, answer and claim, order), the groups, lists and ids
+	// in a's room when they fit
+	ints := make([]int, 2*n+1+results)
+	a.regionOf, a.partBase, a.ks = ints[:n:n], ints[n:2*n+1:2*n+1], ints[2*n+1:2*n+1]
+	locs := make([]loc, 3*calls+results)
+	a.order, locs = locs[:0:results], locs[results:]
+	if turns > 0 {
+		a.groups = groupsInto(d.Placement, msgs, room(a.groupRoom[:], turns), locs[:0:calls])
+	}
+	locs = locs[calls:]
+	for i := range msgs {
+		a.regionOf[i] = noGroup
+	}
+	parts = 0
+	for i := range msgs {
+		a.partBase[i] = parts
+		parts += len(msgs[i].Parts)
+	}
 	a.partBase[n] = parts
 	a.res = make([]resInfo, parts)
-	a.order = make([]loc, 0, results)
-	a.ks = make([]int, 0, results)
-	calls := 0
-	for _, gr := range a.groups {
-		calls += len(gr.calls)
-	}
 	ng := len(a.groups)
-	lists := make([][]loc, 2*ng)
+	lists := room(a.listRoom[:], 2*ng)[:2*ng]
 	a.answer, a.claim = lists[:ng:ng], lists[ng:]
-	locs := make([]loc, 2*calls)
-	a.ids = make([]idRef, 0, calls)
+	a.ids = room(a.idRoom[:], calls)
 	for g, gr := range a.groups {
 		for i := gr.lo; i < gr.hi; i++ {
 			a.regionOf[i] = g
@@ -401,7 +439,15 @@ func analyze(d *dialect.Dialect, msgs []Message, unseen bool) *analysis {
 		}
 		a.res[a.partBase[l.msg]+l.part] = info
 	}
-	return a
+}
+
+// room returns buf with length 0 when n elements fit in it, else a new
+// slice with room for n.
+func room[T any](buf []T, n int) []T {
+	if n <= len(buf) {
+		return buf[:0:n]
+	}
+	return make([]T, 0, n)
 }
 
 // turnOf picks, among refs (the calls with a result's id, in list order),

@@ -75,12 +75,16 @@ type repair struct {
 	ch      Changes
 	touched idList
 	taken   map[callRef]Part // a misplaced result, by the call it answers (nil: none)
-	removed []map[int]bool   // message -> parts taken out of it
+	removed []map[int]bool   // message -> parts taken out of it (nil: none; removedAt)
 	rebuild []bool           // group -> its reply region is rebuilt
 	plan    [][]answer       // group -> call -> its answer
 	ids     dialect.IDRule   // the rules a renamed id follows
 	copied  map[int]bool     // messages whose parts setID has copied
 	out     []Message
+	// the analysis a points to, and room for rebuild and plan (see room)
+	analysis    analysis
+	rebuildRoom [roomTurns]bool
+	planRoom    [roomTurns][]answer
 }
 
 // Repair returns msgs with every call answered exactly once where f requires
@@ -110,8 +114,10 @@ type repair struct {
 func Repair(f Format, msgs []Message, opts Options) ([]Message, Changes) {
 	d := dialectFor(f, opts)
 	msgs, off := withServer(msgs, opts)
-	r := &repair{d: d, a: analyze(d, msgs, opts.server() && opts.OpenCalls == nil), msgs: msgs, removed: make([]map[int]bool, len(msgs)), ids: idRule(d, opts.IDRules)}
-	r.rebuild = make([]bool, len(r.a.groups))
+	r := &repair{d: d, msgs: msgs, ids: idRule(d, opts.IDRules)}
+	r.a = &r.analysis
+	r.a.init(d, msgs, opts.server() && opts.OpenCalls == nil)
+	r.rebuild = room(r.rebuildRoom[:], len(r.a.groups))[:len(r.a.groups)]
 	r.takeOut()
 	r.planAnswers()
 	r.renameDuplicates()
@@ -144,6 +150,9 @@ func (r *repair) takeOut() {
 		if info.status == statusInPlace || info.status == statusUnverified {
 			continue
 		}
+		if r.removed == nil {
+			r.removed = make([]map[int]bool, len(r.msgs))
+		}
 		if r.removed[l.msg] == nil {
 			r.removed[l.msg] = map[int]bool{}
 		}
@@ -167,7 +176,7 @@ func (r *repair) takeOut() {
 	// the change list in message order, whatever the map order above
 	for i, m := range r.msgs {
 		for j, p := range m.Parts {
-			if p.Kind == KindResult && r.removed[i][j] {
+			if p.Kind == KindResult && r.removedAt(i)[j] {
 				r.touched.add(resultKey(&r.msgs[i].Parts[j].Result))
 			}
 		}
@@ -189,7 +198,7 @@ func (r *repair) takeOut() {
 // NO_RESULT result.
 func (r *repair) planAnswers() {
 	a := r.a
-	r.plan = make([][]answer, len(a.groups))
+	r.plan = room(r.planRoom[:], len(a.groups))[:len(a.groups)]
 	n := 0
 	for _, gr := range a.groups {
 		n += len(gr.calls)
@@ -282,15 +291,23 @@ func renamed(d *dialect.Dialect, p Part, call bool, id string) Part {
 	return p
 }
 
+// removedAt returns the parts takeOut removed from message i (nil: none).
+func (r *repair) removedAt(i int) map[int]bool {
+	if r.removed == nil {
+		return nil
+	}
+	return r.removed[i]
+}
+
 // keep returns message i without the parts takeOut removed.
 func (r *repair) keep(i int) Message {
 	m := r.msgs[i]
-	if len(r.removed[i]) == 0 {
+	if len(r.removedAt(i)) == 0 {
 		return m
 	}
 	parts := make([]Part, 0, len(m.Parts))
 	for j, p := range m.Parts {
-		if !r.removed[i][j] {
+		if !r.removedAt(i)[j] {
 			parts = append(parts, p)
 		}
 	}
@@ -307,7 +324,7 @@ func (r *repair) without(i int, held map[loc]bool) Message {
 	}
 	parts := make([]Part, 0, len(r.msgs[i].Parts))
 	for j, p := range r.msgs[i].Parts {
-		if !r.removed[i][j] && !held[loc{i, j}] {
+		if !r.removedAt(i)[j] && !held[loc{i, j}] {
 			parts = append(parts, p)
 		}
 	}
