@@ -96,6 +96,9 @@ func (s *Scanner) Skip(depth int) error {
 	return err
 }
 
+// Rest returns how many bytes of the text are left to read, in bytes.
+func (s *Scanner) Rest() int { return len(s.p.data) - s.p.pos }
+
 // End reports whether only white space is left.
 func (s *Scanner) End() bool { return s.Next() == 0 && s.p.pos == len(s.p.data) }
 

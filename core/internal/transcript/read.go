@@ -57,6 +57,9 @@ func ScanList(f Format, s *canonical.Scanner, depth int, raw dialect.ScanRaw) ([
 		out   []Message
 		parts dialect.Parts
 	)
+	if raw == dialect.RawText {
+		parts.SizeText(s.Rest()) // the elements' canonical JSON, about as long as their text
+	}
 	for n := 0; ; n++ {
 		more, ok := s.Elem(n)
 		if !ok {

@@ -2,6 +2,7 @@ package dialect
 
 import (
 	"github.com/toolerr/toolerr/core/internal/canonical"
+	"github.com/toolerr/toolerr/core/internal/envelope"
 	"github.com/toolerr/toolerr/core/internal/format/outcome"
 )
 
@@ -19,6 +20,10 @@ type Parts struct {
 	free    []byte           // the unwritten end of the text buffer (length 0)
 	texts   []canonical.Text // what is left of the current block of Raw texts
 	results []outcome.Result // what is left of the current block of results
+	errors  []envelope.Envelope
+	// textHint is the size of the next text buffer Buf makes, when more
+	// than textBlock (SizeText)
+	textHint int
 }
 
 // The sizes of the blocks: the parts of about 40 messages of a
@@ -27,8 +32,16 @@ const (
 	partsBlock   = 48
 	textsBlock   = 64
 	resultsBlock = 16
+	errorsBlock  = 4
 	textBlock    = 8 << 10
 )
+
+// SizeText says that the canonical JSON of the elements will take about n
+// bytes (for RawText, the bytes of the request left from the list on: an
+// element's canonical JSON is about as long as its text), so that the text
+// buffer Buf makes first holds them all; a text that outgrows it takes
+// another as before.
+func (a *Parts) SizeText(n int) { a.textHint = n }
 
 // Keep returns a copy of ps in the arena (nil for none).
 func (a *Parts) Keep(ps ...Part) []Part {
@@ -50,7 +63,8 @@ func (a *Parts) Keep(ps ...Part) []Part {
 // past them); Used or Text then says how far it was written.
 func (a *Parts) Buf(n int) []byte {
 	if cap(a.free) < n {
-		a.free = make([]byte, 0, max(n, textBlock))
+		a.free = make([]byte, 0, max(n, textBlock, a.textHint))
+		a.textHint = 0
 	}
 	return a.free
 }
@@ -72,6 +86,17 @@ func (a *Parts) Text(b []byte, at int) *canonical.Text {
 	return t
 }
 
+// Envelope returns a pointer to a copy of e in the arena; a nil arena
+// allocates it.
+func (a *Parts) Envelope(e envelope.Envelope) *envelope.Envelope {
+	if a == nil {
+		p := new(envelope.Envelope) // not &e: e would be on the heap for every call
+		*p = e
+		return p
+	}
+	return take(&a.errors, errorsBlock, e)
+}
+
 // Result returns a pointer to a copy of r in the arena; a nil arena
 // allocates it.
 func (a *Parts) Result(r outcome.Result) *outcome.Result {
@@ -80,11 +105,17 @@ func (a *Parts) Result(r outcome.Result) *outcome.Result {
 		*p = r
 		return p
 	}
-	if len(a.results) == 0 {
-		a.results = make([]outcome.Result, resultsBlock)
+	return take(&a.results, resultsBlock, r)
+}
+
+// take returns a pointer to a copy of v at the head of *block (a new block
+// of n when it is empty) and moves the block's head past it.
+func take[T any](block *[]T, n int, v T) *T {
+	if len(*block) == 0 {
+		*block = make([]T, n)
 	}
-	p := &a.results[0]
-	a.results = a.results[1:]
-	*p = r
+	p := &(*block)[0]
+	*block = (*block)[1:]
+	*p = v
 	return p
 }

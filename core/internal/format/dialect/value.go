@@ -4,7 +4,6 @@ import (
 	"strings"
 
 	"github.com/toolerr/toolerr/core/internal/canonical"
-	"github.com/toolerr/toolerr/core/internal/envelope"
 	"github.com/toolerr/toolerr/core/internal/field"
 	"github.com/toolerr/toolerr/core/internal/format/outcome"
 )
@@ -64,13 +63,11 @@ func TextOutcome(s string, f outcome.Flag) (outcome.Outcome, bool) {
 	return (*Parts)(nil).TextOutcome(s, f)
 }
 
-// TextOutcome is the package's TextOutcome with the Result, when there is
-// one, in the arena (a nil *Parts allocates it).
+// TextOutcome is the package's TextOutcome with the Result or the
+// envelope in the arena (a nil *Parts allocates it).
 func (a *Parts) TextOutcome(s string, f outcome.Flag) (outcome.Outcome, bool) {
 	if e, details, ok := outcome.RecognizeSafe(s, f); ok {
-		ep := new(envelope.Envelope) // not &e: e would be on the heap for every text
-		*ep = e
-		return outcome.Outcome{Error: ep, SafeDetails: details}, true
+		return outcome.Outcome{Error: a.Envelope(e), SafeDetails: details}, true
 	}
 	if outcome.IsBlank(s) {
 		return outcome.Outcome{Result: a.Result(outcome.Result{Kind: outcome.Empty})}, false
