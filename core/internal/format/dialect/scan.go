@@ -14,9 +14,6 @@ import (
 // ready.
 type Parts struct {
 	block []Part // what is left of the current block
-	// Spare is scratch a Scan builds one message's parts in before Keep
-	// copies them out; it is the Scan's for the length of one call.
-	Spare   []Part
 	free    []byte           // the unwritten end of the text buffer (length 0)
 	texts   []canonical.Text // what is left of the current block of Raw texts
 	results []outcome.Result // what is left of the current block of results
@@ -27,10 +24,12 @@ type Parts struct {
 }
 
 // The sizes of the blocks: the parts of about 40 messages of a
-// transcript, the texts of as many elements, and 8 KiB of text.
+// transcript (Spare holds at least 4 of them), the texts of as many
+// elements, and 8 KiB of text.
 const (
 	partsBlock   = 48
 	textsBlock   = 64
+	spareParts   = 4
 	resultsBlock = 16
 	errorsBlock  = 4
 	textBlock    = 8 << 10
@@ -43,11 +42,28 @@ const (
 // another as before.
 func (a *Parts) SizeText(n int) { a.textHint = n }
 
-// Keep returns a copy of ps in the arena (nil for none).
+// Spare returns an empty slice at the head of the arena's free parts
+// (room for at least spareParts) for a Scan to build one message's parts
+// in: Keep then takes those it appended without copying them, as long as
+// they did not outgrow it. It is the Scan's until its next Keep or Spare.
+func (a *Parts) Spare() []Part {
+	if len(a.block) < spareParts {
+		a.block = make([]Part, partsBlock)
+	}
+	return a.block[:0]
+}
+
+// Keep returns ps in the arena (nil for none): where they are when they
+// were built at the head of Spare, else a copy.
 func (a *Parts) Keep(ps ...Part) []Part {
 	n := len(ps)
 	if n == 0 {
 		return nil
+	}
+	if n <= len(a.block) && &ps[0] == &a.block[0] {
+		out := a.block[:n:n]
+		a.block = a.block[n:]
+		return out
 	}
 	if n > len(a.block) {
 		a.block = make([]Part, max(n, partsBlock))

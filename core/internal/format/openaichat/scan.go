@@ -24,14 +24,13 @@ func scanMessage(s *canonical.Scanner, depth int, mode dialect.ScanRaw, arena *d
 		role    string
 		content scanned
 		id      string
-		calls   = arena.Spare[:0]
+		calls   = arena.Spare()
 		// tool_calls was null (the tree holds nil, not an empty array)
 		callsNull bool
 		// the canonical JSON of tool_calls, for RawText
 		callsText []byte
 	)
 	text := mode == dialect.RawText
-	defer func() { arena.Spare = calls[:0] }()
 	const hasContent, hasID, hasCalls = 1 << 1, 1 << 2, 1 << 3
 	seen, ok := s.ReadObject([]string{"role", "content", "tool_call_id", "tool_calls"}, func(i int) bool {
 		switch i {
