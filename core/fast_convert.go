@@ -13,8 +13,8 @@ const listHead = okPrefix + `{"messages":`
 // convertedList answers fastList's conversion of msgs from ff to another
 // format tt, the converted list written straight into the response buffer
 // after listHead (Options.Encoded, Options.Into), the other members of the
-// result (name_map, notes, system) after it, as conversionValue's tree
-// encodes them. With an id_map, the list is copied after it. ok is false,
+// result (name_map, notes, system) after it, written as the encoder writes
+// conversionValue's tree of them, without the tree. With an id_map, the list is copied after it. ok is false,
 // for the general path to answer, when a value cannot be encoded or the
 // answer would reach MaxResponseBytes.
 func convertedList(request []byte, ff, tt transcript.Format, msgs []transcript.Message, o transcript.Options) (response []byte, ok bool) {
@@ -32,20 +32,26 @@ func convertedList(request []byte, ff, tt transcript.Format, msgs []transcript.M
 		}
 		return append(out, '}'), true
 	}
-	// the members after messages, as an object whose '{' becomes the ','
-	// after the list (or, with none, whose "{}" becomes the result's '}')
-	rest := conversionValue(c, "messages", nil)
-	delete(rest, "messages")
+	// the members after messages in RFC 8785 order, each after its ',', as
+	// canonical.Append writes conversionValue's tree of them
 	out := []byte(c.List)
-	at := len(out)
-	out, err := canonical.AppendMax(out, rest, MaxResponseBytes-2)
-	if err != nil {
-		return nil, false
+	if len(c.NameMap) > 0 {
+		var err error
+		if out, err = canonical.AppendMax(append(out, `,"name_map":`...), c.NameMap, MaxResponseBytes-2); err != nil {
+			return nil, false
+		}
 	}
-	if len(rest) == 0 {
-		out = append(out[:at], '}')
-	} else {
-		out[at] = ','
+	if len(c.Notes) > 0 {
+		var err error
+		if out, err = canonical.AppendMax(append(out, `,"notes":`...), c.Notes, MaxResponseBytes-2); err != nil {
+			return nil, false
+		}
 	}
-	return append(out, '}'), true
+	if c.System != "" {
+		out = canonical.AppendString(append(out, `,"system":`...), c.System)
+	}
+	if out = append(out, "}}"...); len(out) > MaxResponseBytes-2 {
+		return nil, false // near the bound: the general path says where it stops
+	}
+	return out, true
 }
