@@ -1,6 +1,9 @@
 package canonical
 
-import "slices"
+import (
+	"slices"
+	"sync"
+)
 
 // AppendObjectText appends the canonical JSON (RFC 8785) of the JSON text
 // text to dst, exactly what Append writes for the tree Parse reads from it,
@@ -17,10 +20,21 @@ import "slices"
 // It is how a converter writes a tool call's arguments or a tool's JSON
 // result, given as text, as the object a target holds in place (Anthropic's
 // input, Gemini's args and response), without a map per object.
+//
+// It takes a Transcoder from a pool and puts it back, so that its scratch
+// space serves the next call (a codec writing one result after another).
 func AppendObjectText(dst []byte, text string, top func(name string) bool) ([]byte, bool) {
-	var t Transcoder
+	t := transcoders.Get().(*Transcoder)
+	defer transcoders.Put(t)
 	return t.AppendObject(dst, text, top)
 }
+
+// transcoders are AppendObjectText's Transcoders.
+var transcoders = sync.Pool{New: func() any { return new(Transcoder) }}
+
+// transcodeScratch is the least a Transcoder's byte scratch grows to, in
+// bytes: a tool call's arguments or a JSON result, most of them in one.
+const transcodeScratch = 1 << 10
 
 // Transcoder is AppendObjectText that keeps its scratch space (where it
 // sorts members) from one call to the next, for a writer that calls it
@@ -36,6 +50,9 @@ type Transcoder struct {
 
 // AppendObject is AppendObjectText.
 func (tc *Transcoder) AppendObject(dst []byte, text string, top func(name string) bool) ([]byte, bool) {
+	if cap(tc.data) < len(text) {
+		tc.data = make([]byte, 0, max(len(text), transcodeScratch))
+	}
 	tc.data = append(tc.data[:0], text...)
 	t := transcoder{p: parser{data: tc.data, text: text, budget: TextTreeBudget(len(text))}, spans: tc.spans[:0], tmp: tc.tmp[:0], top: top}
 	defer func() { tc.spans, tc.tmp = t.spans[:0], t.tmp[:0] }()
@@ -208,7 +225,7 @@ func (t *transcoder) object(dst []byte, depth int) ([]byte, bool) {
 			return dst, false
 		}
 		if cap(t.spans) == 0 {
-			t.spans = make([]memberSpan, 0, 8)
+			t.spans = make([]memberSpan, 0, 32)
 		}
 		t.spans = append(t.spans, memberSpan{from: from, to: from + len(k), start: start, end: len(dst), decoded: decoded})
 		if done, err := p.next('}', "object"); err != nil {
@@ -240,6 +257,9 @@ func (t *transcoder) sort(dst []byte, at int, ms []memberSpan) ([]byte, bool) {
 		if t.name(ms[i]) == t.name(ms[i-1]) {
 			return dst, false
 		}
+	}
+	if cap(t.tmp) < len(dst)-at {
+		t.tmp = make([]byte, 0, max(len(dst)-at, transcodeScratch))
 	}
 	t.tmp = append(t.tmp[:0], dst[at:]...)
 	dst = dst[:at]

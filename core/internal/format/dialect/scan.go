@@ -13,7 +13,7 @@ import (
 // parts as its own; a text is never written to again. The zero value is
 // ready.
 type Parts struct {
-	block []Part // what is left of the current block
+	block   []Part           // what is left of the current block
 	free    []byte           // the unwritten end of the text buffer (length 0)
 	texts   []canonical.Text // what is left of the current block of Raw texts
 	results []outcome.Result // what is left of the current block of results

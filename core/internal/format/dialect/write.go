@@ -35,9 +35,8 @@ type Writer struct {
 	items   int
 	err     error
 	// input holds the arguments inputText wrote last, until they are
-	// copied into the list; objects writes them.
-	input   []byte
-	objects canonical.Transcoder
+	// copied into the list
+	input []byte
 	// result is the outcome appendResult has the codec write
 	result outcome.Outcome
 	// Cut counts the flagged failures whose text was longer than an
@@ -547,7 +546,7 @@ func FirstElement(msgs []any, key string) map[string]any {
 // their tree.
 func (w *Writer) inputText(p Part) ([]byte, bool) {
 	if p.Call.Args == nil && p.Call.ArgsText != "" {
-		if b, ok := w.objects.AppendObject(w.input[:0], p.Call.ArgsText, nil); ok {
+		if b, ok := canonical.AppendObjectText(w.input[:0], p.Call.ArgsText, nil); ok {
 			w.input = b
 			return b, true
 		}
