@@ -161,32 +161,34 @@ type regrouped struct {
 // ids in the turns after, and reads msgs no more).
 func regroup(from *dialect.Dialect, msgs []Message, to *dialect.Dialect, unseen bool, rules dialect.IDRule, seed string) regrouped {
 	a := analyze(from, msgs, unseen)
-	used := map[loc]bool{}
+	used := make([]bool, a.partBase[len(msgs)]) // by part, as a.res: the results taken out of their messages
 	generated, unverified := 0, 0
 	var renamed map[string]string
 	var taken *idPool // every id of the list, once a rename needs them
 	for _, l := range a.order {
 		if a.resOf(l).status == statusUnverified {
-			used[l] = true
+			used[a.partBase[l.msg]+l.part] = true
 			unverified++
 		}
 	}
 	out := make([]Message, 0, len(msgs)+2)
-	groupAt := map[int]int{}
-	for g, gr := range a.groups {
-		groupAt[gr.at] = g
-	}
 	// one array holds the parts of every assistant turn and its results
 	size := 0
 	for _, gr := range a.groups {
 		size += turnParts(from, msgs, gr) + len(gr.calls)
 	}
 	pool := make([]Part, 0, size)
+	next := 0 // the first group whose turn is not before message i
 	for i := 0; i < len(msgs); i++ {
-		g, isCall := groupAt[i]
+		// the group whose turn is message i, if any: the groups are in
+		// list order, and i only moves forward
+		for next < len(a.groups) && a.groups[next].at < i {
+			next++
+		}
+		g, isCall := next, next < len(a.groups) && a.groups[next].at == i
 		if !isCall {
 			m := msgs[i]
-			if m.Parts = unused(m.Parts, i, used); len(m.Parts) > 0 {
+			if m.Parts = unused(m.Parts, used[a.partBase[i]:a.partBase[i+1]]); len(m.Parts) > 0 {
 				out = append(out, m)
 			}
 			continue
@@ -233,7 +235,7 @@ func regroup(from *dialect.Dialect, msgs []Message, to *dialect.Dialect, unseen 
 				l = a.claim[g][k]
 			}
 			if l.msg >= 0 {
-				used[l] = true
+				used[a.partBase[l.msg]+l.part] = true
 				r := *a.part(l)
 				r.Result.Outcome.Call.ID = p.Call.ID
 				if r.Result.Outcome.Call.Name == "" {
@@ -259,7 +261,7 @@ func regroup(from *dialect.Dialect, msgs []Message, to *dialect.Dialect, unseen 
 				if msgs[j].Role == RoleTool {
 					var rest []Part
 					for pj, p := range msgs[j].Parts {
-						if !used[loc{j, pj}] {
+						if !used[a.partBase[j]+pj] {
 							rest = append(rest, p)
 						}
 					}
@@ -295,16 +297,17 @@ func turnParts(from *dialect.Dialect, msgs []Message, gr group) int {
 	return n
 }
 
-// unused returns the parts of message i that used does not hold: parts
-// itself (shared, not copied) when it holds none of them.
-func unused(parts []Part, i int, used map[loc]bool) []Part {
+// unused returns the parts of a message that used (one flag per part, set
+// for those taken out) does not hold: parts itself (shared, not copied)
+// when it holds none of them.
+func unused(parts []Part, used []bool) []Part {
 	for j := range parts {
-		if !used[loc{i, j}] {
+		if !used[j] {
 			continue
 		}
 		kept := append(make([]Part, 0, len(parts)-1), parts[:j]...)
 		for k := j + 1; k < len(parts); k++ {
-			if !used[loc{i, k}] {
+			if !used[k] {
 				kept = append(kept, parts[k])
 			}
 		}
