@@ -58,7 +58,10 @@ func ScanList(f Format, s *canonical.Scanner, depth int, raw dialect.ScanRaw) ([
 		parts dialect.Parts
 	)
 	if raw == dialect.RawText {
-		parts.SizeText(s.Rest()) // the elements' canonical JSON, about as long as their text
+		// the elements' canonical JSON is about as long as their text, and
+		// a turn's tool_calls are written twice (the array, then inside
+		// its message)
+		parts.SizeText(s.Rest() + s.Rest()/2)
 	}
 	for n := 0; ; n++ {
 		more, ok := s.Elem(n)

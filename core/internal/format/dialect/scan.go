@@ -36,10 +36,9 @@ const (
 )
 
 // SizeText says that the canonical JSON of the elements will take about n
-// bytes (for RawText, the bytes of the request left from the list on: an
-// element's canonical JSON is about as long as its text), so that the text
-// buffer Buf makes first holds them all; a text that outgrows it takes
-// another as before.
+// bytes (for RawText, ScanList gives one and a half times the request's
+// bytes left from the list on), so that the text buffer Buf makes first
+// holds them all; a text that outgrows it takes another as before.
 func (a *Parts) SizeText(n int) { a.textHint = n }
 
 // Spare returns an empty slice at the head of the arena's free parts
