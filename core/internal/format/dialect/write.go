@@ -538,6 +538,9 @@ func FirstElement(msgs []any, key string) map[string]any {
 	return map[string]any{}
 }
 
+// inputScratch is the least Writer.input grows to, in bytes.
+const inputScratch = 1 << 10
+
 // inputText is what Input returns as canonical JSON, counted as Input
 // counts it; false (nothing counted) when it cannot be encoded.
 //
@@ -546,6 +549,9 @@ func FirstElement(msgs []any, key string) map[string]any {
 // their tree.
 func (w *Writer) inputText(p Part) ([]byte, bool) {
 	if p.Call.Args == nil && p.Call.ArgsText != "" {
+		if n := len(p.Call.ArgsText) + len(p.Call.ArgsText)/4; cap(w.input) < n {
+			w.input = make([]byte, 0, max(n, inputScratch)) // one buffer for most lists' arguments
+		}
 		if b, ok := canonical.AppendObjectText(w.input[:0], p.Call.ArgsText, nil); ok {
 			w.input = b
 			return b, true
