@@ -323,9 +323,11 @@ struct StepAnswer<'a> {
     action: Action,
     #[serde(borrow)]
     decisions: &'a RawValue,
-    /// An answer decided ahead's: the stored value it holds for (null: none).
-    #[serde(borrow, default)]
-    if_loaded: Option<&'a RawValue>,
+    /// An answer decided ahead's: the stored value it holds for (null,
+    /// which serde reads as None as it reads an absent member: none; the
+    /// core writes it in every answer decided ahead).
+    #[serde(default)]
+    if_loaded: Option<String>,
     #[serde(default)]
     budget: Option<Value>,
     #[serde(default, rename = "loop")]
@@ -689,7 +691,7 @@ impl Executor {
             return None;
         }
         let d: StepAnswer = serde_json::from_str(ahead).ok()?;
-        let if_loaded: Option<String> = serde_json::from_str(d.if_loaded?.get()).ok()?;
+        let if_loaded = d.if_loaded;
         if let Held::Loaded(v) = held {
             if v != &if_loaded {
                 return None;

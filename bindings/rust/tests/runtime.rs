@@ -427,3 +427,31 @@ fn a_failure_classified_inside_its_step_is_classify_exceptions() {
         assert_eq!(r.error, Some(want), "{}", &message[..message.len().min(40)]);
     }
 }
+
+#[test]
+fn answers_decided_ahead_for_a_key_that_holds_nothing_are_applied() {
+    // An answer decided ahead for a key that holds nothing comes with
+    // if_loaded null (a success on an absent breaker, the first failure's
+    // cas from no bytes). serde reads a null RawValue member as None, as it
+    // reads an absent one, and the executor took None for "not an answer
+    // decided ahead": each was sent as a step. A successful call on a new
+    // key took two crossings instead of one, and a retried one three instead of two.
+    let store = Arc::new(MemoryStore::new());
+    let x = Executor::new().store(store.clone()).clock(Arc::new(NoSleep));
+    let before = toolerr::crossings();
+    assert_eq!(x.call("search", CallOptions::default(), |_| Ok::<_, ToolError>(1)).value, Some(1));
+    assert_eq!(toolerr::crossings() - before, 1, "the start, its success decided ahead");
+    assert_eq!(store.load("toolerr:breaker:search").unwrap(), None, "nothing written");
+    let mut n = 0;
+    let before = toolerr::crossings();
+    let r = x.call("other", CallOptions::default(), |_| {
+        n += 1;
+        if n == 1 {
+            Err(Elapsed.into())
+        } else {
+            Ok("ok")
+        }
+    });
+    assert_eq!((r.value, r.attempts, toolerr::crossings() - before), (Some("ok"), 2, 2));
+    assert_eq!(String::from_utf8(store.load("toolerr:breaker:other").unwrap().unwrap()).unwrap(), FRESH);
+}
