@@ -282,7 +282,7 @@ impl Default for Seen {
 type OnDecision = Box<dyn Fn(&Value) + Send + Sync>;
 
 /// A step's action, as the core writes it (docs/resilience.md, "The step op").
-#[derive(Deserialize)]
+#[derive(Clone, Deserialize)]
 struct Action {
     kind: String,
     #[serde(default)]
@@ -340,14 +340,24 @@ struct StepAnswer<'a> {
     on_swapped: Option<&'a RawValue>,
     #[serde(borrow, default)]
     replica: Option<ReplicaAnswer<'a>>,
+    /// A start step's, when its answer stands (the request asked `standing`).
+    #[serde(default)]
+    stands: Option<Stands>,
     #[serde(borrow)]
     state: &'a RawValue,
 }
 
+/// A start answer's `stands`: the stored value it stands for (null: none).
+#[derive(Deserialize)]
+struct Stands {
+    #[serde(default)]
+    if_loaded: Option<String>,
+}
+
 /// The answer decided ahead an answer carries (one at most: named after the
 /// event its action expects), as the core's text.
-fn ahead_text(on_slept: Option<&RawValue>, on_success: Option<&RawValue>, on_swapped: Option<&RawValue>) -> Option<String> {
-    on_success.or(on_swapped).or(on_slept).map(|v| v.get().to_string())
+fn ahead_text(on_slept: Option<&RawValue>, on_success: Option<&RawValue>, on_swapped: Option<&RawValue>) -> Option<Arc<str>> {
+    on_success.or(on_swapped).or(on_slept).map(|v| v.get().into())
 }
 
 #[derive(Deserialize)]
@@ -365,10 +375,36 @@ struct Step {
     /// The decision records, read only when someone hears them.
     records: Vec<Value>,
     /// The call's next state, as the core's JSON text.
-    state: String,
+    state: Arc<str>,
     /// The answer the core decided ahead for the event the action expects
     /// (on_success, on_swapped, on_slept), as its JSON text.
-    ahead: Option<String>,
+    ahead: Option<Arc<str>>,
+    /// A start step's answer that stands, to keep for the tool's next calls.
+    stood: Option<Arc<Stood>>,
+}
+
+/// A start answer that stood (its `stands`; docs/resilience.md, "A start
+/// answer that stands"): the core's promise that a start of the same tool
+/// with the same constant request members, other `now_ms` and `args`, no
+/// caller deadline, a load made ahead that answered exactly `if_loaded` and
+/// the replica at `{"down_until_ms": 0, "state": if_loaded}` gets these
+/// very bytes. Kept per tool and applied instead of that start step.
+struct Stood {
+    action: Action,
+    /// The decision records as the core's JSON text (read when applied, if someone hears them).
+    decisions: String,
+    state: Arc<str>,
+    ahead: Option<Arc<str>>,
+    /// The stored value it stands for (`None`: no key).
+    if_loaded: Option<String>,
+}
+
+/// A tool's constant part of its step requests, and its start answer kept.
+struct Tool {
+    /// The tool's constant request members as JSON text without the closing brace ([`Executor::head`]).
+    head: Arc<str>,
+    /// The last start answer of this head that stood.
+    stood: Option<Arc<Stood>>,
 }
 
 /// What an answer decided ahead is checked against: the event that came.
@@ -386,7 +422,9 @@ enum Held {
 enum Sent {
     /// A store's answer (loaded, cas, store_error): sent as it is.
     Store,
-    /// start or failure: carries a load made ahead.
+    /// start: carries a load made ahead, and may apply the tool's start answer kept.
+    Start,
+    /// failure: carries a load made ahead.
     Ahead,
     /// success or slept: carries a load made ahead, and may apply the answer decided ahead.
     Success,
@@ -401,7 +439,7 @@ pub struct Executor {
     memory: Arc<dyn Store>,
     replica: Mutex<Replica>,
     config: Map<String, Value>,
-    heads: Mutex<HashMap<String, Arc<str>>>,
+    tools: Mutex<HashMap<String, Tool>>,
     budget: Option<Arc<Budget>>,
     loop_guard: Option<Arc<LoopGuard>>,
     clock: Arc<dyn Clock>,
@@ -498,7 +536,7 @@ impl Executor {
             memory: Arc::new(MemoryStore::new()),
             replica: Mutex::new(Replica::default()),
             config: Map::new(),
-            heads: Mutex::new(HashMap::new()),
+            tools: Mutex::new(HashMap::new()),
             budget: None,
             loop_guard: None,
             clock: Arc::new(SystemClock),
@@ -590,26 +628,65 @@ impl Executor {
     }
 
     /// The constant members of `tool`'s step requests (its configuration,
-    /// op, tool and on_success), as JSON text without the closing brace;
-    /// written once per tool.
-    fn head(&self, tool: &str) -> Arc<str> {
-        let mut heads = self.heads.lock().unwrap_or_else(|e| e.into_inner());
-        if let Some(h) = heads.get(tool) {
-            return h.clone();
+    /// op, tool, on_success, on_swapped, on_slept and standing), as JSON
+    /// text without the closing brace, written once per tool; and the last
+    /// start answer of the tool that stood, if any.
+    fn head(&self, tool: &str) -> (Arc<str>, Option<Arc<Stood>>) {
+        let mut tools = self.tools.lock().unwrap_or_else(|e| e.into_inner());
+        if let Some(t) = tools.get(tool) {
+            return (t.head.clone(), t.stood.clone());
         }
         let mut base = self.config.clone();
         base.insert("op".into(), "step".into());
         base.insert("tool".into(), tool.into());
         // Every step may decide ahead the answer to the event its action
-        // expects: a call's success, a cas that swapped, a sleep that ended.
-        for m in ["on_success", "on_swapped", "on_slept"] {
+        // expects: a call's success, a cas that swapped, a sleep that ended;
+        // and a start says whether its answer stands.
+        for m in ["on_success", "on_swapped", "on_slept", "standing"] {
             base.insert(m.into(), true.into());
         }
         let mut text = json_text(&base);
         text.pop(); // the closing brace: the request's other members follow
         let h: Arc<str> = text.into();
-        heads.insert(tool.to_string(), h.clone());
-        h
+        tools.insert(tool.to_string(), Tool { head: h.clone(), stood: None });
+        (h, None)
+    }
+
+    /// Keeps `stood`, a start answer of `tool` sent with `head`, in place of
+    /// the one kept before (the last that stood is applied).
+    fn keep_stood(&self, tool: &str, head: &Arc<str>, stood: Arc<Stood>) {
+        let mut tools = self.tools.lock().unwrap_or_else(|e| e.into_inner());
+        if let Some(t) = tools.get_mut(tool).filter(|t| Arc::ptr_eq(&t.head, head)) {
+            t.stood = Some(stood);
+        }
+    }
+
+    /// The start answer kept for the tool (`stood`), when it holds for this
+    /// start: its load made ahead answered exactly `if_loaded` (`held`) and
+    /// the replica is `{"down_until_ms": 0, "state": if_loaded}`. The core
+    /// promised that the start step gets those very bytes then, at any time
+    /// and with any `args` (docs/resilience.md, "A start answer that
+    /// stands"); a start event here never carries a caller deadline (a
+    /// `timeout` is the head's `timeout_ms`, and a start with one never
+    /// stands), and the answer stood for this executor's head. Else None,
+    /// and the start step is sent.
+    fn kept(&self, key: &str, stood: &Stood, held: &Held) -> Option<Step> {
+        match held {
+            Held::Loaded(v) if *v == stood.if_loaded => {}
+            _ => return None,
+        }
+        let replica = self.replica.lock().unwrap_or_else(|e| e.into_inner());
+        if replica.down_until_ms != 0 || replica.seen.get(key).and_then(|s| s.value.as_ref()) != stood.if_loaded.as_ref() {
+            return None;
+        }
+        drop(replica);
+        Some(Step {
+            action: stood.action.clone(),
+            records: if self.listened() { serde_json::from_str(&stood.decisions).unwrap_or_default() } else { Vec::new() },
+            state: stood.state.clone(),
+            ahead: stood.ahead.clone(),
+            stood: None,
+        })
     }
 
     /// Whether someone hears the decision records (on_decision, or a logger
@@ -670,11 +747,23 @@ impl Executor {
             if let Some(v) = a.replica {
                 keep_replica(&mut replica, key, &v);
             }
+            let state: Arc<str> = a.state.get().into();
+            let ahead = ahead_text(a.on_slept, a.on_success, a.on_swapped);
+            let stood = a.stands.map(|s| {
+                Arc::new(Stood {
+                    action: a.action.clone(),
+                    decisions: a.decisions.get().to_string(),
+                    state: state.clone(),
+                    ahead: ahead.clone(),
+                    if_loaded: s.if_loaded,
+                })
+            });
             Ok(Step {
                 action: a.action,
                 records: if listened { serde_json::from_str(a.decisions.get()).unwrap_or_default() } else { Vec::new() },
-                state: a.state.get().to_string(),
-                ahead: ahead_text(a.on_slept, a.on_success, a.on_swapped),
+                state,
+                ahead,
+                stood,
             })
         })
     }
@@ -708,8 +797,9 @@ impl Executor {
         Some(Step {
             action: d.action,
             records: if self.listened() { serde_json::from_str(d.decisions.get()).unwrap_or_default() } else { Vec::new() },
-            state: d.state.get().to_string(),
+            state: d.state.get().into(),
             ahead: ahead_text(d.on_slept, d.on_success, d.on_swapped),
+            stood: None,
         })
     }
 
@@ -785,7 +875,7 @@ impl Executor {
     where
         F: FnMut(&Attempt) -> std::result::Result<T, ToolError>,
     {
-        let head = self.head(tool);
+        let (head, stood) = self.head(tool);
         let cancel = opts.cancel.clone().unwrap_or_default();
         // The event to send, as its JSON text without the closing brace
         // (a load made ahead is appended before it) unless it is a store's
@@ -795,16 +885,16 @@ impl Executor {
             event.push_str(r#","args":"#);
             event.push_str(&json_text(args));
         }
-        let mut sent = Sent::Ahead;
-        let mut held = Held::Other; // what an answer decided ahead is checked against
+        let mut sent = Sent::Start;
+        let mut held = Held::Other; // what an answer decided ahead (or the start answer kept) is checked against
         // For a failure that carries its classify request: the draw's text,
         // to send the failure with the envelope classified here when the
         // core refuses that request.
         let mut classified: Option<String> = None;
-        let mut state = String::from("null");
+        let mut state: Arc<str> = "null".into();
         let (mut value, mut cause): (Option<T>, Option<ToolError>) = (None, None);
         let key = self.key(tool);
-        let mut ahead: Option<String> = None; // the answer decided ahead for the event the last action expects
+        let mut ahead: Option<Arc<str>> = None; // the answer decided ahead for the event the last action expects
         let mut raw = Raw::new(); // stored bytes that are no UTF-8, by the text the core was given (stored_text)
         loop {
             // A load made ahead, while the store is not left alone after
@@ -815,14 +905,21 @@ impl Executor {
                     let (loaded, v) = self.load(&key, &mut raw);
                     close.push_str(r#","loaded":"#);
                     close.push_str(&loaded);
-                    if let (Sent::Success, Some(v)) = (sent, v) {
+                    if let (Sent::Success | Sent::Start, Some(v)) = (sent, v) {
                         held = Held::Loaded(v);
                     }
                 }
                 close.push('}');
                 event.push_str(&close);
             }
-            let decided = ahead.as_deref().and_then(|a| self.decided(&key, a, &held));
+            // The start: the answer kept for the tool when it holds, else its
+            // step (whose answer is kept if it stands); later, the answer
+            // decided ahead when it holds, else the step.
+            let decided = if sent == Sent::Start {
+                stood.as_deref().and_then(|s| self.kept(&key, s, &held))
+            } else {
+                ahead.as_deref().and_then(|a| self.decided(&key, a, &held))
+            };
             let r = match decided {
                 Some(r) => r,
                 None => match self.step(&head, &key, opts.tokens, &state, &event) {
@@ -839,6 +936,9 @@ impl Executor {
                     },
                 },
             };
+            if let Some(s) = r.stood {
+                self.keep_stood(tool, &head, s);
+            }
             ahead = r.ahead;
             state = r.state;
             held = Held::Other;

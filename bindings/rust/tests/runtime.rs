@@ -428,6 +428,192 @@ fn a_failure_classified_inside_its_step_is_classify_exceptions() {
     }
 }
 
+/// An executor on `store` (no sleeping, the jitter drawn at 0.5) and the decision records it logs.
+fn recorded(store: &Arc<MemoryStore>) -> (Executor, Arc<Mutex<Vec<Value>>>) {
+    let records: Arc<Mutex<Vec<Value>>> = Arc::default();
+    let r = records.clone();
+    let x = Executor::new().store(store.clone()).clock(Arc::new(NoSleep)).draw(|| 0.5).on_decision(move |d| r.lock().unwrap().push(d.clone()));
+    (x, records)
+}
+
+/// One call of `x` on "search" with `args` (`fail`: its first attempt times out): its
+/// value, attempts, crossings into the core and the records it logged.
+fn call_counted(x: &Executor, records: &Mutex<Vec<Value>>, args: Value, fail: bool) -> (Option<&'static str>, u32, u64, Vec<Value>) {
+    records.lock().unwrap().clear();
+    let mut n = 0;
+    let before = toolerr::crossings();
+    let r = x.call("search", CallOptions { args: Some(args), ..Default::default() }, |_| {
+        n += 1;
+        if fail && n == 1 {
+            Err(Elapsed.into())
+        } else {
+            Ok("ok")
+        }
+    });
+    let crossed = toolerr::crossings() - before;
+    (r.value, r.attempts, crossed, std::mem::take(&mut *records.lock().unwrap()))
+}
+
+#[test]
+fn a_successful_call_makes_no_crossing_once_its_start_stands() {
+    // A start step asked with standing answers stands where the same start,
+    // at any time and with any arguments, gets the very same bytes
+    // (docs/resilience.md, "A start answer that stands"); the executor keeps
+    // it per tool and applies it to the next call whose load made ahead and
+    // replica hold its if_loaded, so a successful call on a fresh or absent
+    // breaker crosses into the core no more (it crossed once: its start;
+    // its success came decided ahead). The records logged are those the
+    // start step writes: each call's are compared with the same call's on a
+    // new executor (no answer kept), which sends the step.
+    let store = Arc::new(MemoryStore::new());
+    let key = "toolerr:breaker:search";
+    let (x, records) = recorded(&store);
+    let first = call_counted(&x, &records, json!({"q": 0}), false);
+    assert_eq!((first.0, first.1, first.2), (Some("ok"), 1, 1), "the first call sends its start");
+    assert_eq!(store.load(key).unwrap(), None, "a success on an absent breaker writes nothing");
+    for i in 1..50 {
+        let got = call_counted(&x, &records, json!({ "q": i }), false);
+        assert_eq!((got.0, got.1, got.2), (Some("ok"), 1, 0), "call {i}: the start kept and its success decided ahead");
+        assert_eq!(got.3, first.3, "call {i}: the records of the start step and its success");
+    }
+    let kinds: Vec<&str> = first.3.iter().map(|r| r["kind"].as_str().unwrap()).collect();
+    assert_eq!(kinds, ["breaker", "call"]);
+
+    // A retried call applies the kept start too: its failure is its one
+    // crossing (the chained answers decided inside it), the breaker written
+    // (a failure counted, then reset) and its records those of a new
+    // executor's same call, which sends its start (two crossings).
+    let (fresh, fresh_records) = recorded(&store);
+    let want = call_counted(&fresh, &fresh_records, json!({"q": "r"}), true);
+    assert_eq!((want.0, want.1, want.2), (Some("ok"), 2, 2));
+    assert_eq!(store.load(key).unwrap().as_deref(), Some(FRESH.as_bytes()));
+    // The store now holds a fresh breaker's bytes, not the absent one the
+    // kept answer stood for, and this executor's replica has not seen them:
+    // the start is sent (it changes the replica, so it does not stand), then
+    // sent again (it stands, in place of the kept one), then kept.
+    for (i, want_crossed) in [1, 1, 0, 0].into_iter().enumerate() {
+        let got = call_counted(&x, &records, json!({ "q": i }), false);
+        assert_eq!((got.0, got.2), (Some("ok"), want_crossed), "call {i} on the fresh bytes");
+        assert_eq!(got.3, first.3, "call {i} on the fresh bytes: the same records");
+    }
+    let got = call_counted(&x, &records, json!({"q": "r"}), true);
+    let (new, new_records) = recorded(&store);
+    let sent = call_counted(&new, &new_records, json!({"q": "r"}), true);
+    assert_eq!((got.0, got.1, got.2), (Some("ok"), 2, 1), "a retried call: its failure alone crosses");
+    assert_eq!((sent.0, sent.1, sent.2), (Some("ok"), 2, 2), "a new executor sends its start");
+    assert_eq!(got.3, sent.3, "the same records as when the start step is sent");
+    assert_eq!(store.load(key).unwrap().as_deref(), Some(FRESH.as_bytes()));
+}
+
+/// A MemoryStore that fails while its flag (`.1`) is set.
+#[derive(Default)]
+struct Flaky(MemoryStore, std::sync::atomic::AtomicBool);
+
+impl Store for Flaky {
+    fn load(&self, key: &str) -> Result<Option<Vec<u8>>, StoreError> {
+        if self.1.load(Ordering::SeqCst) {
+            return Err("connection refused".into());
+        }
+        self.0.load(key)
+    }
+    fn compare_and_swap(&self, key: &str, old: Option<&[u8]>, new: &[u8]) -> Result<Cas, StoreError> {
+        if self.1.load(Ordering::SeqCst) {
+            return Err("connection refused".into());
+        }
+        self.0.compare_and_swap(key, old, new)
+    }
+}
+
+#[test]
+fn a_start_answer_kept_yields_to_a_load_or_replica_that_moved() {
+    let key = "toolerr:breaker:search";
+    let store = Arc::new(Flaky::default());
+    let clock = Arc::new(FakeClock::default());
+    clock.now.store(1_000_000, Ordering::SeqCst);
+    let x = Executor::new().store(store.clone()).clock(clock.clone()).retry(json!({"max_attempts": 1}));
+    let other = Executor::new().store(store.clone()).clock(clock.clone()).retry(json!({"max_attempts": 1}));
+    let down = toolerr::envelope("TRANSPORT", "503", None, None, Some("tool")).unwrap();
+    let ok = |ex: &Executor| {
+        let before = toolerr::crossings();
+        let r = ex.call("search", CallOptions::default(), |_| Ok(1));
+        (r.value, r.error.map(|e| e.code), toolerr::crossings() - before)
+    };
+    let fail = |ex: &Executor| {
+        let before = toolerr::crossings();
+        let r = ex.call::<(), _>("search", CallOptions::default(), |_| Err(ToolError::Envelope(down.clone())));
+        (r.error.map(|e| e.code), toolerr::crossings() - before)
+    };
+    assert!(store.0.compare_and_swap(key, None, FRESH.as_bytes()).unwrap().swapped);
+    // The replica saw nothing yet: the start changes it, so it does not stand.
+    assert_eq!(ok(&x), (Some(1), None, 1));
+    assert_eq!(ok(&x), (Some(1), None, 1), "the start that stands");
+    assert_eq!(ok(&x), (Some(1), None, 0), "the start kept");
+
+    // The replica moved: this executor counted a failure (its replica holds
+    // the count), then another replica's success reset the shared breaker.
+    // The load made ahead answers if_loaded again, but the replica does not:
+    // the start is sent (and changes the replica, so it does not stand).
+    assert_eq!(fail(&x), (Some("TRANSPORT".into()), 1), "the failure step alone crosses");
+    assert_ne!(x.replica_state("search").as_deref(), Some(FRESH.as_bytes()));
+    assert_eq!(ok(&other), (Some(1), None, 1));
+    assert_eq!(store.0.load(key).unwrap().as_deref(), Some(FRESH.as_bytes()));
+    let before = toolerr::crossings();
+    let r = x.call("search", CallOptions::default(), |_| Ok::<_, ToolError>(x.replica_state("search")));
+    assert_eq!(toolerr::crossings() - before, 1, "the replica moved: the start is sent");
+    assert_eq!(r.value.flatten().as_deref(), Some(FRESH.as_bytes()), "the start step took the replica to the load");
+    assert_eq!(ok(&x), (Some(1), None, 0), "both hold if_loaded again: the start kept");
+
+    // Another replica sharing the store opens the breaker: the load made
+    // ahead moved, the start is sent and refused, and the tool is not called.
+    for _ in 0..3 {
+        fail(&other);
+    }
+    let r = x.call("search", CallOptions::default(), |_| -> Result<i32, ToolError> { panic!("the breaker is open") });
+    assert_eq!((r.error.map(|e| e.code).as_deref(), r.attempts), (Some("CIRCUIT_OPEN"), 0));
+
+    // The breaker closes again (a fresh one written), then the store fails:
+    // inside its back-off window there is no load made ahead, so the start
+    // is sent; once the store is back, the kept answer holds again.
+    assert!(store.0.compare_and_swap(key, store.0.load(key).unwrap().as_deref(), FRESH.as_bytes()).unwrap().swapped);
+    assert_eq!(ok(&x), (Some(1), None, 1), "the load made ahead moved");
+    assert_eq!(ok(&x), (Some(1), None, 0));
+    // The start and the success are sent, each: the load made ahead failed,
+    // then none is made inside the window (and nothing is decided ahead
+    // while the replica's down_until_ms is set).
+    store.1.store(true, Ordering::SeqCst);
+    assert_eq!(ok(&x), (Some(1), None, 2), "the store failed");
+    assert_eq!(ok(&x), (Some(1), None, 2), "inside the back-off window");
+    store.1.store(false, Ordering::SeqCst);
+    clock.now.fetch_add(60_000, Ordering::SeqCst);
+    let calls: Vec<u64> = (0..3).map(|_| ok(&x).2).collect();
+    assert_eq!(calls, [2, 0, 0], "the store is back: the start sent, then kept again");
+}
+
+#[test]
+fn a_start_never_stands_with_a_timeout_budget_or_loop_guard() {
+    // A start that reads the clock or the run's state (a timeout, a budget,
+    // the loop guard) never stands: every successful call sends its start,
+    // its success decided ahead but with the loop guard (whose state is the
+    // run's), so one crossing per call, two with the loop guard.
+    let store: Arc<dyn Store> = Arc::new(MemoryStore::new());
+    let base = || Executor::new().store(store.clone()).clock(Arc::new(NoSleep));
+    let executors = [
+        ("timeout", base().timeout(Duration::from_secs(60))),
+        ("budget", base().budget(Arc::new(Budget::new(json!({"steps": 1000}))))),
+        ("loop guard", base().loop_guard(Arc::new(LoopGuard::new(3)))),
+    ];
+    for ((name, x), want) in executors.iter().zip([1, 1, 2]) {
+        let mut crossed = Vec::new();
+        for i in 0..5 {
+            let before = toolerr::crossings();
+            let r = x.call("search", CallOptions { args: Some(json!({ "q": i })), ..Default::default() }, |_| Ok::<_, ToolError>(i));
+            assert_eq!(r.value, Some(i), "{name}");
+            crossed.push(toolerr::crossings() - before);
+        }
+        assert_eq!(crossed, [want; 5], "{name}: every start sent");
+    }
+}
+
 #[test]
 fn answers_decided_ahead_for_a_key_that_holds_nothing_are_applied() {
     // An answer decided ahead for a key that holds nothing comes with
