@@ -25,7 +25,8 @@
 # change to a runtime is measured before and after in one run; Rust's two
 # crates cannot link into one binary (one core each), so that revision's
 # bindings/rust is built with this bench and the two binaries run in turn,
-# BENCH_RUST_PROCESSES (default 3) times each, medians of their figures.
+# BENCH_RUST_PROCESSES (default 3) times each, medians of their figures
+# (the work's, and the successful calls' alone).
 # BENCH_LANGS (default "python node rust") picks the languages run, e.g.
 # BENCH_LANGS=python for the Python rows alone; BENCH_THREADS (default 4) is
 # how many threads share one store in the Python row that measures them.
@@ -131,5 +132,10 @@ print(f"== rust, before and after ({len(rows['after'])} processes each, in turn;
 print(f"  toolerr before (BENCH_BEFORE)  {b:9.2f} µs/call   after {a:9.2f} µs/call   ({b / a:.2f}x)")
 print(f"  failsafe                       {med('before', 'failsafe_us'):9.3f} / {med('after', 'failsafe_us'):.3f} µs/call"
       f"   toolerr {med('before', 'ratio'):.4f}x -> {med('after', 'ratio'):.4f}x its speed")
+if all("ok_toolerr_us" in r for w in rows for r in rows[w]):  # the bench crate's successful calls alone
+    a, b = med("after", "ok_toolerr_us"), med("before", "ok_toolerr_us")
+    print(f"  successful calls alone: toolerr before {b:9.3f} µs/call   after {a:9.3f} µs/call   ({b / a:.2f}x)")
+    print(f"  failsafe                       {med('before', 'ok_failsafe_us'):9.3f} / {med('after', 'ok_failsafe_us'):.3f} µs/call"
+          f"   toolerr {med('before', 'ok_ratio'):.4f}x -> {med('after', 'ok_ratio'):.4f}x its speed")
 PY
 fi

@@ -4,7 +4,9 @@
 //! every fifth attempt fails retryably (a timeout), up to 3 attempts, the
 //! breaker closed (3 consecutive failures), sleeping switched off (toolerr's
 //! clock sleeps for nothing; failsafe never sleeps). failsafe has no retry,
-//! so it runs under the plain retry loop, as opossum does for Node.
+//! so it runs under the plain retry loop, as opossum does for Node. Then the
+//! same on successful calls alone (no attempt fails): what a closed
+//! breaker's call costs.
 //!
 //! The figure is CPU time per call (the process's, every thread: a machine
 //! shared with other work disturbs it less than wall time) above the plain
@@ -40,12 +42,12 @@ impl Clock for NoSleep {
     fn sleep(&self, _ms: u64, _cancel: &Cancel) {}
 }
 
-/// The tool: every FAIL_EVERY-th attempt fails.
-struct Tool(u64);
+/// The tool: its attempts so far, and every how many attempts one fails (0: none).
+struct Tool(u64, u64);
 impl Tool {
     fn attempt(&mut self) -> Result<&'static str, Timeout> {
         self.0 += 1;
-        if self.0 % FAIL_EVERY == 0 {
+        if self.1 != 0 && self.0 % self.1 == 0 {
             Err(Timeout)
         } else {
             Ok("ok")
@@ -83,16 +85,17 @@ extern "C" {
     fn getrusage(who: i32, usage: *mut Rusage) -> i32;
 }
 
-/// n calls of one contender: CPU seconds, after checking every call returned
-/// the tool's value after the plain loop's attempts.
-fn run(n: u64, mut call: impl FnMut(&mut Tool) -> &'static str) -> f64 {
-    let mut tool = Tool(0);
+/// n calls of one contender on a tool failing every `fail_every`-th attempt
+/// (0: never): CPU seconds, after checking every call returned the tool's
+/// value after the plain loop's attempts.
+fn run(n: u64, fail_every: u64, mut call: impl FnMut(&mut Tool) -> &'static str) -> f64 {
+    let mut tool = Tool(0, fail_every);
     let t0 = cpu_s();
     for _ in 0..n {
         assert_eq!(black_box(call(&mut tool)), "ok", "a call did not return the tool's value");
     }
     let s = cpu_s() - t0;
-    let want = n + n / (FAIL_EVERY - 1);
+    let want = n + if fail_every == 0 { 0 } else { n / (fail_every - 1) };
     assert!(tool.0.abs_diff(want) <= 1, "{} attempts for {n} calls, want {want}", tool.0);
     s
 }
@@ -106,9 +109,11 @@ fn env(name: &str, default: u64) -> u64 {
     std::env::var(name).ok().and_then(|v| v.parse().ok()).unwrap_or(default)
 }
 
-fn main() {
-    let n = env("BENCH_RUNTIME_CALLS", 20000);
-    let rounds = env("BENCH_ROUNDS", 7) as usize;
+/// The medians of one work's rounds (the tool failing every `fail_every`-th
+/// attempt, 0: never): toolerr's and failsafe's overhead above the plain
+/// loop, the plain loop's own time (µs per call) and failsafe's overhead
+/// over toolerr's (the median of the per-round ratios).
+fn work(n: u64, rounds: usize, fail_every: u64) -> (f64, f64, f64, f64) {
     let ex = Executor::new()
         .clock(Arc::new(NoSleep))
         .retry(serde_json::json!({"max_attempts": MAX_ATTEMPTS, "base_ms": 500, "cap_ms": 8000}))
@@ -117,17 +122,17 @@ fn main() {
         .failure_policy(failure_policy::consecutive_failures(3, backoff::constant(Duration::from_secs(30))))
         .build();
     let mut contenders: Vec<(&str, Box<dyn FnMut(u64) -> f64>)> = vec![
-        ("plain", Box::new(|n| run(n, |t| plain_retry(|| t.attempt()).unwrap()))),
+        ("plain", Box::new(|n| run(n, fail_every, |t| plain_retry(|| t.attempt()).unwrap()))),
         (
             "toolerr",
             Box::new(|n| {
-                run(n, |t| {
+                run(n, fail_every, |t| {
                     let r = ex.call("search", CallOptions::default(), |_| t.attempt().map_err(ToolError::from));
                     r.value.expect("toolerr: the call failed")
                 })
             }),
         ),
-        ("failsafe", Box::new(|n| run(n, |t| plain_retry(|| breaker.call(|| t.attempt())).unwrap()))),
+        ("failsafe", Box::new(|n| run(n, fail_every, |t| plain_retry(|| breaker.call(|| t.attempt())).unwrap()))),
     ];
     for (_, c) in contenders.iter_mut() {
         c((n / 10).max(1)); // warm-up
@@ -144,7 +149,13 @@ fn main() {
     let over = |i: usize| -> Vec<f64> { (0..rounds).map(|r| got[i][r] - got[0][r]).collect() };
     let (toolerr, failsafe) = (over(1), over(2));
     let ratio = median((0..rounds).map(|r| failsafe[r] / toolerr[r]).collect());
-    let (t, f, p) = (median(toolerr.clone()), median(failsafe.clone()), median(got[0].clone()));
+    (median(toolerr), median(failsafe), median(got[0].clone()), ratio)
+}
+
+fn main() {
+    let n = env("BENCH_RUNTIME_CALLS", 20000);
+    let rounds = env("BENCH_ROUNDS", 7) as usize;
+    let (t, f, p, ratio) = work(n, rounds, FAIL_EVERY);
     println!(
         "== rust, in process: decision overhead per call (µs above the plain loop, {p:.3} µs/call; median of {rounds} rounds of {n} calls)"
     );
@@ -154,5 +165,11 @@ fn main() {
         "  decision overhead vs failsafe: toolerr {ratio:.3}x the peer's, goal >= 1.00x {}",
         if ratio >= 1.0 { "met" } else { "missed" }
     );
-    println!("record toolerr_us={t:.4} failsafe_us={f:.4} plain_us={p:.4} ratio={ratio:.5}");
+    let (ok_t, ok_f, ok_p, ok_ratio) = work(n, rounds, 0);
+    println!("== rust, in process, successful calls alone (µs above the plain loop, {ok_p:.3} µs/call; as many rounds of as many calls)");
+    println!("  {:<44} {ok_t:>9.3} µs/call", "toolerr Executor");
+    println!("  {:<44} {ok_f:>9.3} µs/call   toolerr {ok_ratio:>6.3}x its speed", "failsafe 1.3.0 (under the plain loop)");
+    println!(
+        "record toolerr_us={t:.4} failsafe_us={f:.4} plain_us={p:.4} ratio={ratio:.5} ok_toolerr_us={ok_t:.4} ok_failsafe_us={ok_f:.4} ok_ratio={ok_ratio:.5}"
+    );
 }
