@@ -59,9 +59,13 @@ func stepResponse(r decide.StepResult) any {
 // appendStepResponse writes the whole response, ok false for one that
 // would pass MaxResponseBytes (or that AppendJSON refuses).
 func appendStepResponse(r decide.StepResult) (okResponse, bool) {
+	// About what the answer takes, so that it is written in one buffer: each
+	// answer decided ahead is about 400 bytes of members and records around
+	// its stored bytes, which it holds about four times (if_loaded, a cas's
+	// old and new, the replica, a pending new), escaped.
 	n := 512
 	for a := r.Ahead; a != nil; a = a.Result.Ahead {
-		n += 512
+		n += 400 + 5*len(a.Loaded)
 	}
 	out, err := r.AppendJSON(append(make([]byte, 0, n), okPrefix...))
 	if err != nil || len(out)+1 > MaxResponseBytes {

@@ -95,3 +95,25 @@ func BenchmarkInvoke_stepCallAhead(b *testing.B) {
 	}
 	benchSteps(b, benchStepAhead)
 }
+
+// benchStepFailureChained is the failure step of a retried call as the
+// Python runtime sends it (bindings/python/toolerr/runtime.py; Node and Rust
+// send the same members): every answer decided ahead asked for and a start
+// that stands, the exception's classify_exception request inside the
+// event, the load made ahead and the replica holding the fresh breaker's
+// bytes. Its answer decides the cas, the sleep, the next call, its success
+// and that success's cas ahead (about 2.7 KB).
+var benchStepFailureChained = []byte(`{"policy":{"max_attempts":3,"base_ms":500,"cap_ms":8000},"settings":{"failure_threshold":3,"open_ms":30000,"success_threshold":2},"op":"step","tool":"search","on_success":true,"on_swapped":true,"on_slept":true,"standing":true,"state":{"attempt":1,"phase":"call"},"event":{"kind":"failure","classify":{"op":"classify_exception","exception":{"type":"TimeoutError","message":"upstream timed out"},"tool":"search"},"draw":0.19405459538707315,"loaded":{"kind":"loaded","value":"{\"failures\":0,\"open_until_ms\":0,\"phase\":\"closed\",\"probe_until_ms\":0,\"successes\":0}"}},"now_ms":1796188973193,"replica":{"down_until_ms":0,"state":"{\"failures\":0,\"open_until_ms\":0,\"phase\":\"closed\",\"probe_until_ms\":0,\"successes\":0}"}}`)
+
+// BenchmarkInvoke_stepFailureChained is that failure step through Invoke
+// (ns/op is the one step; the answer's size is reported as bytes/answer).
+func BenchmarkInvoke_stepFailureChained(b *testing.B) {
+	out := Invoke(benchStepFailureChained)
+	for _, m := range []string{`"on_swapped":{`, `"on_slept":{`, `"on_success":{`} {
+		if !bytes.Contains(out, []byte(m)) {
+			b.Fatalf("no %s decided ahead: %s", m, out)
+		}
+	}
+	b.ReportMetric(float64(len(out)), "bytes/answer")
+	benchSteps(b, [][]byte{benchStepFailureChained})
+}

@@ -416,6 +416,11 @@ func ReadBreakerState(v any, path string) (BreakerState, error) {
 	return s, err
 }
 
+// breakerSettingsMembers are the breaker settings' members,
+// BreakerSettings' fields in order (ReadBreakerSettings, and
+// ScanStepRequest's "settings").
+var breakerSettingsMembers = []string{"failure_threshold", "open_ms", "success_threshold"}
+
 // ReadBreakerSettings reads {"failure_threshold", "open_ms",
 // "success_threshold"} (all optional) under key of m.
 func ReadBreakerSettings(m map[string]any, key string) (BreakerSettings, error) {
@@ -424,6 +429,6 @@ func ReadBreakerSettings(m map[string]any, key string) (BreakerSettings, error) 
 	if err != nil || !ok {
 		return s, err
 	}
-	err = readInts(o, key, 1, []string{"failure_threshold", "open_ms", "success_threshold"}, &s.FailureThreshold, &s.OpenMs, &s.SuccessThreshold)
+	err = readInts(o, key, 1, breakerSettingsMembers, &s.FailureThreshold, &s.OpenMs, &s.SuccessThreshold)
 	return s, err
 }

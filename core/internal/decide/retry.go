@@ -206,9 +206,13 @@ func readRetryPolicy(m map[string]any, key, parent string) (RetryPolicy, error) 
 	if err != nil || !ok {
 		return p, err
 	}
-	err = readInts(o, field.Join(parent, key), 1, []string{"max_attempts", "base_ms", "cap_ms", "max_wait_ms"}, &p.MaxAttempts, &p.BaseMs, &p.CapMs, &p.MaxWaitMs)
+	err = readInts(o, field.Join(parent, key), 1, retryPolicyMembers, &p.MaxAttempts, &p.BaseMs, &p.CapMs, &p.MaxWaitMs)
 	return p, err
 }
+
+// retryPolicyMembers are a retry policy's members, RetryPolicy's fields in
+// order (ReadRetryPolicy, and ScanStepRequest's "policy").
+var retryPolicyMembers = []string{"max_attempts", "base_ms", "cap_ms", "max_wait_ms"}
 
 // maxMs is the largest millisecond value a request may carry (about 285,000
 // years): integers up to it are exact in a float64.

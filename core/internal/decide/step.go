@@ -334,6 +334,28 @@ type StepAhead struct {
 	next   *StepAhead // the buffer of Result.Ahead, kept for reuse
 }
 
+// newAheadChain returns the first of a chain of linked StepAhead buffers
+// in one allocation: as many as a chain decided ahead takes (StepAhead;
+// the failure's cas, sleep, next call, success and that success's cas,
+// whose stop step is given the fifth and leaves it empty).
+func newAheadChain() *StepAhead {
+	c := new([5]StepAhead)
+	for i := range len(c) - 1 {
+		c[i].next = &c[i+1]
+	}
+	return &c[0]
+}
+
+// newStepAhead returns the StepInput.Ahead buffer for a step asked to
+// decide ahead the answers to kinds: for AheadSuccess alone one StepAhead,
+// else a chain of them allocated at once (newAheadChain).
+func newStepAhead(kinds AheadKinds) *StepAhead {
+	if kinds&^AheadSuccess == 0 {
+		return &StepAhead{}
+	}
+	return newAheadChain()
+}
+
 // Reset empties a for reuse by another call: its results and their records
 // go, the buffers of the chain stay.
 func (a *StepAhead) Reset() {
@@ -529,7 +551,7 @@ func decideAhead(in StepInput, r StepResult, rep ReplicaState) *StepAhead {
 		// it decides ahead in turn (a chain of at most four: swapped,
 		// slept, success, swapped).
 		if buf.next == nil {
-			buf.next = &StepAhead{}
+			buf.next = newAheadChain()
 		}
 		next.Ahead = buf.next
 	}

@@ -1,6 +1,7 @@
 package decide
 
 import (
+	"bytes"
 	"strconv"
 
 	"github.com/toolerr/toolerr/core/internal/canonical"
@@ -15,13 +16,18 @@ import (
 // holds them to that on every step fixture.
 
 // AppendJSON appends the canonical JSON of r.Value() to dst.
-func (r StepResult) AppendJSON(dst []byte) ([]byte, error) { return r.appendJSON(dst, nil) }
+func (r StepResult) AppendJSON(dst []byte) ([]byte, error) {
+	var w storedText
+	return r.appendJSON(dst, nil, &w)
+}
 
 // appendJSON writes r; of, when not nil, is the StepAhead r is the Result
-// of, whose "if_loaded" member goes in after "decisions".
-func (r StepResult) appendJSON(dst []byte, of *StepAhead) ([]byte, error) {
+// of, whose "if_loaded" member goes in after "decisions". w keeps the
+// stored bytes already written (an answer decided ahead repeats the same
+// breaker bytes in its if_loaded, replica, cas and pending members).
+func (r StepResult) appendJSON(dst []byte, of *StepAhead, w *storedText) ([]byte, error) {
 	dst = append(dst, `{"action":`...)
-	dst, err := r.Action.AppendJSON(dst)
+	dst, err := r.Action.appendJSON(dst, w)
 	if err != nil {
 		return dst, err
 	}
@@ -39,7 +45,7 @@ func (r StepResult) appendJSON(dst []byte, of *StepAhead) ([]byte, error) {
 	dst = append(dst, ']')
 	if of != nil {
 		dst = append(dst, `,"if_loaded":`...)
-		dst = appendStored(dst, of.Loaded, of.Loaded == nil)
+		dst = w.append(dst, of.Loaded, of.Loaded == nil)
 	}
 	if r.Loop != nil {
 		dst = append(dst, `,"loop":`...)
@@ -51,31 +57,60 @@ func (r StepResult) appendJSON(dst []byte, of *StepAhead) ([]byte, error) {
 		dst = append(dst, `,"`...)
 		dst = append(dst, aheadMember(r.Action.Kind)...)
 		dst = append(dst, `":`...)
-		if dst, err = a.Result.appendJSON(dst, a); err != nil {
+		if dst, err = a.Result.appendJSON(dst, a, w); err != nil {
 			return dst, err
 		}
 	}
 	if r.Replica != nil {
 		dst = append(dst, `,"replica":`...)
-		dst = r.Replica.appendJSON(dst)
+		dst = r.Replica.appendJSON(dst, w)
 	}
 	if r.Stands.Holds {
 		dst = append(dst, `,"stands":{"if_loaded":`...)
-		dst = appendStored(dst, r.Stands.Loaded, r.Stands.Loaded == nil)
+		dst = w.append(dst, r.Stands.Loaded, r.Stands.Loaded == nil)
 		dst = append(dst, '}')
 	}
 	dst = append(dst, `,"state":`...)
-	if dst, err = r.State.AppendJSON(dst); err != nil {
+	if dst, err = r.State.appendJSON(dst, w); err != nil {
 		return dst, err
 	}
 	return append(dst, '}'), nil
 }
 
-func appendStored(dst []byte, b []byte, absent bool) []byte {
+// storedText remembers where in an answer being written the JSON strings
+// of the stored bytes already written are (the first four distinct ones),
+// so that the same bytes again are a copy of that text instead of another
+// conversion and escaping: a failure's answer, its cas, sleep, next call,
+// success and that success's cas decided ahead, holds a breaker's bytes
+// about a dozen times. A nil *storedText writes every one afresh. The
+// offsets are into the dst the answer is appended to, which only grows
+// while it is written.
+type storedText struct {
+	n    int
+	raw  [4][]byte
+	text [4][2]int // the start and end of raw's JSON string in dst
+}
+
+// append appends stored bytes b as a JSON string to dst (null when absent).
+func (w *storedText) append(dst []byte, b []byte, absent bool) []byte {
 	if absent {
 		return append(dst, "null"...)
 	}
-	return canonical.AppendString(dst, string(b))
+	if w == nil {
+		return canonical.AppendString(dst, string(b))
+	}
+	for i := range w.n {
+		if bytes.Equal(w.raw[i], b) {
+			return append(dst, dst[w.text[i][0]:w.text[i][1]]...)
+		}
+	}
+	start := len(dst)
+	dst = canonical.AppendString(dst, string(b))
+	if w.n < len(w.raw) {
+		w.raw[w.n], w.text[w.n] = b, [2]int{start, len(dst)}
+		w.n++
+	}
+	return dst
 }
 
 func appendEnvelope(dst []byte, e *envelope.Envelope) ([]byte, error) {
@@ -94,16 +129,19 @@ func (s BudgetState) appendJSON(dst []byte) []byte {
 }
 
 // appendJSON writes {"down_until_ms", "state"} (Value's members).
-func (r ReplicaState) appendJSON(dst []byte) []byte {
+func (r ReplicaState) appendJSON(dst []byte, w *storedText) []byte {
 	dst = append(dst, `{"down_until_ms":`...)
 	dst = strconv.AppendInt(dst, r.DownUntilMs, 10)
 	dst = append(dst, `,"state":`...)
-	dst = appendStored(dst, r.State, r.State == nil)
+	dst = w.append(dst, r.State, r.State == nil)
 	return append(dst, '}')
 }
 
 // AppendJSON appends the canonical JSON of a.Value() to dst.
-func (a StepAction) AppendJSON(dst []byte) ([]byte, error) {
+func (a StepAction) AppendJSON(dst []byte) ([]byte, error) { return a.appendJSON(dst, nil) }
+
+// appendJSON is AppendJSON, the stored bytes through w (see storedText).
+func (a StepAction) appendJSON(dst []byte, w *storedText) ([]byte, error) {
 	switch a.Kind {
 	case ActionLoad:
 		dst = append(dst, `{"key":`...)
@@ -113,9 +151,9 @@ func (a StepAction) AppendJSON(dst []byte) ([]byte, error) {
 		dst = append(dst, `{"key":`...)
 		dst = canonical.AppendString(dst, a.Key)
 		dst = append(dst, `,"kind":"cas","new":`...)
-		dst = canonical.AppendString(dst, string(a.New))
+		dst = w.append(dst, a.New, false)
 		dst = append(dst, `,"old":`...)
-		dst = appendStored(dst, a.Old, a.OldAbsent)
+		dst = w.append(dst, a.Old, a.OldAbsent)
 	case ActionCall:
 		dst = append(dst, `{"attempt":`...)
 		dst = strconv.AppendInt(dst, a.Attempt, 10)
@@ -144,7 +182,10 @@ func (a StepAction) AppendJSON(dst []byte) ([]byte, error) {
 }
 
 // AppendJSON appends the canonical JSON of s.Value() to dst.
-func (s StepState) AppendJSON(dst []byte) ([]byte, error) {
+func (s StepState) AppendJSON(dst []byte) ([]byte, error) { return s.appendJSON(dst, nil) }
+
+// appendJSON is AppendJSON, the stored bytes through w (see storedText).
+func (s StepState) appendJSON(dst []byte, w *storedText) ([]byte, error) {
 	dst = append(dst, '{')
 	if s.ArgsKey != "" {
 		dst = append(dst, `"args":`...)
@@ -185,7 +226,7 @@ func (s StepState) AppendJSON(dst []byte) ([]byte, error) {
 		dst = append(dst, `,"from":"`...)
 		dst = append(dst, p.From.String()...)
 		dst = append(dst, `","new":`...)
-		dst = canonical.AppendString(dst, string(p.New))
+		dst = w.append(dst, p.New, false)
 		dst = append(dst, `,"to":"`...)
 		dst = append(dst, p.To.String()...)
 		dst = append(dst, `"}`...)

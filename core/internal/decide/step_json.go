@@ -66,7 +66,7 @@ func ReadStepInput(req map[string]any, nowMs int64) (StepInput, error) {
 		}
 	}
 	if in.AheadFor != 0 {
-		in.Ahead = &StepAhead{}
+		in.Ahead = newStepAhead(in.AheadFor)
 	}
 	if in.Standing, _, err = field.Bool(req, "standing", ""); err != nil {
 		return in, err

@@ -12,10 +12,9 @@ import (
 // ReadStepInput reads: the members a runtime sends on every step ("op",
 // "tool", "key_prefix", "timeout_ms", "store_backoff_ms", "replica",
 // "state", "event", "now_ms", "on_success", "on_swapped", "on_slept",
-// "standing") are
-// scanned into their fields, and only the rest ("policy", "settings",
-// "budget", "loop", an envelope, a failure's "classify", the start's
-// "args") become small trees for the readers ReadStepInput uses.
+// "standing", "policy", "settings") are scanned into their fields, and only
+// the rest ("budget", "loop", an envelope, a failure's "classify", the
+// start's "args") become small trees for the readers ReadStepInput uses.
 //
 // It answers only a request it is sure of: a member or shape it does not
 // know, a duplicate member, a null where it expects a value, a number out
@@ -27,7 +26,7 @@ func ScanStepRequest(request []byte) (in StepInput, ok bool) {
 	s := canonical.NewScanner(request)
 	var (
 		seen uint16
-		rest map[string]any // policy, settings, budget, loop, as trees
+		rest map[string]any // budget, loop, as trees
 		args any            // the start event's arguments
 	)
 	const (
@@ -44,6 +43,8 @@ func ScanStepRequest(request []byte) (in StepInput, ok bool) {
 		_
 		_
 		mStanding
+		mPolicy
+		mSettings
 	)
 	c := &in.Config
 	var stored []byte // the first stored bytes read, shared by the same bytes read again
@@ -95,7 +96,13 @@ func ScanStepRequest(request []byte) (in StepInput, ok bool) {
 		case "event":
 			in.Event, args, ok = scanEvent(s, 1, true, &stored)
 			return mEvent, ok
-		case "policy", "settings", "budget", "loop":
+		case "policy":
+			p := &c.Policy
+			return mPolicy, scanInts(s, 2, 1, retryPolicyMembers, &p.MaxAttempts, &p.BaseMs, &p.CapMs, &p.MaxWaitMs)
+		case "settings":
+			st := &c.Settings
+			return mSettings, scanInts(s, 2, 1, breakerSettingsMembers, &st.FailureThreshold, &st.OpenMs, &st.SuccessThreshold)
+		case "budget", "loop":
 			// No bit: the map of these trees is what refuses a duplicate.
 			v, err := s.Value(1)
 			if err != nil || v == nil {
@@ -116,16 +123,9 @@ func ScanStepRequest(request []byte) (in StepInput, ok bool) {
 		return in, false
 	}
 	if in.AheadFor != 0 {
-		in.Ahead = &StepAhead{}
+		in.Ahead = newStepAhead(in.AheadFor)
 	}
 	if rest != nil {
-		var err error
-		if c.Policy, err = ReadRetryPolicy(rest, "policy"); err != nil {
-			return in, false
-		}
-		if c.Settings, err = ReadBreakerSettings(rest, "settings"); err != nil {
-			return in, false
-		}
 		if readRun(rest, &in) != nil {
 			return in, false
 		}
@@ -134,6 +134,19 @@ func ScanStepRequest(request []byte) (in StepInput, ok bool) {
 		in.Event.ArgsKey = LoopArgsKey(args) // the arguments matter to the loop guard only
 	}
 	return in, true
+}
+
+// scanInts reads an object at nesting depth - 1 whose members are among
+// names, each a whole number in [min, maxMs] (readInts' rule) read into
+// dsts[i] for names[i]; ok false for anything else (a null, an unknown or
+// duplicate member), which the tree's reader answers instead.
+func scanInts(s *canonical.Scanner, depth int, min int64, names []string, dsts ...*int64) bool {
+	_, ok := s.ReadObject(names, func(i int) bool {
+		var ok bool
+		*dsts[i], ok = scanInt(s, depth, min, maxMs)
+		return ok
+	})
+	return ok
 }
 
 // scanInt reads a number at nesting depth that is a whole number in [min,
