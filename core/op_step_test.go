@@ -105,6 +105,28 @@ func TestFastStep_sameAsGeneral(t *testing.T) {
 	}
 	reqs = append(reqs, benchStepCall...)
 	reqs = append(reqs, benchStepFused...)
+	reqs = append(reqs, benchStepFailureChained)
+	// The failure's classify request, as runtimes write it and not.
+	for _, c := range []string{
+		`{"op":"classify_exception","exception":{"type":"ConnectionResetError","message":"peer reset","traceback":"Traceback (most recent call last):\n  x"},"tool":"search","attempt":2}`,
+		`{"exception":{"message":"upstream timed out","type":"TimeoutError"},"tool":"search","op":"classify_exception","source":"tool","provider":"openai"}`,
+		`{"op":"classify_exception","exception":{"type":"","message":"m"},"tool":"search"}`,
+		`{"op":"classify_exception","exception":{"type":"E","extra":1},"tool":"search"}`,
+		`{"op":"classify_exception","exception":{"type":null},"tool":"search"}`,
+		`{"op":"classify_exception","exception":{"type":"E"},"source":"provider"}`,
+		`{"op":"classify_exception","exception":{"type":"E"},"attempt":-1}`,
+		`{"op":"classify_exception","exception":{"type":"E"},"tool":"a","tool":"b"}`,
+		`{"op":"classify_exception","exception":{"type":"E"},"now_ms":5}`,
+		`{"op":"classify_exception","tool":"search"}`,
+		`{"tool":"search","op":"classify","http":{"status":503,"headers":{"retry-after":"2"}},"source":"tool"}`,
+		`{"op":"classify","http":{"status":"x"}}`,
+		`{"op":"nope"}`,
+	} {
+		r := bytes.Replace(benchStepFailureChained, []byte(`{"op":"classify_exception","exception":{"type":"TimeoutError","message":"upstream timed out"},"tool":"search"}`), []byte(c), 1)
+		require.NotEqual(t, benchStepFailureChained, r)
+		reqs = append(reqs, r)
+	}
+	assert.True(t, stepSameAsGeneral(t, benchStepFailureChained), "fast path for the chained failure step")
 	for _, req := range reqs {
 		if stepSameAsGeneral(t, req) {
 			fast++

@@ -24,6 +24,21 @@ func NewScanner(data []byte) *Scanner {
 	return &Scanner{p: parser{data: data, text: string(data), budget: TreeBudget(len(data))}}
 }
 
+// Mark is a Scanner's place in its text (Scanner.Mark), to read from again.
+type Mark struct {
+	pos, lit int
+	cost     int64
+}
+
+// Mark returns the Scanner's place, to go back to with Back: a decoder that
+// tries a faster reading of a value and gives up part way reads it again
+// as before.
+func (s *Scanner) Mark() Mark { return Mark{s.p.pos, s.lit, s.p.cost} }
+
+// Back returns the Scanner to the place m that Mark returned (what it read
+// since is charged no more).
+func (s *Scanner) Back(m Mark) { s.p.pos, s.lit, s.p.cost = m.pos, m.lit, m.cost }
+
 // Next skips white space and returns the next byte without reading it, or
 // 0 at the end of the text.
 func (s *Scanner) Next() byte {

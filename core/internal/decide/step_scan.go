@@ -4,6 +4,7 @@ import (
 	"math"
 
 	"github.com/toolerr/toolerr/core/internal/canonical"
+	"github.com/toolerr/toolerr/core/internal/classify"
 	"github.com/toolerr/toolerr/core/internal/envelope"
 )
 
@@ -135,6 +136,57 @@ func ScanStepRequest(request []byte) (in StepInput, ok bool) {
 	}
 	return in, true
 }
+
+// scanClassified reads a failure event's "classify" member when it is the
+// classify_exception request a runtime writes ({"op", "exception": {"type"?,
+// "message"?, "traceback"?}, "tool"?, "provider"?, "source"?, "attempt"?},
+// each member once, each string a string) and returns the envelope that op
+// answers, as Classified does with the tree. Anything else (the classify
+// op's HTTP request, another member, a null, a request the op refuses) is
+// ok false, and the caller reads it again as a tree.
+func scanClassified(s *canonical.Scanner) (envelope.Envelope, bool) {
+	var r classify.ExceptionRequest
+	str := func(dst *string) bool {
+		v, ok := s.String()
+		*dst = v
+		return ok && s.Str(v)
+	}
+	seen, ok := canonical.EachOnce(s, func(key string) (uint8, bool) {
+		switch key {
+		case "op":
+			var op string
+			return 1, str(&op) && op == "classify_exception"
+		case "exception":
+			_, ok := s.ReadObject(exceptionMembers, func(i int) bool {
+				return str([...]*string{&r.Type, &r.Message, &r.Traceback}[i])
+			})
+			return 2, ok
+		case "tool":
+			return 4, str(&r.Tool)
+		case "provider":
+			return 8, str(&r.Provider)
+		case "source":
+			var src string
+			ok := str(&src)
+			r.Source = envelope.Source(src)
+			return 16, ok
+		case "attempt":
+			var ok bool
+			r.Attempt, ok = scanInt(s, 3, 0, classify.MaxAttempt)
+			r.HasAttempt = true
+			return 32, ok
+		}
+		return 0, false
+	})
+	if !ok || seen&3 != 3 || r.Check("event.classify") != nil {
+		return envelope.Envelope{}, false
+	}
+	return r.Classify(), true
+}
+
+// exceptionMembers are a classify_exception request's "exception" members
+// (scanClassified).
+var exceptionMembers = []string{"type", "message", "traceback"}
 
 // scanInts reads an object at nesting depth - 1 whose members are among
 // names, each a whole number in [min, maxMs] (readInts' rule) read into
@@ -376,13 +428,20 @@ func scanEvent(s *canonical.Scanner, depth int, outer bool, stored *[]byte) (e S
 			e.Draw, ok = scanDraw(s, depth+1)
 			return 1 << 9, ok
 		case "classify":
-			v, err := s.Value(depth + 1)
-			if err != nil {
-				return 0, false
+			at := s.Mark()
+			env, ok := scanClassified(s)
+			if !ok { // another request (the classify op's), read as a tree
+				s.Back(at)
+				v, err := s.Value(depth + 1)
+				if err != nil {
+					return 0, false
+				}
+				if env, err = Classified(v, "event.classify"); err != nil {
+					return 0, false
+				}
 			}
-			env, err := Classified(v, "event.classify")
 			e.Error = &env
-			return 1 << 11, err == nil
+			return 1 << 11, true
 		case "loaded":
 			if !outer {
 				return 0, false
