@@ -262,7 +262,14 @@ const hexDigits = "0123456789abcdef"
 // 3.2.2.2): only '"', '\\' and control characters are escaped, with the short
 // forms \b \t \n \f \r where they exist and \u00xx (lower-case hex) otherwise.
 // Invalid UTF-8 becomes U+FFFD.
-func AppendString(dst []byte, s string) []byte {
+func AppendString(dst []byte, s string) []byte { return appendString(dst, s) }
+
+// AppendBytesString appends b as a canonical JSON string, as
+// AppendString(dst, string(b)) does, without converting b.
+func AppendBytesString(dst []byte, b []byte) []byte { return appendString(dst, b) }
+
+// appendString is AppendString for a string or the bytes of one.
+func appendString[T string | []byte](dst []byte, s T) []byte {
 	dst = append(dst, '"')
 	start := 0
 	for i := 0; i < len(s); {
@@ -272,7 +279,8 @@ func AppendString(dst []byte, s string) []byte {
 			continue
 		}
 		if c >= 0x80 {
-			r, size := utf8.DecodeRuneInString(s[i:])
+			// At most one rune's bytes: a conversion of so few costs no allocation.
+			r, size := utf8.DecodeRuneInString(string(s[i:min(i+utf8.UTFMax, len(s))]))
 			if r == utf8.RuneError && size == 1 {
 				dst = append(dst, s[start:i]...)
 				dst = append(dst, "\uFFFD"...)

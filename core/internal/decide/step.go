@@ -339,11 +339,21 @@ type StepAhead struct {
 // the failure's cas, sleep, next call, success and that success's cas,
 // whose stop step is given the fifth and leaves it empty).
 func newAheadChain() *StepAhead {
-	c := new([5]StepAhead)
-	for i := range len(c) - 1 {
-		c[i].next = &c[i+1]
+	c := new(aheadChain)
+	for i := range len(c.links) {
+		if i+1 < len(c.links) {
+			c.links[i].next = &c.links[i+1]
+		}
+		c.links[i].Result.Records = c.recs[i:i:i+1]
 	}
-	return &c[0]
+	return &c.links[0]
+}
+
+// aheadChain is a chain's StepAhead buffers and a record for each (most
+// answers decided ahead log one; more are appended elsewhere).
+type aheadChain struct {
+	links [5]StepAhead
+	recs  [5]Record
 }
 
 // newStepAhead returns the StepInput.Ahead buffer for a step asked to
@@ -465,7 +475,7 @@ func Step(in StepInput) (StepResult, error) {
 		r.Replica = &rep
 	}
 	if in.Ahead != nil {
-		r.Ahead = decideAhead(in, r, m.rep)
+		r.Ahead = decideAhead(in, r, m.rep, m.key)
 	}
 	if in.Standing && stands(in, r) {
 		r.Stands = Standing{Holds: true, Loaded: in.Replica.State}
@@ -502,7 +512,10 @@ func stands(in StepInput, r StepResult) bool {
 // for the deadline, the budget and the store's back-off window; and with
 // no loop guard nothing reads the run's loop state. The answer is the very
 // step it stands for, run now (its own answers ahead included).
-func decideAhead(in StepInput, r StepResult, rep ReplicaState) *StepAhead {
+//
+// key is the store key the step built ("" when it built none), given to
+// the steps it runs so that they build it no more.
+func decideAhead(in StepInput, r StepResult, rep ReplicaState, key string) *StepAhead {
 	kinds := in.kinds()
 	a := r.Action
 	if kinds == 0 || in.Config.Loop || rep.DownUntilMs != 0 || a.Kind == ActionLoad || a.Kind == ActionStop {
@@ -511,6 +524,9 @@ func decideAhead(in StepInput, r StepResult, rep ReplicaState) *StepAhead {
 	next := StepInput{Config: in.Config, State: r.State, Budget: in.Budget, Replica: rep, NowMs: in.NowMs, AheadFor: in.AheadFor}
 	if r.Budget != nil {
 		next.Budget = *r.Budget
+	}
+	if key != "" {
+		next.Config.StoreKey = key // Key() answers it as it is prefix and tool
 	}
 	switch a.Kind {
 	case ActionCall:
@@ -558,6 +574,9 @@ func decideAhead(in StepInput, r StepResult, rep ReplicaState) *StepAhead {
 	res, err := Step(next)
 	if err != nil || res.Budget != nil || res.Loop != nil {
 		return nil
+	}
+	if len(res.Records) == 0 {
+		res.Records = nil // none logged, as a step given no buffer answers
 	}
 	switch a.Kind {
 	case ActionCall:

@@ -105,7 +105,7 @@ func (w *storedText) append(dst []byte, b []byte, absent bool) []byte {
 		}
 	}
 	start := len(dst)
-	dst = canonical.AppendString(dst, string(b))
+	dst = canonical.AppendBytesString(dst, b)
 	if w.n < len(w.raw) {
 		w.raw[w.n], w.text[w.n] = b, [2]int{start, len(dst)}
 		w.n++
