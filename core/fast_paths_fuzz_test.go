@@ -7,12 +7,13 @@ import (
 
 // FuzzFastPaths_sameAsGeneral: whatever the bytes, Invoke (its serialize,
 // list and step fast paths) answers as the general path does. Seeded with
-// the request of every serialize, convert, check, repair and step fixture,
-// so the mutations start from the shapes each fast path reads.
+// the request of every serialize, convert, check, repair and step fixture
+// and the chained failure step of the benchmarks, so the mutations start from the shapes each fast path reads.
 func FuzzFastPaths_sameAsGeneral(f *testing.F) {
 	for _, tc := range fixtureTests(f, "serialize", "convert", "check", "repair", "step") {
 		f.Add([]byte(tc.Request))
 	}
+	f.Add(benchStepFailureChained) // a runtime's failure step, its classify request and every answer ahead asked
 	f.Fuzz(func(t *testing.T, req []byte) {
 		var op string
 		want := invokeTree(req, &op)
