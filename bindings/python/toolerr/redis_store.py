@@ -14,7 +14,8 @@ Each operation ends within the store's deadline or raises: the client's
 and turns off the client's own retries, as the executor falls back and backs
 off instead; see docs/resilience.md, "Redis sick or unreachable").
 
-Needs the ``redis`` package: ``pip install 'toolerr[redis]'``.
+Needs the ``redis`` package: the wheel's ``redis`` extra,
+``pip install './toolerr-<version>-py3-none-<platform>.whl[redis]'`` (nothing is on PyPI yet).
 """
 
 from __future__ import annotations
