@@ -235,7 +235,9 @@ var scratchPool = sync.Pool{New: func() any {
 	return &callScratch{recs: make([]core.Record, 0, 8), ahead: core.StepAhead{Result: core.StepResult{Records: make([]core.Record, 0, 2)}}}
 }}
 
-// CallOption adds a fact about one call to Do or Call.
+// CallOption adds a fact about one call to Do or Call. A nil CallOption is
+// ignored (an option a caller leaves out conditionally, as Call(ctx, x, tool,
+// fn, nil) passes one), never called.
 type CallOption func(*callOptions)
 
 type callOptions struct {
@@ -528,7 +530,9 @@ func putScratch(sc *callScratch) {
 func readOptions(opts []CallOption) callOptions {
 	var o callOptions
 	for _, opt := range opts {
-		opt(&o)
+		if opt != nil {
+			opt(&o)
+		}
 	}
 	return o
 }

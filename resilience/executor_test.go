@@ -235,6 +235,20 @@ func TestCall_returnsValue(t *testing.T) {
 	assert.Equal(t, 42, v)
 }
 
+// A nil CallOption is skipped, the others still applied: Call(..., nil)
+// panicked (a nil func called in readOptions) before.
+func TestCall_nilOptionIsIgnored(t *testing.T) {
+	x := &Executor{Budget: NewBudget(core.BudgetLimits{Tokens: 10})}
+	v, err := Call(context.Background(), x, "add", func(context.Context) (int, error) { return 42, nil }, nil)
+	require.NoError(t, err)
+	assert.Equal(t, 42, v)
+	_, err = Call(context.Background(), x, "add", func(context.Context) (int, error) { return 42, nil }, nil, Tokens(11), nil)
+	require.ErrorIs(t, err, ErrBudgetExhausted)
+	var e *Error
+	require.ErrorAs(t, err, &e)
+	assert.Equal(t, "tokens", e.Envelope.Details["exhausted"])
+}
+
 func TestDecisionKind_String(t *testing.T) {
 	assert.Equal(t, "fallback", DecisionFallback.String())
 	assert.Equal(t, "unknown decision kind: 9", DecisionKind(9).String())
