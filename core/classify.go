@@ -155,10 +155,14 @@ func ClassifyText(text string, opt ClassifyOptions) Envelope {
 //
 // typ is the exception's type name ("ValueError", "httpx.ReadTimeout",
 // "java.net.ConnectException"); message its message; traceback the printed
-// traceback, used only to find the type and message when typ is "" (the
-// final exception line of a Python, JavaScript, Go, Java or Rust trace). A
-// well-known transient type gives CodeTimeout or CodeTransport, retryable; a
-// message naming an HTTP status 400-599 is classified as that status; else
+// traceback, used to find the type and message when typ is "" (the final
+// exception line of a Python, JavaScript, Go, Java or Rust trace) and for its
+// cause chain ("Caused by:" lines: Java's, Rust's source chain, the Node
+// binding's Error.cause chain). A well-known transient type gives
+// CodeTimeout or CodeTransport, retryable; a message naming an HTTP status
+// 400-599 is classified as that status; else a transport cause in the cause
+// chain (a fetch failed caused by ECONNREFUSED) gives CodeTimeout or
+// CodeTransport; else
 // CodeToolError, not retryable, with a one-sentence message naming the type
 // ("The search tool raised ValueError; ..."), even when message is empty;
 // the exception message goes to details.tool_message, sanitized.

@@ -154,13 +154,32 @@ const httpRequest = (status, headers = {}, body, { provider, source, tool, attem
   return { op: 'classify', http, provider, source, tool, attempt, now_ms: nowMs };
 };
 
+// causeChain prints err's ECMAScript 2022 Error.cause chain (at most 8
+// deep) as the traceback's "Caused by:" blocks the op reads for a transport
+// cause (docs/classify.md): Node's fetch throws TypeError('fetch failed')
+// with the system error (connect ECONNREFUSED ...) as its cause. "" when err
+// has no cause.
+const causeChain = (err) => {
+  let out = '';
+  const seen = new Set([err]);
+  for (let c = err?.cause, n = 0; c !== undefined && c !== null && !seen.has(c) && n < 8; c = c?.cause, n++) {
+    seen.add(c);
+    const type = c?.constructor?.name || typeof c;
+    out += `\n\nCaused by:\n    ${type}: ${String(c?.message ?? c).split('\n')[0]}`;
+  }
+  return out;
+};
+
 const exceptionRequest = (err, { tool } = {}) => {
   const type = err?.constructor?.name ?? typeof err;
   const exception = { type, message: String(err?.message ?? err) };
-  // The op reads a stack only to find the type and message when no type is
-  // given (docs/classify.md); err.stack is formatted when first read, so it
-  // is read only for an error whose constructor has no name.
-  if (!type) exception.traceback = String(err?.stack ?? '');
+  // The op reads a stack to find the type and message when no type is
+  // given, and a cause chain for a transport cause (docs/classify.md);
+  // err.stack is formatted when first read, so it is read only for an error
+  // whose constructor has no name.
+  const chain = causeChain(err);
+  if (!type) exception.traceback = String(err?.stack ?? '') + chain;
+  else if (chain) exception.traceback = exception.message + chain;
   return { op: 'classify_exception', exception, tool };
 };
 

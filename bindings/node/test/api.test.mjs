@@ -43,7 +43,8 @@ test('classifyException never leaks the stack or a secret', () => {
 });
 
 test('classifyException decides as with the stack, and reads it for an error of no type name', () => {
-  // The op reads a stack only when no type is given: sending it changes nothing.
+  // The op reads a stack for the type only when no type is given, and for a cause chain, which a
+  // stack of an error without a cause does not print: sending it changes nothing.
   class TimeoutError extends Error { constructor(m) { super(m); this.name = 'TimeoutError'; } }
   for (const err of [new TimeoutError('read timed out'), new RangeError('bad page token'),
     new TypeError('fetch failed; key=sk-abcdefghijklmnopqrstuvwx')]) {
@@ -55,6 +56,29 @@ test('classifyException decides as with the stack, and reads it for an error of 
   anonymous.stack = 'TimeoutError: read timed out\n    at Socket.onTimeout (node:net:1:1)';
   const e = toolerr.classifyException(anonymous, { tool: 'search' });
   assert.deepEqual([e.code, e.retryable, e.details.exception_type], ['TIMEOUT', true, 'TimeoutError']);
+});
+
+test('classifyException reads a transport cause in the Error.cause chain, as fetch throws it', async () => {
+  // A port nothing listens on: fetch throws TypeError('fetch failed') with the ECONNREFUSED system error as its
+  // cause. It was TOOL_ERROR, not retryable ("do not repeat the same call"), before the chain was sent.
+  const net = await import('node:net');
+  const srv = net.createServer();
+  await new Promise((resolve) => srv.listen(0, '127.0.0.1', resolve));
+  const { port } = srv.address();
+  await new Promise((resolve) => srv.close(resolve));
+  const err = await fetch(`http://127.0.0.1:${port}/search`).then(() => null, (e) => e);
+  assert.ok(err instanceof TypeError && err.cause?.code === 'ECONNREFUSED', String(err?.cause));
+  let e = toolerr.classifyException(err, { tool: 'search' });
+  assert.deepEqual([e.code, e.retryable, e.details.cause, e.details.exception_type], ['TRANSPORT', true, 'connection_refused', 'TypeError']);
+  assert.equal(e.message, 'The search tool could not connect: the connection was refused; retry later.');
+  // The runtime classifies a thrown error the same way.
+  const r = await new toolerr.Executor({ retry: { max_attempts: 1 } }).call('search', async () => { throw err; });
+  assert.deepEqual([r.error.code, r.error.retryable], ['TRANSPORT', true]);
+  // A cause that names no transport failure leaves the error TOOL_ERROR, and a cycle ends the chain.
+  const loop = new TypeError('bad page token', { cause: new RangeError('page out of range') });
+  loop.cause.cause = loop;
+  e = toolerr.classifyException(loop, { tool: 'search' });
+  assert.deepEqual([e.code, e.retryable, e.details.tool_message], ['TOOL_ERROR', false, 'bad page token.']);
 });
 
 for (const fmt of FORMATS) {

@@ -641,3 +641,31 @@ fn answers_decided_ahead_for_a_key_that_holds_nothing_are_applied() {
     assert_eq!((r.value, r.attempts, toolerr::crossings() - before), (Some("ok"), 2, 2));
     assert_eq!(String::from_utf8(store.load("toolerr:breaker:other").unwrap().unwrap()).unwrap(), FRESH);
 }
+
+/// An error whose source chain names the transport failure (as reqwest's
+/// "error sending request" over hyper's "tcp connect error: Connection
+/// refused" does) is TRANSPORT, retryable: the core reads the "Caused by:"
+/// chain the runtime sends. It was TOOL_ERROR, not retryable, before.
+#[test]
+fn an_error_caused_by_a_refused_connection_is_transport() {
+    #[derive(Debug)]
+    struct SendError(std::io::Error);
+    impl std::fmt::Display for SendError {
+        fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+            f.write_str("error sending request for url (http://127.0.0.1:1/search)")
+        }
+    }
+    impl std::error::Error for SendError {
+        fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+            Some(&self.0)
+        }
+    }
+    let x = Executor::new().retry(json!({"max_attempts": 1}));
+    let r = x.call("search", CallOptions::default(), |_| -> Result<(), ToolError> {
+        Err(SendError(std::io::Error::new(std::io::ErrorKind::ConnectionRefused, "tcp connect error: Connection refused (os error 111)")).into())
+    });
+    let e = r.error.expect("a failure");
+    assert_eq!((e.code.as_str(), e.retryable), ("TRANSPORT", true), "{}", e.message);
+    assert_eq!(e.details["cause"], "connection_refused");
+    assert_eq!(e.message, "The search tool could not connect: the connection was refused; retry later.");
+}

@@ -196,8 +196,11 @@ func textInput(text string) input {
 // message names a transport cause, gives TIMEOUT or TRANSPORT, retryable; a
 // message naming an HTTP status 400-599 ("503 Server Error: Service
 // Unavailable for url: ...") is classified as that status with source tool;
-// anything else is TOOL_ERROR, not retryable, with a message naming the type
-// and the sanitized exception message.
+// else a transport cause in the traceback's cause chain (chainCause: Node's
+// fetch failed with an ECONNREFUSED cause, reqwest's "error sending request"
+// caused by "connection refused") gives TIMEOUT or TRANSPORT; anything else
+// is TOOL_ERROR, not retryable, with a message naming the type and the
+// sanitized exception message.
 func Exception(typ, message, traceback string, opt Options) envelope.Envelope {
 	typ, message = strings.TrimSpace(typ), strings.TrimSpace(message)
 	if typ == "" && traceback != "" {
@@ -225,6 +228,9 @@ func Exception(typ, message, traceback string, opt Options) envelope.Envelope {
 			in.status = n
 			in.body = message
 		}
+	}
+	if cause == "" && in.status == 0 && traceback != "" {
+		cause = chainCause(sanitize.Text(traceback))
 	}
 	in.cause = cause
 	return build(&in, opt)

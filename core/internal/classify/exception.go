@@ -205,3 +205,57 @@ func genericType(typ string) bool {
 	}
 	return strings.HasPrefix(typ, "*") // Go error types printed with %T: *net.OpError, *url.Error
 }
+
+// chainCause returns the transport cause the cause chain of a traceback
+// names, the root cause first, or "" when none does. A cause is a
+// "Caused by: Type: message" line (Java), or an indented line of a
+// "Caused by:" block (Rust's error source chain as the Rust binding and
+// anyhow print it, "    0: message" numbered or not, and the Node binding's
+// Error.cause chain, "    TypeName: message"). A typed cause line counts by
+// its type (exceptionCause) or, for a generic type, by its message; an
+// untyped one by its text (CauseInText).
+//
+// Sources: java.lang.Throwable.printStackTrace ("Caused by: "); Rust
+// std::error::Error::source and anyhow's "{:?}" ("Caused by:" then the
+// causes indented); ECMAScript 2022 Error.cause (Node's fetch puts the
+// system error, e.g. ECONNREFUSED, there).
+func chainCause(tb string) string {
+	lines := strings.Split(strings.ReplaceAll(tb, "\r\n", "\n"), "\n")
+	var causes []string
+	block := false
+	for _, ln := range lines {
+		t := strings.TrimSpace(ln)
+		switch {
+		case t == "Caused by:":
+			block = true
+		case strings.HasPrefix(ln, "Caused by: "):
+			causes = append(causes, t[len("Caused by: "):])
+			block = false
+		case block && t != "" && len(ln) > len(strings.TrimLeft(ln, " \t")):
+			if i := strings.Index(t, ": "); i > 0 && strings.Trim(t[:i], "0123456789") == "" {
+				t = t[i+2:] // anyhow numbers its causes: "0: message"
+			}
+			causes = append(causes, t)
+		case t != "":
+			block = false
+		}
+	}
+	for i := len(causes) - 1; i >= 0; i-- {
+		c := causes[i]
+		if typ, msg, ok := splitExceptionLine(c); ok {
+			if cause := exceptionCause(typ); cause != "" {
+				return cause
+			}
+			if genericType(typ) || typ == "Exception" {
+				if cause := CauseInText(msg); cause != "" {
+					return cause
+				}
+			}
+			continue
+		}
+		if cause := CauseInText(c); cause != "" {
+			return cause
+		}
+	}
+	return ""
+}

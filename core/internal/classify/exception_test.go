@@ -94,6 +94,15 @@ func TestException_mapping(t *testing.T) {
 		{"", "", "Traceback (most recent call last):\n  File \"/srv/app/secret_path.py\", line 3, in run\nValueError: bad city\n", envelope.ToolError, false, "The search tool raised ValueError; change the arguments or the approach, do not repeat the same call."},
 		{"", "", "Error: connect ECONNREFUSED 127.0.0.1:5432\n    at TCPConnectWrap.afterConnect (node:net:1555:16)", envelope.Transport, true, ""},
 		{"", "", "Exception in thread \"main\" java.lang.RuntimeException: x\n\tat A.b(A.java:1)\nCaused by: java.net.SocketTimeoutException: connect timed out\n", envelope.Timeout, true, ""},
+		// a transport cause in the cause chain, the type given (Node's fetch, Rust's reqwest, Java)
+		{"TypeError", "fetch failed", "fetch failed\n\nCaused by:\n    Error: connect ECONNREFUSED 127.0.0.1:39907", envelope.Transport, true,
+			"The search tool could not connect: the connection was refused; retry later."},
+		{"reqwest::Error", "error sending request for url (http://127.0.0.1:1/)", "error sending request for url (http://127.0.0.1:1/)\n\nCaused by:\n    client error (Connect)\n\nCaused by:\n    tcp connect error: Connection refused (os error 111)", envelope.Transport, true, ""},
+		{"anyhow::Error", "search failed", "search failed\n\nCaused by:\n    0: error sending request\n    1: operation timed out", envelope.Timeout, true, ""},
+		{"java.lang.RuntimeException", "x", "java.lang.RuntimeException: x\n\tat A.b(A.java:1)\nCaused by: java.net.ConnectException: Connection refused\n", envelope.Transport, true, ""},
+		// a chain that names no transport cause, or a specific type in it that is not one, stays TOOL_ERROR
+		{"TypeError", "fetch failed", "fetch failed\n\nCaused by:\n    ValueError: timeout must be positive", envelope.ToolError, false, ""},
+		{"ValueError", "bad city", "ValueError: bad city\n\nCaused by:\n    KeyError: 'city'", envelope.ToolError, false, ""},
 		{"", "", "goroutine 1 [running]:\nno panic line here", envelope.ToolError, false, "The search tool raised Exception; change the arguments or the approach, do not repeat the same call."},
 	}
 	for _, tc := range tests {
