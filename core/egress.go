@@ -288,7 +288,7 @@ func prepareScanned(f transcript.Format, body []byte, opts TranscriptOptions) (P
 	if shape == nil || shape.Server != nil || shape.TextList != nil {
 		return PreparedRequest{}, false
 	}
-	s := canonical.NewScanner(body)
+	s := canonical.NewScanner(string(body))
 	if !s.Byte('{') {
 		return PreparedRequest{}, false
 	}

@@ -17,7 +17,7 @@ const listHead = okPrefix + `{"messages":`
 // conversionValue's tree of them, without the tree. With an id_map, the list is copied after it. ok is false,
 // for the general path to answer, when a value cannot be encoded or the
 // answer would reach MaxResponseBytes.
-func convertedList(request []byte, ff, tt transcript.Format, msgs []transcript.Message, o transcript.Options) (response []byte, ok bool) {
+func convertedList(request string, ff, tt transcript.Format, msgs []transcript.Message, o transcript.Options) (response []byte, ok bool) {
 	o.Encoded = true
 	o.Into = append(make([]byte, 0, responseCap(len(request))), listHead...)
 	c := transcript.Convert(ff, tt, msgs, o)

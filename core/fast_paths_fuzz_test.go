@@ -16,7 +16,7 @@ func FuzzFastPaths_sameAsGeneral(f *testing.F) {
 	f.Add(benchStepFailureChained) // a runtime's failure step, its classify request and every answer ahead asked
 	f.Fuzz(func(t *testing.T, req []byte) {
 		var op string
-		want := invokeTree(req, &op)
+		want := invokeTree(string(req), &op)
 		if got := Invoke(req); !bytes.Equal(got, want) {
 			t.Fatalf("request %.400q\nfast path: %.400s\ngeneral:   %.400s", req, got, want)
 		}

@@ -1,6 +1,8 @@
 package core
 
 import (
+	"sync"
+
 	"github.com/toolerr/toolerr/core/internal/canonical"
 	"github.com/toolerr/toolerr/core/internal/envelope"
 	"github.com/toolerr/toolerr/core/internal/format"
@@ -27,20 +29,30 @@ import (
 // which gives the answer (or the error) it always did. So the bytes are the
 // same either way; TestFastSerialize_sameAsGeneral,
 // TestFastSerialize_mutations and FuzzFastSerialize hold it to that.
-func fastSerialize(request []byte) (response []byte, ok bool) {
+//
+// The response is appended to dst (a nil dst gets a buffer sized for it).
+func fastSerialize(dst []byte, request string) (response []byte, ok bool) {
+	// The first outcome is held in a fastOne reused from call to call: the
+	// codec's interface takes the outcomes as a slice, which puts them on
+	// the heap, and one allocation of them per call cost about a tenth of
+	// the call. It is cleared before it goes back, so that no string of
+	// this request (which AppendInvoke reads in place) is kept past the
+	// call; a call that panics drops it.
+	one := fastOnes.Get().(*fastOne)
+	response, ok = serializeWith(dst, request, one)
+	*one = fastOne{}
+	fastOnes.Put(one)
+	return response, ok
+}
+
+// serializeWith is fastSerialize with its first outcome held in one, zero.
+func serializeWith(dst []byte, request string, one *fastOne) (response []byte, ok bool) {
 	s := canonical.NewScanner(request)
 	var (
 		name   string
 		outs   []outcome.Outcome
-		one    *fastOne // the first outcome, allocated once one is met
 		schema bool
 	)
-	first := func() *fastOne {
-		if one == nil {
-			one = new(fastOne)
-		}
-		return one
-	}
 	const (
 		mOp = 1 << iota
 		mFormat
@@ -65,16 +77,14 @@ func fastSerialize(request []byte) (response []byte, ok bool) {
 			return mSchema, ok
 		case "results":
 			var ok bool
-			outs, ok = fastResults(s, first())
+			outs, ok = fastResults(s, one)
 			return mResults, ok
 		case "call":
-			return mCall, fastCall(s, &first().out[0].Call)
+			return mCall, fastCall(s, &one.out[0].Call)
 		case "error":
-			f := first()
-			return mError, fastPayload(s, key, 2, &f.out[0], &f.slot)
+			return mError, fastPayload(s, key, 2, &one.out[0], &one.slot)
 		case "result":
-			f := first()
-			return mResult, fastPayload(s, key, 2, &f.out[0], &f.slot)
+			return mResult, fastPayload(s, key, 2, &one.out[0], &one.slot)
 		}
 		return 0, false
 	})
@@ -104,13 +114,18 @@ func fastSerialize(request []byte) (response []byte, ok bool) {
 	// The response is about as long as the request: the members it drops
 	// (op, format) make room for each outcome's frame and the escapes of a
 	// text-only format.
-	buf := append(make([]byte, 0, min(len(request)+96*len(outs), 64<<10)+len(okPrefix)+1), okPrefix...)
-	b, err := c.AppendSerialized(buf, outs)
-	if err != nil || len(b)+1 > MaxResponseBytes {
+	if dst == nil {
+		dst = make([]byte, 0, min(len(request)+96*len(outs), 64<<10)+len(okPrefix)+1)
+	}
+	b, err := c.AppendSerialized(append(dst, okPrefix...), outs)
+	if err != nil || len(b)-len(dst)+1 > MaxResponseBytes {
 		return nil, false
 	}
 	return append(b, '}'), true
 }
+
+// fastOnes holds the *fastOne of fastSerialize calls, zero between them.
+var fastOnes = sync.Pool{New: func() any { return new(fastOne) }}
 
 // fastOne is the first outcome of a request, with what it points to: the
 // one at the top level, or the first of its results.
@@ -251,7 +266,7 @@ func fastPayload(s *canonical.Scanner, key string, depth int, o *outcome.Outcome
 	if !ok || seen != 31 || !envelope.ValidCodeToken(string(e.Code)) || !e.Source.Valid() {
 		return false
 	}
-	if o.SafeDetails != nil {
+	if o.SafeDetails != "" {
 		// What outcome.Safe does to it, done here once: the details need
 		// nothing (QuietDetail accepted every string of them).
 		if !sanitize.CleanMessage(e.Message) {

@@ -16,12 +16,20 @@ import (
 func sameAsGeneral(t *testing.T, req []byte) bool {
 	t.Helper()
 	var op string
-	want := invokeTree(req, &op)
+	want := invokeTree(string(req), &op)
 	got := Invoke(req)
 	if !bytes.Equal(got, want) {
 		t.Fatalf("request %.300s\nfast path: %.400s\ngeneral:   %.400s", req, got, want)
 	}
-	_, fast := fastSerialize(req)
+	// AppendInvoke appends the same bytes after what dst holds, into its
+	// spare capacity or past it.
+	for _, spare := range []int{0, 8, 4096} {
+		dst := append(make([]byte, 0, 3+spare), "abc"...)
+		if got := AppendInvoke(dst, string(req)); string(got) != "abc"+string(want) {
+			t.Fatalf("request %.300s\nAppendInvoke after abc (%d spare): %.400s\ngeneral: %.400s", req, spare, got, want)
+		}
+	}
+	_, fast := fastSerialize(nil, string(req))
 	return fast
 }
 
@@ -145,7 +153,7 @@ func FuzzFastSerialize(f *testing.F) {
 	}
 	f.Fuzz(func(t *testing.T, req []byte) {
 		var op string
-		want := invokeTree(req, &op)
+		want := invokeTree(string(req), &op)
 		if got := Invoke(req); !bytes.Equal(got, want) {
 			t.Fatalf("request %.300q\nfast path: %.400s\ngeneral:   %.400s", req, got, want)
 		}
@@ -301,7 +309,7 @@ func FuzzFastSerialize_members(f *testing.F) {
 			req = `{"op":"serialize","format":` + strconv.Quote(format) + `,"results":[{` + one + `}]}`
 		}
 		var op string
-		want := invokeTree([]byte(req), &op)
+		want := invokeTree(req, &op)
 		if got := Invoke([]byte(req)); !bytes.Equal(got, want) {
 			t.Fatalf("request %.300q\nfast path: %.400s\ngeneral:   %.400s", req, got, want)
 		}

@@ -33,7 +33,7 @@ const listOp = `"messages"`
 // the op refuses returns ok false, and Invoke takes the request through the
 // general path, which gives the answer (or the error) it always did.
 // TestFastList_sameAsGeneral and FuzzFastList hold it to that.
-func fastList(request []byte) (response []byte, ok bool) {
+func fastList(request string) (response []byte, ok bool) {
 	s := canonical.NewScanner(request)
 	s.ShareStrings()
 	var (

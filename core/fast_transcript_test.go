@@ -111,12 +111,12 @@ func compactJSON(t testing.TB, b []byte) []byte {
 // with the very bytes of the general path; it reports whether it answered.
 func listSameAsGeneral(t *testing.T, req []byte) bool {
 	t.Helper()
-	got, ok := fastList(req)
+	got, ok := fastList(string(req))
 	if !ok {
 		return false
 	}
 	var op string
-	if want := invokeTree(req, &op); !bytes.Equal(got, want) {
+	if want := invokeTree(string(req), &op); !bytes.Equal(got, want) {
 		t.Fatalf("fastList answers\n%.2000s\nthe general path\n%.2000s\nfor the request\n%.3000s", got, want, req)
 	}
 	return true
@@ -248,7 +248,7 @@ func TestFastList_sameAsGeneral(t *testing.T) {
 		}
 		if i < 11 {
 			// work item (b): the fast path's own shape
-			if _, ok := fastList(seed); !ok {
+			if _, ok := fastList(string(seed)); !ok {
 				t.Fatalf("fastList declines work item (b): %.200s", seed)
 			}
 		}

@@ -1,8 +1,8 @@
 package core
 
 import (
-	"bytes"
 	"errors"
+	"strings"
 
 	"github.com/toolerr/toolerr/core/internal/canonical"
 	"github.com/toolerr/toolerr/core/internal/envelope"
@@ -31,28 +31,57 @@ const Version = "0.1.0"
 // (now_ms), random draws and breaker or budget state travel in the request.
 // The ops and their members are listed in the README ("Invoke reference").
 func Invoke(request []byte) (response []byte) {
+	if len(request) > MaxRequestBytes {
+		return limitResponse(requestTooLarge(len(request)))
+	}
+	return AppendInvoke(nil, string(request))
+}
+
+// AppendInvoke is Invoke for a request held as a string, with the response
+// appended to dst (dst's spare capacity is written first, so a caller that
+// copies the response out anyway, as the C library does, can reuse one
+// buffer from call to call; a nil dst gets a response of its own). The
+// response is the bytes Invoke returns for the same request.
+//
+// request is read in place, no copy made: its strings are referenced only
+// during the call and never kept past it (Invoke keeps no state between
+// calls, and the response is written into dst or a new buffer, never a
+// slice of request), so a caller may pass a view of memory it reuses once
+// the call returns; that memory must not change during the call.
+func AppendInvoke(dst []byte, request string) (response []byte) {
 	op := ""
 	defer func() {
 		if r := recover(); r != nil {
-			response = errorResponse(envelope.Envelope{
+			response = append(dst, errorResponse(envelope.Envelope{
 				Code:    envelope.Internal,
 				Message: "toolerr failed internally while handling the request.",
 				Details: map[string]any{"op": op},
 				Source:  envelope.SourceOrchestrator,
-			})
+			})...)
 		}
 	}()
 	if len(request) > MaxRequestBytes {
-		return limitResponse(requestTooLarge(len(request)))
+		return appendResponse(dst, limitResponse(requestTooLarge(len(request))))
 	}
 	for _, f := range fastPaths {
-		if bytes.Contains(request, []byte(f.marker)) {
-			if out, ok := f.answer(request); ok {
+		// (the bindings send "op" first: the prefix spares them the search)
+		if strings.HasPrefix(request, `{"op":`) && strings.HasPrefix(request[len(`{"op":`):], f.marker) ||
+			strings.Contains(request, f.marker) {
+			if out, ok := f.answer(dst, request); ok {
 				return out
 			}
 		}
 	}
-	return invokeTree(request, &op)
+	return appendResponse(dst, invokeTree(request, &op))
+}
+
+// appendResponse appends the response out to dst, or returns out itself
+// when dst is nil.
+func appendResponse(dst, out []byte) []byte {
+	if dst == nil {
+		return out
+	}
+	return append(dst, out...)
 }
 
 // fastPaths are Invoke's typed fast paths, tried in turn before the general
@@ -61,26 +90,33 @@ func Invoke(request []byte) (response []byte) {
 // a request it is sure of, ok false otherwise, so that the next path or the
 // general one answers it; the bytes are the general path's either way
 // (FuzzFastPaths_sameAsGeneral). marker is a literal every request a path
-// answers holds: a request without it costs that path one bytes.Contains.
+// answers holds: a request without it costs that path one strings.Contains.
 // The paths answer disjoint ops, so their order changes no answer: the list
 // path comes first, since its requests are the long ones (a transcript)
 // and a marker they lack is looked for through all their bytes (serialize's
 // was 3.5% of work item (b)'s repair), while a serialize or step request
 // is short.
+// answer appends the response to dst as AppendInvoke does.
 var fastPaths = [...]struct {
 	marker string
-	answer func(request []byte) (response []byte, ok bool)
+	answer func(dst []byte, request string) (response []byte, ok bool)
 }{
-	{listOp, fastList},
+	{listOp, func(dst []byte, request string) ([]byte, bool) {
+		out, ok := fastList(request)
+		return appendResponse(dst, out), ok
+	}},
 	{serializeOp, fastSerialize},
-	{stepOp, fastStep},
+	{stepOp, func(dst []byte, request string) ([]byte, bool) {
+		out, ok := fastStep(request)
+		return appendResponse(dst, out), ok
+	}},
 }
 
 // invokeTree is Invoke's general path: the request parsed into a value tree
 // and given to its op's handler. It sets *op once the op is known.
-func invokeTree(request []byte, opName *string) []byte {
+func invokeTree(request string, opName *string) []byte {
 	op := ""
-	v, err := canonical.ParseRequest(request)
+	v, err := canonical.ParseRequestText(request)
 	if err != nil {
 		if le, ok := err.(*canonical.LimitError); ok {
 			return limitResponse(parseLimit(le))

@@ -82,7 +82,7 @@ const stepOp = `"step"`
 // answer. It answers only what ScanStepRequest is sure of and Step accepts
 // (ok false otherwise: Invoke takes the general path, which gives the same
 // answer or the error); TestFastStep_sameAsGeneral holds the bytes equal.
-func fastStep(request []byte) (response []byte, ok bool) {
+func fastStep(request string) (response []byte, ok bool) {
 	in, ok := decide.ScanStepRequest(request)
 	if !ok {
 		return nil, false

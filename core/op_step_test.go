@@ -19,7 +19,7 @@ import (
 func stepSameAsGeneral(t *testing.T, req []byte) bool {
 	t.Helper()
 	sameAsGeneral(t, req)
-	_, fast := fastStep(req)
+	_, fast := fastStep(string(req))
 	return fast
 }
 
@@ -159,7 +159,7 @@ func TestFastStep_sameAsGeneral(t *testing.T) {
 // answers.
 func TestScanStepRequest_sameAsTree(t *testing.T) {
 	for _, tc := range fixtureTests(t, "step") {
-		in, ok := decide.ScanStepRequest(tc.Request)
+		in, ok := decide.ScanStepRequest(string(tc.Request))
 		if !ok {
 			continue
 		}

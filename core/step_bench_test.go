@@ -53,7 +53,7 @@ func BenchmarkInvoke_stepCallGeneral(b *testing.B) {
 	var op string
 	for i := 0; i < b.N; i++ {
 		for _, r := range benchStepCall {
-			_ = invokeTree(r, &op)
+			_ = invokeTree(string(r), &op)
 		}
 	}
 }

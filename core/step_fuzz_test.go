@@ -34,7 +34,7 @@ func aheadSameAsLater(t *testing.T, req []byte, shift int64, depth int) {
 	t.Helper()
 	out := Invoke(req)
 	var op string
-	if want := invokeTree(req, &op); !bytes.Equal(out, want) {
+	if want := invokeTree(string(req), &op); !bytes.Equal(out, want) {
 		t.Fatalf("request %.400q\nfast path: %.400s\ngeneral:   %.400s", req, out, want)
 	}
 	v, err := canonical.Parse(out)

@@ -168,7 +168,8 @@ var serializeAOutcome = func() []outcome.Outcome {
 // to an Anthropic tool_result message) through Invoke, request bytes in and
 // response bytes out, beside the codec alone writing the same message
 // (anthropic.AppendTurn into a reused buffer), in alternating chunks
-// (benchPair). The goal (scripts/benchratio) is at most 1.3x.
+// (benchPair), and AppendInvoke as the C library calls it. The goal
+// (scripts/benchratio) is at most 1.3x.
 func BenchmarkSerializeA(b *testing.B) {
 	want, err := anthropic.AppendTurn(nil, serializeAOutcome)
 	if err != nil {
@@ -178,11 +179,22 @@ func BenchmarkSerializeA(b *testing.B) {
 		b.Fatalf("Invoke wrote %s, the codec %s", out, want)
 	}
 	buf := make([]byte, 0, 1024)
+	codec := func() {
+		if buf, err = anthropic.AppendTurn(buf[:0], serializeAOutcome); err != nil {
+			b.Fatal(err)
+		}
+	}
 	b.Run("serialize", func(b *testing.B) {
-		benchPair(b, func() { _ = Invoke(benchSerializeAnthropic) }, func() {
-			if buf, err = anthropic.AppendTurn(buf[:0], serializeAOutcome); err != nil {
-				b.Fatal(err)
-			}
-		})
+		benchPair(b, func() { _ = Invoke(benchSerializeAnthropic) }, codec)
+	})
+	// The C library's path (toolerr_invoke, toolerr_invoke_into): the
+	// caller's bytes read in place and the response written into a buffer
+	// reused from call to call, as the codec's is, then copied out.
+	req, answer := string(benchSerializeAnthropic), make([]byte, 0, 1024)
+	if out := AppendInvoke(answer, req); !bytes.Equal(out, Invoke(benchSerializeAnthropic)) {
+		b.Fatalf("AppendInvoke wrote %s", out)
+	}
+	b.Run("appendInvoke", func(b *testing.B) {
+		benchPair(b, func() { answer = AppendInvoke(answer[:0], req) }, codec)
 	})
 }

@@ -460,6 +460,6 @@ func (t Text) AppendCanonical(dst []byte) ([]byte, error) { return append(dst, t
 // value the request's own bounds admitted, so it is held to MaxTreeBytes
 // alone, not to a budget per byte of its own length.
 func (t Text) Tree() (any, error) {
-	v, _, err := parse(t, MaxTreeBytes)
+	v, _, err := parse(string(t), MaxTreeBytes)
 	return v, err
 }

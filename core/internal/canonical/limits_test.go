@@ -63,7 +63,7 @@ func TestTreeCost_tracksTheHeap(t *testing.T) {
 	for name, data := range treeShapes() {
 		t.Run(name, func(t *testing.T) {
 			before := liveHeap()
-			v, cost, err := parse(data, math.MaxInt64)
+			v, cost, err := parse(string(data), math.MaxInt64)
 			after := liveHeap()
 			require.NoError(t, err)
 			runtime.KeepAlive(v)
@@ -95,7 +95,7 @@ func TestParse_treeBudget(t *testing.T) {
 
 	// Text of the same size in the shape of a transcript is accepted.
 	msgs := repeated(`{"role":"user","content":"What is the weather in Paris and in its neighbour?"}`, 10000)
-	_, cost, err := parse(msgs, TreeBudget(len(msgs)))
+	_, cost, err := parse(string(msgs), TreeBudget(len(msgs)))
 	require.NoError(t, err)
 	assert.Less(t, float64(cost)/float64(len(msgs)), 8.0)
 

@@ -40,8 +40,8 @@ func eachOnceTree(s *Scanner, depth int) (any, bool) {
 // cost; when ParseRequest reads it (no object past 64 members), so does it.
 func membersSameAsParse(t *testing.T, data []byte) {
 	t.Helper()
-	want, cost, err := parse(data, TreeBudget(len(data)))
-	s := NewScanner(data)
+	want, cost, err := parse(string(data), TreeBudget(len(data)))
+	s := NewScanner(string(data))
 	got, ok := eachOnceTree(s, 0)
 	ok = ok && s.End() && s.InBudget()
 	switch {

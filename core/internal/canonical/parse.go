@@ -34,7 +34,7 @@ func (e *SyntaxError) Error() string {
 // call, instead of one allocation each: a string in the tree keeps that copy
 // alive as long as it is referenced.
 func Parse(data []byte) (any, error) {
-	v, _, err := parse(data, TextTreeBudget(len(data)))
+	v, _, err := parse(string(data), TextTreeBudget(len(data)))
 	return v, err
 }
 
@@ -43,28 +43,37 @@ func Parse(data []byte) (any, error) {
 // may nest as deep as MaxDepth allows and a long one is held to
 // MaxTreeBytes. Parse is for JSON text found inside a request.
 func ParseRequest(data []byte) (any, error) {
-	v, _, err := parse(data, TreeBudget(len(data)))
+	return ParseRequestText(string(data))
+}
+
+// ParseRequestText is ParseRequest for a request held as a string. Its
+// strings without escapes are slices of text itself (no copy is made), so
+// a tree of it keeps text alive as long as one of them is referenced.
+func ParseRequestText(text string) (any, error) {
+	v, _, err := parse(text, TreeBudget(len(text)))
 	return v, err
 }
 
-// parse is Parse with the budget given; it also returns the tree's cost.
-func parse(data []byte, budget int64) (any, int64, error) {
-	p := parser{data: data, text: string(data), budget: budget}
+// parse is Parse of text with the budget given; it also returns the tree's
+// cost.
+func parse(text string, budget int64) (any, int64, error) {
+	p := parser{text: text, budget: budget}
 	p.skipSpace()
 	v, err := p.value(0)
 	if err != nil {
 		return nil, p.cost, err
 	}
 	p.skipSpace()
-	if p.pos != len(p.data) {
+	if p.pos != len(p.text) {
 		return nil, p.cost, p.fail("unexpected data after the JSON value")
 	}
 	return v, p.cost, nil
 }
 
 type parser struct {
-	data   []byte
-	text   string // string(data), converted once: strings are sliced from it
+	// text is the JSON text being read: strings without escapes are
+	// sliced from it
+	text   string
 	pos    int
 	cost   int64 // bytes of tree built so far (see the cost constants)
 	budget int64 // the most cost may reach
@@ -96,8 +105,8 @@ func (p *parser) overBudget() error {
 }
 
 func (p *parser) skipSpace() {
-	for p.pos < len(p.data) {
-		switch p.data[p.pos] {
+	for p.pos < len(p.text) {
+		switch p.text[p.pos] {
 		case ' ', '\t', '\n', '\r':
 			p.pos++
 		default:
@@ -107,13 +116,13 @@ func (p *parser) skipSpace() {
 }
 
 func (p *parser) value(depth int) (any, error) {
-	if p.pos >= len(p.data) {
-		if len(p.data) == 0 {
+	if p.pos >= len(p.text) {
+		if len(p.text) == 0 {
 			return nil, p.fail("empty input")
 		}
 		return nil, p.fail("unexpected end of input")
 	}
-	switch c := p.data[p.pos]; {
+	switch c := p.text[p.pos]; {
 	case c == '{' || c == '[':
 		if depth >= MaxDepth {
 			return nil, &LimitError{Bound: "depth", Limit: MaxDepth, Count: int64(depth + 1), Offset: int64(p.pos)}
@@ -145,7 +154,7 @@ func (p *parser) value(depth int) (any, error) {
 }
 
 func (p *parser) literal(word string, v any) (any, error) {
-	if len(p.data)-p.pos < len(word) || string(p.data[p.pos:p.pos+len(word)]) != word {
+	if len(p.text)-p.pos < len(word) || string(p.text[p.pos:p.pos+len(word)]) != word {
 		return nil, p.fail("invalid literal, expected " + word)
 	}
 	p.pos += len(word)
@@ -162,7 +171,7 @@ func (p *parser) object(depth int) (any, error) {
 		m = map[string]any{}
 	}
 	p.skipSpace()
-	if p.pos < len(p.data) && p.data[p.pos] == '}' {
+	if p.pos < len(p.text) && p.text[p.pos] == '}' {
 		p.pos++
 		return m, nil
 	}
@@ -172,7 +181,7 @@ func (p *parser) object(depth int) (any, error) {
 	n := 0
 	for {
 		p.skipSpace()
-		if p.pos >= len(p.data) || p.data[p.pos] != '"' {
+		if p.pos >= len(p.text) || p.text[p.pos] != '"' {
 			return nil, p.fail("expected a string object key")
 		}
 		keyAt := p.pos
@@ -213,7 +222,7 @@ func (p *parser) object(depth int) (any, error) {
 			return nil, p.overBudget()
 		}
 		p.skipSpace()
-		if p.pos >= len(p.data) || p.data[p.pos] != ':' {
+		if p.pos >= len(p.text) || p.text[p.pos] != ':' {
 			return nil, p.fail("expected ':' after object key")
 		}
 		p.pos++
@@ -238,10 +247,10 @@ func (p *parser) object(depth int) (any, error) {
 // the close byte, err a *SyntaxError at the end of input or any other byte.
 func (p *parser) next(close byte, what string) (done bool, err error) {
 	p.skipSpace()
-	if p.pos >= len(p.data) {
+	if p.pos >= len(p.text) {
 		return false, p.fail("unexpected end of input in " + what)
 	}
-	switch p.data[p.pos] {
+	switch p.text[p.pos] {
 	case ',':
 		p.pos++
 		return false, nil
@@ -259,7 +268,7 @@ func (p *parser) array(depth int) (any, error) {
 	}
 	a := []any{}
 	p.skipSpace()
-	if p.pos < len(p.data) && p.data[p.pos] == ']' {
+	if p.pos < len(p.text) && p.text[p.pos] == ']' {
 		p.pos++
 		return a, nil
 	}
@@ -289,40 +298,46 @@ func (p *parser) str() (string, error) {
 	start := p.pos
 	p.loose = false
 	// Fast path: no escapes or control characters, and valid UTF-8: the
-	// string is a slice of p.text, no allocation.
+	// string is a slice of p.text, no allocation. (The loop keeps its
+	// position in a local and passes the bytes that need nothing with one
+	// table look-up each.)
 	ascii := true
-	for p.pos < len(p.data) {
-		c := p.data[p.pos]
+	text, i := p.text, start
+	for i < len(text) {
+		c := text[i]
+		if plainByte[c] {
+			i++
+			continue
+		}
 		if c == '"' {
-			s := p.text[start:p.pos]
+			s := text[start:i]
 			if ascii || utf8.ValidString(s) {
-				p.pos++
+				p.pos = i + 1
 				return s, nil
 			}
-			p.pos = start
+			i = start
 			break
 		}
 		if c == '\\' || c < 0x20 {
 			break
 		}
-		if c >= 0x80 {
-			ascii = false
-		}
-		p.pos++
+		ascii = false // c >= 0x80
+		i++
 	}
+	p.pos = i
 	// The string is as long as its literal or shorter (escapes decode to
 	// fewer bytes; only invalid UTF-8, made U+FFFD, grows): one allocation.
 	// (bytes outside ASCII before the first escape are copied as they
 	// are: the literal is canonical only if they are valid UTF-8)
 	p.loose = !ascii && !utf8.ValidString(p.text[start:p.pos])
 	end := p.pos
-	for end < len(p.data) && p.data[end] != '"' {
-		if p.data[end] == '\\' {
+	for end < len(p.text) && p.text[end] != '"' {
+		if p.text[end] == '\\' {
 			end++
 		}
 		end++
 	}
-	n := min(end, len(p.data)) - start
+	n := min(end, len(p.text)) - start
 	if p.shared != nil {
 		return p.sharedStr(start, n)
 	}
@@ -336,12 +351,21 @@ func (p *parser) str() (string, error) {
 	return buf.String(), nil
 }
 
+// plainByte holds, for each byte, whether a string literal may hold it as
+// it is with nothing to check: ASCII from U+0020 on, but '"' and '\\'.
+var plainByte = func() (t [256]bool) {
+	for c := 0x20; c < 0x80; c++ {
+		t[c] = c != '"' && c != '\\'
+	}
+	return t
+}()
+
 // unescape writes the rest of a string literal to buf, decoded, from p.pos
 // to its closing quote (read), and reports whether it held invalid UTF-8
 // (each such byte written as U+FFFD).
 func (p *parser) unescape(buf *strings.Builder) (invalid bool, err error) {
-	for p.pos < len(p.data) {
-		c := p.data[p.pos]
+	for p.pos < len(p.text) {
+		c := p.text[p.pos]
 		switch {
 		case c == '"':
 			p.pos++
@@ -349,10 +373,10 @@ func (p *parser) unescape(buf *strings.Builder) (invalid bool, err error) {
 		case c < 0x20:
 			return false, p.fail("control character in string")
 		case c == '\\':
-			if p.pos+1 >= len(p.data) {
+			if p.pos+1 >= len(p.text) {
 				return false, p.fail("unexpected end of input in string escape")
 			}
-			e := p.data[p.pos+1]
+			e := p.text[p.pos+1]
 			p.pos += 2
 			switch e {
 			case '/':
@@ -378,12 +402,12 @@ func (p *parser) unescape(buf *strings.Builder) (invalid bool, err error) {
 				// AppendString writes \u00xx (lower-case hex) for a control
 				// character without a short escape, and nothing else so
 				if r >= 0x20 || r == '\b' || r == '\f' || r == '\n' || r == '\r' || r == '\t' ||
-					p.data[p.pos-4] != '0' || p.data[p.pos-3] != '0' || p.data[p.pos-2] != hexDigits[r>>4] || p.data[p.pos-1] != hexDigits[r&0xF] {
+					p.text[p.pos-4] != '0' || p.text[p.pos-3] != '0' || p.text[p.pos-2] != hexDigits[r>>4] || p.text[p.pos-1] != hexDigits[r&0xF] {
 					p.loose = true
 				}
 				if utf16.IsSurrogate(r) {
 					r2 := utf8.RuneError
-					if r < 0xDC00 && p.pos+1 < len(p.data) && p.data[p.pos] == '\\' && p.data[p.pos+1] == 'u' {
+					if r < 0xDC00 && p.pos+1 < len(p.text) && p.text[p.pos] == '\\' && p.text[p.pos+1] == 'u' {
 						save := p.pos
 						p.pos += 2
 						low, ok := p.hex4()
@@ -403,13 +427,13 @@ func (p *parser) unescape(buf *strings.Builder) (invalid bool, err error) {
 			// the run of bytes up to the next escape, quote, control or
 			// non-ASCII byte, at once
 			j := p.pos + 1
-			for j < len(p.data) && p.data[j] >= 0x20 && p.data[j] < 0x80 && p.data[j] != '"' && p.data[j] != '\\' {
+			for j < len(p.text) && p.text[j] >= 0x20 && p.text[j] < 0x80 && p.text[j] != '"' && p.text[j] != '\\' {
 				j++
 			}
 			buf.WriteString(p.text[p.pos:j])
 			p.pos = j
 		default:
-			r, size := utf8.DecodeRune(p.data[p.pos:])
+			r, size := utf8.DecodeRuneInString(p.text[p.pos:])
 			if r == utf8.RuneError && size <= 1 {
 				buf.WriteString("\uFFFD")
 				invalid, p.loose = true, true
@@ -424,12 +448,12 @@ func (p *parser) unescape(buf *strings.Builder) (invalid bool, err error) {
 }
 
 func (p *parser) hex4() (rune, bool) {
-	if len(p.data)-p.pos < 4 {
+	if len(p.text)-p.pos < 4 {
 		return 0, false
 	}
 	var r rune
 	for i := 0; i < 4; i++ {
-		c := p.data[p.pos+i]
+		c := p.text[p.pos+i]
 		var d byte
 		switch {
 		case c >= '0' && c <= '9':
@@ -452,19 +476,19 @@ func (p *parser) hex4() (rune, bool) {
 // a float64 holds exactly. It returns its magnitude, its sign and where it
 // ends, without moving p.pos; ok is false for any other number.
 func (p *parser) integer() (u uint64, neg bool, end int, ok bool) {
-	neg = p.data[p.pos] == '-'
+	neg = p.text[p.pos] == '-'
 	i := p.pos
 	if neg {
 		i++
 	}
 	d := i
-	for d < len(p.data) && d-i < 16 && p.data[d] >= '0' && p.data[d] <= '9' {
-		u = u*10 + uint64(p.data[d]-'0')
+	for d < len(p.text) && d-i < 16 && p.text[d] >= '0' && p.text[d] <= '9' {
+		u = u*10 + uint64(p.text[d]-'0')
 		d++
 	}
 	digits := d - i
-	ok = digits > 0 && digits <= 15 && (digits == 1 || p.data[i] != '0') &&
-		(d == len(p.data) || (p.data[d] != '.' && p.data[d] != 'e' && p.data[d] != 'E' && (p.data[d] < '0' || p.data[d] > '9')))
+	ok = digits > 0 && digits <= 15 && (digits == 1 || p.text[i] != '0') &&
+		(d == len(p.text) || (p.text[d] != '.' && p.text[d] != 'e' && p.text[d] != 'E' && (p.text[d] < '0' || p.text[d] > '9')))
 	return u, neg, d, ok
 }
 
@@ -499,31 +523,31 @@ func (p *parser) float() (float64, error) {
 		}
 		return float64(u), nil
 	}
-	if p.data[p.pos] == '-' {
+	if p.text[p.pos] == '-' {
 		p.pos++
 	}
 	digits := func() int {
 		n := 0
-		for p.pos < len(p.data) && p.data[p.pos] >= '0' && p.data[p.pos] <= '9' {
+		for p.pos < len(p.text) && p.text[p.pos] >= '0' && p.text[p.pos] <= '9' {
 			p.pos++
 			n++
 		}
 		return n
 	}
-	if p.pos < len(p.data) && p.data[p.pos] == '0' {
+	if p.pos < len(p.text) && p.text[p.pos] == '0' {
 		p.pos++
 	} else if digits() == 0 {
 		return 0, p.fail("invalid number")
 	}
-	if p.pos < len(p.data) && p.data[p.pos] == '.' {
+	if p.pos < len(p.text) && p.text[p.pos] == '.' {
 		p.pos++
 		if digits() == 0 {
 			return 0, p.fail("invalid number: no digits after '.'")
 		}
 	}
-	if p.pos < len(p.data) && (p.data[p.pos] == 'e' || p.data[p.pos] == 'E') {
+	if p.pos < len(p.text) && (p.text[p.pos] == 'e' || p.text[p.pos] == 'E') {
 		p.pos++
-		if p.pos < len(p.data) && (p.data[p.pos] == '+' || p.data[p.pos] == '-') {
+		if p.pos < len(p.text) && (p.text[p.pos] == '+' || p.text[p.pos] == '-') {
 			p.pos++
 		}
 		if digits() == 0 {

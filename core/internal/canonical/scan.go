@@ -18,10 +18,11 @@ type Scanner struct {
 	lit int
 }
 
-// NewScanner returns a Scanner at the start of data with the value-tree
-// budget of a whole request (TreeBudget).
-func NewScanner(data []byte) *Scanner {
-	return &Scanner{p: parser{data: data, text: string(data), budget: TreeBudget(len(data))}}
+// NewScanner returns a Scanner at the start of text, a whole request, with
+// its value-tree budget (TreeBudget). Its strings without escapes, and the
+// texts Canonical returns, are slices of text itself: no copy is made.
+func NewScanner(text string) *Scanner {
+	return &Scanner{p: parser{text: text, budget: TreeBudget(len(text))}}
 }
 
 // Mark is a Scanner's place in its text (Scanner.Mark), to read from again.
@@ -43,10 +44,10 @@ func (s *Scanner) Back(m Mark) { s.p.pos, s.lit, s.p.cost = m.pos, m.lit, m.cost
 // 0 at the end of the text.
 func (s *Scanner) Next() byte {
 	s.p.skipSpace()
-	if s.p.pos >= len(s.p.data) {
+	if s.p.pos >= len(s.p.text) {
 		return 0
 	}
-	return s.p.data[s.p.pos]
+	return s.p.text[s.p.pos]
 }
 
 // Byte skips white space and reads c, reporting whether it was next.
@@ -112,10 +113,10 @@ func (s *Scanner) Skip(depth int) error {
 }
 
 // Rest returns how many bytes of the text are left to read, in bytes.
-func (s *Scanner) Rest() int { return len(s.p.data) - s.p.pos }
+func (s *Scanner) Rest() int { return len(s.p.text) - s.p.pos }
 
 // End reports whether only white space is left.
-func (s *Scanner) End() bool { return s.Next() == 0 && s.p.pos == len(s.p.data) }
+func (s *Scanner) End() bool { return s.Next() == 0 && s.p.pos == len(s.p.text) }
 
 // The budget is charged by the decoder for what it reads without Value, as
 // Parse would charge the tree of it, so that a text is refused at the same
@@ -148,14 +149,24 @@ func (s *Scanner) Str(v string) bool {
 // n members: more is false at the closing '}', ok false for anything but a
 // name and its ':' (or the '}').
 func (s *Scanner) Member(n int) (name string, more, ok bool) {
-	if s.Byte('}') {
+	c := s.Next()
+	if c == '}' {
+		s.p.pos++
 		return "", false, true
 	}
-	if n > 0 && !s.Byte(',') {
+	if n > 0 {
+		if c != ',' {
+			return "", false, false
+		}
+		s.p.pos++
+		c = s.Next()
+	}
+	if c != '"' {
 		return "", false, false
 	}
-	name, ok = s.String()
-	if !ok || !s.Byte(':') {
+	s.lit = s.p.pos
+	name, err := s.p.str()
+	if err != nil || !s.Byte(':') {
 		return "", false, false
 	}
 	return name, true, true
@@ -201,23 +212,8 @@ func (s *Scanner) Cost() int64 { return s.p.cost }
 // charges one of that many members (Object). It reports false for anything
 // else: a decoder's one loop over the members of an object.
 func (s *Scanner) Members(member func(name string) bool) bool {
-	if !s.Byte('{') {
-		return false
-	}
-	n := 0
-	for ; ; n++ {
-		name, more, ok := s.Member(n)
-		if !ok {
-			return false
-		}
-		if !more {
-			break
-		}
-		if !member(name) {
-			return false
-		}
-	}
-	return s.Object(n)
+	_, ok := EachOnce(s, func(name string) (uint8, bool) { return 0, member(name) })
+	return ok
 }
 
 // Bits is a set of an object's members, a bit each (EachOnce).
@@ -233,15 +229,27 @@ type Bits interface {
 // Members refuses or a member whose bit was read already (a duplicate,
 // which Parse refuses too).
 func EachOnce[B Bits](s *Scanner, member func(name string) (bit B, ok bool)) (seen B, ok bool) {
-	ok = s.Members(func(name string) bool {
+	// (Members is EachOnce with no bits: this loop, with one call less per
+	// member than a loop of Members would make)
+	if !s.Byte('{') {
+		return 0, false
+	}
+	n := 0
+	for ; ; n++ {
+		name, more, ok := s.Member(n)
+		if !ok {
+			return 0, false
+		}
+		if !more {
+			break
+		}
 		bit, ok := member(name)
 		if !ok || seen&bit != 0 {
-			return false
+			return 0, false
 		}
 		seen |= bit
-		return true
-	})
-	if !ok {
+	}
+	if !s.Object(n) {
 		return 0, false
 	}
 	return seen, true

@@ -15,23 +15,23 @@ import "unicode/utf8"
 // ok is false for a value that is not in that form, not JSON, nested past
 // MaxDepth, past the budget or refused by visit: the Scanner is then where it
 // was, nothing charged, and the caller may read the value with Value.
-func (s *Scanner) Canonical(depth int, visit func(s string, name bool) bool) (raw []byte, ok bool) {
+func (s *Scanner) Canonical(depth int, visit func(s string, name bool) bool) (raw string, ok bool) {
 	s.p.skipSpace()
 	pos, cost := s.p.pos, s.p.cost
 	if !s.p.canonical(depth, visit) || s.p.cost > s.p.budget {
 		s.p.pos, s.p.cost = pos, cost
-		return nil, false
+		return "", false
 	}
-	return s.p.data[pos:s.p.pos], true
+	return s.p.text[pos:s.p.pos], true
 }
 
 // canonical reads a value in canonical form at p.pos (see Scanner.Canonical),
 // charging its tree, and reports whether it was one.
 func (p *parser) canonical(depth int, visit func(string, bool) bool) bool {
-	if p.pos >= len(p.data) {
+	if p.pos >= len(p.text) {
 		return false
 	}
-	switch c := p.data[p.pos]; {
+	switch c := p.text[p.pos]; {
 	case c == '"':
 		v, ok := p.plainString()
 		if !ok || !visit(v, false) {
@@ -49,16 +49,16 @@ func (p *parser) canonical(depth int, visit func(string, bool) bool) bool {
 		p.cost += costObject
 		prev := ""
 		for n := 0; ; n++ {
-			if p.pos >= len(p.data) {
+			if p.pos >= len(p.text) {
 				return false
 			}
-			if p.data[p.pos] == '}' && n == 0 {
+			if p.text[p.pos] == '}' && n == 0 {
 				p.pos++
 				return true
 			}
 			k, ok := p.plainString()
 			if !ok || n > 0 && !LessUTF16(prev, k) || !visit(k, true) ||
-				p.pos >= len(p.data) || p.data[p.pos] != ':' {
+				p.pos >= len(p.text) || p.text[p.pos] != ':' {
 				return false
 			}
 			switch {
@@ -68,11 +68,11 @@ func (p *parser) canonical(depth int, visit func(string, bool) bool) bool {
 				p.cost += costObjectMember
 			}
 			p.pos++
-			if !p.canonical(depth+1, visit) || p.pos >= len(p.data) {
+			if !p.canonical(depth+1, visit) || p.pos >= len(p.text) {
 				return false
 			}
 			prev = k
-			switch p.data[p.pos] {
+			switch p.text[p.pos] {
 			case ',':
 				p.pos++
 			case '}':
@@ -88,16 +88,16 @@ func (p *parser) canonical(depth int, visit func(string, bool) bool) bool {
 		}
 		p.pos++
 		p.cost += costArray
-		if p.pos < len(p.data) && p.data[p.pos] == ']' {
+		if p.pos < len(p.text) && p.text[p.pos] == ']' {
 			p.pos++
 			return true
 		}
 		for {
-			if !p.canonical(depth+1, visit) || p.pos >= len(p.data) {
+			if !p.canonical(depth+1, visit) || p.pos >= len(p.text) {
 				return false
 			}
 			p.cost += costElement
-			switch p.data[p.pos] {
+			switch p.text[p.pos] {
 			case ',':
 				p.pos++
 			case ']':
@@ -125,13 +125,14 @@ func (p *parser) canonical(depth int, visit func(string, bool) bool) bool {
 // plainString reads a string literal at p.pos that has no escape and no
 // control character and is valid UTF-8: its canonical form is itself.
 func (p *parser) plainString() (string, bool) {
-	if p.pos >= len(p.data) || p.data[p.pos] != '"' {
+	if p.pos >= len(p.text) || p.text[p.pos] != '"' {
 		return "", false
 	}
 	start := p.pos + 1
 	ascii := true
-	for i := start; i < len(p.data); i++ {
-		switch c := p.data[i]; {
+	for i := start; i < len(p.text); i++ {
+		switch c := p.text[i]; {
+		case plainByte[c]:
 		case c == '"':
 			s := p.text[start:i]
 			if !ascii && !utf8.ValidString(s) {
@@ -167,7 +168,7 @@ func (p *parser) plainInteger() bool {
 // inside a request, with the budget Parse holds such a text to
 // (TextTreeBudget). Its strings without escapes are slices of s.
 func NewTextScanner(s string) *Scanner {
-	return &Scanner{p: parser{data: []byte(s), text: s, budget: TextTreeBudget(len(s))}}
+	return &Scanner{p: parser{text: s, budget: TextTreeBudget(len(s))}}
 }
 
 // Literal reads the bytes lit exactly where the Scanner is, white space
@@ -194,18 +195,18 @@ func (s *Scanner) Plain() (string, bool) {
 // (white space not skipped) that also reads it as Value does: its text in
 // canonical form and its tree, charged to the budget once, as Value charges
 // it. ok is false as Canonical reports it, the Scanner then where it was.
-func (s *Scanner) CanonicalValue(depth int, visit func(s string, name bool) bool) (raw []byte, v any, ok bool) {
+func (s *Scanner) CanonicalValue(depth int, visit func(s string, name bool) bool) (raw string, v any, ok bool) {
 	pos, cost := s.p.pos, s.p.cost
 	if !s.p.canonical(depth, visit) || s.p.cost > s.p.budget {
 		s.p.pos, s.p.cost = pos, cost
-		return nil, nil, false
+		return "", nil, false
 	}
 	end := s.p.pos
 	s.p.pos, s.p.cost = pos, cost
 	v, err := s.p.value(depth)
 	if err != nil || s.p.pos != end {
 		s.p.pos, s.p.cost = pos, cost
-		return nil, nil, false // not reached: Value reads what canonical read
+		return "", nil, false // not reached: Value reads what canonical read
 	}
-	return s.p.data[pos:end:end], v, true
+	return s.p.text[pos:end], v, true
 }

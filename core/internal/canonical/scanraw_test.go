@@ -11,11 +11,11 @@ import (
 
 // scanRaw reads text's one value with Canonical (visiting every string) and,
 // from the start again, with Value, and returns both results and costs.
-func scanRaw(text string, visit func(string, bool) bool) (raw []byte, ok bool, rawCost int64, tree any, treeErr error, treeCost int64) {
-	s := NewScanner([]byte(text))
+func scanRaw(text string, visit func(string, bool) bool) (raw string, ok bool, rawCost int64, tree any, treeErr error, treeCost int64) {
+	s := NewScanner(text)
 	raw, ok = s.Canonical(1, visit)
 	rawCost = s.p.cost
-	t := NewScanner([]byte(text))
+	t := NewScanner(text)
 	tree, treeErr = t.Value(1)
 	return raw, ok, rawCost, tree, treeErr, t.p.cost
 }
@@ -54,15 +54,15 @@ func TestScannerCanonical_acceptsOnlyTheCanonicalForm(t *testing.T) {
 		`{"a":1,}`, `[1,]`, `{"a"}`, `{"a":}`, `tru`, `nul`, `{`, `[`, `"abc`,
 		`x`, `[1}`, `{"a":1]`,
 	} {
-		s := NewScanner([]byte(text))
+		s := NewScanner(text)
 		raw, ok := s.Canonical(1, all)
 		assert.False(t, ok, "%q is not canonical", text)
-		assert.Nil(t, raw)
+		assert.Empty(t, raw)
 		assert.Zero(t, s.p.pos, text)
 		assert.Zero(t, s.p.cost, text)
 	}
 	// Leading white space is skipped, as Value skips it.
-	s := NewScanner([]byte("  {\"a\":1} "))
+	s := NewScanner("  {\"a\":1} ")
 	raw, ok := s.Canonical(1, all)
 	require.True(t, ok)
 	assert.Equal(t, `{"a":1}`, string(raw))
@@ -73,7 +73,7 @@ func TestScannerCanonical_acceptsOnlyTheCanonicalForm(t *testing.T) {
 // string in order, and refusing one refuses the value.
 func TestScannerCanonical_visitsEveryString(t *testing.T) {
 	var seen []string
-	_, ok := NewScanner([]byte(`{"a":"x","b":[{"c":"y"},"z",1]}`)).Canonical(1, func(s string, name bool) bool {
+	_, ok := NewScanner(`{"a":"x","b":[{"c":"y"},"z",1]}`).Canonical(1, func(s string, name bool) bool {
 		if name {
 			s = "name:" + s
 		}
@@ -82,7 +82,7 @@ func TestScannerCanonical_visitsEveryString(t *testing.T) {
 	})
 	require.True(t, ok)
 	assert.Equal(t, []string{"name:a", "x", "name:b", "name:c", "y", "z"}, seen)
-	s := NewScanner([]byte(`{"a":"secret"}`))
+	s := NewScanner(`{"a":"secret"}`)
 	_, ok = s.Canonical(1, func(v string, name bool) bool { return v != "secret" })
 	assert.False(t, ok)
 	v, err := s.Value(1) // the caller reads it as a tree instead
@@ -100,9 +100,9 @@ func TestScannerCanonical_boundsAsValue(t *testing.T) {
 	}
 	// 16 KiB of request buys TreeBudget(16 KiB) of tree: many small objects pass it.
 	text := `[` + strings.Repeat(`{"a":1},`, 2000) + `{}]`
-	s := &Scanner{p: parser{data: []byte(text), text: text, budget: 300 * 2000}}
+	s := &Scanner{p: parser{text: text, budget: 300 * 2000}}
 	_, ok := s.Canonical(0, all)
-	v := &Scanner{p: parser{data: []byte(text), text: text, budget: 300 * 2000}}
+	v := &Scanner{p: parser{text: text, budget: 300 * 2000}}
 	_, err := v.Value(0)
 	assert.False(t, ok)
 	assert.ErrorIs(t, err, ErrLimit)
@@ -125,8 +125,8 @@ func TestScannerSkip_asValue(t *testing.T) {
 		`[` + strings.Repeat(`{},`, 200) + `{}]`,
 	} {
 		for _, budget := range []int64{1 << 30, 400} {
-			value := &Scanner{p: parser{data: []byte(text), text: text, budget: budget}}
-			skip := &Scanner{p: parser{data: []byte(text), text: text, budget: budget}}
+			value := &Scanner{p: parser{text: text, budget: budget}}
+			skip := &Scanner{p: parser{text: text, budget: budget}}
 			_, verr := value.Value(1)
 			serr := skip.Skip(1)
 			if fmt.Sprint(verr) != fmt.Sprint(serr) || value.Cost() != skip.Cost() || value.p.pos != skip.p.pos {
@@ -145,7 +145,7 @@ func TestScannerSkip_asValue(t *testing.T) {
 // writes exactly it for the string read; and it says so for every literal
 // AppendString writes.
 func quotedSame(t *testing.T, lit string) {
-	s := NewScanner([]byte(lit))
+	s := NewScanner(lit)
 	v, ok := s.String()
 	if !ok {
 		return
@@ -181,7 +181,7 @@ func TestQuoted_isCanonical(t *testing.T) {
 	}
 	for _, v := range []string{"", "plain", "a\"b\\c\n\t\x01\x1f\x7f", "Zürich ☃ 😀", "{\"a\":[1,\"x\"]}"} {
 		lit := string(AppendString(nil, v))
-		s := NewScanner([]byte(lit))
+		s := NewScanner(lit)
 		got, ok := s.String()
 		q, canon := s.Quoted()
 		if !ok || got != v || !canon || q != lit {
@@ -189,7 +189,7 @@ func TestQuoted_isCanonical(t *testing.T) {
 		}
 	}
 	// with the strings shared, as a list's scan reads them
-	s := NewScanner([]byte(`["a\/b","a\nb"]`))
+	s := NewScanner(`["a\/b","a\nb"]`)
 	s.ShareStrings()
 	s.Byte('[')
 	_, _ = s.String()

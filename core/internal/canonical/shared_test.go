@@ -13,11 +13,11 @@ import (
 // position, and the sharing one charging at least what Parse charges.
 func sharedAgainstOwn(t *testing.T, text string) {
 	t.Helper()
-	s := NewScanner([]byte(text))
+	s := NewScanner(text)
 	s.ShareStrings()
 	var v string
 	ok := s.StringMember(&v)
-	r := NewScanner([]byte(text))
+	r := NewScanner(text)
 	var want string
 	wantOK := r.StringMember(&want)
 	assert.Equal(t, wantOK, ok, "%q", text)
@@ -65,7 +65,7 @@ func FuzzShareStrings(f *testing.F) {
 // buffer's end too.
 func TestShareStrings_oneBuffer(t *testing.T) {
 	long := strings.Repeat("y", 5000)
-	s := NewScanner([]byte(`["x\ty", "\u00e9\n", "` + long + `\n", "z\"z"]`))
+	s := NewScanner(`["x\ty", "\u00e9\n", "` + long + `\n", "z\"z"]`)
 	s.ShareStrings()
 	var got []string
 	s.Byte('[')
@@ -83,7 +83,7 @@ func TestShareStrings_oneBuffer(t *testing.T) {
 	text := []byte(`["a\tb"` + strings.Repeat(`, "c\nd"`, 9) + `]`)
 	read := func(share bool) func() {
 		return func() {
-			s := NewScanner(text)
+			s := NewScanner(string(text))
 			if share {
 				s.ShareStrings()
 			}

@@ -42,27 +42,19 @@ const transcodeScratch = 1 << 10
 type Transcoder struct {
 	spans []memberSpan
 	tmp   []byte
-	// data holds the bytes of the text being read (the parser indexes
-	// bytes; its strings are slices of the text itself), reused from one
-	// text to the next: nothing written keeps a slice of it
-	data []byte
 }
 
 // AppendObject is AppendObjectText.
 func (tc *Transcoder) AppendObject(dst []byte, text string, top func(name string) bool) ([]byte, bool) {
-	if cap(tc.data) < len(text) {
-		tc.data = make([]byte, 0, max(len(text), transcodeScratch))
-	}
-	tc.data = append(tc.data[:0], text...)
-	t := transcoder{p: parser{data: tc.data, text: text, budget: TextTreeBudget(len(text))}, spans: tc.spans[:0], tmp: tc.tmp[:0], top: top}
+	t := transcoder{p: parser{text: text, budget: TextTreeBudget(len(text))}, spans: tc.spans[:0], tmp: tc.tmp[:0], top: top}
 	defer func() { tc.spans, tc.tmp = t.spans[:0], t.tmp[:0] }()
 	t.p.skipSpace()
-	if t.p.pos >= len(t.p.data) || t.p.data[t.p.pos] != '{' {
+	if t.p.pos >= len(t.p.text) || t.p.text[t.p.pos] != '{' {
 		return dst, false
 	}
 	out, ok := t.value(dst, 0)
 	t.p.skipSpace()
-	if !ok || t.p.pos != len(t.p.data) {
+	if !ok || t.p.pos != len(t.p.text) {
 		return dst, false
 	}
 	return out, true
@@ -106,10 +98,10 @@ func (t *transcoder) name(m memberSpan) string {
 // level depth, charged and bounded as parser.value reads it.
 func (t *transcoder) value(dst []byte, depth int) ([]byte, bool) {
 	p := &t.p
-	if p.pos >= len(p.data) {
+	if p.pos >= len(p.text) {
 		return dst, false
 	}
-	switch c := p.data[p.pos]; {
+	switch c := p.text[p.pos]; {
 	case c == '{':
 		if depth >= MaxDepth {
 			return dst, false
@@ -128,7 +120,7 @@ func (t *transcoder) value(dst []byte, depth int) ([]byte, bool) {
 			if s != "" && !p.charge(costString) {
 				return dst, false
 			}
-			return append(dst, p.data[at:p.pos]...), true
+			return append(dst, p.text[at:p.pos]...), true
 		}
 		s, err := p.str()
 		if err != nil || s != "" && !p.charge(costString) {
@@ -172,11 +164,11 @@ func (t *transcoder) object(dst []byte, depth int) ([]byte, bool) {
 	sorted := true
 	for n := 0; ; n++ {
 		p.skipSpace()
-		if p.pos < len(p.data) && p.data[p.pos] == '}' && n == 0 {
+		if p.pos < len(p.text) && p.text[p.pos] == '}' && n == 0 {
 			p.pos++
 			return append(dst, '}'), true
 		}
-		if p.pos >= len(p.data) || p.data[p.pos] != '"' {
+		if p.pos >= len(p.text) || p.text[p.pos] != '"' {
 			return dst, false
 		}
 		from, decoded := p.pos+1, false
@@ -204,7 +196,7 @@ func (t *transcoder) object(dst []byte, depth int) ([]byte, bool) {
 			return dst, false
 		}
 		p.skipSpace()
-		if p.pos >= len(p.data) || p.data[p.pos] != ':' {
+		if p.pos >= len(p.text) || p.text[p.pos] != ':' {
 			return dst, false
 		}
 		p.pos++
@@ -281,7 +273,7 @@ func (t *transcoder) array(dst []byte, depth int) ([]byte, bool) {
 	}
 	dst = append(dst, '[')
 	p.skipSpace()
-	if p.pos < len(p.data) && p.data[p.pos] == ']' {
+	if p.pos < len(p.text) && p.text[p.pos] == ']' {
 		p.pos++
 		return append(dst, ']'), true
 	}

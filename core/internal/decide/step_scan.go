@@ -23,7 +23,7 @@ import (
 // through canonical.ParseRequest and ReadStepInput instead, which answer (or
 // refuse) it as they always did. So the input is the same either way;
 // TestScanStepRequest_sameAsTree holds it to that.
-func ScanStepRequest(request []byte) (in StepInput, ok bool) {
+func ScanStepRequest(request string) (in StepInput, ok bool) {
 	s := canonical.NewScanner(request)
 	var (
 		seen uint16

@@ -66,7 +66,7 @@ func (e Envelope) AppendCanonicalSpan(dst []byte) (out []byte, from, to int, err
 // AppendCanonicalDetails is AppendCanonical with the details given as
 // details, their canonical JSON text, which it copies as it is (e.Details is
 // not read): for a writer that holds that text already.
-func (e Envelope) AppendCanonicalDetails(dst, details []byte) []byte {
+func (e Envelope) AppendCanonicalDetails(dst []byte, details string) []byte {
 	return e.appendTail(append(e.appendHead(dst), details...))
 }
 

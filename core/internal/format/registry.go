@@ -182,6 +182,11 @@ func names(keep func(p *Provider) bool) []string {
 // row returns the row that name (a row name or an alias, in any case)
 // stands for, or nil.
 func row(name string) *Provider {
+	for i := range table {
+		if table[i].Name == name { // a row name as it is: the common case
+			return &table[i]
+		}
+	}
 	name = strings.ToLower(strings.TrimSpace(name))
 	for i := range table {
 		if table[i].Name == name {

@@ -31,7 +31,7 @@ func safeResult(r *Result) bool {
 			return false
 		}
 		e := outcome.Safe(*o.Error)
-		o.Error, o.SafeDetails = &e, nil
+		o.Error, o.SafeDetails = &e, ""
 		return true
 	}
 	if !r.Failed || o.Result == nil {

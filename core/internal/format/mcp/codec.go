@@ -82,11 +82,11 @@ func (c Codec) AppendSerialized(dst []byte, outs []outcome.Outcome) ([]byte, err
 // o.SafeDetails says its reader did that).
 func (c Codec) appendFailure(dst []byte, o *outcome.Outcome) ([]byte, error) {
 	e := *o.Error
-	if o.SafeDetails == nil {
+	if o.SafeDetails == "" {
 		e = outcome.Safe(e)
 	}
 	appendEnvelope := func(dst []byte) ([]byte, error) {
-		if o.SafeDetails != nil {
+		if o.SafeDetails != "" {
 			return e.AppendCanonicalDetails(dst, o.SafeDetails), nil
 		}
 		return e.AppendCanonical(dst)

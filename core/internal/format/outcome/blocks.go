@@ -164,7 +164,7 @@ func QuoteTail(dst []byte, start int) []byte {
 // and the canonical writer's error when the details hold a value JSON
 // cannot carry (NaN, ±Inf).
 func AppendError(dst []byte, o *Outcome) ([]byte, error) {
-	if o.SafeDetails != nil {
+	if o.SafeDetails != "" {
 		return o.Error.AppendCanonicalDetails(dst, o.SafeDetails), nil
 	}
 	start := len(dst)

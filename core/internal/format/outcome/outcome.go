@@ -90,13 +90,13 @@ type Outcome struct {
 	Error  *envelope.Envelope
 	Result *Result
 
-	// SafeDetails, when not nil, says that Error is already what Safe makes
+	// SafeDetails, when not "", says that Error is already what Safe makes
 	// of it, and holds the canonical JSON (RFC 8785) of its details, which
 	// Error.Details then need not hold: a reader that found the envelope's
 	// details in that form and its strings clean (the serialize op's fast
 	// path) sets it, and the writers (AppendError) copy it instead of
 	// sanitizing the envelope and encoding its details again.
-	SafeDetails []byte
+	SafeDetails string
 }
 
 // EmptyPlaceholder is the text sent where a format rejects empty content

@@ -62,16 +62,16 @@ func RecognizeText(s string, f Flag) (envelope.Envelope, bool) {
 // the same bytes, and the canonical JSON of its details, the text
 // Outcome.SafeDetails holds, so that the writers copy them instead of
 // sanitizing and encoding the envelope once more.
-func RecognizeSafe(s string, f Flag) (envelope.Envelope, []byte, bool) {
+func RecognizeSafe(s string, f Flag) (envelope.Envelope, string, bool) {
 	_, safe, details, ok := recognizeText(s, f)
 	return safe, details, ok
 }
 
 // recognizeText is RecognizeText, with what RecognizeSafe returns.
-func recognizeText(s string, f Flag) (e, safe envelope.Envelope, details []byte, ok bool) {
+func recognizeText(s string, f Flag) (e, safe envelope.Envelope, details string, ok bool) {
 	// toolerr's bytes open with the code and close with the source's string.
 	if len(s) < minEnvelopeBytes || !strings.HasPrefix(s, `{"code":"`) || !strings.HasSuffix(s, `"}`) {
-		return e, safe, nil, false
+		return e, safe, "", false
 	}
 	if e, details, ok, sure := recognizeScan(s, f); sure {
 		return e, e, details, ok
@@ -81,10 +81,10 @@ func recognizeText(s string, f Flag) (e, safe envelope.Envelope, details []byte,
 
 // recognizeParse is recognizeText by the rule itself: s parsed into a
 // tree, read as an envelope, made Safe and encoded again to compare.
-func recognizeParse(s string, f Flag) (e, safe envelope.Envelope, details []byte, ok bool) {
+func recognizeParse(s string, f Flag) (e, safe envelope.Envelope, details string, ok bool) {
 	v, err := canonical.Parse([]byte(s))
 	if err != nil {
-		return e, safe, nil, false
+		return e, safe, "", false
 	}
 	return recognize(v, s, f)
 }
@@ -111,17 +111,17 @@ func RecognizeValue(v any, f Flag) (envelope.Envelope, bool) {
 // recognize checks the value v read from text s against the rule, and
 // returns the envelope, what Safe makes of it and that one's details as
 // canonical JSON.
-func recognize(v any, s string, f Flag) (e, safe envelope.Envelope, details []byte, ok bool) {
+func recognize(v any, s string, f Flag) (e, safe envelope.Envelope, details string, ok bool) {
 	e, err := envelope.FromValue(v, "")
 	if err != nil || f == Unflagged && !envelope.Registered(e.Code) {
-		return envelope.Envelope{}, safe, nil, false
+		return envelope.Envelope{}, safe, "", false
 	}
 	safe = Safe(e)
 	b, from, to, err := safe.AppendCanonicalSpan(make([]byte, 0, len(s)))
 	if err != nil || string(b) != s {
-		return envelope.Envelope{}, envelope.Envelope{}, nil, false
+		return envelope.Envelope{}, envelope.Envelope{}, "", false
 	}
-	return e, safe, b[from:to:to], true
+	return e, safe, s[from:to], true // b is s
 }
 
 // minEnvelopeBytes is the length of the shortest envelope text.
@@ -173,46 +173,46 @@ func nearShape(v any) bool {
 // sure is false for any other text, which recognizeText then parses and
 // compares as the rule says, so that the answer is the same either way
 // (TestRecognizeScan_sameAsParse, FuzzRecognizeScan).
-func recognizeScan(s string, f Flag) (e envelope.Envelope, details []byte, ok, sure bool) {
+func recognizeScan(s string, f Flag) (e envelope.Envelope, details string, ok, sure bool) {
 	// the '}' it closes with is the text's last byte: End then reads nothing
 	if !strings.HasSuffix(s, "}") {
-		return e, nil, false, false
+		return e, "", false, false
 	}
 	sc := canonical.NewTextScanner(s)
 	if !sc.Literal(`{"code":`) {
-		return e, nil, false, false
+		return e, "", false, false
 	}
 	code, plain := sc.Plain()
 	if !plain || !sc.Literal(`,"details":`) {
-		return e, nil, false, false
+		return e, "", false, false
 	}
 	raw, v, quiet := sc.CanonicalValue(1, sanitize.QuietDetail)
 	d, isObject := v.(map[string]any)
 	if !quiet || !isObject || !sc.Literal(`,"message":`) {
-		return e, nil, false, false
+		return e, "", false, false
 	}
 	msg, plain := sc.Plain()
 	if !plain {
-		return e, nil, false, false
+		return e, "", false, false
 	}
 	switch {
 	case sc.Literal(`,"retryable":true,"source":`):
 		e.Retryable = true
 	case sc.Literal(`,"retryable":false,"source":`):
 	default:
-		return e, nil, false, false
+		return e, "", false, false
 	}
 	src, plain := sc.Plain()
 	// Parse's charges for the envelope's object and its three strings
 	if !plain || !sc.Literal("}") || !sc.End() || !sc.Object(5) || !sc.Str(code) || !sc.Str(msg) || !sc.Str(src) || !sc.InBudget() {
-		return e, nil, false, false
+		return e, "", false, false
 	}
 	e = envelope.Envelope{Code: envelope.Code(code), Details: d, Message: msg, Retryable: e.Retryable, Source: envelope.Source(src)}
 	if !envelope.ValidCodeToken(code) || !e.Source.Valid() || f == Unflagged && !envelope.Registered(e.Code) {
-		return envelope.Envelope{}, nil, false, true // FromValue's and recognize's refusals
+		return envelope.Envelope{}, "", false, true // FromValue's and recognize's refusals
 	}
 	if !sanitize.CleanMessage(msg) && sanitize.Message(msg) != msg {
-		return envelope.Envelope{}, nil, false, true // Safe's message is another text
+		return envelope.Envelope{}, "", false, true // Safe's message is another text
 	}
 	return e, raw, true, true
 }
