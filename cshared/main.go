@@ -10,6 +10,7 @@ package main
 import "C"
 
 import (
+	"sync"
 	"unsafe"
 
 	"github.com/toolerr/toolerr/core"
@@ -32,7 +33,9 @@ func toolerr_invoke(req *C.uint8_t, n C.size_t, outLen *C.size_t) *C.uint8_t {
 	if outLen == nil {
 		return nil
 	}
-	out := core.Invoke(request(req, uint64(n)))
+	answer := answers.Get().(*[]byte)
+	defer answers.Put(answer)
+	out := invoke(answer, req, uint64(n))
 	p := (*C.uint8_t)(C.malloc(C.size_t(len(out))))
 	if p == nil {
 		*outLen = 0
@@ -48,7 +51,9 @@ func toolerr_invoke_into(req *C.uint8_t, n C.size_t, buf *C.uint8_t, size C.size
 	if outLen == nil {
 		return nil
 	}
-	out := core.Invoke(request(req, uint64(n)))
+	answer := answers.Get().(*[]byte)
+	defer answers.Put(answer)
+	out := invoke(answer, req, uint64(n))
 	*outLen = C.size_t(len(out))
 	if buf != nil && uint64(len(out)) <= uint64(size) {
 		copy(unsafe.Slice((*byte)(unsafe.Pointer(buf)), len(out)), out)
@@ -66,15 +71,38 @@ func toolerr_invoke_into(req *C.uint8_t, n C.size_t, buf *C.uint8_t, size C.size
 //export toolerr_free
 func toolerr_free(buf *C.uint8_t) { C.free(unsafe.Pointer(buf)) }
 
-// request views the caller's n bytes at req without copying (core.Invoke does
-// not keep them). NULL reads as empty unless n alone is over MaxRequestBytes;
-// either way core.Invoke answers with INVALID_INPUT.
-func request(req *C.uint8_t, n uint64) []byte {
+// answers holds response buffers reused from call to call: every entry
+// point copies the response out of it before it goes back.
+var answers = sync.Pool{New: func() any { b := make([]byte, 0, 4<<10); return &b }}
+
+// maxKept is the largest response buffer answers keeps (64 KiB): a larger
+// one, the answer of a long transcript, is left to the collector.
+const maxKept = 64 << 10
+
+// invoke runs core.AppendInvoke on the caller's n bytes at req into the
+// buffer *answer, which it keeps for the next call unless it grew past
+// maxKept, and returns the response (valid until answer goes back to
+// answers).
+func invoke(answer *[]byte, req *C.uint8_t, n uint64) []byte {
+	out := core.AppendInvoke((*answer)[:0], request(req, n))
+	if cap(out) <= maxKept {
+		*answer = out[:0]
+	}
+	return out
+}
+
+// request views the caller's n bytes at req as a string without copying:
+// core.AppendInvoke reads a request in place and keeps no part of it past
+// the call, and the header tells the caller not to change those bytes
+// during it. NULL reads as empty unless n alone is over MaxRequestBytes;
+// either way core.AppendInvoke answers with INVALID_INPUT (the length-only
+// view of a longer request is never read).
+func request(req *C.uint8_t, n uint64) string {
 	if n > core.MaxRequestBytes {
-		return unsafe.Slice(&sink[0], min(n, maxView))
+		return unsafe.String(&sink[0], min(n, maxView))
 	}
-	if req == nil {
-		return nil
+	if req == nil || n == 0 {
+		return ""
 	}
-	return unsafe.Slice((*byte)(unsafe.Pointer(req)), n)
+	return unsafe.String((*byte)(unsafe.Pointer(req)), n)
 }

@@ -60,8 +60,9 @@ uint32_t toolerr_abi_version(void);
  * toolerr_invoke runs one request and returns its response.
  *
  * req:     the request, len bytes of UTF-8 JSON. Owned by the caller: toolerr
- *          only reads it during the call, never keeps or frees it. May be NULL
- *          when len is 0.
+ *          only reads it during the call, in place (no copy is made), never
+ *          keeps or frees it; the bytes must not change until the call
+ *          returns. May be NULL when len is 0.
  * len:     the length of req in bytes. 0, or more than
  *          TOOLERR_MAX_REQUEST_BYTES, gives an INVALID_INPUT response.
  * out_len: where the length of the response, in bytes, is written. Must not

@@ -75,7 +75,7 @@ func invoke(ptr, n int32) int64 {
 	if uint32(n) > largeRequest {
 		runtime.GC()
 	}
-	out := core.Invoke(request(uint32(ptr), uint32(n)))
+	out := core.AppendInvoke(nil, request(uint32(ptr), uint32(n)))
 	// A reactor runs Go code only inside export calls, and a garbage
 	// collection that a call starts is finished by background goroutines:
 	// without a yield before returning they never run, and every allocation
@@ -85,17 +85,24 @@ func invoke(ptr, n int32) int64 {
 	return int64(keep(out))<<32 | int64(len(out))
 }
 
-// request returns the bytes the host passed. A range outside any live buffer
-// reads as empty unless its length alone is over MaxRequestBytes; either way
-// core.Invoke answers with INVALID_INPUT.
-func request(ptr, n uint32) []byte {
+// request views the bytes the host passed as a string without copying:
+// core.AppendInvoke reads a request in place and keeps no part of it past
+// the call, and the buffer stays live (and unchanged: the host runs no code
+// while the module does) until the host frees it after the call. A range
+// outside any live buffer reads as empty unless its length alone is over
+// MaxRequestBytes; either way core.AppendInvoke answers with INVALID_INPUT
+// (the length-only view of a longer request is never read).
+func request(ptr, n uint32) string {
 	if buf, ok := live[ptr]; ok && uint64(n) <= uint64(len(buf)) {
-		return buf[:n]
+		if n == 0 {
+			return ""
+		}
+		return unsafe.String(&buf[0], n)
 	}
 	if n > core.MaxRequestBytes {
-		return unsafe.Slice(&sink[0], n)
+		return unsafe.String(&sink[0], n)
 	}
-	return nil
+	return ""
 }
 
 // keep registers buf in live and returns its address (0 for an empty buffer).
