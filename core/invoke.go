@@ -63,10 +63,23 @@ func AppendInvoke(dst []byte, request string) (response []byte) {
 	if len(request) > MaxRequestBytes {
 		return appendResponse(dst, limitResponse(requestTooLarge(len(request))))
 	}
-	for _, f := range fastPaths {
-		// (the bindings send "op" first: the prefix spares them the search)
-		if strings.HasPrefix(request, `{"op":`) && strings.HasPrefix(request[len(`{"op":`):], f.marker) ||
-			strings.Contains(request, f.marker) {
+	// A request that opens with "op" and a path's marker (the bindings put
+	// the op first) is tried on that path at once, without a search of its
+	// bytes for the markers of the paths before it.
+	tried := -1
+	if rest, ok := strings.CutPrefix(request, `{"op":`); ok {
+		for i, f := range fastPaths {
+			if strings.HasPrefix(rest, f.marker) {
+				if out, ok := f.answer(dst, request); ok {
+					return out
+				}
+				tried = i
+				break
+			}
+		}
+	}
+	for i, f := range fastPaths {
+		if i != tried && strings.Contains(request, f.marker) {
 			if out, ok := f.answer(dst, request); ok {
 				return out
 			}
