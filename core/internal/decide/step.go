@@ -344,7 +344,7 @@ func newAheadChain() *StepAhead {
 		if i+1 < len(c.links) {
 			c.links[i].next = &c.links[i+1]
 		}
-		c.links[i].Result.Records = c.recs[i:i:i+1]
+		c.links[i].Result.Records = c.recs[i : i : i+1]
 	}
 	return &c.links[0]
 }
