@@ -566,7 +566,6 @@ export class Executor extends EventTarget {
   #kept(stood, key, held) {
     if (held === undefined || held !== stood.stands || this.#downUntilMs !== 0 || this.budget || this.loopGuard
       || (this.#seen.get(key) ?? 'null') !== stood.stands) return null;
-    if (stood.replica) this.#keepReplica(key, stood.replica);
     const listened = !!(this.#o.onDecision || this.#listened || this.#o.console);
     return { action: stood.action, records: listened ? JSON.parse(stood.recordsText) : null, state: stood.state,
       ahead: stood.ahead };

@@ -185,15 +185,15 @@ class RedisStore:
     def __init__(self, client: Any) -> None:
         self.client = client
         self._cas = client.register_script(CAS_SCRIPT)
-        # Connections are held only from the client from_url made, the
-        # store's own: held from a client of yours, they would be taken from
-        # what its pool's max_connections leaves your other commands.
-        self._hold = False
         # The held connections not in use, as the clients of one connection
         # that hold them (client.client()): list.pop and list.append are
         # atomic, so a thread takes one, or takes a new one, without a lock.
         self._free: list[Any] = []
         self._pid = os.getpid()
+        # Whether the client is the one from_url made, the store's own: only
+        # its connections are held (held from a client of yours, they would
+        # be taken from what its pool's max_connections leaves your other
+        # commands), and close() closes it.
         self._owned = False
         self._packed: dict[str, Any] = {}  # per key, its GET as the pool's connections pack it (pack_command)
 
@@ -205,7 +205,7 @@ class RedisStore:
         import redis
 
         store = cls(redis.Redis.from_url(url, **{**_client_options(timeout_ms), **options}))
-        store._owned = store._hold = True
+        store._owned = True
         return store
 
     def _take(self) -> Any:
@@ -244,7 +244,7 @@ class RedisStore:
 
     def load(self, key: str) -> Optional[bytes]:
         """Return the bytes stored under key (GET), or None."""
-        if not self._hold:
+        if not self._owned:
             return _as_bytes(self.client.execute_command("GET", key, **_RAW))
         held = self._take()
         conn = held.connection
@@ -258,7 +258,7 @@ class RedisStore:
 
         Returns (swapped, current): when not swapped, the bytes stored now (None for none)."""
         args = _args(old, new)
-        if not self._hold:
+        if not self._owned:
             try:
                 return _swap_answer(self.client.execute_command("EVALSHA", self._cas.sha, 1, key, *args, **_RAW))
             except _no_script():  # as redis-py's Script does: load it, then the same EVALSHA
@@ -313,9 +313,8 @@ class AsyncRedisStore:
     def __init__(self, client: Any) -> None:
         self.client = client
         self._cas = client.register_script(CAS_SCRIPT)
-        self._hold = False  # from_url's client only, as RedisStore's
         self._free: list[Any] = []  # the idle held connections' clients, as RedisStore's
-        self._owned = False
+        self._owned = False  # from_url's client: held from and closed, as RedisStore's
 
     @classmethod
     def from_url(cls, url: str, *, timeout_ms: int = DEFAULT_TIMEOUT_MS, **options: Any) -> "AsyncRedisStore":
@@ -325,7 +324,7 @@ class AsyncRedisStore:
         import redis.asyncio
 
         store = cls(redis.asyncio.Redis.from_url(url, **{**_client_options(timeout_ms), **options}))
-        store._owned = store._hold = True
+        store._owned = True
         return store
 
     async def _take(self) -> Any:
@@ -358,7 +357,7 @@ class AsyncRedisStore:
 
     async def load(self, key: str) -> Optional[bytes]:
         """Return the bytes stored under key (GET), or None."""
-        if not self._hold:
+        if not self._owned:
             return _as_bytes(await self.client.execute_command("GET", key, **_RAW))
         held = await self._take()
         conn = held.connection
@@ -370,7 +369,7 @@ class AsyncRedisStore:
     async def compare_and_swap(self, key: str, old: Optional[bytes], new: bytes) -> Tuple[bool, Optional[bytes]]:
         """See RedisStore.compare_and_swap."""
         args = _args(old, new)
-        if not self._hold:
+        if not self._owned:
             try:
                 return _swap_answer(await self.client.execute_command("EVALSHA", self._cas.sha, 1, key, *args, **_RAW))
             except _no_script():
