@@ -157,16 +157,26 @@ const httpRequest = (status, headers = {}, body, { provider, source, tool, attem
 // causeChain prints err's ECMAScript 2022 Error.cause chain (at most 8
 // deep) as the traceback's "Caused by:" blocks the op reads for a transport
 // cause (docs/classify.md): Node's fetch throws TypeError('fetch failed')
-// with the system error (connect ECONNREFUSED ...) as its cause. "" when err
-// has no cause.
+// with the system error (connect ECONNREFUSED ...) as its cause. Each cause
+// is its type and the first line of its message, cut at 4,096 characters
+// (the op reads a cause by its type and its text; a longer one would take
+// the request past the core's limit, and the error's own classification
+// with it). A cause that cannot be read (a getter or a Proxy that throws, an
+// object String() cannot convert) ends the chain: the causes before it
+// still count. "" when err has no cause.
+const MAX_CAUSE_CHARS = 4096;
 const causeChain = (err) => {
   let out = '';
   const seen = new Set([err]);
-  for (let c = err?.cause, n = 0; c !== undefined && c !== null && !seen.has(c) && n < 8; c = c?.cause, n++) {
-    seen.add(c);
-    const type = c?.constructor?.name || typeof c;
-    out += `\n\nCaused by:\n    ${type}: ${String(c?.message ?? c).split('\n')[0]}`;
-  }
+  try {
+    for (let c = err?.cause, n = 0; c !== undefined && c !== null && !seen.has(c) && n < 8; c = c?.cause, n++) {
+      seen.add(c);
+      const type = String(c?.constructor?.name || typeof c);
+      const text = String(c?.message ?? c);
+      const nl = text.indexOf('\n');
+      out += `\n\nCaused by:\n    ${type}: ${text.slice(0, Math.min(nl < 0 ? text.length : nl, MAX_CAUSE_CHARS))}`;
+    }
+  } catch { /* the causes read so far */ }
   return out;
 };
 

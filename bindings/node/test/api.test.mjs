@@ -81,6 +81,31 @@ test('classifyException reads a transport cause in the Error.cause chain, as fet
   assert.deepEqual([e.code, e.retryable, e.details.tool_message], ['TOOL_ERROR', false, 'bad page token.']);
 });
 
+test('classifyException reads what it can of a cause chain it cannot read whole, and a long cause stays under the limit', () => {
+  // Each cause here threw out of classifyException (and out of failureEnvelope's first two tries, so the
+  // executor classified the error by its type alone, its message dropped): a cause of no prototype (String()
+  // throws), a cause getter that throws, a cause whose message getter throws, a Proxy that throws on every get.
+  const refused = () => Object.assign(new Error('connect ECONNREFUSED 127.0.0.1:9'), { code: 'ECONNREFUSED' });
+  const getter = (name) => Object.defineProperty({}, name, { get() { throw new Error(`${name} getter`); } });
+  const unreadable = [Object.create(null), getter('cause'), getter('message'),
+    new Proxy({}, { get() { throw new Error('proxy'); } })];
+  for (const bad of unreadable) {
+    const e = toolerr.classifyException(new TypeError('bad page token', { cause: bad }), { tool: 'search' });
+    assert.deepEqual([e.code, e.retryable, e.details.tool_message], ['TOOL_ERROR', false, 'bad page token.']);
+    // The links read before the unreadable one still count.
+    const mid = refused();
+    mid.cause = bad;
+    const m = toolerr.classifyException(new TypeError('fetch failed', { cause: mid }), { tool: 'search' });
+    assert.deepEqual([m.code, m.details.cause], ['TRANSPORT', 'connection_refused']);
+  }
+  // A cause whose message is past the core's request limit (32 MiB) made the request too long: it threw
+  // INVALID_INPUT. Each cause's line is cut (its first 4,096 characters), so the refused connection still counts.
+  const long = refused();
+  long.message += ' ' + 'x'.repeat(33 << 20);
+  const e = toolerr.classifyException(new TypeError('fetch failed', { cause: long }), { tool: 'search' });
+  assert.deepEqual([e.code, e.retryable, e.details.cause], ['TRANSPORT', true, 'connection_refused']);
+});
+
 for (const fmt of FORMATS) {
   test(`serialize then parse gives the ${fmt} outcome back`, () => {
     const msgs = toolerr.serialize(fmt, [{ callId: 'call_1', name: 'search', error: ERR }]);
