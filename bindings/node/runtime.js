@@ -27,6 +27,17 @@ const sameBytes = (a, b) => {
 // call on the in-process store neither encodes, decodes nor escapes the
 // state it moves (Go's executor reads its memory store without a copy too).
 const memoryLoad = Symbol('toolerr.memoryLoad');
+// The most stored bytes a step event carries (64 KiB; a breaker state is
+// under 200). Longer ones, never a breaker state, go as a text that names
+// their length (oversized), the same in every binding: carried whole, a
+// value past the core's request limit (32 MiB; Redis holds up to 512 MiB)
+// made every call of the tool throw INVALID_INPUT, on every replica, and
+// the key was never repaired.
+const MAX_STORED_BYTES = 64 << 10;
+const oversized = (n) => `toolerr: ${n} stored bytes, more than a breaker state takes (${MAX_STORED_BYTES})`;
+// Whether text t's UTF-8 is longer than MAX_STORED_BYTES (encoded only where
+// its length alone does not tell: a UTF-16 unit is 1 to 3 bytes).
+const tooLong = (t) => t.length > MAX_STORED_BYTES || (t.length * 3 > MAX_STORED_BYTES && enc.encode(t).length > MAX_STORED_BYTES);
 const memoryCas = Symbol('toolerr.memoryCas');
 
 /**
@@ -67,11 +78,16 @@ export class MemoryStore {
   }
 
   // [text, literal] of the value under key ([null, 'null'] for none); raw
-  // (a call's, see textOf) maps the text of bytes that are no UTF-8 back to
-  // them.
+  // (a call's, see textOf) maps the text of bytes that are no UTF-8, or
+  // longer than MAX_STORED_BYTES, back to them.
   [memoryLoad](key, raw) {
     const e = this.#data.get(key);
     if (e === undefined) return [null, 'null'];
+    if (e.bytes ? e.bytes.length > MAX_STORED_BYTES : tooLong(e.text)) {
+      const b = MemoryStore.#bytes(e);
+      raw.set(oversized(b.length), b);
+      return [oversized(b.length), JSON.stringify(oversized(b.length))];
+    }
     if (!e.exact) raw.set(e.text, e.bytes);
     else if (raw.size) raw.delete(e.text);
     return [e.text, e.literal ??= JSON.stringify(e.text)];
@@ -219,11 +235,22 @@ const DEADLINE = { kind: 'cancelled', text: '{"kind":"cancelled","cause":"deadli
 // text back to the bytes it was read from, so that the compare-and-swap from
 // it (casOld) compares against the bytes the store holds, not the text's
 // UTF-8, which no store holds.
+// So do stored bytes longer than MAX_STORED_BYTES, as the text oversized
+// names them by.
 const textOf = (v, raw) => {
   if (v === null || v === undefined) return null;
   if (typeof v === 'string') {
+    if (tooLong(v)) {
+      const b = enc.encode(v);
+      raw.set(oversized(b.length), b);
+      return oversized(b.length);
+    }
     if (raw.size) raw.delete(v);
     return v;
+  }
+  if (v.length > MAX_STORED_BYTES) {
+    raw.set(oversized(v.length), v);
+    return oversized(v.length);
   }
   const t = dec.decode(v);
   if ((t.includes('\uFFFD') || v[0] === 0xef) && !sameBytes(enc.encode(t), v)) raw.set(t, v);

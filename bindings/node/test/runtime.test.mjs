@@ -246,6 +246,47 @@ test('stored bytes that are not UTF-8 are repaired by one cas', async () => {
 // spySteps counts the requests the runtime sends to the core (every
 // toolerr_invoke crossing), until restore(): the module's exports are
 // handed to core.js through a copy whose toolerr_invoke records each.
+test('stored bytes longer than a state are repaired by one cas', async () => {
+  // A value past the core's request limit (32 MiB), or one whose JSON escapes take the request past it
+  // (17 MiB of quotes), made every call throw (INVALID_INPUT: the request is too long), and the key was never
+  // repaired. Bytes longer than a breaker state may be (64 KiB) go as a text that names their length, and the
+  // repair's compare-and-swap compares against the bytes themselves: through the MemoryStore (bytes, or a
+  // text of 64 KiB and one character that is 2 bytes of UTF-8), and through the byte-level port alone.
+  const key = 'toolerr:breaker:search';
+  const fresh = new TextEncoder().encode(FRESH);
+  const port = (m) => ({ load: (k) => m.load(k), async compareAndSwap(k, o, n) { return m.compareAndSwap(k, o, n); } });
+  const text = (m) => ({ load: (k) => m.load(k) && new TextDecoder().decode(m.load(k)), compareAndSwap: (k, o, n) => m.compareAndSwap(k, o, n) });
+  const spy = spySteps();
+  try {
+    const garbage = [new Uint8Array(40 << 20).fill(0x78), new Uint8Array(17 << 20).fill(0x22),
+      new TextEncoder().encode('y'.repeat((64 << 10) - 1) + '\u00e9')];
+    for (const g of garbage) {
+      for (const wrap of [(m) => m, port, text]) {
+        const mem = new MemoryStore();
+        assert.equal(mem.compareAndSwap(key, null, g).swapped, true);
+        const recs = [];
+        spy.sent.length = 0;
+        const name = `${g.length} ${wrap === port ? 'port' : wrap === text ? 'text' : 'MemoryStore'}`;
+        const r = await new Executor({ store: wrap(mem), onDecision: (d) => recs.push(d) }).call('search', async () => 1);
+        assert.deepEqual([r.ok, r.value, r.attempts], [true, 1, 1], name);
+        assert.deepEqual(recs.map((d) => d.kind), ['repair', 'breaker', 'call'], name);
+        assert.equal(spy.sent.length, 2, name);
+        assert.ok(Math.max(...spy.sent.map((t) => t.length)) < 4096, name);
+        assert.deepEqual(mem.load(key), fresh, name);
+      }
+    }
+    // A text of 64 KiB in all still goes as itself (the core repairs it too).
+    const mem = new MemoryStore();
+    mem.compareAndSwap(key, null, 'y'.repeat(64 << 10));
+    spy.sent.length = 0;
+    assert.equal((await new Executor({ store: mem }).call('search', async () => 1)).ok, true);
+    assert.ok(spy.sent.some((t) => t.includes('y'.repeat(64 << 10))));
+    assert.deepEqual(mem.load(key), fresh);
+  } finally {
+    spy.restore();
+  }
+});
+
 function spySteps() {
   const real = toolerr.wasmExports();
   const sent = [];

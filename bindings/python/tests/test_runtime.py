@@ -407,6 +407,41 @@ def test_stored_bytes_that_are_not_utf8_are_repaired_by_one_cas(monkeypatch: pyt
         assert store.load("toolerr:breaker:search") == fresh
 
 
+def test_stored_bytes_longer_than_a_state_are_repaired_by_one_cas(monkeypatch: pytest.MonkeyPatch) -> None:
+    # A value past the core's request limit (32 MiB), or one whose JSON
+    # escapes take the request past it (17 MiB of quotes), made every call
+    # raise ToolerrError (INVALID_INPUT: the request is too long), and the key
+    # was never repaired. Bytes longer than a breaker state may be (64 KiB)
+    # go as a text that names their length, and the repair's compare-and-swap
+    # compares against the bytes themselves.
+    sent = _spy_steps(monkeypatch)
+    fresh = b'{"failures":0,"open_until_ms":0,"phase":"closed","probe_until_ms":0,"successes":0}'
+    for garbage in (b"x" * (40 << 20), b'"' * (17 << 20), b"\xff" * ((64 << 10) + 1)):
+        store = MemoryStore()
+        assert store.compare_and_swap("toolerr:breaker:search", None, garbage)[0]
+        records: List[Dict[str, Any]] = []
+        sent.clear()
+        r = Executor(store=store, on_decision=records.append).call("search", lambda: "ok")
+        assert (r.ok, r.value, r.attempts) == (True, "ok", 1)
+        assert [rec["kind"] for rec in records] == ["repair", "breaker", "call"]
+        assert len(sent) == 2 and max(map(len, sent)) < 4096
+        assert store.load("toolerr:breaker:search") == fresh
+
+        async def run() -> None:
+            assert store.compare_and_swap("toolerr:breaker:search", fresh, garbage)[0]
+            r = await AsyncExecutor(store=store).call("search", _async(lambda: "ok"))
+            assert (r.ok, r.attempts) == (True, 1)
+        asyncio.run(run())
+        assert store.load("toolerr:breaker:search") == fresh
+    # Bytes of exactly 64 KiB still go as their text (the core repairs them too).
+    store = MemoryStore()
+    assert store.compare_and_swap("toolerr:breaker:search", None, b"y" * (64 << 10))[0]
+    sent.clear()
+    assert Executor(store=store).call("search", lambda: "ok").ok
+    assert any(b"y" * (64 << 10) in s for s in sent)
+    assert store.load("toolerr:breaker:search") == fresh
+
+
 def _spy_steps(monkeypatch: pytest.MonkeyPatch) -> List[bytes]:
     """Record every request the runtime sends to the core."""
     sent: List[bytes] = []

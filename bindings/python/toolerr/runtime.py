@@ -228,8 +228,24 @@ def _now_ms() -> int:
     return time.time_ns() // 1_000_000
 
 
+# The most stored bytes a step event carries (64 KiB; a breaker state is
+# under 200). Longer ones, never a breaker state, go as a text that names
+# their length (_oversized), the same in every binding: carried whole, a
+# value past the core's request limit (32 MiB; Redis holds up to 512 MiB)
+# made every call of the tool raise INVALID_INPUT, on every replica, and the
+# key was never repaired.
+_MAX_STORED_BYTES = 64 << 10
+
+
+def _oversized(n: int) -> str:
+    """The text stored bytes longer than _MAX_STORED_BYTES go as (n: their length)."""
+    return f"toolerr: {n} stored bytes, more than a breaker state takes ({_MAX_STORED_BYTES})"
+
+
 def _text(b: Optional[bytes]) -> Optional[str]:
-    return None if b is None else b.decode("utf-8", "replace")
+    if b is None:
+        return None
+    return _oversized(len(b)) if len(b) > _MAX_STORED_BYTES else b.decode("utf-8", "replace")
 
 
 def _literal(b: Optional[bytes], raw: Dict[str, bytes]) -> str:
@@ -240,9 +256,14 @@ def _literal(b: Optional[bytes], raw: Dict[str, bytes]) -> str:
     with U+FFFD for each bad sequence (the core finds no breaker state in it
     and repairs the key), and raw maps that text to the bytes, so that the
     compare-and-swap from it compares against the bytes the store holds
-    (_cas_old), not the text's, which no store holds."""
+    (_cas_old), not the text's, which no store holds. So do bytes longer than
+    _MAX_STORED_BYTES, as the text _oversized names them by."""
     if b is None:
         return "null"
+    if len(b) > _MAX_STORED_BYTES:
+        text = _oversized(len(b))
+        raw[text] = bytes(b)
+        return _string(text)
     try:
         text = b.decode()
         if raw:
