@@ -267,16 +267,35 @@ pub fn classify_http(status: u16, headers: &[(&str, &str)], body: Option<Value>,
 }
 
 /// Classifies a Rust error: its type name, its message and its source chain
-/// (as "Caused by:" lines). The core sanitizes the message.
+/// (as "Caused by:" lines, at most 8 causes deep). The core sanitizes the message.
 pub fn classify_error<E: std::error::Error + 'static>(err: &E, tool: Option<&str>) -> Result<Envelope> {
-    let mut trace = err.to_string();
-    let mut cause = err.source();
-    while let Some(c) = cause {
-        trace.push_str(&format!("\n\nCaused by:\n    {c}"));
-        cause = c.source();
-    }
+    let trace = cause_chain(err);
     let exception = json!({"type": std::any::type_name::<E>(), "message": err.to_string(), "traceback": trace});
     op("classify_exception", json!({"exception": exception, "tool": tool}))
+}
+
+/// The most causes of an error's source chain [`cause_chain`] prints, as
+/// the Node binding reads at most 8 of an Error.cause chain.
+const MAX_CAUSES: usize = 8;
+
+/// err's message and its source chain, each cause as a "Caused by:" block
+/// (the traceback the classify_exception op reads for a transport cause,
+/// docs/classify.md), at most [`MAX_CAUSES`] causes deep: an error whose
+/// source leads back to itself would otherwise be printed until memory ran
+/// out.
+pub(crate) fn cause_chain(err: &dyn std::error::Error) -> String {
+    let mut trace = err.to_string();
+    let mut cause = err.source();
+    let mut n = 0;
+    while let Some(c) = cause {
+        trace.push_str(&format!("\n\nCaused by:\n    {c}"));
+        n += 1;
+        if n == MAX_CAUSES {
+            break;
+        }
+        cause = c.source();
+    }
+    trace
 }
 
 /// Classifies an exception given as text: its type, message and printed traceback.

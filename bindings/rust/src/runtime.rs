@@ -182,19 +182,14 @@ pub enum ToolError {
         type_name: String,
         /// Its `Display` text.
         message: String,
-        /// The message and its "Caused by:" chain.
+        /// The message and its "Caused by:" chain (at most 8 causes deep).
         trace: String,
     },
 }
 
 impl<E: std::error::Error + 'static> From<E> for ToolError {
     fn from(err: E) -> Self {
-        let mut trace = err.to_string();
-        let mut cause = err.source();
-        while let Some(c) = cause {
-            trace.push_str(&format!("\n\nCaused by:\n    {c}"));
-            cause = c.source();
-        }
+        let trace = crate::cause_chain(&err);
         ToolError::Error { type_name: std::any::type_name::<E>().to_string(), message: err.to_string(), trace }
     }
 }
@@ -476,6 +471,19 @@ fn json_text<T: Serialize + ?Sized>(v: &T) -> String {
 /// (see [`stored_text`]): one call's.
 type Raw = HashMap<String, Vec<u8>>;
 
+/// The most stored bytes a step event carries (64 KiB; a breaker state is
+/// under 200). Longer ones, never a breaker state, go as a text that names
+/// their length ([`oversized`]), the same in every binding: carried whole, a
+/// value past the core's request limit (32 MiB; Redis holds up to 512 MiB)
+/// made every call of the tool fail with INVALID_INPUT, on every replica,
+/// and the key was never repaired.
+const MAX_STORED_BYTES: usize = 64 << 10;
+
+/// The text stored bytes longer than [`MAX_STORED_BYTES`] go as (n: their length).
+fn oversized(n: usize) -> String {
+    format!("toolerr: {n} stored bytes, more than a breaker state takes ({MAX_STORED_BYTES})")
+}
+
 /// Stored bytes as the text a step event carries them in. A step carries
 /// them as a JSON string, which holds UTF-8 text only (RFC 8259, section
 /// 8.1): bytes that are no UTF-8 go as their text with U+FFFD for each bad
@@ -483,7 +491,14 @@ type Raw = HashMap<String, Vec<u8>>;
 /// it and repairs the key), and `raw` maps that text back to the bytes, so
 /// that the compare-and-swap from it ([`cas_old`]) compares against the
 /// bytes the store holds, not the text's UTF-8, which no store holds.
+/// So do bytes longer than [`MAX_STORED_BYTES`], as the text [`oversized`]
+/// names them by.
 fn stored_text(b: Vec<u8>, raw: &mut Raw) -> String {
+    if b.len() > MAX_STORED_BYTES {
+        let t = oversized(b.len());
+        raw.insert(t.clone(), b);
+        return t;
+    }
     match String::from_utf8(b) {
         Ok(t) => {
             if !raw.is_empty() {
@@ -548,14 +563,16 @@ impl Executor {
     /// The store shared between replicas (default: this executor's memory).
     pub fn store(mut self, s: Arc<dyn Store>) -> Self {
         self.shared = Some(s);
-        self
+        // What this executor saw in the store it had is no state of this one.
+        self.replica = Mutex::new(Replica::default());
+        self.reconfigured()
     }
 
     /// How long a failed store is left alone (default 1 s); meanwhile the
     /// breaker decides on the last state this executor saw there.
     pub fn store_backoff(mut self, d: Duration) -> Self {
         self.config.insert("store_backoff_ms".into(), (d.as_millis().max(1) as u64).into());
-        self
+        self.reconfigured()
     }
 
     /// The breaker state of `tool` this executor last saw in its store (or,
@@ -572,37 +589,37 @@ impl Executor {
     /// What goes before the tool name in the store key (default `toolerr:breaker:`).
     pub fn key_prefix(mut self, p: &str) -> Self {
         self.config.insert("key_prefix".into(), p.into());
-        self
+        self.reconfigured()
     }
 
     /// The retry policy `{"max_attempts", "base_ms", "cap_ms", "max_wait_ms"}`.
     pub fn retry(mut self, policy: Value) -> Self {
         self.config.insert("policy".into(), policy);
-        self
+        self.reconfigured()
     }
 
     /// The breaker settings `{"failure_threshold", "open_ms", "success_threshold"}`.
     pub fn breaker(mut self, settings: Value) -> Self {
         self.config.insert("settings".into(), settings);
-        self
+        self.reconfigured()
     }
 
     /// The bound on one call, retries and sleeps included.
     pub fn timeout(mut self, d: Duration) -> Self {
         self.config.insert("timeout_ms".into(), (d.as_millis().max(1) as u64).into());
-        self
+        self.reconfigured()
     }
 
     /// The run's budget.
     pub fn budget(mut self, b: Arc<Budget>) -> Self {
         self.budget = Some(b);
-        self
+        self.reconfigured()
     }
 
     /// The run's loop guard.
     pub fn loop_guard(mut self, g: Arc<LoopGuard>) -> Self {
         self.loop_guard = Some(g);
-        self
+        self.reconfigured()
     }
 
     /// The clock and sleep.
@@ -620,6 +637,17 @@ impl Executor {
     /// Receives every decision record (also logged through `log`, target `toolerr`).
     pub fn on_decision(mut self, f: impl Fn(&Value) + Send + Sync + 'static) -> Self {
         self.on_decision = Some(Box::new(f));
+        self
+    }
+
+    /// This executor after a builder method changed what its step requests
+    /// carry: the tools' request heads, and the start answers kept for them,
+    /// are dropped (made again on each tool's next call), so that a setting
+    /// given after calls applies to the next ones: a head kept from before
+    /// carried the old config, and an answer that stood for it was applied
+    /// with no budget charged or loop guard asked.
+    fn reconfigured(mut self) -> Self {
+        self.tools.get_mut().unwrap_or_else(|e| e.into_inner()).clear();
         self
     }
 

@@ -352,6 +352,33 @@ fn stored_bytes_that_are_not_utf8_are_repaired_by_one_cas() {
     }
 }
 
+/// A value past the core's request limit (32 MiB), or one whose JSON
+/// escapes take the request past it (17 MiB of quotes), failed every call
+/// (INVALID_INPUT: the request is too long), and the key was never
+/// repaired. Bytes longer than a breaker state may be (64 KiB) go as a text
+/// that names their length, and the repair's compare-and-swap compares
+/// against the bytes themselves.
+#[test]
+fn stored_bytes_longer_than_a_state_are_repaired_by_one_cas() {
+    let key = "toolerr:breaker:search";
+    for garbage in [vec![b'x'; 40 << 20], vec![b'"'; 17 << 20], vec![0xff; (64 << 10) + 1]] {
+        for port in [false, true] {
+            let mem = MemoryStore::new();
+            assert!(mem.compare_and_swap(key, None, &garbage).unwrap().swapped);
+            let store: Arc<dyn Store> = if port { Arc::new(PortStore(mem)) } else { Arc::new(mem) };
+            let kinds = Arc::new(Mutex::new(Vec::new()));
+            let k = kinds.clone();
+            let x = Executor::new().store(store.clone()).on_decision(move |r: &Value| k.lock().unwrap().push(r["kind"].as_str().unwrap_or_default().to_string()));
+            let before = toolerr::crossings();
+            let r = x.call("search", CallOptions::default(), |_| Ok::<_, ToolError>(1));
+            let name = format!("{} bytes port={port}", garbage.len());
+            assert_eq!((r.value, r.attempts, toolerr::crossings() - before), (Some(1), 1, 2), "{name}: {:?}", r.error);
+            assert_eq!(*kinds.lock().unwrap(), ["repair", "breaker", "call"], "{name}");
+            assert_eq!(store.load(key).unwrap().as_deref(), Some(FRESH.as_bytes()), "{name}");
+        }
+    }
+}
+
 #[test]
 fn answers_decided_ahead_yield_to_a_breaker_opened_meanwhile() {
     // A call whose next attempt was decided ahead of its sleep on a closed
@@ -614,6 +641,42 @@ fn a_start_never_stands_with_a_timeout_budget_or_loop_guard() {
     }
 }
 
+/// Settings given to an executor after it made calls (its builder methods
+/// take it and give it back, so `let x = x.timeout(..)` compiles after a
+/// call) apply to its next calls of the tools it had called: it kept each
+/// tool's request head, and the start answer that stood for it, from the
+/// tool's first call, so a retry policy, a timeout or a key prefix set
+/// after were ignored for those tools (three attempts, no deadline, the old
+/// key), and a budget set after was never charged by a start that the kept
+/// answer replaced (five calls on a budget of two steps all ran).
+#[test]
+fn settings_given_after_calls_apply_to_the_next_calls() {
+    let store = Arc::new(MemoryStore::new());
+    let ok = |x: &Executor| x.call("search", CallOptions::default(), |a| Ok::<_, ToolError>(a.timeout));
+    let x = Executor::new().store(store.clone()).clock(Arc::new(NoSleep));
+    for _ in 0..2 {
+        assert_eq!(ok(&x).value, Some(None), "no deadline");
+    }
+    let x = x.retry(json!({"max_attempts": 1}));
+    let r = x.call::<(), _>("search", CallOptions::default(), |_| Err(Elapsed.into()));
+    assert_eq!((r.error.map(|e| e.code), r.attempts), (Some("TIMEOUT".to_string()), 1), "one attempt");
+    let x = x.timeout(Duration::from_secs(60));
+    for _ in 0..2 {
+        assert!(ok(&x).value.flatten().is_some(), "the call's deadline");
+    }
+    let x = x.key_prefix("other:");
+    let r = x.call::<(), _>("search", CallOptions::default(), |_| Err(Elapsed.into()));
+    assert_eq!(r.attempts, 1);
+    assert!(store.load("other:search").unwrap().is_some(), "the failure counted under the new prefix");
+    let x = Executor::new().store(store.clone()).clock(Arc::new(NoSleep));
+    for _ in 0..2 {
+        assert!(ok(&x).value.is_some());
+    }
+    let x = x.budget(Arc::new(Budget::new(json!({"steps": 2}))));
+    let codes: Vec<_> = (0..4).map(|_| ok(&x).error.map(|e| e.code)).collect();
+    assert_eq!(codes, [None, None, Some("BUDGET_EXHAUSTED".to_string()), Some("BUDGET_EXHAUSTED".to_string())]);
+}
+
 #[test]
 fn answers_decided_ahead_for_a_key_that_holds_nothing_are_applied() {
     // An answer decided ahead for a key that holds nothing comes with
@@ -668,4 +731,31 @@ fn an_error_caused_by_a_refused_connection_is_transport() {
     assert_eq!((e.code.as_str(), e.retryable), ("TRANSPORT", true), "{}", e.message);
     assert_eq!(e.details["cause"], "connection_refused");
     assert_eq!(e.message, "The search tool could not connect: the connection was refused; retry later.");
+}
+
+/// An error whose source is itself (a cycle): each reading of its chain
+/// follows it at most 8 causes deep, as the Node binding's Error.cause
+/// chain. Unbounded, the chain was printed until memory ran out (here the
+/// error ends its own cycle after 10,000 sources, so the test fails rather
+/// than hangs: the trace held 10,000 causes).
+#[test]
+fn a_cause_chain_that_loops_is_read_at_most_8_causes_deep() {
+    #[derive(Debug)]
+    struct Looping(AtomicUsize);
+    impl std::fmt::Display for Looping {
+        fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+            f.write_str("connect error: Connection refused")
+        }
+    }
+    impl std::error::Error for Looping {
+        fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+            (self.0.fetch_add(1, Ordering::Relaxed) < 10_000).then_some(self as &(dyn std::error::Error + 'static))
+        }
+    }
+    let err = Looping(AtomicUsize::new(0));
+    let ToolError::Error { trace, .. } = ToolError::from(Looping(AtomicUsize::new(0))) else { panic!("an error") };
+    assert_eq!(trace.matches("Caused by:").count(), 8, "{}", &trace[..trace.len().min(300)]);
+    let e = toolerr::classify_error(&err, Some("search")).unwrap();
+    assert_eq!(err.0.load(Ordering::Relaxed), 8);
+    assert_eq!((e.code.as_str(), e.details["cause"].as_str()), ("TRANSPORT", Some("connection_refused")));
 }
