@@ -924,6 +924,7 @@ impl Executor {
         let key = self.key(tool);
         let mut ahead: Option<Arc<str>> = None; // the answer decided ahead for the event the last action expects
         let mut raw = Raw::new(); // stored bytes that are no UTF-8, by the text the core was given (stored_text)
+        let mut calls = 0; // the calls of the tool made
         loop {
             // A load made ahead, while the store is not left alone after
             // failing: the step uses it for the breaker's load, one step fewer.
@@ -952,16 +953,22 @@ impl Executor {
                 Some(r) => r,
                 None => match self.step(&head, &key, opts.tokens, &state, &event) {
                     Ok(r) => r,
-                    // The core refused the failure's classify request: the
-                    // envelope classified here (its fallbacks included).
-                    Err(refused) => match (&classified, &cause) {
-                        (Some(draw), Some(e)) => {
-                            let again = self.failed(e, tool, draw) + &close;
-                            self.step(&head, &key, opts.tokens, &state, &again)
-                                .unwrap_or_else(|e| panic!("toolerr: the step op refused its request: {}: {}", e.code, e.message))
+                    Err(refused) => {
+                        // The core refused the failure's classify request: the
+                        // envelope classified here (its fallbacks included).
+                        let again = match (&classified, &cause) {
+                            (Some(draw), Some(e)) => self.step(&head, &key, opts.tokens, &state, &(self.failed(e, tool, draw) + &close)),
+                            _ => Err(refused),
+                        };
+                        match again {
+                            Ok(r) => r,
+                            // A request the core refuses (settings it cannot
+                            // read, a draw outside [0, 1)) ends the call with
+                            // the core's error, as Go's executor ends it with
+                            // its own: it panicked.
+                            Err(e) => return CallResult { value: None, error: Some(e), attempts: calls, cause },
                         }
-                        _ => panic!("toolerr: the step op refused its request: {}: {}", refused.code, refused.message),
-                    },
+                    }
                 },
             };
             if let Some(s) = r.stood {
@@ -990,6 +997,7 @@ impl Executor {
                 }
                 "call" => {
                     let at = Attempt { attempt: a.attempt.unwrap_or(1), timeout: a.timeout_ms.map(Duration::from_millis), cancel: cancel.clone() };
+                    calls += 1;
                     match f(&at) {
                         Ok(v) => {
                             value = Some(v);

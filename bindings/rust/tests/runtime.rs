@@ -677,6 +677,27 @@ fn settings_given_after_calls_apply_to_the_next_calls() {
     assert_eq!(codes, [None, None, Some("BUDGET_EXHAUSTED".to_string()), Some("BUDGET_EXHAUSTED".to_string())]);
 }
 
+/// A step request the core refuses (a retry policy or breaker settings it
+/// cannot read, a draw outside [0, 1)) ends the call with the core's
+/// error, as Python and Node raise it and Go's executor returns its own:
+/// the executor panicked ("the step op refused its request").
+#[test]
+fn a_step_the_core_refuses_ends_the_call_with_its_error() {
+    let settings = [
+        Executor::new().retry(json!({"max_attempts": "three"})),
+        Executor::new().breaker(json!("closed")),
+        Executor::new().retry(json!({"max_attempts": 2})).draw(|| 2.0).clock(Arc::new(NoSleep)),
+    ];
+    for (x, attempts) in settings.iter().zip([0, 0, 1]) {
+        let r = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+            x.call::<(), _>("search", CallOptions::default(), |_| Err(Elapsed.into()))
+        }))
+        .expect("no panic");
+        let e = r.error.expect("the core's error");
+        assert_eq!((e.code.as_str(), r.attempts), ("INVALID_INPUT", attempts), "{}", e.message);
+    }
+}
+
 #[test]
 fn answers_decided_ahead_for_a_key_that_holds_nothing_are_applied() {
     // An answer decided ahead for a key that holds nothing comes with
