@@ -3,20 +3,28 @@
 # default dist/packages) the way the README's install lines say, each into a
 # fresh virtualenv / npm project / cargo project in a temporary folder, and
 # runs the README's example files there:
-#   - the wheel (pip install), README example and resilience example;
+#   - the wheel (pip install), README, body, resilience and runtime examples;
 #   - the sdist with Go present (built from source) and without Go (must
 #     fail saying what is missing);
-#   - the npm tarball (npm install), README example, then the same example
+#   - the npm tarball (npm install), README, body and runtime examples, then the README example
 #     bundled by esbuild for Node and run from a folder with no node_modules,
 #     and a browser bundle (esbuild) run in headless Chromium when present;
 #   - the crate (cargo add --path on the unpacked .crate), README example,
-#     linking the bundled libtoolerr.a, then built from the bundled Go source.
+#     linking the bundled libtoolerr.a, then built from the bundled Go source;
+#     the runtime example (cargo add minreq@2);
+#   - the README's Redis breaker examples (its redis-install lines: the wheel's
+#     redis extra, ioredis, the crate's redis feature) against a redis-server
+#     on a free loopback port, started and stopped here by pid (skipped
+#     without redis-server, failed under CI=true: scripts/setup-redis.sh).
+# The runtime examples call seed 000's search service (search_service.py) on
+# 127.0.0.1, started and stopped here by pid.
 # Only the artifacts, the example files, VERSION and the README's install
 # lines leave the clone. As root the tests then run in a private mount
 # namespace in which the clone is hidden under an empty tmpfs, so nothing
 # can resolve back into it; in any case every installed module's real path
 # is checked to be inside the temporary folder. Network: the package
-# registries only (setuptools for the sdist builds, esbuild, crates).
+# registries only (setuptools for the sdist builds, esbuild, redis-py, ioredis,
+# crates).
 set -euo pipefail
 
 if [ "${1:-}" = "--inner" ]; then
@@ -40,12 +48,21 @@ else
     cp "$pkgs"/$f "$tmp/artifacts/"
   done
   cp "$root/VERSION" "$tmp/"
-  cp "$root/bindings/python/examples/readme_example.py" "$root/bindings/python/examples/resilience_example.py" \
-     "$root/bindings/node/examples/readme_example.mjs" "$root/bindings/rust/examples/readme_example.rs" "$tmp/examples/"
+  for f in readme_example body_example resilience_example runtime_example redis_example search_service; do
+    cp "$root/bindings/python/examples/$f.py" "$tmp/examples/"
+  done
+  for f in readme_example body_example runtime_example redis_example; do cp "$root/bindings/node/examples/$f.mjs" "$tmp/examples/"; done
+  for f in readme_example runtime_example redis_example; do cp "$root/bindings/rust/examples/$f.rs" "$tmp/examples/"; done
   # The README's install lines, between the install markers.
   sed -n '/<!-- install:begin/,/<!-- install:end/p' "$root/README.md" | grep -E '^(pip|npm|tar|cargo) ' >"$tmp/install.txt" || true
   [ "$(wc -l <"$tmp/install.txt")" -eq 3 ] || {
     echo "test-packages: README.md must hold one install line per language (pip, npm, cargo) between <!-- install:begin --> and <!-- install:end -->" >&2; exit 1; }
+  # The README's lines that add each language's Redis client, between the redis-install markers.
+  sed -n '/<!-- redis-install:begin/,/<!-- redis-install:end/p' "$root/README.md" | grep -E '^(pip|npm|cargo) ' >"$tmp/redis-install.txt" || true
+  [ "$(wc -l <"$tmp/redis-install.txt")" -eq 3 ] || {
+    echo "test-packages: README.md must hold one Redis install line per language (pip, npm, cargo) between <!-- redis-install:begin --> and <!-- redis-install:end -->" >&2; exit 1; }
+  # redis-server for the Redis examples (installed as root when missing; the examples skip without it).
+  bash "$root/scripts/setup-redis.sh" || true
   cp "$0" "$tmp/test-packages.sh"
   hide=""
   if [ "$(id -u)" -eq 0 ] && unshare -m true 2>/dev/null; then
@@ -98,6 +115,27 @@ inside() {
   ok "$name: $(realpath "$1")"
 }
 line() { grep -E "^$1 " "$tmp/install.txt"; }
+redis_line() { grep -E "^$1 " "$tmp/redis-install.txt"; }
+# digits_ms TEXT: TEXT with each "after N ms" as "after … ms" (the runtime examples' delays).
+digits_ms() { sed -E 's/after [0-9]+ ms/after … ms/g' <<<"$1"; }
+runtime_out() { printf 'attempt 1: TRANSPORT -> retried silently after … ms\nattempt 2: TRANSPORT -> retried silently after … ms\nattempt 3: INVALID_ARGS -> not retried (not_retryable)\nthe model gets: INVALID_ARGS not retryable after 3 calls\ntool_result is_error: %s' "$1"; }
+redis_out=$'replica A, call 1: TRANSPORT\nreplica A, call 2: TRANSPORT\nreplica A, call 3: TRANSPORT\nreplica B: CIRCUIT_OPEN - the tool ran 3 times'
+body_py="1 claude-sonnet-4-5 Answer briefly.
+{'parts': [{'text': 'Answer briefly.'}]} {'maxOutputTokens': 1024}
+['dropped the model parameter: gemini takes the model in the URL, not the body']"
+body_out='1 claude-sonnet-4-5 Answer briefly.
+{"parts":[{"text":"Answer briefly."}]} {"maxOutputTokens":1024}
+dropped the model parameter: gemini takes the model in the URL, not the body'
+
+# Seed 000's search service (503, 503, then 400, over again) for the runtime
+# examples, and later a redis-server: both on 127.0.0.1, stopped by pid.
+svc_pid="" redis_pid=""
+trap '[ -z "$svc_pid" ] || kill "$svc_pid" 2>/dev/null; [ -z "$redis_pid" ] || kill "$redis_pid" 2>/dev/null' EXIT
+python3 -u examples/search_service.py >service.log 2>&1 &
+svc_pid=$!
+search_url=""
+for _ in $(seq 100); do search_url=$(grep -oE '^http://127\.0\.0\.1:[0-9]+/search' service.log || true); [ -n "$search_url" ] && break; sleep 0.05; done
+[ -n "$search_url" ] || bad "search service: no URL printed ($(cat service.log))"
 readme_py=$'RATE_LIMITED True 7\ntool_result True\nINVALID_INPUT op'
 readme_out=$'RATE_LIMITED true 7\ntool_result true\nINVALID_INPUT op'
 
@@ -121,6 +159,9 @@ check "wheel: README example" "$readme_py" "$(venv/bin/python readme_example.py 
 res=$(venv/bin/python resilience_example.py 2>&1)
 check "wheel: resilience example" "attempt 3: 3 hits
 breaker closed failures 0" "$(tail -n 2 <<<"$res")"
+cp ../../examples/body_example.py ../../examples/runtime_example.py .
+check "wheel: body example" "$body_py" "$(venv/bin/python body_example.py 2>&1)"
+check "wheel: runtime example" "$(runtime_out True)" "$(digits_ms "$(venv/bin/python runtime_example.py "$search_url" 2>&1)")"
 mapfile -t where < <(where_py venv/bin/python)
 inside "wheel: toolerr, its libtoolerr.so and the mapped library" "${where[@]}"
 check "wheel: installed version" "$version $version" \
@@ -159,6 +200,9 @@ npm init -y >/dev/null
 eval "$(line npm) --no-audit --no-fund --loglevel=error" >/dev/null && ok "npm: $(line npm)" || bad "npm: $(line npm)"
 cp ../../examples/readme_example.mjs .
 check "npm: README example" "$readme_out" "$(node --no-warnings readme_example.mjs 2>&1)"
+cp ../../examples/body_example.mjs ../../examples/runtime_example.mjs .
+check "npm: body example" "$body_out" "$(node --no-warnings body_example.mjs 2>&1)"
+check "npm: runtime example" "$(runtime_out true)" "$(digits_ms "$(node --no-warnings runtime_example.mjs "$search_url" 2>&1)")"
 mapfile -t where < <(node --input-type=module -e "
 import { fileURLToPath } from 'node:url';
 console.log(fileURLToPath(import.meta.resolve('toolerr')));
@@ -226,7 +270,56 @@ if grep -q "warning: toolerr@$version: toolerr: linking $tmp/.*/out/libtoolerr.a
 else
   bad "crate: build.rs did not say it built from the Go source"; tail -20 build.log >&2
 fi
+# The runtime example, in the project's examples/ with minreq (as the README says).
+mkdir -p examples && cp ../../examples/runtime_example.rs examples/
+cargo add -q minreq@2 && ok "crate: cargo add minreq@2" || bad "crate: cargo add minreq@2"
+got=$(cargo run -q --example runtime_example -- "$search_url" 2>build.log) || tail -20 build.log >&2
+check "crate: runtime example" "$(runtime_out true)" "$(digits_ms "$got")"
 cd "$tmp"
+[ -z "$svc_pid" ] || { kill "$svc_pid"; wait "$svc_pid" 2>/dev/null; svc_pid=""; }
+
+# ---- Redis: the README's Redis breaker examples, each in its language's
+# project above after the README's line that adds the client, against one
+# redis-server on a free loopback port.
+redis_bin=$(command -v redis-server || true)
+if [ -z "$redis_bin" ]; then
+  for n in "wheel[redis]" "npm + ioredis" "crate, feature redis"; do
+    if [ "${CI:-}" = "true" ]; then
+      bad "$n: README Redis example: redis-server not found under CI=true (scripts/setup-redis.sh installs it)"
+    else
+      skip "$n: README Redis example" "redis-server not found: scripts/setup-redis.sh installs it (apt-get install -y redis-server)"
+    fi
+  done
+else
+  port=$(python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
+  mkdir -p redis
+  "$redis_bin" --port "$port" --bind 127.0.0.1 --save '' --appendonly no --dir "$tmp/redis" >redis/server.log 2>&1 &
+  redis_pid=$!
+  up=""
+  for _ in $(seq 200); do
+    up=$( (exec 3<>"/dev/tcp/127.0.0.1/$port" && printf 'PING\r\n' >&3 && head -c 5 <&3) 2>/dev/null || true)
+    [ "$up" = "+PONG" ] && break; sleep 0.05
+  done
+  [ "$up" = "+PONG" ] || bad "redis-server on 127.0.0.1:$port did not answer PING ($(tail -3 redis/server.log))"
+  redis_url="redis://127.0.0.1:$port/0"
+
+  cd py/wheel
+  (PATH="$PWD/venv/bin:$PATH"; export PATH; eval "$(redis_line pip) --disable-pip-version-check -q") &&
+    ok "wheel: $(redis_line pip)" || bad "wheel: $(redis_line pip)"
+  cp ../../examples/redis_example.py .
+  check "wheel[redis]: README Redis example" "$redis_out" "$(venv/bin/python redis_example.py "$redis_url" 2>&1)"
+  cd "$tmp/node/app"
+  eval "$(redis_line npm) --no-audit --no-fund --loglevel=error" >/dev/null && ok "npm: $(redis_line npm)" || bad "npm: $(redis_line npm)"
+  cp ../../examples/redis_example.mjs .
+  check "npm + ioredis: README Redis example" "$redis_out" "$(node --no-warnings redis_example.mjs "$redis_url" 2>&1)"
+  cd "$tmp/rust/app"
+  eval "$(redis_line cargo) -q" && ok "crate: $(redis_line cargo)" || bad "crate: $(redis_line cargo)"
+  cp ../../examples/redis_example.rs examples/
+  got=$(cargo run -q --example redis_example -- "$redis_url" 2>build.log) || tail -20 build.log >&2
+  check "crate, feature redis: README Redis example" "$redis_out" "$got"
+  cd "$tmp"
+  kill "$redis_pid"; wait "$redis_pid" 2>/dev/null; redis_pid=""
+fi
 
 { echo '<testsuite name="packages">'; cat "$tmp/cases.xml"; echo '</testsuite>'; } >"$tmp/report.xml"
 echo "test-packages: $passed passed, $failed failed"
