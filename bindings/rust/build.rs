@@ -34,7 +34,18 @@ fn main() {
     let (dir, how) = if let Some(dist) = env::var_os("TOOLERR_DIST").map(PathBuf::from) {
         let lib = dist.join("libtoolerr.a");
         if !lib.is_file() {
-            panic!("toolerr: TOOLERR_DIST is set but {} does not exist; run `make build` there", lib.display());
+            // Cargo runs build scripts in the crate's folder, not where cargo was
+            // started, so a relative TOOLERR_DIST names a folder under the crate.
+            let relative = if dist.is_relative() {
+                format!(
+                    " (a relative TOOLERR_DIST is taken from the crate's folder, {}: give an absolute path, e.g. TOOLERR_DIST=\"$PWD/{}\")",
+                    manifest.display(),
+                    dist.display()
+                )
+            } else {
+                String::new()
+            };
+            panic!("toolerr: TOOLERR_DIST is set but {} does not exist{relative}; run `make build` there", lib.display());
         }
         (dist, "TOOLERR_DIST".to_string())
     } else if !from_source && bundled.is_file() {
