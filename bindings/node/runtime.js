@@ -337,32 +337,38 @@ function literalEnd(s, i) {
 // action expects (one at most), in canonical key order.
 const AHEAD = [',"on_slept":', ',"on_success":', ',"on_swapped":'];
 
-// readStep reads the members the runtime uses of a step answer's object
-// text t (the answer's "ok", or an answer decided ahead inside one): it is
+// readStep reads the members the runtime uses of the step answer whose
+// object text starts at t[i] (the answer's "ok", or an answer decided ahead
+// inside one), returning them with end, where the object ends (close:
+// where its closing brace is when known, else -1). The text is
 // canonical JSON (RFC 8785), so its members come in key order (action,
 // budget?, decisions, if_loaded?, loop?, on_slept? | on_success? |
-// on_swapped?, replica?, stands?, state). The state is kept as the core's
-// text (sent back as it is, never parsed), the answer decided ahead and the
-// replica too (read when the event or the next step needs them), if_loaded
-// and stands' if_loaded as their JSON literals; the decision records are
-// read only when wanted (they are flat objects, so the list ends at the
-// first '],"': a quote inside a string is escaped), and kept as their text
-// in an answer that stands (recordsText: read for each call it is applied
-// to). Returns null for any other shape.
-function readStep(t, records) {
-  if (!t.startsWith('{"action":') || !t.endsWith('}')) return null;
-  const r = { action: undefined, records: null, state: '', budget: undefined, ifLoaded: undefined, loop: undefined,
-    ahead: undefined, replica: undefined, stands: undefined, recordsText: undefined };
-  let i = valueEnd(t, 10);
+// on_swapped?, replica?, stands?, state). The action is kept as its text
+// (actionText: parsed when applied), the state as the core's text (sent
+// back as it is, never parsed), the replica too (read when the answer is
+// applied), if_loaded and stands' if_loaded as their JSON literals, and the
+// decision records as their text (recordsText: they are flat objects, so
+// the list ends at the first '],"', a quote inside a string being escaped;
+// read for each call the answer is applied to), or read when records is
+// set. The answer decided ahead inside it is read in the same pass (ahead:
+// readStep's of it), so a chained answer's text is scanned once, not again
+// at each level it is applied at. Returns null for any other shape.
+function readStep(t, i, records, close) {
+  if (!t.startsWith('{"action":', i)) return null;
+  const r = { actionText: '', action: undefined, records: null, recordsText: '', state: '', budget: undefined,
+    ifLoaded: undefined, loop: undefined, ahead: undefined, replica: undefined, stands: undefined, end: -1 };
+  const a = i + 10;
+  i = valueEnd(t, a);
   if (i < 0) return null;
-  r.action = JSON.parse(t.slice(10, i));
+  r.actionText = t.slice(a, i);
   [r.budget, i] = member(t, i, ',"budget":');
   if (i < 0 || !t.startsWith(',"decisions":', i)) return null;
   const d = i + 13;
   if (records) [r.records, i] = member(t, i, ',"decisions":');
   else i = t.indexOf('],"', d) + 1 || -1;
-  const dEnd = i;
-  if (i >= 0 && t.startsWith(',"if_loaded":', i)) {
+  if (i < 0) return null;
+  r.recordsText = t.slice(d, i);
+  if (t.startsWith(',"if_loaded":', i)) {
     const end = literalEnd(t, i + 13);
     if (end < 0) return null;
     r.ifLoaded = t.slice(i + 13, end);
@@ -371,7 +377,9 @@ function readStep(t, records) {
   [r.loop, i] = member(t, i, ',"loop":');
   for (const m of AHEAD) {
     if (i >= 0 && t.startsWith(m, i)) {
-      [r.ahead, i] = rawMember(t, i, m);
+      r.ahead = readStep(t, i + m.length, false, -1);
+      if (r.ahead === null) return null;
+      i = r.ahead.end;
       break;
     }
   }
@@ -380,30 +388,36 @@ function readStep(t, records) {
     const end = literalEnd(t, i + 23);
     if (end < 0 || t.charCodeAt(end) !== 0x7d) return null;
     r.stands = t.slice(i + 23, end);
-    r.recordsText = t.slice(d, dEnd);
     i = end + 1;
   }
   if (i < 0 || !t.startsWith(',"state":', i)) return null;
-  r.state = t.slice(i + 9, -1);
+  const end = close >= 0 ? close : valueEnd(t, i + 9);
+  if (end < 0 || t.charCodeAt(end) !== 0x7d) return null;
+  r.state = t.slice(i + 9, end);
+  r.end = end + 1;
   return r;
 }
 
-// readWhole is readStep for a value parsed whole (an answer of another shape).
+// readWhole is readStep for a value parsed whole (an answer of another
+// shape), its answer decided ahead read whole too.
 function readWhole(o, records) {
   const ahead = o.on_success ?? o.on_swapped ?? o.on_slept;
-  const stands = o.stands && 'if_loaded' in o.stands ? literalOf(o.stands.if_loaded) : undefined;
-  return { action: o.action, records: records ? o.decisions : null, state: JSON.stringify(o.state), budget: o.budget,
+  return { actionText: JSON.stringify(o.action), action: o.action, records: records ? o.decisions : null,
+    recordsText: JSON.stringify(o.decisions), state: JSON.stringify(o.state), budget: o.budget,
     ifLoaded: 'if_loaded' in o ? literalOf(o.if_loaded) : undefined, loop: o.loop,
-    ahead: ahead && JSON.stringify(ahead), replica: o.replica && JSON.stringify(o.replica), stands,
-    recordsText: stands === undefined ? undefined : JSON.stringify(o.decisions) };
+    ahead: ahead && readWhole(ahead, false), replica: o.replica && JSON.stringify(o.replica),
+    stands: o.stands && 'if_loaded' in o.stands ? literalOf(o.stands.if_loaded) : undefined, end: -1 };
 }
 
 // readAnswer reads one step answer (readStep); an answer of any other
 // shape, an error included, is read whole.
 function readAnswer(s, records) {
   if (s.startsWith('{"ok":{"action":') && s.endsWith('}}')) {
-    const r = readStep(s.slice(6, -1), records);
-    if (r) return r;
+    const r = readStep(s, 6, records, s.length - 2);
+    if (r) {
+      r.action = JSON.parse(r.actionText);
+      return r;
+    }
   }
   const resp = JSON.parse(s);
   if ('error' in resp) throw new ToolerrError(resp.error);
@@ -558,7 +572,8 @@ export class Executor extends EventTarget {
   }
 
   // The answer the core decided ahead for the event the last action
-  // expected (on_success, on_swapped, on_slept: its text), when it holds:
+  // expected (on_success, on_swapped, on_slept: readStep's of it, read with
+  // the answer it came in), when it holds:
   // the event came as expected (a success or a slept whose load made ahead
   // answered exactly if_loaded: held is that load's JSON literal; a cas that
   // swapped: held is SWAPPED) and the replica is still {"down_until_ms": 0,
@@ -566,14 +581,16 @@ export class Executor extends EventTarget {
   // (docs/resilience.md, "The step op"). Else null (the step is sent). The
   // literals compared are the core's canonical writing of if_loaded and of
   // the replica's state, so equal literals are equal strings, and one
-  // JavaScript wrote otherwise only sends the step.
+  // JavaScript wrote otherwise only sends the step. Its action and records
+  // are read from their text here, so each call gets its own objects (an
+  // answer decided ahead inside a start answer kept is applied to many).
   #decided(key, ahead, held) {
     if (held === undefined || this.#downUntilMs !== 0) return null;
+    if ((held !== SWAPPED && held !== ahead.ifLoaded) || (this.#seen.get(key) ?? 'null') !== ahead.ifLoaded) return null;
+    if (ahead.replica) this.#keepReplica(key, ahead.replica);
     const listened = !!(this.#o.onDecision || this.#listened || this.#o.console);
-    const r = readStep(ahead, listened) ?? readWhole(JSON.parse(ahead), listened);
-    if ((held !== SWAPPED && held !== r.ifLoaded) || (this.#seen.get(key) ?? 'null') !== r.ifLoaded) return null;
-    if (r.replica) this.#keepReplica(key, r.replica);
-    return r;
+    return { action: JSON.parse(ahead.actionText), records: listened ? JSON.parse(ahead.recordsText) : null,
+      state: ahead.state, ahead: ahead.ahead };
   }
 
   // The start answer kept for a tool (stood: the last start answer that
@@ -622,7 +639,7 @@ export class Executor extends EventTarget {
     // failure classified inside the step, the event with the envelope
     // classified here, sent when the core refuses the classify request;
     // ahead: the answer the core decided ahead for the event the last
-    // action expects (its text), when it gave one.
+    // action expects (readStep's of it), when it gave one.
     let state = 'null', value, cause, after = 'start', sent, held, retry, ahead;
     // Stored bytes that are no UTF-8, by the text the core was given (textOf).
     const raw = new Map();
