@@ -312,7 +312,8 @@ struct StepResponse<'a> {
 
 /// A step's answer, or an answer decided ahead inside one (on_success,
 /// on_swapped, on_slept: the answer to the event its action expects, with
-/// if_loaded, and the one decided ahead of its own action in turn).
+/// if_loaded, and the one decided ahead of its own action in turn), read in
+/// the same pass as the answer it came in.
 #[derive(Deserialize)]
 struct StepAnswer<'a> {
     action: Action,
@@ -328,11 +329,11 @@ struct StepAnswer<'a> {
     #[serde(default, rename = "loop")]
     loop_state: Option<Value>,
     #[serde(borrow, default)]
-    on_slept: Option<&'a RawValue>,
+    on_slept: Option<Box<StepAnswer<'a>>>,
     #[serde(borrow, default)]
-    on_success: Option<&'a RawValue>,
+    on_success: Option<Box<StepAnswer<'a>>>,
     #[serde(borrow, default)]
-    on_swapped: Option<&'a RawValue>,
+    on_swapped: Option<Box<StepAnswer<'a>>>,
     #[serde(borrow, default)]
     replica: Option<ReplicaAnswer<'a>>,
     /// A start step's, when its answer stands (the request asked `standing`).
@@ -349,10 +350,36 @@ struct Stands {
     if_loaded: Option<String>,
 }
 
-/// The answer decided ahead an answer carries (one at most: named after the
-/// event its action expects), as the core's text.
-fn ahead_text(on_slept: Option<&RawValue>, on_success: Option<&RawValue>, on_swapped: Option<&RawValue>) -> Option<Arc<str>> {
-    on_success.or(on_swapped).or(on_slept).map(|v| v.get().into())
+impl StepAnswer<'_> {
+    /// The answer decided ahead this answer carries (one at most: named
+    /// after the event its action expects), and those inside it in turn.
+    fn ahead(&mut self) -> Option<Arc<Decided>> {
+        let mut a = self.on_success.take().or(self.on_swapped.take()).or(self.on_slept.take())?;
+        let ahead = a.ahead();
+        Some(Arc::new(Decided {
+            action: a.action,
+            decisions: a.decisions.get().into(),
+            if_loaded: a.if_loaded,
+            replica: a.replica.map(|r| (r.down_until_ms, r.state.get().into())),
+            state: a.state.get().into(),
+            ahead,
+        }))
+    }
+}
+
+/// An answer decided ahead, read with the answer it came in (so a chained
+/// answer's text is read once, not again at each level it is applied at),
+/// its decision records kept as the core's text (read when applied, if
+/// someone hears them).
+struct Decided {
+    action: Action,
+    decisions: Box<str>,
+    /// The stored value it holds for (`None`: no key).
+    if_loaded: Option<String>,
+    /// The replica state it answers: `down_until_ms` and the state's JSON literal as the core wrote it.
+    replica: Option<(u64, Box<str>)>,
+    state: Arc<str>,
+    ahead: Option<Arc<Decided>>,
 }
 
 #[derive(Deserialize)]
@@ -372,8 +399,8 @@ struct Step {
     /// The call's next state, as the core's JSON text.
     state: Arc<str>,
     /// The answer the core decided ahead for the event the action expects
-    /// (on_success, on_swapped, on_slept), as its JSON text.
-    ahead: Option<Arc<str>>,
+    /// (on_success, on_swapped, on_slept).
+    ahead: Option<Arc<Decided>>,
     /// A start step's answer that stands, to keep for the tool's next calls.
     stood: Option<Arc<Stood>>,
 }
@@ -389,7 +416,7 @@ struct Stood {
     /// The decision records as the core's JSON text (read when applied, if someone hears them).
     decisions: String,
     state: Arc<str>,
-    ahead: Option<Arc<str>>,
+    ahead: Option<Arc<Decided>>,
     /// The stored value it stands for (`None`: no key).
     if_loaded: Option<String>,
 }
@@ -435,6 +462,10 @@ pub struct Executor {
     replica: Mutex<Replica>,
     config: Map<String, Value>,
     tools: Mutex<HashMap<String, Tool>>,
+    /// Per breaker key, the last value loaded from the store (`None`: no
+    /// key) and its loaded event's text, so that loading the same value
+    /// again does not write its JSON literal again.
+    loaded: Mutex<HashMap<String, (Option<String>, Arc<str>)>>,
     budget: Option<Arc<Budget>>,
     loop_guard: Option<Arc<LoopGuard>>,
     clock: Arc<dyn Clock>,
@@ -527,12 +558,12 @@ fn cas_old<'a>(old: Option<&'a str>, raw: &'a Raw) -> Option<&'a [u8]> {
     old.map(|t| raw.get(t).map_or(t.as_bytes(), Vec::as_slice))
 }
 
-/// Keeps the replica state a step (or an answer decided ahead) answered.
-fn keep_replica(replica: &mut Replica, key: &str, v: &ReplicaAnswer) {
-    replica.down_until_ms = v.down_until_ms;
-    let literal = v.state.get().to_string();
-    let value = serde_json::from_str(&literal).unwrap_or(None);
-    replica.seen.insert(key.to_string(), Seen { value, literal });
+/// Keeps the replica state a step (or an answer decided ahead) answered:
+/// its `down_until_ms` and its state's JSON literal.
+fn keep_replica(replica: &mut Replica, key: &str, down_until_ms: u64, literal: &str) {
+    replica.down_until_ms = down_until_ms;
+    let value = serde_json::from_str(literal).unwrap_or(None);
+    replica.seen.insert(key.to_string(), Seen { value, literal: literal.to_string() });
 }
 
 /// The event of a store call that failed with `e`.
@@ -552,6 +583,7 @@ impl Executor {
             replica: Mutex::new(Replica::default()),
             config: Map::new(),
             tools: Mutex::new(HashMap::new()),
+            loaded: Mutex::new(HashMap::new()),
             budget: None,
             loop_guard: None,
             clock: Arc::new(SystemClock),
@@ -761,22 +793,22 @@ impl Executor {
         crate::with_response(req.as_bytes(), |out| {
             let r: StepResponse = serde_json::from_slice(out)
                 .unwrap_or_else(|e| panic!("toolerr: the step op's answer is not one ({e}): {}", String::from_utf8_lossy(out)));
-            let a = match (r.error, r.ok) {
+            let mut a = match (r.error, r.ok) {
                 (None, Some(a)) => a,
                 (Some(e), _) => return Err(e),
                 (None, None) => panic!("toolerr: the step op answered neither ok nor error: {}", String::from_utf8_lossy(out)),
             };
+            let ahead = a.ahead();
             if let (Some(st), Some(v)) = (bstate.as_mut(), a.budget) {
                 **st = v;
             }
             if let (Some(st), Some(v)) = (lstate.as_mut(), a.loop_state) {
                 **st = v;
             }
-            if let Some(v) = a.replica {
-                keep_replica(&mut replica, key, &v);
+            if let Some(v) = &a.replica {
+                keep_replica(&mut replica, key, v.down_until_ms, v.state.get());
             }
             let state: Arc<str> = a.state.get().into();
-            let ahead = ahead_text(a.on_slept, a.on_success, a.on_swapped);
             let stood = a.stands.map(|s| {
                 Arc::new(Stood {
                     action: a.action.clone(),
@@ -796,37 +828,32 @@ impl Executor {
         })
     }
 
-    /// The answer the core decided ahead (`ahead`, its text) for the event
-    /// the last action expected (on_success, on_swapped, on_slept), when it
-    /// holds: the event came as expected (`held`: a success or slept whose
-    /// load made ahead read exactly `if_loaded`, a cas that swapped) and the
+    /// The answer the core decided ahead (`d`) for the event the last
+    /// action expected (on_success, on_swapped, on_slept), when it holds:
+    /// the event came as expected (`held`: a success or slept whose load
+    /// made ahead read exactly `if_loaded`, a cas that swapped) and the
     /// replica is still `{"down_until_ms": 0, "state": if_loaded}`; the
     /// replica then takes the answer's, as a step's (docs/resilience.md,
     /// "The step op"). Else None, and the step is sent.
-    fn decided(&self, key: &str, ahead: &str, held: &Held) -> Option<Step> {
-        if matches!(held, Held::Other) {
-            return None;
-        }
-        let d: StepAnswer = serde_json::from_str(ahead).ok()?;
-        let if_loaded = d.if_loaded;
-        if let Held::Loaded(v) = held {
-            if v != &if_loaded {
-                return None;
-            }
+    fn decided(&self, key: &str, d: &Decided, held: &Held) -> Option<Step> {
+        match held {
+            Held::Other => return None,
+            Held::Loaded(v) if *v != d.if_loaded => return None,
+            _ => {}
         }
         let mut replica = self.replica.lock().unwrap_or_else(|e| e.into_inner());
-        if replica.down_until_ms != 0 || replica.seen.get(key).and_then(|s| s.value.as_ref()) != if_loaded.as_ref() {
+        if replica.down_until_ms != 0 || replica.seen.get(key).and_then(|s| s.value.as_ref()) != d.if_loaded.as_ref() {
             return None;
         }
-        if let Some(v) = &d.replica {
-            keep_replica(&mut replica, key, v);
+        if let Some((down, literal)) = &d.replica {
+            keep_replica(&mut replica, key, *down, literal);
         }
         drop(replica);
         Some(Step {
-            action: d.action,
-            records: if self.listened() { serde_json::from_str(d.decisions.get()).unwrap_or_default() } else { Vec::new() },
-            state: d.state.get().into(),
-            ahead: ahead_text(d.on_slept, d.on_success, d.on_swapped),
+            action: d.action.clone(),
+            records: if self.listened() { serde_json::from_str(&d.decisions).unwrap_or_default() } else { Vec::new() },
+            state: d.state.clone(),
+            ahead: d.ahead.clone(),
             stood: None,
         })
     }
@@ -848,15 +875,30 @@ impl Executor {
     /// A load of `key`: the loaded event's text, and the value read
     /// (`None` when the store failed; then the event is a store_error;
     /// `raw`: the call's, see [`stored_text`]).
-    fn load(&self, key: &str, raw: &mut Raw) -> (String, Option<Option<String>>) {
+    fn load(&self, key: &str, raw: &mut Raw) -> (Arc<str>, Option<Option<String>>) {
         match self.shared_store().load(key) {
             Ok(v) => {
                 let value = v.map(|b| stored_text(b, raw));
-                let literal = value.as_ref().map(json_text).unwrap_or_else(|| "null".into());
-                (format!(r#"{{"kind":"loaded","value":{literal}}}"#), Some(value))
+                (self.loaded_event(key, value.as_deref()), Some(value))
             }
-            Err(e) => (store_error_text(&e), None),
+            Err(e) => (store_error_text(&e).into(), None),
         }
+    }
+
+    /// The loaded event of `value` under `key` (`None`: no key): the one
+    /// written for the last value loaded under `key` when it is the same,
+    /// else written now and kept in its place.
+    fn loaded_event(&self, key: &str, value: Option<&str>) -> Arc<str> {
+        let mut kept = self.loaded.lock().unwrap_or_else(|e| e.into_inner());
+        if let Some((v, event)) = kept.get(key) {
+            if v.as_deref() == value {
+                return event.clone();
+            }
+        }
+        let literal = value.map(json_text).unwrap_or_else(|| "null".into());
+        let event: Arc<str> = format!(r#"{{"kind":"loaded","value":{literal}}}"#).into();
+        kept.insert(key.to_string(), (value.map(str::to_string), event.clone()));
+        event
     }
 
     /// The store's answer to a load or cas action, as the event's text, and
@@ -865,7 +907,7 @@ impl Executor {
     fn store_event(&self, a: &Action, raw: &mut Raw) -> (String, Held) {
         let key = a.key.as_deref().unwrap_or_default();
         if a.kind == "load" {
-            return (self.load(key, raw).0, Held::Other);
+            return (self.load(key, raw).0.to_string(), Held::Other);
         }
         let cas = self.shared_store().compare_and_swap(key, cas_old(a.old.as_deref(), raw), a.new.as_deref().unwrap_or_default().as_bytes());
         match cas {
@@ -922,7 +964,7 @@ impl Executor {
         let mut state: Arc<str> = "null".into();
         let (mut value, mut cause): (Option<T>, Option<ToolError>) = (None, None);
         let key = self.key(tool);
-        let mut ahead: Option<Arc<str>> = None; // the answer decided ahead for the event the last action expects
+        let mut ahead: Option<Arc<Decided>> = None; // the answer decided ahead for the event the last action expects
         let mut raw = Raw::new(); // stored bytes that are no UTF-8, by the text the core was given (stored_text)
         let mut calls = 0; // the calls of the tool made
         loop {
@@ -1009,10 +1051,16 @@ impl Executor {
                             let text = match &e {
                                 // The request classify_exception sends, classified
                                 // inside the step: one crossing instead of two.
+                                // Its members in key order, as serde_json writes a map.
                                 ToolError::Error { type_name, message, trace } => {
-                                    let req = json!({"op": "classify_exception", "exception": {"type": type_name, "message": message, "traceback": trace}, "tool": tool});
                                     classified = Some(draw.clone());
-                                    format!(r#"{{"kind":"failure","classify":{req},"draw":{draw}"#)
+                                    format!(
+                                        r#"{{"kind":"failure","classify":{{"exception":{{"message":{},"traceback":{},"type":{}}},"op":"classify_exception","tool":{}}},"draw":{draw}"#,
+                                        json_text(message),
+                                        json_text(trace),
+                                        json_text(type_name),
+                                        json_text(tool)
+                                    )
                                 }
                                 ToolError::Envelope(_) => self.failed(&e, tool, &draw),
                             };
