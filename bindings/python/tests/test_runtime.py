@@ -742,3 +742,110 @@ def test_a_start_kept_gives_each_call_records_of_its_own(monkeypatch: pytest.Mon
     assert [rec["kind"] for rec in got] == ["breaker", "call"] * 4
     assert all("run" not in rec and rec["level"] == "debug" for rec in got)
     assert got == got[:2] * 4
+
+
+class _StrSub(str):
+    pass
+
+
+class _SubStr(Exception):
+    def __str__(self) -> str:
+        return _StrSub("a str subclass")
+
+
+@pytest.mark.parametrize("exc,tool", [
+    (TimeoutError("upstream timed out"), "search"), (ValueError('quote " backslash \\ tab \t nul \x00'), "search"),
+    (ConnectionError("é ☃ 😀 \u2028"), "búsqueda"), (RuntimeError("lone \ud800 surrogate"), "search"),
+    (_SubStr(), "search"), (_StrRaises(), "search"), (_http_error(503, text="down"), "search"),
+    (TimeoutError("no tool"), None), (KeyError("k"), "search"),
+], ids=["plain", "escapes", "non-ascii", "lone-surrogate", "str-subclass", "str-raises", "http", "no-tool", "keyerror"])
+def test_the_classify_request_written_as_text_is_the_op_request(exc: Exception, tool: Optional[str]) -> None:
+    # The failure event's classify request, written as text for an exception
+    # with no HTTP status, is byte for byte the request classify_response
+    # sends (the same JSON encoder for each string); anything else, and an
+    # exception whose str raises, goes the way it went.
+    def request() -> str:
+        return toolerr._op_request(*toolerr._response_request(exc, source="tool", tool=tool))
+
+    try:
+        want = request()
+    except RuntimeError:
+        with pytest.raises(RuntimeError):
+            toolerr._response_request_text(exc, tool)
+        return
+    assert toolerr._response_request_text(exc, tool) == want
+
+
+def _failure_answers(monkeypatch: pytest.MonkeyPatch, draws: List[float]) -> List[bytes]:
+    """The core's answers to the failure steps of retried calls, one per draw, each on a fresh executor."""
+    answers: List[bytes] = []
+    real = toolerr.runtime.invoke_bytes
+
+    def spy(request: bytes) -> bytes:
+        out = real(request)
+        if b'"kind":"failure"' in request:
+            answers.append(out)
+        return out
+
+    monkeypatch.setattr(toolerr.runtime, "invoke_bytes", spy)
+    for draw in draws:
+        r = Executor(sleep=lambda s: None, draw=lambda: draw).call("search", _flaky())
+        assert (r.ok, r.attempts) == (True, 2)
+    return answers
+
+
+def test_answers_decided_ahead_read_again_are_the_values_the_answer_holds(monkeypatch: pytest.MonkeyPatch) -> None:
+    # A failure's answer holds the five answers decided ahead; read again
+    # (the chain after its sleep repeats from one retried call to the next,
+    # the delay before it differing with the draw), each level is the value
+    # json reads from the whole answer, whether it was read afresh or taken
+    # from the texts read before.
+    toolerr.runtime._ahead_read.clear()
+    answers = _failure_answers(monkeypatch, [0.25, 0.75])
+    assert len(answers) == 2 and answers[0] != answers[1]
+    read = [toolerr.runtime._read_answer(a, records=True) for a in answers]
+    for r, a in zip(read, answers):
+        whole = json.loads(a)["ok"]
+        assert (r.action, r.records, r.replica, json.loads(r.state)) == \
+            (whole["action"], whole["decisions"], whole.get("replica"), whole["state"])
+        assert r.ahead == whole["on_swapped"]
+    # The second answer's chain from its sleep on is the first's: taken as it was read.
+    assert read[1].ahead["on_slept"] is read[0].ahead["on_slept"]
+    assert read[1].ahead["action"] != read[0].ahead["action"]  # its own delay
+
+
+def test_records_of_answers_read_before_are_each_calls_own() -> None:
+    # An on_decision that changes the records it is given changes that
+    # call's only: retried calls whose answers decided ahead repeat, taken
+    # from the ones read before, report the core's records every time.
+    got: List[List[Dict[str, Any]]] = []
+
+    def annotate(rec: Dict[str, Any]) -> None:
+        got[-1].append(dict(rec))
+        rec.pop("level", None)
+        rec["run"] = len(got)
+    for _ in range(3):
+        got.append([])
+        ex = Executor(sleep=lambda s: None, draw=lambda: 0.5, on_decision=annotate)
+        assert ex.call("search", _flaky()).attempts == 2
+    assert all("run" not in rec and "level" in rec for call in got for rec in call)
+    assert got[0] == got[1] == got[2] and len(got[0]) >= 5
+
+
+def test_a_stop_read_before_gives_each_call_an_envelope_of_its_own() -> None:
+    # The envelope a call stops with is the caller's: changing a nested
+    # detail changes no later call's envelope, when the stop came in an
+    # answer decided ahead that repeats (fresh executors, the same draws).
+    env = toolerr.envelope("UPSTREAM_UNAVAILABLE", "down", retryable=True, details={"upstream": {"region": "eu"}})
+
+    def fail() -> None:
+        raise ToolFailure(env)
+    errors = []
+    for _ in range(3):
+        r = Executor(sleep=lambda s: None, draw=lambda: 0.5, retry={"max_attempts": 2}).call("search", fail)
+        assert r.error is not None and r.attempts == 2
+        errors.append(r.error)
+        r.error.details["upstream"]["region"] = "changed"
+    assert [e.details["upstream"] for e in errors] == [{"region": "changed"}] * 3
+    assert Executor(sleep=lambda s: None, draw=lambda: 0.5, retry={"max_attempts": 2}).call(
+        "search", fail).error == env

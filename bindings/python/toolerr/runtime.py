@@ -16,6 +16,7 @@ decision records, so Python decides exactly as Go, Node and Rust do
 from __future__ import annotations
 
 import asyncio
+import copy
 import inspect
 import json
 import json.scanner
@@ -27,8 +28,8 @@ from dataclasses import dataclass
 from typing import (Any, Awaitable, Callable, Dict, Generator, Generic, List, Mapping, Optional, Protocol, Tuple,
                     TypeVar, Union)
 
-from . import (Envelope, Outcome, ToolerrError, _answer, _classify_exception_as, _op_request, _response_request,
-               _type_name, classify_exception, classify_response, invoke_bytes)
+from . import (Envelope, Outcome, ToolerrError, _answer, _classify_exception_as, _response_request_text, _type_name,
+               classify_exception, classify_response, invoke_bytes)
 
 __all__ = ["AsyncExecutor", "AsyncStore", "Budget", "CallResult", "Executor", "LoopGuard", "MemoryStore", "Store",
            "ToolFailure", "failure_envelope"]
@@ -308,6 +309,55 @@ def _inner(answer: Mapping[str, Any]) -> Any:
 
 _OK_ACTION = '{"ok":{"action":'
 _STANDS = ',"stands":'
+_AHEAD_NAMES = frozenset(m[2:-2] for m in _AHEAD_MEMBERS)
+# Per member of _AHEAD_NAMES, the texts of the answers decided ahead read
+# last and their values, newest first (_ahead_at): a retried call's chain
+# repeats, from its sleep on, the text of the last retried call on the same
+# breaker state. The values are shared: only read, their records copied
+# before they are handed out (_decided) and the envelope of a stop copied
+# (_result).
+_AHEAD_KEPT = 8
+_ahead_read: Dict[str, List[Tuple[str, Any]]] = {}
+
+
+def _ahead_at(s: str, i: int, name: str) -> Tuple[Any, int]:
+    """The answer decided ahead whose JSON text starts at s[i] (member name),
+    as a dict, and where it ends. A text read before is taken from
+    _ahead_read: a JSON object ends at its closing brace, so when s holds one
+    read before at i, the value at i is that one, ending where it ends."""
+    kept = _ahead_read.get(name, ())
+    for text, value in kept:
+        if s.startswith(text, i):
+            return value, i + len(text)
+    value, end = _level(s, i)
+    # A new list, stored whole: another thread may be reading the old one.
+    _ahead_read[name] = [(s[i:end], value)] + list(kept[:_AHEAD_KEPT - 1])
+    return value, end
+
+
+def _level(s: str, i: int) -> Tuple[Any, int]:
+    """The JSON object at s[i], an answer decided ahead, and where it ends:
+    read member by member, its own answer decided ahead through _ahead_at,
+    the rest by json's scanner (the same dict, keys in the same order).
+    Anything unexpected is read whole by the scanner."""
+    if not s.startswith('{"action":', i):
+        return _scan(s, i)
+    d: Dict[str, Any] = {}
+    name, j = "action", i + 10
+    while True:
+        if name in _AHEAD_NAMES:
+            d[name], j = _ahead_at(s, j, name)
+        else:
+            d[name], j = _scan(s, j)
+        if s.startswith("}", j):
+            return d, j + 1
+        # The next member: ,"name": (a canonical key holds no quote or backslash).
+        k = s.find('":', j + 2)
+        if not s.startswith(',"', j) or k < 0:
+            return _scan(s, i)
+        name, j = s[j + 2:k], k + 2
+        if '"' in name or "\\" in name:
+            return _scan(s, i)
 
 
 def _read_answer(out: bytes, records: bool) -> _Answer:
@@ -316,33 +366,37 @@ def _read_answer(out: bytes, records: bool) -> _Answer:
     on_swapped?, replica?, stands?, state), each value
     read where it starts by json's scanner. The decision records are flat
     objects, so when they are not wanted the list ends at the first "],\"" (a
-    quote inside a string is escaped); they are read all the same in an
-    answer that stands (a member "stands" only the top level can hold, as
-    a quote inside a string is escaped). An answer of any other shape, an
-    error included, goes through the whole-answer reader."""
+    quote inside a string is escaped); they are read all the same, from
+    where they start, in an answer that stands (its "stands" member, which
+    only the top level holds). The answer decided ahead is read by
+    _ahead_at, its own answers decided ahead taken from the last ones read
+    when their text repeats. An answer of any other shape, an error
+    included, goes through the whole-answer reader."""
     s = out.decode()
     if s.startswith(_OK_ACTION) and s.endswith("}}"):
         action, i = _scan(s, 16)
         budget = loop = replica = recs = ahead = stands = None
-        records = records or _STANDS in s
         if s.startswith(',"budget":', i):
             budget, i = _scan(s, i + 10)
         if s.startswith(',"decisions":', i):
+            at = i + 13  # where the records start, read after all if the answer stands
             if records:
-                recs, i = _scan(s, i + 13)
+                recs, i = _scan(s, at)
             else:
-                i = s.find('],"', i + 13) + 1
+                i = s.find('],"', at) + 1
             if i and s.startswith(',"loop":', i):
                 loop, i = _scan(s, i + 8)
             if i:
                 for m in _AHEAD_MEMBERS:
                     if s.startswith(m, i):
-                        ahead, i = _scan(s, i + len(m))
+                        ahead, i = _ahead_at(s, i + len(m), m[2:-2])
                         break
             if i and s.startswith(',"replica":', i):
                 replica, i = _scan(s, i + 11)
             if i and s.startswith(_STANDS, i):
                 stands, i = _scan(s, i + 10)
+                if recs is None:
+                    recs = _scan(s, at)[0]
             if i and s.startswith(',"state":', i):
                 return _Answer(action, recs, s[i + 9:-2], budget, loop, replica, ahead, stands)
     r = _answer(out)
@@ -467,8 +521,10 @@ class _Base:
             replica = ahead.get("replica")
             if replica is not None:
                 self._replica(key, replica)
-        return _Answer(ahead["action"], ahead["decisions"] if self._listened() else None, ahead["state"],
-                       ahead=_inner(ahead))
+        # Records of their own for each call: the answer may be one read
+        # before (_ahead_read), and an on_decision may change them.
+        return _Answer(ahead["action"], [dict(rec) for rec in ahead["decisions"]] if self._listened() else None,
+                       ahead["state"], ahead=_inner(ahead))
 
     def _kept(self, tool: str, key: str, value: Any) -> Optional[_Answer]:
         """The start answer kept for tool (the last that stood), when it holds
@@ -591,7 +647,7 @@ class _Base:
             # The request failure_envelope sends first, inside the step: one
             # crossing instead of two, the same envelope.
             try:
-                req = _op_request(*_response_request(exc, source="tool", tool=tool))
+                req = _response_request_text(exc, tool)
             except Exception:  # an exception that cannot be read whole, or written as JSON
                 req = None
             if req is not None:
@@ -617,7 +673,10 @@ class _Base:
     @staticmethod
     def _result(stop: Mapping[str, Any], value: Any, exc: Optional[BaseException]) -> CallResult[Any]:
         if "error" in stop:
-            return CallResult(None, Envelope.from_dict(stop["error"]), stop["attempts"], exc)
+            err = stop["error"]
+            if any(type(v) is dict or type(v) is list for v in err["details"].values()):
+                err = copy.deepcopy(err)  # a stop read before may hold it (_ahead_read): the caller's own
+            return CallResult(None, Envelope.from_dict(err), stop["attempts"], exc)
         return CallResult(value, None, stop["attempts"], None)
 
 
