@@ -309,7 +309,7 @@ func prepareScanned(f transcript.Format, body []byte, opts TranscriptOptions) (P
 		}
 		names[n] = name
 		if name == shape.List {
-			if msgs, ok = transcript.ScanList(f, s, 1, dialect.RawLint); !ok {
+			if msgs, ok = transcript.ScanList(f, s, 1, dialect.RawLint, nil); !ok {
 				return PreparedRequest{}, false
 			}
 			list = true

@@ -36,6 +36,10 @@ const listOp = `"messages"`
 func fastList(request string) (response []byte, ok bool) {
 	s := canonical.NewScanner(request)
 	s.ShareStrings()
+	// the messages' arena: nothing read from it is left in the response,
+	// which is written into buffers of its own before fastList returns
+	arena := dialect.NewParts()
+	defer arena.Release()
 	var (
 		op, from, to, format string
 		opts                 TranscriptOptions
@@ -78,7 +82,7 @@ func fastList(request string) (response []byte, ok bool) {
 				raw = dialect.RawText // written back as read
 			}
 		}
-		msgs, ok = transcript.ScanList(f, s, 1, raw)
+		msgs, ok = transcript.ScanList(f, s, 1, raw, arena)
 		return ok
 	})
 	if !ok || seen&(mOp|mMessages) != mOp|mMessages || !s.End() || !s.InBudget() {

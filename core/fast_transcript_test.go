@@ -3,10 +3,12 @@ package core
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"math/rand/v2"
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/toolerr/toolerr/core/internal/sharedtest"
@@ -282,4 +284,43 @@ func FuzzFastList(f *testing.F) {
 			listSameAsGeneral(t, req)
 		}
 	})
+}
+
+// TestFastList_reusedArenasAnswerAlike: fastList's arenas (dialect.NewParts)
+// are reused from call to call; its answers given one after another and
+// from many goroutines at once, each list after others of other lengths
+// and ops, are the general path's, so no list reads what an earlier one
+// left in an arena, nor two lists one arena.
+func TestFastList_reusedArenasAnswerAlike(t *testing.T) {
+	seeds := fastListSeeds(t)
+	var reqs, want [][]byte
+	for _, s := range seeds {
+		if _, ok := fastList(string(s)); ok && len(s) <= 20000 {
+			var op string
+			reqs, want = append(reqs, s), append(want, invokeTree(string(s), &op))
+		}
+	}
+	if len(reqs) < 100 {
+		t.Fatalf("fastList answers only %d seeds", len(reqs))
+	}
+	var wg sync.WaitGroup
+	errs := make(chan string, 4)
+	for g := range 4 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for k := range 3 * len(reqs) {
+				i := (k*7 + g*13) % len(reqs) // each goroutine in its own order
+				if got, _ := fastList(string(reqs[i])); !bytes.Equal(got, want[i]) {
+					errs <- fmt.Sprintf("request %d answered otherwise after others:\n%.400s\nwant\n%.400s", i, got, want[i])
+					return
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	close(errs)
+	for e := range errs {
+		t.Fatal(e)
+	}
 }

@@ -48,15 +48,20 @@ func ReadList(f Format, msgs []any, path string) ([]Message, error) {
 // conversion to another format, what Lint reads for check, the element's
 // canonical JSON for repair and a same-format conversion, which write
 // elements back as read.
-func ScanList(f Format, s *canonical.Scanner, depth int, raw dialect.ScanRaw) ([]Message, bool) {
+//
+// The messages' parts, texts and results, and the list itself, are taken
+// from parts (dialect.NewParts, whose caller releases it when it has
+// answered); a nil parts takes them from a new arena of their own, for a
+// caller that keeps the messages.
+func ScanList(f Format, s *canonical.Scanner, depth int, raw dialect.ScanRaw, parts *dialect.Parts) ([]Message, bool) {
 	d := dialectOf(f)
 	if d == nil || d.Scan == nil || !s.Byte('[') {
 		return nil, false
 	}
-	var (
-		out   []Message
-		parts dialect.Parts
-	)
+	if parts == nil {
+		parts = new(dialect.Parts)
+	}
+	var out []Message
 	if raw == dialect.RawText {
 		// the elements' canonical JSON is about as long as their text, and
 		// a turn's tool_calls are written twice (the array, then inside
@@ -74,15 +79,16 @@ func ScanList(f Format, s *canonical.Scanner, depth int, raw dialect.ScanRaw) ([
 			}
 			break
 		}
-		m, ok := d.Scan(s, depth+1, raw, &parts)
+		m, ok := d.Scan(s, depth+1, raw, parts)
 		if !ok {
 			return nil, false
 		}
 		if out == nil {
-			out = make([]Message, 0, 32)
+			out = parts.Messages(32)
 		}
 		out = append(out, m)
 	}
+	parts.KeepMessages(out)
 	if out == nil {
 		out = []Message{}
 	}

@@ -1,6 +1,8 @@
 package dialect
 
 import (
+	"sync"
+
 	"github.com/toolerr/toolerr/core/internal/canonical"
 	"github.com/toolerr/toolerr/core/internal/envelope"
 	"github.com/toolerr/toolerr/core/internal/format/outcome"
@@ -11,7 +13,8 @@ import (
 // many messages instead of one allocation each. A part slice it returns has
 // no spare capacity (appending to it copies), so a message may treat its
 // parts as its own; a text is never written to again. The zero value is
-// ready.
+// ready; NewParts returns one whose first blocks are reused from list to
+// list (see Release).
 type Parts struct {
 	block   []Part           // what is left of the current block
 	free    []byte           // the unwritten end of the text buffer (length 0)
@@ -21,6 +24,101 @@ type Parts struct {
 	// textHint is the size of the next text buffer Buf makes, when more
 	// than textBlock (SizeText)
 	textHint int
+	// room is where the first blocks came from (NewParts), nil for an
+	// arena whose blocks are the collector's alone
+	room *room
+	// how many parts, Raw texts, results and envelopes the arena handed
+	// out, and its last text buffer, for Release to size the room's
+	// blocks for the next list
+	nParts, nTexts, nResults, nErrors int
+	lastText                          []byte
+}
+
+// room is the first block of each kind of a Parts from NewParts, and of
+// the list's messages (Messages), kept in rooms between lists.
+type room struct {
+	parts   []Part
+	text    []byte
+	texts   []canonical.Text
+	results []outcome.Result
+	errors  []envelope.Envelope
+	msgs    []Message
+}
+
+// rooms holds the rooms of the arenas released, zeroed but for their text
+// bytes (which hold no pointers).
+var rooms = sync.Pool{New: func() any { return new(room) }}
+
+// The most a room keeps from one list to the next: a list that takes more
+// takes blocks of its own beyond them, left to the collector, so that one
+// long list does not keep its memory for every later one.
+const (
+	roomParts = 512
+	roomText  = 256 << 10
+	roomMsgs  = 512
+)
+
+// NewParts returns an empty arena whose first blocks (and the list of
+// messages Messages returns) are those of an arena released before, so
+// that a caller reading one list after another allocates them once. Its
+// caller calls Release when nothing it handed out is read any more.
+func NewParts() *Parts {
+	r := rooms.Get().(*room)
+	return &Parts{block: r.parts, free: r.text[:0], texts: r.texts, results: r.results, errors: r.errors, room: r}
+}
+
+// Messages returns an empty list with room for at least n messages: the
+// room's when it has them, else a new one. The caller hands the list it
+// appended to back with KeepMessages, so that Release reuses it.
+func (a *Parts) Messages(n int) []Message {
+	if a.room != nil && cap(a.room.msgs) >= n {
+		return a.room.msgs[:0]
+	}
+	return make([]Message, 0, n)
+}
+
+// KeepMessages says that ms, built on what Messages returned, is the
+// list's: Release keeps the larger of it and the room's (within roomMsgs).
+func (a *Parts) KeepMessages(ms []Message) {
+	if a.room != nil && cap(ms) > cap(a.room.msgs) && cap(ms) <= roomMsgs {
+		a.room.msgs = ms[:0]
+	}
+}
+
+// Release returns the arena's room to be reused by the next NewParts,
+// cleared (nothing it held is kept alive by it) and grown to what this
+// list took, within the room's bounds. Every part, text, result, envelope
+// and message the arena handed out is then no longer the caller's: it may
+// be written over by the next list. An arena not from NewParts, or one
+// released already, is left as it is.
+func (a *Parts) Release() {
+	r := a.room
+	if r == nil {
+		return
+	}
+	a.room = nil
+	clear(r.parts)
+	clear(r.texts)
+	clear(r.results)
+	clear(r.errors)
+	clear(r.msgs[:cap(r.msgs)])
+	grow(&r.parts, a.nParts+spareParts, roomParts)
+	grow(&r.texts, a.nTexts, roomParts)
+	grow(&r.results, a.nResults, roomParts)
+	grow(&r.errors, a.nErrors, roomParts)
+	if c := cap(a.lastText); c > cap(r.text) && c <= roomText {
+		r.text = a.lastText[:0] // none of its texts is read any more
+	}
+	*a = Parts{}
+	rooms.Put(r)
+}
+
+// grow makes *block a new block of n when it is shorter and n is at most
+// most.
+func grow[T any](block *[]T, n, most int) {
+	if n > len(*block) && n <= most {
+		*block = make([]T, n)
+	}
 }
 
 // The sizes of the blocks: the parts of about 40 messages of a
@@ -39,7 +137,11 @@ const (
 // bytes (for RawText, ScanList gives one and a half times the request's
 // bytes left from the list on), so that the text buffer Buf makes first
 // holds them all; a text that outgrows it takes another as before.
-func (a *Parts) SizeText(n int) { a.textHint = n }
+func (a *Parts) SizeText(n int) {
+	if cap(a.free) < n {
+		a.free, a.textHint = nil, n // the room's buffer is too small: one of n
+	}
+}
 
 // Spare returns an empty slice at the head of the arena's free parts
 // (room for at least spareParts) for a Scan to build one message's parts
@@ -59,6 +161,7 @@ func (a *Parts) Keep(ps ...Part) []Part {
 	if n == 0 {
 		return nil
 	}
+	a.nParts += n
 	if n <= len(a.block) && &ps[0] == &a.block[0] {
 		out := a.block[:n:n]
 		a.block = a.block[n:]
@@ -79,7 +182,7 @@ func (a *Parts) Keep(ps ...Part) []Part {
 func (a *Parts) Buf(n int) []byte {
 	if cap(a.free) < n {
 		a.free = make([]byte, 0, max(n, textBlock, a.textHint))
-		a.textHint = 0
+		a.textHint, a.lastText = 0, a.free
 	}
 	return a.free
 }
@@ -92,6 +195,7 @@ func (a *Parts) Used(b []byte) { a.free = b[len(b):] }
 // allocation of its own.
 func (a *Parts) Text(b []byte, at int) *canonical.Text {
 	a.Used(b)
+	a.nTexts++
 	if len(a.texts) == 0 {
 		a.texts = make([]canonical.Text, textsBlock)
 	}
@@ -109,6 +213,7 @@ func (a *Parts) Envelope(e envelope.Envelope) *envelope.Envelope {
 		*p = e
 		return p
 	}
+	a.nErrors++
 	return take(&a.errors, errorsBlock, e)
 }
 
@@ -120,6 +225,7 @@ func (a *Parts) Result(r outcome.Result) *outcome.Result {
 		*p = r
 		return p
 	}
+	a.nResults++
 	return take(&a.results, resultsBlock, r)
 }
 
