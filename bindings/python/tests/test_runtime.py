@@ -378,6 +378,23 @@ def test_a_success_decided_ahead_is_applied_only_while_its_load_holds(monkeypatc
         b'{"failures":0,"open_until_ms":0,"phase":"closed","probe_until_ms":0,"successes":0}'
 
 
+def _repaired_by_one_cas(sent: List[bytes], garbage: bytes, fresh: bytes) -> MemoryStore:
+    """A MemoryStore holding garbage at the search tool's key, after one
+    call that repaired it: one compare-and-swap in two steps (sent: the step
+    requests, as _spy_steps records them), the records repair, breaker,
+    call, and the fresh state stored."""
+    store = MemoryStore()
+    assert store.compare_and_swap("toolerr:breaker:search", None, garbage)[0]
+    records: List[Dict[str, Any]] = []
+    sent.clear()
+    r = Executor(store=store, on_decision=records.append).call("search", lambda: "ok")
+    assert (r.ok, r.value, r.attempts) == (True, "ok", 1)
+    assert [rec["kind"] for rec in records] == ["repair", "breaker", "call"]
+    assert len(sent) == 2
+    assert store.load("toolerr:breaker:search") == fresh
+    return store
+
+
 def test_stored_bytes_that_are_not_utf8_are_repaired_by_one_cas(monkeypatch: pytest.MonkeyPatch) -> None:
     # A step carries the stored bytes as a JSON string (UTF-8 text only), so
     # bytes that are not UTF-8 reach the core as their text with U+FFFD; the
@@ -388,15 +405,7 @@ def test_stored_bytes_that_are_not_utf8_are_repaired_by_one_cas(monkeypatch: pyt
     sent = _spy_steps(monkeypatch)
     fresh = b'{"failures":0,"open_until_ms":0,"phase":"closed","probe_until_ms":0,"successes":0}'
     for garbage in (b"\xff\xfe", b'{"phase":"closed\xc3"}', b"\xef\xbf\xbd\xff"):
-        store = MemoryStore()
-        assert store.compare_and_swap("toolerr:breaker:search", None, garbage)[0]
-        records: List[Dict[str, Any]] = []
-        sent.clear()
-        r = Executor(store=store, on_decision=records.append).call("search", lambda: "ok")
-        assert (r.ok, r.value, r.attempts) == (True, "ok", 1)
-        assert [rec["kind"] for rec in records] == ["repair", "breaker", "call"]
-        assert len(sent) == 2
-        assert store.load("toolerr:breaker:search") == fresh
+        store = _repaired_by_one_cas(sent, garbage, fresh)
 
         async def run() -> None:
             assert store.compare_and_swap("toolerr:breaker:search", fresh, garbage)[0]
@@ -417,15 +426,8 @@ def test_stored_bytes_longer_than_a_state_are_repaired_by_one_cas(monkeypatch: p
     sent = _spy_steps(monkeypatch)
     fresh = b'{"failures":0,"open_until_ms":0,"phase":"closed","probe_until_ms":0,"successes":0}'
     for garbage in (b"x" * (40 << 20), b'"' * (17 << 20), b"\xff" * ((64 << 10) + 1)):
-        store = MemoryStore()
-        assert store.compare_and_swap("toolerr:breaker:search", None, garbage)[0]
-        records: List[Dict[str, Any]] = []
-        sent.clear()
-        r = Executor(store=store, on_decision=records.append).call("search", lambda: "ok")
-        assert (r.ok, r.value, r.attempts) == (True, "ok", 1)
-        assert [rec["kind"] for rec in records] == ["repair", "breaker", "call"]
-        assert len(sent) == 2 and max(map(len, sent)) < 4096
-        assert store.load("toolerr:breaker:search") == fresh
+        store = _repaired_by_one_cas(sent, garbage, fresh)
+        assert max(map(len, sent)) < 4096
 
         async def run() -> None:
             assert store.compare_and_swap("toolerr:breaker:search", fresh, garbage)[0]

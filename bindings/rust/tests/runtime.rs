@@ -333,22 +333,30 @@ fn stored_bytes_that_are_not_utf8_are_repaired_by_one_cas() {
     // bytes the store holds. It compared the text's UTF-8, which no store
     // held: each call lost 1,000 races (2,004 records), fell back on
     // contention and never repaired the key.
-    let key = "toolerr:breaker:search";
     for garbage in [&b"\xff\xfe"[..], b"{\"phase\":\"closed\xc3\"}", b"\xef\xbf\xbd\xff"] {
-        for port in [false, true] {
-            let mem = MemoryStore::new();
-            assert!(mem.compare_and_swap(key, None, garbage).unwrap().swapped);
-            let store: Arc<dyn Store> = if port { Arc::new(PortStore(mem)) } else { Arc::new(mem) };
-            let kinds = Arc::new(Mutex::new(Vec::new()));
-            let k = kinds.clone();
-            let x = Executor::new().store(store.clone()).on_decision(move |r: &Value| k.lock().unwrap().push(r["kind"].as_str().unwrap_or_default().to_string()));
-            let before = toolerr::crossings();
-            let r = x.call("search", CallOptions::default(), |_| Ok::<_, ToolError>(1));
-            let name = format!("{garbage:?} port={port}");
-            assert_eq!((r.value, r.attempts, toolerr::crossings() - before), (Some(1), 1, 2), "{name}");
-            assert_eq!(*kinds.lock().unwrap(), ["repair", "breaker", "call"], "{name}");
-            assert_eq!(store.load(key).unwrap().as_deref(), Some(FRESH.as_bytes()), "{name}");
-        }
+        assert_repaired_by_one_cas(garbage, &format!("{garbage:?}"));
+    }
+}
+
+/// Stored garbage at the search tool's key, through a MemoryStore and
+/// through a store of the port's own (PortStore), is repaired on the next
+/// call by one compare-and-swap: two crossings, the records repair,
+/// breaker, call, and a fresh state stored after.
+fn assert_repaired_by_one_cas(garbage: &[u8], what: &str) {
+    let key = "toolerr:breaker:search";
+    for port in [false, true] {
+        let mem = MemoryStore::new();
+        assert!(mem.compare_and_swap(key, None, garbage).unwrap().swapped);
+        let store: Arc<dyn Store> = if port { Arc::new(PortStore(mem)) } else { Arc::new(mem) };
+        let kinds = Arc::new(Mutex::new(Vec::new()));
+        let k = kinds.clone();
+        let x = Executor::new().store(store.clone()).on_decision(move |r: &Value| k.lock().unwrap().push(r["kind"].as_str().unwrap_or_default().to_string()));
+        let before = toolerr::crossings();
+        let r = x.call("search", CallOptions::default(), |_| Ok::<_, ToolError>(1));
+        let name = format!("{what} port={port}");
+        assert_eq!((r.value, r.attempts, toolerr::crossings() - before), (Some(1), 1, 2), "{name}: {:?}", r.error);
+        assert_eq!(*kinds.lock().unwrap(), ["repair", "breaker", "call"], "{name}");
+        assert_eq!(store.load(key).unwrap().as_deref(), Some(FRESH.as_bytes()), "{name}");
     }
 }
 
@@ -360,22 +368,8 @@ fn stored_bytes_that_are_not_utf8_are_repaired_by_one_cas() {
 /// against the bytes themselves.
 #[test]
 fn stored_bytes_longer_than_a_state_are_repaired_by_one_cas() {
-    let key = "toolerr:breaker:search";
     for garbage in [vec![b'x'; 40 << 20], vec![b'"'; 17 << 20], vec![0xff; (64 << 10) + 1]] {
-        for port in [false, true] {
-            let mem = MemoryStore::new();
-            assert!(mem.compare_and_swap(key, None, &garbage).unwrap().swapped);
-            let store: Arc<dyn Store> = if port { Arc::new(PortStore(mem)) } else { Arc::new(mem) };
-            let kinds = Arc::new(Mutex::new(Vec::new()));
-            let k = kinds.clone();
-            let x = Executor::new().store(store.clone()).on_decision(move |r: &Value| k.lock().unwrap().push(r["kind"].as_str().unwrap_or_default().to_string()));
-            let before = toolerr::crossings();
-            let r = x.call("search", CallOptions::default(), |_| Ok::<_, ToolError>(1));
-            let name = format!("{} bytes port={port}", garbage.len());
-            assert_eq!((r.value, r.attempts, toolerr::crossings() - before), (Some(1), 1, 2), "{name}: {:?}", r.error);
-            assert_eq!(*kinds.lock().unwrap(), ["repair", "breaker", "call"], "{name}");
-            assert_eq!(store.load(key).unwrap().as_deref(), Some(FRESH.as_bytes()), "{name}");
-        }
+        assert_repaired_by_one_cas(&garbage, &format!("{} bytes", garbage.len()));
     }
 }
 
