@@ -4,6 +4,8 @@
 // instance; every rule (codes, messages, wire shapes, canonical JSON) is the
 // core's.
 
+import { readCauses } from './causes.js';
+
 let exportsOf = () => { throw new Error('toolerr: the wasm module is not loaded (browser: await init() first)'); };
 const enc = new TextEncoder();
 const dec = new TextDecoder();
@@ -154,29 +156,15 @@ const httpRequest = (status, headers = {}, body, { provider, source, tool, attem
   return { op: 'classify', http, provider, source, tool, attempt, now_ms: nowMs };
 };
 
-// causeChain prints err's ECMAScript 2022 Error.cause chain (at most 8
-// deep) as the traceback's "Caused by:" blocks the op reads for a transport
-// cause (docs/classify.md): Node's fetch throws TypeError('fetch failed')
-// with the system error (connect ECONNREFUSED ...) as its cause. Each cause
-// is its type and the first line of its message, cut at 4,096 characters
-// (the op reads a cause by its type and its text; a longer one would take
-// the request past the core's limit, and the error's own classification
-// with it). A cause that cannot be read (a getter or a Proxy that throws, an
-// object String() cannot convert) ends the chain: the causes before it
-// still count. "" when err has no cause.
-const MAX_CAUSE_CHARS = 4096;
+// causeChain prints readCauses(err) as the traceback's "Caused by:" blocks
+// the op reads for a transport cause (docs/classify.md): Node's fetch throws
+// TypeError('fetch failed') with the system error (connect ECONNREFUSED ...)
+// as its cause. A cause with a code is printed as util.inspect prints it,
+// "Type [CODE]: text" ("AggregateError [ECONNREFUSED]: "). "" when err has
+// no cause.
 const causeChain = (err) => {
   let out = '';
-  const seen = new Set([err]);
-  try {
-    for (let c = err?.cause, n = 0; c !== undefined && c !== null && !seen.has(c) && n < 8; c = c?.cause, n++) {
-      seen.add(c);
-      const type = String(c?.constructor?.name || typeof c);
-      const text = String(c?.message ?? c);
-      const nl = text.indexOf('\n');
-      out += `\n\nCaused by:\n    ${type}: ${text.slice(0, Math.min(nl < 0 ? text.length : nl, MAX_CAUSE_CHARS))}`;
-    }
-  } catch { /* the causes read so far */ }
+  for (const { type, code, text } of readCauses(err)) out += `\n\nCaused by:\n    ${type}${code ? ` [${code}]` : ''}: ${text}`;
   return out;
 };
 

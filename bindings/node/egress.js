@@ -6,6 +6,7 @@
 // The package's own entry, so that Node loads toolerr.wasm and a browser
 // bundle takes browser.js, as for `import 'toolerr'`.
 import { ToolerrError, canonicalize, egressRequest, invoke } from 'toolerr';
+import { readCauses, readText } from './causes.js';
 
 const MAX_REQUEST_BYTES = 32 << 20; // the core's request bound (core.MaxRequestBytes): larger bodies go unread
 const MAX_ERROR_BYTES = 1 << 20; // an upstream error body is read up to 1 MiB, as the gateway reads it
@@ -167,10 +168,14 @@ function errorRequest(eg, ep, upstream) {
 }
 
 // The error text of a fetch that never got an answer: undici throws
-// TypeError('fetch failed') with the system error as its cause.
+// TypeError('fetch failed') with the system error as its cause. The error's
+// text, then each cause as readCauses reads it (its code, if any, before its
+// text: an AggregateError of refused connections has only its code), joined
+// by ': '; a hostile error (no prototype, a getter or a Proxy that throws, a
+// cycle, a message past the request limit) gives what can be read of it.
 function errorText(err) {
-  const parts = [String(err?.message ?? err)];
-  for (let c = err?.cause, n = 0; c && n < 4; c = c.cause, n++) parts.push(String(c.code ? `${c.code} ${c.message ?? ''}` : c.message ?? c));
+  const parts = [readText(err)];
+  for (const { code, text } of readCauses(err)) parts.push(code ? `${code} ${text}` : text);
   return parts.join(': ');
 }
 

@@ -81,6 +81,21 @@ test('classifyException reads a transport cause in the Error.cause chain, as fet
   assert.deepEqual([e.code, e.retryable, e.details.tool_message], ['TOOL_ERROR', false, 'bad page token.']);
 });
 
+test("classifyException reads a cause's code: an AggregateError of refused connections has no message", () => {
+  // fetch to a host of two addresses (localhost: ::1 and 127.0.0.1) that both refuse throws TypeError('fetch
+  // failed') caused by AggregateError [ECONNREFUSED], its message empty: the chain said "AggregateError: " and
+  // the error was TOOL_ERROR, not retryable. The cause is sent as util.inspect prints it, its code in brackets.
+  const refused = () => Object.assign(new Error('connect ECONNREFUSED ::1:9'), { code: 'ECONNREFUSED' });
+  const agg = Object.assign(new AggregateError([refused(), refused()], ''), { code: 'ECONNREFUSED' });
+  const e = toolerr.classifyException(new TypeError('fetch failed', { cause: agg }), { tool: 'search' });
+  assert.deepEqual([e.code, e.retryable, e.details.cause], ['TRANSPORT', true, 'connection_refused']);
+  assert.equal(JSON.parse(toolerr.classifyRequestText(new TypeError('fetch failed', { cause: agg }))).exception.traceback,
+    'fetch failed\n\nCaused by:\n    AggregateError [ECONNREFUSED]: ');
+  // A code that names nothing leaves a cause read by its type and text as before.
+  const odd = new TypeError('bad page token', { cause: Object.assign(new RangeError('page out of range'), { code: 'ERR_OUT_OF_RANGE' }) });
+  assert.equal(toolerr.classifyException(odd, { tool: 'search' }).code, 'TOOL_ERROR');
+});
+
 test('classifyException reads what it can of a cause chain it cannot read whole, and a long cause stays under the limit', () => {
   // Each cause here threw out of classifyException (and out of failureEnvelope's first two tries, so the
   // executor classified the error by its type alone, its message dropped): a cause of no prototype (String()

@@ -336,6 +336,34 @@ test('an upstream that never answers is a native 502; an abort is thrown as it c
   await assert.rejects(egressFetch()(`${up.url}/v1/chat/completions`, { method: 'POST', body: '{}', signal: ac.signal }), { name: 'AbortError' });
 });
 
+test('a fetch that throws a hostile error is still a native 502, never a throw of its own', async () => {
+  // errorText read the error and its causes with String(): an error or a cause of no prototype, a getter or a
+  // Proxy that throws, threw out of the egress fetch (TypeError, or the getter's own error), and a cause past
+  // the core's 32 MiB request limit threw ToolerrError; the SDK saw that instead of the 502 it retries by.
+  const refused = () => Object.assign(new Error('connect ECONNREFUSED 127.0.0.1:9'), { code: 'ECONNREFUSED' });
+  const getter = (name) => Object.defineProperty(new TypeError('fetch failed'), name, { get() { throw new Error(`${name} getter`); } });
+  const looped = refused();
+  looped.cause = looped;
+  const cases = [
+    [Object.create(null), undefined],
+    [new TypeError('fetch failed', { cause: Object.create(null) }), 'network'],
+    [getter('cause'), 'network'],
+    [new TypeError('fetch failed', { cause: new Proxy({}, { get() { throw new Error('proxy'); } }) }), 'network'],
+    [new TypeError('fetch failed', { cause: Object.assign(refused(), { cause: getter('message') }) }), 'connection_refused'],
+    [new TypeError('fetch failed', { cause: looped }), 'connection_refused'],
+    [new TypeError('fetch failed', { cause: Object.assign(refused(), { message: `connect ECONNREFUSED ${'x'.repeat(33 << 20)}` }) }), 'connection_refused'],
+    // An AggregateError of the refused attempts to each of a host's addresses has its code and no message.
+    [new TypeError('fetch failed', { cause: Object.assign(new AggregateError([refused(), refused()], ''), { code: 'ECONNREFUSED' }) }), 'connection_refused'],
+  ];
+  for (const [err, cause] of cases) {
+    const f = egressFetch({ fetch: async () => { throw err; } });
+    const r = await f(`${up.url}/v1/chat/completions`, { method: 'POST', body: '{"model":"gpt-4o","messages":[]}' });
+    const body = await r.json();
+    assert.equal(r.status, 502);
+    assert.equal(body.error.toolerr.details.cause, cause, JSON.stringify(body.error.toolerr));
+  }
+});
+
 test('other requests pass untouched', async () => {
   up.script = [reply(404, { error: 'nope' })];
   const r = await egressFetch()(`${up.url}/v1/embeddings`, { method: 'POST', body: '{"input":"x"}' });
