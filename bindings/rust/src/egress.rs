@@ -355,14 +355,14 @@ impl Middleware for Egress {
     }
 }
 
-/// The error text of a request that got no answer: the error and its causes.
-fn error_text(e: &reqwest::Error) -> String {
-    let mut s = e.to_string();
-    let mut src = std::error::Error::source(e);
-    while let Some(c) = src {
+/// The error text of a request that got no answer: the error's message and
+/// its causes as [`crate::causes`] reads them (at most 8, each its first
+/// line), joined by ": ".
+fn error_text(e: &dyn std::error::Error) -> String {
+    let mut s = crate::display_text(e);
+    for c in crate::causes(e) {
         s.push_str(": ");
-        s.push_str(&c.to_string());
-        src = c.source();
+        s.push_str(&c);
     }
     s
 }
@@ -608,6 +608,26 @@ fn is_error_event(name: &str, data: &str) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// An error whose source is itself: the error text reads its chain as the
+    /// runtime does, at most 8 causes (it was read until memory ran out).
+    #[test]
+    fn the_error_text_of_a_looping_source_chain_holds_8_causes() {
+        #[derive(Debug)]
+        struct Looping;
+        impl std::fmt::Display for Looping {
+            fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+                f.write_str("connect error: Connection refused\nsecond line")
+            }
+        }
+        impl std::error::Error for Looping {
+            fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+                Some(self)
+            }
+        }
+        let text = error_text(&Looping);
+        assert_eq!(text, format!("connect error: Connection refused\nsecond line{}", ": connect error: Connection refused".repeat(8)));
+    }
 
     #[test]
     fn event_end_finds_blank_lines_of_every_line_ending() {

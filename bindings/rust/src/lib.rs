@@ -267,33 +267,95 @@ pub fn classify_http(status: u16, headers: &[(&str, &str)], body: Option<Value>,
 }
 
 /// Classifies a Rust error: its type name, its message and its source chain
-/// (as "Caused by:" lines, at most 8 causes deep). The core sanitizes the message.
+/// (as "Caused by:" lines, at most 8 causes deep, each the first line of its
+/// message, at most 4,096 characters). The core sanitizes the message.
 pub fn classify_error<E: std::error::Error + 'static>(err: &E, tool: Option<&str>) -> Result<Envelope> {
     let trace = cause_chain(err);
-    let exception = json!({"type": std::any::type_name::<E>(), "message": err.to_string(), "traceback": trace});
+    let exception = json!({"type": std::any::type_name::<E>(), "message": display_text(err), "traceback": trace});
     op("classify_exception", json!({"exception": exception, "tool": tool}))
 }
 
-/// The most causes of an error's source chain [`cause_chain`] prints, as
-/// the Node binding reads at most 8 of an Error.cause chain.
+/// The most causes of an error's source chain [`causes`] reads, as the Node
+/// binding reads at most 8 of an Error.cause chain.
 const MAX_CAUSES: usize = 8;
 
-/// err's message and its source chain, each cause as a "Caused by:" block
-/// (the traceback the classify_exception op reads for a transport cause,
-/// docs/classify.md), at most [`MAX_CAUSES`] causes deep: an error whose
-/// source leads back to itself would otherwise be printed until memory ran
-/// out.
-pub(crate) fn cause_chain(err: &dyn std::error::Error) -> String {
-    let mut trace = err.to_string();
+/// The most characters of a cause's message [`causes`] keeps, as the Node
+/// binding cuts each cause's line: the op reads a cause by its text, and a
+/// longer one would take the request past the core's limit.
+const MAX_CAUSE_CHARS: usize = 4096;
+
+/// The core's request limit (core.MaxRequestBytes): a message longer than
+/// this cannot be sent in a request, so [`display_text`] stops writing there.
+const MAX_TEXT_BYTES: usize = 32 << 20;
+
+/// What `d`'s `Display` writes, as `to_string` gives it, except that a
+/// `Display` that returns an error (which makes `to_string` panic) gives
+/// what it wrote before, and one that writes past [`MAX_TEXT_BYTES`] (or
+/// without end) is stopped there.
+pub(crate) fn display_text(d: &dyn std::fmt::Display) -> String {
+    bounded(d, MAX_TEXT_BYTES, false)
+}
+
+/// The first line of what `d`'s `Display` writes, at most [`MAX_CAUSE_CHARS`]
+/// characters, written as [`display_text`] writes.
+fn first_line(d: &dyn std::fmt::Display) -> String {
+    bounded(d, MAX_CAUSE_CHARS, true)
+}
+
+/// What `d` writes up to `max` characters (bytes for a message, chars for a
+/// line) or, with `line`, up to its first line end: the writer stops `d`
+/// there, and an error `d` returns ends it with what it wrote.
+fn bounded(d: &dyn std::fmt::Display, max: usize, line: bool) -> String {
+    struct Capped {
+        out: String,
+        left: usize,
+        line: bool,
+    }
+    impl std::fmt::Write for Capped {
+        fn write_str(&mut self, s: &str) -> std::fmt::Result {
+            for (i, c) in s.char_indices() {
+                let n = if self.line { 1 } else { c.len_utf8() };
+                if (self.line && (c == '\n' || c == '\r')) || n > self.left {
+                    self.out.push_str(&s[..i]);
+                    return Err(std::fmt::Error);
+                }
+                self.left -= n;
+            }
+            self.out.push_str(s);
+            Ok(())
+        }
+    }
+    let mut w = Capped { out: String::new(), left: max, line };
+    let _ = std::fmt::write(&mut w, format_args!("{d}"));
+    w.out
+}
+
+/// The causes of err's source chain, the outer first, each the first line
+/// of its message (at most [`MAX_CAUSE_CHARS`] characters), at most
+/// [`MAX_CAUSES`] of them: an error whose source leads back to itself would
+/// otherwise be read until memory ran out. The one reader of a source
+/// chain: [`cause_chain`] and the egress transport's error text print it.
+pub(crate) fn causes(err: &dyn std::error::Error) -> Vec<String> {
+    let mut out = Vec::new();
     let mut cause = err.source();
-    let mut n = 0;
     while let Some(c) = cause {
-        trace.push_str(&format!("\n\nCaused by:\n    {c}"));
-        n += 1;
-        if n == MAX_CAUSES {
+        out.push(first_line(c));
+        if out.len() == MAX_CAUSES {
             break;
         }
         cause = c.source();
+    }
+    out
+}
+
+/// err's message and its [`causes`], each as a "Caused by:" block (the
+/// traceback the classify_exception op reads for a transport cause,
+/// docs/classify.md).
+pub(crate) fn cause_chain(err: &dyn std::error::Error) -> String {
+    let mut trace = display_text(err);
+    for c in causes(err) {
+        trace.push_str("\n\nCaused by:\n    ");
+        trace.push_str(&c);
     }
     trace
 }

@@ -190,7 +190,7 @@ pub enum ToolError {
 impl<E: std::error::Error + 'static> From<E> for ToolError {
     fn from(err: E) -> Self {
         let trace = crate::cause_chain(&err);
-        ToolError::Error { type_name: std::any::type_name::<E>().to_string(), message: err.to_string(), trace }
+        ToolError::Error { type_name: std::any::type_name::<E>().to_string(), message: crate::display_text(&err), trace }
     }
 }
 

@@ -748,6 +748,53 @@ fn an_error_caused_by_a_refused_connection_is_transport() {
     assert_eq!(e.message, "The search tool could not connect: the connection was refused; retry later.");
 }
 
+/// A cause's message is read as its first line, at most 4,096 characters,
+/// as the Node binding reads an Error.cause: a cause of 33 MiB took the
+/// request past the core's 32 MiB limit, classify_error returned
+/// INVALID_INPUT and the executor classified the error by its type alone
+/// (TOOL_ERROR, its refused connection dropped). A Display that returns an
+/// error made `to_string` panic in classify_error and in ToolError::from; a
+/// message that writes on past the request limit is stopped there.
+#[test]
+fn a_cause_too_long_or_failing_to_print_is_read_as_far_as_it_goes() {
+    #[derive(Debug)]
+    struct Outer(Inner);
+    #[derive(Debug)]
+    struct Inner(usize, bool);
+    impl std::fmt::Display for Outer {
+        fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+            f.write_str("error sending request")
+        }
+    }
+    impl std::fmt::Display for Inner {
+        fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+            f.write_str("tcp connect error: Connection refused (os error 111)")?;
+            for _ in 0..self.0 {
+                f.write_str(&"x".repeat(1 << 20))?;
+            }
+            if self.1 { Err(std::fmt::Error) } else { f.write_str("\nsecond line") }
+        }
+    }
+    impl std::error::Error for Outer {
+        fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+            Some(&self.0)
+        }
+    }
+    impl std::error::Error for Inner {}
+    for (mib, fails) in [(33, false), (0, true), (33, true)] {
+        let err = Outer(Inner(mib, fails));
+        let e = toolerr::classify_error(&err, Some("search")).expect("classified");
+        assert_eq!((e.code.as_str(), e.details["cause"].as_str()), ("TRANSPORT", Some("connection_refused")), "{mib} MiB, fails {fails}");
+        let ToolError::Error { trace, .. } = ToolError::from(Outer(Inner(mib, fails))) else { panic!("an error") };
+        assert_eq!(trace.len(), "error sending request\n\nCaused by:\n    ".len() + if mib == 0 { 52 } else { 4096 });
+    }
+    // The error's own message is stopped at the request limit (one that wrote without end never returned).
+    let ToolError::Error { message, .. } = ToolError::from(Inner(64, false)) else { panic!("an error") };
+    assert_eq!(message.len(), 32 << 20);
+    let r = Executor::new().retry(json!({"max_attempts": 1})).call("search", CallOptions::default(), |_| -> Result<(), ToolError> { Err(Inner(64, true).into()) });
+    assert_eq!(r.error.expect("a failure").code, "TOOL_ERROR");
+}
+
 /// An error whose source is itself (a cycle): each reading of its chain
 /// follows it at most 8 causes deep, as the Node binding's Error.cause
 /// chain. Unbounded, the chain was printed until memory ran out (here the
