@@ -30,6 +30,24 @@ func TestRuntimeScenarios_lint(t *testing.T) {
 	}
 }
 
+// TestExceptionChains_lint checks the cause chains every binding builds as
+// its language's own errors and classifies (exceptions/*.json):
+// exceptions.schema.json, and unique, short, present-tense descriptions.
+func TestExceptionChains_lint(t *testing.T) {
+	for p, data := range validFiles(t, "exceptions.schema.json", filepath.Join("exceptions", "*.json")) {
+		var cs []struct {
+			Description string `json:"description"`
+		}
+		require.NoError(t, json.Unmarshal(data, &cs))
+		seen := map[string]bool{}
+		for _, c := range cs {
+			lintDescription(t, p, c.Description, maxCaseChars)
+			assert.False(t, seen[c.Description], "%s: %q appears twice", p, c.Description)
+			seen[c.Description] = true
+		}
+	}
+}
+
 // validFiles reads every file matching glob, checks each against the JSON
 // Schema at schemaPath and returns their bytes by path; it fails the test
 // when none matches or one does not validate.

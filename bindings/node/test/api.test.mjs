@@ -1,6 +1,7 @@
 // The thin request builders: each reaches its op and returns the shapes index.d.ts declares.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
+import { readdirSync, readFileSync } from 'node:fs';
 import * as toolerr from '../index.js';
 
 const ERR = { code: 'TIMEOUT', details: { tool: 'search' }, message: 'Search timed out after 10 s.', retryable: true, source: 'tool' };
@@ -80,6 +81,24 @@ test('classifyException reads a transport cause in the Error.cause chain, as fet
   e = toolerr.classifyException(loop, { tool: 'search' });
   assert.deepEqual([e.code, e.retryable, e.details.tool_message], ['TOOL_ERROR', false, 'bad page token.']);
 });
+
+// conformance/exceptions: the same chain built as each language's own errors (here Error.cause, each error
+// of a class of the case's type name, a cause's code as its .code) gives the same decision in every binding.
+const chains = new URL('../../../conformance/exceptions/', import.meta.url);
+for (const file of readdirSync(chains).filter((f) => f.endsWith('.json')).sort()) {
+  for (const c of JSON.parse(readFileSync(new URL(file, chains), 'utf8'))) {
+    test(`${file}: ${c.description}`, () => {
+      const make = ({ type, message, code }, cause) => {
+        const Cls = { [type]: class extends Error {} }[type];
+        const e = cause === undefined ? new Cls(message) : new Cls(message, { cause });
+        return code === undefined ? e : Object.assign(e, { code });
+      };
+      const err = [c.error, ...c.causes].reduceRight((cause, e) => make(e, cause), undefined);
+      const e = toolerr.classifyException(err, { tool: 'search' });
+      assert.deepEqual([e.code, e.retryable, e.details.cause], [c.expect.code, c.expect.retryable, c.expect.cause]);
+    });
+  }
+}
 
 test("classifyException reads a cause's code: an AggregateError of refused connections has no message", () => {
   // fetch to a host of two addresses (localhost: ::1 and 127.0.0.1) that both refuse throws TypeError('fetch

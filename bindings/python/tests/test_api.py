@@ -2,11 +2,13 @@
 
 import json
 import traceback
-from typing import Any, Dict
+from typing import Any, Dict, List, Optional, Tuple
 
 import pytest
 
 import toolerr
+
+from conftest import REPO
 
 ERR = toolerr.Envelope("TIMEOUT", "Search timed out after 10 s.", True, {"tool": "search"}, "tool")
 
@@ -56,6 +58,73 @@ def test_classify_response_reads_google_genai_errors() -> None:
     details = {"error": {"code": 503, "status": "UNAVAILABLE", "message": "The model is overloaded."}}
     e = toolerr.classify_response(FakeGenaiAPIError(503, details), provider="gemini")
     assert e.retryable and e.details["status"] == 503
+
+
+CHAINS = sorted((REPO / "conformance" / "exceptions").glob("*.json"))
+
+
+def _chain_cases() -> List[Tuple[str, Dict[str, Any]]]:
+    return [(f"{p.name}/{c['description']}", c) for p in CHAINS for c in json.loads(p.read_text())]
+
+
+def _raised(error: Dict[str, Any], causes: List[Dict[str, Any]]) -> BaseException:
+    """error raised from each of causes in turn (the outer first), as Python chains them (raise ... from)."""
+    def make(e: Dict[str, Any]) -> BaseException:
+        return type(e["type"], (Exception,), {})(e["message"])  # type: ignore[no-any-return]
+    exc: Optional[BaseException] = None
+    for e in reversed([error] + causes):
+        outer = make(e)
+        outer.__cause__ = exc
+        exc = outer
+    assert exc is not None
+    return exc
+
+
+@pytest.mark.parametrize("case", [c for _, c in _chain_cases()], ids=[i for i, _ in _chain_cases()])
+def test_a_cause_chain_decides_as_in_every_language(case: Dict[str, Any]) -> None:
+    # conformance/exceptions: the same chain built as each language's own errors gives the same decision
+    # in Python, Node and Rust. Python sent no cause: "search failed" from a refused connection was
+    # TOOL_ERROR, not retryable, where Node's Error.cause and Rust's source chain gave TRANSPORT.
+    if "code" in case.get("needs", []):
+        pytest.skip("a Python exception has no code")
+    e = toolerr.classify_exception(_raised(case["error"], case["causes"]), tool="search")
+    want = case["expect"]
+    assert (e.code, e.retryable, e.details.get("cause")) == (want["code"], want["retryable"], want.get("cause"))
+
+
+def test_the_cause_chain_is_the_one_python_prints() -> None:
+    # The cause is __cause__, else __context__ unless suppressed (raise ... from None), as the traceback
+    # module prints it; a cycle, or a cause whose str raises, ends the chain with the causes read before it.
+    class Unprintable(Exception):
+        def __str__(self) -> str:
+            raise RuntimeError("no str")
+
+    def during(inner: BaseException, outer: BaseException, suppress: bool = False) -> BaseException:
+        try:
+            try:
+                raise inner
+            except BaseException:
+                if suppress:
+                    raise outer from None
+                raise outer
+        except BaseException as got:
+            return got
+
+    refused = ConnectionRefusedError(111, "Connection refused")
+    assert toolerr.classify_exception(during(refused, RuntimeError("search failed")), tool="s").code == "TRANSPORT"
+    refused = ConnectionRefusedError(111, "Connection refused")
+    assert toolerr.classify_exception(during(refused, RuntimeError("search failed"), True), tool="s").code == "TOOL_ERROR"
+    a, b = RuntimeError("a"), ConnectionResetError(104, "Connection reset by peer")
+    a.__cause__, b.__cause__ = b, a
+    e = toolerr.classify_exception(a, tool="s")
+    assert (e.code, e.details.get("cause")) == ("TRANSPORT", "connection_reset")
+    mid = OSError("connect ECONNREFUSED 127.0.0.1:9")
+    mid.__cause__ = Unprintable()
+    top = RuntimeError("search failed")
+    top.__cause__ = mid
+    assert toolerr.classify_exception(top, tool="s").details.get("cause") == "connection_refused"
+    assert toolerr._exception_request(top, "s").members["exception"]["traceback"] == (
+        "search failed\n\nCaused by:\n    OSError: connect ECONNREFUSED 127.0.0.1:9")
 
 
 def test_classify_exception_never_leaks_the_traceback() -> None:

@@ -750,6 +750,13 @@ class _StrSub(str):
     pass
 
 
+def _caused(message: str) -> RuntimeError:
+    """RuntimeError(message) raised from a refused connection whose str holds quotes, a NUL and a lone surrogate."""
+    exc = RuntimeError(message)
+    exc.__cause__ = ConnectionRefusedError(111, 'Connection "refused" \x00 \ud800\nsecond line')
+    return exc
+
+
 class _SubStr(Exception):
     def __str__(self) -> str:
         return _StrSub("a str subclass")
@@ -759,8 +766,9 @@ class _SubStr(Exception):
     (TimeoutError("upstream timed out"), "search"), (ValueError('quote " backslash \\ tab \t nul \x00'), "search"),
     (ConnectionError("é ☃ 😀 \u2028"), "búsqueda"), (RuntimeError("lone \ud800 surrogate"), "search"),
     (_SubStr(), "search"), (_StrRaises(), "search"), (_http_error(503, text="down"), "search"),
-    (TimeoutError("no tool"), None), (KeyError("k"), "search"),
-], ids=["plain", "escapes", "non-ascii", "lone-surrogate", "str-subclass", "str-raises", "http", "no-tool", "keyerror"])
+    (TimeoutError("no tool"), None), (KeyError("k"), "search"), (_caused("search failed"), "search"),
+], ids=["plain", "escapes", "non-ascii", "lone-surrogate", "str-subclass", "str-raises", "http", "no-tool", "keyerror",
+        "caused"])
 def test_the_classify_request_written_as_text_is_the_op_request(exc: Exception, tool: Optional[str]) -> None:
     # The failure event's classify request, written as text for an exception
     # with no HTTP status, is byte for byte the request classify_response

@@ -250,15 +250,58 @@ def classify_exception(exc: BaseException, *, tool: Optional[str] = None) -> Env
     is not sent: the classify_exception op reads one only to find the type and
     message when no type is given (docs/classify.md), and a Python exception
     always has its type; formatting one costs more than the classification
-    (Python 3.11+ parses each frame's source line for its carets).
+    (Python 3.11+ parses each frame's source line for its carets). Its causes
+    are (raise ... from e, or raised while handling e: at most 8, each its
+    type and the first line of its str), as the Node and Rust bindings send
+    an error's cause chain: a RuntimeError raised from a ConnectionRefusedError
+    is TRANSPORT, retryable, as in every language.
     """
     return _envelope_op(*_exception_request(exc, tool))
 
 
 def _exception_request(exc: BaseException, tool: Optional[str]) -> _Request:
-    """The classify_exception op's request for exc (its type's name and its str)."""
-    return _Request(op="classify_exception", members=dict(exception={"type": _type_name(exc), "message": str(exc)},
-                                                          tool=tool))
+    """The classify_exception op's request for exc: its type's name, its str
+    and, when it has causes, the traceback of its _cause_chain after its str."""
+    message = str(exc)
+    exception = {"type": _type_name(exc), "message": message}
+    chain = _cause_chain(exc)
+    if chain:
+        exception["traceback"] = message + chain
+    return _Request(op="classify_exception", members=dict(exception=exception, tool=tool))
+
+
+_MAX_CAUSES = 8  # the causes _cause_chain reads, as the Node and Rust bindings read at most 8
+_MAX_CAUSE_CHARS = 4096  # the characters of a cause's line it keeps, as Node and Rust cut them
+
+
+def _cause_chain(exc: BaseException) -> str:
+    """exc's causes as the "Caused by:" blocks the classify_exception op reads
+    for a transport cause (docs/classify.md), as the Node binding prints an
+    Error.cause chain and the Rust binding a source chain: each cause its
+    type's name and the first line of its str, cut at 4,096 characters, at
+    most 8 causes. A cause is the one Python's traceback module prints before
+    an exception: its __cause__ (raise ... from e), else its __context__ (an
+    exception raised while handling e) unless __suppress_context__ (raise ...
+    from None). A cycle, or a cause whose type name or str cannot be read,
+    ends the chain: the causes before it still count. "" when exc has no
+    cause."""
+    out = []
+    seen = {id(exc)}
+    c = exc
+    try:
+        while len(out) < _MAX_CAUSES:
+            c = c.__cause__ if c.__cause__ is not None else (None if c.__suppress_context__ else c.__context__)
+            if c is None or id(c) in seen:
+                break
+            seen.add(id(c))
+            text = str(c)
+            if type(text) is not str:
+                text = str.__str__(text)
+            line = text.split("\n", 1)[0].split("\r", 1)[0][:_MAX_CAUSE_CHARS]
+            out.append("\n\nCaused by:\n    " + _type_name(c) + ": " + line)
+    except Exception:  # a cause that cannot be read whole: the causes read so far
+        pass
+    return "".join(out)
 
 
 def _http_status(obj: Any) -> Tuple[Any, Optional[int]]:
@@ -278,8 +321,10 @@ def _response_request_text(obj: Any, tool: Optional[str]) -> str:
     if _http_status(obj)[1] is None and isinstance(obj, BaseException) and type(tool) is str:
         message = str(obj)
         if type(message) is str:
+            chain = _cause_chain(obj)
             return ('{"op":"classify_exception","exception":{"type":' + _string(_type_name(obj)) + ',"message":'
-                    + _string(message) + '},"tool":' + _string(tool) + "}")
+                    + _string(message) + (',"traceback":' + _string(message + chain) if chain else "")
+                    + '},"tool":' + _string(tool) + "}")
     return _op_request(*_response_request(obj, source="tool", tool=tool))
 
 
