@@ -222,3 +222,26 @@ def test_an_answer_longer_than_the_threads_buffer_arrives_whole() -> None:
     text = "é" * 50_000  # 100,000 bytes of UTF-8, past the 64 KiB each thread answers into
     assert toolerr.canonicalize(text) == json.dumps(text, ensure_ascii=False)
     assert toolerr.canonicalize("short") == '"short"'  # and the buffer is used again after
+
+
+def test_the_egress_error_text_of_a_hostile_exception_is_bounded_and_never_raises() -> None:
+    # The egress transports wrote f"{type(exc).__name__}: {exc}": an exception whose str raises raised out of
+    # the transport, and one of 33 MiB took the egress_error request past the core's limit (ToolerrError), where
+    # the client is due the native 502. The text is the exception's first line and its causes', as in Node and Rust.
+    class Unprintable(ConnectionError):
+        def __str__(self) -> str:
+            raise RuntimeError("no str")
+
+    huge = ConnectionRefusedError("connect ECONNREFUSED 127.0.0.1:9 " + "x" * (33 << 20))
+    caused = RuntimeError("All connection attempts failed\nsecond line")
+    caused.__cause__ = OSError("connect ECONNREFUSED 127.0.0.1:9")
+    cases = [(Unprintable(), toolerr._type_name(Unprintable()), "UNEXPECTED_STATUS", None),
+             (huge, "ConnectionRefusedError: connect ECONNREFUSED 127.0.0.1:9 " + "x" * (4096 - 33), "TRANSPORT",
+              "connection_refused"),
+             (caused, "RuntimeError: All connection attempts failed: OSError: connect ECONNREFUSED 127.0.0.1:9",
+              "TRANSPORT", "connection_refused")]
+    for exc, text, code, cause in cases:
+        assert toolerr._error_text(exc) == text
+        rep = toolerr.invoke({"op": "egress_error", "ingress": "openai-chat",
+                              "upstream": {"provider": "openai-chat", "error_text": text}})
+        assert (rep["status"], rep["envelope"]["code"], rep["envelope"]["details"].get("cause")) == (502, code, cause)

@@ -859,3 +859,28 @@ def test_a_stop_read_before_gives_each_call_an_envelope_of_its_own() -> None:
     assert [e.details["upstream"] for e in errors] == [{"region": "changed"}] * 3
     assert Executor(sleep=lambda s: None, draw=lambda: 0.5, retry={"max_attempts": 2}).call(
         "search", fail).error == env
+
+
+def test_an_exception_type_of_a_hostile_module_is_classified_never_raised() -> None:
+    # _type_name formatted type(exc).__module__ into the type's name: a class whose __module__ cannot be
+    # formatted, or whose metaclass's __module__ property raises, raised out of the executor (each fallback
+    # read the type's name again). Such a type is named by its __qualname__ alone.
+    class Unformattable:
+        def __format__(self, spec: str) -> str:
+            raise RuntimeError("no format")
+
+    class Meta(type):
+        @property  # type: ignore[misc]
+        def __module__(cls) -> str:  # type: ignore[override]
+            raise RuntimeError("no module")
+
+    odd = type("OddModule", (Exception,), {})
+    odd.__module__ = Unformattable()  # type: ignore[assignment]
+    for exc in (odd("bad city"), Meta("MetaModule", (Exception,), {})("bad city")):
+        def fail(exc: BaseException = exc) -> None:
+            raise exc
+
+        r = Executor(retry={"max_attempts": 1}).call("search", fail)
+        assert r.error is not None
+        assert (r.error.code, r.error.details["exception_type"], r.error.details["tool_message"]) == (
+            "TOOL_ERROR", type(exc).__qualname__, "bad city.")

@@ -274,34 +274,57 @@ _MAX_CAUSES = 8  # the causes _cause_chain reads, as the Node and Rust bindings 
 _MAX_CAUSE_CHARS = 4096  # the characters of a cause's line it keeps, as Node and Rust cut them
 
 
-def _cause_chain(exc: BaseException) -> str:
-    """exc's causes as the "Caused by:" blocks the classify_exception op reads
-    for a transport cause (docs/classify.md), as the Node binding prints an
-    Error.cause chain and the Rust binding a source chain: each cause its
-    type's name and the first line of its str, cut at 4,096 characters, at
-    most 8 causes. A cause is the one Python's traceback module prints before
-    an exception: its __cause__ (raise ... from e), else its __context__ (an
-    exception raised while handling e) unless __suppress_context__ (raise ...
-    from None). A cycle, or a cause whose type name or str cannot be read,
-    ends the chain: the causes before it still count. "" when exc has no
-    cause."""
-    out = []
+def _causes(exc: BaseException) -> List[Tuple[str, str]]:
+    """exc's causes, the outer first, each (its type's name, the first line
+    of its str cut at 4,096 characters), at most 8, as the Node binding reads
+    an Error.cause chain and the Rust binding a source chain. A cause is the
+    one Python's traceback module prints before an exception: its __cause__
+    (raise ... from e), else its __context__ (an exception raised while
+    handling e) unless __suppress_context__ (raise ... from None). A cycle,
+    or a cause whose str cannot be read, ends the chain: the causes before
+    it still count. The one reader of a cause chain: _cause_chain and the
+    egress transports' error text print what it returns."""
+    out: List[Tuple[str, str]] = []
     seen = {id(exc)}
-    c = exc
+    c: Optional[BaseException] = exc
     try:
-        while len(out) < _MAX_CAUSES:
+        while c is not None and len(out) < _MAX_CAUSES:
             c = c.__cause__ if c.__cause__ is not None else (None if c.__suppress_context__ else c.__context__)
             if c is None or id(c) in seen:
                 break
             seen.add(id(c))
-            text = str(c)
-            if type(text) is not str:
-                text = str.__str__(text)
-            line = text.split("\n", 1)[0].split("\r", 1)[0][:_MAX_CAUSE_CHARS]
-            out.append("\n\nCaused by:\n    " + _type_name(c) + ": " + line)
+            out.append((_type_name(c), _first_line(c)))
     except Exception:  # a cause that cannot be read whole: the causes read so far
         pass
-    return "".join(out)
+    return out
+
+
+def _first_line(exc: BaseException) -> str:
+    """The first line of str(exc), at most 4,096 characters (a str subclass
+    read as its str); raises what str(exc) raises."""
+    text = str(exc)
+    if type(text) is not str:
+        text = str.__str__(text)
+    return text.split("\n", 1)[0].split("\r", 1)[0][:_MAX_CAUSE_CHARS]
+
+
+def _cause_chain(exc: BaseException) -> str:
+    """exc's _causes as the "Caused by:" blocks the classify_exception op
+    reads for a transport cause (docs/classify.md), each "Type: first line";
+    "" when exc has no cause."""
+    return "".join(f"\n\nCaused by:\n    {t}: {line}" for t, line in _causes(exc))
+
+
+def _error_text(exc: BaseException) -> str:
+    """The error text of exc and its _causes, each "Type: first line", joined
+    by ": " (the egress transports' text of a request that got no answer, as
+    the Node and Rust transports write it); a str that raises gives the type
+    alone."""
+    try:
+        head = _type_name(exc) + ": " + _first_line(exc)
+    except Exception:
+        head = _type_name(exc)
+    return ": ".join([head] + [f"{t}: {line}" for t, line in _causes(exc)])
 
 
 def _http_status(obj: Any) -> Tuple[Any, Optional[int]]:
@@ -329,9 +352,16 @@ def _response_request_text(obj: Any, tool: Optional[str]) -> str:
 
 
 def _type_name(exc: BaseException) -> str:
-    """The qualified name of exc's type (no module for a builtin)."""
+    """The qualified name of exc's type (no module for a builtin, nor for a
+    type whose __module__ is not a str: a class may set it to anything, and
+    formatting that may raise, which raised out of the executor; nor for a
+    metaclass's __module__ property that raises)."""
     t = type(exc)
-    return t.__qualname__ if t.__module__ == "builtins" else f"{t.__module__}.{t.__qualname__}"
+    try:
+        module = t.__module__
+    except Exception:
+        module = None
+    return f"{module}.{t.__qualname__}" if type(module) is str and module != "builtins" else t.__qualname__
 
 
 def _classify_exception_as(type_name: str, message: str, tool: Optional[str]) -> Envelope:

@@ -11,7 +11,7 @@ from dataclasses import dataclass
 from types import ModuleType
 from typing import Any, AsyncIterator, Callable, Dict, Iterator, List, Mapping, Optional, Tuple
 
-from .. import Envelope, ToolerrError, _transcript_op, canonicalize, invoke
+from .. import Envelope, ToolerrError, _error_text, _transcript_op, canonicalize, invoke
 
 
 log = logging.getLogger("toolerr.egress")
@@ -145,7 +145,7 @@ class _Egress:
 
     def transport_response(self, request: Any, ep: Endpoint, exc: Exception) -> Any:
         """Return the client's response for an upstream that never answered (exc, an httpx.TransportError)."""
-        rep = invoke(self._error_request(ep, {"error_text": f"{type(exc).__name__}: {exc}"}))
+        rep = invoke(self._error_request(ep, {"error_text": _error_text(exc)}))
         return self._reply(request, rep, [], {})
 
     def _reply(self, request: Any, rep: Dict[str, Any], upstream: List[Tuple[str, str]],
