@@ -13,6 +13,19 @@ const dec = new TextDecoder();
 const strict = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true });
 // The JSON literal of a string (null or undefined: 'null').
 const literalOf = (v) => (v === null || v === undefined ? 'null' : JSON.stringify(v));
+// The JSON text of a draw for a failure event: JSON.stringify's (a NaN or
+// an infinity is null), and null for what it writes nothing for (undefined,
+// a function, a symbol) or throws on (a BigInt, a cycle), as the Python and
+// Rust executors write them, so that the step op refuses every draw outside
+// [0, 1) in the same words: undefined was sent as the text undefined, which
+// is no JSON, and refused as such.
+const drawText = (v) => {
+  try {
+    return JSON.stringify(v) ?? 'null';
+  } catch {
+    return 'null';
+  }
+};
 const bytes = (v) => (v === null || v === undefined ? null : typeof v === 'string' ? enc.encode(v) : v);
 const sameBytes = (a, b) => {
   if (a === null || b === null) return a === b;
@@ -519,7 +532,7 @@ export class Executor extends EventTarget {
   // classified here, for a core that refuses that request.
   #failure(err, tool) {
     const own = ownEnvelope(err);
-    const draw = JSON.stringify((this.#o.draw ?? Math.random)());
+    const draw = drawText((this.#o.draw ?? Math.random)());
     const failed = (env) => `{"kind":"failure","error":${JSON.stringify(env)},"draw":${draw}`;
     if (!own && !this.#o.classify) {
       let req;

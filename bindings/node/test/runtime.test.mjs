@@ -602,3 +602,15 @@ test('no start stands with a timeout, a budget or the loop guard', async () => {
     spy.restore();
   }
 });
+
+test('a draw outside [0, 1) is refused in the words of every executor', async () => {
+  // A draw of undefined (or a function, a symbol) was written into the failure event as the text undefined,
+  // which is no JSON: the core refused the request as "not valid JSON"; a BigInt threw JSON.stringify's
+  // TypeError. Python and Rust write what is no JSON number as null, and the core says why it refuses it.
+  for (const draw of [undefined, () => 0.5, Symbol('d'), 1n, NaN, Infinity, 1.5]) {
+    const x = new Executor({ sleep: async () => {}, draw: () => draw });
+    await assert.rejects(x.call('search', async () => { throw new Error('connect ECONNRESET'); }),
+      (e) => e instanceof toolerr.ToolerrError && e.envelope.message === 'toolerr: event.draw: is required: a uniform random number in [0, 1).',
+      String(draw));
+  }
+});

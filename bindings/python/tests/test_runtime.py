@@ -12,6 +12,7 @@ from typing import Any, Dict, List, Optional, Tuple
 import pytest
 
 import toolerr
+from toolerr import ToolerrError
 from toolerr.runtime import AsyncExecutor, Budget, Executor, LoopGuard, MemoryStore, ToolFailure
 
 from conftest import REPO
@@ -884,3 +885,18 @@ def test_an_exception_type_of_a_hostile_module_is_classified_never_raised() -> N
         assert r.error is not None
         assert (r.error.code, r.error.details["exception_type"], r.error.details["tool_message"]) == (
             "TOOL_ERROR", type(exc).__qualname__, "bad city.")
+
+
+@pytest.mark.parametrize("draw", [float("nan"), float("inf"), -float("inf"), 1.5, None, object()],
+                         ids=["nan", "inf", "-inf", "1.5", "none", "object"])
+def test_a_draw_outside_0_1_is_refused_in_the_words_of_every_executor(draw: Any) -> None:
+    # A NaN or infinite draw was written into the failure event as the text nan or inf, which is no JSON: the
+    # core refused the request as "not valid JSON", where Node and Rust (which write them as null) are told
+    # "event.draw: is required: a uniform random number in [0, 1)".
+    def down() -> None:
+        raise ConnectionResetError("connection reset by peer")
+
+    with pytest.raises(ToolerrError) as info:
+        Executor(sleep=lambda s: None, draw=lambda: draw).call("search", down)
+    assert info.value.envelope.code == "INVALID_INPUT"
+    assert info.value.envelope.message == "toolerr: event.draw: is required: a uniform random number in [0, 1)."

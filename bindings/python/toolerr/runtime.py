@@ -49,6 +49,25 @@ _json = json.JSONEncoder(separators=(",", ":")).encode
 _scan: Callable[[str, int], Tuple[Any, int]] = json.scanner.make_scanner(json.JSONDecoder())  # type: ignore[arg-type]
 # A str as a JSON string literal (json's C encoder, as json.dumps writes it).
 _string = json.encoder.encode_basestring_ascii
+
+# The JSON text of a value written with no NaN or Infinity (json writes
+# them, and no JSON reader takes them): ValueError for those.
+_json_strict = json.JSONEncoder(separators=(",", ":"), allow_nan=False).encode
+
+
+def _draw_text(draw: Any) -> str:
+    """The JSON text of a draw for a failure event: a finite float as repr
+    writes it; a NaN, an infinity or anything json cannot write as null, as
+    the Node and Rust executors write them (JSON.stringify, serde_json), so
+    that the step op refuses every draw outside [0, 1) in the same words
+    ("event.draw: is required: a uniform random number in [0, 1)"): a NaN
+    was sent as the text nan, which is no JSON, and refused as such."""
+    if type(draw) is float and draw - draw == 0.0:  # finite: nan - nan and inf - inf are nan
+        return float.__repr__(draw)
+    try:
+        return _json_strict(draw)
+    except (TypeError, ValueError):
+        return "null"
 # The events that may carry a load made ahead ("loaded", docs/resilience.md).
 _AHEAD = frozenset(("start", "success", "failure", "slept"))
 # An event as the runtime sends it: its kind, and its JSON text without the
@@ -641,8 +660,7 @@ class _Base:
         classifies exc (classify, classified in the step), the event with
         the envelope classified here instead, for a core that refuses it."""
         env = _own_envelope(exc)
-        draw = self._draw()
-        text = float.__repr__(draw) if type(draw) is float else _json(draw)
+        text = _draw_text(self._draw())
         if env is None and self._classify is None:
             # The request failure_envelope sends first, inside the step: one
             # crossing instead of two, the same envelope.

@@ -821,3 +821,18 @@ fn a_cause_chain_that_loops_is_read_at_most_8_causes_deep() {
     assert_eq!(err.0.load(Ordering::Relaxed), 8);
     assert_eq!((e.code.as_str(), e.details["cause"].as_str()), ("TRANSPORT", Some("connection_refused")));
 }
+
+/// A draw outside [0, 1) (a NaN, an infinity: serde_json writes them as
+/// null) is refused by the step op in the words the Python and Node
+/// executors give: "event.draw: is required: a uniform random number in [0, 1)".
+#[test]
+fn a_draw_outside_0_1_is_refused_in_the_words_of_every_executor() {
+    for draw in [f64::NAN, f64::INFINITY, f64::NEG_INFINITY, 1.5, -0.1] {
+        let x = Executor::new().draw(move || draw);
+        let r = x.call("search", CallOptions::default(), |_| -> Result<(), ToolError> {
+            Err(std::io::Error::new(std::io::ErrorKind::ConnectionReset, "connection reset by peer").into())
+        });
+        let e = r.error.expect("refused");
+        assert_eq!((e.code.as_str(), e.message.as_str()), ("INVALID_INPUT", "toolerr: event.draw: is required: a uniform random number in [0, 1)."), "{draw}");
+    }
+}
