@@ -3,7 +3,8 @@
 # default dist/packages) the way the README's install lines say, each into a
 # fresh virtualenv / npm project / cargo project in a temporary folder, and
 # runs the README's example files there:
-#   - the wheel (pip install), README, body, resilience and runtime examples;
+#   - the wheel (pip install), README, body, resilience and runtime examples
+#     (threads and asyncio);
 #   - the sdist with Go present (built from source) and without Go (must
 #     fail saying what is missing);
 #   - the npm tarball (npm install), README, body and runtime examples, then the README example
@@ -48,7 +49,7 @@ else
     cp "$pkgs"/$f "$tmp/artifacts/"
   done
   cp "$root/VERSION" "$tmp/"
-  for f in readme_example body_example resilience_example runtime_example redis_example search_service; do
+  for f in readme_example body_example resilience_example runtime_example runtime_async_example redis_example search_service; do
     cp "$root/bindings/python/examples/$f.py" "$tmp/examples/"
   done
   for f in readme_example body_example runtime_example redis_example; do cp "$root/bindings/node/examples/$f.mjs" "$tmp/examples/"; done
@@ -159,9 +160,11 @@ check "wheel: README example" "$readme_py" "$(venv/bin/python readme_example.py 
 res=$(venv/bin/python resilience_example.py 2>&1)
 check "wheel: resilience example" "attempt 3: 3 hits
 breaker closed failures 0" "$(tail -n 2 <<<"$res")"
-cp ../../examples/body_example.py ../../examples/runtime_example.py .
+cp ../../examples/body_example.py ../../examples/runtime_example.py ../../examples/runtime_async_example.py .
 check "wheel: body example" "$body_py" "$(venv/bin/python body_example.py 2>&1)"
 check "wheel: runtime example" "$(runtime_out True)" "$(digits_ms "$(venv/bin/python runtime_example.py "$search_url" 2>&1)")"
+check "wheel: asyncio runtime example" "$(runtime_out True)" \
+  "$(digits_ms "$(venv/bin/python runtime_async_example.py "$search_url" 2>&1)")"
 mapfile -t where < <(where_py venv/bin/python)
 inside "wheel: toolerr, its libtoolerr.so and the mapped library" "${where[@]}"
 check "wheel: installed version" "$version $version" \

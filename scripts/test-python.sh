@@ -27,7 +27,7 @@ pip=("$py/.venv/bin/python" -m pip --disable-pip-version-check -q)
 "${pip[@]}" install --force-reinstall --no-deps "$whl"
 cd "$py"
 echo "test-python: testing $(basename "$whl"), installed at $(cd /tmp && "$py/.venv/bin/python" -I -c 'import toolerr; print(toolerr.__file__)')"
-"$py/.venv/bin/mypy" --strict --no-error-summary toolerr examples/readme_example.py examples/runtime_example.py examples/body_example.py examples/redis_example.py
+"$py/.venv/bin/mypy" --strict --no-error-summary toolerr examples/readme_example.py examples/runtime_example.py examples/runtime_async_example.py examples/body_example.py examples/redis_example.py
 echo "test-python: mypy --strict clean"
 "$py/.venv/bin/pytest" -q -rs -p no:cacheprovider --junitxml="$root/build/pytest.xml" tests
 bash "$root/scripts/testreport.sh" junit python "$root/build/pytest.xml"

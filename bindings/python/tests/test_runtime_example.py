@@ -1,4 +1,4 @@
-"""The runtime's worked example against a real HTTP server on loopback: 503, 503, then 400."""
+"""The runtime's worked examples (threads and asyncio) against a real HTTP server on loopback: 503, 503, then 400."""
 
 from __future__ import annotations
 
@@ -12,7 +12,7 @@ from typing import Iterator, List
 
 import pytest
 
-EXAMPLE = Path(__file__).resolve().parents[1] / "examples" / "runtime_example.py"
+EXAMPLES = Path(__file__).resolve().parents[1] / "examples"
 
 
 @pytest.fixture
@@ -47,8 +47,10 @@ def search_server() -> Iterator[List[str]]:
         t.join(5)
 
 
-def test_runtime_example_retries_503s_and_hands_the_400_to_the_model(search_server: List[str]) -> None:
-    out = subprocess.run([sys.executable, str(EXAMPLE), search_server[0]], capture_output=True, text=True, timeout=60)
+@pytest.mark.parametrize("example", ["runtime_example.py", "runtime_async_example.py"])
+def test_runtime_example_retries_503s_and_hands_the_400_to_the_model(search_server: List[str], example: str) -> None:
+    out = subprocess.run([sys.executable, str(EXAMPLES / example), search_server[0]], capture_output=True, text=True,
+                         timeout=60)
     assert out.returncode == 0, out.stderr
     lines = out.stdout.splitlines()
     assert re.fullmatch(r"attempt 1: TRANSPORT -> retried silently after \d+ ms", lines[0]), lines

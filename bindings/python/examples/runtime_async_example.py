@@ -1,0 +1,41 @@
+"""Seed 000's worked example through the asyncio runtime: a search tool over HTTP answers 503, 503, then 400."""
+import asyncio
+import json
+import random
+import sys
+import urllib.request
+from typing import Any, Dict
+
+import toolerr
+from toolerr.runtime import AsyncExecutor
+
+if len(sys.argv) != 2:
+    sys.exit("usage: runtime_async_example.py URL (a search service: examples/search_service.py starts one)")
+url = sys.argv[1]  # the search service (the test starts one on loopback)
+
+
+def get() -> Any:  # urllib raises HTTPError for the 503s and the 400
+    with urllib.request.urlopen(url, timeout=5) as resp:
+        return json.load(resp)
+
+
+async def search() -> Any:  # any awaitable tool: here the standard library's urllib on a worker thread
+    return await asyncio.to_thread(get)
+
+
+def show(d: Dict[str, Any]) -> None:  # every decision is a record from the core
+    if d["kind"] == "retry":
+        then = f"retried silently after {d['delay_ms']} ms" if d["allowed"] else f"not retried ({d['reason']})"
+        print(f"attempt {d['attempt']}: {d['code']} -> {then}")
+
+
+async def main() -> None:
+    x = AsyncExecutor(retry={"max_attempts": 3, "base_ms": 20}, on_decision=show, draw=random.Random(7).random)
+    r = await x.call("search", search, args={"q": "flights", "max_results": 500})  # backoff with asyncio.sleep
+    assert r.error is not None
+    print("the model gets:", r.error.code, "retryable" if r.error.retryable else "not retryable", "after", r.attempts, "calls")
+    [msg] = toolerr.to_anthropic([r.outcome("toolu_01", "search")])  # or to_openai_chat, to_gemini, ...
+    print(msg["content"][0]["type"], "is_error:", msg["content"][0]["is_error"])
+
+
+asyncio.run(main())
