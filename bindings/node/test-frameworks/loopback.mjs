@@ -170,7 +170,9 @@ export function searchFn(lb, { throwResponse = false } = {}) {
  * Runs bindings/node/examples/frameworks/NAME with node and args; resolves to
  * its stdout lines. The example is copied under node_modules/.examples/ first,
  * so its imports resolve as in a project that installed toolerr and the
- * framework (the frameworks are installed here, not beside the binding).
+ * framework (the frameworks are installed here, not beside the binding). The
+ * keys its SDKs read from the environment, as a user's would, are
+ * placeholders (no real key set where the tests run reaches the loopback).
  */
 export async function runExample(name, args) {
   const { copyFile, mkdir } = await import('node:fs/promises');
@@ -180,6 +182,7 @@ export async function runExample(name, args) {
   await mkdir(dir, { recursive: true });
   const file = new URL(name, dir);
   await copyFile(new URL(`../examples/frameworks/${name}`, import.meta.url), file);
-  const { stdout } = await promisify(execFile)(process.execPath, ['--disable-warning=ExperimentalWarning', file.pathname, ...args], { timeout: 120_000 });
+  const { stdout } = await promisify(execFile)(process.execPath, ['--disable-warning=ExperimentalWarning', file.pathname, ...args],
+    { timeout: 120_000, env: { ...process.env, OPENAI_API_KEY: 'sk-test', ANTHROPIC_API_KEY: 'sk-ant-test' } });
   return stdout.trim().split('\n');
 }

@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import http.server
 import json
+import os
 import re
 import subprocess
 import sys
@@ -103,11 +104,18 @@ def search_tool(lb: "Loopback", sync: bool = False) -> Any:
     return search if sync else asearch
 
 
+# The keys the examples' SDKs read from the environment, as a user's would:
+# placeholders, so that no real key set where the tests run reaches lb.
+EXAMPLE_KEYS = {"OPENAI_API_KEY": "sk-test", "ANTHROPIC_API_KEY": "sk-ant-test"}
+
+
 def run_example(name: str, lb: "Loopback", model_requests: int = 2) -> List[str]:
-    """Run an example of examples/frameworks against lb; return its output lines
-    after checking seed 000's outcome (3 searches, model_requests model requests)."""
+    """Run an example of examples/frameworks against lb (the SDKs' keys set to
+    EXAMPLE_KEYS); return its output lines after checking seed 000's outcome
+    (3 searches, model_requests model requests)."""
+    env = dict(os.environ, **EXAMPLE_KEYS)
     out = subprocess.run([sys.executable, str(EXAMPLES / name), lb.url, lb.search_url],
-                         capture_output=True, text=True, timeout=120)
+                         capture_output=True, text=True, timeout=120, env=env)
     assert out.returncode == 0, out.stderr
     assert len(lb.searches()) == 3 and len(lb.model_requests()) == model_requests
     return out.stdout.splitlines()

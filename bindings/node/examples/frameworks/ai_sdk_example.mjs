@@ -19,6 +19,6 @@ const search = tool({
   },
 });
 
-const model = createAnthropic({ baseURL, apiKey: 'sk-ant-test' })('claude-sonnet-4-5');
+const model = createAnthropic({ baseURL })('claude-sonnet-4-5'); // the key: ANTHROPIC_API_KEY
 const { text } = await generateText({ model, tools: { search }, stopWhen: stepCountIs(6), prompt: 'Flights to Lisbon?' });
 console.log(text);

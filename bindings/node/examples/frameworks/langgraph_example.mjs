@@ -16,7 +16,7 @@ async function search({ q, max_results }) {
 
 const tools = [tool(search, { name: 'search', description: 'Search for flights.', schema: z.object({ q: z.string(), max_results: z.number() }),
   executor: new Executor({ retry: { max_attempts: 3, base_ms: 20 } }) })];
-const llm = new ChatAnthropic({ model: 'claude-sonnet-4-5', anthropicApiUrl: baseURL, apiKey: 'sk-ant-test' }).bindTools(tools);
+const llm = new ChatAnthropic({ model: 'claude-sonnet-4-5', anthropicApiUrl: baseURL }).bindTools(tools); // the key: ANTHROPIC_API_KEY
 const graph = new StateGraph(MessagesAnnotation)
   .addNode('model', async (state) => ({ messages: [await llm.invoke(state.messages)] }))
   .addNode('tools', new ToolNode(tools)) // also answers for tools toolerr did not wrap

@@ -20,7 +20,7 @@ const search = tool({
   },
 });
 
-const model = new OpenAIResponsesModel(new OpenAI({ baseURL, apiKey: 'sk-test' }), 'gpt-4o');
+const model = new OpenAIResponsesModel(new OpenAI({ baseURL }), 'gpt-4o'); // the key: OPENAI_API_KEY
 const agent = new Agent({ name: 'travel', instructions: 'Find flights.', tools: [search], model });
 const result = await run(agent, 'Flights to Lisbon?', { maxTurns: 6 });
 console.log(result.finalOutput);

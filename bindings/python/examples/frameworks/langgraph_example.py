@@ -20,7 +20,7 @@ def search(q: str, max_results: int) -> str:
 
 
 tools = [tool(search, executor=Executor(retry={"max_attempts": 3, "base_ms": 20}))]
-llm = ChatAnthropic(model_name="claude-sonnet-4-5", base_url=base_url, api_key="sk-ant-test").bind_tools(tools)
+llm = ChatAnthropic(model_name="claude-sonnet-4-5", base_url=base_url).bind_tools(tools)  # the key: ANTHROPIC_API_KEY
 graph = StateGraph(MessagesState)
 graph.add_node("model", lambda state: {"messages": [llm.invoke(state["messages"])]})
 graph.add_node("tools", ToolNode(tools, handle_tool_errors=handle_tool_errors))  # for tools toolerr did not wrap

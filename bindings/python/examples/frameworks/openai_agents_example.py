@@ -22,7 +22,7 @@ async def search(q: str, max_results: int) -> str:
         return r.text
 
 
-model = OpenAIResponsesModel("gpt-4o", AsyncOpenAI(base_url=base_url, api_key="sk-test"))
+model = OpenAIResponsesModel("gpt-4o", AsyncOpenAI(base_url=base_url))  # the key: OPENAI_API_KEY
 agent = Agent(name="travel", instructions="Find flights.", tools=[search], model=model)
 result = asyncio.run(Runner.run(agent, "Flights to Lisbon?", max_turns=6))
 print(result.final_output)

@@ -20,7 +20,7 @@ async def search(q: str, max_results: int) -> str:
         return r.text
 
 
-model = AnthropicModel("claude-sonnet-4-5", provider=AnthropicProvider(api_key="sk-ant-test", base_url=base_url))
+model = AnthropicModel("claude-sonnet-4-5", provider=AnthropicProvider(base_url=base_url))  # the key: ANTHROPIC_API_KEY
 agent = Agent(model, tools=[tool(search, executor=AsyncExecutor(retry={"max_attempts": 3, "base_ms": 20}))],
               capabilities=[ToolErrors()])  # also: schema failures and other tools' exceptions as envelopes
 print(agent.run_sync("Flights to Lisbon?").output)
