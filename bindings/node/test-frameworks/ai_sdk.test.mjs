@@ -136,6 +136,12 @@ test('the example runs seed 000 through generateText', async () => {
   assert.equal(lb.modelRequests().length, 2);
 });
 
+test('the test-model example runs seed 000 with MockLanguageModelV4 and no model API', async () => {
+  assert.deepEqual(await runExample('ai_sdk_test_model_example.mjs', [lb.searchUrl]), ['the model read INVALID_ARGS (error-json), retryable: false']);
+  assert.equal(lb.searches().length, 3);
+  assert.equal(lb.modelRequests().length, 0);
+});
+
 test('arguments that fail the schema become INVALID_ARGS naming the field, not the SDK\'s dump', async () => {
   const strictInput = z.object({ q: z.string(), max_results: z.number().max(50) });
   // Before: the AI SDK validates first and sends its own error-text, the validator's dump and the value included.

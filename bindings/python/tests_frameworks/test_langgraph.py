@@ -159,3 +159,9 @@ def test_example_runs_seed_000_through_a_graph(loopback: Loopback) -> None:
     assert run_example("langgraph_example.py", loopback) == ["stopped: INVALID_ARGS"]
     [result] = tool_results(loopback)
     assert result["is_error"] is True and json.loads(result["content"])["code"] == "INVALID_ARGS"
+
+
+def test_test_model_example_runs_seed_000_with_no_model_api(loopback: Loopback) -> None:
+    # GenericFakeChatModel stands for the model: the search service is the only server it needs.
+    assert run_example("langgraph_test_model_example.py", loopback, model_requests=0) == \
+        ["the model read INVALID_ARGS (status=error), retryable: False"]

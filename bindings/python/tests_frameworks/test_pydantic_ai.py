@@ -180,6 +180,12 @@ def test_example_runs_seed_000_through_an_agent(loopback: Loopback) -> None:
     assert result["is_error"] is True
 
 
+def test_test_model_example_runs_seed_000_with_no_model_api(loopback: Loopback) -> None:
+    # FunctionModel stands for the model: the search service is the only server it needs.
+    assert run_example("pydantic_ai_test_model_example.py", loopback, model_requests=0) == \
+        ["the model read INVALID_ARGS (retried), retryable: False"]
+
+
 def test_schema_failures_reach_the_model_as_pydantic_errors_before_toolerr(loopback: Loopback) -> None:
     seen: List[ToolReturnPart] = []
 
