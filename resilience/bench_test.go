@@ -59,3 +59,8 @@ func BenchmarkExecutor_everyFifthFailsNoStanding(b *testing.B) {
 func BenchmarkExecutor_successNoStanding(b *testing.B) {
 	benchDo(b, func(int) bool { return false }, true)
 }
+
+// BenchmarkExecutor_retried is one call whose first attempt fails
+// retryably and whose second succeeds, the breaker closed: the executor's
+// cost per retried call (its failure counted, then reset).
+func BenchmarkExecutor_retried(b *testing.B) { benchDo(b, func(n int) bool { return n%2 == 1 }) }

@@ -10,6 +10,7 @@ import (
 	"sort"
 	"strconv"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/toolerr/toolerr/core"
@@ -193,10 +194,15 @@ type Executor struct {
 // replica is what this executor knows of the shared breakers between calls
 // (core.ReplicaState): one back-off window, and per tool its store key and
 // the last state seen there.
+//
+// downUntilMs is written under mu and read without it where a call only
+// asks whether the Store may be tried (storeUp); tools is replaced, never
+// changed, under mu (a tool's first call copies it), so that a call finds
+// its tool's view without taking mu.
 type replica struct {
 	mu          sync.Mutex
-	downUntilMs int64
-	tools       map[string]*toolView
+	downUntilMs atomic.Int64
+	tools       atomic.Pointer[map[string]*toolView]
 }
 
 // toolView is one tool's part of the replica: its store key (built once),
@@ -210,25 +216,42 @@ type toolView struct {
 	stoodIn core.StepConfig
 }
 
-// view returns tool's part, made on its first call; it holds rp.mu.
+// view returns tool's part, made on its first call (under rp.mu, in a
+// copy of the map that then replaces it).
 func (rp *replica) view(tool, prefix string) *toolView {
-	v := rp.tools[tool]
-	if v == nil {
-		v = &toolView{key: core.StepConfig{Tool: tool, KeyPrefix: prefix}.Key()}
-		rp.tools[tool] = v
+	if v := rp.find(tool); v != nil {
+		return v
 	}
+	rp.mu.Lock()
+	defer rp.mu.Unlock()
+	old := *rp.tools.Load()
+	if v := old[tool]; v != nil {
+		return v
+	}
+	v := &toolView{key: core.StepConfig{Tool: tool, KeyPrefix: prefix}.Key()}
+	m := make(map[string]*toolView, len(old)+1)
+	for k, w := range old {
+		m[k] = w
+	}
+	m[tool] = v
+	rp.tools.Store(&m)
 	return v
 }
 
+// find returns tool's part, or nil before its first call.
+func (rp *replica) find(tool string) *toolView { return (*rp.tools.Load())[tool] }
+
 // callScratch is the memory one Do reuses for every step: the load made
-// ahead, the records' buffer and the chain of answers decided ahead. Do
-// takes one from scratchPool and puts it back, so a call allocates none of
-// them.
+// ahead, the last step's answer, the records' buffer and the chain of
+// answers decided ahead. Do takes one from scratchPool and puts it back, so
+// a call allocates none of them.
 type callScratch struct {
-	loaded core.StepEvent
-	recs   []core.Record
-	used   int // the most records a step wrote into recs
-	ahead  core.StepAhead
+	loaded  core.StepEvent
+	result  core.StepResult
+	recs    []core.Record
+	used    int  // the most records a step wrote into recs
+	stepped bool // a step ran (result and ahead hold its answers)
+	ahead   core.StepAhead
 }
 
 var scratchPool = sync.Pool{New: func() any {
@@ -298,7 +321,8 @@ func (x *Executor) Do(ctx context.Context, tool string, fn func(ctx context.Cont
 	}
 	sc := scratchPool.Get().(*callScratch)
 	defer putScratch(sc)
-	view, up := x.tool(tool)
+	view, up := x.replica.view(tool, x.KeyPrefix), x.storeUp()
+	reporting := x.OnDecision != nil || x.Logger != nil
 	cfg.StoreKey = view.key
 	var ahead *core.StepAhead // the answer to the event the last action expects, decided ahead (nil: none)
 	var aheadOf core.StepActionKind
@@ -321,23 +345,28 @@ func (x *Executor) Do(ctx context.Context, tool string, fn func(ctx context.Cont
 				ev.Loaded = &sc.loaded
 			}
 		}
-		var r core.StepResult
+		// r is read, never changed, and read up to the next step only: it
+		// is a buffer of sc (the answer decided ahead, the step's) or the
+		// start answer that stood, which no call changes.
+		var r *core.StepResult
 		if ahead != nil && x.aheadHolds(view, ahead, aheadOf, ev) {
-			r = ahead.Result // the step's answer, decided by the step before it
+			r = &ahead.Result // the step's answer, decided by the step before it
 		} else if k := x.kept(view, cfg, ev); k != nil {
-			r = *k // the start's answer that stood, kept since
+			r = k // the start's answer that stood, kept since
 		} else {
-			var err error
-			if r, err = x.step(cfg, view, st, ev, sc.recs, &sc.ahead); err != nil { // a Draw outside [0, 1), or a bug in this loop
+			r, sc.stepped = &sc.result, true
+			if err := x.step(r, cfg, view, st, ev, sc.recs, &sc.ahead); err != nil { // a Draw outside [0, 1), or a bug in this loop
 				return orchestratorError(core.CodeInternal, "toolerr's executor could not take its next step: "+err.Error(), tool, err)
 			}
 			sc.recs, sc.used = r.Records, max(sc.used, len(r.Records))
 		}
 		st, ahead, aheadOf = r.State, r.Ahead, r.Action.Kind
-		for _, rec := range r.Records {
-			x.report(ctx, rec, stopErr, storeErr)
+		if reporting {
+			for _, rec := range r.Records {
+				x.report(ctx, rec, stopErr, storeErr)
+			}
 		}
-		a := r.Action
+		a := &r.Action
 		switch a.Kind {
 		case core.ActionLoad:
 			b, err := x.load(sctx, a.Key)
@@ -391,8 +420,9 @@ func (x *Executor) Do(ctx context.Context, tool string, fn func(ctx context.Cont
 
 // step runs core.Step with the run's budget and loop-guard states and the
 // replica's state of the tool's breaker, holding their locks so that
-// concurrent calls charge, count and decide locally one at a time.
-func (x *Executor) step(cfg core.StepConfig, view *toolView, st core.StepState, ev core.StepEvent, recs []core.Record, ahead *core.StepAhead) (core.StepResult, error) {
+// concurrent calls charge, count and decide locally one at a time, and
+// writes its answer to r.
+func (x *Executor) step(r *core.StepResult, cfg core.StepConfig, view *toolView, st core.StepState, ev core.StepEvent, recs []core.Record, ahead *core.StepAhead) error {
 	in := core.StepInput{Config: cfg, State: st, Event: ev, NowMs: x.nowMs(), Records: recs, Ahead: ahead, AheadFor: x.aheadFor,
 		Standing: ev.Kind == core.EventStart && !x.noStanding}
 	if b := x.Budget; b != nil {
@@ -408,10 +438,10 @@ func (x *Executor) step(cfg core.StepConfig, view *toolView, st core.StepState, 
 	rp := &x.replica
 	rp.mu.Lock()
 	defer rp.mu.Unlock()
-	in.Replica = core.ReplicaState{DownUntilMs: rp.downUntilMs, State: view.seen}
-	r, err := core.Step(in)
-	if err != nil {
-		return r, err
+	in.Replica = core.ReplicaState{DownUntilMs: rp.downUntilMs.Load(), State: view.seen}
+	var err error
+	if *r, err = core.Step(in); err != nil {
+		return err
 	}
 	if r.Budget != nil {
 		x.Budget.state = *r.Budget
@@ -420,19 +450,20 @@ func (x *Executor) step(cfg core.StepConfig, view *toolView, st core.StepState, 
 		x.LoopGuard.state = r.Loop
 	}
 	if n := r.Replica; n != nil {
-		rp.downUntilMs, view.seen = n.DownUntilMs, n.State
+		view.seen = n.State
+		rp.downUntilMs.Store(n.DownUntilMs)
 	}
 	if r.Stands.Holds {
 		view.stood, view.stoodIn = keepStart(r), cfg
 	}
-	return r, nil
+	return nil
 }
 
 // keepStart copies r, a start's answer that stood, out of the call's
 // scratch buffers (its records and the success decided ahead), so that it
 // can be applied to later calls.
-func keepStart(r core.StepResult) *core.StepResult {
-	k := r
+func keepStart(r *core.StepResult) *core.StepResult {
+	k := *r
 	k.Records = slices.Clone(r.Records)
 	if a := r.Ahead; a != nil {
 		c := *a
@@ -456,7 +487,7 @@ func (x *Executor) kept(view *toolView, cfg core.StepConfig, ev core.StepEvent) 
 	rp.mu.Lock()
 	defer rp.mu.Unlock()
 	k := view.stood
-	if k == nil || view.stoodIn != cfg || rp.downUntilMs != 0 || !sameStored(l.Value, l.Absent, k.Stands.Loaded) ||
+	if k == nil || view.stoodIn != cfg || rp.downUntilMs.Load() != 0 || !sameStored(l.Value, l.Absent, k.Stands.Loaded) ||
 		!sameStored(view.seen, view.seen == nil, k.Stands.Loaded) {
 		return nil
 	}
@@ -490,11 +521,12 @@ func (x *Executor) aheadHolds(view *toolView, a *core.StepAhead, of core.StepAct
 	rp := &x.replica
 	rp.mu.Lock()
 	defer rp.mu.Unlock()
-	if rp.downUntilMs != 0 || !sameStored(view.seen, view.seen == nil, a.Loaded) {
+	if rp.downUntilMs.Load() != 0 || !sameStored(view.seen, view.seen == nil, a.Loaded) {
 		return false
 	}
 	if n := a.Result.Replica; n != nil {
-		rp.downUntilMs, view.seen = n.DownUntilMs, n.State
+		view.seen = n.State
+		rp.downUntilMs.Store(n.DownUntilMs)
 	}
 	return true
 }
@@ -508,21 +540,17 @@ func sameStored(b []byte, absent bool, want []byte) bool {
 	return string(b) == string(want)
 }
 
-// tool returns tool's part of the replica and whether the Store is outside
-// its back-off window (storeUp).
-func (x *Executor) tool(tool string) (*toolView, bool) {
-	x.replica.mu.Lock()
-	defer x.replica.mu.Unlock()
-	return x.replica.view(tool, x.KeyPrefix), x.replica.downUntilMs == 0
-}
-
 // putScratch returns a call's scratch to the pool, without what it points
-// to (the store's bytes, the records' envelopes).
+// to (the store's bytes, the records' envelopes); a call that took no step
+// wrote only its load made ahead.
 func putScratch(sc *callScratch) {
 	sc.loaded = core.StepEvent{}
-	clear(sc.recs[:sc.used])
-	sc.recs, sc.used = sc.recs[:0], 0
-	sc.ahead.Reset()
+	if sc.stepped {
+		sc.result = core.StepResult{}
+		clear(sc.recs[:sc.used])
+		sc.recs, sc.used, sc.stepped = sc.recs[:0], 0, false
+		sc.ahead.Reset()
+	}
 	scratchPool.Put(sc)
 }
 
@@ -539,11 +567,7 @@ func readOptions(opts []CallOption) callOptions {
 
 // storeUp reports whether the Store is outside its back-off window (the
 // replica's down_until_ms is 0), when a load may be made ahead.
-func (x *Executor) storeUp() bool {
-	x.replica.mu.Lock()
-	defer x.replica.mu.Unlock()
-	return x.replica.downUntilMs == 0
-}
+func (x *Executor) storeUp() bool { return x.replica.downUntilMs.Load() == 0 }
 
 func cause(err error) string {
 	if errors.Is(err, context.DeadlineExceeded) {
@@ -573,7 +597,7 @@ func (x *Executor) BreakerState(ctx context.Context, tool string) (core.BreakerS
 	b, err := x.store().Load(ctx, x.key(tool))
 	if err != nil {
 		x.replica.mu.Lock()
-		if v := x.replica.tools[tool]; v != nil {
+		if v := x.replica.find(tool); v != nil {
 			b = v.seen
 		}
 		x.replica.mu.Unlock()
@@ -583,7 +607,7 @@ func (x *Executor) BreakerState(ctx context.Context, tool string) (core.BreakerS
 
 func (x *Executor) init() {
 	x.mem = NewMemoryStore()
-	x.replica.tools = map[string]*toolView{}
+	x.replica.tools.Store(&map[string]*toolView{})
 }
 
 // load reads key from the Store; the executor's own MemoryStore lends its
@@ -624,8 +648,7 @@ func (x *Executor) key(tool string) string {
 }
 
 func (x *Executor) classify(err error, tool string, attempt int) core.Envelope {
-	var te *Error
-	if errors.As(err, &te) {
+	if te, ok := errors.AsType[*Error](err); ok {
 		return te.Envelope
 	}
 	if x.Classify != nil {

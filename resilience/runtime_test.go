@@ -216,7 +216,7 @@ func runScenario(t *testing.T, sc *scenario) []*scenarioExpect {
 		if sc.Executor.Store == "failing" {
 			x.replica.mu.Lock()
 			b = nil
-			if v := x.replica.tools[sc.Executor.Tool]; v != nil {
+			if v := x.replica.find(sc.Executor.Tool); v != nil {
 				b = v.seen
 			}
 			x.replica.mu.Unlock()
