@@ -130,8 +130,12 @@ func ClassifyError(err error, opt ClassifyOptions) Envelope {
 	if cause, ok := contextCause(err); ok {
 		return classify.Cause(cause, o)
 	}
-	var t interface{ Timeout() bool }
-	if errors.As(err, &t) && t.Timeout() {
+	// errors.AsType, not errors.As: no reflection (the interface is
+	// error's, as every error in the chain is one).
+	if t, ok := errors.AsType[interface {
+		error
+		Timeout() bool
+	}](err); ok && t.Timeout() {
 		return classify.Cause(classify.CauseTimeout, o)
 	}
 	return ClassifyText(err.Error(), opt)

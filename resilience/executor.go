@@ -252,6 +252,10 @@ type callScratch struct {
 	used    int  // the most records a step wrote into recs
 	stepped bool // a step ran (result and ahead hold its answers)
 	ahead   core.StepAhead
+	// failure is the last failed attempt's envelope, which its event
+	// points to: Step copies what it keeps (records, state) and keeps no
+	// pointer to it, so the next failure may write over it.
+	failure core.Envelope
 }
 
 var scratchPool = sync.Pool{New: func() any {
@@ -400,8 +404,8 @@ func (x *Executor) Do(ctx context.Context, tool string, fn func(ctx context.Cont
 			case ctx.Err() != nil:
 				ev, stopErr = core.StepEvent{Kind: core.EventCancelled, Cause: cause(ctx.Err())}, err
 			default:
-				env := x.classify(err, tool, int(a.Attempt))
-				ev, stopErr = core.StepEvent{Kind: core.EventCallFailed, Error: &env, Draw: x.draw()}, err
+				sc.failure = x.classify(err, tool, int(a.Attempt))
+				ev, stopErr = core.StepEvent{Kind: core.EventCallFailed, Error: &sc.failure, Draw: x.draw()}, err
 			}
 		case core.ActionSleep:
 			if err := x.sleep(ctx, time.Duration(a.DelayMs)*time.Millisecond); err != nil {
@@ -546,7 +550,7 @@ func sameStored(b []byte, absent bool, want []byte) bool {
 func putScratch(sc *callScratch) {
 	sc.loaded = core.StepEvent{}
 	if sc.stepped {
-		sc.result = core.StepResult{}
+		sc.result, sc.failure = core.StepResult{}, core.Envelope{}
 		clear(sc.recs[:sc.used])
 		sc.recs, sc.used, sc.stepped = sc.recs[:0], 0, false
 		sc.ahead.Reset()
