@@ -819,10 +819,165 @@ def test_answers_decided_ahead_read_again_are_the_values_the_answer_holds(monkey
         whole = json.loads(a)["ok"]
         assert (r.action, r.records, r.replica, json.loads(r.state)) == \
             (whole["action"], whole["decisions"], whole.get("replica"), whole["state"])
-        assert r.ahead == whole["on_swapped"]
+        assert _ahead_value(r.ahead) == whole["on_swapped"]
+        assert len(json.dumps(whole["on_swapped"])) > 1000  # the chain of four answers, all of it compared
     # The second answer's chain from its sleep on is the first's: taken as it was read.
-    assert read[1].ahead["on_slept"] is read[0].ahead["on_slept"]
-    assert read[1].ahead["action"] != read[0].ahead["action"]  # its own delay
+    assert read[1].ahead.ahead is read[0].ahead.ahead
+    assert read[1].ahead.action != read[0].ahead.action  # its own delay
+    assert read[1].action is read[0].action  # the same cas, taken as it was read
+
+
+_AHEAD_MEMBER = {"call": "on_success", "cas": "on_swapped", "sleep": "on_slept"}
+
+
+def _ahead_value(a: Any) -> Dict[str, Any]:
+    """An answer decided ahead as the runtime holds it (toolerr.runtime._Ahead),
+    as the dict json reads from its text: its members, its records read for
+    the caller, the answer decided ahead inside it under the member its action
+    names."""
+    d: Dict[str, Any] = {"action": a.action, "decisions": a.own_records(), "if_loaded": a.if_loaded, "state": a.state}
+    if a.ahead is not None:
+        d[_AHEAD_MEMBER[a.action["kind"]]] = _ahead_value(a.ahead)
+    if a.replica is not None:
+        d["replica"] = a.replica
+    return d
+
+
+class _RacingStore(MemoryStore):
+    """A MemoryStore where another replica writes race to the key just before the next compare-and-swap."""
+
+    race: Optional[bytes] = None
+
+    def compare_and_swap(self, key: str, old: Optional[bytes], new: bytes) -> Tuple[bool, Optional[bytes]]:
+        if self.race is not None:
+            assert super().compare_and_swap(key, self.load(key), self.race)[0]
+            self.race = None
+        return super().compare_and_swap(key, old, new)
+
+
+COUNTED = b'{"failures":1,"open_until_ms":0,"phase":"closed","probe_until_ms":0,"successes":0}'
+
+
+def _calls_meeting_other_replicas(monkeypatch: pytest.MonkeyPatch, warm: bool) -> Tuple[List[Any], int]:
+    """Retried calls on one store (a fixed clock and draw, so every text
+    repeats), after which the answers read before are kept (warm) or
+    forgotten before each of the calls that follow: one whose failure's cas
+    loses a race to another replica's count, one during whose sleep another
+    replica opens the breaker, and, once the open time passed, two that
+    succeed (the probe, and the call that closes the breaker). Returns what
+    those calls gave (their results, records, the step requests of both
+    replicas and the stored bytes after each) and how many values json's
+    scanner read for them."""
+    store = _RacingStore()
+    records: List[Dict[str, Any]] = []
+    opened = [False]
+
+    def sleep(seconds: float) -> None:
+        if opened[0]:
+            opened[0] = False
+            for _ in range(3):
+                assert other.call("search", lambda: (_ for _ in ()).throw(TimeoutError("down"))).error is not None
+
+    kw: Dict[str, Any] = {"store": store, "clock": lambda: 1_000_000, "draw": lambda: 0.5}
+    other = Executor(retry={"max_attempts": 1}, **kw)
+    ex = Executor(sleep=sleep, on_decision=records.append, **kw)
+    tool = _flaky()
+    for _ in range(4):
+        assert ex.call("search", tool).attempts == 2
+    sent = _spy_steps(monkeypatch)
+    scanned = [0]
+    real_scan = toolerr.runtime._scan
+
+    def scan(s: str, i: int) -> Tuple[Any, int]:
+        scanned[0] += 1
+        return real_scan(s, i)
+    monkeypatch.setattr(toolerr.runtime, "_scan", scan)
+    got: List[Any] = []
+    for setup in ("race", "open", "probe", "closes"):
+        if not warm:
+            toolerr.runtime._ahead_read.clear()
+        records.clear()
+        sent.clear()
+        if setup == "race":
+            store.race = COUNTED
+        elif setup == "open":
+            opened[0] = True
+        elif setup == "probe":
+            ex = Executor(sleep=sleep, on_decision=records.append, **dict(kw, clock=lambda: 1_000_000 + 60_000))
+            tool = lambda: "ok"  # noqa: E731
+        r = ex.call("search", tool)
+        got.append((r.value, r.error, r.attempts, list(records), list(sent), store.load("toolerr:breaker:search")))
+    return got, scanned[0]
+
+
+def test_answers_read_before_yield_to_a_lost_race_and_a_breaker_changed_meanwhile(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    # The actions, if_loaded, replicas, states and answers decided ahead read
+    # before (toolerr.runtime._ahead_read) are only the values of texts that
+    # repeat: with them kept or forgotten before each call, a cas that lost a
+    # race to another replica, a breaker another replica opened during the
+    # sleep, and the calls after it give the same results, records, step
+    # requests and stored bytes; kept, json's scanner reads fewer values.
+    warm, warm_scans = _calls_meeting_other_replicas(monkeypatch, warm=True)
+    monkeypatch.undo()
+    cold, cold_scans = _calls_meeting_other_replicas(monkeypatch, warm=False)
+    assert warm == cold
+    race, opened, probe, closes = warm
+    assert (race[0], race[2], len(race[4])) == ("ok", 2, 2)  # the failure, then the lost cas sent as a step
+    assert b'"kind":"cas","swapped":false' in race[4][1] and race[5] == FRESH
+    # The slept step sent (its answer decided ahead was for the closed breaker), refused.
+    assert opened[1] is not None and (opened[1].code, opened[2]) == ("CIRCUIT_OPEN", 1)
+    assert any(b'"kind":"slept"' in q for q in opened[4]) and b'"phase":"open"' in opened[5]
+    assert (probe[0], probe[2], closes[0], closes[2], closes[5]) == ("ok", 1, "ok", 1, FRESH)
+    assert [rec["kind"] for rec in race[3]] == ["breaker", "call", "retry", "breaker", "call"]
+    assert warm_scans < cold_scans
+
+
+def test_answers_read_before_are_shared_by_threads(monkeypatch: pytest.MonkeyPatch) -> None:
+    # Threads whose retried calls have answers of their own (each its own
+    # draw, so its own delays and texts: more than the values kept per
+    # member, so they replace each other's) read and replace the values
+    # read before at once; each call gives the records, result and steps a
+    # call gives with nothing read before.
+    draws = [0.1, 0.3, 0.5, 0.7, 0.9, 0.2, 0.4, 0.6, 0.8, 0.95]
+
+    def calls(draw: float, n: int, forget: bool) -> List[Any]:
+        records: List[Dict[str, Any]] = []
+        ex = Executor(sleep=lambda s: None, draw=lambda: draw, on_decision=records.append)
+        tool, out = _flaky(), []
+        for _ in range(n):
+            if forget:
+                toolerr.runtime._ahead_read.clear()
+            records.clear()
+            r = ex.call("search", tool)
+            out.append((r.value, r.attempts, list(records)))
+        return out
+
+    want = {d: calls(d, 3, forget=True) for d in draws}
+    got: Dict[float, List[Any]] = {}
+    errors: List[BaseException] = []
+
+    def run(d: float) -> None:
+        try:
+            got[d] = calls(d, 30, forget=False)
+        except BaseException as e:  # noqa: BLE001  reported below
+            errors.append(e)
+
+    switch = __import__("sys").getswitchinterval()
+    __import__("sys").setswitchinterval(1e-6)
+    try:
+        threads = [threading.Thread(target=run, args=(d,)) for d in draws]
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join()
+    finally:
+        __import__("sys").setswitchinterval(switch)
+    assert errors == []
+    for d in draws:
+        assert got[d][:3] == want[d]
+        assert all(c == want[d][2] for c in got[d][2:])  # every call after the first two as the third
+        assert want[d][2][0:2] == ("ok", 2) and len(want[d][2][2]) >= 5
 
 
 def test_records_of_answers_read_before_are_each_calls_own() -> None:

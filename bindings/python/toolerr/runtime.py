@@ -77,16 +77,19 @@ _START: Event = ("start", '{"kind":"start"')
 _SUCCESS: Event = ("success", '{"kind":"success"')
 _SLEPT: Event = ("slept", '{"kind":"slept"')
 _CANCELLED: Event = ("cancelled", '{"kind":"cancelled"')
-# What the executor sends its step loop: the event's JSON text; for a
-# start, a success or a slept the value its load made ahead answered (the stored
-# bytes as text, or None), for a cas that swapped _SWAPPED, else _NO_LOAD
-# (what an answer decided ahead, or a start's answer kept, is checked
-# against); and for a failure
-# classified inside the step, the event's text with the envelope classified
-# as before, sent instead when the core refuses the classify request.
+# What the executor sends its step loop: the event; its load made ahead
+# (the stored bytes, or None; the text of its event, a store_error; or
+# _NO_LOAD: none), closed into the event's text only for a step that
+# carries it (_closed); for a start, a success or a slept the value its
+# load made ahead answered (the stored bytes as text, or None), for a cas
+# that swapped _SWAPPED, else _NO_LOAD (what an answer decided ahead, or a
+# start's answer kept, is checked against); and for a failure classified
+# inside the step, the event with the envelope classified as before, sent
+# instead when the core refuses the classify request.
 _NO_LOAD: Any = object()
 _SWAPPED: Any = object()
-Sent = Tuple[str, Any, Optional[Callable[[], str]]]
+Sent = Tuple[Event, Any, Any, Optional[Callable[[], Event]]]
+_START_ACTION: Dict[str, Any] = {"kind": "start"}  # only read
 _DEADLINE: Event = ("cancelled", '{"kind":"cancelled","cause":"deadline"')
 
 
@@ -301,7 +304,7 @@ class _Answer:
     ahead, its value, written only if a step must carry it), budget, loop and replica
     when the step changed them, ahead, the answer to the event the
     action expects when the step decided it ahead (on_success, on_swapped or
-    on_slept), and stands, a start's {"if_loaded"} when its answer stands
+    on_slept, an _Ahead), and stands, a start's {"if_loaded"} when its answer stands
     (its records are then always read, for the calls it is applied to)."""
 
     __slots__ = ("action", "records", "state", "budget", "loop", "replica", "ahead", "stands")
@@ -310,6 +313,34 @@ class _Answer:
                  loop: Any = None, replica: Any = None, ahead: Any = None, stands: Any = None) -> None:
         self.action, self.records, self.state = action, records, state
         self.budget, self.loop, self.replica, self.ahead, self.stands = budget, loop, replica, ahead, stands
+
+
+class _Ahead(_Answer):
+    """An answer decided ahead ({action, decisions, if_loaded, state,
+    replica?} and the answer decided ahead inside it, docs/resilience.md,
+    "The step op"), as the runtime applies it: action, replica and state
+    (a value, written only if a step must carry it) as json reads them,
+    if_loaded (the stored bytes as text, or None) it was decided on, ahead
+    the _Ahead its action names (on_success, on_swapped, on_slept) or None,
+    and decisions, its records as the core's JSON text (a list when the
+    answer was read whole), read only for a call that hears them
+    (own_records). records is None: one _Ahead is shared by every call its
+    text repeats in (_read_at), and only read."""
+
+    __slots__ = ("if_loaded", "decisions")
+
+    def __init__(self, action: Dict[str, Any], decisions: Union[str, List[Record]], if_loaded: Optional[str],
+                 replica: Any, state: Any, ahead: Optional[_Ahead]) -> None:
+        super().__init__(action, None, state, replica=replica, ahead=ahead)
+        self.if_loaded, self.decisions = if_loaded, decisions
+
+    def own_records(self) -> List[Record]:
+        """The decision records, in a list and dicts of the caller's own."""
+        d = self.decisions
+        if isinstance(d, str):
+            records: List[Record] = _scan(d, 0)[0]
+            return records
+        return [dict(rec) for rec in d]
 
 
 # The members an answer decided ahead comes in, named after the event it
@@ -321,79 +352,99 @@ _AHEAD_OF = {"call": "on_success", "cas": "on_swapped", "sleep": "on_slept"}
 
 
 def _inner(answer: Mapping[str, Any]) -> Any:
-    """The answer decided ahead inside an answer (as a dict: the member its action names), or None."""
+    """The answer decided ahead inside an answer read whole (the member its action names), or None."""
     m = _AHEAD_OF.get(answer["action"]["kind"])
     return None if m is None else answer.get(m)
+
+
+def _ahead_of(d: Mapping[str, Any]) -> _Ahead:
+    """The _Ahead of an answer decided ahead read whole (a dict)."""
+    inner = _inner(d)
+    return _Ahead(d["action"], d["decisions"], d["if_loaded"], d.get("replica"), d["state"],
+                  None if inner is None else _ahead_of(inner))
 
 
 _OK_ACTION = '{"ok":{"action":'
 _STANDS = ',"stands":'
 _AHEAD_NAMES = frozenset(m[2:-2] for m in _AHEAD_MEMBERS)
-# Per member of _AHEAD_NAMES, the texts of the answers decided ahead read
-# last and their values, newest first (_ahead_at): a retried call's chain
-# repeats, from its sleep on, the text of the last retried call on the same
-# breaker state. The values are shared: only read, their records copied
-# before they are handed out (_decided) and the envelope of a stop copied
-# (_result).
+# Per member name (action, if_loaded, replica, state and those of
+# _AHEAD_NAMES), the texts of the values read last and the values, most
+# recently used first (_read_at): a retried call's chain repeats, from its
+# sleep on, the text of the last retried call on the same breaker state,
+# and the levels before it repeat their actions, if_loaded, replicas and
+# states (their delay and records differ with the draw). The values are
+# shared: only read (an _Ahead's records are read for each call that hears
+# them, the envelope of a stop is copied by _result); the budget and loop
+# members, which a Budget and LoopGuard hand out, are never kept.
 _AHEAD_KEPT = 8
 _ahead_read: Dict[str, List[Tuple[str, Any]]] = {}
 
 
-def _ahead_at(s: str, i: int, name: str) -> Tuple[Any, int]:
-    """The answer decided ahead whose JSON text starts at s[i] (member name),
-    as a dict, and where it ends. A text read before is taken from
-    _ahead_read: a JSON object ends at its closing brace, so when s holds one
-    read before at i, the value at i is that one, ending where it ends."""
-    kept = _ahead_read.get(name, ())
-    for text, value in kept:
-        if s.startswith(text, i):
-            return value, i + len(text)
-    value, end = _level(s, i)
-    # A new list, stored whole: another thread may be reading the old one.
-    _ahead_read[name] = [(s[i:end], value)] + list(kept[:_AHEAD_KEPT - 1])
+def _read_at(s: str, i: int, name: str) -> Tuple[Any, int]:
+    """The value of member name whose JSON text starts at s[i] (an _Ahead
+    for an answer decided ahead, read by _level), and where it ends. A text
+    read before is taken from _ahead_read: a JSON object, array or string
+    ends at its closing brace, bracket or quote, and null is no prefix of
+    another value, so when s holds one read before at i, the value at i is
+    that one, ending where it ends (numbers, never these members' values,
+    are not kept)."""
+    kept = _ahead_read.get(name)
+    if kept is not None:
+        for n, (text, value) in enumerate(kept):
+            if s.startswith(text, i):
+                if n:  # a new list, stored whole: another thread may be reading the old one
+                    _ahead_read[name] = [kept[n]] + kept[:n] + kept[n + 1:]
+                return value, i + len(text)
+    value, end = _level(s, i) if name in _AHEAD_NAMES else _scan(s, i)
+    if s[i] in '{["n':
+        _ahead_read[name] = [(s[i:end], value)] + (kept[:_AHEAD_KEPT - 1] if kept else [])
     return value, end
 
 
-def _level(s: str, i: int) -> Tuple[Any, int]:
-    """The JSON object at s[i], an answer decided ahead, and where it ends:
-    read member by member, its own answer decided ahead through _ahead_at,
-    the rest by json's scanner (the same dict, keys in the same order).
-    Anything unexpected is read whole by the scanner."""
-    if not s.startswith('{"action":', i):
-        return _scan(s, i)
-    d: Dict[str, Any] = {}
-    name, j = "action", i + 10
-    while True:
-        if name in _AHEAD_NAMES:
-            d[name], j = _ahead_at(s, j, name)
-        else:
-            d[name], j = _scan(s, j)
-        if s.startswith("}", j):
-            return d, j + 1
-        # The next member: ,"name": (a canonical key holds no quote or backslash).
-        k = s.find('":', j + 2)
-        if not s.startswith(',"', j) or k < 0:
-            return _scan(s, i)
-        name, j = s[j + 2:k], k + 2
-        if '"' in name or "\\" in name:
-            return _scan(s, i)
+def _level(s: str, i: int) -> Tuple[_Ahead, int]:
+    """The answer decided ahead whose JSON text starts at s[i], and where it
+    ends: read member by member in canonical key order, its action,
+    if_loaded, replica, state and own answer decided ahead through
+    _read_at, its records kept as their text (a flat list of flat objects:
+    it ends at the first '],"if_loaded":' and holds no other '[', which the
+    records of an answer inside it would). Anything unexpected is read
+    whole by json's scanner."""
+    if s.startswith('{"action":', i):
+        action, j = _read_at(s, i + 10, "action")
+        if type(action) is dict and s.startswith(',"decisions":[', j):
+            at = j + 13
+            k = s.find('],"if_loaded":', at)
+            if k > 0 and s.find("[", at + 1, k) < 0:
+                if_loaded, j = _read_at(s, k + 14, "if_loaded")
+                ahead, name = None, _AHEAD_OF.get(action.get("kind"))  # type: ignore[arg-type]
+                if name is not None and s.startswith(',"' + name + '":', j):
+                    ahead, j = _read_at(s, j + len(name) + 4, name)
+                replica = None
+                if s.startswith(',"replica":', j):
+                    replica, j = _read_at(s, j + 11, "replica")
+                if s.startswith(',"state":', j):
+                    state, j = _read_at(s, j + 9, "state")
+                    if s.startswith("}", j):
+                        return _Ahead(action, s[at:k + 1], if_loaded, replica, state, ahead), j + 1
+    value, end = _scan(s, i)
+    return _ahead_of(value), end
 
 
 def _read_answer(out: bytes, records: bool) -> _Answer:
     """Read a step answer: canonical JSON (RFC 8785), so its members come in
     key order (action, budget?, decisions, loop?, on_slept? | on_success? |
     on_swapped?, replica?, stands?, state), each value
-    read where it starts by json's scanner. The decision records are flat
+    read where it starts by json's scanner, the action, the replica and the
+    answer decided ahead through _read_at (taken from the last ones read
+    when their text repeats). The decision records are flat
     objects, so when they are not wanted the list ends at the first "],\"" (a
     quote inside a string is escaped); they are read all the same, from
     where they start, in an answer that stands (its "stands" member, which
-    only the top level holds). The answer decided ahead is read by
-    _ahead_at, its own answers decided ahead taken from the last ones read
-    when their text repeats. An answer of any other shape, an error
+    only the top level holds). An answer of any other shape, an error
     included, goes through the whole-answer reader."""
     s = out.decode()
     if s.startswith(_OK_ACTION) and s.endswith("}}"):
-        action, i = _scan(s, 16)
+        action, i = _read_at(s, 16, "action")
         budget = loop = replica = recs = ahead = stands = None
         if s.startswith(',"budget":', i):
             budget, i = _scan(s, i + 10)
@@ -408,10 +459,10 @@ def _read_answer(out: bytes, records: bool) -> _Answer:
             if i:
                 for m in _AHEAD_MEMBERS:
                     if s.startswith(m, i):
-                        ahead, i = _ahead_at(s, i + len(m), m[2:-2])
+                        ahead, i = _read_at(s, i + len(m), m[2:-2])
                         break
             if i and s.startswith(',"replica":', i):
-                replica, i = _scan(s, i + 11)
+                replica, i = _read_at(s, i + 11, "replica")
             if i and s.startswith(_STANDS, i):
                 stands, i = _scan(s, i + 10)
                 if recs is None:
@@ -419,19 +470,18 @@ def _read_answer(out: bytes, records: bool) -> _Answer:
             if i and s.startswith(',"state":', i):
                 return _Answer(action, recs, s[i + 9:-2], budget, loop, replica, ahead, stands)
     r = _answer(out)
-    stands = r.get("stands")
+    stands, inner = r.get("stands"), _inner(r)
     return _Answer(r["action"], r["decisions"] if records or stands is not None else None, _json(r["state"]),
-                   r.get("budget"), r.get("loop"), r.get("replica"), _inner(r), stands)
+                   r.get("budget"), r.get("loop"), r.get("replica"), None if inner is None else _ahead_of(inner),
+                   stands)
 
 
 def _own_records(r: _Answer) -> _Answer:
-    """r with its decision records, and those of the answer it decided ahead,
-    in dicts of their own (a start answer kept, applied to many calls)."""
-    ahead = r.ahead
-    if ahead is not None and ahead.get("decisions"):
-        ahead = dict(ahead, decisions=[dict(rec) for rec in ahead["decisions"]])
+    """r with its decision records in dicts of their own (a start answer
+    kept, applied to many calls; the records of the answer it decided ahead
+    are read for each call, _Ahead.own_records)."""
     records = None if r.records is None else [dict(rec) for rec in r.records]
-    return _Answer(r.action, records, r.state, ahead=ahead, stands=r.stands)
+    return _Answer(r.action, records, r.state, ahead=r.ahead, stands=r.stands)
 
 
 class _Base:
@@ -455,8 +505,10 @@ class _Base:
         self._seen_text: Dict[str, str] = {}  # the same states as JSON values, as a request carries them
         self._tools: Dict[str, Tuple[str, str]] = {}  # per tool: its requests' constant head and its key
         # Per tool, the last start answer that stood (the step op's "stands"),
-        # for the tool's head: applied to a start it holds for (_kept).
-        self._stood: Dict[str, _Answer] = {}
+        # for the tool's head: applied to a start it holds for (_kept). Kept
+        # with its records, without them (for calls nobody hears) and its
+        # if_loaded.
+        self._stood: Dict[str, Tuple[_Answer, _Answer, Optional[str]]] = {}
         self._config: Dict[str, Any] = {}
         for k, v in (("key_prefix", key_prefix), ("policy", retry), ("settings", breaker)):
             if v is not None:
@@ -521,29 +573,29 @@ class _Base:
         """Whether anyone hears the decision records (on_decision, or the logger at their levels)."""
         return self._on_decision is not None or self._logger.isEnabledFor(logging.WARNING)
 
-    def _decided(self, key: str, ahead: Mapping[str, Any], value: Any) -> Optional[_Answer]:
+    def _decided(self, key: str, ahead: _Ahead, value: Any) -> Optional[_Answer]:
         """The answer the core decided ahead for the event the last action
         expected (on_success, on_swapped, on_slept), when it holds: the event
         came as expected (a success or slept whose load made ahead answered
         exactly if_loaded, a cas that swapped) and the replica is still
         {"down_until_ms": 0, "state": if_loaded}; the replica then takes the
         answer's, as a step's (docs/resilience.md, "The step op"). Else None
-        (the step is sent)."""
+        (the step is sent): ahead itself when nobody hears the records."""
         if value is _NO_LOAD:
             return None
-        held = ahead["if_loaded"]
+        held = ahead.if_loaded
         if value is not _SWAPPED and value != held:
             return None
         with self._replica_lock:
             if self._down_until_ms != 0 or self._seen.get(key) != held:
                 return None
-            replica = ahead.get("replica")
-            if replica is not None:
-                self._replica(key, replica)
+            if ahead.replica is not None:
+                self._replica(key, ahead.replica)
+        if not self._listened():
+            return ahead
         # Records of their own for each call: the answer may be one read
         # before (_ahead_read), and an on_decision may change them.
-        return _Answer(ahead["action"], [dict(rec) for rec in ahead["decisions"]] if self._listened() else None,
-                       ahead["state"], ahead=_inner(ahead))
+        return _Answer(ahead.action, ahead.own_records(), ahead.state, ahead=ahead.ahead)
 
     def _kept(self, tool: str, key: str, value: Any) -> Optional[_Answer]:
         """The start answer kept for tool (the last that stood), when it holds
@@ -554,27 +606,28 @@ class _Base:
         stands"); the executor has no caller deadline, and the tool's head,
         which the answer stood for, is the executor's. Else None (the step is
         sent)."""
-        kept = self._stood.get(tool)
+        stood = self._stood.get(tool)
         # The answer stood for a call with no budget and no loop guard, which
         # are public attributes a caller may set after it (the next run's).
-        if kept is None or value is _NO_LOAD or value != kept.stands["if_loaded"] or self.budget is not None or \
+        if stood is None or value is _NO_LOAD or value != stood[2] or self.budget is not None or \
                 self.loop_guard is not None:
             return None
         with self._replica_lock:
             if self._down_until_ms != 0 or self._seen.get(key) != value:
                 return None
         if not self._listened():
-            return _Answer(kept.action, None, kept.state, ahead=kept.ahead)
+            return stood[1]
         # Each call's records are its own dicts, as a step's answer gives them,
         # so that an on_decision that changes them changes no other call's.
-        return _own_records(kept)
+        return _own_records(stood[0])
 
     def _replica(self, key: str, replica: Mapping[str, Any]) -> None:
         """Keep the replica state a step answered (under the replica's lock)."""
         self._down_until_ms = replica["down_until_ms"]
         seen = replica["state"]
-        self._seen[key] = seen
-        self._seen_text[key] = "null" if seen is None else _string(seen)
+        if self._seen.get(key, _NO_LOAD) != seen:  # the text written again only for a state that changed
+            self._seen[key] = seen
+            self._seen_text[key] = "null" if seen is None else _string(seen)
 
     def replica_state(self, tool: str) -> Optional[bytes]:
         """Return the breaker state of tool this executor last saw in its store
@@ -611,25 +664,33 @@ class _Base:
         is not left alone after failing (the replica's down_until_ms is 0)."""
         return self._down_until_ms == 0 and (event[0] in _AHEAD or (event[0] == "cancelled" and kind == "call"))
 
-    def _steps(self, tool: str, args: Any, tokens: Optional[int]) -> Generator[Dict[str, Any], Sent, Dict[str, Any]]:
+    def _steps(self, tool: str, args: Any, tokens: Optional[int],
+               raw: Dict[str, bytes]) -> Generator[Dict[str, Any], Sent, Dict[str, Any]]:
         """Yield the actions of one call and receive the events (Sent); return the stop action.
 
         The first action is {"kind": "start"}: the caller answers with the
-        start event (with its load made ahead, see _ahead)."""
+        start event (with its load made ahead, see _ahead). An event's text
+        is written only for the step that carries it (_closed; raw: the
+        call's stored bytes that are not UTF-8, see _literal)."""
         head, key = self._head(tool)
-        event, value, retry = yield {"kind": "start"}
-        if args is not None:
-            event = event[:-1] + ',"args":' + _json(args) + "}"
+        event, loaded, value, retry = yield _START_ACTION
         state: Any = "null"
         ahead: Any = None
         # The start: the answer kept for the tool when it holds, else its step.
         r = self._kept(tool, key, value)
         if r is None:
-            r = self._step(head, key, tokens, state, event)
+            text = _closed(event, loaded, raw)
+            if args is not None:
+                text = text[:-1] + ',"args":' + _json(args) + "}"
+            r = self._step(head, key, tokens, state, text)
             if r.stands is not None:
                 # Kept apart from the records this call reports (and its
                 # on_decision may change).
-                self._stood[tool] = _own_records(r)
+                kept = _own_records(r)
+                self._stood[tool] = (kept, _Answer(kept.action, None, kept.state, ahead=kept.ahead),
+                                     r.stands["if_loaded"])
+        elif raw:
+            _closed(event, loaded, raw)  # raw as a step would leave it
         while True:
             state, ahead = r.state, r.ahead
             if r.records is not None:
@@ -638,22 +699,21 @@ class _Base:
             action: Dict[str, Any] = r.action
             if action["kind"] == "stop":
                 return action
-            event, value, retry = yield action
+            event, loaded, value, retry = yield action
             r = self._decided(key, ahead, value) if ahead is not None else None
             if r is None:
                 if type(state) is not str:  # the state of an answer decided ahead, written when a step carries it
                     state = _json(state)
                 try:
-                    r = self._step(head, key, tokens, state, event)
+                    r = self._step(head, key, tokens, state, _closed(event, loaded, raw))
                 except ToolerrError:
                     if retry is None:
                         raise
                     # The core refused the failure's classify request: the
                     # envelope classified as before (its fallbacks included).
-                    r = self._step(head, key, tokens, state, retry())
-
-    def _store(self, action: Mapping[str, Any]) -> Any:
-        return self._shared
+                    r = self._step(head, key, tokens, state, _closed(retry(), loaded, raw))
+            elif raw:
+                _closed(event, loaded, raw)  # raw as a step would leave it
 
     def _failure(self, exc: BaseException, tool: str) -> Tuple[Event, Optional[Callable[[], Event]]]:
         """The failure event of exc, and when it carries the request that
@@ -680,15 +740,6 @@ class _Base:
         return "failure", '{"kind":"failure","error":' + env.wire().decode() + ',"draw":' + draw
 
     @staticmethod
-    def _close(event: Event, loaded: Optional[str]) -> str:
-        """The event's JSON text, with the load made ahead (its loaded or store_error event) when there is one."""
-        return event[1] + "}" if loaded is None else event[1] + ',"loaded":' + loaded + "}"
-
-    def _sent(self, event: Event, loaded: Optional[str], held: Any, retry: Optional[Callable[[], Event]]) -> Sent:
-        """What the step loop receives for event (Sent), its load made ahead closed into its text."""
-        return self._close(event, loaded), held, None if retry is None else lambda: self._close(retry(), loaded)
-
-    @staticmethod
     def _result(stop: Mapping[str, Any], value: Any, exc: Optional[BaseException]) -> CallResult[Any]:
         if "error" in stop:
             err = stop["error"]
@@ -698,14 +749,18 @@ class _Base:
         return CallResult(value, None, stop["attempts"], None)
 
 
-def _store_event(action: Mapping[str, Any], answer: Any, raw: Dict[str, bytes]) -> Tuple[str, Any]:
-    """The store's answer as its event's text, and _SWAPPED for a cas that swapped (else _NO_LOAD)."""
+_CAS_SWAPPED: Event = ("cas", '{"kind":"cas","swapped":true,"current":null')
+
+
+def _store_event(action: Mapping[str, Any], answer: Any, raw: Dict[str, bytes]) -> Tuple[Event, Any]:
+    """The store's answer as its event, and _SWAPPED for a cas that swapped (else _NO_LOAD)."""
     if action["kind"] == "load":
-        return _loaded(answer, raw), _NO_LOAD
+        return ("loaded", '{"kind":"loaded","value":' + _literal(answer, raw)), _NO_LOAD
     swapped, cur = answer
     if swapped:
-        return '{"kind":"cas","swapped":true,"current":' + _literal(cur, raw) + "}", _SWAPPED
-    return '{"kind":"cas","swapped":false,"current":' + _literal(cur, raw) + "}", _NO_LOAD
+        return _CAS_SWAPPED if cur is None else \
+            ("cas", '{"kind":"cas","swapped":true,"current":' + _literal(cur, raw)), _SWAPPED
+    return ("cas", '{"kind":"cas","swapped":false,"current":' + _literal(cur, raw)), _NO_LOAD
 
 
 def _loaded(answer: Optional[bytes], raw: Dict[str, bytes]) -> str:
@@ -720,7 +775,21 @@ def _store_error(exc: BaseException) -> str:
     return '{"kind":"store_error","message":' + _string(message or type(exc).__name__) + "}"
 
 
-_LOAD: Mapping[str, Any] = {"kind": "load"}  # the action a load made ahead stands for (what _store is given)
+def _closed(event: Event, loaded: Any, raw: Dict[str, bytes]) -> str:
+    """The event's JSON text, with its load made ahead: loaded is the bytes
+    the load answered or None (written here, _literal keeping raw), the text
+    of its event (a store_error), or _NO_LOAD (none)."""
+    if loaded is _NO_LOAD:
+        return event[1] + "}"
+    return event[1] + ',"loaded":' + (loaded if type(loaded) is str else _loaded(loaded, raw)) + "}"
+
+
+def _ahead_loaded(b: Any, raw: Dict[str, bytes]) -> Any:
+    """What the step loop is sent for the bytes a load made ahead answered
+    (b, or None): b itself, written only for a step that carries it, when
+    it is bytes as the Store port says; anything else written now, so that
+    what cannot be raises here, as a store's error."""
+    return b if b is None or type(b) is bytes else _loaded(b, raw)
 
 
 def _cas_old(action: Mapping[str, Any], raw: Dict[str, bytes]) -> Optional[bytes]:
@@ -768,25 +837,25 @@ class Executor(_Base):
         never raises for the tool's failures (KeyboardInterrupt and other
         BaseExceptions that are not Exceptions propagate).
         """
-        gen = self._steps(tool, args, tokens)
+        raw: Dict[str, bytes] = {}  # stored bytes that are not UTF-8, by the text the core was given (_literal)
+        gen = self._steps(tool, args, tokens, raw)
         key = self._head(tool)[1]
         value: Any = None
         exc: Optional[BaseException] = None
-        raw: Dict[str, bytes] = {}  # stored bytes that are not UTF-8, by the text the core was given (_literal)
+        store = self._shared
         try:
             action = next(gen)
             while True:
                 kind = action["kind"]
                 if kind == "load" or kind == "cas":
-                    store = self._store(action)
                     held = _NO_LOAD
                     try:
                         answer = store.load(action["key"]) if kind == "load" else \
                             store.compare_and_swap(action["key"], _cas_old(action, raw), action["new"].encode())
-                        text, held = _store_event(action, answer, raw)
+                        event, held = _store_event(action, answer, raw)
                     except Exception as e:
-                        text = _store_error(e)
-                    action = gen.send((text, held, None))
+                        event = ("store_error", _store_error(e)[:-1])
+                    action = gen.send((event, _NO_LOAD, held, None))
                     continue
                 retry: Optional[Callable[[], Event]] = None
                 if kind == "call":
@@ -804,15 +873,15 @@ class Executor(_Base):
                     else:
                         self._sleep(action["delay_ms"] / 1000)
                     event = _CANCELLED if cancel is not None and cancel.is_set() else _SLEPT
-                loaded, held = None, _NO_LOAD
+                loaded, held = _NO_LOAD, _NO_LOAD
                 if self._ahead(event, kind):
                     try:
-                        b = self._store(_LOAD).load(key)
-                        loaded, held = _loaded(b, raw), _text(b) if event is _SUCCESS or event is _SLEPT or event is _START \
-                            else _NO_LOAD
+                        b = store.load(key)
+                        loaded, held = _ahead_loaded(b, raw), \
+                            _text(b) if event is _SUCCESS or event is _SLEPT or event is _START else _NO_LOAD
                     except Exception as e:
                         loaded = _store_error(e)
-                action = gen.send(self._sent(event, loaded, held, retry))
+                action = gen.send((event, loaded, held, retry))
         except StopIteration as stop:
             return self._result(stop.value, value, exc)
 
@@ -836,28 +905,28 @@ class AsyncExecutor(_Base):
         See Executor.call; returns a CallResult, raises asyncio.CancelledError
         when the awaiting task is cancelled.
         """
-        gen = self._steps(tool, args, tokens)
+        raw: Dict[str, bytes] = {}  # stored bytes that are not UTF-8, by the text the core was given (_literal)
+        gen = self._steps(tool, args, tokens, raw)
         key = self._head(tool)[1]
         value: Any = None
         exc: Optional[BaseException] = None
-        raw: Dict[str, bytes] = {}  # stored bytes that are not UTF-8, by the text the core was given (_literal)
         cancelled: Optional[BaseException] = None
+        store = self._shared
         try:
             action = next(gen)
             while True:
                 kind = action["kind"]
                 if kind == "load" or kind == "cas":
-                    store = self._store(action)
                     held = _NO_LOAD
                     try:
                         answer: Union[Any, Awaitable[Any]] = store.load(action["key"]) if kind == "load" else \
                             store.compare_and_swap(action["key"], _cas_old(action, raw), action["new"].encode())
                         if inspect.isawaitable(answer):
                             answer = await answer
-                        text, held = _store_event(action, answer, raw)
+                        event, held = _store_event(action, answer, raw)
                     except Exception as e:
-                        text = _store_error(e)
-                    action = gen.send((text, held, None))
+                        event = ("store_error", _store_error(e)[:-1])
+                    action = gen.send((event, _NO_LOAD, held, None))
                     continue
                 retry: Optional[Callable[[], Event]] = None
                 if kind == "call":
@@ -884,17 +953,17 @@ class AsyncExecutor(_Base):
                         event = _SLEPT
                     except asyncio.CancelledError as e:
                         cancelled, event = e, _CANCELLED
-                loaded, held = None, _NO_LOAD
+                loaded, held = _NO_LOAD, _NO_LOAD
                 if self._ahead(event, kind):
                     try:
-                        answer = self._store(_LOAD).load(key)
+                        answer = store.load(key)
                         if inspect.isawaitable(answer):
                             answer = await answer
-                        loaded, held = _loaded(answer, raw), \
+                        loaded, held = _ahead_loaded(answer, raw), \
                             _text(answer) if event is _SUCCESS or event is _SLEPT or event is _START else _NO_LOAD
                     except Exception as e:
                         loaded = _store_error(e)
-                action = gen.send(self._sent(event, loaded, held, retry))
+                action = gen.send((event, loaded, held, retry))
         except StopIteration as stop:
             if cancelled is not None:
                 raise cancelled
