@@ -9,6 +9,7 @@ and Rust. See docs/bindings.md and the README's "Invoke reference".
 
 from __future__ import annotations
 
+import builtins
 import json
 from dataclasses import dataclass, field
 from typing import Any, Dict, Iterable, List, Mapping, NamedTuple, Optional, Tuple
@@ -335,13 +336,25 @@ def _http_status(obj: Any) -> Tuple[Any, Optional[int]]:
                                    getattr(obj, "code", None)) if isinstance(s, int)), None)
 
 
+# The builtin exception types: none has a member classify_response or the
+# runtime reads (.status_code, .response, .code, .envelope), so an instance
+# of one with no attributes of its own has no HTTP status and no envelope
+# (SystemExit, with its .code, left out).
+_PLAIN_EXCEPTIONS = frozenset(
+    t for t in vars(builtins).values() if isinstance(t, type) and issubclass(t, BaseException)
+    and not any(hasattr(t, m) for m in ("status_code", "response", "code", "envelope")))
+
+
 def _response_request_text(obj: Any, tool: Optional[str]) -> str:
     """The JSON text of the request classify_response(obj, source="tool",
     tool=tool) sends: _op_request(*_response_request(...)), the
     classify_exception request of an exception with no HTTP status written
     as text (json's own string encoder, as _encode writes each string: the
-    same bytes, at a quarter of the cost)."""
-    if _http_status(obj)[1] is None and isinstance(obj, BaseException) and type(tool) is str:
+    same bytes, at a quarter of the cost; a builtin exception with no
+    attributes of its own, _PLAIN_EXCEPTIONS, has none, read without its
+    three lookups)."""
+    if ((type(obj) in _PLAIN_EXCEPTIONS and not obj.__dict__) or _http_status(obj)[1] is None) and \
+            isinstance(obj, BaseException) and type(tool) is str:
         message = str(obj)
         if type(message) is str:
             chain = _cause_chain(obj)

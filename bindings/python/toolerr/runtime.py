@@ -28,8 +28,8 @@ from dataclasses import dataclass
 from typing import (Any, Awaitable, Callable, Dict, Generator, Generic, List, Mapping, Optional, Protocol, Tuple,
                     TypeVar, Union)
 
-from . import (Envelope, Outcome, ToolerrError, _answer, _classify_exception_as, _response_request_text, _type_name,
-               classify_exception, classify_response, invoke_bytes)
+from . import (_PLAIN_EXCEPTIONS, Envelope, Outcome, ToolerrError, _answer, _classify_exception_as,
+               _response_request_text, _type_name, classify_exception, classify_response, invoke_bytes)
 
 __all__ = ["AsyncExecutor", "AsyncStore", "Budget", "CallResult", "Executor", "LoopGuard", "MemoryStore", "Store",
            "ToolFailure", "failure_envelope"]
@@ -200,6 +200,8 @@ def failure_envelope(exc: BaseException, tool: Optional[str]) -> Envelope:
 def _own_envelope(exc: BaseException) -> Optional[Envelope]:
     """The Envelope exc carries as .envelope (a ToolFailure, a ToolerrError), else None
     (also when reading .envelope raises)."""
+    if type(exc) in _PLAIN_EXCEPTIONS and not exc.__dict__:
+        return None
     try:
         env = getattr(exc, "envelope", None)
     except Exception:
@@ -232,6 +234,18 @@ class CallResult(Generic[T]):
         if isinstance(self.value, str):
             return Outcome(call_id, name, result={"text": self.value})
         return Outcome(call_id, name, result={"json": self.value})
+
+
+def _call_result(value: Any, error: Optional[Envelope], attempts: int,
+                 exception: Optional[BaseException]) -> CallResult[Any]:
+    """CallResult(value, error, attempts, exception), its fields set in its
+    __dict__ as the frozen dataclass's __init__ sets them (each through
+    object.__setattr__, about twice the cost of a successful call's own
+    work), with no __post_init__ to run."""
+    r: CallResult[Any] = object.__new__(CallResult)
+    d = r.__dict__
+    d["value"], d["error"], d["attempts"], d["exception"] = value, error, attempts, exception
+    return r
 
 
 class _RecordText:
@@ -745,8 +759,8 @@ class _Base:
             err = stop["error"]
             if any(type(v) is dict or type(v) is list for v in err["details"].values()):
                 err = copy.deepcopy(err)  # a stop read before may hold it (_ahead_read): the caller's own
-            return CallResult(None, Envelope.from_dict(err), stop["attempts"], exc)
-        return CallResult(value, None, stop["attempts"], None)
+            return _call_result(None, Envelope.from_dict(err), stop["attempts"], exc)
+        return _call_result(value, None, stop["attempts"], None)
 
 
 _CAS_SWAPPED: Event = ("cas", '{"kind":"cas","swapped":true,"current":null')
