@@ -382,16 +382,21 @@ _OK_ACTION = '{"ok":{"action":'
 _STANDS = ',"stands":'
 _AHEAD_NAMES = frozenset(m[2:-2] for m in _AHEAD_MEMBERS)
 # Per member name (action, if_loaded, replica, state and those of
-# _AHEAD_NAMES), the texts of the values read last and the values, most
-# recently used first (_read_at): a retried call's chain repeats, from its
+# _AHEAD_NAMES), the texts of values read before and the values, by their
+# first _KEY characters (those of the text, and of what follows a shorter
+# one), newest first (_read_at): a retried call's chain repeats, from its
 # sleep on, the text of the last retried call on the same breaker state,
 # and the levels before it repeat their actions, if_loaded, replicas and
-# states (their delay and records differ with the draw). The values are
-# shared: only read (an _Ahead's records are read for each call that hears
-# them, the envelope of a stop is copied by _result); the budget and loop
-# members, which a Budget and LoopGuard hand out, are never kept.
-_AHEAD_KEPT = 8
-_ahead_read: Dict[str, List[Tuple[str, Any]]] = {}
+# states (their delay and records differ with the draw). Bounded: 4 texts
+# per key, and a member's texts are dropped when a key past _KEYS_KEPT
+# comes. The values are shared: only read (an _Ahead's records are read
+# for each call that hears them, the envelope of a stop is copied by
+# _result); the budget and loop members, which a Budget and LoopGuard hand
+# out, are never kept.
+_KEY = 64
+_KEYS_KEPT = 64
+_TEXTS_PER_KEY = 4
+_ahead_read: Dict[str, Dict[str, List[Tuple[str, Any]]]] = {}
 
 
 def _read_at(s: str, i: int, name: str) -> Tuple[Any, int]:
@@ -402,16 +407,23 @@ def _read_at(s: str, i: int, name: str) -> Tuple[Any, int]:
     another value, so when s holds one read before at i, the value at i is
     that one, ending where it ends (numbers, never these members' values,
     are not kept)."""
+    key = s[i:i + _KEY]
     kept = _ahead_read.get(name)
-    if kept is not None:
-        for n, (text, value) in enumerate(kept):
-            if s.startswith(text, i):
-                if n:  # a new list, stored whole: another thread may be reading the old one
-                    _ahead_read[name] = [kept[n]] + kept[:n] + kept[n + 1:]
-                return value, i + len(text)
+    if kept is None:
+        kept = _ahead_read[name] = {}
+    else:
+        texts = kept.get(key)
+        if texts is not None:
+            for text, value in texts:
+                if s.startswith(text, i):
+                    return value, i + len(text)
     value, end = _level(s, i) if name in _AHEAD_NAMES else _scan(s, i)
     if s[i] in '{["n':
-        _ahead_read[name] = [(s[i:end], value)] + (kept[:_AHEAD_KEPT - 1] if kept else [])
+        if len(kept) >= _KEYS_KEPT:
+            kept.clear()
+        # A new list, stored whole: another thread may be reading the old one.
+        texts = kept.get(key)
+        kept[key] = [(s[i:end], value)] + (texts[:_TEXTS_PER_KEY - 1] if texts else [])
     return value, end
 
 
