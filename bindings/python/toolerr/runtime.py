@@ -550,11 +550,10 @@ class _Base:
         self._clock = clock or _now_ms
         self._draw = draw or random.random
 
-    def _step(self, head: str, key: str, tokens: Optional[int], state: str, event: str) -> _Answer:
+    def _step(self, head: str, key: str, tokens: Optional[int], state: str, event: str, records: bool) -> _Answer:
         # The request's text: the call's constant members (head, written
         # once per tool), the state as the core wrote it, the event's text.
         req = head + ',"state":' + state + ',"event":' + event + ',"now_ms":' + str(self._clock())
-        records = self._listened()
         b, g = self.budget, self.loop_guard
         if b is None and g is None:
             with self._replica_lock:
@@ -599,7 +598,7 @@ class _Base:
         """Whether anyone hears the decision records (on_decision, or the logger at their levels)."""
         return self._on_decision is not None or self._logger.isEnabledFor(logging.WARNING)
 
-    def _decided(self, key: str, ahead: _Ahead, value: Any) -> Optional[_Answer]:
+    def _decided(self, key: str, ahead: _Ahead, value: Any, listened: bool) -> Optional[_Answer]:
         """The answer the core decided ahead for the event the last action
         expected (on_success, on_swapped, on_slept), when it holds: the event
         came as expected (a success or slept whose load made ahead answered
@@ -617,13 +616,13 @@ class _Base:
                 return None
             if ahead.replica is not None:
                 self._replica(key, ahead.replica)
-        if not self._listened():
+        if not listened:
             return ahead
         # Records of their own for each call: the answer may be one read
         # before (_ahead_read), and an on_decision may change them.
         return _Answer(ahead.action, ahead.own_records(), ahead.state, ahead=ahead.ahead)
 
-    def _kept(self, tool: str, key: str, value: Any) -> Optional[_Answer]:
+    def _kept(self, tool: str, key: str, value: Any, listened: bool) -> Optional[_Answer]:
         """The start answer kept for tool (the last that stood), when it holds
         for this start: its load made ahead answered exactly if_loaded (value)
         and the replica is {"down_until_ms": 0, "state": if_loaded}. The
@@ -641,7 +640,7 @@ class _Base:
         with self._replica_lock:
             if self._down_until_ms != 0 or self._seen.get(key) != value:
                 return None
-        if not self._listened():
+        if not listened:
             return stood[1]
         # Each call's records are its own dicts, as a step's answer gives them,
         # so that an on_decision that changes them changes no other call's.
@@ -700,15 +699,18 @@ class _Base:
         call's stored bytes that are not UTF-8, see _literal)."""
         head, key = self._head(tool)
         event, loaded, value, retry = yield _START_ACTION
+        # Whether anyone hears the call's decision records, as it starts (a
+        # level set on the logger during a call applies from the next one).
+        listened = self._listened()
         state: Any = "null"
         ahead: Any = None
         # The start: the answer kept for the tool when it holds, else its step.
-        r = self._kept(tool, key, value)
+        r = self._kept(tool, key, value, listened)
         if r is None:
             text = _closed(event, loaded, raw)
             if args is not None:
                 text = text[:-1] + ',"args":' + _json(args) + "}"
-            r = self._step(head, key, tokens, state, text)
+            r = self._step(head, key, tokens, state, text, listened)
             if r.stands is not None:
                 # Kept apart from the records this call reports (and its
                 # on_decision may change).
@@ -726,18 +728,18 @@ class _Base:
             if action["kind"] == "stop":
                 return action
             event, loaded, value, retry = yield action
-            r = self._decided(key, ahead, value) if ahead is not None else None
+            r = self._decided(key, ahead, value, listened) if ahead is not None else None
             if r is None:
                 if type(state) is not str:  # the state of an answer decided ahead, written when a step carries it
                     state = _json(state)
                 try:
-                    r = self._step(head, key, tokens, state, _closed(event, loaded, raw))
+                    r = self._step(head, key, tokens, state, _closed(event, loaded, raw), listened)
                 except ToolerrError:
                     if retry is None:
                         raise
                     # The core refused the failure's classify request: the
                     # envelope classified as before (its fallbacks included).
-                    r = self._step(head, key, tokens, state, _closed(retry(), loaded, raw))
+                    r = self._step(head, key, tokens, state, _closed(retry(), loaded, raw), listened)
             elif raw:
                 _closed(event, loaded, raw)  # raw as a step would leave it
 
