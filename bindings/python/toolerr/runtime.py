@@ -387,15 +387,16 @@ _AHEAD_NAMES = frozenset(m[2:-2] for m in _AHEAD_MEMBERS)
 # one), newest first (_read_at): a retried call's chain repeats, from its
 # sleep on, the text of the last retried call on the same breaker state,
 # and the levels before it repeat their actions, if_loaded, replicas and
-# states (their delay and records differ with the draw). Bounded: 4 texts
-# per key, and a member's texts are dropped when a key past _KEYS_KEPT
-# comes. The values are shared: only read (an _Ahead's records are read
+# states. A sleep's action, and an answer decided ahead whose action is a
+# sleep, are not kept: their delay comes from the draw, so their texts
+# seldom repeat. Bounded: _TEXTS_PER_KEY texts per key, and a member's
+# texts are dropped when a key past _KEYS_KEPT comes. The values are shared: only read (an _Ahead's records are read
 # for each call that hears them, the envelope of a stop is copied by
 # _result); the budget and loop members, which a Budget and LoopGuard hand
 # out, are never kept.
 _KEY = 64
-_KEYS_KEPT = 64
-_TEXTS_PER_KEY = 4
+_KEYS_KEPT = 32
+_TEXTS_PER_KEY = 2
 _ahead_read: Dict[str, Dict[str, List[Tuple[str, Any]]]] = {}
 
 
@@ -418,7 +419,8 @@ def _read_at(s: str, i: int, name: str) -> Tuple[Any, int]:
                 if s.startswith(text, i):
                     return value, i + len(text)
     value, end = _level(s, i) if name in _AHEAD_NAMES else _scan(s, i)
-    if s[i] in '{["n':
+    action = value.action if type(value) is _Ahead else value
+    if s[i] in '{["n' and not (type(action) is dict and action.get("kind") == "sleep"):
         if len(kept) >= _KEYS_KEPT:
             kept.clear()
         # A new list, stored whole: another thread may be reading the old one.
