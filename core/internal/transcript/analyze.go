@@ -304,6 +304,12 @@ func analyze(d *dialect.Dialect, msgs []Message, unseen bool) *analysis {
 
 // init is analyze into a.
 func (a *analysis) init(d *dialect.Dialect, msgs []Message, unseen bool) {
+	a.initIn(d, msgs, unseen, nil)
+}
+
+// initIn is init with its arrays taken from r (nil: new ones), for an
+// analysis read no more once r is released.
+func (a *analysis) initIn(d *dialect.Dialect, msgs []Message, unseen bool, r *engineRoom) {
 	*a = analysis{d: d, msgs: msgs, unseen: unseen}
 	n := len(msgs)
 	parts, results := 0, 0
@@ -319,9 +325,15 @@ func (a *analysis) init(d *dialect.Dialect, msgs []Message, unseen bool) {
 	// one array of ints (regionOf, partBase, ks), one of locs (the
 	// groups' calls, answer and claim, order), the groups, lists and ids
 	// in a's room when they fit
-	ints := make([]int, 2*n+1+results)
+	var keepInts *[]int
+	var keepLocs *[]loc
+	var keepRes *[]resInfo
+	if r != nil {
+		keepInts, keepLocs, keepRes = &r.ints, &r.locs, &r.res
+	}
+	ints := zeroed(keepInts, 2*n+1+results)
 	a.regionOf, a.partBase, a.ks = ints[:n:n], ints[n:2*n+1:2*n+1], ints[2*n+1:2*n+1]
-	locs := make([]loc, 3*calls+results)
+	locs := zeroed(keepLocs, 3*calls+results)
 	a.order, locs = locs[:0:results], locs[results:]
 	if turns > 0 {
 		a.groups = groupsInto(d.Placement, msgs, room(a.groupRoom[:], turns), locs[:0:calls])
@@ -336,7 +348,7 @@ func (a *analysis) init(d *dialect.Dialect, msgs []Message, unseen bool) {
 		parts += len(msgs[i].Parts)
 	}
 	a.partBase[n] = parts
-	a.res = make([]resInfo, parts)
+	a.res = zeroed(keepRes, parts)
 	ng := len(a.groups)
 	lists := room(a.listRoom[:], 2*ng)[:2*ng]
 	a.answer, a.claim = lists[:ng:ng], lists[ng:]

@@ -63,7 +63,12 @@ func Convert(from, to Format, msgs []Message, opts Options) Converted {
 		notes = append(notes, "wrote the referenced response's open calls ("+strconv.Itoa(len(opts.OpenCalls))+") as the assistant turn their outputs answer: "+string(to)+" lists hold the whole history")
 	}
 	rules := idRule(dst, opts.IDRules)
-	rg := regroup(src, all, dst, opts.server() && opts.OpenCalls == nil, rules, opts.IDSeed)
+	var room *engineRoom // nil: the turns are handed out (Messages)
+	if opts.Encoded {
+		room = takeEngineRoom() // the turns are written as bytes before Convert returns
+		defer room.release()
+	}
+	rg := regroup(src, all, dst, opts.server() && opts.OpenCalls == nil, rules, opts.IDSeed, room)
 	turns := rg.turns
 	if rg.generated > 0 {
 		notes = append(notes, "generated ids for "+strconv.Itoa(rg.generated)+" calls that had none (Gemini, or a deprecated function_call), paired with their responses by name and order")
@@ -87,7 +92,7 @@ func Convert(from, to Format, msgs []Message, opts Options) Converted {
 		ids.Back[n] = o
 	}
 	if dst.Placement == dialect.NextUserFirst {
-		turns = joinUserSide(turns)
+		turns = joinUserSide(turns, room)
 	}
 	w := &dialect.Writer{D: dst}
 	var out []any
@@ -158,10 +163,19 @@ type regrouped struct {
 // generatedID makes of seed and its place, unless the list already holds
 // that id (then the pool's next free one): ids stay unique in the list.
 // A message that stays whole shares its parts with msgs (Convert changes
-// ids in the turns after, and reads msgs no more).
-func regroup(from *dialect.Dialect, msgs []Message, to *dialect.Dialect, unseen bool, rules dialect.IDRule, seed string) regrouped {
-	a := analyze(from, msgs, unseen)
-	used := make([]bool, a.partBase[len(msgs)]) // by part, as a.res: the results taken out of their messages
+// ids in the turns after, and reads msgs no more). The analysis, the turns
+// and the array of their parts are taken from room (nil: new ones; else
+// they are read no more once room is released).
+func regroup(from *dialect.Dialect, msgs []Message, to *dialect.Dialect, unseen bool, rules dialect.IDRule, seed string, room *engineRoom) regrouped {
+	a := room.analysis()
+	a.initIn(from, msgs, unseen, room)
+	var keepUsed *[]bool
+	var keepTurns *[]Message
+	var keepParts *[]Part
+	if room != nil {
+		keepUsed, keepTurns, keepParts = &room.used, &room.turns, &room.parts
+	}
+	used := zeroed(keepUsed, a.partBase[len(msgs)]) // by part, as a.res: the results taken out of their messages
 	generated, unverified := 0, 0
 	var renamed map[string]string
 	var taken *idPool // every id of the list, once a rename needs them
@@ -171,13 +185,13 @@ func regroup(from *dialect.Dialect, msgs []Message, to *dialect.Dialect, unseen 
 			unverified++
 		}
 	}
-	out := make([]Message, 0, len(msgs)+2)
+	out := empty(keepTurns, len(msgs)+2)
 	// one array holds the parts of every assistant turn and its results
 	size := 0
 	for _, gr := range a.groups {
 		size += turnParts(from, msgs, gr) + len(gr.calls)
 	}
-	pool := make([]Part, 0, size)
+	pool := empty(keepParts, size)
 	next := 0 // the first group whose turn is not before message i
 	for i := 0; i < len(msgs); i++ {
 		// the group whose turn is message i, if any: the groups are in
@@ -395,9 +409,14 @@ func CheckConvert(from, to Format, opts Options) error {
 
 // joinUserSide folds a RoleTool message and the user message after it into
 // one user message, results first: Anthropic and Bedrock carry results in
-// the user turn and Bedrock wants roles to alternate.
-func joinUserSide(msgs []Message) []Message {
-	out := make([]Message, 0, len(msgs))
+// the user turn and Bedrock wants roles to alternate. The list is taken
+// from room (nil: a new one).
+func joinUserSide(msgs []Message, room *engineRoom) []Message {
+	var keep *[]Message
+	if room != nil {
+		keep = &room.joined
+	}
+	out := empty(keep, len(msgs))
 	for i := 0; i < len(msgs); i++ {
 		m := msgs[i]
 		if m.Role != RoleTool {

@@ -27,7 +27,7 @@ func turnList(t *testing.T, f Format, turns [][]string) []Message {
 		msgs = append(msgs, asst, Message{Role: RoleTool, Parts: res})
 	}
 	if d := dialectOf(f); d.Placement == dialect.NextUserFirst {
-		msgs = joinUserSide(msgs)
+		msgs = joinUserSide(msgs, nil)
 	}
 	w := &dialect.Writer{D: dialectOf(f)}
 	out, err := Read(f, w.List(msgs))

@@ -1,0 +1,88 @@
+package transcript
+
+import "sync"
+
+// engineRoom is what one conversion's engine works in: the analysis, its
+// arrays of ints, locs and result places, and regroup's and joinUserSide's
+// lists of turns and parts. A conversion whose turns nobody reads after it
+// returns (Options.Encoded: the list is written as bytes before Convert
+// returns) takes one from engineRooms and gives it back cleared
+// (release), so that a caller converting one list after another allocates
+// these arrays once; any other conversion works in a nil room, whose
+// arrays are new ones for the turns it hands out.
+type engineRoom struct {
+	a      analysis
+	ints   []int
+	locs   []loc
+	res    []resInfo
+	used   []bool
+	turns  []Message
+	parts  []Part
+	joined []Message
+}
+
+// engineRooms holds the rooms released, cleared.
+var engineRooms = sync.Pool{New: func() any { return new(engineRoom) }}
+
+// roomMost is the most elements a room keeps of one kind from one list to
+// the next (the turns of about 500 messages): a longer list takes arrays
+// of its own beyond it, left to the collector, so that one long list does
+// not keep its memory for every later one.
+const roomMost = 512
+
+// takeEngineRoom returns a room from engineRooms; its caller calls release
+// when nothing the room held is read any more.
+func takeEngineRoom() *engineRoom { return engineRooms.Get().(*engineRoom) }
+
+// release clears r (it keeps nothing of the list alive) and puts it back
+// in engineRooms. A nil room is left alone.
+func (r *engineRoom) release() {
+	if r == nil {
+		return
+	}
+	r.a = analysis{}
+	clear(r.res)
+	clear(r.turns[:cap(r.turns)])
+	clear(r.parts[:cap(r.parts)])
+	clear(r.joined[:cap(r.joined)])
+	engineRooms.Put(r)
+}
+
+// analysis returns the room's analysis, or a new one for a nil room.
+func (r *engineRoom) analysis() *analysis {
+	if r == nil {
+		return new(analysis)
+	}
+	return &r.a
+}
+
+// zeroed returns a slice of n zero values: the first n of *kept, cleared,
+// when it has room for them, else a new slice, which *kept then keeps when
+// n is at most roomMost. A nil kept (no room) gets a new slice.
+func zeroed[T any](kept *[]T, n int) []T {
+	if kept != nil && cap(*kept) >= n {
+		s := (*kept)[:n]
+		clear(s)
+		return s
+	}
+	s := make([]T, n)
+	if kept != nil && n <= roomMost {
+		*kept = s
+	}
+	return s
+}
+
+// empty returns a slice of length 0 with room for n: *kept's when it has
+// that room (its elements are zero: release cleared them), else a new
+// one, which *kept then keeps when n is at most roomMost. A nil kept (no
+// room) gets a new slice.
+func empty[T any](kept *[]T, n int) []T {
+	if kept != nil && cap(*kept) >= n {
+		return (*kept)[:0]
+	}
+	s := make([]T, 0, n)
+	if kept != nil && n <= roomMost {
+		*kept = s
+	}
+	return s
+}

@@ -1,0 +1,95 @@
+package transcript
+
+import (
+	"strconv"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+// TestEngineRoom_releaseClears: a released room holds nothing of the list
+// its conversion read (so it keeps no request alive and no later list
+// reads an earlier one's turns), and keeps its arrays for the next list.
+func TestEngineRoom_releaseClears(t *testing.T) {
+	msgs := turnList(t, OpenAIChat, [][]string{{"call_1", "call_2"}, {"call_3"}})
+	r := &engineRoom{}
+	rg := regroup(dialectOf(OpenAIChat), msgs, dialectOf(Anthropic), false, idRule(dialectOf(Anthropic), ""), "", r)
+	joined := joinUserSide(rg.turns, r)
+	require.NotEmpty(t, joined)
+	require.NotNil(t, r.a.msgs)
+	require.NotZero(t, cap(r.turns))
+	require.NotZero(t, cap(r.parts))
+	require.NotZero(t, cap(r.joined))
+	require.NotZero(t, len(r.res))
+	r.release()
+	assert.Nil(t, r.a.msgs)
+	assert.Nil(t, r.a.groups)
+	for i, m := range r.turns[:cap(r.turns)] {
+		assert.Zero(t, m, "turn %d kept", i)
+	}
+	for i, p := range r.parts[:cap(r.parts)] {
+		assert.Zero(t, p, "part %d kept", i)
+	}
+	for i, m := range r.joined[:cap(r.joined)] {
+		assert.Zero(t, m, "joined message %d kept", i)
+	}
+	for i, info := range r.res {
+		assert.Zero(t, info, "result place %d kept", i)
+	}
+	var nilRoom *engineRoom
+	nilRoom.release() // no room: nothing to do
+}
+
+// TestConvert_encodedInRoomsAnswersAlike: a conversion with Encoded works
+// in a room from engineRooms; lists of other lengths and shapes converted
+// one after another, each after the others, give the bytes a conversion
+// that hands its turns out writes, and a room keeps no more than roomMost
+// elements of a kind from a longer list.
+func TestConvert_encodedInRoomsAnswersAlike(t *testing.T) {
+	var lists [][]Message
+	for n := 1; n <= 6; n++ {
+		var turns [][]string
+		for k := range n {
+			ids := []string{"call_" + strconv.Itoa(n) + "_" + strconv.Itoa(k)}
+			if k%2 == 1 {
+				ids = append(ids, ids[0]+"b") // a parallel pair
+			}
+			turns = append(turns, ids)
+		}
+		lists = append(lists, turnList(t, OpenAIChat, turns))
+	}
+	for _, to := range []Format{Anthropic, Gemini, Bedrock, OpenAIResponses} {
+		var want []string
+		for _, msgs := range lists {
+			want = append(want, text(t, Convert(OpenAIChat, to, clone(msgs), Options{}).Messages))
+		}
+		for round := range 3 {
+			for i := range lists {
+				j := (i*5 + round) % len(lists) // each list after others
+				c := Convert(OpenAIChat, to, clone(lists[j]), Options{Encoded: true, Into: []byte{}})
+				require.NotNil(t, c.List, "%s list %d", to, j)
+				assert.JSONEq(t, want[j], string(c.List), "%s list %d, round %d", to, j, round)
+			}
+		}
+	}
+	r := &engineRoom{}
+	var long [][]string
+	for k := range roomMost {
+		long = append(long, []string{"call_" + strconv.Itoa(k)})
+	}
+	regroup(dialectOf(OpenAIChat), turnList(t, OpenAIChat, long), dialectOf(Anthropic), false, idRule(dialectOf(Anthropic), ""), "", r)
+	assert.Nil(t, r.turns, "a list of %d turns is kept", roomMost)
+	assert.Nil(t, r.res)
+	r.release()
+}
+
+// clone copies msgs and their parts: a conversion rewrites ids in place.
+func clone(msgs []Message) []Message {
+	out := make([]Message, len(msgs))
+	for i, m := range msgs {
+		m.Parts = append([]Part(nil), m.Parts...)
+		out[i] = m
+	}
+	return out
+}
