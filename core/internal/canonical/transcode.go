@@ -128,6 +128,17 @@ func (t *transcoder) value(dst []byte, depth int) ([]byte, bool) {
 		}
 		return AppendString(dst, s), true
 	case c == '-' || c >= '0' && c <= '9':
+		if u, neg, end, ok := p.integer(); ok && !(neg && u == 0) {
+			// an integer of at most 15 digits without a leading zero, not
+			// -0: what AppendFloat writes of it is its literal, charged as
+			// float charges it
+			at := p.pos
+			p.pos = end
+			if (neg || u >= uint64(len(smallNumbers))) && !p.charge(costNumber) {
+				return dst, false
+			}
+			return append(dst, p.text[at:end]...), true
+		}
 		f, err := p.float()
 		if err != nil {
 			return dst, false

@@ -94,7 +94,7 @@ func Convert(from, to Format, msgs []Message, opts Options) Converted {
 	if dst.Placement == dialect.NextUserFirst {
 		turns = joinUserSide(turns, room)
 	}
-	w := &dialect.Writer{D: dst}
+	w := room.writer(dst)
 	var out []any
 	var list canonical.Text
 	if opts.Encoded {

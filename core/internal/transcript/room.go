@@ -1,10 +1,14 @@
 package transcript
 
-import "sync"
+import (
+	"sync"
+
+	"github.com/toolerr/toolerr/core/internal/format/dialect"
+)
 
 // engineRoom is what one conversion's engine works in: the analysis, its
-// arrays of ints, locs and result places, and regroup's and joinUserSide's
-// lists of turns and parts. A conversion whose turns nobody reads after it
+// arrays of ints, locs and result places, regroup's and joinUserSide's
+// lists of turns and parts, and the writer with its arguments' space. A conversion whose turns nobody reads after it
 // returns (Options.Encoded: the list is written as bytes before Convert
 // returns) takes one from engineRooms and gives it back cleared
 // (release), so that a caller converting one list after another allocates
@@ -19,6 +23,7 @@ type engineRoom struct {
 	turns  []Message
 	parts  []Part
 	joined []Message
+	w      dialect.Writer
 }
 
 // engineRooms holds the rooms released, cleared.
@@ -45,6 +50,7 @@ func (r *engineRoom) release() {
 	clear(r.turns[:cap(r.turns)])
 	clear(r.parts[:cap(r.parts)])
 	clear(r.joined[:cap(r.joined)])
+	r.w.Reset(nil)
 	engineRooms.Put(r)
 }
 
@@ -54,6 +60,16 @@ func (r *engineRoom) analysis() *analysis {
 		return new(analysis)
 	}
 	return &r.a
+}
+
+// writer returns the room's writer, reset for d, or a new one for a nil
+// room.
+func (r *engineRoom) writer(d *dialect.Dialect) *dialect.Writer {
+	if r == nil {
+		return &dialect.Writer{D: d}
+	}
+	r.w.Reset(d)
+	return &r.w
 }
 
 // zeroed returns a slice of n zero values: the first n of *kept, cleared,

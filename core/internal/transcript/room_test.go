@@ -17,12 +17,17 @@ func TestEngineRoom_releaseClears(t *testing.T) {
 	rg := regroup(dialectOf(OpenAIChat), msgs, dialectOf(Anthropic), false, idRule(dialectOf(Anthropic), ""), "", r)
 	joined := joinUserSide(rg.turns, r)
 	require.NotEmpty(t, joined)
+	w := r.writer(dialectOf(Anthropic))
+	_, err := w.AppendList(nil, joined)
+	require.NoError(t, err)
 	require.NotNil(t, r.a.msgs)
 	require.NotZero(t, cap(r.turns))
 	require.NotZero(t, cap(r.parts))
 	require.NotZero(t, cap(r.joined))
 	require.NotZero(t, len(r.res))
 	r.release()
+	assert.Nil(t, r.w.D)
+	assert.Nil(t, r.w.System) // the rest of Reset: TestWriter_resetKeepsOnlyTheArgumentsSpace
 	assert.Nil(t, r.a.msgs)
 	assert.Nil(t, r.a.groups)
 	for i, m := range r.turns[:cap(r.turns)] {

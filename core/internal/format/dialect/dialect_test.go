@@ -49,3 +49,28 @@ func TestOtherName_sortedFirstMember(t *testing.T) {
 	}
 	assert.Equal(t, "image", OtherName(map[string]any{"type": "image", "a": 1}))
 }
+
+// TestWriter_resetKeepsOnlyTheArgumentsSpace: Reset clears everything a
+// Writer held (what it counted, its system texts, its outcome) but the
+// bytes its arguments were written in, which the next list's arguments
+// reuse, and drops those bytes past 64 KiB.
+func TestWriter_resetKeepsOnlyTheArgumentsSpace(t *testing.T) {
+	d := &Dialect{}
+	w := &Writer{D: d, System: []string{"s"}, Wrapped: 2, Cut: 1, Dropped: map[string]int{"x": 1}}
+	in, ok := w.inputText(Part{Kind: KindCall, Call: Call{ArgsText: `{"b":1,"a":[2]}`}})
+	assert.True(t, ok)
+	assert.Equal(t, `{"a":[2],"b":1}`, string(in))
+	space := cap(w.input)
+	w.Reset(nil)
+	assert.Nil(t, w.D)
+	assert.Nil(t, w.System)
+	assert.Nil(t, w.Dropped)
+	assert.Zero(t, w.Wrapped+w.Cut)
+	assert.Equal(t, space, cap(w.input))
+	assert.Empty(t, w.input)
+	w.Reset(d)
+	assert.Same(t, d, w.D)
+	w.input = make([]byte, 0, inputKept+1)
+	w.Reset(d)
+	assert.Nil(t, w.input, "a Writer keeps more than %d bytes of arguments' space", inputKept)
+}

@@ -538,8 +538,21 @@ func FirstElement(msgs []any, key string) map[string]any {
 	return map[string]any{}
 }
 
-// inputScratch is the least Writer.input grows to, in bytes.
-const inputScratch = 1 << 10
+// inputScratch is the least Writer.input grows to, in bytes, and
+// inputKept the most Reset keeps of it.
+const inputScratch, inputKept = 1 << 10, 64 << 10
+
+// Reset makes w a new Writer for d (nil: none, for a Writer put away) that
+// keeps the space its arguments were written in (bytes only, within
+// 64 KiB), for a caller that writes one list after another: nothing else
+// w held is kept, and nothing w handed out is written to again.
+func (w *Writer) Reset(d *Dialect) {
+	input := w.input[:0]
+	if cap(input) > inputKept {
+		input = nil
+	}
+	*w = Writer{D: d, input: input}
+}
 
 // inputText is what Input returns as canonical JSON, counted as Input
 // counts it; false (nothing counted) when it cannot be encoded.
