@@ -82,7 +82,7 @@ type parser struct {
 	discard bool
 	// shared, when not nil, is where strings with escapes are built, one
 	// after another (see Scanner.ShareStrings)
-	shared *strings.Builder
+	shared *sharedStrings
 	// loose: the last string str read is not written in its literal as
 	// AppendString writes it (an escape AppendString does not write, or
 	// bytes it writes otherwise), so the literal is not its canonical form
@@ -330,6 +330,9 @@ func (p *parser) str() (string, error) {
 	// (bytes outside ASCII before the first escape are copied as they
 	// are: the literal is canonical only if they are valid UTF-8)
 	p.loose = !ascii && !utf8.ValidString(p.text[start:p.pos])
+	if p.shared != nil {
+		return p.sharedStr(start)
+	}
 	end := p.pos
 	for end < len(p.text) && p.text[end] != '"' {
 		if p.text[end] == '\\' {
@@ -338,9 +341,6 @@ func (p *parser) str() (string, error) {
 		end++
 	}
 	n := min(end, len(p.text)) - start
-	if p.shared != nil {
-		return p.sharedStr(start, n)
-	}
 	var buf strings.Builder
 	buf.Grow(n)
 	buf.WriteString(p.text[start:p.pos])
