@@ -13,6 +13,8 @@
 #   - the crate (cargo add --path on the unpacked .crate), README example,
 #     linking the bundled libtoolerr.a, then built from the bundled Go source;
 #     the runtime example (cargo add minreq@2);
+#   - every README code block shown from an example file is that file's
+#     text (each line, in order, indentation aside);
 #   - the README's Redis breaker examples (its redis-install lines: the wheel's
 #     redis extra, ioredis, the crate's redis feature) against a redis-server
 #     on a free loopback port, started and stopped here by pid (skipped
@@ -62,6 +64,41 @@ else
   sed -n '/<!-- redis-install:begin/,/<!-- redis-install:end/p' "$root/README.md" | grep -E '^(pip|npm|cargo) ' >"$tmp/redis-install.txt" || true
   [ "$(wc -l <"$tmp/redis-install.txt")" -eq 3 ] || {
     echo "test-packages: README.md must hold one Redis install line per language (pip, npm, cargo) between <!-- redis-install:begin --> and <!-- redis-install:end -->" >&2; exit 1; }
+  # The README's code blocks that show an example file (the paragraph before
+  # the block names it, e.g. `bindings/python/examples/runtime_example.py`):
+  # each line of the block must be in that file, in order (indentation
+  # aside), so what the README shows is what the examples below run. One
+  # "ok|bad TEXT" line per block, reported by the inner part.
+  python3 - "$root" >"$tmp/readme-blocks.txt" <<'PY'
+import os, re, sys
+root = sys.argv[1]
+lines = open(os.path.join(root, "README.md"), encoding="utf-8").read().split("\n")
+named = re.compile(r"`((?:bindings|resilience|redisstore|mcptool)/[\w/.-]+\.(?:py|mjs|rs|go))`")
+i = 0
+while i < len(lines):
+    if not re.fullmatch(r"```(python|js|rust|go)", lines[i]):
+        i += 1
+        continue
+    j = next(k for k in range(i + 1, len(lines)) if lines[k].startswith("```"))
+    k = i - 1
+    while k >= 0 and not lines[k].strip():
+        k -= 1
+    para = []
+    while k >= 0 and lines[k].strip():
+        para.insert(0, lines[k])
+        k -= 1
+    files = named.findall(" ".join(para))
+    if files:
+        want = [line.strip() for line in lines[i + 1:j] if line.strip()]
+        path = os.path.join(root, files[-1])
+        have = iter([line.strip() for line in open(path, encoding="utf-8")] if os.path.exists(path) else [])
+        missing = next((w for w in want if not any(h == w for h in have)), None)
+        what = f"README block at line {i + 1} is in {files[-1]}"
+        print(f"ok {what}" if missing is None else f"bad {what}: not found there (in order): {missing}")
+    i = j + 1
+PY
+  [ "$(grep -c '' "$tmp/readme-blocks.txt")" -ge 20 ] || {
+    echo "test-packages: found $(grep -c '' "$tmp/readme-blocks.txt") README blocks naming an example file, expected at least 20" >&2; exit 1; }
   # redis-server for the Redis examples (installed as root when missing; the examples skip without it).
   bash "$root/scripts/setup-redis.sh" || true
   cp "$0" "$tmp/test-packages.sh"
@@ -137,6 +174,10 @@ svc_pid=$!
 search_url=""
 for _ in $(seq 100); do search_url=$(grep -oE '^http://127\.0\.0\.1:[0-9]+/search' service.log || true); [ -n "$search_url" ] && break; sleep 0.05; done
 [ -n "$search_url" ] || bad "search service: no URL printed ($(cat service.log))"
+# The README's example blocks, checked against the example files before the clone was hidden.
+while read -r verdict text; do
+  if [ "$verdict" = ok ]; then ok "$text"; else bad "$text"; fi
+done <readme-blocks.txt
 readme_py=$'RATE_LIMITED True 7\ntool_result True\nINVALID_INPUT op'
 readme_out=$'RATE_LIMITED true 7\ntool_result true\nINVALID_INPUT op'
 
