@@ -369,7 +369,8 @@ const AHEAD = [',"on_slept":', ',"on_success":', ',"on_swapped":'];
 function readStep(t, i, records, close) {
   if (!t.startsWith('{"action":', i)) return null;
   const r = { actionText: '', action: undefined, records: null, recordsText: '', state: '', budget: undefined,
-    ifLoaded: undefined, loop: undefined, ahead: undefined, replica: undefined, stands: undefined, end: -1 };
+    ifLoaded: undefined, loop: undefined, ahead: undefined, replica: undefined, stands: undefined, end: -1,
+    sharedAction: undefined };
   const a = i + 10;
   i = valueEnd(t, a);
   if (i < 0) return null;
@@ -411,6 +412,19 @@ function readStep(t, i, records, close) {
   return r;
 }
 
+// appliedAction returns the action of ahead (readStep's of an answer decided
+// ahead) for a call it is applied to, read from its text: once per answer
+// when it carries no envelope (kept frozen as sharedAction: the success
+// decided ahead inside a start answer kept is applied to every successful
+// call, and an action without an envelope never leaves the executor), else
+// read again for each call, whose CallResult gets the envelope as its own.
+function appliedAction(ahead) {
+  if (ahead.sharedAction !== undefined) return ahead.sharedAction;
+  const a = JSON.parse(ahead.actionText);
+  if (a.error === undefined) ahead.sharedAction = Object.freeze(a);
+  return a;
+}
+
 // readWhole is readStep for a value parsed whole (an answer of another
 // shape), its answer decided ahead read whole too.
 function readWhole(o, records) {
@@ -419,7 +433,8 @@ function readWhole(o, records) {
     recordsText: JSON.stringify(o.decisions), state: JSON.stringify(o.state), budget: o.budget,
     ifLoaded: 'if_loaded' in o ? literalOf(o.if_loaded) : undefined, loop: o.loop,
     ahead: ahead && readWhole(ahead, false), replica: o.replica && JSON.stringify(o.replica),
-    stands: o.stands && 'if_loaded' in o.stands ? literalOf(o.stands.if_loaded) : undefined, end: -1 };
+    stands: o.stands && 'if_loaded' in o.stands ? literalOf(o.stands.if_loaded) : undefined, end: -1,
+    sharedAction: undefined };
 }
 
 // readAnswer reads one step answer (readStep); an answer of any other
@@ -602,7 +617,7 @@ export class Executor extends EventTarget {
     if ((held !== SWAPPED && held !== ahead.ifLoaded) || (this.#seen.get(key) ?? 'null') !== ahead.ifLoaded) return null;
     if (ahead.replica) this.#keepReplica(key, ahead.replica);
     const listened = !!(this.#o.onDecision || this.#listened || this.#o.console);
-    return { action: JSON.parse(ahead.actionText), records: listened ? JSON.parse(ahead.recordsText) : null,
+    return { action: appliedAction(ahead), records: listened ? JSON.parse(ahead.recordsText) : null,
       state: ahead.state, ahead: ahead.ahead };
   }
 
