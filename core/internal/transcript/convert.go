@@ -287,6 +287,11 @@ func regroup(from *dialect.Dialect, msgs []Message, to *dialect.Dialect, unseen 
 			i = gr.hi - 1
 		}
 	}
+	if room != nil {
+		// what release clears: the turns and parts written into the
+		// room's arrays (a list that outgrew them wrote all of them)
+		room.nTurns, room.nParts = min(len(out), cap(room.turns)), min(len(pool), cap(room.parts))
+	}
 	return regrouped{turns: out, generated: generated, unverified: unverified, renamed: renamed}
 }
 
@@ -429,6 +434,9 @@ func joinUserSide(msgs []Message, room *engineRoom) []Message {
 			i++
 		}
 		out = append(out, m)
+	}
+	if room != nil {
+		room.nJoined = min(len(out), cap(room.joined))
 	}
 	return out
 }

@@ -24,6 +24,9 @@ type engineRoom struct {
 	parts  []Part
 	joined []Message
 	w      dialect.Writer
+	// how many turns, parts and joined messages the list wrote into the
+	// room's arrays, for release to clear no more (-1: not known, all)
+	nTurns, nParts, nJoined int
 }
 
 // engineRooms holds the rooms released, cleared.
@@ -37,7 +40,11 @@ const roomMost = 512
 
 // takeEngineRoom returns a room from engineRooms; its caller calls release
 // when nothing the room held is read any more.
-func takeEngineRoom() *engineRoom { return engineRooms.Get().(*engineRoom) }
+func takeEngineRoom() *engineRoom {
+	r := engineRooms.Get().(*engineRoom)
+	r.nTurns, r.nParts, r.nJoined = -1, -1, -1
+	return r
+}
 
 // release clears r (it keeps nothing of the list alive) and puts it back
 // in engineRooms. A nil room is left alone.
@@ -47,11 +54,20 @@ func (r *engineRoom) release() {
 	}
 	r.a = analysis{}
 	clear(r.res)
-	clear(r.turns[:cap(r.turns)])
-	clear(r.parts[:cap(r.parts)])
-	clear(r.joined[:cap(r.joined)])
+	clear(r.turns[:written(r.nTurns, cap(r.turns))])
+	clear(r.parts[:written(r.nParts, cap(r.parts))])
+	clear(r.joined[:written(r.nJoined, cap(r.joined))])
 	r.w.Reset(nil)
 	engineRooms.Put(r)
+}
+
+// written is how many elements of an array of capacity c a list wrote:
+// n, or all of them when n is not known (-1).
+func written(n, c int) int {
+	if n < 0 || n > c {
+		return c
+	}
+	return n
 }
 
 // analysis returns the room's analysis, or a new one for a nil room.

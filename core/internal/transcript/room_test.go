@@ -44,6 +44,29 @@ func TestEngineRoom_releaseClears(t *testing.T) {
 	}
 	var nilRoom *engineRoom
 	nilRoom.release() // no room: nothing to do
+
+	// a long list, then a short one in the same room: release clears what
+	// each wrote, so the arrays are zero after both
+	var long [][]string
+	for k := range 100 {
+		long = append(long, []string{"call_" + strconv.Itoa(k)})
+	}
+	for _, turns := range [][][]string{long, {{"call_x"}}} {
+		r.nTurns, r.nParts, r.nJoined = -1, -1, -1 // as takeEngineRoom
+		rg := regroup(dialectOf(OpenAIChat), turnList(t, OpenAIChat, turns), dialectOf(Anthropic), false, idRule(dialectOf(Anthropic), ""), "", r)
+		joinUserSide(rg.turns, r)
+		require.Equal(t, len(rg.turns), r.nTurns)
+		r.release()
+		for i, m := range r.turns[:cap(r.turns)] {
+			require.Zero(t, m, "turn %d kept", i)
+		}
+		for i, p := range r.parts[:cap(r.parts)] {
+			require.Zero(t, p, "part %d kept", i)
+		}
+		for i, m := range r.joined[:cap(r.joined)] {
+			require.Zero(t, m, "joined message %d kept", i)
+		}
+	}
 }
 
 // TestConvert_encodedInRoomsAnswersAlike: a conversion with Encoded works
