@@ -395,29 +395,9 @@ func (p *parser) unescape(buf *strings.Builder) (invalid bool, err error) {
 			case 't':
 				buf.WriteByte('\t')
 			case 'u':
-				r, ok := p.hex4()
-				if !ok {
-					return false, p.fail("invalid \\u escape")
-				}
-				// AppendString writes \u00xx (lower-case hex) for a control
-				// character without a short escape, and nothing else so
-				if r >= 0x20 || r == '\b' || r == '\f' || r == '\n' || r == '\r' || r == '\t' ||
-					p.text[p.pos-4] != '0' || p.text[p.pos-3] != '0' || p.text[p.pos-2] != hexDigits[r>>4] || p.text[p.pos-1] != hexDigits[r&0xF] {
-					p.loose = true
-				}
-				if utf16.IsSurrogate(r) {
-					r2 := utf8.RuneError
-					if r < 0xDC00 && p.pos+1 < len(p.text) && p.text[p.pos] == '\\' && p.text[p.pos+1] == 'u' {
-						save := p.pos
-						p.pos += 2
-						low, ok := p.hex4()
-						if ok && low >= 0xDC00 && low <= 0xDFFF {
-							r2 = utf16.DecodeRune(r, low)
-						} else {
-							p.pos = save // lone high surrogate; reread what follows
-						}
-					}
-					r = r2
+				r, err := p.unicodeEscape()
+				if err != nil {
+					return false, err
 				}
 				buf.WriteRune(r)
 			default:
@@ -445,6 +425,38 @@ func (p *parser) unescape(buf *strings.Builder) (invalid bool, err error) {
 		}
 	}
 	return false, p.fail("unexpected end of input in string")
+}
+
+// unicodeEscape reads the four hex digits of a \u escape at p.pos (after
+// the "\u"), and the low half after a high surrogate's, and returns the
+// code point (U+FFFD for a lone surrogate), setting loose where
+// AppendString would write it otherwise.
+func (p *parser) unicodeEscape() (rune, error) {
+	r, ok := p.hex4()
+	if !ok {
+		return 0, p.fail("invalid \\u escape")
+	}
+	// AppendString writes \u00xx (lower-case hex) for a control
+	// character without a short escape, and nothing else so
+	if r >= 0x20 || r == '\b' || r == '\f' || r == '\n' || r == '\r' || r == '\t' ||
+		p.text[p.pos-4] != '0' || p.text[p.pos-3] != '0' || p.text[p.pos-2] != hexDigits[r>>4] || p.text[p.pos-1] != hexDigits[r&0xF] {
+		p.loose = true
+	}
+	if utf16.IsSurrogate(r) {
+		r2 := utf8.RuneError
+		if r < 0xDC00 && p.pos+1 < len(p.text) && p.text[p.pos] == '\\' && p.text[p.pos+1] == 'u' {
+			save := p.pos
+			p.pos += 2
+			low, ok := p.hex4()
+			if ok && low >= 0xDC00 && low <= 0xDFFF {
+				r2 = utf16.DecodeRune(r, low)
+			} else {
+				p.pos = save // lone high surrogate; reread what follows
+			}
+		}
+		r = r2
+	}
+	return r, nil
 }
 
 func (p *parser) hex4() (rune, bool) {

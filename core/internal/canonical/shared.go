@@ -3,7 +3,6 @@ package canonical
 import (
 	"strconv"
 	"strings"
-	"unicode/utf16"
 	"unicode/utf8"
 )
 
@@ -113,29 +112,9 @@ func (p *parser) decode(dst *[]byte) (invalid bool, err error) {
 				b = append(b, '\t')
 			case 'u':
 				p.pos = i
-				r, ok := p.hex4()
-				if !ok {
-					return false, p.fail("invalid \\u escape")
-				}
-				// AppendString writes \u00xx (lower-case hex) for a control
-				// character without a short escape, and nothing else so
-				if r >= 0x20 || r == '\b' || r == '\f' || r == '\n' || r == '\r' || r == '\t' ||
-					text[p.pos-4] != '0' || text[p.pos-3] != '0' || text[p.pos-2] != hexDigits[r>>4] || text[p.pos-1] != hexDigits[r&0xF] {
-					p.loose = true
-				}
-				if utf16.IsSurrogate(r) {
-					r2 := utf8.RuneError
-					if r < 0xDC00 && p.pos+1 < len(text) && text[p.pos] == '\\' && text[p.pos+1] == 'u' {
-						save := p.pos
-						p.pos += 2
-						low, ok := p.hex4()
-						if ok && low >= 0xDC00 && low <= 0xDFFF {
-							r2 = utf16.DecodeRune(r, low)
-						} else {
-							p.pos = save // lone high surrogate; reread what follows
-						}
-					}
-					r = r2
+				r, err := p.unicodeEscape()
+				if err != nil {
+					return false, err
 				}
 				b = utf8.AppendRune(b, r)
 				i = p.pos

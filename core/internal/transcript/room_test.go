@@ -30,18 +30,7 @@ func TestEngineRoom_releaseClears(t *testing.T) {
 	assert.Nil(t, r.w.System) // the rest of Reset: TestWriter_resetKeepsOnlyTheArgumentsSpace
 	assert.Nil(t, r.a.msgs)
 	assert.Nil(t, r.a.groups)
-	for i, m := range r.turns[:cap(r.turns)] {
-		assert.Zero(t, m, "turn %d kept", i)
-	}
-	for i, p := range r.parts[:cap(r.parts)] {
-		assert.Zero(t, p, "part %d kept", i)
-	}
-	for i, m := range r.joined[:cap(r.joined)] {
-		assert.Zero(t, m, "joined message %d kept", i)
-	}
-	for i, info := range r.res {
-		assert.Zero(t, info, "result place %d kept", i)
-	}
+	requireCleared(t, r)
 	var nilRoom *engineRoom
 	nilRoom.release() // no room: nothing to do
 
@@ -57,15 +46,25 @@ func TestEngineRoom_releaseClears(t *testing.T) {
 		joinUserSide(rg.turns, r)
 		require.Equal(t, len(rg.turns), r.nTurns)
 		r.release()
-		for i, m := range r.turns[:cap(r.turns)] {
-			require.Zero(t, m, "turn %d kept", i)
-		}
-		for i, p := range r.parts[:cap(r.parts)] {
-			require.Zero(t, p, "part %d kept", i)
-		}
-		for i, m := range r.joined[:cap(r.joined)] {
-			require.Zero(t, m, "joined message %d kept", i)
-		}
+		requireCleared(t, r)
+	}
+}
+
+// requireCleared fails unless every element of r's arrays of turns,
+// parts, joined messages and result places is zero.
+func requireCleared(t *testing.T, r *engineRoom) {
+	t.Helper()
+	for i, m := range r.turns[:cap(r.turns)] {
+		require.Zero(t, m, "turn %d kept", i)
+	}
+	for i, p := range r.parts[:cap(r.parts)] {
+		require.Zero(t, p, "part %d kept", i)
+	}
+	for i, m := range r.joined[:cap(r.joined)] {
+		require.Zero(t, m, "joined message %d kept", i)
+	}
+	for i, info := range r.res {
+		require.Zero(t, info, "result place %d kept", i)
 	}
 }
 
