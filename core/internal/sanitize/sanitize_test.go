@@ -134,6 +134,8 @@ func TestMessage_traces(t *testing.T) {
 			"Error: boom."},
 		{"go", "panic: runtime error: index out of range [5] with length 3\n\ngoroutine 1 [running]:\nmain.lookup(...)\n\t/app/main.go:12\nmain.main()\n\t/app/main.go:20 +0x1d\nexit status 2",
 			"panic: runtime error: index out of range [5] with length 3."},
+		{"python frames without header", "fetch failed\n  File \"/app/net.py\", line 40, in fetch\n    conn.send(payload, token=cfg.secret_token)\n  File \"/app/run.py\", line 3, in <module>\n    fetch()\nConnectionError: refused",
+			"fetch failed ConnectionError: refused."},
 		{"go frames without header", "fetch failed\nmain.fetch(0x1)\n\t/app/fetch.go:31 +0x65\ncreated by main.main in goroutine 1\n\t/app/main.go:9 +0x2a",
 			"fetch failed."},
 		{"java", "Exception in thread \"main\" java.lang.IllegalStateException: cannot load config\n\tat com.acme.Config.load(Config.java:42)\n\tat com.acme.Main.main(Main.java:10)\nCaused by: java.io.FileNotFoundException: config.yaml (No such file or directory)\n\tat java.base/java.io.FileInputStream.open0(Native Method)\n\t... 2 more",

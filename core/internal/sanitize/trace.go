@@ -349,8 +349,10 @@ func frameLine(lines []string, i int) bool {
 		return false
 	case atFrame(l):
 		return true
-	case strings.HasPrefix(t, `File "`) && strings.Contains(t, `", line `): // Python
+	case pyFrame(t): // Python
 		return true
+	case i > 0 && indented(l) && pyFrame(strings.TrimSpace(lines[i-1])) && indent(l) > indent(lines[i-1]):
+		return true // Python: the source line under its frame (format_tb, format_stack: no Traceback header)
 	case strings.Trim(t, "^~ ") == "": // Python 3.11 carets
 		return true
 	case strings.HasPrefix(t, "...") && (strings.HasSuffix(t, " more") || strings.HasSuffix(t, "omitted")): // Java
@@ -376,6 +378,16 @@ func frameLine(lines []string, i int) bool {
 	}
 	return false
 }
+
+// pyFrame matches a Python frame line, trimmed: File "/app/x.py", line 3, in f.
+//
+// See https://docs.python.org/3/library/traceback.html (format_tb).
+func pyFrame(t string) bool {
+	return strings.HasPrefix(t, `File "`) && strings.Contains(t, `", line `)
+}
+
+// indent is the length of l's leading spaces and tabs.
+func indent(l string) int { return len(l) - len(strings.TrimLeft(l, " \t")) }
 
 // phpFrame matches a line of a PHP stack trace.
 func phpFrame(t string) bool {
