@@ -119,8 +119,11 @@ export function egressFetch(options = {}) {
     }
     if (resp.status >= 400) {
       const text = dec.decode(await readCapped(resp));
-      const hs = {};
-      for (const [k, v] of resp.headers) hs[k] = k in hs ? [].concat(hs[k], v) : v;
+      // No prototype: an upstream header named constructor or __proto__ is
+      // a header like any other (k in {} found Object's, and the op was
+      // sent [null, value] for it and refused the request).
+      const hs = Object.create(null);
+      for (const [k, v] of resp.headers) hs[k] = Object.hasOwn(hs, k) ? [].concat(hs[k], v) : v;
       const rep = invoke(errorRequest(eg, ep, { http: { status: resp.status, headers: hs, body: text } }));
       return reply(rep, [...resp.headers], resp);
     }

@@ -316,6 +316,17 @@ for (const name of ['retry-after', 'retry-after-ms']) {
   }
 }
 
+test('an upstream header named after an Object member is a header like any other', async () => {
+  // The headers were gathered in {} and read with k in hs: constructor was found on Object.prototype, sent to the
+  // error op as [null, value], and the op's INVALID_INPUT was thrown out of the fetch instead of the 429.
+  for (const name of ['constructor', '__proto__', 'hasownproperty']) {
+    up.script = [reply(429, { error: { message: 'slow', type: 'requests' } }, { [name]: 'x', 'retry-after': '7' })];
+    const r = await egressFetch()(`${up.url}/v1/chat/completions`, { method: 'POST', body: '{"model":"gpt-4o","messages":[]}' });
+    const body = await r.json();
+    assert.deepEqual([r.status, body.error.toolerr.code, body.error.toolerr.details.retry_after_seconds, r.headers.get(name)], [429, 'RATE_LIMITED', 7, 'x'], name);
+  }
+});
+
 test('a rewritten event keeps the CRLF line ends of the one it replaced', async () => {
   const ok = 'data: {"candidates":[{"content":{"parts":[{"text":"Par"}]}}]}\r\n\r\n';
   up.script = [stream([ok, 'data: {"error":{"code":503,"message":"busy","status":"UNAVAILABLE"}}\r\n\r\n'])];
