@@ -350,10 +350,16 @@ pub(crate) fn causes(err: &dyn std::error::Error) -> Vec<String> {
 
 /// err's message and its [`causes`], each as a "Caused by:" block (the
 /// traceback the classify_exception op reads for a transport cause,
-/// docs/classify.md).
+/// docs/classify.md); "" for an error of no source, as the Python and Node
+/// bindings send no traceback for an exception of no cause: a message that
+/// itself holds "Caused by:" lines is read as a message in every language.
 pub(crate) fn cause_chain(err: &dyn std::error::Error) -> String {
+    let causes = causes(err);
+    if causes.is_empty() {
+        return String::new();
+    }
     let mut trace = display_text(err);
-    for c in causes(err) {
+    for c in causes {
         trace.push_str("\n\nCaused by:\n    ");
         trace.push_str(&c);
     }

@@ -182,7 +182,8 @@ pub enum ToolError {
         type_name: String,
         /// Its `Display` text.
         message: String,
-        /// The message and its "Caused by:" chain (at most 8 causes deep).
+        /// The message and its "Caused by:" chain (at most 8 causes deep);
+        /// "" for an error of no source.
         trace: String,
     },
 }
