@@ -16,34 +16,31 @@ import (
 // runtime runs (runtime/*.json): runtime.schema.json, and unique, short,
 // present-tense descriptions, as for the fixtures.
 func TestRuntimeScenarios_lint(t *testing.T) {
-	for p, data := range validFiles(t, "runtime.schema.json", filepath.Join("runtime", "*.json")) {
-		var scs []struct {
-			Description string `json:"description"`
-		}
-		require.NoError(t, json.Unmarshal(data, &scs))
-		seen := map[string]bool{}
-		for _, s := range scs {
-			lintDescription(t, p, s.Description, maxCaseChars)
-			assert.False(t, seen[s.Description], "%s: %q appears twice", p, s.Description)
-			seen[s.Description] = true
-		}
-	}
+	lintFiles(t, "runtime.schema.json", filepath.Join("runtime", "*.json"))
 }
 
 // TestExceptionChains_lint checks the cause chains every binding builds as
 // its language's own errors and classifies (exceptions/*.json):
 // exceptions.schema.json, and unique, short, present-tense descriptions.
 func TestExceptionChains_lint(t *testing.T) {
-	for p, data := range validFiles(t, "exceptions.schema.json", filepath.Join("exceptions", "*.json")) {
-		var cs []struct {
+	lintFiles(t, "exceptions.schema.json", filepath.Join("exceptions", "*.json"))
+}
+
+// lintFiles checks every file matching glob against the schema at
+// schemaPath (validFiles), and that the descriptions of its items are
+// unique, short and in the present tense (lintDescription).
+func lintFiles(t *testing.T, schemaPath, glob string) {
+	t.Helper()
+	for p, data := range validFiles(t, schemaPath, glob) {
+		var items []struct {
 			Description string `json:"description"`
 		}
-		require.NoError(t, json.Unmarshal(data, &cs))
+		require.NoError(t, json.Unmarshal(data, &items))
 		seen := map[string]bool{}
-		for _, c := range cs {
-			lintDescription(t, p, c.Description, maxCaseChars)
-			assert.False(t, seen[c.Description], "%s: %q appears twice", p, c.Description)
-			seen[c.Description] = true
+		for _, it := range items {
+			lintDescription(t, p, it.Description, maxCaseChars)
+			assert.False(t, seen[it.Description], "%s: %q appears twice", p, it.Description)
+			seen[it.Description] = true
 		}
 	}
 }
