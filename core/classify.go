@@ -2,6 +2,7 @@ package core
 
 import (
 	"errors"
+	"strings"
 
 	"github.com/toolerr/toolerr/core/internal/classify"
 	"github.com/toolerr/toolerr/core/internal/sanitize"
@@ -115,8 +116,12 @@ func ClassifySSE(event string, data []byte, contentEmitted bool, opt ClassifyOpt
 // without importing net: errors.Is context.DeadlineExceeded gives
 // CodeTimeout, context.Canceled CodeCancelled, an error with a Timeout() bool
 // method that reports true (net.Error, url.Error) CodeTimeout; any other error
-// is classified by its text (ClassifyText). A nil error gives the zero
-// Envelope.
+// is classified by its text (ClassifyText): err.Error(), then the text of
+// each error errors.Unwrap finds under it (at most 8, each its first line,
+// at most 4,096 characters, as the Python, Node and Rust bindings read a
+// cause chain) that err.Error() does not already hold, after ": " (an error
+// type whose Error() leaves out the error it wraps). A nil error gives the
+// zero Envelope.
 //
 // See BerriAI/litellm#19216 and docs/classify.md ("Error text").
 func ClassifyError(err error, opt ClassifyOptions) Envelope {
@@ -127,18 +132,102 @@ func ClassifyError(err error, opt ClassifyOptions) Envelope {
 	if err := o.Check(""); err != nil {
 		return invalidInput("classify", err)
 	}
-	if cause, ok := contextCause(err); ok {
+	chain := ErrorChain(err)
+	if cause, ok := contextCause(chain); ok {
 		return classify.Cause(cause, o)
 	}
-	// errors.AsType, not errors.As: no reflection (the interface is
-	// error's, as every error in the chain is one).
-	if t, ok := errors.AsType[interface {
-		error
-		Timeout() bool
-	}](err); ok && t.Timeout() {
-		return classify.Cause(classify.CauseTimeout, o)
+	for _, e := range chain { // the first with a Timeout method, as errors.As finds it
+		if t, ok := e.(interface{ Timeout() bool }); ok {
+			if t.Timeout() {
+				return classify.Cause(classify.CauseTimeout, o)
+			}
+			break
+		}
 	}
-	return ClassifyText(err.Error(), opt)
+	return ClassifyText(errorChainText(err), opt)
+}
+
+// MaxErrorChain is the most errors ErrorChain returns.
+const MaxErrorChain = 64
+
+// ErrorChain returns err and the errors under it in the order errors.Is
+// and errors.As visit them (depth first through Unwrap() error and
+// Unwrap() []error), at most MaxErrorChain of them; nil for a nil err. Use
+// it where errors.Is or errors.As would read an error from outside: a
+// chain that leads back to itself makes them loop for ever (ClassifyError
+// and the Go executor's classification of a tool's error hung on one).
+func ErrorChain(err error) []error {
+	var out []error
+	var walk func(error)
+	walk = func(e error) {
+		for e != nil && len(out) < MaxErrorChain {
+			out = append(out, e)
+			switch u := e.(type) {
+			case interface{ Unwrap() error }:
+				e = u.Unwrap()
+			case interface{ Unwrap() []error }:
+				for _, c := range u.Unwrap() {
+					walk(c)
+				}
+				return
+			default:
+				return
+			}
+		}
+	}
+	walk(err)
+	return out
+}
+
+// chainIs reports whether an error of chain is target, or says it is (its
+// Is method), as errors.Is does for each.
+func chainIs(chain []error, target error) bool {
+	for _, e := range chain {
+		if e == target {
+			return true
+		}
+		if x, ok := e.(interface{ Is(error) bool }); ok && x.Is(target) {
+			return true
+		}
+	}
+	return false
+}
+
+// The most causes errorChainText reads, and the most characters of each,
+// as the bindings read an exception's cause chain (docs/classify.md).
+const (
+	maxCauses     = 8
+	maxCauseChars = 4096
+)
+
+// errorChainText is err.Error() followed by the first line of each error
+// under it (errors.Unwrap) that the text does not already hold, after
+// ": ": at most maxCauses, each cut at maxCauseChars characters; a cycle
+// ends with the bound.
+func errorChainText(err error) string {
+	text := err.Error()
+	c := err
+	for range maxCauses {
+		if c = errors.Unwrap(c); c == nil {
+			break
+		}
+		line := c.Error()
+		if i := strings.IndexAny(line, "\r\n"); i >= 0 {
+			line = line[:i]
+		}
+		n := 0
+		for i := range line { // cut at the maxCauseChars-th code point, with no copy
+			if n == maxCauseChars {
+				line = line[:i]
+				break
+			}
+			n++
+		}
+		if line != "" && !strings.Contains(text, line) {
+			text += ": " + line
+		}
+	}
+	return text
 }
 
 // ClassifyText classifies an error printed as text: a status in it

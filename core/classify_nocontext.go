@@ -12,4 +12,4 @@ package core
 // (wasm/module_test.go checks it). A Go program built with the tag that does
 // call them gets context.DeadlineExceeded as TIMEOUT still (its Timeout
 // method says so) and context.Canceled classified by its text.
-func contextCause(error) (string, bool) { return "", false }
+func contextCause([]error) (string, bool) { return "", false }

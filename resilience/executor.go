@@ -652,8 +652,10 @@ func (x *Executor) key(tool string) string {
 }
 
 func (x *Executor) classify(err error, tool string, attempt int) core.Envelope {
-	if te, ok := errors.AsType[*Error](err); ok {
-		return te.Envelope
+	for _, e := range core.ErrorChain(err) { // errors.As, bounded: a tool's error may lead back to itself
+		if te, ok := e.(*Error); ok {
+			return te.Envelope
+		}
 	}
 	if x.Classify != nil {
 		return x.Classify(err, tool, attempt)

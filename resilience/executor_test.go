@@ -417,3 +417,32 @@ func TestExecutor_successfulCallTakesNoStepOnceItsStartStood(t *testing.T) {
 	require.NoError(t, timed.Do(ctx, "search", ok))
 	assert.Equal(t, 1, reads, "a timeout: every start is a step")
 }
+
+// loopErr is a tool error whose Unwrap chain leads back to itself.
+type loopErr struct {
+	msg  string
+	next error
+}
+
+func (e *loopErr) Error() string { return e.msg }
+func (e *loopErr) Unwrap() error { return e.next }
+
+// TestExecutor_toolErrorThatUnwrapsToItself: the classification of a tool
+// error reads its chain bounded (core.ErrorChain): errors.As here and
+// errors.Is in core.ClassifyError followed a chain that leads back to
+// itself for ever, and the call never returned.
+func TestExecutor_toolErrorThatUnwrapsToItself(t *testing.T) {
+	x := &Executor{Draw: func() float64 { return 0 }, Retry: core.RetryPolicy{MaxAttempts: 1}}
+	e := &loopErr{msg: "search failed"}
+	e.next = &loopErr{"dial tcp 127.0.0.1:9: connect: connection refused", e}
+	done := make(chan error, 1)
+	go func() { done <- x.Do(context.Background(), "search", func(context.Context) error { return e }) }()
+	select {
+	case err := <-done:
+		var te *Error
+		require.ErrorAs(t, err, &te)
+		assert.Equal(t, []any{core.CodeTransport, "connection_refused"}, []any{te.Envelope.Code, te.Envelope.Details["cause"]})
+	case <-time.After(20 * time.Second):
+		t.Fatal("Do did not return for an error whose chain leads back to itself")
+	}
+}
