@@ -22,10 +22,20 @@ import (
 // input, Gemini's args and response), without a map per object.
 //
 // It takes a Transcoder from a pool and puts it back, so that its scratch
-// space serves the next call (a codec writing one result after another).
+// space serves the next call (a codec writing one result after another);
+// scratch past transcodeKept bytes or transcodeKeptSpans members is left
+// to the collector.
 func AppendObjectText(dst []byte, text string, top func(name string) bool) ([]byte, bool) {
 	t := transcoders.Get().(*Transcoder)
-	defer transcoders.Put(t)
+	defer func() {
+		if cap(t.tmp) > transcodeKept {
+			t.tmp = nil
+		}
+		if cap(t.spans) > transcodeKeptSpans {
+			t.spans = nil
+		}
+		transcoders.Put(t)
+	}()
 	return t.AppendObject(dst, text, top)
 }
 
@@ -35,6 +45,15 @@ var transcoders = sync.Pool{New: func() any { return new(Transcoder) }}
 // transcodeScratch is the least a Transcoder's byte scratch grows to, in
 // bytes: a tool call's arguments or a JSON result, most of them in one.
 const transcodeScratch = 1 << 10
+
+// The most scratch a Transcoder keeps when AppendObjectText puts it back in
+// the pool: the bytes of one 64 KiB object and 512 members (as the list
+// arena's and the engine room's bounds), so that one huge object does not
+// keep its size of memory for the calls after it.
+const (
+	transcodeKept      = 64 << 10
+	transcodeKeptSpans = 512
+)
 
 // Transcoder is AppendObjectText that keeps its scratch space (where it
 // sorts members) from one call to the next, for a writer that calls it

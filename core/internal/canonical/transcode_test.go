@@ -1,6 +1,7 @@
 package canonical
 
 import (
+	"fmt"
 	"strings"
 	"testing"
 
@@ -106,4 +107,29 @@ func FuzzAppendObjectText(f *testing.F) {
 			t.Fatalf("%q: AppendObjectText %v %q, the tree %v %q", text, ok, got, wantOK, want)
 		}
 	})
+}
+
+// TestAppendObjectText_poolKeepsBoundedScratch: a Transcoder goes back to
+// the pool with at most transcodeKept bytes and transcodeKeptSpans members
+// of scratch, whatever the object it wrote, so that one huge call's
+// arguments do not keep their size of memory for the calls after it.
+func TestAppendObjectText_poolKeepsBoundedScratch(t *testing.T) {
+	var b strings.Builder
+	b.WriteString(`{"z":"` + strings.Repeat("x", 4*transcodeKept) + `"`)
+	for i := range 4 * transcodeKeptSpans {
+		fmt.Fprintf(&b, `,"k%d":%d`, i, i)
+	}
+	b.WriteString(`}`)
+	out, ok := AppendObjectText(nil, b.String(), nil)
+	require.True(t, ok)
+	require.Greater(t, len(out), 4*transcodeKept)
+	// the Transcoder put back last, unless the pool dropped it (-race)
+	tc := transcoders.Get().(*Transcoder)
+	defer transcoders.Put(tc)
+	assert.LessOrEqual(t, cap(tc.tmp), transcodeKept, "sort scratch kept")
+	assert.LessOrEqual(t, cap(tc.spans), transcodeKeptSpans, "member spans kept")
+	// a small object after it is written alike
+	out, ok = AppendObjectText(nil, `{"b":1,"a":[2,{"d":3,"c":4}]}`, nil)
+	require.True(t, ok)
+	assert.Equal(t, `{"a":[2,{"c":4,"d":3}],"b":1}`, string(out))
 }
