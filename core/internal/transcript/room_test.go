@@ -120,3 +120,32 @@ func clone(msgs []Message) []Message {
 	}
 	return out
 }
+
+// TestEngineRoom_panicHalfwayCleared: a conversion that panics half-way
+// through its list (Invoke recovers panics) after a shorter list in the
+// same room gives back a room release clears of every turn it wrote, not
+// just as many as the list before it wrote.
+func TestEngineRoom_panicHalfwayCleared(t *testing.T) {
+	r := takeEngineRoom()
+	rg := regroup(dialectOf(OpenAIChat), turnList(t, OpenAIChat, [][]string{{"call_1"}}), dialectOf(Anthropic), false, idRule(dialectOf(Anthropic), ""), "", r)
+	require.NotEmpty(t, rg.turns)
+	r.release() // puts r back in engineRooms
+	requireCleared(t, r)
+
+	// 40 user messages, then a call without an id, for a target of no
+	// dialect: regroup writes the 40 turns into the room's array, then
+	// panics where it asks the target whether ids are optional
+	var msgs []Message
+	for k := range 40 {
+		msgs = append(msgs, Message{Role: RoleUser, Parts: []Part{{Kind: KindText, Text: "secret " + strconv.Itoa(k)}}})
+	}
+	msgs = append(msgs, Message{Role: RoleAssistant, Parts: []Part{{Kind: KindCall, Call: Call{Name: "f"}}}})
+	r = takeEngineRoom() // the room just released, unless the pool dropped it (-race)
+	func() {
+		defer func() { require.NotNil(t, recover(), "regroup did not panic") }()
+		defer r.release() // as Convert's deferred release
+		regroup(dialectOf(OpenAIChat), msgs, nil, false, idRule(dialectOf(Anthropic), ""), "", r)
+	}()
+	require.GreaterOrEqual(t, cap(r.turns), 40)
+	requireCleared(t, r)
+}
