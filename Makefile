@@ -5,12 +5,12 @@ GO ?= go
 DIST := dist
 FUZZTIME ?= 10s
 
-.PHONY: gateway-check-litellm bench-litellm help build wasm cshared packages demo test test-reset test-go conformance test-python test-frameworks test-frameworks-js test-node test-rust test-redis test-packages fuzz bench lint fmt check clean
+.PHONY: gateway-check-litellm bench-litellm help build wasm cshared native packages demo test test-reset test-go conformance test-python test-frameworks test-frameworks-js test-node test-rust test-redis test-packages fuzz bench lint fmt check clean
 
 help: ## show this list
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  %-12s %s\n", $$1, $$2}'
 
-build: wasm cshared ## build dist/toolerr.wasm, dist/libtoolerr.{so,a}, dist/toolerr.h, the CLI dist/toolerr, the gateway dist/toolerr-gateway and dist/toolerr-gateway-check
+build: wasm cshared native ## build dist/toolerr.wasm, dist/libtoolerr.{so,a}, dist/toolerr.h, the Node addon dist/toolerr_native.node, the CLI dist/toolerr, the gateway dist/toolerr-gateway and dist/toolerr-gateway-check
 	$(GO) build -trimpath -o $(DIST)/toolerr ./cmd/toolerr
 	cd gateway && $(GO) build -trimpath -o $(abspath $(DIST))/toolerr-gateway ./cmd/toolerr-gateway
 	cd gatewaycheck && $(GO) build -trimpath -o ../$(DIST)/toolerr-gateway-check ./cmd/toolerr-gateway-check
@@ -20,6 +20,9 @@ wasm: ## build dist/toolerr.wasm (GOOS=wasip1, -buildmode=c-shared)
 
 cshared: ## build dist/libtoolerr.so, dist/libtoolerr.a and dist/toolerr.h
 	bash scripts/build-cshared.sh $(DIST)
+
+native: cshared ## build dist/toolerr_native.node, the Node binding's optional N-API addon (libtoolerr.a linked in; skipped without gcc or node_api.h)
+	bash scripts/build-native.sh $(DIST)
 
 packages: build ## dist/packages/: the Python wheel and sdist, the npm tarball and the Rust crate, as they would be published
 	bash scripts/packages.sh $(DIST) $(DIST)/packages

@@ -1,8 +1,9 @@
 // The runtime-neutral part of the toolerr Node/browser binding: moving bytes
-// through the wasm exports, building requests, mapping {"error": ...} to
-// ToolerrError. index.js (node:wasi) and browser.js (a WASI shim) supply the
-// instance; every rule (codes, messages, wire shapes, canonical JSON) is the
-// core's.
+// through the wasm exports (or the optional native addon, toolerr-native),
+// building requests, mapping {"error": ...} to ToolerrError. index.js
+// (node:wasi) and browser.js (a WASI shim) supply the instance, native-addon.js
+// the addon when asked for; every rule (codes, messages, wire shapes,
+// canonical JSON) is the core's.
 
 import { readCauses } from './causes.js';
 
@@ -12,6 +13,21 @@ const dec = new TextDecoder();
 
 /** Sets the function that returns the instantiated module's exports (used by index.js and browser.js). */
 export function setExports(fn) { exportsOf = fn; }
+
+// The native transport when one is set (setTransport), else null: the wasm.
+let native = null;
+
+/**
+ * Sends every later call of this thread through a native transport instead
+ * of the wasm module: an object with invoke(request: Uint8Array): Uint8Array
+ * and invokeText(request: string): string, both answering the core's
+ * response bytes or text (the toolerr-native addon, set by native-addon.js);
+ * null goes back to the wasm.
+ */
+export function setTransport(t) { native = t ?? null; }
+
+/** Which transport this thread's calls take: 'native' (the toolerr-native addon) or 'wasm'. */
+export function transport() { return native ? 'native' : 'wasm'; }
 
 /** Returns the instantiated module's exports, the raw ABI (toolerr_alloc, toolerr_invoke, toolerr_free, memory). */
 export function wasmExports() { return exportsOf(); }
@@ -79,6 +95,7 @@ const textOut = (view) => dec.decode(view);
 
 /** Runs one request (UTF-8 JSON bytes) through toolerr_invoke; returns the response bytes. */
 export function invokeBytes(request) {
+  if (native) return native.invoke(request);
   const x = exportsOf();
   const p = requestBuffer(x, request.length);
   if (p < 0) return enc.encode(OUT_OF_MEMORY);
@@ -92,6 +109,7 @@ export function invokeBytes(request) {
  * straight out of it, no intermediate copies.
  */
 export function invokeText(text) {
+  if (native) return native.invokeText(text);
   const x = exportsOf();
   // UTF-8 takes at most 3 bytes per UTF-16 unit; a short text fits the kept buffer as it is.
   let p = requestBuffer(x, text.length * 3);

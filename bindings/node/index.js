@@ -1,9 +1,12 @@
 // toolerr for Node.js: the core's toolerr.wasm through node:wasi (preview1),
 // instantiated on the first call of each thread (worker_threads get their own).
-// TOOLERR_WASM may point at another toolerr.wasm.
+// TOOLERR_WASM may point at another toolerr.wasm. TOOLERR_NATIVE=1 takes the
+// optional native addon (toolerr-native) instead, as importing toolerr/native
+// does (native-addon.js).
 import { readFileSync } from 'node:fs';
 import { WASI } from 'node:wasi';
 import { setExports } from './core.js';
+import { selectTransport } from './native-addon.js';
 
 export * from './core.js';
 export * from './runtime.js';
@@ -42,3 +45,4 @@ function load() {
 }
 
 setExports(() => (wasmExports ??= load()));
+selectTransport(false);
