@@ -7,7 +7,9 @@
 #       3 failures as envelope JSON, 8.4 KB compact) converted to Anthropic
 #       and to Gemini.
 # Python beside LiteLLM, Node beside the Vercel AI SDK (ai + @ai-sdk/anthropic),
-# Rust beside serde_json. Pairs run in interleaved rounds and each line prints
+# Rust beside serde_json; the Node addon (DIST/toolerr_native.node, when
+# make build made it) beside the wasm and the AI SDK in the same process.
+# Pairs run in interleaved rounds and each line prints
 # the medians and the median of the per-round ratios, with the goal.
 # The peers are benchmark-only dependencies, pinned and installed here (a venv
 # at bindings/python/.venv-bench, node_modules at bindings/node/bench), never
@@ -40,6 +42,11 @@ rm -rf "$py/build"
 node_dir="$root/bindings/node"
 cp "$dist/toolerr.wasm" "$node_dir/toolerr.wasm"
 (cd "$node_dir/bench" && npm ci --no-audit --no-fund --loglevel=error)
+if [ -f "$dist/toolerr_native.node" ]; then
+  export TOOLERR_NATIVE_ADDON="$dist/toolerr_native.node"
+else
+  echo "bench-bindings: $dist/toolerr_native.node is missing (make native): the Node addon is left out"
+fi
 
 (cd "$root/bindings/rust" && TOOLERR_DIST="$dist" cargo build -q --release --locked --example bench)
 
@@ -52,14 +59,19 @@ echo
 if [[ "${BENCH_WORK:-ab}" == *b* ]]; then
 (cd "$root/conformance/bench/floor" && GOOS=wasip1 GOARCH=wasm CGO_ENABLED=0 go build -trimpath -buildvcs=false \
   -buildmode=c-shared -ldflags="-s -w -buildid=" -o "$tmp/floor.wasm" .)
-first=() floor=()
+first=() floor=() native=()
 for _ in 1 2 3 4 5 6 7; do
   first+=("$(node --disable-warning=ExperimentalWarning "$node_dir/bench/first-call.mjs")")
   floor+=("$(node --disable-warning=ExperimentalWarning "$node_dir/bench/first-call.mjs" --floor "$tmp/floor.wasm")")
+  [ -z "${TOOLERR_NATIVE_ADDON:-}" ] || native+=("$(node --disable-warning=ExperimentalWarning "$node_dir/bench/first-call.mjs" --native)")
 done
 median() { printf '%s\n' "$@" | sort -g | sed -n 4p; }
 f=$(median "${first[@]}") g=$(median "${floor[@]}")
 awk -v f="$f" -v g="$g" 'BEGIN { printf "node: import + instantiate + first toAnthropic %.1f ms (Go wasip1 floor: %.1f ms, %.2fx) (goal <= 20 ms: %s)\n", f, g, f / g, f <= 20 ? "met" : "missed" }'
+if [ ${#native[@]} -gt 0 ]; then
+  h=$(median "${native[@]}")
+  awk -v f="$f" -v h="$h" 'BEGIN { printf "node: import toolerr/native + load the addon + first toAnthropic %.1f ms (%.2fx the wasm path, %.1f ms) (goal <= 20 ms: %s)\n", h, h / f, f, h <= 20 ? "met" : "missed" }'
+fi
 echo
 fi
 (cd "$root/bindings/rust" && TOOLERR_DIST="$dist" cargo run -q --release --locked --example bench)

@@ -8,10 +8,20 @@
 // through the provider's getArgs (the request body built) and doGenerate
 // (the body serialized and handed to a fetch that captures it). Each pair runs
 // in interleaved rounds; the figure is the median of the per-round ratios.
+// When the native addon loads (TOOLERR_NATIVE_ADDON, or toolerr-native
+// installed), the same pairs run through it too, in the same process, beside
+// the wasm: a second instance of core.js (the same file, imported under
+// another URL) with the addon as its transport, and the addon against the
+// wasm on the same calls.
 import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import * as toolerr from '../index.js';
+import { loadAddon } from '../native-addon.js';
 import { createAnthropic } from '@ai-sdk/anthropic';
+
+const addon = loadAddon();
+const native = addon && await import('../core.js?transport=native');
+native?.setTransport(addon);
 
 const version = (name) => JSON.parse(readFileSync(createRequire(import.meta.url).resolve(`${name}/package.json`))).version;
 const env = { code: 'TIMEOUT', details: { attempt: 1, tool: 'get_weather' },
@@ -52,6 +62,12 @@ if (ours.messages.length !== theirs.messages.length) throw new Error(`${ours.mes
 const flagged = (ms) => ms.flatMap((m) => m.content).filter((b) => b.is_error).length;
 if (flagged(ours.messages) !== 3 || flagged(theirs.messages) !== 3) throw new Error('the failure flags differ');
 if (!toolerr.toAnthropic(outcome)[0].content[0].is_error) throw new Error('toolerr built no is_error');
+if (native) { // the addon's answers are the wasm's, byte for byte
+  if (native.transport() !== 'native' || toolerr.transport() !== 'wasm') throw new Error('the transports are not set apart');
+  const same = (x, y, what) => { if (JSON.stringify(x) !== JSON.stringify(y)) throw new Error(`the addon's ${what} differs from the wasm's`); };
+  same(native.convert(msgs, { from: 'openai-chat', to: 'anthropic' }), ours, 'convert');
+  same(native.toAnthropic(outcome), toolerr.toAnthropic(outcome), 'toAnthropic');
+}
 
 const rounds = Number(process.env.BENCH_ROUNDS || 41);
 const median = (a) => [...a].sort((x, y) => x - y)[a.length >> 1];
@@ -73,17 +89,37 @@ async function pair(name, a, b, n, goal) {
 
 const n = Number(process.env.BENCH_CALLS || 400);
 const m = Math.max(1, n / 40);
-console.log(`node ${process.version}, ai ${version('ai')}, @ai-sdk/anthropic ${version('@ai-sdk/anthropic')}; medians of ${rounds} interleaved rounds`);
+console.log(`node ${process.version}, ai ${version('ai')}, @ai-sdk/anthropic ${version('@ai-sdk/anthropic')}; medians of ${rounds} interleaved rounds` +
+  `; the native addon ${native ? 'beside the wasm' : 'not loaded (set TOOLERR_NATIVE_ADDON or install toolerr-native): wasm only'}`);
 console.log(`${''.padEnd(50)} ${'toolerr'.padStart(12)} ${'peer'.padStart(12)} ${'ratio'.padStart(7)}`);
 const work = process.env.BENCH_WORK || 'ab'; // which work items run: "a", "b" or both
+const getArgsA = () => model.getArgs({ prompt: onePrompt, stream: false, userSuppliedBetas: new Set() });
+const getArgsB = () => model.getArgs({ prompt, stream: false, userSuppliedBetas: new Set() });
 if (work.includes('a')) {
-  await pair('(a) toAnthropic / AI SDK getArgs', () => toolerr.toAnthropic(outcome), () => model.getArgs({ prompt: onePrompt, stream: false, userSuppliedBetas: new Set() }), n, 1);
+  await pair('(a) toAnthropic / AI SDK getArgs', () => toolerr.toAnthropic(outcome), getArgsA, n, 1);
   await pair('(a) toAnthropic / AI SDK doGenerate', () => toolerr.toAnthropic(outcome), () => generate(onePrompt), n, 1);
 }
-if (!work.includes('b')) process.exit(0);
-await pair('(b) -> anthropic, list / AI SDK getArgs', () => toolerr.convert(msgs, { from: 'openai-chat', to: 'anthropic' }),
-  () => model.getArgs({ prompt, stream: false, userSuppliedBetas: new Set() }), m, 1);
-await pair('(b) -> anthropic, list / AI SDK doGenerate', () => toolerr.convert(msgs, { from: 'openai-chat', to: 'anthropic' }),
-  () => generate(prompt), m, 1);
-await pair('(b) -> anthropic, JSON text in / AI SDK doGenerate', () => toolerr.convert(raw, { from: 'openai-chat', to: 'anthropic' }),
-  () => generate(prompt), m, 1);
+if (work.includes('b')) {
+  await pair('(b) -> anthropic, list / AI SDK getArgs', () => toolerr.convert(msgs, { from: 'openai-chat', to: 'anthropic' }), getArgsB, m, 1);
+  await pair('(b) -> anthropic, list / AI SDK doGenerate', () => toolerr.convert(msgs, { from: 'openai-chat', to: 'anthropic' }),
+    () => generate(prompt), m, 1);
+  await pair('(b) -> anthropic, JSON text in / AI SDK doGenerate', () => toolerr.convert(raw, { from: 'openai-chat', to: 'anthropic' }),
+    () => generate(prompt), m, 1);
+}
+if (native) {
+  console.log('the native addon (toolerr-native), same process:');
+  if (work.includes('a')) {
+    await pair('(a) native toAnthropic / AI SDK getArgs', () => native.toAnthropic(outcome), getArgsA, n, 1);
+    await pair('(a) native toAnthropic / AI SDK doGenerate', () => native.toAnthropic(outcome), () => generate(onePrompt), n, 1);
+    await pair('(a) native toAnthropic / wasm toAnthropic', () => native.toAnthropic(outcome), () => toolerr.toAnthropic(outcome), n, 1);
+  }
+  if (work.includes('b')) {
+    await pair('(b) native -> anthropic, list / AI SDK getArgs', () => native.convert(msgs, { from: 'openai-chat', to: 'anthropic' }), getArgsB, m, 1);
+    await pair('(b) native -> anthropic, list / AI SDK doGenerate', () => native.convert(msgs, { from: 'openai-chat', to: 'anthropic' }),
+      () => generate(prompt), m, 1);
+    await pair('(b) native -> anthropic, JSON text in / AI SDK doGenerate', () => native.convert(raw, { from: 'openai-chat', to: 'anthropic' }),
+      () => generate(prompt), m, 1);
+    await pair('(b) native -> anthropic, list / wasm', () => native.convert(msgs, { from: 'openai-chat', to: 'anthropic' }),
+      () => toolerr.convert(msgs, { from: 'openai-chat', to: 'anthropic' }), m, 1);
+  }
+}

@@ -3,6 +3,8 @@
 // read, compiled, instantiated and its Go runtime started on the way. With
 // --floor FILE, the same for the smallest Go wasip1 reactor (compile,
 // instantiate, _initialize, one export call), the part no Go module avoids.
+// With --native, the same through toolerr/native (the addon from
+// TOOLERR_NATIVE_ADDON or toolerr-native: dlopen, the Go runtime started).
 // Prints the milliseconds. Run by scripts/bench-bindings.sh, one process each.
 const t0 = performance.now();
 if (process.argv[2] === '--floor') {
@@ -13,7 +15,7 @@ if (process.argv[2] === '--floor') {
   wasi.initialize(instance);
   instance.exports.floor_version();
 } else {
-  const toolerr = await import('../index.js');
+  const toolerr = await import(process.argv[2] === '--native' ? '../native.js' : '../index.js');
   const error = { code: 'TIMEOUT', details: {}, message: 'The get_weather tool timed out.', retryable: true, source: 'tool' };
   toolerr.toAnthropic([{ callId: 'toolu_01', name: 'get_weather', error }]);
 }
