@@ -18,17 +18,24 @@ type binding struct {
 	name  string
 	need  string   // a file, relative to the repository root, that must exist
 	argv  []string // relative paths resolved from the repository root
+	built string   // a file, relative to the dist dir, that must exist too ("" for none)
 	env   func(dist string) []string
 	setup string // what makes need exist
 }
 
 var bindings = []binding{
 	{"python", "bindings/python/.venv/bin/python", []string{"bindings/python/.venv/bin/python", "bindings/python/tests/batch.py"},
-		func(dist string) []string { return []string{"TOOLERR_LIB=" + filepath.Join(dist, "libtoolerr.so")} }, "make test-python"},
+		"", func(dist string) []string { return []string{"TOOLERR_LIB=" + filepath.Join(dist, "libtoolerr.so")} }, "make test-python"},
 	{"node", "bindings/node/tools/batch.mjs", []string{"node", "--no-warnings", "bindings/node/tools/batch.mjs"},
-		func(dist string) []string { return []string{"TOOLERR_WASM=" + filepath.Join(dist, "toolerr.wasm")} }, "make test-node"},
+		"", func(dist string) []string { return []string{"TOOLERR_WASM=" + filepath.Join(dist, "toolerr.wasm")} }, "make test-node"},
+	// The same runner over the optional native addon (bindings/node-native):
+	// every fixture byte-identical through toolerr_native.node too.
+	{"node-native", "bindings/node/tools/batch.mjs", []string{"node", "--no-warnings", "bindings/node/tools/batch.mjs"},
+		"toolerr_native.node", func(dist string) []string {
+			return []string{"TOOLERR_NATIVE=1", "TOOLERR_NATIVE_ADDON=" + filepath.Join(dist, "toolerr_native.node")}
+		}, "make native"},
 	{"rust", "bindings/rust/target/release/examples/batch", []string{"bindings/rust/target/release/examples/batch"},
-		func(string) []string { return nil }, "cargo build --release --example batch in bindings/rust (links the libtoolerr.a of its build)"},
+		"", func(string) []string { return nil }, "cargo build --release --example batch in bindings/rust (links the libtoolerr.a of its build)"},
 }
 
 func init() {
@@ -38,23 +45,29 @@ func init() {
 			if err != nil {
 				return nil, err
 			}
-			if _, err := os.Stat(filepath.Join(root, b.need)); err != nil {
-				if os.Getenv("TOOLERR_REQUIRE_BINDINGS") != "" {
-					// CI sets it: make test sets every binding up before the suite.
-					return nil, fmt.Errorf("binding %s is required but %s was not found (%s)", b.name, b.need, b.setup)
+			dist, err := filepath.Abs(distDir())
+			if err != nil {
+				return nil, err
+			}
+			need := []string{filepath.Join(root, b.need)}
+			if b.built != "" {
+				need = append(need, filepath.Join(dist, b.built))
+			}
+			for _, f := range need {
+				if _, err := os.Stat(f); err != nil {
+					if os.Getenv("TOOLERR_REQUIRE_BINDINGS") != "" {
+						// CI sets it: make test sets every binding up before the suite.
+						return nil, fmt.Errorf("binding %s is required but %s was not found (%s)", b.name, f, b.setup)
+					}
+					leftOut(t, b.name, fmt.Sprintf("binding %s left out: %s not found (%s)", b.name, f, b.setup))
+					return nil, nil
 				}
-				leftOut(t, b.name, fmt.Sprintf("binding %s left out: %s not found (%s)", b.name, b.need, b.setup))
-				return nil, nil
 			}
 			if !strings.Contains(b.argv[0], "/") {
 				if _, err := exec.LookPath(b.argv[0]); err != nil {
 					leftOut(t, b.name, fmt.Sprintf("binding %s left out: %s not on PATH", b.name, b.argv[0]))
 					return nil, nil
 				}
-			}
-			dist, err := filepath.Abs(distDir())
-			if err != nil {
-				return nil, err
 			}
 			return &External{TargetName: b.name, Argv: b.argv, Dir: root, Env: append(os.Environ(), b.env(dist)...)}, nil
 		})

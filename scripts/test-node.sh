@@ -5,6 +5,11 @@
 # our outputs are assignable to the official SDKs' parameter types, then
 # node:test (smoke, API, conformance fixtures, worker_threads, memory, bad
 # input, README example, headless Chromium). Idempotent.
+# The optional native addon (DIST/toolerr_native.node, make native): when
+# built, test/native.test.mjs runs on it (TOOLERR_NATIVE_ADDON) and the API,
+# ops, typed, bodies, egress, smoke and conformance-fixture tests run a second
+# time with TOOLERR_NATIVE=1 (the same JS layer over the addon); when not,
+# native.test.mjs skips, saying why, and the second pass is left out.
 # TOOLERR_EMIT_OUTPUTS=path makes the fixture runner write its outputs there.
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
@@ -31,6 +36,20 @@ npm ci --no-audit --no-fund --loglevel=error
 npx tsc -p types-check
 echo "test-node: tsc: toolerr's outputs are assignable to the openai, @anthropic-ai/sdk and @google/genai parameter types"
 mkdir -p "$root/build"
+native=
+if [ -f "$dist/toolerr_native.node" ]; then
+  export TOOLERR_NATIVE_ADDON="$dist/toolerr_native.node"
+  native=1
+else
+  echo "test-node: $dist/toolerr_native.node not built (make native): the native addon's tests skip"
+fi
 node --disable-warning=ExperimentalWarning --test --test-reporter=spec --test-reporter-destination=stdout \
   --test-reporter=junit --test-reporter-destination="$root/build/node-junit.xml" test/
 bash "$root/scripts/testreport.sh" junit node "$root/build/node-junit.xml"
+if [ -n "$native" ]; then
+  echo "test-node: the same tests over the native addon (TOOLERR_NATIVE=1, $TOOLERR_NATIVE_ADDON)"
+  TOOLERR_NATIVE=1 node --disable-warning=ExperimentalWarning --test --test-reporter=spec --test-reporter-destination=stdout \
+    --test-reporter=junit --test-reporter-destination="$root/build/node-native-junit.xml" \
+    test/api.test.mjs test/ops.test.mjs test/typed.test.mjs test/bodies.test.mjs test/egress.test.mjs test/smoke.test.mjs test/conformance.test.mjs
+  bash "$root/scripts/testreport.sh" junit 'node (native addon)' "$root/build/node-native-junit.xml"
+fi

@@ -1,0 +1,165 @@
+// The optional native addon (toolerr-native, bindings/node-native): the
+// transport's selection, bad input across the N-API boundary (wrong types,
+// huge inputs, invalid UTF-8, shared memory), worker_threads, and the Go
+// runtime's signal handlers beside V8's in one process (a wasm trap, the wasm
+// binding and the addon together). Skipped, saying why, when the addon is not
+// built (make native puts it at dist/toolerr_native.node; scripts/test-node.sh
+// points TOOLERR_NATIVE_ADDON at it).
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
+import { Worker } from 'node:worker_threads';
+import { fileURLToPath } from 'node:url';
+import * as toolerr from '../index.js';
+import { loadAddon } from '../native-addon.js';
+
+const addon = loadAddon();
+const skip = addon ? false : 'the native addon is not built: run make native (dist/toolerr_native.node) and set TOOLERR_NATIVE_ADDON';
+const here = fileURLToPath(new URL('..', import.meta.url));
+const enc = new TextEncoder();
+const text = (b) => Buffer.from(b).toString();
+// The wasm's answer to the same request is the reference: index.js is the
+// wasm here (the file is not run with TOOLERR_NATIVE=1, see the first test).
+const wasm = toolerr;
+
+// node runs src as an ES module in a fresh process with env added; returns {status, stdout, stderr}.
+const node = (src, env = {}) => spawnSync(process.execPath, ['--no-warnings', '--input-type=module', '-e', src],
+  { cwd: here, env: { ...process.env, ...env }, encoding: 'utf8', timeout: 60_000 });
+
+test('the addon answers as the wasm does, byte for byte', { skip }, () => {
+  const reqs = ['{"op":"version"}', '{"op":"codes"}', '{"op":"envelope","code":"TIMEOUT","message":"Search timed out."}',
+    '{"op":"nope"}', '', '{', '{"op":"envelope","op":"codes"}'];
+  for (const r of reqs) {
+    assert.equal(text(addon.invoke(enc.encode(r))), text(wasm.invokeBytes(enc.encode(r))), r);
+    assert.equal(addon.invokeText(r), wasm.invokeText(r), r);
+  }
+  assert.equal(toolerr.transport(), 'wasm');
+  assert.equal(addon.abiVersion, 1);
+  assert.ok(Buffer.isBuffer(addon.invoke(enc.encode('{"op":"version"}'))));
+});
+
+test('wrong argument types throw a TypeError with code ERR_INVALID_ARG_TYPE, no crash', { skip }, () => {
+  for (const bad of [undefined, null, 5, 'text', {}, [], new Uint16Array(4), new DataView(new ArrayBuffer(4)), new ArrayBuffer(4)]) {
+    assert.throws(() => addon.invoke(bad), { name: 'TypeError', code: 'ERR_INVALID_ARG_TYPE' }, String(bad));
+  }
+  assert.throws(() => addon.invoke(), { name: 'TypeError', code: 'ERR_INVALID_ARG_TYPE' });
+  for (const bad of [undefined, null, 5, Buffer.from('{}'), {}, Symbol('x'), 10n]) {
+    assert.throws(() => addon.invokeText(bad), { name: 'TypeError', code: 'ERR_INVALID_ARG_TYPE' }, typeof bad);
+  }
+  assert.throws(() => addon.invokeText(), { name: 'TypeError', code: 'ERR_INVALID_ARG_TYPE' });
+  assert.equal(addon.invokeText('{"op":"version"}'), '{"ok":{"abi":1,"version":"0.1.0"}}'); // still fine after
+});
+
+test('invalid UTF-8 and lone surrogates get the wasm\'s answers', { skip }, () => {
+  for (const b of [[0xff, 0xfe], [0x7b, 0x22, 0x6f, 0x70, 0x22, 0x3a, 0x22, 0xc3, 0x22, 0x7d], [0xed, 0xa0, 0x80]]) {
+    const got = text(addon.invoke(new Uint8Array(b)));
+    assert.match(got, /^\{"error":\{"code":"INVALID_INPUT"/);
+    assert.equal(got, text(wasm.invokeBytes(new Uint8Array(b))));
+  }
+  // a lone surrogate becomes U+FFFD on the way in, as TextEncoder makes it
+  const s = '{"op":"sanitize","text":"a\ud800b"}';
+  assert.equal(addon.invokeText(s), wasm.invokeText(s));
+  assert.match(addon.invokeText(s), /a\ufffdb/);
+});
+
+test('huge inputs are refused by their length, unread, and long answers come whole', { skip }, () => {
+  const big = addon.invoke(new Uint8Array((32 << 20) + 1));
+  assert.equal(JSON.parse(text(big)).error.details.count, (32 << 20) + 1);
+  const longText = 'é'.repeat(17 << 20); // 17 Mi UTF-16 units, 34 MiB of UTF-8
+  const e = JSON.parse(addon.invokeText(longText)).error;
+  assert.equal(e.code, 'INVALID_INPUT');
+  assert.equal(e.details.count, 34 << 20);
+  // past the kept 64 KiB, both ways: a 300 KB request and its answer
+  const value = Array.from({ length: 10000 }, (_, i) => ({ k: `key ${i} é`, v: i }));
+  const req = JSON.stringify({ op: 'canonicalize', value });
+  const got = addon.invokeText(req);
+  assert.ok(got.length > 200_000);
+  assert.equal(got, wasm.invokeText(req));
+  assert.equal(text(addon.invoke(enc.encode(req))), got);
+  assert.equal(addon.invokeText('{"op":"version"}'), '{"ok":{"abi":1,"version":"0.1.0"}}');
+});
+
+test('a view into a SharedArrayBuffer or at an offset reads just its bytes', { skip }, () => {
+  const r = enc.encode('{"op":"version"}');
+  const shared = new Uint8Array(new SharedArrayBuffer(r.length + 8), 4, r.length);
+  shared.set(r);
+  assert.equal(text(addon.invoke(shared)), '{"ok":{"abi":1,"version":"0.1.0"}}');
+  const padded = new Uint8Array(r.length + 10).fill(0x20);
+  padded.set(r, 3);
+  assert.equal(text(addon.invoke(padded.subarray(3, 3 + r.length))), '{"ok":{"abi":1,"version":"0.1.0"}}');
+});
+
+test('worker threads call the addon at once and each gets its own answers', { skip }, async () => {
+  const src = `
+    const { parentPort, workerData } = require('node:worker_threads');
+    import(workerData.url).then((t) => {
+      let bad = t.transport() === 'native' ? 0 : 1e6;
+      for (let j = 0; j < 2000; j++) {
+        const e = t.envelope('RATE_LIMITED', 'worker ' + workerData.i + ' call ' + j + ':' + 'x'.repeat(1 + j * 37 % 70000), { details: { n: j } });
+        if (e.details.n !== j || !e.message.startsWith('worker ' + workerData.i + ' call ' + j + ':')) bad++;
+      }
+      parentPort.postMessage(bad);
+    });`;
+  const url = new URL('../native.js', import.meta.url).href;
+  const results = await Promise.all([0, 1, 2, 3].map((i) => new Promise((resolve, reject) => {
+    const w = new Worker(src, { eval: true, workerData: { url, i }, env: { ...process.env, TOOLERR_NATIVE: '' } });
+    w.once('message', resolve);
+    w.once('error', reject);
+  })));
+  assert.deepEqual(results, [0, 0, 0, 0]);
+});
+
+test('the transport: wasm by default, the addon through toolerr/native or TOOLERR_NATIVE=1, the wasm with TOOLERR_NATIVE=0', { skip }, () => {
+  const show = "const t = await import(process.env.ENTRY); console.log(t.transport(), t.version().version)";
+  const env = (entry, native) => ({ ENTRY: entry, TOOLERR_NATIVE: native });
+  assert.equal(node(show, env('./index.js', '')).stdout, 'wasm 0.1.0\n');
+  assert.equal(node(show, env('./native.js', '')).stdout, 'native 0.1.0\n');
+  assert.equal(node(show, env('./index.js', '1')).stdout, 'native 0.1.0\n');
+  assert.equal(node(show, env('./native.js', '0')).stdout, 'wasm 0.1.0\n');
+  const bad = node(show, env('./index.js', 'yes'));
+  assert.notEqual(bad.status, 0);
+  assert.match(bad.stderr, /TOOLERR_NATIVE must be 0 \(the wasm\) or 1 \(the native addon\), not "yes"/);
+  // asked for and not there: a clear error at import, never the wasm silently
+  const missing = node(show, { ...env('./native.js', ''), TOOLERR_NATIVE_ADDON: '' });
+  assert.notEqual(missing.status, 0);
+  assert.match(missing.stderr, /the native addon was asked for \(toolerr\/native\) but toolerr-native is not installed/);
+  const notAddon = node(show, { ...env('./index.js', '1'), TOOLERR_NATIVE_ADDON: fileURLToPath(new URL('../package.json', import.meta.url)) });
+  assert.match(notAddon.stderr, /is not a toolerr native addon of ABI version 1/);
+});
+
+// V8 handles SIGSEGV for wasm's out-of-bounds accesses (its trap handler); the
+// Go runtime in the addon installs its own handlers when it starts and must
+// hand a signal that is not its own on to V8's. A memory access past the end
+// of a wasm memory must still be a catchable RuntimeError, after the addon
+// loaded and while it is called, and process signals must still reach Node.
+test('the Go runtime beside V8: a wasm trap, the wasm binding and the addon in one process', { skip }, () => {
+  const src = `
+    import { Worker } from 'node:worker_threads';
+    const t = await import('./native.js');
+    const { loadAddon } = await import('./native-addon.js');
+    const addon = loadAddon();
+    // this thread alternates between the addon and the wasm (setTransport(null) is the wasm)
+    const viaWasm = (f) => { t.setTransport(null); try { return f(); } finally { t.setTransport(addon); } };
+    if (t.transport() !== 'native' || viaWasm(() => t.transport()) !== 'wasm') throw new Error('transports');
+    // i32.load from the address given, one page of memory: (func (param i32) (result i32) local.get 0 i32.load)
+    const bytes = new Uint8Array([0,97,115,109,1,0,0,0,1,6,1,96,1,127,1,127,3,2,1,0,5,3,1,0,1,7,8,1,4,108,111,97,100,0,0,
+      10,9,1,7,0,32,0,40,2,0,11]);
+    const trap = new WebAssembly.Instance(new WebAssembly.Module(bytes)).exports.load;
+    // the wasm binding in a worker while this thread calls the addon
+    const w = new Worker("const { parentPort } = require('node:worker_threads'); import(" + JSON.stringify(new URL('./index.js', 'file://' + process.cwd() + '/').href) + ").then((t) => { let n = 0; for (let i = 0; i < 300; i++) n += t.envelope('TIMEOUT', 'w' + i).message === 'w' + i + '.' ? 1 : 0; parentPort.postMessage(n); });", { eval: true, execArgv: ['--no-warnings'], env: { ...process.env, TOOLERR_NATIVE: '0' } });
+    const done = new Promise((res, rej) => { w.once('message', res); w.once('error', rej); });
+    let traps = 0, calls = 0;
+    for (let i = 0; i < 300; i++) {
+      try { trap(1 << 20); } catch (e) { if (e instanceof WebAssembly.RuntimeError && /out of bounds/.test(e.message)) traps++; }
+      if (t.envelope('TIMEOUT', 'n' + i).message === 'n' + i + '.') calls++;
+      if (viaWasm(() => t.envelope('TIMEOUT', 'm' + i).message) === 'm' + i + '.') calls++;
+    }
+    const fromWorker = await done;
+    if (trap(0) !== 0) throw new Error('an in-bounds load');
+    const got = await new Promise((res) => { process.once('SIGUSR2', () => res('SIGUSR2')); process.kill(process.pid, 'SIGUSR2'); });
+    console.log(traps, calls, fromWorker, got, t.version().version, t.transport());`;
+  const r = node(src);
+  assert.equal(r.stderr, '');
+  assert.equal(r.status, 0);
+  assert.equal(r.stdout, '300 600 300 SIGUSR2 0.1.0 native\n');
+});
