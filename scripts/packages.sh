@@ -9,6 +9,9 @@
 #   toolerr-V.tar.gz                        Python sdist: the package and the
 #                                           core's Go source, built by setup.py
 #   toolerr-V.tgz                           npm package with DIST/toolerr.wasm
+#   toolerr-native-V.tgz                    optional npm package: the Node addon
+#                                           DIST/toolerr_native.node (linux-x64
+#                                           glibc), when make native built it
 #   toolerr-V.crate                         Rust crate with DIST/libtoolerr.a for
 #                                           the host target and the Go source
 # Each carries redisstore/cas.lua, the compare-and-swap script of the Redis
@@ -110,6 +113,17 @@ tar -C "$node" --exclude=./node_modules --exclude=./test-frameworks --exclude=./
 cp "$dist/toolerr.wasm" "$stage/node/"
 cp "$root/redisstore/cas.lua" "$stage/node/"
 (cd "$stage/node" && npm pack --silent --pack-destination "$out" >/dev/null)
+
+# npm, optional: toolerr-native, the addon built by make native (one file,
+# libtoolerr.a linked in) with its package.json and README.
+if [ -f "$dist/toolerr_native.node" ]; then
+  mkdir -p "$stage/node-native"
+  cp "$root/bindings/node-native/package.json" "$root/bindings/node-native/README.md" "$stage/node-native/"
+  cp "$dist/toolerr_native.node" "$stage/node-native/"
+  (cd "$stage/node-native" && npm pack --silent --pack-destination "$out" >/dev/null)
+else
+  echo "packages: $dist/toolerr_native.node not built (make native): toolerr-native-$version.tgz left out"
+fi
 
 # Rust: the crate, with DIST/libtoolerr.a for the host target (the one Go
 # built it for) and the Go source for every other case (build.rs).

@@ -8,6 +8,8 @@
 #   - the sdist with Go present (built from source) and without Go (must
 #     fail saying what is missing);
 #   - the npm tarball (npm install), README, body and runtime examples, then the README example
+#     over the optional native addon (toolerr-native-V.tgz installed beside it, when
+#     make packages built it: toolerr/native and TOOLERR_NATIVE=1, the same output),
 #     bundled by esbuild for Node and run from a folder with no node_modules,
 #     and a browser bundle (esbuild) run in headless Chromium when present;
 #   - the crate (cargo add --path on the unpacked .crate), README example,
@@ -50,6 +52,8 @@ else
     ls "$pkgs"/$f >/dev/null 2>&1 || { echo "test-packages: $pkgs/$f is missing; run 'make packages'" >&2; exit 1; }
     cp "$pkgs"/$f "$tmp/artifacts/"
   done
+  # optional: the Node addon's package (make native)
+  [ ! -f "$pkgs/toolerr-native-$version.tgz" ] || cp "$pkgs/toolerr-native-$version.tgz" "$tmp/artifacts/"
   cp "$root/VERSION" "$tmp/"
   for f in readme_example body_example resilience_example runtime_example runtime_async_example redis_example search_service; do
     cp "$root/bindings/python/examples/$f.py" "$tmp/examples/"
@@ -255,6 +259,22 @@ console.log(fileURLToPath(import.meta.resolve('@bjorn3/browser_wasi_shim')));")
 inside "npm: toolerr, its toolerr.wasm and the declared @bjorn3/browser_wasi_shim" "${where[@]}"
 [ ! -L node_modules/toolerr ] && ok "npm: node_modules/toolerr is a copy, not a symlink" || bad "npm: node_modules/toolerr is a symlink"
 check "npm: installed version" "$version" "$(node -p "require('./node_modules/toolerr/package.json').version")"
+# The optional addon, installed beside toolerr as its README says; the README
+# example then gives the same output over it, and toolerr/native loads it
+# from the project (the clone is hidden).
+if [ -f ../../artifacts/toolerr-native-"$version".tgz ]; then
+  cp ../../artifacts/toolerr-native-"$version".tgz .
+  npm install --no-audit --no-fund --loglevel=error ./toolerr-native-"$version".tgz >/dev/null &&
+    ok "npm: npm install ./toolerr-native-$version.tgz" || bad "npm: npm install ./toolerr-native-$version.tgz"
+  check "npm + toolerr-native: README example with TOOLERR_NATIVE=1" "$readme_out" "$(TOOLERR_NATIVE=1 node --no-warnings readme_example.mjs 2>&1)"
+  mapfile -t where < <(node --no-warnings --input-type=module -e "
+import { fileURLToPath } from 'node:url';
+const t = await import('toolerr/native');
+console.log(t.transport() === 'native' ? fileURLToPath(import.meta.resolve('toolerr-native')) : 'not native: ' + t.transport());")
+  inside "npm: toolerr/native takes the installed toolerr-native" "${where[@]}"
+else
+  skip "npm + toolerr-native" "toolerr-native-$version.tgz was not built (make native needs gcc and Node's node_api.h)"
+fi
 # A bundler: esbuild (pinned) bundles the example for Node; the bundle runs
 # from a folder with no node_modules, toolerr.wasm copied beside it (esbuild
 # does not copy assets named by new URL(..., import.meta.url)).
