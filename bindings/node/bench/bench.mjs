@@ -95,30 +95,26 @@ console.log(`${''.padEnd(50)} ${'toolerr'.padStart(12)} ${'peer'.padStart(12)} $
 const work = process.env.BENCH_WORK || 'ab'; // which work items run: "a", "b" or both
 const getArgsA = () => model.getArgs({ prompt: onePrompt, stream: false, userSuppliedBetas: new Set() });
 const getArgsB = () => model.getArgs({ prompt, stream: false, userSuppliedBetas: new Set() });
-if (work.includes('a')) {
-  await pair('(a) toAnthropic / AI SDK getArgs', () => toolerr.toAnthropic(outcome), getArgsA, n, 1);
-  await pair('(a) toAnthropic / AI SDK doGenerate', () => toolerr.toAnthropic(outcome), () => generate(onePrompt), n, 1);
-}
-if (work.includes('b')) {
-  await pair('(b) -> anthropic, list / AI SDK getArgs', () => toolerr.convert(msgs, { from: 'openai-chat', to: 'anthropic' }), getArgsB, m, 1);
-  await pair('(b) -> anthropic, list / AI SDK doGenerate', () => toolerr.convert(msgs, { from: 'openai-chat', to: 'anthropic' }),
-    () => generate(prompt), m, 1);
-  await pair('(b) -> anthropic, JSON text in / AI SDK doGenerate', () => toolerr.convert(raw, { from: 'openai-chat', to: 'anthropic' }),
-    () => generate(prompt), m, 1);
-}
-if (native) {
-  console.log('the native addon (toolerr-native), same process:');
+// peers runs the pairs of both work items with t (a binding's API: the wasm
+// or the addon) against the AI SDK, its lines named with label.
+async function peers(label, t) {
+  const toB = (list) => t.convert(list, { from: 'openai-chat', to: 'anthropic' });
   if (work.includes('a')) {
-    await pair('(a) native toAnthropic / AI SDK getArgs', () => native.toAnthropic(outcome), getArgsA, n, 1);
-    await pair('(a) native toAnthropic / AI SDK doGenerate', () => native.toAnthropic(outcome), () => generate(onePrompt), n, 1);
-    await pair('(a) native toAnthropic / wasm toAnthropic', () => native.toAnthropic(outcome), () => toolerr.toAnthropic(outcome), n, 1);
+    await pair(`(a) ${label}toAnthropic / AI SDK getArgs`, () => t.toAnthropic(outcome), getArgsA, n, 1);
+    await pair(`(a) ${label}toAnthropic / AI SDK doGenerate`, () => t.toAnthropic(outcome), () => generate(onePrompt), n, 1);
   }
   if (work.includes('b')) {
-    await pair('(b) native -> anthropic, list / AI SDK getArgs', () => native.convert(msgs, { from: 'openai-chat', to: 'anthropic' }), getArgsB, m, 1);
-    await pair('(b) native -> anthropic, list / AI SDK doGenerate', () => native.convert(msgs, { from: 'openai-chat', to: 'anthropic' }),
-      () => generate(prompt), m, 1);
-    await pair('(b) native -> anthropic, JSON text in / AI SDK doGenerate', () => native.convert(raw, { from: 'openai-chat', to: 'anthropic' }),
-      () => generate(prompt), m, 1);
+    await pair(`(b) ${label}-> anthropic, list / AI SDK getArgs`, () => toB(msgs), getArgsB, m, 1);
+    await pair(`(b) ${label}-> anthropic, list / AI SDK doGenerate`, () => toB(msgs), () => generate(prompt), m, 1);
+    await pair(`(b) ${label}-> anthropic, JSON text in / AI SDK doGenerate`, () => toB(raw), () => generate(prompt), m, 1);
+  }
+}
+await peers('', toolerr);
+if (native) {
+  console.log('the native addon (toolerr-native), same process:');
+  await peers('native ', native);
+  if (work.includes('a')) await pair('(a) native toAnthropic / wasm toAnthropic', () => native.toAnthropic(outcome), () => toolerr.toAnthropic(outcome), n, 1);
+  if (work.includes('b')) {
     await pair('(b) native -> anthropic, list / wasm', () => native.convert(msgs, { from: 'openai-chat', to: 'anthropic' }),
       () => toolerr.convert(msgs, { from: 'openai-chat', to: 'anthropic' }), m, 1);
   }
