@@ -73,6 +73,8 @@ func TestVersionsAgree(t *testing.T) {
 	want := readVersion(t)
 	var pkg struct{ Version string }
 	jsonFile(t, "node/package.json", &pkg)
+	var nativePkg struct{ Version string }
+	jsonFile(t, "node-native/package.json", &nativePkg)
 	var lock struct {
 		Version  string
 		Packages map[string]struct{ Version string }
@@ -92,6 +94,7 @@ func TestVersionsAgree(t *testing.T) {
 		"core.Version (core/invoke.go)":                core.Version,
 		"bindings/python/pyproject.toml [project]":     tomlVersion(t, "python/pyproject.toml", "project"),
 		"bindings/node/package.json":                   pkg.Version,
+		"bindings/node-native/package.json":            nativePkg.Version,
 		"bindings/node/package-lock.json":              lock.Version,
 		`bindings/node/package-lock.json packages[""]`: lock.Packages[""].Version,
 		"bindings/rust/Cargo.toml [package]":           tomlVersion(t, "rust/Cargo.toml", "package"),
@@ -109,7 +112,7 @@ func TestVersionFilesExist(t *testing.T) {
 	manifests, err := filepath.Glob("*/*")
 	require.NoError(t, err)
 	known := map[string]bool{
-		"python/pyproject.toml": true, "node/package.json": true, "node/package-lock.json": true,
+		"python/pyproject.toml": true, "node/package.json": true, "node/package-lock.json": true, "node-native/package.json": true,
 		"rust/Cargo.toml": true, "rust/Cargo.lock": true,
 	}
 	for _, m := range manifests {

@@ -16,9 +16,9 @@ printf '%s\n' "$new" >VERSION
 sed -i "s/^const Version = \"$q\"/const Version = \"$new\"/" core/invoke.go
 sed -i "0,/^version = \"$q\"/s//version = \"$new\"/" bindings/python/pyproject.toml bindings/rust/Cargo.toml
 sed -i "/^name = \"toolerr\"$/{n;s/^version = \"$q\"/version = \"$new\"/}" bindings/rust/Cargo.lock
-# package.json and package-lock.json: the package's own "version" (the first
+# package.json (toolerr's and toolerr-native's) and package-lock.json: the package's own "version" (the first
 # one in the file, and the root package's in the lock file).
-sed -i "0,/\"version\": \"$q\"/s//\"version\": \"$new\"/" bindings/node/package.json
+sed -i "0,/\"version\": \"$q\"/s//\"version\": \"$new\"/" bindings/node/package.json bindings/node-native/package.json
 sed -i "0,/\"version\": \"$q\"/s//\"version\": \"$new\"/; /\"packages\": {/,/\"node_modules/{s/\"version\": \"$q\"/\"version\": \"$new\"/}" bindings/node/package-lock.json
 # The version op's answer, wherever a test, fixture or the README shows it.
 git grep -lE "\\\\?\"version\\\\?\": ?\\\\?\"$q\\\\?\"|release $q" -- ':!bindings/node/package*.json' ':!VERSION' |
