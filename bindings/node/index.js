@@ -4,7 +4,7 @@
 // optional native addon (toolerr-native) instead, as importing toolerr/native
 // does (native-addon.js).
 import { readFileSync } from 'node:fs';
-import { WASI } from 'node:wasi';
+import { createRequire } from 'node:module';
 import { setExports } from './core.js';
 import { selectTransport } from './native-addon.js';
 
@@ -26,7 +26,13 @@ const callThrough = (f, args) => f(...args);
 const plainCalls = (imports) =>
   Object.fromEntries(Object.entries(imports).map(([name, f]) => [name, (...args) => callThrough(f, args)]));
 
+// node:wasi is loaded with the module, on the first call, not at import: a
+// thread on the native addon never loads it (nor prints its experimental
+// warning).
+const nodeRequire = createRequire(import.meta.url);
+
 function load() {
+  const { WASI } = nodeRequire('node:wasi');
   const path = process.env.TOOLERR_WASM || new URL('./toolerr.wasm', import.meta.url);
   const wasi = new WASI({ version: 'preview1', args: [], env: {}, returnOnExit: true });
   let bytes;

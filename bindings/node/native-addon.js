@@ -10,7 +10,7 @@ import { createRequire } from 'node:module';
 import { resolve } from 'node:path';
 import { setTransport } from './core.js';
 
-const require = createRequire(import.meta.url);
+const nodeRequire = createRequire(import.meta.url);
 
 /**
  * Loads the addon: TOOLERR_NATIVE_ADDON's file, else the installed package
@@ -22,7 +22,7 @@ export function loadAddon() {
   const path = process.env.TOOLERR_NATIVE_ADDON;
   let addon;
   try {
-    addon = require(path ? resolve(path) : 'toolerr-native');
+    addon = nodeRequire(path ? resolve(path) : 'toolerr-native');
   } catch (e) {
     if (!path && e.code === 'MODULE_NOT_FOUND' && String(e.message).includes("'toolerr-native'")) return null;
     throw new Error(`toolerr: the native addon ${path ?? 'toolerr-native'} did not load: ${e.message}`, { cause: e });
