@@ -7,7 +7,7 @@
 //! serde_json decoding that transcript and encoding toolerr's answer (the
 //! least any serde_json converter does: no conversion logic at all). Each pair
 //! runs in interleaved rounds; the figure is the median of per-round ratios.
-use serde_json::{json, Value};
+use serde_json::{json, value::RawValue, Value};
 use std::hint::black_box;
 use std::time::Instant;
 use toolerr::{Envelope, Outcome, Transcript};
@@ -71,10 +71,17 @@ fn main() {
         let answer = toolerr::convert(&msgs, "openai-chat", to, json!({})).unwrap();
         let flagged = answer.to_string().matches(if to == "anthropic" { "\"is_error\":true" } else { "\"error\":{\"code\"" }).count();
         assert_eq!(flagged, 3, "the three failures keep their flag");
+        let kept: Box<RawValue> = toolerr::convert_json_as(&raw, "openai-chat", to, json!({})).unwrap();
+        assert_eq!(serde_json::from_str::<Value>(kept.get()).unwrap(), answer, "the list as text and as values convert alike");
         let peer = || { black_box(serde_json::to_vec(&(serde_json::from_str::<Vec<Value>>(black_box(&raw)).unwrap(), &answer)).unwrap()); };
         pair(&format!("(b) -> {to}, values / serde_json decode + encode"), rounds, n / 40, 2.0,
             || { black_box(toolerr::convert(black_box(&msgs), "openai-chat", to, json!({})).unwrap()); }, peer);
         pair(&format!("(b) -> {to}, a body as JSON text / serde_json"), rounds, n / 40, 2.0,
             || { black_box(toolerr::convert_body(Transcript::Json(black_box(&body)), "openai-chat", to, json!({})).unwrap()); }, peer);
+        // the same conversions with the answer kept as the core's bytes (RawValue: checked once, no tree)
+        pair(&format!("(b) -> {to}, values, RawValue out / serde_json"), rounds, n / 40, 2.0,
+            || { black_box(toolerr::convert_as::<Box<RawValue>>(black_box(&msgs), "openai-chat", to, json!({})).unwrap()); }, peer);
+        pair(&format!("(b) -> {to}, list as JSON text, RawValue out"), rounds, n / 40, 2.0,
+            || { black_box(toolerr::convert_json_as::<Box<RawValue>>(black_box(&raw), "openai-chat", to, json!({})).unwrap()); }, peer);
     }
 }

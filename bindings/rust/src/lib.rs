@@ -158,12 +158,18 @@ thread_local! {
 /// `run` that itself writes a request finds the buffer taken and gets one
 /// of its own.
 fn with_request<R: Serialize + ?Sized, T>(request: &R, run: impl FnOnce(&[u8]) -> Result<T>) -> Result<T> {
+    with_request_bytes(|buf| serde_json::to_writer(buf, request), run)
+}
+
+/// [`with_request`] with the request written by `write` into the thread's
+/// (cleared) request buffer.
+fn with_request_bytes<T>(write: impl FnOnce(&mut Vec<u8>) -> serde_json::Result<()>, run: impl FnOnce(&[u8]) -> Result<T>) -> Result<T> {
     REQUEST.with(|cell| {
         let mut own = Vec::new();
         let mut guard = cell.try_borrow_mut().ok();
         let buf = guard.as_deref_mut().unwrap_or(&mut own);
         buf.clear();
-        serde_json::to_writer(&mut *buf, request).map_err(|e| binding_error("the request cannot be written as JSON", &e, b""))?;
+        write(&mut *buf).map_err(|e| binding_error("the request cannot be written as JSON", &e, b""))?;
         let r = run(buf);
         if buf.capacity() > REQUEST_KEEP_BYTES {
             *buf = Vec::new();
@@ -173,8 +179,16 @@ fn with_request<R: Serialize + ?Sized, T>(request: &R, run: impl FnOnce(&[u8]) -
 }
 
 /// The `"ok"` value of a response as `T`, or its error (see invoke_as).
+///
+/// The answer's UTF-8 is checked once, over the whole answer, and serde then
+/// reads it as text (`from_str`), which checks no string again: `from_slice`
+/// checks every string on its own, 10-40% of reading a long answer.
 fn answer<T: DeserializeOwned>(out: &[u8]) -> Result<T> {
-    let resp: Response<T> = serde_json::from_slice(out).map_err(|e| binding_error("the answer does not fit the Rust type", &e, out))?;
+    let text = std::str::from_utf8(out).map_err(|e| {
+        let e = <serde_json::Error as serde::de::Error>::custom(e);
+        binding_error("the answer does not fit the Rust type", &e, out)
+    })?;
+    let resp: Response<T> = serde_json::from_str(text).map_err(|e| binding_error("the answer does not fit the Rust type", &e, out))?;
     match (resp.error, resp.ok) {
         (Some(envelope), _) => Err(ToolerrError { envelope }),
         (None, Some(ok)) => Ok(ok),
@@ -437,11 +451,9 @@ fn with(mut base: Value, options: Value) -> Value {
     base
 }
 
-/// Runs the transcript op `name` on `messages` with `members` and `options`
-/// (which override members; null members are left out, as in `op`). The
-/// list is written straight from the caller's slice, never copied into a new
-/// `Value` first.
-fn list_op(name: &str, members: &[(&str, &str)], messages: &[Value], options: Value) -> Result<Value> {
+/// The members of a transcript op's request: `op`, `members`, then
+/// `options` over them, the null ones left out (as in `op`).
+fn request_members(name: &str, members: &[(&str, &str)], options: Value) -> Map<String, Value> {
     let mut rest = Map::new();
     rest.insert("op".into(), name.into());
     for (k, v) in members {
@@ -451,16 +463,71 @@ fn list_op(name: &str, members: &[(&str, &str)], messages: &[Value], options: Va
         rest.extend(o);
     }
     rest.retain(|_, v| !v.is_null());
+    rest
+}
+
+/// A request object: the members of `rest`, then `tail` under `key`, written
+/// straight from the caller's value (never copied into a new `Value` first).
+/// `key` comes last so that the core's fast path for lists, which wants `op`
+/// and the formats before `messages`, takes the request.
+struct WithTail<'a, V: ?Sized> {
+    rest: &'a Map<String, Value>,
+    key: &'a str,
+    tail: &'a V,
+}
+
+impl<V: Serialize + ?Sized> Serialize for WithTail<'_, V> {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> std::result::Result<S::Ok, S::Error> {
+        use serde::ser::SerializeMap;
+        let mut m = s.serialize_map(Some(self.rest.len() + 1))?;
+        for (k, v) in self.rest {
+            m.serialize_entry(k, v)?;
+        }
+        m.serialize_entry(self.key, self.tail)?;
+        m.end()
+    }
+}
+
+/// Runs the request of `rest` with `input` written last under `key`
+/// ("messages" or "body"), the answer read as `T`. A value is written
+/// straight from the caller's value; JSON text is copied into the request as
+/// it is, neither parsed nor checked by the binding (the core reads it, and
+/// refuses a duplicate key, which `serde_json` would resolve to the last
+/// value). `rest` holds `op` (see [`request_members`]).
+fn input_op<T: DeserializeOwned, V: Serialize + ?Sized>(rest: &Map<String, Value>, key: &str, input: Input<V>) -> Result<T> {
+    match input {
+        Input::Value(tail) => invoke_as(&WithTail { rest, key, tail }),
+        Input::Json(text) => with_request_bytes(
+            |buf| {
+                serde_json::to_writer(&mut *buf, rest)?;
+                buf.pop(); // the closing brace; `rest` holds `op`, so a member came before
+                buf.push(b',');
+                serde_json::to_writer(&mut *buf, key)?;
+                buf.push(b':');
+                buf.extend_from_slice(text.as_bytes());
+                buf.push(b'}');
+                Ok(())
+            },
+            |req| with_response(req, |out| answer(out)),
+        ),
+    }
+}
+
+/// What [`input_op`] writes under its key: a serde value or JSON text.
+enum Input<'a, V: ?Sized> {
+    Value(&'a V),
+    Json(&'a str),
+}
+
+/// Runs the transcript op `name` on the list `messages`, written straight
+/// from the caller's slice (see [`input_op`]).
+/// Options that hold `messages` replace the list.
+fn list_op<T: DeserializeOwned>(name: &str, members: &[(&str, &str)], messages: &[Value], options: Value) -> Result<T> {
+    let rest = request_members(name, members, options);
     if rest.contains_key("messages") {
-        return op(name, Value::Object(rest)); // options replace the list
+        return invoke_as(&rest); // options replace the list
     }
-    #[derive(Serialize)]
-    struct ListRequest<'a> {
-        #[serde(flatten)]
-        rest: &'a Map<String, Value>,
-        messages: &'a [Value],
-    }
-    invoke_as(&ListRequest { rest: &rest, messages })
+    input_op(&rest, "messages", Input::Value(messages))
 }
 
 /// The findings a provider would reject in a transcript (op `check`); `options` adds members.
@@ -473,9 +540,28 @@ pub fn repair(format: &str, messages: &[Value], options: Value) -> Result<Value>
     list_op("repair", &[("format", format)], messages, options)
 }
 
-/// A transcript translated between formats, failure flags carried (op `convert`).
+/// A transcript translated between formats, failure flags carried (op `convert`):
+/// `{"messages", "id_map"?, "name_map"?, "notes"?, "system"?}`.
 pub fn convert(messages: &[Value], from: &str, to: &str, options: Value) -> Result<Value> {
+    convert_as(messages, from, to, options)
+}
+
+/// [`convert`] with the answer read as `T`: `Value`, a type of your own
+/// (e.g. `struct { messages: Vec<MessageParam>, system: Option<String> }`),
+/// or `Box<serde_json::value::RawValue>` to keep the core's bytes as they came
+/// (serde checks them once and builds no tree: what to hold when the list goes
+/// on into a request body). Errors as [`invoke_as`] gives them.
+pub fn convert_as<T: DeserializeOwned>(messages: &[Value], from: &str, to: &str, options: Value) -> Result<T> {
     list_op("convert", &[("from", from), ("to", to)], messages, options)
+}
+
+/// [`convert_as`] for a list the caller holds as JSON text (`[{"role": ...}, ...]`):
+/// the text goes into the request as it is, neither parsed nor checked by the
+/// binding; the core reads it (JSON it cannot read is an `INVALID_INPUT` error,
+/// `details.path` naming where, and a duplicate key is refused, not resolved).
+pub fn convert_json_as<T: DeserializeOwned>(messages: &str, from: &str, to: &str, options: Value) -> Result<T> {
+    let rest = request_members("convert", &[("from", from), ("to", to)], options);
+    input_op::<T, Value>(&rest, "messages", Input::Json(messages)) // a `messages` option too: the core refuses the duplicate
 }
 
 /// A transcript trimmed to a size budget without separating calls from results (op `trim`).
@@ -499,24 +585,21 @@ pub enum Transcript<'a> {
     Json(&'a str),
 }
 
-/// Runs the transcript op `name` on `members` plus `input` under `key` ("messages" or "body").
-fn transcript_op(name: &str, members: Value, key: &str, input: Transcript) -> Result<Value> {
-    match input {
-        Transcript::Value(v) => op(name, with(members, json!({ key: v }))),
-        Transcript::Json(text) => {
-            let mut req = Map::new();
-            req.insert("op".into(), name.into());
-            if let Value::Object(m) = members {
-                req.extend(m.into_iter().filter(|(_, v)| !v.is_null()));
+/// Runs the transcript op `name` on `members` plus the body `input` (see [`input_op`]).
+/// A body value replaces a `body` option (a null body is no member, as
+/// `op` leaves nulls out); with body text, a `body` option is a duplicate
+/// key the core refuses.
+fn body_op<T: DeserializeOwned>(name: &str, members: &[(&str, &str)], options: Value, body: Transcript) -> Result<T> {
+    let mut rest = request_members(name, members, options);
+    match body {
+        Transcript::Value(v) => {
+            rest.remove("body");
+            if v.is_null() {
+                return invoke_as(&rest);
             }
-            let mut bytes = serde_json::to_vec(&Value::Object(req))
-                .expect("toolerr: the request serializes to JSON");
-            bytes.pop(); // the closing brace
-            bytes.extend_from_slice(format!(",{}:", Value::from(key)).as_bytes());
-            bytes.extend_from_slice(text.as_bytes());
-            bytes.push(b'}');
-            with_response(&bytes, |out| answer(out))
+            input_op(&rest, "body", Input::Value(v))
         }
+        Transcript::Json(text) => input_op::<T, Value>(&rest, "body", Input::Json(text)),
     }
 }
 
@@ -524,53 +607,34 @@ fn transcript_op(name: &str, members: Value, key: &str, input: Transcript) -> Re
 /// Gemini or Bedrock request; op `check` with `body`); `options` adds members (`id_rules`,
 /// `open_calls`, ...). The body's own `previous_response_id` and `model` are read by the core.
 pub fn check_body(format: &str, body: Transcript, options: Value) -> Result<Value> {
-    transcript_op(
-        "check",
-        with(json!({"format": format}), options),
-        "body",
-        body,
-    )
+    body_op("check", &[("format", format)], options, body)
 }
 
 /// A whole request body with its list repaired, every other member as given: `{"body", "changes"}`.
 pub fn repair_body(format: &str, body: Transcript, options: Value) -> Result<Value> {
-    transcript_op(
-        "repair",
-        with(json!({"format": format}), options),
-        "body",
-        body,
-    )
+    body_op("repair", &[("format", format)], options, body)
 }
 
 /// A whole request body in another format (system prompt, tools and parameters in the target's
 /// place): `{"body", "id_map"?, "notes"?}`.
 pub fn convert_body(body: Transcript, from: &str, to: &str, options: Value) -> Result<Value> {
-    transcript_op(
-        "convert",
-        with(json!({"from": from, "to": to}), options),
-        "body",
-        body,
-    )
+    convert_body_as(body, from, to, options)
+}
+
+/// [`convert_body`] with the answer read as `T` (`Value`, a type of your own,
+/// or `Box<serde_json::value::RawValue>` to keep the core's bytes: see [`convert_as`]).
+pub fn convert_body_as<T: DeserializeOwned>(body: Transcript, from: &str, to: &str, options: Value) -> Result<T> {
+    body_op("convert", &[("from", from), ("to", to)], options, body)
 }
 
 /// A whole request body with the oldest turns of its list dropped: `{"body", "dropped"}`.
 pub fn trim_body(format: &str, body: Transcript, options: Value) -> Result<Value> {
-    transcript_op(
-        "trim",
-        with(json!({"format": format}), options),
-        "body",
-        body,
-    )
+    body_op("trim", &[("format", format)], options, body)
 }
 
 /// A whole request body with its call ids rewritten: `{"body", "id_map"}`.
 pub fn normalize_ids_body(format: &str, body: Transcript, options: Value) -> Result<Value> {
-    transcript_op(
-        "normalize_ids",
-        with(json!({"format": format}), options),
-        "body",
-        body,
-    )
+    body_op("normalize_ids", &[("format", format)], options, body)
 }
 
 /// A whole request body of `format` made ready to send (op `egress_request`, docs/egress.md,
@@ -578,7 +642,7 @@ pub fn normalize_ids_body(format: &str, body: Transcript, options: Value) -> Res
 /// `model` (a Gemini body's model, from its URL), `id_rules`, `capabilities`, `open_calls`.
 /// A body the op cannot read is an `INVALID_INPUT` error.
 pub fn egress_request(format: &str, body: Transcript, options: Value) -> Result<Value> {
-    transcript_op("egress_request", with(json!({"format": format}), options), "body", body)
+    body_op("egress_request", &[("format", format)], options, body)
 }
 
 /// Whether repeated failing calls form a loop (op `loop_guard`); `members` is the whole request.
