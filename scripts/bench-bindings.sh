@@ -17,6 +17,7 @@
 # (a), default 400 (4,000 in Rust); (b) runs a 40th of them) size the runs:
 # short rounds, so that both sides of a pair see the same load. BENCH_WORK=a
 # (or b) runs one work item only (a: without the instantiate measurement).
+# BENCH_CLOCK=cpu makes the Rust bench time process CPU time, not wall-clock.
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 dist_arg=${1:-dist}

@@ -5,19 +5,46 @@
 //! (core/testdata/bench/transcript-b.json, TOOLERR_BENCH_TRANSCRIPT) converted
 //! to Anthropic and to Gemini, beside
 //! serde_json decoding that transcript and encoding toolerr's answer (the
-//! least any serde_json converter does: no conversion logic at all). Each pair
-//! runs in interleaved rounds; the figure is the median of per-round ratios.
+//! least any serde_json converter does: no conversion logic at all): the
+//! answer as a `Value` (values in, a whole body as JSON text in) and as the
+//! core's bytes (`Box<RawValue>`: values in, the list as JSON text in, which
+//! is text in and text out as the peer). Each pair runs in interleaved rounds;
+//! the figure is the median of per-round ratios (BENCH_CLOCK=cpu: of process
+//! CPU time).
 use serde_json::{json, value::RawValue, Value};
 use std::hint::black_box;
 use std::time::Instant;
 use toolerr::{Envelope, Outcome, Transcript};
 
+/// The process's CPU time in seconds (CLOCK_PROCESS_CPUTIME_ID: every
+/// thread, the Go core's collector included; the time other processes hold
+/// the cores is not counted).
+fn process_cpu_s() -> f64 {
+    #[repr(C)]
+    struct Timespec {
+        sec: i64,
+        nsec: i64,
+    }
+    extern "C" {
+        fn clock_gettime(clock: i32, ts: *mut Timespec) -> i32;
+    }
+    const CLOCK_PROCESS_CPUTIME_ID: i32 = 2; // Linux
+    let mut ts = Timespec { sec: 0, nsec: 0 };
+    let rc = unsafe { clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &mut ts) };
+    assert_eq!(rc, 0, "clock_gettime(CLOCK_PROCESS_CPUTIME_ID)");
+    ts.sec as f64 + ts.nsec as f64 * 1e-9
+}
+
+/// Microseconds per call of `f` over `n` calls: wall-clock, or with
+/// BENCH_CLOCK=cpu the process's CPU time (steadier on a loaded machine).
 fn per_call_us(n: usize, f: &mut impl FnMut()) -> f64 {
-    let t0 = Instant::now();
+    let cpu = std::env::var("BENCH_CLOCK").is_ok_and(|c| c == "cpu");
+    let (t0, c0) = (Instant::now(), if cpu { process_cpu_s() } else { 0.0 });
     for _ in 0..n {
         f();
     }
-    t0.elapsed().as_secs_f64() * 1e6 / n as f64
+    let s = if cpu { process_cpu_s() - c0 } else { t0.elapsed().as_secs_f64() };
+    s * 1e6 / n as f64
 }
 
 fn median(mut v: Vec<f64>) -> f64 {
@@ -56,7 +83,8 @@ fn main() {
     let body = format!("{{\"messages\":{raw}}}"); // the user holds the whole request body as text
     let rounds: usize = std::env::var("BENCH_ROUNDS").ok().and_then(|s| s.parse().ok()).unwrap_or(41);
     let n: usize = std::env::var("BENCH_CALLS").ok().and_then(|s| s.parse().ok()).unwrap_or(4_000);
-    println!("rust: toolerr beside serde_json; medians of {rounds} interleaved rounds");
+    let clock = if std::env::var("BENCH_CLOCK").is_ok_and(|c| c == "cpu") { "process CPU time" } else { "wall-clock" };
+    println!("rust: toolerr beside serde_json; medians of {rounds} interleaved rounds ({clock})");
     println!("{:<52} {:>12} {:>12} {:>7}", "", "toolerr", "serde_json", "ratio");
     let work = std::env::var("BENCH_WORK").unwrap_or_else(|_| "ab".into()); // which work items run: "a", "b" or both
     if work.contains('a') {

@@ -182,7 +182,8 @@ fn with_request_bytes<T>(write: impl FnOnce(&mut Vec<u8>) -> serde_json::Result<
 ///
 /// The answer's UTF-8 is checked once, over the whole answer, and serde then
 /// reads it as text (`from_str`), which checks no string again: `from_slice`
-/// checks every string on its own, 10-40% of reading a long answer.
+/// checks every string on its own (in the (b) benchmark `from_utf8` took 0.041-0.050M
+/// instructions a call that way, 0.005M this way).
 fn answer<T: DeserializeOwned>(out: &[u8]) -> Result<T> {
     let text = std::str::from_utf8(out).map_err(|e| {
         let e = <serde_json::Error as serde::de::Error>::custom(e);
