@@ -36,7 +36,7 @@ py="$root/bindings/python"
 cp "$dist/libtoolerr.so" "$py/toolerr/libtoolerr.so"
 [ -x "$py/.venv-bench/bin/python" ] || python3 -m venv "$py/.venv-bench"
 pip=("$py/.venv-bench/bin/python" -m pip --disable-pip-version-check -q)
-"${pip[@]}" install "litellm==$litellm_version"
+"${pip[@]}" install "litellm==$litellm_version" "orjson>=3.9,<4"  # orjson: the binding's dependency (--no-deps below)
 "${pip[@]}" install --force-reinstall --no-deps "$py"
 rm -rf "$py/build"
 

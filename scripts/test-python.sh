@@ -23,7 +23,7 @@ whl=$(ls "$dist"/packages/toolerr-"$version"-py3-none-*.whl 2>/dev/null | head -
 py="$root/bindings/python"
 [ -x "$py/.venv/bin/python" ] || python3 -m venv "$py/.venv"
 pip=("$py/.venv/bin/python" -m pip --disable-pip-version-check -q)
-"${pip[@]}" install "pytest>=8,<9" "mypy>=1.10,<2" "redis>=5,<9"  # redis: the [redis] extra, for tests/test_redis_store.py
+"${pip[@]}" install "pytest>=8,<9" "mypy>=1.10,<2" "redis>=5,<9" "orjson>=3.9,<4"  # redis: the [redis] extra, for tests/test_redis_store.py; orjson: the dependency (--no-deps below)
 "${pip[@]}" install --force-reinstall --no-deps "$whl"
 cd "$py"
 echo "test-python: testing $(basename "$whl"), installed at $(cd /tmp && "$py/.venv/bin/python" -I -c 'import toolerr; print(toolerr.__file__)')"

@@ -16,6 +16,11 @@ from typing import Any, Dict, Iterable, List, Mapping, NamedTuple, Optional, Tup
 
 from ._native import abi_version, invoke_bytes, library_path
 
+try:  # a declared dependency; without it (a --no-deps install) the answers are read with json.loads
+    import orjson as _orjson
+except ImportError:  # pragma: no cover - the tests run both ways (test_api.py, test_without_orjson)
+    _orjson = None  # type: ignore[assignment]
+
 __all__ = [
     "Envelope", "Outcome", "ToolerrError", "abi_version", "breaker", "budget", "canonicalize", "check",
     "classify_exception", "classify_http", "classify_response", "codes", "convert", "envelope", "invoke",
@@ -29,6 +34,37 @@ Message = Dict[str, Any]
 _encode = json.JSONEncoder(separators=(",", ":")).encode  # built once: json.dumps with options builds one per call
 _string = json.encoder.encode_basestring_ascii  # a str as _encode writes it (ensure_ascii)
 _FLAT = frozenset((str, int, float, bool, type(None)))  # the detail types an Envelope keeps its bytes for
+# Each ASCII digit to "0", every other byte to ".": _loads finds a run of 19
+# digits in the translated answer with one bytes.find of _LONG_RUN.
+_DIGIT_RUNS = bytes(0x30 if 0x30 <= c <= 0x39 else 0x2E for c in range(256))
+_LONG_RUN = b"0" * 19
+
+
+def _text(value: Any) -> bytes:
+    """Return value as _encode writes it, in bytes: a str through json's C
+    string encoder directly (what _encode calls for one, without its Python
+    layer: 0.2 against 0.6 us), anything else through _encode."""
+    return (_string(value) if type(value) is str else _encode(value)).encode()
+
+
+def _loads(raw: bytes) -> JSON:
+    """Return the value of JSON bytes the core wrote, as json.loads returns it.
+
+    With orjson installed, orjson.loads reads them (2-4x faster on the
+    answers of issue 12's work items), unless they hold a run of 19 or more
+    digits: orjson reads an integer outside [-2**63, 2**64) as a float where
+    json.loads keeps an int, and every such integer (canonical JSON writes
+    numbers below 1e21 in full) has at least 19 digits; a string with such a
+    run goes to json.loads as well, which costs only time. What orjson
+    refuses (a lone surrogate escape, nesting deeper than 1024) is read by
+    json.loads, which answers as it always did.
+    """
+    if _orjson is not None and raw.translate(_DIGIT_RUNS).find(_LONG_RUN) < 0:
+        try:
+            return _orjson.loads(raw)
+        except _orjson.JSONDecodeError:
+            pass
+    return json.loads(raw)
 
 
 @dataclass(frozen=True)
@@ -84,7 +120,7 @@ class Envelope:
     @classmethod
     def _from_wire(cls, raw: bytes) -> Envelope:
         """Build an Envelope from the core's canonical bytes of one, keeping them."""
-        env = cls.from_dict(json.loads(raw))
+        env = cls.from_dict(_loads(raw))
         env._keep(raw)
         return env
 
@@ -157,7 +193,7 @@ def _answer(out: bytes) -> JSON:
     the bytes {"ok": then the value then }, read without the wrapper.
     """
     if out.startswith(b'{"ok":'):
-        return json.loads(out[6:-1])
+        return _loads(out[6:-1])
     raise ToolerrError(Envelope.from_dict(json.loads(out)["error"]))
 
 
@@ -443,9 +479,9 @@ class Outcome:
         """Return to_dict() as JSON bytes, the envelope's kept bytes spliced in (Envelope.wire)."""
         out = b'{"call":{'
         if self.call_id:
-            out += b'"id":' + _encode(self.call_id).encode() + (b"," if self.name else b"")
+            out += b'"id":' + _text(self.call_id) + (b"," if self.name else b"")
         if self.name:
-            out += b'"name":' + _encode(self.name).encode()
+            out += b'"name":' + _text(self.name)
         out += b"}"
         if self.error is not None:
             out += b',"error":' + self.error.wire()

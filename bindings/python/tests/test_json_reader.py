@@ -1,0 +1,93 @@
+"""The answer reader (toolerr._loads): orjson where it reads as json.loads does, json.loads elsewhere.
+
+Values are compared by repr, which tells an int from a float (1 == 1.0 in
+Python, not in JSON), True from 1 and one key order from another.
+"""
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any, List
+
+import pytest
+
+import toolerr
+from conftest import FIXTURES, REPO
+from toolerr import _loads
+
+needs_orjson = pytest.mark.skipif(toolerr._orjson is None, reason="orjson is not installed (a --no-deps install)")
+
+# Each one is read by orjson differently from json.loads, or refused by it: integers past 64 bits (orjson: a
+# float), a lone surrogate escape (orjson: an error), nesting deeper than orjson's 1024 levels.
+EDGES: List[bytes] = [
+    b"18446744073709551615", b"18446744073709551616", b"-9223372036854775808", b"-9223372036854775809",
+    b'{"n":[1,123456789012345680000,-18446744073709552000,1e+21,0.1]}',
+    b'{"id":"a 19-digit run 1234567890123456789 in a string","n":2}',
+    b'"\\ud800"', b'["\\udc00x","\\ud83d\\ude00"]', b"[" * 1100 + b"]" * 1100,
+    b'{"a":1.0,"b":-0,"c":5e-324,"d":1.7976931348623157e+308,"e":true,"f":null,"g":"\\u00e9\\u2028"}',
+    b"[NaN,-Infinity]", b'{"a":1,"a":2}',
+]
+
+
+def _read(loads: Any, raw: bytes) -> str:
+    """repr of what loads gives for raw, or the name of the exception it raises."""
+    try:
+        return repr(loads(raw))
+    except Exception as e:  # json.loads raises RecursionError past its depth
+        return type(e).__name__
+
+
+@pytest.mark.parametrize("raw", EDGES, ids=range(len(EDGES)))
+def test_loads_reads_as_json_loads(raw: bytes) -> None:
+    assert _read(_loads, raw) == _read(json.loads, raw)
+
+
+def test_loads_keeps_an_int_past_64_bits() -> None:
+    # The core writes 2**64 as the double it is, 18446744073709552000: an int for json.loads.
+    e = toolerr.envelope("TIMEOUT", "x", details={"big": 2 ** 64, "neg": -(2 ** 63) - 4096, "small": 7})
+    assert [(type(v), v) for v in e.details.values()] == [(int, 18446744073709552000),
+                                                          (int, -9223372036854780000), (int, 7)]
+
+
+def test_loads_refuses_what_json_loads_refuses() -> None:
+    for raw in (b"[1,]", b'{"a":1', b"nan", b""):
+        with pytest.raises(json.JSONDecodeError):
+            _loads(raw)
+
+
+@needs_orjson
+def test_every_fixture_answer_reads_as_json_loads() -> None:
+    # Every conformance request's answer through the core, read both ways.
+    n = 0
+    for path in sorted(FIXTURES.rglob("*.json")):
+        for case in json.loads(path.read_bytes()):
+            for test in case["tests"]:
+                out = toolerr.invoke_bytes(json.dumps(test["request"]).encode())
+                if out.startswith(b'{"ok":'):
+                    assert repr(_loads(out[6:-1])) == repr(json.loads(out[6:-1])), (path.name, test["description"])
+                    n += 1
+    assert n > 300
+
+
+def test_without_orjson_every_answer_is_the_same() -> None:
+    # A --no-deps install: orjson cannot be imported, json.loads reads every answer.
+    transcript = REPO / "core" / "testdata" / "bench" / "transcript-b.json"
+    code = (
+        "import json, sys\n"
+        "sys.modules['orjson'] = None\n"
+        "import toolerr\n"
+        "assert toolerr._orjson is None\n"
+        "msgs = json.loads(open(sys.argv[1], 'rb').read())\n"
+        "out = [toolerr.convert(msgs, from_format='openai-chat', to_format=t) for t in ('anthropic', 'gemini')]\n"
+        "out.append(toolerr.envelope('TIMEOUT', 'x', details={'big': 2 ** 64}).details)\n"
+        "print(repr(out))\n"
+    )
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join(p for p in sys.path if p)}
+    got = subprocess.run([sys.executable, "-c", code, str(transcript)], capture_output=True, text=True, env=env,
+                         check=True).stdout.strip()
+    msgs = json.loads(transcript.read_bytes())
+    want: List[Any] = [toolerr.convert(msgs, from_format="openai-chat", to_format=t) for t in ("anthropic", "gemini")]
+    want.append(toolerr.envelope("TIMEOUT", "x", details={"big": 2 ** 64}).details)
+    assert got == repr(want)
