@@ -111,6 +111,9 @@ class _Scratch(threading.local):
         self.addr_arg = ctypes.c_void_p(self.addr)
         self.size_arg = ctypes.c_size_t(_BUFFER_BYTES)
         self.len_arg = ctypes.c_size_t(0)
+        # what invoke_bytes reads per call, in one thread-local lookup instead of six
+        # (each costs about as much as a dict lookup; 0.87x invoke_bytes's time for (a))
+        self.call = (self.len_arg, self.addr_arg, self.size_arg, self.n_ref, self.n, self.view)
         self.busy = False
 
 
@@ -128,11 +131,12 @@ def invoke_bytes(request: bytes) -> bytes:
         return _take(h, h.toolerr_invoke_into(request, len(request), None, 0, ctypes.byref(size)), size.value)
     s.busy = True
     try:
-        s.len_arg.value = len(request)
-        p = h.invoke_into_prepared(request, s.len_arg, s.addr_arg, s.size_arg, s.n_ref)
-        n: int = s.n.value
+        len_arg, addr_arg, size_arg, n_ref, n_out, view = s.call
+        len_arg.value = len(request)
+        p = h.invoke_into_prepared(request, len_arg, addr_arg, size_arg, n_ref)
+        n: int = n_out.value
         if p is None and n:
-            return s.view[:n].tobytes()
+            return view[:n].tobytes()
     finally:
         s.busy = False
     return _take(h, p, n)
