@@ -17,7 +17,7 @@ import toolerr
 from conftest import FIXTURES, REPO
 from toolerr import _loads
 
-needs_orjson = pytest.mark.skipif(toolerr._orjson is None, reason="orjson is not installed (a --no-deps install)")
+needs_orjson = pytest.mark.skipif(not toolerr._reader(), reason="orjson is not installed (a --no-deps install)")
 
 # Each one is read by orjson differently from json.loads, or refused by it: integers past 64 bits (orjson: a
 # float), a lone surrogate escape (orjson: an error), nesting deeper than orjson's 1024 levels.
@@ -78,7 +78,7 @@ def test_without_orjson_every_answer_is_the_same() -> None:
         "import json, sys\n"
         "sys.modules['orjson'] = None\n"
         "import toolerr\n"
-        "assert toolerr._orjson is None\n"
+        "assert toolerr._orjson is None and toolerr._reader() is False\n"
         "msgs = json.loads(open(sys.argv[1], 'rb').read())\n"
         "out = [toolerr.convert(msgs, from_format='openai-chat', to_format=t) for t in ('anthropic', 'gemini')]\n"
         "out.append(toolerr.envelope('TIMEOUT', 'x', details={'big': 2 ** 64}).details)\n"
@@ -91,3 +91,12 @@ def test_without_orjson_every_answer_is_the_same() -> None:
     want: List[Any] = [toolerr.convert(msgs, from_format="openai-chat", to_format=t) for t in ("anthropic", "gemini")]
     want.append(toolerr.envelope("TIMEOUT", "x", details={"big": 2 ** 64}).details)
     assert got == repr(want)
+
+
+def test_import_toolerr_leaves_orjson_for_the_first_answer() -> None:
+    # import toolerr stays as cheap as it was: orjson comes with the first answer read.
+    code = ("import sys, toolerr\nprint('orjson' in sys.modules, toolerr._orjson)\ntoolerr.version()\n"
+            "print(('orjson' in sys.modules) == bool(toolerr._orjson), toolerr._orjson is not None)\n")
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join(p for p in sys.path if p)}
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env, check=True).stdout
+    assert out.split() == ["False", "None", "True", "True"]
