@@ -42,9 +42,10 @@ def _text(value: Any) -> bytes:
     return (_string(value) if type(value) is str else _encode(value)).encode()
 
 
-# The orjson module, imported with the first answer read (not at import, which
-# it made 7-15% slower at load 12, -X importtime) by _reader; False when it cannot be imported (an
-# install with --no-deps): the answers are then read with json.loads.
+# The orjson module, imported by _reader with the first answer read (not at
+# import, which it made 7-15% slower at load 12, python -X importtime); False
+# when it cannot be imported (an install with --no-deps): the answers are then
+# read with json.loads.
 _orjson: Any = None
 
 
@@ -65,9 +66,10 @@ def _loads(raw: bytes) -> JSON:
     With orjson installed, orjson.loads reads them (2-4x faster on the
     answers of issue 12's work items), unless they hold a run of 19 or more
     digits: orjson reads an integer outside [-2**63, 2**64) as a float where
-    json.loads keeps an int, and every such integer (canonical JSON writes
-    numbers below 1e21 in full) has at least 19 digits; a string with such a
-    run goes to json.loads as well, which costs only time. What orjson
+    json.loads keeps an int, and every such integer written as digits (the
+    core's canonical JSON writes every number below 1e21 so) has at least 19
+    of them; a string with such a run goes to json.loads as well, which costs
+    only time. What orjson
     refuses (a lone surrogate escape, nesting deeper than 1024) is read by
     json.loads, which answers as it always did.
     """
