@@ -8,7 +8,6 @@ import json
 import os
 import subprocess
 import sys
-from pathlib import Path
 from typing import Any, List
 
 import pytest
@@ -19,8 +18,9 @@ from toolerr import _loads
 
 needs_orjson = pytest.mark.skipif(not toolerr._reader(), reason="orjson is not installed (a --no-deps install)")
 
-# Each one is read by orjson differently from json.loads, or refused by it: integers past 64 bits (orjson: a
-# float), a lone surrogate escape (orjson: an error), nesting deeper than orjson's 1024 levels.
+# Most are read by orjson differently from json.loads, or refused by it: integers past 64 bits (orjson: a
+# float), a lone surrogate escape, NaN and nesting deeper than orjson's 1024 levels (orjson: an error); the
+# rest (a digit run in a string, extreme floats, escapes, a repeated key) read alike.
 EDGES: List[bytes] = [
     b"18446744073709551615", b"18446744073709551616", b"-9223372036854775808", b"-9223372036854775809",
     b'{"n":[1,123456789012345680000,-18446744073709552000,1e+21,0.1]}',
