@@ -112,9 +112,9 @@ def main() -> None:
     print(f"python {sys.version.split()[0]}; medians of {ROUNDS} interleaved rounds (before, after, LiteLLM) of "
           f"{'wall-clock' if CLOCK is time.perf_counter else 'CPU'} time; load {os.getloadavg()[0]:.1f}")
     print(f"{'':<40} {'before':>8} {'after':>8} {'peer':>8}")
+    tool_msg = {"role": "tool", "tool_call_id": "toolu_01", "content": json.dumps(ENV)}  # built once, as in bench.py
     trio("(a) to_anthropic", lambda: before.to_anthropic(ob), lambda: after.to_anthropic(oa),
-         lambda: anthropic_messages_pt([{"role": "tool", "tool_call_id": "toolu_01", "content": json.dumps(ENV)}],
-                                       "claude-sonnet-4-5", "anthropic"), CALLS)
+         lambda: anthropic_messages_pt([tool_msg], "claude-sonnet-4-5", "anthropic"), CALLS)
     m = max(1, CALLS // 40)
     for to, peer in (("anthropic", lambda: anthropic_messages_pt(rest, "claude-sonnet-4-5", "anthropic")),
                      ("gemini", lambda: _gemini_convert_messages_with_history(messages=rest))):
