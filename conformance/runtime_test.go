@@ -26,6 +26,13 @@ func TestExceptionChains_lint(t *testing.T) {
 	lintFiles(t, "exceptions.schema.json", filepath.Join("exceptions", "*.json"))
 }
 
+// TestValues_lint checks the values every binding builds with a NaN or an
+// infinity in its language's own numbers and sends (values/*.json):
+// values.schema.json, and unique, short, present-tense descriptions.
+func TestValues_lint(t *testing.T) {
+	lintFiles(t, "values.schema.json", filepath.Join("values", "*.json"))
+}
+
 // lintFiles checks every file matching glob against the schema at
 // schemaPath (validFiles), and that the descriptions of its items are
 // unique, short and in the present tense (lintDescription).

@@ -8,7 +8,8 @@
 // code ('' for none: Node's system errors carry ECONNREFUSED there, and an
 // AggregateError of the refused attempts to each of a host's addresses has
 // it with an empty message), and the first line of its message (else of
-// String(cause)), cut at 4,096 characters (the op reads a cause by its type
+// String(cause)), cut at 4,096 characters (code points: a surrogate pair is
+// one, as in Python, Rust and Go; the op reads a cause by its type
 // and its text; a longer one would take a request past the core's limit).
 // A cause that cannot be read (a getter or a Proxy that throws, an object
 // String() cannot convert) ends the chain: the causes before it still count.
@@ -28,10 +29,23 @@ export const readCauses = (err) => {
   return out;
 };
 
-// firstLine returns text up to its first line end, at most 4,096 characters.
+// firstLine returns text up to its first line end, at most 4,096 characters
+// counted as code points, as Python (a str's items), Rust (chars) and Go
+// (errorChainText's range over runes) count them: a surrogate pair is one
+// character, a lone surrogate is one (as String.prototype[Symbol.iterator]
+// yields it, ECMA-262 CodePointAt), so a pair is never split. A line of at
+// most 4,096 UTF-16 units holds at most 4,096 code points and is kept whole
+// without a walk.
 const firstLine = (text) => {
   const nl = text.search(/[\r\n]/);
-  return text.slice(0, Math.min(nl < 0 ? text.length : nl, MAX_CAUSE_CHARS));
+  const line = nl < 0 ? text : text.slice(0, nl);
+  if (line.length <= MAX_CAUSE_CHARS) return line;
+  let i = 0;
+  for (let n = 0; n < MAX_CAUSE_CHARS && i < line.length; n++) {
+    const c = line.charCodeAt(i++);
+    if (c >= 0xd800 && c <= 0xdbff && i < line.length && (line.charCodeAt(i) & 0xfc00) === 0xdc00) i++;
+  }
+  return line.slice(0, i);
 };
 
 /**

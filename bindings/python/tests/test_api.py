@@ -60,6 +60,44 @@ def test_classify_response_reads_google_genai_errors() -> None:
     assert e.retryable and e.details["status"] == 503
 
 
+VALUES = sorted((REPO / "conformance" / "values").glob("*.json"))
+_NONFINITE = {"NaN": float("nan"), "Infinity": float("inf"), "-Infinity": float("-inf")}
+
+
+def _native(v: Any) -> Any:
+    """A conformance/values value built as Python's own: {"$nonfinite": name} as that float."""
+    if isinstance(v, dict):
+        return _NONFINITE[v["$nonfinite"]] if list(v) == ["$nonfinite"] else {k: _native(x) for k, x in v.items()}
+    return [_native(x) for x in v] if isinstance(v, list) else v
+
+
+@pytest.mark.parametrize("case", [c for p in VALUES for c in json.loads(p.read_text())],
+                         ids=lambda c: str(c["description"]))
+def test_a_nan_is_sent_as_null_as_in_every_language(case: Dict[str, Any]) -> None:
+    # conformance/values: a NaN or an infinity the caller's value holds is sent as null, as Node's
+    # JSON.stringify and Rust's serde_json send it. json wrote NaN, which is no JSON: invoke raised
+    # INVALID_INPUT ("request is not valid JSON") where Node and Rust answered.
+    value = _native(case["value"])
+    assert toolerr.canonicalize(value) == case["sent"]
+    assert toolerr.invoke({"op": "canonicalize", "value": value}) == json.loads(case["sent"])
+    if isinstance(value, dict):  # a value the caller puts in an envelope's details
+        e = toolerr.envelope("TOOL_ERROR", "failed", details=value)
+        assert e.details == json.loads(case["sent"])
+        assert json.loads(e.wire())["details"] == json.loads(case["sent"])
+
+
+def test_a_nan_key_and_a_value_that_holds_itself() -> None:
+    # A float key is written by its name, as JSON.stringify writes String(NaN); a value that holds itself
+    # still raises ValueError (the NaN fallback writes nothing of it), a set still TypeError.
+    assert toolerr.canonicalize({float("nan"): 1.0, "x": float("inf")}) == '{"NaN":1,"x":null}'
+    loop: Dict[str, Any] = {"x": float("nan")}
+    loop["self"] = loop
+    with pytest.raises(ValueError, match="Circular"):
+        toolerr.canonicalize(loop)
+    with pytest.raises(TypeError):
+        toolerr.canonicalize({"x": float("nan"), "s": {1}})
+
+
 CHAINS = sorted((REPO / "conformance" / "exceptions").glob("*.json"))
 
 

@@ -26,7 +26,44 @@ __all__ = [
 
 JSON = Any
 Message = Dict[str, Any]
-_encode = json.JSONEncoder(separators=(",", ":")).encode  # built once: json.dumps with options builds one per call
+# Built once: json.dumps with options builds one per call.
+_encode_finite = json.JSONEncoder(separators=(",", ":"), allow_nan=False).encode
+_encode_any = json.JSONEncoder(separators=(",", ":")).encode
+
+
+def _encode(value: Any) -> str:
+    """The JSON text of value, as every binding writes a request the
+    caller's values flow into: a NaN or an infinity (float or a subclass,
+    as numpy.float64) written as null, as JSON.stringify (ECMA-262
+    SerializeJSONProperty: a non-finite Number is "null") and serde_json
+    (its Serializer writes a non-finite f64 as null; a serde_json::Value
+    cannot hold one) write it, where json writes NaN, Infinity and
+    -Infinity, which no JSON text holds (RFC 8259 section 6) and the core
+    refused as a request that is not JSON. A dict key that is such a float
+    is written as its name ("NaN"), as JSON.stringify writes a key
+    (String(NaN)). Raises TypeError for a value json cannot write and
+    ValueError for one that holds itself. A value with no NaN or infinity
+    is written once, by json's C encoder."""
+    try:
+        return _encode_finite(value)
+    except ValueError:
+        _encode_any(value)  # raises ValueError again for a value that holds itself
+        return _encode_any(_finite(value))
+
+
+def _finite(value: Any) -> Any:
+    """value with each NaN or infinite float in it (a dict's value, a list's
+    or tuple's item, at any depth) replaced by None; a copy of each
+    container that holds one, the other values as they are."""
+    if isinstance(value, float):
+        return value if value - value == 0.0 else None  # nan - nan and inf - inf are nan
+    if isinstance(value, dict):
+        return {k: _finite(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [_finite(v) for v in value]
+    return value
+
+
 _string = json.encoder.encode_basestring_ascii  # a str as _encode writes it (ensure_ascii)
 _FLAT = frozenset((str, int, float, bool, type(None)))  # the detail types an Envelope keeps its bytes for
 # Each ASCII digit to "0", every other byte to ".": _loads finds a run of 19
@@ -196,7 +233,9 @@ def invoke(request: Mapping[str, Any]) -> JSON:
     """Run one Invoke request ({"op": ..., ...}) and return its "ok" value.
 
     Raises ToolerrError carrying the envelope when the core answers {"error": ...};
-    TypeError when request holds a value json.dumps cannot write.
+    TypeError when request holds a value json.dumps cannot write. A NaN or
+    an infinity in request is sent as null, as the Node and Rust bindings
+    send it (_encode).
     """
     return _answer(invoke_bytes(_encode(request).encode()))
 

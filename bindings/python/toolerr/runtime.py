@@ -28,7 +28,7 @@ from dataclasses import dataclass
 from typing import (Any, Awaitable, Callable, Dict, Generator, Generic, List, Mapping, Optional, Protocol, Tuple,
                     TypeVar, Union)
 
-from . import (_PLAIN_EXCEPTIONS, Envelope, Outcome, ToolerrError, _answer, _classify_exception_as,
+from . import (_PLAIN_EXCEPTIONS, Envelope, _encode, Outcome, ToolerrError, _answer, _classify_exception_as,
                _response_request_text, _type_name, classify_exception, classify_response, invoke_bytes)
 
 __all__ = ["AsyncExecutor", "AsyncStore", "Budget", "CallResult", "Executor", "LoopGuard", "MemoryStore", "Store",
@@ -43,7 +43,7 @@ _log = logging.getLogger("toolerr")
 _log.addHandler(logging.NullHandler())
 _levels = {"debug": logging.DEBUG, "info": logging.INFO, "warn": logging.WARNING}
 _record_json = json.JSONEncoder(separators=(",", ":"), ensure_ascii=False).encode
-_json = json.JSONEncoder(separators=(",", ":")).encode
+_json = _encode  # a NaN or an infinity as null, as the Node and Rust executors write them
 # json's own C scanner (what json.loads runs), called at a member's offset:
 # it returns the value there and where the value ends.
 _scan: Callable[[str, int], Tuple[Any, int]] = json.scanner.make_scanner(json.JSONDecoder())  # type: ignore[arg-type]

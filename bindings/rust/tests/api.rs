@@ -114,19 +114,30 @@ impl std::error::Error for Chained {
 /// conformance/exceptions: the same chain built as each language's own
 /// errors (here a source chain) gives the same decision in every binding;
 /// a case resting on a cause's type name or code is skipped (a Rust source
-/// chain carries neither).
+/// chain carries neither), and one whose message holds a lone surrogate
+/// (a Rust String cannot hold one): each case is read as raw JSON first and
+/// its `needs` alone parsed (serde_json skips the other members' strings
+/// without decoding them), since a lone surrogate fails serde_json's str.
 #[test]
 fn a_cause_chain_decides_as_in_every_language() {
+    #[derive(serde::Deserialize)]
+    struct Needs {
+        #[serde(default)]
+        needs: Vec<String>,
+    }
     let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../conformance/exceptions");
     let mut paths: Vec<_> = std::fs::read_dir(&dir).unwrap().map(|e| e.unwrap().path()).filter(|p| p.extension().is_some_and(|x| x == "json")).collect();
     paths.sort();
     let mut ran = 0;
     for p in paths {
-        let cases: Vec<Value> = serde_json::from_str(&std::fs::read_to_string(&p).unwrap()).unwrap();
-        for c in cases {
-            if c.get("needs").is_some_and(|n| n.as_array().unwrap().iter().any(|x| x == "type" || x == "code")) {
+        let text = std::fs::read_to_string(&p).unwrap();
+        let cases: Vec<&serde_json::value::RawValue> = serde_json::from_str(&text).unwrap();
+        for raw in cases {
+            let needs: Needs = serde_json::from_str(raw.get()).unwrap();
+            if needs.needs.iter().any(|x| x == "type" || x == "code" || x == "lone_surrogate") {
                 continue;
             }
+            let c: Value = serde_json::from_str(raw.get()).unwrap();
             let mut all = vec![&c["error"]];
             all.extend(c["causes"].as_array().unwrap());
             let err = all.iter().rev().fold(None, |cause, e| Some(Box::new(Chained(e["message"].as_str().unwrap().to_string(), cause)))).unwrap();

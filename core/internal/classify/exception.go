@@ -160,7 +160,8 @@ func shortType(t string) string {
 // Sources: Python builtins (TimeoutError, ConnectionError and subclasses),
 // socket.timeout/gaierror, httpx (ConnectTimeout, ReadTimeout, ConnectError,
 // ...), requests.exceptions (Timeout, ConnectionError), aiohttp; Node.js
-// system error codes and DOMException names (AbortError, TimeoutError); Java
+// system error codes and DOMException names (AbortError, TimeoutError);
+// undici's SocketError (docs/api/Errors.md: UND_ERR_SOCKET); Java
 // java.net (SocketTimeoutException, ConnectException, UnknownHostException)
 // and java.net.http.HttpTimeoutException.
 func exceptionCause(typ string) string {
@@ -179,7 +180,9 @@ func exceptionCause(typ string) string {
 	case "ConnectionRefusedError", "ECONNREFUSED", "ConnectException":
 		return CauseConnectionRefused
 	case "ConnectionResetError", "ConnectionAbortedError", "BrokenPipeError", "ECONNRESET", "EPIPE",
-		"RemoteProtocolError", "ServerDisconnectedError", "RemoteDisconnected", "ChunkedEncodingError":
+		"RemoteProtocolError", "ServerDisconnectedError", "RemoteDisconnected", "ChunkedEncodingError",
+		"SocketError": // undici's (UND_ERR_SOCKET): the socket closed or failed under a request
+
 		return CauseConnectionReset
 	case "UnknownHostException", "ENOTFOUND", "EAI_AGAIN", "gaierror":
 		return CauseDNS

@@ -181,9 +181,12 @@ const (
 // connection during a DNS-named dial is a refusal.
 //
 // Sources: Go net and context error strings, Node.js system error codes
-// (ETIMEDOUT, ECONNREFUSED, ECONNRESET, ENOTFOUND, EAI_AGAIN), Python socket,
-// httpx and requests exceptions, Java java.net exceptions.
-func causePhrases() [42][2]string {
+// (ETIMEDOUT, ECONNREFUSED, ECONNRESET, ENOTFOUND, EAI_AGAIN), undici's
+// SocketError (code UND_ERR_SOCKET, "there is an error with the socket",
+// undici docs/api/Errors.md; "other side closed" when the server ends the
+// connection before the response is whole, lib/dispatcher/client-h1.js),
+// Python socket, httpx and requests exceptions, Java java.net exceptions.
+func causePhrases() [44][2]string {
 	return [...][2]string{
 		{"context canceled", CauseCancelled}, {"context cancelled", CauseCancelled},
 		{"operation was canceled", CauseCancelled},
@@ -197,7 +200,8 @@ func causePhrases() [42][2]string {
 		{"connection aborted", CauseConnectionReset}, {"econnaborted", CauseConnectionReset},
 		{"unexpected eof", CauseConnectionReset}, {"socket hang up", CauseConnectionReset},
 		{"server closed", CauseConnectionReset}, {"remote end closed", CauseConnectionReset},
-		{"remotedisconnected", CauseConnectionReset},
+		{"remotedisconnected", CauseConnectionReset}, {"other side closed", CauseConnectionReset},
+		{"und_err_socket", CauseConnectionReset},
 		{"no such host", CauseDNS}, {"enotfound", CauseDNS}, {"eai_again", CauseDNS},
 		{"name resolution", CauseDNS}, {"name or service not known", CauseDNS},
 		{"nodename nor servname", CauseDNS}, {"getaddrinfo", CauseDNS}, {"unknownhost", CauseDNS},

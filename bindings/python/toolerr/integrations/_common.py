@@ -17,7 +17,7 @@ import re
 from types import ModuleType
 from typing import Any, Callable, Dict, List, Mapping, Optional, Tuple, Type, TypeVar, Union, cast
 
-from .. import Envelope, canonicalize, envelope, invoke
+from .. import Envelope, _encode, canonicalize, envelope, invoke
 from ..runtime import AsyncExecutor, CallResult, Executor, ToolFailure, failure_envelope
 
 F = TypeVar("F", bound=Callable[..., Any])
@@ -146,7 +146,7 @@ def call_args(args: Any, kwargs: Dict[str, Any]) -> Any:
     are not JSON (a context object, a model instance)."""
     value: Any = kwargs if not args else {"args": list(args), **kwargs}
     try:
-        return json.loads(json.dumps(value))
+        return json.loads(_encode(value))  # a NaN or an infinity as null, as in every request
     except (TypeError, ValueError):
         return None
 
