@@ -82,6 +82,26 @@ test('classifyException reads a transport cause in the Error.cause chain, as fet
   assert.deepEqual([e.code, e.retryable, e.details.tool_message], ['TOOL_ERROR', false, 'bad page token.']);
 });
 
+// conformance/values: a NaN or an infinity in the caller's value is sent as null (JSON.stringify's rule,
+// ECMA-262 SerializeJSONProperty), as Python and Rust send it.
+const nonfinite = { NaN: NaN, Infinity: Infinity, '-Infinity': -Infinity };
+const native = (v) => (Array.isArray(v) ? v.map(native)
+  : v !== null && typeof v === 'object' ? (Object.keys(v).join() === '$nonfinite' ? nonfinite[v.$nonfinite]
+    : Object.fromEntries(Object.entries(v).map(([k, x]) => [k, native(x)]))) : v);
+const valuesDir = new URL('../../../conformance/values/', import.meta.url);
+for (const file of readdirSync(valuesDir).filter((f) => f.endsWith('.json')).sort()) {
+  for (const c of JSON.parse(readFileSync(new URL(file, valuesDir), 'utf8'))) {
+    test(`${file}: ${c.description}`, () => {
+      const value = native(c.value);
+      assert.equal(toolerr.canonicalize(value), c.sent);
+      assert.deepEqual(toolerr.invoke({ op: 'canonicalize', value }), JSON.parse(c.sent));
+      if (value !== null && typeof value === 'object' && !Array.isArray(value)) {
+        assert.deepEqual(toolerr.envelope('TOOL_ERROR', 'failed', { details: value }).details, JSON.parse(c.sent));
+      }
+    });
+  }
+}
+
 // conformance/exceptions: the same chain built as each language's own errors (here Error.cause, each error
 // of a class of the case's type name, a cause's code as its .code) gives the same decision in every binding.
 const chains = new URL('../../../conformance/exceptions/', import.meta.url);

@@ -153,3 +153,53 @@ fn a_cause_chain_decides_as_in_every_language() {
     }
     assert!(ran >= 8, "{ran} cases");
 }
+
+/// A conformance/values value built as Rust's own: each `{"$nonfinite": name}`
+/// as that f64 run through serde_json (a `Value` cannot hold a NaN or an
+/// infinity: `Value::from(f64::NAN)` is `Null`), the rest as it stands.
+fn native(v: &Value) -> Value {
+    match v {
+        Value::Object(m) if m.len() == 1 && m.contains_key("$nonfinite") => {
+            let f = match m["$nonfinite"].as_str().unwrap() {
+                "NaN" => f64::NAN,
+                "Infinity" => f64::INFINITY,
+                _ => f64::NEG_INFINITY,
+            };
+            Value::from(f)
+        }
+        Value::Object(m) => Value::Object(m.iter().map(|(k, x)| (k.clone(), native(x))).collect()),
+        Value::Array(a) => Value::Array(a.iter().map(native).collect()),
+        _ => v.clone(),
+    }
+}
+
+/// conformance/values: a NaN or an infinity in the caller's value is sent as
+/// null in every binding (serde_json's rule, as JSON.stringify's); a serde
+/// type of the caller's own with an f64 NaN in it, sent through invoke_as,
+/// is written as null by serde_json's Serializer too.
+#[test]
+fn a_nan_is_sent_as_null_as_in_every_language() {
+    #[derive(serde::Serialize)]
+    struct Canonicalize {
+        op: &'static str,
+        value: Vec<f64>,
+    }
+    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../conformance/values");
+    let mut ran = 0;
+    for e in std::fs::read_dir(&dir).unwrap() {
+        let cases: Vec<Value> = serde_json::from_str(&std::fs::read_to_string(e.unwrap().path()).unwrap()).unwrap();
+        for c in cases {
+            let value = native(&c["value"]);
+            let sent = c["sent"].as_str().unwrap();
+            assert_eq!(toolerr::canonicalize(&value).unwrap(), sent, "{}", c["description"]);
+            if value.is_object() {
+                let env = toolerr::envelope("TOOL_ERROR", "failed", None, Some(value.clone()), None).unwrap();
+                assert_eq!(Value::Object(env.details.clone()), serde_json::from_str::<Value>(sent).unwrap(), "{}", c["description"]);
+            }
+            ran += 1;
+        }
+    }
+    assert!(ran >= 4, "{ran} cases");
+    let got: Value = toolerr::invoke_as(&Canonicalize { op: "canonicalize", value: vec![f64::NAN, 1.5, f64::INFINITY] }).unwrap();
+    assert_eq!(got, json!([null, 1.5, null]));
+}
