@@ -14,6 +14,7 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+	"sync/atomic"
 	"time"
 
 	"github.com/redis/go-redis/v9"
@@ -39,6 +40,19 @@ var casScript = redis.NewScript(CASScript)
 // store alone for its back-off window (resilience.Executor.StoreBackoff).
 const DefaultTimeout = 50 * time.Millisecond
 
+// DefaultConnectTimeout is the deadline of each operation of a store that
+// has had no answer from Redis yet (WithConnectTimeout): its first
+// operation dials, and for RESP3 sends HELLO (and CLIENT SETINFO) before its
+// GET, about three round trips where the others take one, and on a loaded
+// machine that missed DefaultTimeout: a fresh replica's first decision fell
+// back to a local closed breaker while the shared one was open. Once Redis
+// has answered (a reply, redis.Nil or a Redis error reply), every operation
+// has the store's deadline again: a connection dropped later (a paused or
+// restarted server) costs DefaultTimeout, as before. Until then, a Redis
+// that cannot be reached costs a caller at most this once per back-off
+// window (resilience.Executor.StoreBackoff).
+const DefaultConnectTimeout = 500 * time.Millisecond
+
 // Store is a resilience.Store over a go-redis client (a *redis.Client,
 // *redis.ClusterClient or *redis.Ring). Every transition is a GET then, only
 // when the state changes, one EVALSHA of a compare-and-swap script, so any
@@ -50,9 +64,11 @@ const DefaultTimeout = 50 * time.Millisecond
 // last state it saw and leaves the store alone for a back-off window (see
 // docs/resilience.md, "Redis unreachable").
 type Store struct {
-	client    redis.UniversalClient
-	timeout   time.Duration
-	honorsCtx bool
+	client         redis.UniversalClient
+	timeout        time.Duration
+	connectTimeout time.Duration
+	honorsCtx      bool
+	answered       atomic.Bool // Redis has answered an operation
 }
 
 var _ resilience.Store = (*Store)(nil)
@@ -69,6 +85,17 @@ func WithTimeout(d time.Duration) Option {
 	}
 }
 
+// WithConnectTimeout sets the deadline of each operation until Redis first
+// answers (d <= 0: DefaultConnectTimeout; never shorter than the store's
+// deadline).
+func WithConnectTimeout(d time.Duration) Option {
+	return func(s *Store) {
+		if d > 0 {
+			s.connectTimeout = d
+		}
+	}
+}
+
 // New returns a Store over client; the caller keeps ownership of the
 // client.
 //
@@ -81,7 +108,7 @@ func WithTimeout(d time.Duration) Option {
 // returns at its deadline, but the command goes on in the background until
 // the client's own timeout, holding a pooled connection.
 func New(client redis.UniversalClient, opts ...Option) *Store {
-	s := &Store{client: client, timeout: DefaultTimeout}
+	s := &Store{client: client, timeout: DefaultTimeout, connectTimeout: DefaultConnectTimeout}
 	for _, o := range opts {
 		o(s)
 	}
@@ -96,12 +123,19 @@ func New(client redis.UniversalClient, opts ...Option) *Store {
 	return s
 }
 
-// run runs op within the store's deadline.
+// run runs op within the store's deadline, or its connect deadline while
+// Redis has not answered yet.
 func run[T any](ctx context.Context, s *Store, op func(ctx context.Context) (T, error)) (T, error) {
-	ctx, cancel := context.WithTimeout(ctx, s.timeout)
+	timeout := s.timeout
+	if !s.answered.Load() {
+		timeout = max(s.timeout, s.connectTimeout)
+	}
+	ctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
 	if s.honorsCtx {
-		return op(ctx)
+		v, err := op(ctx)
+		s.saw(err)
+		return v, err
 	}
 	type result struct {
 		v   T
@@ -110,6 +144,7 @@ func run[T any](ctx context.Context, s *Store, op func(ctx context.Context) (T, 
 	done := make(chan result, 1)
 	go func() {
 		v, err := op(ctx)
+		s.saw(err)
 		done <- result{v, err}
 	}()
 	select {
@@ -118,6 +153,15 @@ func run[T any](ctx context.Context, s *Store, op func(ctx context.Context) (T, 
 	case <-ctx.Done():
 		var zero T
 		return zero, ctx.Err()
+	}
+}
+
+// saw records that Redis answered when err is none, redis.Nil or an error
+// reply of Redis's own (redis.Error).
+func (s *Store) saw(err error) {
+	var reply redis.Error
+	if !s.answered.Load() && (err == nil || errors.As(err, &reply)) {
+		s.answered.Store(true)
 	}
 }
 

@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"net"
 	"os"
 	"os/exec"
 	"strings"
@@ -409,4 +410,100 @@ func TestExecutor_malformedReplyFallsBack(t *testing.T) {
 	assert.Equal(t, int32(1), h.n.Load())
 	require.NotEmpty(t, reasons)
 	assert.Equal(t, "store_error", reasons[0])
+}
+
+// slowStart is a go-redis hook that makes each dial take dial and, once
+// slowCommands is set, each command take 150 ms (both give up with their
+// context).
+type slowStart struct {
+	dial         time.Duration
+	slowCommands atomic.Bool
+}
+
+func wait(ctx context.Context, d time.Duration) error {
+	select {
+	case <-time.After(d):
+		return nil
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+}
+
+func (h *slowStart) DialHook(next redis.DialHook) redis.DialHook {
+	return func(ctx context.Context, network, addr string) (net.Conn, error) {
+		if err := wait(ctx, h.dial); err != nil {
+			return nil, err
+		}
+		return next(ctx, network, addr)
+	}
+}
+func (*slowStart) ProcessPipelineHook(next redis.ProcessPipelineHook) redis.ProcessPipelineHook {
+	return next
+}
+func (h *slowStart) ProcessHook(next redis.ProcessHook) redis.ProcessHook {
+	return func(ctx context.Context, cmd redis.Cmder) error {
+		if h.slowCommands.Load() {
+			if err := wait(ctx, 150*time.Millisecond); err != nil {
+				return err
+			}
+		}
+		return next(ctx, cmd)
+	}
+}
+
+// TestStore_firstConnectDeadline: a store's operations have
+// DefaultConnectTimeout until Redis first answers, then the store's
+// deadline. A first dial of 150 ms (a loaded machine) made a fresh replica's
+// first Load miss the 50 ms deadline, so it decided alone from a closed
+// breaker while the shared one was open (TestExecutor_sharedBreaker and
+// TestReadmeExample_twoReplicas failed so once).
+func TestStore_firstConnectDeadline(t *testing.T) {
+	addr := startRedis(t)
+	for _, honours := range []bool{true, false} {
+		t.Run(fmt.Sprintf("ContextTimeoutEnabled=%v", honours), func(t *testing.T) {
+			c := redis.NewClient(&redis.Options{Addr: addr, ContextTimeoutEnabled: honours, MaxRetries: -1})
+			defer c.Close()
+			h := &slowStart{dial: 150 * time.Millisecond}
+			c.AddHook(h)
+			s := New(c)
+			start := time.Now()
+			_, err := s.Load(context.Background(), "first")
+			require.NoError(t, err, "the first Load, dial included, within DefaultConnectTimeout")
+			assert.GreaterOrEqual(t, time.Since(start), 150*time.Millisecond)
+			h.slowCommands.Store(true)
+			start = time.Now()
+			_, err = s.Load(context.Background(), "first")
+			require.ErrorIs(t, err, context.DeadlineExceeded, "once Redis answered, the store's deadline")
+			assert.Less(t, time.Since(start), 140*time.Millisecond)
+		})
+	}
+}
+
+// TestStore_connectDeadlineOnSilentServer: a server that accepts and never
+// answers costs a store that never had an answer its connect deadline per
+// operation (the executor asks once per back-off window), not more.
+func TestStore_connectDeadlineOnSilentServer(t *testing.T) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	require.NoError(t, err)
+	defer ln.Close()
+	go func() {
+		for {
+			c, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			defer c.Close() // held open and silent until the test ends
+		}
+	}()
+	c := redis.NewClient(&redis.Options{Addr: ln.Addr().String(), ContextTimeoutEnabled: true, MaxRetries: -1})
+	defer c.Close()
+	s := New(c, WithConnectTimeout(200*time.Millisecond))
+	for range 2 {
+		start := time.Now()
+		_, err := s.Load(context.Background(), "k")
+		require.Error(t, err) // go-redis's read deadline, set from the context: "i/o timeout"
+		took := time.Since(start)
+		assert.GreaterOrEqual(t, took, 200*time.Millisecond)
+		assert.Less(t, took, 400*time.Millisecond)
+	}
 }
