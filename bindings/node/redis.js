@@ -25,6 +25,15 @@ export const CAS_SCRIPT = readScript();
 /** The deadline of each store operation connect() sets, in ms (Go: redisstore.DefaultTimeout). */
 export const DEFAULT_TIMEOUT_MS = 50;
 
+/**
+ * The deadline of the client's connect that connect() sets, in ms (ioredis
+ * connectTimeout; Go: redisstore.DefaultConnectTimeout): connect() is awaited
+ * before the store exists, so no decision waits on it, and with 50 ms it
+ * rejected on a loaded machine. Reconnects after a lost connection run in the
+ * background (commands fail at once meanwhile: no offline queue).
+ */
+export const DEFAULT_CONNECT_TIMEOUT_MS = 500;
+
 const bytes = (b) => (b == null ? null : new Uint8Array(b.buffer, b.byteOffset, b.byteLength));
 
 // casReply reads the script's reply as ioredis gives it (the Buffer
@@ -63,14 +72,14 @@ export class RedisStore {
 
   /**
    * Connects a new ioredis client to url ("redis://host:6379/0") and resolves
-   * to a store over it; options: timeoutMs (default 50), redis (more ioredis
-   * options).
+   * to a store over it; options: timeoutMs (default 50), connectTimeoutMs
+   * (default 500, never shorter than timeoutMs), redis (more ioredis options).
    */
-  static async connect(url, { timeoutMs = DEFAULT_TIMEOUT_MS, redis = {} } = {}) {
+  static async connect(url, { timeoutMs = DEFAULT_TIMEOUT_MS, connectTimeoutMs = DEFAULT_CONNECT_TIMEOUT_MS, redis = {} } = {}) {
     const { Redis } = await import('ioredis');
     const client = new Redis(url, {
       commandTimeout: timeoutMs,
-      connectTimeout: Math.max(timeoutMs, 10),
+      connectTimeout: Math.max(timeoutMs, connectTimeoutMs, 10),
       enableOfflineQueue: false,
       maxRetriesPerRequest: 0,
       lazyConnect: true,

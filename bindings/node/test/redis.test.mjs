@@ -38,6 +38,16 @@ test('the script is the one Go embeds', { skip: !existsSync(new URL('../../../re
   assert.equal(createHash('sha1').update(CAS_SCRIPT).digest('hex'), createHash('sha1').update(go).digest('hex'));
 });
 
+test("connect() gives the client's connect 500 ms and each command the store's deadline", { skip }, async () => {
+  // connect() is awaited before the store exists; with a 50 ms connectTimeout it rejected on a loaded machine.
+  const s = await RedisStore.connect(url);
+  assert.deepEqual([s.client.options.connectTimeout, s.client.options.commandTimeout], [500, 50]);
+  await s.close();
+  const slow = await RedisStore.connect(url, { timeoutMs: 800 });
+  assert.deepEqual([slow.client.options.connectTimeout, slow.client.options.commandTimeout], [800, 800]);
+  await slow.close();
+});
+
 test('compareAndSwap', { skip }, async () => {
   const s = await RedisStore.connect(url);
   await s.client.del('k');

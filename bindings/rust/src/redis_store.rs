@@ -12,6 +12,7 @@
 //! alone for its back-off window (docs/resilience.md, "Redis sick or
 //! unreachable").
 use crate::runtime::{Cas, Store, StoreError};
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Mutex;
 use std::time::Duration;
 
@@ -20,6 +21,15 @@ pub const CAS_SCRIPT: &str = include_str!(concat!(env!("OUT_DIR"), "/cas.lua"));
 
 /// The deadline of each store operation when none is given (Go: `redisstore.DefaultTimeout`).
 pub const DEFAULT_TIMEOUT: Duration = Duration::from_millis(50);
+
+/// The deadline of a new connection (connect and handshake) until Redis has
+/// first answered the store (Go: `redisstore.DefaultConnectTimeout`): a
+/// fresh store's first connect on a loaded machine can miss
+/// [`DEFAULT_TIMEOUT`], and its replica then decides alone from a closed
+/// breaker. After the first answer every connection has the store's
+/// deadline again; until it, a Redis that cannot be reached costs a caller
+/// at most this once per back-off window.
+pub const DEFAULT_CONNECT_TIMEOUT: Duration = Duration::from_millis(500);
 
 /// The runtime's [`Store`] over Redis: a small pool of synchronous
 /// connections (one per thread in flight), each bounded by the store's
@@ -30,6 +40,7 @@ pub struct RedisStore {
     timeout: Duration,
     script: redis::Script,
     idle: Mutex<Vec<redis::Connection>>,
+    answered: AtomicBool,
 }
 
 impl RedisStore {
@@ -46,28 +57,32 @@ impl RedisStore {
             timeout: timeout.max(Duration::from_millis(1)),
             script: redis::Script::new(CAS_SCRIPT),
             idle: Mutex::new(Vec::new()),
+            answered: AtomicBool::new(false),
         })
     }
 
-    /// A new connection within the deadline. The crate bounds only the TCP
-    /// connect by it; the handshake that follows (its `CLIENT SETINFO`) would
-    /// wait on a paused server without limit, so the connect runs on its own
-    /// thread and is given up at the deadline (the thread ends when the
-    /// server answers or the socket closes).
+    /// A new connection within the deadline ([`DEFAULT_CONNECT_TIMEOUT`]
+    /// until Redis has first answered the store). The crate bounds only the
+    /// TCP connect by it; the handshake that follows (its `CLIENT SETINFO`)
+    /// would wait on a paused server without limit, so the connect runs on
+    /// its own thread and is given up at the deadline (the thread ends when
+    /// the server answers or the socket closes). The connection's reads and
+    /// writes have the store's deadline.
     fn connect(&self) -> Result<redis::Connection, StoreError> {
         let (tx, rx) = std::sync::mpsc::channel();
         let (client, timeout) = (self.client.clone(), self.timeout);
+        let wait = if self.answered.load(Ordering::Relaxed) { timeout } else { timeout.max(DEFAULT_CONNECT_TIMEOUT) };
         std::thread::spawn(move || {
-            let c = client.get_connection_with_timeout(timeout).and_then(|c| {
+            let c = client.get_connection_with_timeout(wait).and_then(|c| {
                 c.set_read_timeout(Some(timeout))?;
                 c.set_write_timeout(Some(timeout))?;
                 Ok(c)
             });
             let _ = tx.send(c);
         });
-        match rx.recv_timeout(self.timeout) {
+        match rx.recv_timeout(wait) {
             Ok(c) => Ok(c?),
-            Err(_) => Err(format!("toolerr: no connection to Redis within {:?}", self.timeout).into()),
+            Err(_) => Err(format!("toolerr: no connection to Redis within {wait:?}").into()),
         }
     }
 
@@ -80,6 +95,10 @@ impl RedisStore {
         let r = f(&mut conn);
         if r.is_ok() {
             self.idle.lock().unwrap_or_else(|e| e.into_inner()).push(conn);
+        }
+        if r.as_ref().map_or_else(|e| e.code().is_some(), |_| true) {
+            // a reply, or an error reply of Redis's own: Redis answered
+            self.answered.store(true, Ordering::Relaxed);
         }
         Ok(r?)
     }

@@ -111,3 +111,29 @@ fn paused_server_costs_one_deadline_per_window() {
     assert!(first >= Duration::from_millis(25) && first < Duration::from_millis(300), "{first:?}");
     assert!(rest < Duration::from_millis(200), "{rest:?}");
 }
+
+/// A store that has had no answer from Redis yet gives a new connection
+/// `DEFAULT_CONNECT_TIMEOUT` (500 ms), not the 50 ms deadline: a fresh
+/// replica's first connect on a loaded machine missed 50 ms and it decided
+/// alone from a closed breaker (Go's TestExecutor_sharedBreaker failed so).
+/// Once Redis has answered, a paused server costs the store's deadline.
+#[test]
+fn a_fresh_store_waits_the_connect_deadline_then_its_own() {
+    use toolerr::redis_store::{DEFAULT_CONNECT_TIMEOUT, DEFAULT_TIMEOUT};
+    let Some(srv) = server() else { return };
+    let s = RedisStore::open(&srv.url).unwrap();
+    let pid = srv.child.id().to_string();
+    Command::new("kill").args(["-STOP", &pid]).status().unwrap();
+    let t0 = Instant::now();
+    assert!(s.load("k").is_err());
+    let first = t0.elapsed();
+    Command::new("kill").args(["-CONT", &pid]).status().unwrap();
+    assert!(first >= DEFAULT_CONNECT_TIMEOUT && first < DEFAULT_CONNECT_TIMEOUT + Duration::from_millis(400), "{first:?}");
+    assert_eq!(s.load("k").unwrap(), None);
+    Command::new("kill").args(["-STOP", &pid]).status().unwrap();
+    let t0 = Instant::now();
+    assert!(s.load("k").is_err());
+    let answered = t0.elapsed();
+    Command::new("kill").args(["-CONT", &pid]).status().unwrap();
+    assert!(answered >= DEFAULT_TIMEOUT && answered < Duration::from_millis(300), "{answered:?}");
+}
