@@ -191,3 +191,20 @@ test('breaker opens after failures', () => {
   for (let t = 0; t < 3; t++) state = toolerr.breaker(state, 'failure', { nowMs: 1000 + t, error: ERR }).state;
   assert.equal(toolerr.breaker(state, 'allow', { nowMs: 2000 }).allowed, false);
 });
+
+test("classifyException: fetch to a server that closes the connection unanswered is a reset, TRANSPORT retryable", async () => {
+  // undici's SocketError 'other side closed' (code UND_ERR_SOCKET, no errno) under TypeError('fetch failed')
+  // was TOOL_ERROR, not retryable: a connection the server ended before answering heals as ECONNRESET does.
+  const { createServer } = await import('node:net');
+  const server = createServer((socket) => socket.once('data', () => socket.end()));
+  await new Promise((resolve) => server.listen(0, '127.0.0.1', resolve));
+  try {
+    const err = await fetch(`http://127.0.0.1:${server.address().port}/`).then(() => null, (e) => e);
+    assert.equal(err?.cause?.code, 'UND_ERR_SOCKET');
+    assert.equal(err.cause.message, 'other side closed');
+    const e = toolerr.classifyException(err, { tool: 'search' });
+    assert.deepEqual([e.code, e.retryable, e.details.cause], ['TRANSPORT', true, 'connection_reset']);
+  } finally {
+    server.close();
+  }
+});
