@@ -1066,3 +1066,24 @@ def test_a_draw_outside_0_1_is_refused_in_the_words_of_every_executor(draw: Any)
         Executor(sleep=lambda s: None, draw=lambda: draw).call("search", down)
     assert info.value.envelope.code == "INVALID_INPUT"
     assert info.value.envelope.message == "toolerr: event.draw: is required: a uniform random number in [0, 1)."
+
+
+def test_answers_read_before_never_answer_another_call() -> None:
+    # The runtime reuses the values of answer texts read before (_ahead_read, keyed by their first 64
+    # characters, shared by every executor): messages that share those 64 characters, messages that
+    # look like the JSON around them, each called twice in turn on two executors, each get their own
+    # envelope; changing one call's details changes no later call's.
+    head = "a" * 70
+    messages = [head + " one", head + " two", 'x"],"if_loaded":null,"state":{}}',
+                'x"],"if_loaded":null,"state":{"a":1}}', 'q"},"stands":{"if_loaded":null}', "plain"]
+    executors = [Executor(retry={"max_attempts": 1}), Executor(retry={"max_attempts": 2}, sleep=lambda s: None)]
+    for _ in range(2):
+        for i, m in enumerate(messages):
+            def fn(m: str = m) -> None:
+                raise ValueError(m)
+
+            for ex in executors:
+                r = ex.call(f"search{i % 2}", fn)
+                assert r.error is not None and r.error.details["tool_message"] == m + "."
+                assert r.error.details["tool"] == f"search{i % 2}"
+                r.error.details["tool_message"] = "changed by the caller"
