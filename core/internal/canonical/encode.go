@@ -272,12 +272,11 @@ func AppendBytesString(dst []byte, b []byte) []byte { return appendString(dst, b
 func appendString[T string | []byte](dst []byte, s T) []byte {
 	dst = append(dst, '"')
 	start := 0
-	for i := 0; i < len(s); {
-		c := s[i]
-		if c >= 0x20 && c != '"' && c != '\\' && c < 0x80 {
-			i++
-			continue
+	for i := 0; ; {
+		if i = plainRun(s, i); i >= len(s) {
+			break
 		}
+		c := s[i]
 		if c >= 0x80 {
 			// At most one rune's bytes: a conversion of so few costs no allocation.
 			r, size := utf8.DecodeRuneInString(string(s[i:min(i+utf8.UTFMax, len(s))]))

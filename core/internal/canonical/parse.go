@@ -299,16 +299,15 @@ func (p *parser) str() (string, error) {
 	p.loose = false
 	// Fast path: no escapes or control characters, and valid UTF-8: the
 	// string is a slice of p.text, no allocation. (The loop keeps its
-	// position in a local and passes the bytes that need nothing with one
-	// table look-up each.)
+	// position in a local and passes the bytes that need nothing eight at
+	// a time, plainRun.)
 	ascii := true
 	text, i := p.text, start
-	for i < len(text) {
-		c := text[i]
-		if plainByte[c] {
-			i++
-			continue
+	for {
+		if i = plainRun(text, i); i >= len(text) {
+			break
 		}
+		c := text[i]
 		if c == '"' {
 			s := text[start:i]
 			if ascii || utf8.ValidString(s) {
@@ -406,10 +405,7 @@ func (p *parser) unescape(buf *strings.Builder) (invalid bool, err error) {
 		case c < 0x80:
 			// the run of bytes up to the next escape, quote, control or
 			// non-ASCII byte, at once
-			j := p.pos + 1
-			for j < len(p.text) && p.text[j] >= 0x20 && p.text[j] < 0x80 && p.text[j] != '"' && p.text[j] != '\\' {
-				j++
-			}
+			j := plainRun(p.text, p.pos+1)
 			buf.WriteString(p.text[p.pos:j])
 			p.pos = j
 		default:

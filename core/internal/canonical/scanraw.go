@@ -131,8 +131,10 @@ func (p *parser) plainString() (string, bool) {
 	start := p.pos + 1
 	ascii := true
 	for i := start; i < len(p.text); i++ {
+		if i = plainRun(p.text, i); i >= len(p.text) {
+			break
+		}
 		switch c := p.text[i]; {
-		case plainByte[c]:
 		case c == '"':
 			s := p.text[start:i]
 			if !ascii && !utf8.ValidString(s) {

@@ -74,12 +74,13 @@ func (p *parser) decode(dst *[]byte) (invalid bool, err error) {
 	b := (*dst)[:0]
 	defer func() { *dst = b }()
 	for i < len(text) {
-		c := text[i]
-		if plainByte[c] {
-			b = append(b, c)
-			i++
-			continue
+		if j := plainRun(text, i); j > i {
+			b = append(b, text[i:j]...)
+			if i = j; i >= len(text) {
+				break
+			}
 		}
+		c := text[i]
 		switch {
 		case c == '"':
 			p.pos = i + 1
