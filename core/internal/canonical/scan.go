@@ -165,6 +165,14 @@ func (s *Scanner) Member(n int) (name string, more, ok bool) {
 		return "", false, false
 	}
 	s.lit = s.p.pos
+	// the common name: plain bytes, its quote and ':' straight after, read
+	// as str and Byte(':') read it (no escape: nothing to decode or charge)
+	p := &s.p
+	if j := plainRun(p.text, p.pos+1); j+1 < len(p.text) && p.text[j] == '"' && p.text[j+1] == ':' {
+		name = p.text[p.pos+1 : j]
+		p.pos, p.loose = j+2, false
+		return name, true, true
+	}
 	name, err := s.p.str()
 	if err != nil || !s.Byte(':') {
 		return "", false, false
