@@ -16,7 +16,7 @@ runtime's included), so that the time this process waits for a core on a
 loaded machine counts less than it does in bench.py's wall clock; BENCH_CLOCK=wall
 takes time.perf_counter instead. Then the parts of (b) to Gemini, each a
 median of per-round CPU time: the request's
-json encoding, the foreign call with the core's convert, and reading the
+encoding with json, with orjson and with the binding's writer, the foreign call with the core's convert, and reading the
 answer with json.loads, with orjson, and with the binding's reader. LiteLLM
 is a benchmark-only dependency (scripts/bench-bindings.sh installs it).
 """
@@ -81,7 +81,9 @@ def parts(msgs: List[Any], rest: List[Any], n: int) -> None:
     body = _native.invoke_bytes(req)[6:-1]
     fns: Dict[str, Callable[[], Any]] = {
         "convert, list in (after)": lambda: after.convert(msgs, from_format="openai-chat", to_format="gemini"),
-        "  the request's json encoding": lambda: after._encode(req_d).encode(),
+        "  the request's json encoding (before)": lambda: after._encode(req_d).encode(),
+        "  orjson.dumps of the request": lambda: orjson.dumps(req_d),
+        "  _dumps of the request (after)": lambda: after._dumps(req_d),
         "  invoke_bytes (ctypes + the core's convert)": lambda: _native.invoke_bytes(req),
         "  json.loads of the answer (before)": lambda: json.loads(body),
         "  orjson.loads of the answer": lambda: orjson.loads(body),

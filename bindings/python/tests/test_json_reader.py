@@ -86,7 +86,7 @@ def test_without_orjson_every_answer_is_the_same() -> None:
     )
     env = {**os.environ, "PYTHONPATH": os.pathsep.join(p for p in sys.path if p)}
     got = subprocess.run([sys.executable, "-c", code, str(transcript)], capture_output=True, text=True, env=env,
-                         check=True).stdout.strip()
+                         check=True, cwd=os.path.dirname(os.path.abspath(__file__))).stdout.strip()
     msgs = json.loads(transcript.read_bytes())
     want: List[Any] = [toolerr.convert(msgs, from_format="openai-chat", to_format=t) for t in ("anthropic", "gemini")]
     want.append(toolerr.envelope("TIMEOUT", "x", details={"big": 2 ** 64}).details)
@@ -98,5 +98,6 @@ def test_import_toolerr_leaves_orjson_for_the_first_answer() -> None:
     code = ("import sys, toolerr\nprint('orjson' in sys.modules, toolerr._orjson)\ntoolerr.version()\n"
             "print(('orjson' in sys.modules) == bool(toolerr._orjson), toolerr._orjson is not None)\n")
     env = {**os.environ, "PYTHONPATH": os.pathsep.join(p for p in sys.path if p)}
-    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env, check=True).stdout
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env, check=True,
+                         cwd=os.path.dirname(os.path.abspath(__file__))).stdout
     assert out.split() == ["False", "None", "True", "True"]
