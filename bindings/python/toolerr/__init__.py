@@ -66,9 +66,11 @@ def _finite(value: Any) -> Any:
 
 def _dumps(value: Any) -> bytes:
     """Return the request bytes of value: _encode's JSON value, written by
-    orjson.dumps (3-8x faster than json's C encoder on issue 12's (b)
-    transcript) where orjson writes the same JSON value json does, and by
+    orjson.dumps where orjson writes the same JSON value json does, and by
     _encode (so with its result, TypeError or ValueError) everywhere else.
+    On issue 12's (b) transcript (8,479 B) orjson.dumps took 10 us, the
+    whole of _dumps with _plain's walk 37-41 us, json's C encoder 77-95 us
+    (bench/before_after.py, CPU time, load 8).
 
     orjson writes only where it cannot differ: it raises (and _encode
     writes) for a dict key that is not a str, an int outside [-2**63,
@@ -83,9 +85,9 @@ def _dumps(value: Any) -> bytes:
     that is not a dict, list, tuple, str, int, float, bool or None, and
     sends the value to _encode too. Both write NaN and infinities as null
     (orjson's rule, _encode's since conformance/values/nonfinite.json);
-    floats are written as the same double (orjson 1e16 and 5e-324 where
-    json writes 1e+16 and 5e-324; the core reads the value, not its
-    spelling); non-ASCII text as UTF-8 where json writes \\u escapes, the
+    floats are written as the same double (the spelling may differ
+    between orjson versions and json, 1e16 against 1e+16; the core reads
+    the value); non-ASCII text as UTF-8 where json writes \\u escapes, the
     same string to the core. Without orjson (an install with --no-deps),
     _encode writes every request.
     """
@@ -115,7 +117,7 @@ def _plain(value: Any) -> bool:
     writes a str subclass's key as json does, as its text). Terminates only
     on a value without cycles (one orjson.dumps wrote)."""
     stack = [value]
-    pop, push, extend = stack.pop, stack.append, stack.extend
+    pop, extend = stack.pop, stack.extend
     while stack:
         v = pop()
         t = type(v)
@@ -143,10 +145,11 @@ def _text(value: Any) -> bytes:
     return (_string(value) if type(value) is str else _encode(value)).encode()
 
 
-# The orjson module, imported by _reader with the first answer read (not at
-# import, which it made 7-15% slower at load 12, python -X importtime); False
-# when it cannot be imported (an install with --no-deps): the answers are then
-# read with json.loads.
+# The orjson module, imported by _reader with the first request written or
+# answer read (not at import, which it made 7-15% slower at load 12, python
+# -X importtime); False when it cannot be imported (an install with
+# --no-deps): the requests are then written by _encode and the answers read
+# with json.loads.
 _orjson: Any = None
 _PASSTHROUGH = 0  # _dumps's orjson options, set by _reader
 
