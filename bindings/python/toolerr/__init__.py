@@ -68,9 +68,9 @@ def _dumps(value: Any) -> bytes:
     """Return the request bytes of value: _encode's JSON value, written by
     orjson.dumps where orjson writes the same JSON value json does, and by
     _encode (so with its result, TypeError or ValueError) everywhere else.
-    On issue 12's (b) transcript (8,479 B) orjson.dumps took 10 us, the
-    whole of _dumps with _plain's walk 37-41 us, json's C encoder 77-95 us
-    (bench/before_after.py, CPU time, load 8).
+    On issue 12's (b) transcript (8,479 B) orjson.dumps took 8-10 us, the
+    whole of _dumps with _plain's walk 30-41 us, json's C encoder 72-95 us
+    (bench/before_after.py, CPU time, load 8, three runs).
 
     orjson writes only where it cannot differ: it raises (and _encode
     writes) for a dict key that is not a str, an int outside [-2**63,
