@@ -22,9 +22,13 @@ tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 # -Wl,--exclude-libs,ALL keeps the archive's symbols (the Go runtime's and
 # toolerr_*) out of the addon's dynamic symbol table; -z noexecstack as the
-# Go linker marks its own objects.
+# Go linker marks its own objects; -z nodelete keeps the addon mapped for
+# the process's life: Node dlclose()s an addon when the last worker_thread
+# that loaded it exits, and unmapping the Go runtime under its own running
+# threads (sysmon, the GC's workers) is a SIGSEGV (the Go runtime can be
+# neither stopped nor started twice in one process).
 "$cc" -shared -fPIC -O2 -std=c11 -Wall -Wextra -Werror -fvisibility=hidden \
   -I "$inc" -I "$dist" -o "$tmp/toolerr_native.node" "$root/bindings/node-native/toolerr_native.c" \
-  "$dist/libtoolerr.a" -lpthread -Wl,--exclude-libs,ALL -Wl,-z,noexecstack -Wl,-s
+  "$dist/libtoolerr.a" -lpthread -Wl,--exclude-libs,ALL -Wl,-z,noexecstack -Wl,-z,nodelete -Wl,-s
 cp "$tmp/toolerr_native.node" "$dist/toolerr_native.node"
 echo "build-native: $dist/toolerr_native.node ($(stat -c %s "$dist/toolerr_native.node") bytes)"

@@ -109,6 +109,29 @@ test('worker threads call the addon at once and each gets its own answers', { sk
   assert.deepEqual(results, [0, 0, 0, 0]);
 });
 
+// Node dlclose()s an addon when the last worker_thread that loaded it exits;
+// unmapping the Go runtime under its own threads was a SIGSEGV (exit 139)
+// before build-native.sh linked the addon -z nodelete. Here only workers load
+// it (the main thread never does), one after another, so each exit is the last.
+test('the addon loaded only in workers that exit, one after another: no crash, and a later worker loads it again', { skip }, () => {
+  const src = `
+    import { Worker } from 'node:worker_threads';
+    const url = new URL('./native.js', 'file://' + process.cwd() + '/').href;
+    const body = "const { parentPort } = require('node:worker_threads'); import(" + JSON.stringify(url) + ").then((t) => { let s = ''; for (let i = 0; i < 500; i++) s = t.envelope('TIMEOUT', 'w' + i).message; parentPort.postMessage(t.transport() + ' ' + s); });";
+    const got = [];
+    for (let round = 0; round < 3; round++) {
+      const w = new Worker(body, { eval: true, execArgv: ['--no-warnings'] });
+      got.push(await new Promise((res, rej) => { w.once('message', res); w.once('error', rej); }));
+      await new Promise((res) => w.once('exit', res));
+      await new Promise((res) => setTimeout(res, 300)); // the Go runtime's threads keep running meanwhile
+    }
+    console.log(got.join(','));`;
+  const r = node(src);
+  assert.equal(r.stderr, '');
+  assert.equal(r.status, 0);
+  assert.equal(r.stdout, 'native w499.,native w499.,native w499.\n');
+});
+
 test('the transport: wasm by default, the addon through toolerr/native or TOOLERR_NATIVE=1, the wasm with TOOLERR_NATIVE=0', { skip }, () => {
   const show = "const t = await import(process.env.ENTRY); console.log(t.transport(), t.version().version)";
   const env = (entry, native) => ({ ENTRY: entry, TOOLERR_NATIVE: native });
