@@ -12,8 +12,29 @@ import { setTransport } from './core.js';
 
 const nodeRequire = createRequire(import.meta.url);
 
+// The exports of each TOOLERR_NATIVE_ADDON file this thread loaded, by its
+// absolute path: a second load of one file would give it a second napi_env and
+// a second pair of 64 KiB buffers.
+const opened = new Map();
+
+// dlopen loads the file at the absolute path as a native addon
+// (process.dlopen), whatever its name ends with: require would run a file not
+// ending in .node as JavaScript (or parse it as JSON), so the variable could
+// put any script, or a forged transport, in place of the addon. Throws
+// process.dlopen's Error when the file is not an addon (not ELF, another
+// platform, no N-API module in it).
+function dlopen(path) {
+  if (!opened.has(path)) {
+    const module = { exports: {} };
+    process.dlopen(module, path);
+    opened.set(path, module.exports);
+  }
+  return opened.get(path);
+}
+
 /**
- * Loads the addon: TOOLERR_NATIVE_ADDON's file, else the installed package
+ * Loads the addon: TOOLERR_NATIVE_ADDON's file (always as a native addon,
+ * never as JavaScript or JSON), else the installed package
  * toolerr-native. Returns null when neither is there; throws an Error naming
  * the file when one is there but does not load (another platform, another
  * ABI version).
@@ -22,7 +43,7 @@ export function loadAddon() {
   const path = process.env.TOOLERR_NATIVE_ADDON;
   let addon;
   try {
-    addon = nodeRequire(path ? resolve(path) : 'toolerr-native');
+    addon = path ? dlopen(resolve(path)) : nodeRequire('toolerr-native');
   } catch (e) {
     if (!path && e.code === 'MODULE_NOT_FOUND' && String(e.message).includes("'toolerr-native'")) return null;
     throw new Error(`toolerr: the native addon ${path ?? 'toolerr-native'} did not load: ${e.message}`, { cause: e });

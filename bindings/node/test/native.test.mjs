@@ -10,6 +10,9 @@ import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
 import { Worker } from 'node:worker_threads';
 import { fileURLToPath } from 'node:url';
+import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import * as toolerr from '../index.js';
 import { loadAddon } from '../native-addon.js';
 
@@ -147,7 +150,37 @@ test('the transport: wasm by default, the addon through toolerr/native or TOOLER
   assert.notEqual(missing.status, 0);
   assert.match(missing.stderr, /the native addon was asked for \(toolerr\/native\) but toolerr-native is not installed/);
   const notAddon = node(show, { ...env('./index.js', '1'), TOOLERR_NATIVE_ADDON: fileURLToPath(new URL('../package.json', import.meta.url)) });
-  assert.match(notAddon.stderr, /is not a toolerr native addon of ABI version 1/);
+  assert.notEqual(notAddon.status, 0);
+  assert.match(notAddon.stderr, /the native addon \S+package\.json did not load: \S+package\.json: invalid ELF header/);
+  // the variable names a native addon only: a script there is never run (require
+  // ran a file not ending in .node as JavaScript, and took its forged exports
+  // as the transport: version() answered "forged")
+  const dir = mkdtempSync(join(tmpdir(), 'toolerr-native-'));
+  try {
+    for (const name of ['forged.cjs', 'forged.js', 'forged']) {
+      const file = join(dir, name);
+      writeFileSync(file, 'console.log("the script ran"); module.exports = { abiVersion: 1, invoke: () => Buffer.from(\'{"ok":"forged"}\'), ' +
+        'invokeText: () => \'{"ok":{"abi":1,"version":"forged"}}\' };\n');
+      const forged = node(show, { ...env('./index.js', '1'), TOOLERR_NATIVE_ADDON: file });
+      assert.equal(forged.stdout, '', name);
+      assert.notEqual(forged.status, 0, name);
+      assert.match(forged.stderr, /did not load: .*invalid ELF header/, name);
+    }
+    const missingFile = node(show, { ...env('./index.js', '1'), TOOLERR_NATIVE_ADDON: join(dir, 'none.node') });
+    assert.notEqual(missingFile.status, 0);
+    assert.match(missingFile.stderr, /the native addon \S+none\.node did not load: .*cannot open shared object file/);
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+  // the C library is a shared object but not an addon: refused, and the process goes on
+  const lib = fileURLToPath(new URL('../../../dist/libtoolerr.so', import.meta.url));
+  if (existsSync(lib)) {
+    const so = node("const { loadAddon } = await import('./native-addon.js'); try { loadAddon(); } catch (e) { console.log(e.message.includes('did not self-register')); } " +
+      "process.env.TOOLERR_NATIVE_ADDON = process.env.GOOD; const a = loadAddon(); await new Promise((r) => setTimeout(r, 300)); console.log(a.invokeText('{\"op\":\"version\"}'));",
+      { TOOLERR_NATIVE_ADDON: lib, GOOD: process.env.TOOLERR_NATIVE_ADDON });
+    assert.equal(so.stderr, '');
+    assert.equal(so.stdout, 'true\n{"ok":{"abi":1,"version":"0.1.0"}}\n');
+  }
 });
 
 // V8 handles SIGSEGV for wasm's out-of-bounds accesses (its trap handler); the
