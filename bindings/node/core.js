@@ -93,8 +93,25 @@ function call(x, p, len, read) {
 const copyOut = (view) => view.slice();
 const textOut = (view) => dec.decode(view);
 
-/** Runs one request (UTF-8 JSON bytes) through toolerr_invoke; returns the response bytes. */
+// typedArrayKind is the %TypedArray%.prototype[Symbol.toStringTag] getter:
+// the kind of a typed array ('Uint8Array' for a Buffer too, and for one of
+// another realm), undefined for anything else, a Proxy or a forged tag included.
+const typedArrayKind = Object.getOwnPropertyDescriptor(Object.getPrototypeOf(Uint8Array.prototype), Symbol.toStringTag).get;
+
+// argError is the TypeError, code ERR_INVALID_ARG_TYPE, of an argument of the
+// wrong type: the same on either transport (the wasm path made a string's
+// bytes zeros and an Array's numbers bytes; the addon throws).
+const argError = (message) => Object.assign(new TypeError(message), { code: 'ERR_INVALID_ARG_TYPE' });
+
+/**
+ * Runs one request (UTF-8 JSON bytes, a Uint8Array or Buffer) through
+ * toolerr_invoke; returns the response bytes. Throws a TypeError with code
+ * ERR_INVALID_ARG_TYPE for anything but a Uint8Array.
+ */
 export function invokeBytes(request) {
+  if (typedArrayKind.call(request) !== 'Uint8Array') {
+    throw argError("toolerr: invokeBytes(request) takes the request's UTF-8 JSON bytes as a Uint8Array (or Buffer)");
+  }
   if (native) return native.invoke(request);
   const x = exportsOf();
   const p = requestBuffer(x, request.length);
@@ -106,9 +123,11 @@ export function invokeBytes(request) {
 /**
  * Runs one request given as JSON text and returns the response text: the
  * text is encoded straight into module memory and the answer decoded
- * straight out of it, no intermediate copies.
+ * straight out of it, no intermediate copies. Throws a TypeError with code
+ * ERR_INVALID_ARG_TYPE for anything but a string (never its toString).
  */
 export function invokeText(text) {
+  if (typeof text !== 'string') throw argError("toolerr: invokeText(text) takes the request's JSON text as a string");
   if (native) return native.invokeText(text);
   const x = exportsOf();
   // UTF-8 takes at most 3 bytes per UTF-16 unit; a short text fits the kept buffer as it is.

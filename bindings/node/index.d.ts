@@ -90,9 +90,9 @@ export interface BedrockMessage {
 /** An MCP CallToolResult (resultType: MCP 2026-07-28). */
 export interface MCPCallToolResult { content: Array<Record<string, unknown>>; isError?: boolean; structuredContent?: Record<string, unknown>; resultType?: 'complete' }
 
-/** Runs one request (UTF-8 JSON bytes) and returns the response bytes, unchanged. */
+/** Runs one request (UTF-8 JSON bytes) and returns the response bytes, unchanged; a TypeError (code ERR_INVALID_ARG_TYPE) for anything but a Uint8Array. */
 export function invokeBytes(request: Uint8Array): Uint8Array;
-/** Runs one request given as JSON text and returns the response text, unchanged. */
+/** Runs one request given as JSON text and returns the response text, unchanged; a TypeError (code ERR_INVALID_ARG_TYPE) for anything but a string. */
 export function invokeText(request: string): string;
 /** Runs one Invoke request and returns its "ok" value; throws ToolerrError. */
 export function invoke(request: { op: string; [member: string]: unknown }): any;

@@ -208,3 +208,26 @@ test("classifyException: fetch to a server that closes the connection unanswered
     server.close();
   }
 });
+
+// Run on both transports (scripts/test-node.sh runs this file again with
+// TOOLERR_NATIVE=1): a wrong type is the same TypeError on each. The wasm path
+// made a string's bytes zeros (answering "not valid JSON" for valid JSON) and
+// took an Array or Uint8ClampedArray the addon refuses; a hostile toString is
+// never called.
+test('invokeBytes and invokeText refuse wrong types alike on either transport, never coercing', () => {
+  const req = '{"op":"version"}';
+  const bytes = Buffer.from(req);
+  let called = 0;
+  const hostile = { toString() { called++; return req; }, [Symbol.toPrimitive]() { called++; return req; } };
+  for (const bad of [req, [...bytes], new Uint8ClampedArray(bytes), new Int8Array(bytes), new Proxy(new Uint8Array(bytes), {}),
+    { [Symbol.toStringTag]: 'Uint8Array', length: 2 }, bytes.buffer, hostile, null, undefined, 5]) {
+    assert.throws(() => toolerr.invokeBytes(bad), { name: 'TypeError', code: 'ERR_INVALID_ARG_TYPE', message: /invokeBytes\(request\) takes the request's UTF-8 JSON bytes as a Uint8Array/ });
+  }
+  for (const bad of [bytes, new String(req), hostile, null, undefined, 5, 10n, Symbol('s')]) {
+    assert.throws(() => toolerr.invokeText(bad), { name: 'TypeError', code: 'ERR_INVALID_ARG_TYPE', message: /invokeText\(text\) takes the request's JSON text as a string/ });
+  }
+  assert.equal(called, 0);
+  assert.equal(Buffer.from(toolerr.invokeBytes(bytes)).toString(), '{"ok":{"abi":1,"version":"0.1.0"}}');
+  assert.equal(Buffer.from(toolerr.invokeBytes(new Uint8Array(bytes))).toString(), '{"ok":{"abi":1,"version":"0.1.0"}}');
+  assert.equal(toolerr.invokeText(req), '{"ok":{"abi":1,"version":"0.1.0"}}');
+});
