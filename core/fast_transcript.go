@@ -47,8 +47,14 @@ func fastList(request string) (response []byte, ok bool) {
 		scanned              dialect.ScanRaw // what the messages' Raw hold
 	)
 	const mOp, mFrom, mTo, mFormat, mMessages = 1 << 0, 1 << 1, 1 << 2, 1 << 3, 1 << 6
+	// a list given as text (readSplice): the fast path reads it only where
+	// the framing holds, its list exactly the text
+	sp, framed, bad := readSplice(request)
+	if bad != nil || framed && sp.key != "messages" {
+		return nil, false
+	}
 	var seen uint64
-	seen, ok = s.ReadObject([]string{"op", "from", "to", "format", "id_rules", "model", "messages"}, func(i int) bool {
+	seen, ok = s.ReadObject([]string{"op", "from", "to", "format", "id_rules", "model", "messages", "raw_len"}, func(i int) bool {
 		switch i {
 		case 0:
 			return s.StringMember(&op) && (op == "convert" || op == "check" || op == "repair")
@@ -62,6 +68,8 @@ func fastList(request string) (response []byte, ok bool) {
 			return s.StringMember(&opts.IDRules)
 		case 5:
 			return s.StringMember(&opts.Model)
+		case 7:
+			return framed && s.Skip(1) == nil // its value is read by readSplice
 		}
 		name, raw := from, dialect.RawNone
 		defer func() { scanned = raw }()
@@ -82,8 +90,9 @@ func fastList(request string) (response []byte, ok bool) {
 				raw = dialect.RawText // written back as read
 			}
 		}
+		start := len(request) - s.Rest()
 		msgs, ok = transcript.ScanList(f, s, 1, raw, arena)
-		return ok
+		return ok && (!framed || sp.spans(request, start, len(request)-s.Rest()))
 	})
 	if !ok || seen&(mOp|mMessages) != mOp|mMessages || !s.End() || !s.InBudget() {
 		return nil, false

@@ -129,6 +129,13 @@ var fastPaths = [...]struct {
 // and given to its op's handler. It sets *op once the op is known.
 func invokeTree(request string, opName *string) []byte {
 	op := ""
+	if sp, framed, re := readSplice(request); re != nil {
+		return badRequest(re)
+	} else if framed {
+		if re := sp.check(request); re != nil {
+			return badRequest(re)
+		}
+	}
 	v, err := canonical.ParseRequestText(request)
 	if err != nil {
 		if le, ok := err.(*canonical.LimitError); ok {
