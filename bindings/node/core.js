@@ -156,7 +156,10 @@ export function invoke(request) {
 // The transcript ops take the list (messages) or a whole request body
 // (options.body); either may be JSON text (a string or bytes), which goes to
 // the core unparsed: its parser refuses a duplicate key that JSON.parse
-// would resolve silently to the last value.
+// would resolve silently to the last value. The last text is framed by a
+// "raw_len" member after it (its length in bytes), for the core to hold it
+// to exactly one JSON value: text such as '[],"id_rules":...' adds no
+// member, it is INVALID_INPUT at "messages" or "body".
 const op = (name, members) => {
   const raw = [];
   const req = { op: name };
@@ -168,7 +171,7 @@ const op = (name, members) => {
   if (!raw.length) return invoke(req);
   const parts = [enc.encode(JSON.stringify(req).slice(0, -1))];
   for (const [k, v] of raw) parts.push(enc.encode(`,${JSON.stringify(k)}:`), typeof v === 'string' ? enc.encode(v) : v);
-  parts.push(enc.encode('}'));
+  parts.push(enc.encode(`,"raw_len":${parts[parts.length - 1].length}}`));
   const bytes = new Uint8Array(parts.reduce((n, p) => n + p.length, 0));
   parts.reduce((at, p) => (bytes.set(p, at), at + p.length), 0);
   return answer(dec.decode(invokeBytes(bytes)));

@@ -40,6 +40,31 @@ test('JSON text goes to the core unparsed: a duplicate key is refused, not resol
   assert.equal(toolerr.check('gemini', '[]').findings.length, 0);
 });
 
+const call = '{"role":"assistant","content":[{"type":"tool_use","id":"toolu_1","name":"f","input":{}}]}';
+const refusedAt = (key) => (e) => e instanceof toolerr.ToolerrError && e.code === 'INVALID_INPUT'
+  && e.details.path === key && /must be exactly one JSON value/.test(e.message);
+
+test('JSON text must be one value: text that adds members, two values or trailing bytes is refused at its member', () => {
+  const enc = new TextEncoder();
+  // a member added after the list, the framing forged, two values, trailing bytes
+  for (const bad of [`[${call}],"id_rules":"mistral"`, '[],"raw_len":2', '[] []', '[]x']) {
+    for (const given of [bad, enc.encode(bad)]) {
+      assert.throws(() => toolerr.check('anthropic', given), refusedAt('messages'), bad);
+      assert.throws(() => toolerr.convert(given, { from: 'anthropic', to: 'gemini' }), refusedAt('messages'), bad);
+    }
+  }
+  for (const bad of ['{"messages":[]},"open_calls":["toolu_1"]', '{"messages":[]}}']) {
+    assert.throws(() => toolerr.repair('anthropic', null, { body: bad }), refusedAt('body'), bad);
+    assert.throws(() => toolerr.egressRequest('anthropic', bad), refusedAt('body'), bad);
+  }
+});
+
+test('JSON text with white space around it and quoted commas inside is read as its value', () => {
+  const text = ` \n[${call},{"role":"user","content":"\\",\\"id_rules\\":\\"x"}]\t `;
+  assert.deepEqual(toolerr.check('anthropic', text), toolerr.check('anthropic', JSON.parse(text)));
+  assert.deepEqual(toolerr.check('anthropic', text).findings[0].ids, ['toolu_1']);
+});
+
 test('both or neither of messages and body is a bad request naming the member', () => {
   assert.throws(() => toolerr.check('anthropic', [], { body }), (e) => e.details.path === 'body');
   assert.throws(() => toolerr.check('anthropic', null), (e) => e.details.path === 'messages');

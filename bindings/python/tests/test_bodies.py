@@ -47,6 +47,33 @@ def test_json_text_goes_to_the_core_unparsed() -> None:
     assert toolerr.check("gemini", "[]")["findings"] == []
 
 
+CALL = '{"role":"assistant","content":[{"type":"tool_use","id":"toolu_1","name":"f","input":{}}]}'
+
+
+@pytest.mark.parametrize("op, key, text", [
+    ("check", "messages", "[" + CALL + '],"id_rules":"mistral"'),  # a member added after the list
+    ("repair", "messages", "[],\"raw_len\":2"),  # the framing forged
+    ("check", "messages", "[] []"),  # two values
+    ("convert", "messages", "[]x"),  # trailing bytes
+    ("repair", "body", '{"messages":[]},"open_calls":["toolu_1"]'),
+    ("check", "body", '{"messages":[]}}'),
+])
+def test_json_text_must_be_one_value_else_the_member_is_named(op: str, key: str, text: str) -> None:
+    run = {"check": toolerr.check, "repair": toolerr.repair,
+           "convert": lambda _f, m=None, **kw: toolerr.convert(m, from_format="anthropic", to_format="gemini", **kw)}[op]
+    for given in (text, text.encode()):
+        with pytest.raises(toolerr.ToolerrError) as e:
+            run("anthropic", given) if key == "messages" else run("anthropic", body=given)
+        assert e.value.code == "INVALID_INPUT" and e.value.details["path"] == key
+        assert "must be exactly one JSON value" in e.value.message
+
+
+def test_json_text_with_white_space_and_quoted_commas_is_read_as_its_value() -> None:
+    text = ' \n[' + CALL + ',{"role":"user","content":"\\",\\"id_rules\\":\\"x"}]\t '
+    assert toolerr.check("anthropic", text) == toolerr.check("anthropic", json.loads(text))
+    assert toolerr.check("anthropic", text)["findings"][0]["ids"] == ["toolu_1"]
+
+
 def test_both_or_neither_is_a_bad_request_naming_the_member() -> None:
     with pytest.raises(toolerr.ToolerrError) as e:
         toolerr.check("anthropic", [], body=BODY)

@@ -698,8 +698,11 @@ def _transcript_op(op: str, members: Mapping[str, Any], messages: Transcript, bo
 
     JSON text (str or bytes) goes to the core unparsed, spliced into the
     request: its parser refuses a duplicate key that json.loads would
-    resolve silently to the last value. Giving both or neither is answered
-    by the core (INVALID_INPUT at "body" or "messages").
+    resolve silently to the last value. The last text is framed by a
+    "raw_len" member after it, its length in bytes, for the core to hold it
+    to exactly one JSON value (INVALID_INPUT at its member otherwise: text
+    such as '[],"id_rules":...' adds no member). Giving both or neither is
+    answered by the core (INVALID_INPUT at "body" or "messages").
     """
     req: Dict[str, Any] = {"op": op, **{k: v for k, v in members.items() if v is not None}}
     raw: List[Tuple[str, bytes]] = []
@@ -713,7 +716,7 @@ def _transcript_op(op: str, members: Mapping[str, Any], messages: Transcript, bo
     out = _encode(req)[:-1].encode()
     for key, text in raw:
         out += b',"' + key.encode() + b'":' + text
-    return _answer(invoke_bytes(out + b"}"))
+    return _answer(invoke_bytes(out + b',"raw_len":%d}' % len(raw[-1][1])))
 
 
 def check(format: str, messages: Transcript = None, *, body: Transcript = None, **options: Any) -> JSON:

@@ -506,6 +506,9 @@ fn input_op<T: DeserializeOwned, V: Serialize + ?Sized>(rest: &Map<String, Value
                 serde_json::to_writer(&mut *buf, key)?;
                 buf.push(b':');
                 buf.extend_from_slice(text.as_bytes());
+                // the framing: the text's length, for the core to hold it to one JSON value
+                buf.extend_from_slice(b",\"raw_len\":");
+                buf.extend_from_slice(text.len().to_string().as_bytes());
                 buf.push(b'}');
                 Ok(())
             },

@@ -78,6 +78,34 @@ fn json_text_goes_to_the_core_unparsed() {
 }
 
 #[test]
+fn json_text_must_be_one_value_else_the_member_is_named() {
+    let call = r#"{"role":"assistant","tool_calls":[{"id":"call_1","type":"function","function":{"name":"f","arguments":"{}"}}]}"#;
+    // a member added after the list, the framing forged, two values, trailing bytes
+    let added = format!(r#"[{call}],"id_rules":"mistral""#);
+    for bad in [added.as_str(), r#"[],"raw_len":2"#, "[] []", "[]x"] {
+        let e = toolerr::convert_json_as::<Value>(bad, "openai-chat", "anthropic", json!({})).unwrap_err();
+        assert_eq!(e.envelope.code, "INVALID_INPUT", "{bad:?}");
+        assert_eq!(e.envelope.details["path"], "messages", "{bad:?}");
+        assert!(e.envelope.message.contains("must be exactly one JSON value"), "{}", e.envelope.message);
+    }
+    for bad in [r#"{"messages":[]},"open_calls":["call_1"]"#, r#"{"messages":[]}}"#] {
+        for e in [
+            toolerr::check_body("openai-chat", Transcript::Json(bad), json!({})).unwrap_err(),
+            toolerr::convert_body_as::<Value>(Transcript::Json(bad), "openai-chat", "anthropic", json!({})).unwrap_err(),
+        ] {
+            assert_eq!(e.envelope.code, "INVALID_INPUT", "{bad:?}");
+            assert_eq!(e.envelope.details["path"], "body", "{bad:?}");
+        }
+    }
+    // white space around the value, and quoted commas inside it, are the value
+    let text = format!(" \n[{call},{{\"role\":\"user\",\"content\":\"\\\",\\\"id_rules\\\":\\\"x\"}}]\t ");
+    let from_text: Value = toolerr::convert_json_as(&text, "openai-chat", "anthropic", json!({})).unwrap();
+    let value: Vec<Value> = serde_json::from_str(&text).unwrap();
+    assert_eq!(from_text, toolerr::convert(&value, "openai-chat", "anthropic", json!({})).unwrap());
+    assert_eq!(from_text["messages"][0]["content"][0]["id"], "call_1");
+}
+
+#[test]
 fn convert_body_as_keeps_the_cores_bytes() {
     let text = r#"{"model":"m","max_tokens":9,"system":"Be brief.","messages":[{"role":"user","content":"hi"}]}"#;
     let out = String::from_utf8(toolerr::invoke_bytes(
