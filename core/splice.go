@@ -45,10 +45,8 @@ func readSplice(request string) (sp splice, framed bool, err *RequestError) {
 	if i == end || !strings.HasSuffix(request[:i], rawLenTail) {
 		return splice{}, false, nil
 	}
-	bad := &RequestError{Path: "raw_len", Offset: -1,
-		Msg: "must be the length in bytes of the value before it, the last member but one"}
 	if end-i > 10 || request[i] == '0' && end-i > 1 {
-		return splice{}, true, bad
+		return splice{}, true, badRawLen()
 	}
 	n := 0
 	for _, c := range request[i:end] {
@@ -57,13 +55,19 @@ func readSplice(request string) (sp splice, framed bool, err *RequestError) {
 	at := i - len(rawLenTail) - n
 	// the value is the member `"key":` before it, key a plain name
 	if at < 4 || request[at-1] != ':' || request[at-2] != '"' {
-		return splice{}, true, bad
+		return splice{}, true, badRawLen()
 	}
 	q := strings.LastIndexByte(request[:at-2], '"')
 	if q < 1 || request[q-1] != ',' && request[q-1] != '{' || strings.ContainsAny(request[q+1:at-2], `\`) {
-		return splice{}, true, bad
+		return splice{}, true, badRawLen()
 	}
 	return splice{at: at, n: n, key: request[q+1 : at-2]}, true, nil
+}
+
+// badRawLen is readSplice's error for a framing that does not fit.
+func badRawLen() *RequestError {
+	return &RequestError{Path: "raw_len", Offset: -1,
+		Msg: "must be the length in bytes of the value before it, the last member but one"}
 }
 
 // check reports whether the spliced value is exactly one JSON value with

@@ -1,6 +1,8 @@
 package core
 
 import (
+	"encoding/json"
+	"os"
 	"strconv"
 	"testing"
 )
@@ -94,6 +96,42 @@ func TestReadSplice_framing(t *testing.T) {
 		}
 		if framed && !tc.bad && (sp.at != tc.at || sp.n != tc.n || sp.key != tc.key) {
 			t.Errorf("%s: %+v", tc.req, sp)
+		}
+	}
+}
+
+// BenchmarkSplice_workB: work item (b)'s list (testdata/bench/transcript-b.json)
+// converted to Anthropic as JSON text, unframed and framed by raw_len, on the
+// list fast path and (as a body) the general path; run with -count
+// and compare the pairs (RATIONALE.md, "JSON text spliced ...").
+func BenchmarkSplice_workB(b *testing.B) {
+	list, err := os.ReadFile("testdata/bench/transcript-b.json")
+	if err != nil {
+		b.Fatal(err)
+	}
+	var v any
+	if err := json.Unmarshal(list, &v); err != nil {
+		b.Fatal(err)
+	}
+	text, _ := json.Marshal(v)
+	body := `{"model":"gpt-4o","messages":` + string(text) + `}`
+	const head = `{"op":"convert","from":"openai-chat","to":"anthropic"`
+	for _, tc := range []struct{ name, key, text string }{{"list", "messages", string(text)}, {"body", "body", body}} {
+		plain := []byte(head + `,"` + tc.key + `":` + tc.text + `}`)
+		framedReq := []byte(framed(head, tc.key, tc.text))
+		if string(Invoke(plain)) != string(Invoke(framedReq)) {
+			b.Fatal("framed and unframed answers differ")
+		}
+		for _, r := range []struct {
+			name string
+			req  []byte
+		}{{"unframed", plain}, {"framed", framedReq}} {
+			b.Run(tc.name+"/"+r.name, func(b *testing.B) {
+				b.ReportAllocs()
+				for b.Loop() {
+					Invoke(r.req)
+				}
+			})
 		}
 	}
 }
