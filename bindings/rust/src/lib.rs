@@ -494,7 +494,10 @@ impl<V: Serialize + ?Sized> Serialize for WithTail<'_, V> {
 /// straight from the caller's value; JSON text is copied into the request as
 /// it is, neither parsed nor checked by the binding (the core reads it, and
 /// refuses a duplicate key, which `serde_json` would resolve to the last
-/// value). `rest` holds `op` (see [`request_members`]).
+/// value), framed by a last member `"raw_len": N`, its length in bytes, so
+/// that the core refuses text that is not exactly one JSON value
+/// (INVALID_INPUT at `key`) instead of reading extra request members from
+/// it. `rest` holds `op` (see [`request_members`]).
 fn input_op<T: DeserializeOwned, V: Serialize + ?Sized>(rest: &Map<String, Value>, key: &str, input: Input<V>) -> Result<T> {
     match input {
         Input::Value(tail) => invoke_as(&WithTail { rest, key, tail }),
