@@ -71,6 +71,17 @@ static napi_value type_error(napi_env env, const char *msg) {
   return NULL;
 }
 
+/* failed returns NULL for a caller whose N-API call failed, after throwing an
+ * Error (code ERR_TOOLERR_NATIVE) naming what when that call left no exception
+ * pending: a function that returns NULL with none pending hands JavaScript
+ * undefined, a silent wrong answer. */
+static napi_value failed(napi_env env, const char *what) {
+  bool pending = false;
+  if (napi_is_exception_pending(env, &pending) != napi_ok || !pending)
+    napi_throw_error(env, "ERR_TOOLERR_NATIVE", what);
+  return NULL;
+}
+
 /* answer is a response: either the kept buffer or one the core malloc'd. */
 typedef struct {
   const uint8_t *p;
@@ -112,7 +123,8 @@ static state *get_state(napi_env env) {
 static napi_value invoke(napi_env env, napi_callback_info info) {
   size_t argc = 1;
   napi_value argv[1];
-  if (napi_get_cb_info(env, info, &argc, argv, NULL, NULL) != napi_ok) return NULL;
+  if (napi_get_cb_info(env, info, &argc, argv, NULL, NULL) != napi_ok)
+    return failed(env, "toolerr-native: the call's arguments could not be read");
   bool is_ta = false;
   if (argc < 1 || napi_is_typedarray(env, argv[0], &is_ta) != napi_ok || !is_ta)
     return type_error(env, "toolerr-native: invoke(request) takes the request's UTF-8 JSON bytes as a Uint8Array (or Buffer)");
@@ -121,7 +133,8 @@ static napi_value invoke(napi_env env, napi_callback_info info) {
   void *data = NULL;
   napi_value ab;
   size_t offset = 0;
-  if (napi_get_typedarray_info(env, argv[0], &type, &n, &data, &ab, &offset) != napi_ok) return NULL;
+  if (napi_get_typedarray_info(env, argv[0], &type, &n, &data, &ab, &offset) != napi_ok)
+    return failed(env, "toolerr-native: the request's bytes could not be read");
   if (type != napi_uint8_array)
     return type_error(env, "toolerr-native: invoke(request) takes a Uint8Array (or Buffer), not another typed array");
   state *s = get_state(env);
@@ -148,14 +161,15 @@ static napi_value invoke(napi_env env, napi_callback_info info) {
   napi_value out = NULL;
   napi_status st = napi_create_buffer_copy(env, a.n, a.p, NULL, &out);
   toolerr_free(a.owned);
-  return st == napi_ok ? out : NULL;
+  return st == napi_ok ? out : failed(env, "toolerr-native: the answer could not be handed to JavaScript");
 }
 
 /* invokeText(request: string): string. */
 static napi_value invoke_text(napi_env env, napi_callback_info info) {
   size_t argc = 1;
   napi_value argv[1];
-  if (napi_get_cb_info(env, info, &argc, argv, NULL, NULL) != napi_ok) return NULL;
+  if (napi_get_cb_info(env, info, &argc, argv, NULL, NULL) != napi_ok)
+    return failed(env, "toolerr-native: the call's arguments could not be read");
   napi_valuetype t = napi_undefined;
   if (argc < 1 || napi_typeof(env, argv[0], &t) != napi_ok || t != napi_string)
     return type_error(env, "toolerr-native: invokeText(request) takes the request's JSON text as a string");
@@ -164,14 +178,16 @@ static napi_value invoke_text(napi_env env, napi_callback_info info) {
   /* UTF-8 takes at most 3 bytes per UTF-16 unit: a short string fits the kept
    * buffer as it is; a longer one is measured exactly first. */
   size_t units = 0;
-  if (napi_get_value_string_utf16(env, argv[0], NULL, 0, &units) != napi_ok) return NULL;
+  if (napi_get_value_string_utf16(env, argv[0], NULL, 0, &units) != napi_ok)
+    return failed(env, "toolerr-native: the request string could not be read");
   uint8_t *buf = s->req;
   size_t cap = KEPT;
   uint8_t *own = NULL;
   size_t n = 0;
   answer a;
   if (units > (KEPT - 1) / 3) {
-    if (napi_get_value_string_utf8(env, argv[0], NULL, 0, &n) != napi_ok) return NULL;
+    if (napi_get_value_string_utf8(env, argv[0], NULL, 0, &n) != napi_ok)
+      return failed(env, "toolerr-native: the request string could not be read");
     if (n > TOOLERR_MAX_REQUEST_BYTES) {
       /* refused by its length alone, unread: nothing is encoded */
       a = run(s, NULL, n);
@@ -189,7 +205,7 @@ static napi_value invoke_text(napi_env env, napi_callback_info info) {
   }
   if (napi_get_value_string_utf8(env, argv[0], (char *)buf, cap, &n) != napi_ok) {
     free(own);
-    return NULL;
+    return failed(env, "toolerr-native: the request string could not be read");
   }
   a = run(s, buf, n);
   free(own);
@@ -197,7 +213,7 @@ done:;
   napi_value out = NULL;
   napi_status st = napi_create_string_utf8(env, (const char *)a.p, a.n, &out);
   toolerr_free(a.owned);
-  return st == napi_ok ? out : NULL;
+  return st == napi_ok ? out : failed(env, "toolerr-native: the answer could not be handed to JavaScript");
 }
 
 NAPI_MODULE_INIT(/* napi_env env, napi_value exports */) {
