@@ -135,6 +135,122 @@ def test_paused_server_costs_one_deadline(server: subprocess.Popen[bytes]) -> No
     assert reasons[0] == "store_error" and set(reasons[1:]) == {"backoff"}
 
 
+class DelayedAccept:
+    """A loopback TCP proxy to the server that accepts each connection only after delay s
+    (the client's TCP connect completes in the kernel's backlog; its handshake and first
+    command wait), then relays bytes both ways. Stopped by close()."""
+
+    def __init__(self, port: int, delay: float) -> None:
+        self.port, self.delay = port, delay
+        self.lsock = socket.socket()
+        self.lsock.bind(("127.0.0.1", 0))
+        self.lsock.listen(16)
+        self.url = f"redis://127.0.0.1:{self.lsock.getsockname()[1]}/0"
+        self.accepted = 0
+        threading.Thread(target=self._serve, daemon=True).start()
+
+    def _serve(self) -> None:
+        while True:
+            time.sleep(self.delay)
+            try:
+                c, _ = self.lsock.accept()
+            except OSError:
+                return
+            self.accepted += 1
+            u = socket.create_connection(("127.0.0.1", self.port))
+            for a, b in ((c, u), (u, c)):
+                threading.Thread(target=self._relay, args=(a, b), daemon=True).start()
+
+    @staticmethod
+    def _relay(a: socket.socket, b: socket.socket) -> None:
+        try:
+            while data := a.recv(65536):
+                b.sendall(data)
+        except OSError:
+            pass
+        finally:
+            for s in (a, b):
+                try:
+                    s.shutdown(socket.SHUT_RDWR)
+                except OSError:
+                    pass
+
+    def close(self) -> None:
+        self.lsock.close()
+
+
+def test_first_connect_has_the_connect_deadline(server: subprocess.Popen[bytes]) -> None:
+    proxy = DelayedAccept(server.port, 0.2)  # type: ignore[attr-defined]
+    try:
+        records: list[dict[str, object]] = []
+        s = RedisStore.from_url(proxy.url)  # 50 ms, 500 ms until Redis first answers
+        x = Executor(store=s, on_decision=records.append)
+        t0 = time.monotonic()
+        assert x.call("slow-accept", lambda: 1).ok
+        took = time.monotonic() - t0
+        assert 0.19 <= took < 0.5, took  # the first connect waited out the 200 ms accept
+        assert [r for r in records if r["kind"] == "fallback"] == []
+        assert proxy.accepted == 1  # one connection, held: later operations reuse it
+        assert s.load("slow-accept-absent") is None
+        # Answered: the held connection and the pool's new ones have the 50 ms deadline.
+        assert s._free[0].connection.socket_timeout == 0.05
+        assert s.client.connection_pool.connection_kwargs["socket_timeout"] == 0.05
+        s.close()
+        # Without the connect deadline (connect_timeout_ms no longer than timeout_ms) it fails at 50 ms.
+        t = RedisStore.from_url(proxy.url, connect_timeout_ms=50)
+        t0 = time.monotonic()
+        with pytest.raises(redis.TimeoutError):
+            t.load("k")
+        assert time.monotonic() - t0 < 0.19
+        t.close()
+    finally:
+        proxy.close()
+
+
+def test_first_connect_has_the_connect_deadline_async(server: subprocess.Popen[bytes]) -> None:
+    proxy = DelayedAccept(server.port, 0.2)  # type: ignore[attr-defined]
+
+    async def main() -> None:
+        s = AsyncRedisStore.from_url(proxy.url)
+        t0 = time.monotonic()
+        assert await s.compare_and_swap("slow-accept-async", None, b"a") in ((True, None), (False, b"a"))
+        took = time.monotonic() - t0
+        assert 0.19 <= took < 0.5, took
+        assert s._free[0].connection.socket_timeout == 0.05
+        await s.aclose()
+        t = AsyncRedisStore.from_url(proxy.url, connect_timeout_ms=50)
+        t0 = time.monotonic()
+        with pytest.raises(redis.TimeoutError):
+            await t.load("k")
+        assert time.monotonic() - t0 < 0.19
+        await t.aclose()
+
+    try:
+        asyncio.run(main())
+    finally:
+        proxy.close()
+
+
+def test_paused_server_costs_the_store_deadline_per_window(server: subprocess.Popen[bytes]) -> None:
+    """After the first answer a paused server costs timeout_ms per back-off window, not the
+    500 ms connect deadline, on the held connection and on the one that replaces it."""
+    for store in (RedisStore.from_url(url(server)), RedisStore.from_url(url(server), connect_timeout_ms=2000)):
+        x = Executor(store=store, store_backoff=0.2)
+        assert x.call("paused-window", lambda: 1).ok
+        server.send_signal(signal.SIGSTOP)
+        try:
+            costs = []
+            for _ in range(3):
+                t0 = time.monotonic()
+                assert x.call("paused-window", lambda: 1).ok
+                costs.append(time.monotonic() - t0)
+                time.sleep(0.25)  # past the back-off window: the store is asked again
+        finally:
+            server.send_signal(signal.SIGCONT)
+        assert all(0.045 <= c < 0.3 for c in costs), costs
+        store.close()
+
+
 def test_corrupt_key_is_repaired(server: subprocess.Popen[bytes]) -> None:
     s = RedisStore.from_url(url(server))
     s.client.set("toolerr:breaker:corrupt", b"not json")

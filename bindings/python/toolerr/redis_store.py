@@ -12,7 +12,12 @@ core; Redis only makes one change atomic.
 Each operation ends within the store's deadline or raises: the client's
 ``socket_timeout`` (``from_url`` sets it to ``timeout_ms``, 50 ms by default,
 and turns off the client's own retries, as the executor falls back and backs
-off instead; see docs/resilience.md, "Redis sick or unreachable").
+off instead; see docs/resilience.md, "Redis sick or unreachable"). Until Redis
+first answers, from_url's store gives each operation, its connect and
+handshake included, ``connect_timeout_ms`` (500 ms by default, as Go's
+``redisstore.DefaultConnectTimeout``) instead, so a fresh store on a loaded
+machine does not fail its first connect (RATIONALE.md, "why a store has a
+connect deadline until Redis first answers").
 
 Needs the ``redis`` package: the wheel's ``redis`` extra,
 ``pip install './toolerr-<version>-py3-none-<platform>.whl[redis]'`` (nothing is on PyPI yet).
@@ -25,10 +30,14 @@ from importlib import resources
 from pathlib import Path
 from typing import Any, Optional, Tuple
 
-__all__ = ["AsyncRedisStore", "CAS_SCRIPT", "DEFAULT_TIMEOUT_MS", "RedisStore"]
+__all__ = ["AsyncRedisStore", "CAS_SCRIPT", "DEFAULT_CONNECT_TIMEOUT_MS", "DEFAULT_TIMEOUT_MS", "RedisStore"]
 
 DEFAULT_TIMEOUT_MS = 50
 """The deadline of each store operation from_url sets, in ms (Go: redisstore.DefaultTimeout)."""
+
+DEFAULT_CONNECT_TIMEOUT_MS = 500
+"""The deadline from_url sets for each operation until Redis first answers, connect and
+handshake included, in ms (Go: redisstore.DefaultConnectTimeout)."""
 
 
 def _read_script() -> str:
@@ -42,12 +51,55 @@ CAS_SCRIPT: str = _read_script()
 """The compare-and-swap Lua script, byte for byte the one Go embeds (same SHA-1)."""
 
 
-def _client_options(timeout_ms: int) -> dict[str, Any]:
+def _client_options(timeout_ms: int, connect_timeout_ms: int) -> dict[str, Any]:
+    """from_url's client options: connect_timeout_ms (never shorter than timeout_ms;
+    <= 0: DEFAULT_CONNECT_TIMEOUT_MS) as both redis-py deadlines, socket_timeout
+    (which bounds the handshake's replies as well as commands') and
+    socket_connect_timeout (the TCP connect), until _Deadline.saw shortens them."""
     from redis.backoff import NoBackoff
     from redis.retry import Retry
 
-    t = timeout_ms / 1000
-    return {"socket_timeout": t, "socket_connect_timeout": t, "retry": Retry(NoBackoff(), 0)}
+    ct = max(timeout_ms, connect_timeout_ms if connect_timeout_ms > 0 else DEFAULT_CONNECT_TIMEOUT_MS) / 1000
+    return {"socket_timeout": ct, "socket_connect_timeout": ct, "retry": Retry(NoBackoff(), 0)}
+
+
+class _Deadline:
+    """from_url's store deadlines: the connect deadline until Redis first answers
+    (a reply or a Redis error reply), then timeout_ms, for the pool's new
+    connections (its connection_kwargs) and each connection the store uses
+    (fit, before each operation). seconds None (a client of yours, or
+    socket_timeout / socket_connect_timeout given to from_url): never changed."""
+
+    __slots__ = ("answered", "kwargs", "seconds")
+
+    def __init__(self, client: Any, timeout_ms: Optional[int]) -> None:
+        self.kwargs: dict[str, Any] = client.connection_pool.connection_kwargs
+        self.seconds = None if timeout_ms is None else timeout_ms / 1000
+        self.answered = self.seconds is None
+
+    def saw(self, conn: Any) -> None:
+        """Redis answered on conn: from now on every operation has timeout_ms."""
+        if not self.answered:
+            self.answered = True
+            self.kwargs["socket_timeout"] = self.kwargs["socket_connect_timeout"] = self.seconds
+            self.fit(conn)
+
+    def fit(self, conn: Any) -> None:
+        """Give conn timeout_ms once Redis has answered: its reads and writes
+        (socket_timeout, and the open socket's timeout: sync redis-py sets it
+        only at connect; redis.asyncio reads the attribute per command) and
+        its next connect (socket_connect_timeout)."""
+        if self.answered and self.seconds is not None and conn.socket_timeout != self.seconds:
+            conn.socket_timeout = conn.socket_connect_timeout = self.seconds
+            sock = getattr(conn, "_sock", None)  # sync redis-py's open socket (None: closed, or asyncio)
+            if sock is not None and sock.gettimeout() != 0:  # 0: inside a non-blocking can_read
+                sock.settimeout(self.seconds)
+
+
+def _own_deadline(client: Any, timeout_ms: int, options: dict[str, Any]) -> _Deadline:
+    """from_url's _Deadline: none to change when the caller set the socket deadlines."""
+    mine = "socket_timeout" not in options and "socket_connect_timeout" not in options
+    return _Deadline(client, timeout_ms if mine else None)
 
 
 def _swap_answer(res: Any) -> Tuple[bool, Optional[bytes]]:
@@ -210,16 +262,23 @@ class RedisStore:
         # commands), and close() closes it.
         self._owned = False
         self._packed: dict[str, Any] = {}  # per key, its GET as the pool's connections pack it (pack_command)
+        self._deadline = _Deadline(client, None)  # from_url's: the connect deadline until Redis answers
 
     @classmethod
-    def from_url(cls, url: str, *, timeout_ms: int = DEFAULT_TIMEOUT_MS, **options: Any) -> "RedisStore":
+    def from_url(cls, url: str, *, timeout_ms: int = DEFAULT_TIMEOUT_MS,
+                 connect_timeout_ms: int = DEFAULT_CONNECT_TIMEOUT_MS, **options: Any) -> "RedisStore":
         """Return a store over a new ``redis.Redis.from_url(url)`` whose every operation
-        (connect included) ends within timeout_ms, with no client-side retries;
-        ``close()`` closes that client too."""
+        (connect included) ends within timeout_ms once Redis has first answered,
+        within connect_timeout_ms (ms, never shorter than timeout_ms; <= 0: the
+        default) until then, with no client-side retries; ``close()`` closes that
+        client too. options go to redis-py's from_url (socket_timeout or
+        socket_connect_timeout among them: those deadlines, always)."""
         import redis
 
-        store = cls(redis.Redis.from_url(url, **{**_client_options(timeout_ms), **options}))
+        client = redis.Redis.from_url(url, **{**_client_options(timeout_ms, connect_timeout_ms), **options})
+        store = cls(client)
         store._owned = True
+        store._deadline = _own_deadline(client, timeout_ms, options)
         return store
 
     def _take(self) -> Any:
@@ -243,13 +302,15 @@ class RedisStore:
             packed = conn.pack_command("GET", key)
             if len(self._packed) < _PACKED_KEYS:
                 self._packed[key] = packed
+        self._deadline.fit(conn)
         conn.send_packed_command(packed)
-        return _parsed(self.client, "GET", conn.read_response(disable_decoding=True))
+        return _parsed(self.client, "GET", _read(conn, self._deadline))
 
     def _evalsha(self, conn: Any, key: str, args: list[Any]) -> Any:
+        self._deadline.fit(conn)
         try:
             conn.send_command("EVALSHA", self._cas.sha, 1, key, *args)
-            return _parsed(self.client, "EVALSHA", conn.read_response(disable_decoding=True))
+            return _parsed(self.client, "EVALSHA", _read(conn, self._deadline))
         except _no_script():  # a server that lost its scripts (restarted, SCRIPT FLUSH): load it once, again
             conn.send_command("SCRIPT", "LOAD", CAS_SCRIPT)
             conn.read_response()  # the same SHA-1: the script's
@@ -298,6 +359,23 @@ class RedisStore:
             self.client.close()
 
 
+def _read(conn: Any, deadline: _Deadline) -> Any:
+    """conn's next reply, undecoded, recording that Redis answered (an error reply included)."""
+    try:
+        reply = conn.read_response(disable_decoding=True)
+    except _reply_error():
+        deadline.saw(conn)
+        raise
+    deadline.saw(conn)
+    return reply
+
+
+def _reply_error() -> type[BaseException]:
+    """redis-py's exception for a Redis error reply (the server answered)."""
+    from redis.exceptions import ResponseError
+    return ResponseError
+
+
 def _disconnect(conn: Any) -> Any:
     """The failure handler a retry policy calls: what Redis.execute_command's does."""
     return lambda _error: conn.disconnect()
@@ -329,16 +407,21 @@ class AsyncRedisStore:
         self._cas = client.register_script(CAS_SCRIPT)
         self._free: list[Any] = []  # the idle held connections' clients, as RedisStore's
         self._owned = False  # from_url's client: held from and closed, as RedisStore's
+        self._deadline = _Deadline(client, None)  # from_url's, as RedisStore's
 
     @classmethod
-    def from_url(cls, url: str, *, timeout_ms: int = DEFAULT_TIMEOUT_MS, **options: Any) -> "AsyncRedisStore":
+    def from_url(cls, url: str, *, timeout_ms: int = DEFAULT_TIMEOUT_MS,
+                 connect_timeout_ms: int = DEFAULT_CONNECT_TIMEOUT_MS, **options: Any) -> "AsyncRedisStore":
         """Return a store over a new ``redis.asyncio.Redis.from_url(url)`` whose every
-        operation ends within timeout_ms, with no client-side retries;
-        ``aclose()`` closes that client too."""
+        operation ends within timeout_ms once Redis has first answered, within
+        connect_timeout_ms until then (as RedisStore.from_url), with no
+        client-side retries; ``aclose()`` closes that client too."""
         import redis.asyncio
 
-        store = cls(redis.asyncio.Redis.from_url(url, **{**_client_options(timeout_ms), **options}))
+        client = redis.asyncio.Redis.from_url(url, **{**_client_options(timeout_ms, connect_timeout_ms), **options})
+        store = cls(client)
         store._owned = True
+        store._deadline = _own_deadline(client, timeout_ms, options)
         return store
 
     async def _take(self) -> Any:
@@ -356,13 +439,15 @@ class AsyncRedisStore:
             return held
 
     async def _get(self, conn: Any, key: str) -> Any:
+        self._deadline.fit(conn)
         await conn.send_command("GET", key)
-        return _parsed(self.client, "GET", await conn.read_response(disable_decoding=True))
+        return _parsed(self.client, "GET", await _aread(conn, self._deadline))
 
     async def _evalsha(self, conn: Any, key: str, args: list[Any]) -> Any:
+        self._deadline.fit(conn)
         try:
             await conn.send_command("EVALSHA", self._cas.sha, 1, key, *args)
-            return _parsed(self.client, "EVALSHA", await conn.read_response(disable_decoding=True))
+            return _parsed(self.client, "EVALSHA", await _aread(conn, self._deadline))
         except _no_script():
             await conn.send_command("SCRIPT", "LOAD", CAS_SCRIPT)
             await conn.read_response()
@@ -406,6 +491,17 @@ class AsyncRedisStore:
             await held.aclose()
         if self._owned:
             await self.client.aclose()
+
+
+async def _aread(conn: Any, deadline: _Deadline) -> Any:
+    """_read for a redis.asyncio connection."""
+    try:
+        reply = await conn.read_response(disable_decoding=True)
+    except _reply_error():
+        deadline.saw(conn)
+        raise
+    deadline.saw(conn)
+    return reply
 
 
 def _adisconnect(conn: Any) -> Any:
