@@ -9,6 +9,7 @@ with json's own exception.
 import dataclasses
 import datetime
 import enum
+import gc
 import json
 import os
 import subprocess
@@ -134,6 +135,25 @@ def test_orjson_native_types_keep_json_type_error() -> None:
                   *([[fragment(b"{}")]] if fragment else [])):
         with pytest.raises(TypeError, match="is not JSON serializable"):
             toolerr.canonicalize(value)
+
+
+def test_plain_finds_every_other_type_at_any_depth() -> None:
+    # _plain walks by gc.get_referents: every container's items and values, a dict's keys too when one is
+    # not an exact str; True only for the exact types json and orjson write alike.
+    plain = [None, True, 1, 2 ** 70, 1.5, "s", [], (), {}, [1, (2, ("x",))], {"a": [{"b": None, "c": ([1.0],)}]},
+             {1: "x", None: 2}, _deep(250), [{"k": "v"}] * 3]
+    for value in plain:
+        assert toolerr._plain(value), value
+    other = [uuid.UUID(int=5), Color.RED, Level.HIGH, Name.A, Str("s"), Int(1), Float(1.0), Dict(), List_(),
+             Point(1), datetime.date(2026, 1, 2), b"x", {1}, frozenset(), bytearray(b"x"), object(), len, int]
+    for x in other:
+        for value in (x, [x], (1, [x]), {"a": {"b": [x]}}, [[[[[[[x]]]]]]], {"a": 1, "b": ("s", x)}):
+            assert not toolerr._plain(value), value
+    assert not toolerr._plain({Str("k"): 1})  # a key that is not an exact str is seen: _encode writes it
+    # A dict the collector untracked (it holds no object it tracks) is traversed all the same.
+    for d, want in (({"a": 1}, True), ({"a": datetime.date(2026, 1, 2)}, False), ({"a": 1j}, False)):
+        gc.collect()
+        assert not gc.is_tracked(d) and toolerr._plain(d) is want and toolerr._plain([d]) is want
 
 
 def test_numpy_values_as_json_writes_them() -> None:

