@@ -87,7 +87,7 @@ def parts(msgs: List[Any], rest: List[Any], n: int) -> None:
         "  invoke_bytes (ctypes + the core's convert)": lambda: _native.invoke_bytes(req),
         "  json.loads of the answer (before)": lambda: json.loads(body),
         "  orjson.loads of the answer": lambda: orjson.loads(body),
-        "  the 19-digit guard": lambda: body.translate(after._DIGIT_RUNS).find(after._LONG_RUN),
+        "  the 19-digit guard (after)": lambda: after._no_long_run(body),
         "  _loads of the answer (after)": lambda: after._loads(body),
         "LiteLLM _gemini_convert_messages_with_history": lambda: _gemini_convert_messages_with_history(messages=rest),
     }

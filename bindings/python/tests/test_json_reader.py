@@ -51,6 +51,22 @@ def test_loads_keeps_an_int_past_64_bits() -> None:
                                                           (int, -9223372036854780000), (int, 7)]
 
 
+def test_no_long_run_finds_every_run_of_19_digits() -> None:
+    # Runs of 3 to 24 digits at each offset mod 4, alone and beside other runs: the quarter-bytes
+    # prefilter answers as the check of every byte.
+    def every_byte(raw: bytes) -> bool:
+        return raw.translate(toolerr._DIGIT_RUNS).find(toolerr._LONG_RUN) < 0
+    n = 0
+    for lead in range(8):
+        for run in range(3, 25):
+            for tail in (b"", b"x", b'",1234567890123,"', b"2026-10-11 18:00"):
+                for digits in (b"7" * run, b"1234567890" * 3):
+                    raw = b"a" * lead + digits[:run] + b"|" + tail + b"-" + b"9" * (run // 2)
+                    assert toolerr._no_long_run(raw) is every_byte(raw) is (run < 19), raw
+                    n += 1
+    assert n == 8 * 22 * 4 * 2
+
+
 def test_loads_refuses_what_json_loads_refuses() -> None:
     for raw in (b"[1,]", b'{"a":1', b"nan", b""):
         with pytest.raises(json.JSONDecodeError):

@@ -150,6 +150,18 @@ _DIGIT_RUNS = bytes(0x30 if 0x30 <= c <= 0x39 else 0x2E for c in range(256))
 _LONG_RUN = b"0" * 19
 
 
+def _no_long_run(raw: bytes) -> bool:
+    """Whether raw holds no run of 19 or more ASCII digits.
+
+    First on every 4th byte: a run of 19 at raw[i:i+19] holds the bytes at
+    4 consecutive multiples of 4 (the first at most i+3, the fourth at most
+    i+15), so a quarter of the bytes without 4 digits in a row (of them)
+    holds no such run. Only where they do is every byte looked at. On issue
+    12's (b) answer to Gemini (8,173 B, dates, prices and ids, no run of 19)
+    6.1 against 10.1 us, load 10."""
+    return raw[::4].translate(_DIGIT_RUNS).find(b"0000") < 0 or raw.translate(_DIGIT_RUNS).find(_LONG_RUN) < 0
+
+
 def _text(value: Any) -> bytes:
     """Return value as _encode writes it, in bytes: a str through json's C
     string encoder directly (what _encode calls for one, without its Python
@@ -193,7 +205,7 @@ def _loads(raw: bytes) -> JSON:
     json.loads, which answers as it always did.
     """
     o = _orjson if _orjson is not None else _reader()
-    if o and raw.translate(_DIGIT_RUNS).find(_LONG_RUN) < 0:
+    if o and _no_long_run(raw):
         try:
             return o.loads(raw)
         except o.JSONDecodeError:
@@ -719,7 +731,10 @@ def _transcript_op(op: str, members: Mapping[str, Any], messages: Transcript, bo
     req: Dict[str, Any] = {"op": op, **{k: v for k, v in members.items() if v is not None}}
     raw: List[Tuple[str, bytes]] = []
     for key, value in (("messages", messages), ("body", body)):
-        if isinstance(value, (str, bytes, bytearray)):
+        t = type(value)
+        if t is list or t is dict:  # as they are, without the Mapping check's 1-2.5 us (an ABC's isinstance)
+            req[key] = value
+        elif isinstance(value, (str, bytes, bytearray)):
             raw.append((key, _utf8(value) if isinstance(value, str) else bytes(value)))
         elif value is not None:
             req[key] = value if isinstance(value, Mapping) else list(value)
