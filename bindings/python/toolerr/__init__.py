@@ -71,7 +71,9 @@ def _dumps(value: Any) -> bytes:
     _encode (so with its result, TypeError or ValueError) everywhere else.
     On issue 12's (b) transcript (8,479 B) orjson.dumps took 8-10 us, the
     whole of _dumps with _plain's walk 30-41 us, json's C encoder 72-95 us
-    (bench/before_after.py, CPU time, load 8, three runs).
+    (bench/before_after.py, CPU time, load 8, three runs); with _plain's
+    walk in C (gc.get_referents), _dumps 37.1 against 66.6 us before it
+    and orjson.dumps 14.7 (interleaved CPU time, load 13).
 
     orjson writes only where it cannot differ: it raises (and _encode
     writes) for a dict key that is not a str, an int outside [-2**63,
