@@ -157,8 +157,8 @@ def _no_long_run(raw: bytes) -> bool:
 
     First on every 4th byte: a run of 19 at raw[i:i+19] holds the bytes at
     4 consecutive multiples of 4 (the first at most i+3, the fourth at most
-    i+15), so a quarter of the bytes without 4 digits in a row (of them)
-    holds no such run. Only where they do is every byte looked at. On issue
+    i+15), so where raw[::4] holds no 4 digits in a row, raw holds no such
+    run. Only where it does is every byte looked at. On issue
     12's (b) answer to Gemini (8,173 B, dates, prices and ids, no run of 19)
     6.1 against 10.1 us, load 10."""
     return raw[::4].translate(_DIGIT_RUNS).find(b"0000") < 0 or raw.translate(_DIGIT_RUNS).find(_LONG_RUN) < 0
