@@ -133,7 +133,7 @@ func run[T any](ctx context.Context, s *Store, op func(ctx context.Context) (T, 
 	ctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
 	if s.honorsCtx {
-		v, err := op(ctx)
+		v, err := guarded(ctx, op)
 		s.saw(err)
 		return v, err
 	}
@@ -143,7 +143,7 @@ func run[T any](ctx context.Context, s *Store, op func(ctx context.Context) (T, 
 	}
 	done := make(chan result, 1)
 	go func() {
-		v, err := op(ctx)
+		v, err := guarded(ctx, op)
 		s.saw(err)
 		done <- result{v, err}
 	}()
@@ -154,6 +154,24 @@ func run[T any](ctx context.Context, s *Store, op func(ctx context.Context) (T, 
 		var zero T
 		return zero, ctx.Err()
 	}
+}
+
+// guarded runs op, a panic in it returned as an error: go-redis v9 panics
+// reading a reply whose length does not fit an allocation ("$" or "*" with
+// 19 digits: makeslice: len out of range, in proto.Reader), which took the
+// whole process down (in the caller's goroutine, or in run's own, where no
+// caller can recover it). The error names the panic's value, never the
+// reply's bytes. go-redis has given the connection back to its pool by
+// then, with the rest of the reply unread: a server that sends such a
+// reply is not Redis, and what it sends next is no more trusted.
+func guarded[T any](ctx context.Context, op func(ctx context.Context) (T, error)) (v T, err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			var zero T
+			v, err = zero, fmt.Errorf("redisstore: the Redis client panicked reading the reply (%v)", r)
+		}
+	}()
+	return op(ctx)
 }
 
 // saw records that Redis answered when err is none, redis.Nil or an error

@@ -507,3 +507,79 @@ func TestStore_connectDeadlineOnSilentServer(t *testing.T) {
 		assert.Less(t, took, 400*time.Millisecond)
 	}
 }
+
+// notRedis listens on loopback and answers each GET, EVALSHA and EVAL
+// with reply (HELLO with an error reply, as a RESP2 server does, and
+// anything else with OK), until the test ends.
+func notRedis(t *testing.T, reply string) string {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	require.NoError(t, err)
+	t.Cleanup(func() { ln.Close() })
+	go func() {
+		for {
+			c, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			t.Cleanup(func() { c.Close() })
+			go func() {
+				r := bufio.NewReader(c)
+				for {
+					line, err := r.ReadString('\n')
+					if err != nil {
+						return
+					}
+					if !strings.HasPrefix(line, "*") {
+						continue
+					}
+					r.ReadString('\n') // the command's name: its length, then the name
+					name, _ := r.ReadString('\n')
+					out := "+OK\r\n" // the handshake's CLIENT SETINFO
+					switch strings.ToUpper(strings.TrimSpace(name)) {
+					case "HELLO":
+						out = "-ERR unknown command 'HELLO'\r\n" // a RESP2 server: go-redis goes on without it
+					case "GET", "EVALSHA", "EVAL":
+						out = reply
+					}
+					if _, err := c.Write([]byte(out)); err != nil {
+						return
+					}
+				}
+			}()
+		}
+	}()
+	return ln.Addr().String()
+}
+
+// A server whose reply gives a length no allocation can hold made go-redis
+// panic (makeslice: len out of range) and the process with it: the store
+// returns an error instead, on both of run's paths, and the executor falls
+// back on it.
+func TestStore_replyLengthPastAllocationIsAnError(t *testing.T) {
+	for _, reply := range []string{"$9000000000000000000\r\n", "*9000000000000000000\r\n"} {
+		for _, honors := range []bool{true, false} {
+			t.Run(fmt.Sprintf("%q/ContextTimeoutEnabled=%v", reply[:2], honors), func(t *testing.T) {
+				c := redis.NewClient(&redis.Options{Addr: notRedis(t, reply),
+					ContextTimeoutEnabled: honors, MaxRetries: -1})
+				defer c.Close()
+				s := New(c)
+				_, err := s.Load(context.Background(), "k")
+				if reply[0] == '$' {
+					require.EqualError(t, err, "redisstore: the Redis client panicked reading the reply (runtime error: makeslice: len out of range)")
+				} else {
+					require.Error(t, err) // GET's reader refuses an array before its length is used
+				}
+				_, _, err = s.CompareAndSwap(context.Background(), "k", nil, []byte("x"))
+				require.Error(t, err)
+				if reply[0] == '*' {
+					assert.EqualError(t, err, "redisstore: the Redis client panicked reading the reply (runtime error: makeslice: len out of range)")
+				}
+				var reasons []string
+				x := &resilience.Executor{Store: s, Retry: core.RetryPolicy{MaxAttempts: 1},
+					OnDecision: func(d resilience.Decision) { reasons = append(reasons, d.Reason) }}
+				assert.NoError(t, x.Do(context.Background(), "search", func(context.Context) error { return nil }))
+				assert.Contains(t, reasons, "store_error")
+			})
+		}
+	}
+}
