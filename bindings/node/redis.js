@@ -55,6 +55,41 @@ function shape(v, top = false) {
   return v?.constructor?.name ?? typeof v;
 }
 
+// guardReplies keeps a reply that redis-parser throws on from ending the
+// process: ioredis reads each connection's bytes in a 'data' listener
+// (DataHandler: parser.execute), where nothing catches what the parser
+// throws, and redis-parser 3.0.0 throws a RangeError (Invalid array length)
+// building the array of a reply whose length no Array holds ("*" and 19
+// digits, from a server that is not Redis): an uncaught exception, in the
+// ready check's INFO of connect() or in any command's reply. Each stream the
+// client connects ('connect': DataHandler's listener is on it by then, no
+// byte read yet) has its 'data' listeners wrapped: what one throws destroys
+// that connection with the error (ioredis rejects its commands and
+// reconnects, as for a dropped connection; the parser's state is lost with
+// it). Once per client; the client's stream of now too, if it has one.
+const guarded = new WeakSet();
+function guardReplies(client) {
+  if (typeof client?.on !== 'function' || guarded.has(client)) return; // not an ioredis client (a test's stand-in)
+  guarded.add(client);
+  const wrap = () => {
+    const stream = client.stream;
+    if (!stream || guarded.has(stream)) return;
+    guarded.add(stream);
+    for (const listener of stream.listeners('data')) {
+      stream.removeListener('data', listener);
+      stream.on('data', function onData(data) {
+        try {
+          listener.call(this, data);
+        } catch (e) {
+          stream.destroy(e);
+        }
+      });
+    }
+  };
+  client.on('connect', wrap);
+  wrap();
+}
+
 /**
  * The runtime's Store over an ioredis client (the caller owns it). Use
  * RedisStore.connect(url) for a client whose every command ends within
@@ -65,6 +100,7 @@ function shape(v, top = false) {
 export class RedisStore {
   constructor(client) {
     this.client = client;
+    guardReplies(client);
     if (typeof client.toolerrCasBuffer !== 'function') {
       client.defineCommand('toolerrCas', { numberOfKeys: 1, lua: CAS_SCRIPT });
     }
@@ -87,6 +123,7 @@ export class RedisStore {
       ...redis,
     });
     client.on('error', () => {}); // every failure reaches the executor as a store_error
+    guardReplies(client); // before connect(): its ready check reads a reply
     try {
       await client.connect();
     } catch (e) {

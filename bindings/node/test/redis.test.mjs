@@ -165,3 +165,50 @@ test('a malformed reply falls back at once', { skip }, async () => {
   assert.equal(records.filter((r) => r.kind === 'fallback')[0]?.reason, 'store_error');
   await s.close();
 });
+
+// notRedis: a loopback server that answers each INFO, GET and EVALSHA with
+// reply and anything else (CLIENT SETINFO) with OK; resolves to its url and
+// a close().
+async function notRedis(reply) {
+  const sockets = new Set();
+  const srv = createServer((c) => {
+    sockets.add(c);
+    c.on('error', () => {});
+    let buf = '';
+    c.on('data', (d) => {
+      buf += d.toString('latin1');
+      let m;
+      // one command a time: *N, then $len and the name (the arguments after it are skipped with the lines)
+      while ((m = /^\*\d+\r\n\$\d+\r\n([A-Za-z]+)\r\n/.exec(buf))) {
+        buf = buf.slice(m[0].length).replace(/^(?:\$\d+\r\n[^\r]*\r\n)*/, '');
+        c.write(/^(info|get|evalsha)$/i.test(m[1]) ? reply(m[1].toLowerCase()) : '+OK\r\n');
+      }
+    });
+  });
+  await new Promise((res) => srv.listen(0, '127.0.0.1', res));
+  return {
+    url: `redis://127.0.0.1:${srv.address().port}/0`,
+    close: () => { for (const c of sockets) c.destroy(); srv.close(); },
+  };
+}
+
+// redis-parser threw a RangeError (Invalid array length) on "*" and 19
+// digits in a socket 'data' listener, where nothing caught it: the process
+// ended (in connect()'s ready check, or in any command's reply).
+test('a reply no Array holds fails the connection, not the process', async () => {
+  const huge = '*9000000000000000000\r\n';
+  const atConnect = await notRedis(() => huge);
+  try {
+    await assert.rejects(RedisStore.connect(atConnect.url, { connectTimeoutMs: 2000 }), /Connection is closed/);
+  } finally { atConnect.close(); }
+
+  const later = await notRedis((cmd) => (cmd === 'info' ? '$13\r\nredis_version\r\n' : huge));
+  const store = await RedisStore.connect(later.url, { connectTimeoutMs: 2000, timeoutMs: 1000 });
+  try {
+    await assert.rejects(store.load('k')); // the connection destroyed: its command rejected
+    await assert.rejects(store.compareAndSwap('k', null, enc('x')));
+    const records = [];
+    await new Executor({ store, retry: { max_attempts: 1 }, onDecision: (r) => records.push(r) }).call('huge', fail);
+    assert.equal(records.filter((r) => r.kind === 'fallback')[0]?.reason, 'store_error');
+  } finally { store.client.disconnect(); later.close(); }
+});
