@@ -68,6 +68,20 @@ def test_json_text_must_be_one_value_else_the_member_is_named(op: str, key: str,
         assert "must be exactly one JSON value" in e.value.message
 
 
+def test_json_text_as_any_bytes_like_value_is_read_as_bytes() -> None:
+    # a memoryview was list()ed: the core got its bytes as numbers ("messages[0]: must be an object, got number")
+    text = ("[" + CALL + "]").encode()
+    want = toolerr.check("anthropic", text)
+    assert want["findings"][0]["ids"] == ["toolu_1"]
+    body = b'{"messages":' + text + b"}"
+    for wrap in (bytearray, memoryview, lambda b: memoryview(b"xx" + b)[2:]):
+        assert toolerr.check("anthropic", wrap(text)) == want
+        assert toolerr.check("anthropic", body=wrap(body)) == want
+    with pytest.raises(toolerr.ToolerrError) as e:
+        toolerr.check("anthropic", memoryview(text + b',"id_rules":"mistral"'))
+    assert e.value.details["path"] == "messages" and "must be exactly one JSON value" in e.value.message
+
+
 def test_json_text_with_white_space_and_quoted_commas_is_read_as_its_value() -> None:
     text = ' \n[' + CALL + ',{"role":"user","content":"\\",\\"id_rules\\":\\"x"}]\t '
     assert toolerr.check("anthropic", text) == toolerr.check("anthropic", json.loads(text))

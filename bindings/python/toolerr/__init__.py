@@ -704,7 +704,7 @@ def to_mcp(outcomes: Iterable[Outcome], *, output_schema: Optional[bool] = None)
     return serialize("mcp", outcomes, output_schema=output_schema)
 
 
-Transcript = Any  # a message list, a whole request body (dict), or JSON text (str or bytes) of one
+Transcript = Any  # a message list, a whole request body (dict), or JSON text (str, bytes, bytearray or memoryview) of one
 
 
 def _utf8(text: str) -> bytes:
@@ -722,7 +722,8 @@ def _utf8(text: str) -> bytes:
 def _transcript_op(op: str, members: Mapping[str, Any], messages: Transcript, body: Transcript) -> JSON:
     """Run a transcript op on the list (messages) or a whole request body (body).
 
-    JSON text (str or bytes) goes to the core unparsed, spliced into the
+    JSON text (str, bytes, bytearray or memoryview, as orjson.loads
+    takes) goes to the core unparsed, spliced into the
     request: its parser refuses a duplicate key that json.loads would
     resolve silently to the last value. The last text is framed by a
     "raw_len" member after it, its length in bytes, for the core to hold it
@@ -736,7 +737,7 @@ def _transcript_op(op: str, members: Mapping[str, Any], messages: Transcript, bo
         t = type(value)
         if t is list or t is dict:  # as they are, without the Mapping check's 1-2.5 us (an ABC's isinstance)
             req[key] = value
-        elif isinstance(value, (str, bytes, bytearray)):
+        elif isinstance(value, (str, bytes, bytearray, memoryview)):  # a memoryview was list()ed: its bytes as numbers
             raw.append((key, _utf8(value) if isinstance(value, str) else bytes(value)))
         elif value is not None:
             req[key] = value if isinstance(value, Mapping) else list(value)
