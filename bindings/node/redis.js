@@ -113,9 +113,10 @@ export class RedisStore {
    */
   static async connect(url, { timeoutMs = DEFAULT_TIMEOUT_MS, connectTimeoutMs = DEFAULT_CONNECT_TIMEOUT_MS, redis = {} } = {}) {
     const { Redis } = await import('ioredis');
+    const wait = Math.max(timeoutMs, connectTimeoutMs, 10);
     const client = new Redis(url, {
       commandTimeout: timeoutMs,
-      connectTimeout: Math.max(timeoutMs, connectTimeoutMs, 10),
+      connectTimeout: wait,
       enableOfflineQueue: false,
       maxRetriesPerRequest: 0,
       lazyConnect: true,
@@ -124,11 +125,22 @@ export class RedisStore {
     });
     client.on('error', () => {}); // every failure reaches the executor as a store_error
     guardReplies(client); // before connect(): its ready check reads a reply
+    // ioredis's connectTimeout bounds the TCP connect only: a server that
+    // accepts and never answers held connect() in its ready check and
+    // reconnects for 2-4 s (connectTimeoutMs 100 and 500). The whole connect
+    // has the deadline.
+    const connecting = client.connect();
+    connecting.catch(() => {}); // a loser of the race below rejects later, handled
+    let timer;
     try {
-      await client.connect();
+      await Promise.race([connecting, new Promise((_, reject) => {
+        timer = setTimeout(() => reject(new Error(`toolerr: Redis did not answer within ${wait} ms (connectTimeoutMs)`)), wait);
+      })]);
     } catch (e) {
       client.disconnect(); // no reconnecting in the background after a failed first connect
       throw e;
+    } finally {
+      clearTimeout(timer);
     }
     return new RedisStore(client);
   }

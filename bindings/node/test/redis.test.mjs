@@ -199,7 +199,7 @@ test('a reply no Array holds fails the connection, not the process', async () =>
   const huge = '*9000000000000000000\r\n';
   const atConnect = await notRedis(() => huge);
   try {
-    await assert.rejects(RedisStore.connect(atConnect.url, { connectTimeoutMs: 2000 }), /Connection is closed/);
+    await assert.rejects(RedisStore.connect(atConnect.url, { connectTimeoutMs: 2000 }), /Connection is closed|did not answer/);
   } finally { atConnect.close(); }
 
   const later = await notRedis((cmd) => (cmd === 'info' ? '$13\r\nredis_version\r\n' : huge));
@@ -211,4 +211,23 @@ test('a reply no Array holds fails the connection, not the process', async () =>
     await new Executor({ store, retry: { max_attempts: 1 }, onDecision: (r) => records.push(r) }).call('huge', fail);
     assert.equal(records.filter((r) => r.kind === 'fallback')[0]?.reason, 'store_error');
   } finally { store.client.disconnect(); later.close(); }
+});
+
+// ioredis's connectTimeout bounds only the TCP connect: a server that
+// accepts and never answers held connect() 2-4 s (its ready check, then
+// reconnects) before "Connection is closed".
+test('connect() to a server that never answers rejects at connectTimeoutMs', async () => {
+  await import('ioredis'); // connect() imports it before its deadline starts
+  const held = new Set();
+  const srv = createServer((c) => { held.add(c); c.on('error', () => {}); });
+  await new Promise((res) => srv.listen(0, '127.0.0.1', res));
+  try {
+    for (const connectTimeoutMs of [100, 300]) {
+      const t0 = performance.now();
+      await assert.rejects(RedisStore.connect(`redis://127.0.0.1:${srv.address().port}/0`, { connectTimeoutMs }),
+        new RegExp(`Redis did not answer within ${connectTimeoutMs} ms`));
+      const took = performance.now() - t0;
+      assert.ok(took >= connectTimeoutMs - 5 && took < connectTimeoutMs + 700, `took ${took} ms`);
+    }
+  } finally { for (const c of held) c.destroy(); srv.close(); }
 });
