@@ -127,14 +127,22 @@ export class RedisStore {
     guardReplies(client); // before connect(): its ready check reads a reply
     // ioredis's connectTimeout bounds the TCP connect only: a server that
     // accepts and never answers held connect() in its ready check and
-    // reconnects for 2-4 s (connectTimeoutMs 100 and 500). The whole connect
-    // has the deadline.
+    // reconnects for 2-4 s (connectTimeoutMs 100 and 500). connect() also
+    // rejects when Redis has sent no byte within the deadline (as Go's
+    // store: until Redis first answers). Once it has, ioredis's own bounds
+    // apply. The check runs after the I/O the timer may have overtaken
+    // (setImmediate): on a loop blocked past the deadline, a reply already
+    // arrived counts.
+    let answered = false;
+    client.once('connect', () => client.stream?.once('data', () => { answered = true; }));
     const connecting = client.connect();
     connecting.catch(() => {}); // a loser of the race below rejects later, handled
     let timer;
     try {
       await Promise.race([connecting, new Promise((_, reject) => {
-        timer = setTimeout(() => reject(new Error(`toolerr: Redis did not answer within ${wait} ms (connectTimeoutMs)`)), wait);
+        timer = setTimeout(() => setImmediate(() => {
+          if (!answered) reject(new Error(`toolerr: Redis did not answer within ${wait} ms (connectTimeoutMs)`));
+        }), wait);
       })]);
     } catch (e) {
       client.disconnect(); // no reconnecting in the background after a failed first connect
