@@ -53,47 +53,37 @@ func serializeWith(dst []byte, request string, one *fastOne) (response []byte, o
 		outs   []outcome.Outcome
 		schema bool
 	)
-	const (
-		mOp = 1 << iota
-		mFormat
-		mSchema
-		mResults
-		mCall
-		mError
-		mResult
-	)
-	seen, ok := canonical.EachOnce(s, func(key string) (uint8, bool) {
-		switch key {
-		case "op":
+	seen, ok := s.EachKey(topKeys, func(i int) bool {
+		switch i {
+		case kOp:
 			v, ok := s.String()
-			return mOp, ok && v == "serialize" && s.Str(v)
-		case "format":
+			return ok && v == "serialize" && s.Str(v)
+		case kFormat:
 			var ok bool
 			name, ok = s.String()
-			return mFormat, ok && s.Str(name)
-		case "output_schema":
+			return ok && s.Str(name)
+		case kSchema:
 			var ok bool
 			schema, ok = s.Bool()
-			return mSchema, ok
-		case "results":
+			return ok
+		case kResults:
 			var ok bool
 			outs, ok = fastResults(s, one)
-			return mResults, ok
-		case "call":
-			return mCall, fastCall(s, &one.out[0].Call)
-		case "error":
-			return mError, fastPayload(s, key, 2, &one.out[0], &one.slot)
-		case "result":
-			return mResult, fastPayload(s, key, 2, &one.out[0], &one.slot)
+			return ok
+		case kCall:
+			return fastCall(s, &one.out[0].Call)
+		case kError:
+			return fastError(s, 2, &one.out[0], &one.slot)
 		}
-		return 0, false
+		return fastResult(s, &one.out[0], &one.slot) // kResult
 	})
+	const mOp, mFormat, mSchema = 1 << kOp, 1 << kFormat, 1 << kSchema
 	if !ok || !s.End() || seen&(mOp|mFormat) != mOp|mFormat {
 		return nil, false
 	}
 	switch seen &^ (mOp | mFormat | mSchema) {
-	case mResults:
-	case mCall | mError, mCall | mResult:
+	case 1 << kResults:
+	case 1<<kCall | 1<<kError, 1<<kCall | 1<<kResult:
 		outs = one.out[:]
 	default:
 		return nil, false
@@ -123,6 +113,27 @@ func serializeWith(dst []byte, request string, one *fastOne) (response []byte, o
 	}
 	return append(b, '}'), true
 }
+
+// The members of the objects fastSerialize reads, as Keys and their
+// indexes: the request's, an outcome's (an element of results), a call's,
+// an envelope's and a result's.
+var (
+	topKeys     = canonical.NewKeys("op", "format", "output_schema", "results", "call", "error", "result")
+	outcomeKeys = canonical.NewKeys("call", "error", "result")
+	callKeys    = canonical.NewKeys("id", "name")
+	errorKeys   = canonical.NewKeys("code", "message", "source", "retryable", "details")
+	resultKeys  = canonical.NewKeys("text")
+)
+
+const (
+	kOp = iota
+	kFormat
+	kSchema
+	kResults
+	kCall
+	kError
+	kResult
+)
 
 // fastOnes holds the *fastOne of fastSerialize calls, zero between them.
 var fastOnes = sync.Pool{New: func() any { return new(fastOne) }}
@@ -169,16 +180,16 @@ func fastResults(s *canonical.Scanner, f *fastOne) ([]outcome.Outcome, bool) {
 			slots = append(slots, fastSlot{})
 			o, sl = &outs[len(outs)-1], &slots[len(slots)-1]
 		}
-		seen, ok := canonical.EachOnce(s, func(key string) (uint8, bool) {
-			switch key {
-			case "call":
-				return 1, fastCall(s, &o.Call)
-			case "error", "result":
-				return 2, fastPayload(s, key, 4, o, sl)
+		seen, ok := s.EachKey(outcomeKeys, func(i int) bool {
+			switch i {
+			case 0:
+				return fastCall(s, &o.Call)
+			case 1:
+				return fastError(s, 4, o, sl)
 			}
-			return 0, false
+			return fastResult(s, o, sl)
 		})
-		if !ok || seen != 3 {
+		if !ok || (seen != 0b011 && seen != 0b101) {
 			return nil, false
 		}
 	}
@@ -198,70 +209,59 @@ func fastResults(s *canonical.Scanner, f *fastOne) ([]outcome.Outcome, bool) {
 
 // fastCall reads {"id": s, "name": s}, either or both.
 func fastCall(s *canonical.Scanner, c *outcome.Call) bool {
-	_, ok := canonical.EachOnce(s, func(key string) (uint8, bool) {
-		v, ok := s.String()
-		ok = ok && s.Str(v)
-		switch key {
-		case "id":
-			c.ID = v
-			return 1, ok
-		case "name":
-			c.Name = v
-			return 2, ok
+	_, ok := s.EachKey(callKeys, func(i int) bool {
+		if i == 0 {
+			return s.StringMember(&c.ID)
 		}
-		return 0, false
+		return s.StringMember(&c.Name)
 	})
 	return ok
 }
 
-// fastPayload reads an outcome's "error" (an envelope) or "result" (only
-// {"text": s}) at nesting level depth into o, pointing into sl.
-func fastPayload(s *canonical.Scanner, key string, depth int, o *outcome.Outcome, sl *fastSlot) bool {
-	if key == "result" {
-		seen, ok := canonical.EachOnce(s, func(key string) (uint8, bool) {
-			t, ok := s.String()
-			sl.r = outcome.TextResult(t)
-			return 1, key == "text" && ok && s.Str(t)
-		})
-		o.Result = &sl.r
-		return ok && seen == 1
-	}
+// fastResult reads an outcome's "result" (only {"text": s}) into o,
+// pointing into sl.
+func fastResult(s *canonical.Scanner, o *outcome.Outcome, sl *fastSlot) bool {
+	var t string
+	seen, ok := s.EachKey(resultKeys, func(int) bool { return s.StringMember(&t) })
+	sl.r = outcome.TextResult(t)
+	o.Result = &sl.r
+	return ok && seen == 1
+}
+
+// fastError reads an outcome's "error" (an envelope) at nesting level depth
+// into o, pointing into sl.
+func fastError(s *canonical.Scanner, depth int, o *outcome.Outcome, sl *fastSlot) bool {
 	e := &sl.e
-	seen, ok := canonical.EachOnce(s, func(key string) (uint8, bool) {
-		switch key {
-		case "code", "message", "source":
+	seen, ok := s.EachKey(errorKeys, func(i int) bool {
+		switch i {
+		case 0:
 			v, ok := s.String()
-			ok = ok && s.Str(v)
-			switch key {
-			case "code":
-				e.Code = envelope.Code(v)
-				return 1, ok
-			case "message":
-				e.Message = v
-				return 2, ok
-			}
+			e.Code = envelope.Code(v)
+			return ok && s.Str(v)
+		case 1:
+			return s.StringMember(&e.Message)
+		case 2:
+			v, ok := s.String()
 			e.Source = envelope.Source(v)
-			return 4, ok
-		case "retryable":
+			return ok && s.Str(v)
+		case 3:
 			var ok bool
 			e.Retryable, ok = s.Bool()
-			return 8, ok
-		case "details":
-			if s.Next() != '{' {
-				return 0, false
-			}
-			if raw, ok := s.Canonical(depth, sanitize.QuietDetail); ok {
-				o.SafeDetails = raw
-				return 16, true
-			}
-			v, err := s.Value(depth)
-			if err != nil {
-				return 0, false
-			}
-			e.Details = v.(map[string]any)
-			return 16, true
+			return ok
 		}
-		return 0, false
+		if s.Next() != '{' {
+			return false
+		}
+		if raw, ok := s.Canonical(depth, sanitize.QuietDetail); ok {
+			o.SafeDetails = raw
+			return true
+		}
+		v, err := s.Value(depth)
+		if err != nil {
+			return false
+		}
+		e.Details = v.(map[string]any)
+		return true
 	})
 	if !ok || seen != 31 || !envelope.ValidCodeToken(string(e.Code)) || !e.Source.Valid() {
 		return false

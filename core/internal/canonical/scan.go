@@ -61,6 +61,15 @@ func (s *Scanner) Byte(c byte) bool {
 
 // String skips white space and reads a string literal.
 func (s *Scanner) String() (string, bool) {
+	// the common string, straight after what was read: plain bytes to its
+	// closing quote, read as str reads them (a slice of the text)
+	p := &s.p
+	if i := p.pos; i < len(p.text) && p.text[i] == '"' {
+		if j := plainRun(p.text, i+1); j < len(p.text) && p.text[j] == '"' {
+			s.lit, p.pos, p.loose = i, j+1, false
+			return p.text[i+1 : j], true
+		}
+	}
 	if s.Next() != '"' {
 		return "", false
 	}
