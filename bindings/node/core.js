@@ -21,7 +21,9 @@ let native = null;
  * Sends every later call of this thread through a native transport instead
  * of the wasm module: an object with invoke(request: Uint8Array): Uint8Array
  * and invokeText(request: string): string, both answering the core's
- * response bytes or text (the toolerr-native addon, set by native-addon.js);
+ * response bytes or text, and optionally invokeBytesText(request:
+ * Uint8Array): string, bytes in and text out (the toolerr-native addon, set
+ * by native-addon.js; without it the bytes invoke answers are decoded here);
  * null goes back to the wasm.
  */
 export function setTransport(t) { native = t ?? null; }
@@ -120,6 +122,18 @@ export function invokeBytes(request) {
   return call(x, p, request.length, copyOut);
 }
 
+// invokeBytesText runs one request given as bytes (a Uint8Array) and returns
+// the response text, decoded straight out of module memory (or by the
+// native transport), without the copy invokeBytes hands back.
+function invokeBytesText(request) {
+  if (native) return native.invokeBytesText ? native.invokeBytesText(request) : dec.decode(native.invoke(request));
+  const x = exportsOf();
+  const p = requestBuffer(x, request.length);
+  if (p < 0) return OUT_OF_MEMORY;
+  if (p && request.length) new Uint8Array(x.memory.buffer, p, request.length).set(request);
+  return call(x, p, request.length, textOut);
+}
+
 /**
  * Runs one request given as JSON text and returns the response text: the
  * text is encoded straight into module memory and the answer decoded
@@ -169,13 +183,40 @@ const op = (name, members) => {
     else req[k] = v;
   }
   if (!raw.length) return invoke(req);
-  const parts = [enc.encode(JSON.stringify(req).slice(0, -1))];
-  for (const [k, v] of raw) parts.push(enc.encode(`,${JSON.stringify(k)}:`), typeof v === 'string' ? enc.encode(v) : v);
-  parts.push(enc.encode(`,"raw_len":${parts[parts.length - 1].length}}`));
-  const bytes = new Uint8Array(parts.reduce((n, p) => n + p.length, 0));
-  parts.reduce((at, p) => (bytes.set(p, at), at + p.length), 0);
-  return answer(dec.decode(invokeBytes(bytes)));
+  return answer(invokeBytesText(frame(JSON.stringify(req).slice(0, -1), raw)));
 };
+
+// A request up to FRAME_KEPT bytes (at most) is framed in frameBuf, kept
+// from call to call (the transports copy or read it before they return).
+const FRAME_KEPT = 64 << 10;
+let frameBuf = new Uint8Array(0);
+
+// frame writes the framed request's bytes: head (the other members' JSON
+// text without its closing brace), each [name, text] of raw as a member,
+// then "raw_len", the last text's length in bytes.
+function frame(head, raw) {
+  let cap = head.length * 3 + 32; // UTF-8 takes at most 3 bytes per UTF-16 unit
+  for (const [k, v] of raw) cap += k.length * 3 + 4 + (typeof v === 'string' ? v.length * 3 : v.length);
+  if (cap > FRAME_KEPT) { // a long one: its parts encoded one by one, then joined
+    const parts = [enc.encode(head)];
+    for (const [k, v] of raw) parts.push(enc.encode(`,${JSON.stringify(k)}:`), typeof v === 'string' ? enc.encode(v) : v);
+    parts.push(enc.encode(`,"raw_len":${parts[parts.length - 1].length}}`));
+    const bytes = new Uint8Array(parts.reduce((n, p) => n + p.length, 0));
+    parts.reduce((at, p) => (bytes.set(p, at), at + p.length), 0);
+    return bytes;
+  }
+  if (frameBuf.length < cap) frameBuf = new Uint8Array(Math.max(4096, cap));
+  const buf = frameBuf;
+  let at = enc.encodeInto(head, buf).written, last = 0;
+  for (const [k, v] of raw) {
+    at += enc.encodeInto(`,${JSON.stringify(k)}:`, buf.subarray(at)).written;
+    if (typeof v === 'string') last = enc.encodeInto(v, buf.subarray(at)).written;
+    else buf.set(v, at), last = v.length;
+    at += last;
+  }
+  at += enc.encodeInto(`,"raw_len":${last}}`, buf.subarray(at)).written;
+  return buf.subarray(0, at);
+}
 
 export const version = () => op('version', {});
 export const codes = () => op('codes', {});

@@ -288,4 +288,4 @@ export function setExports(fn: () => WebAssembly.Exports): void;
 /** Which transport this thread's calls take: 'native' (the toolerr-native addon: toolerr/native or TOOLERR_NATIVE=1) or 'wasm' (the default). */
 export function transport(): 'native' | 'wasm';
 /** Internal: sends this thread's calls through a native transport (the toolerr-native addon), or back to the wasm with null. */
-export function setTransport(t: { invoke(request: Uint8Array): Uint8Array; invokeText(request: string): string } | null): void;
+export function setTransport(t: { invoke(request: Uint8Array): Uint8Array; invokeText(request: string): string; invokeBytesText?(request: Uint8Array): string } | null): void;

@@ -82,6 +82,65 @@ test('huge inputs are refused by their length, unread, and long answers come who
   assert.equal(addon.invokeText('{"op":"version"}'), '{"ok":{"abi":1,"version":"0.1.0"}}');
 });
 
+// The strings the addon transcodes itself (toolerr_native.c, utf16_to_utf8
+// and utf8_to_utf16) against V8's own UTF-8 paths on the same bytes: a
+// Buffer encoded by Buffer.from and an answer decoded by toString.
+test('invokeText and invokeBytesText make the strings V8 makes, every kind of code point', { skip }, () => {
+  const kinds = ['a', '"', '\\', '\n', '\u0001', 'é', 'ÿ', '\u0100', '–', '\u07ff', '\u0800', '°', '\ufffd', '\uffff',
+    '😀', '\u{10ffff}', '\ud800', '\udfff', '\udbff\udbff', '\udc00\ud800'];
+  let seed = 7;
+  const rnd = (n) => (seed = (seed * 1103515245 + 12345) % 2147483648) % n;
+  // 21,845 UTF-16 units is the longest request the addon encodes itself; a longer one goes to V8's encoder
+  for (const units of [0, 1, 7, 8, 9, 300, 21845 - 40, 21845 - 39, 21845 - 38, 40000]) {
+    let value = '';
+    while (value.length < units) value += kinds[rnd(kinds.length)];
+    for (const req of [JSON.stringify({ op: 'canonicalize', value }), `{"op":"canonicalize","value":"${value}"}`]) {
+      const want = text(addon.invoke(Buffer.from(req)));
+      assert.equal(addon.invokeText(req), want, `${units} units`);
+      assert.equal(addon.invokeBytesText(Buffer.from(req)), want, `${units} units`);
+    }
+  }
+  assert.equal(addon.invokeText('{"op":"canonicalize","value":"é–😀\ud800x"}'), '{"ok":"é–😀\ufffdx"}');
+  // an answer past the kept 64 KiB, not ASCII
+  const big = JSON.stringify({ op: 'canonicalize', value: 'é–😀x'.repeat(20000) });
+  assert.ok(big.length > 21845);
+  assert.equal(addon.invokeText(big), text(addon.invoke(Buffer.from(big))));
+  assert.equal(addon.invokeBytesText(Buffer.from(big)), text(addon.invoke(Buffer.from(big))));
+  // bytes that are not well-formed UTF-8, through invokeBytesText: V8's replacement characters
+  for (const b of [[0xff], [0xc0, 0x80], [0xe0, 0x80, 0x80], [0xed, 0xa0, 0x80], [0xf4, 0x90, 0x80, 0x80], [0xe2, 0x80], [0xf0, 0x9f, 0x98]]) {
+    const req = Buffer.concat([Buffer.from('{"op":"canonicalize","value":"'), Buffer.from(b), Buffer.from('"}')]);
+    assert.equal(addon.invokeBytesText(req), text(addon.invoke(req)), b.join(' '));
+  }
+  const shared = new Uint8Array(new SharedArrayBuffer(32), 2, 16);
+  shared.set(enc.encode('{"op":"version"}'));
+  assert.equal(addon.invokeBytesText(shared), '{"ok":{"abi":1,"version":"0.1.0"}}');
+  for (const bad of [undefined, null, 'text', [], new Uint16Array(4), new ArrayBuffer(4)]) {
+    assert.throws(() => addon.invokeBytesText(bad), { name: 'TypeError', code: 'ERR_INVALID_ARG_TYPE' }, String(bad));
+  }
+});
+
+// core.js sends a transcript op's JSON text as framed bytes (op, then
+// invokeBytesText); a transport without invokeBytesText (an older addon) gets
+// its invoke answer decoded instead: the same answers as the wasm's.
+test('JSON text in: the same answers over the addon, over a transport without invokeBytesText and over the wasm', { skip }, async () => {
+  const t = await import('../core.js?transport=native-text-test');
+  const msgs = [{ role: 'user', content: 'Wetter in São Paulo – bitte' },
+    { role: 'assistant', content: null, tool_calls: [{ id: 'call_1', type: 'function', function: { name: 'w', arguments: '{"city":"São Paulo"}' } }] },
+    { role: 'tool', tool_call_id: 'call_1', content: '{"code":"TIMEOUT","message":"timed out – 10 s","retryable":true,"source":"tool"}' }];
+  const raw = JSON.stringify(msgs);
+  const inputs = [raw, enc.encode(raw), `${raw},"id_rules":{}`, '[', JSON.stringify('x'.repeat(30000)), `[${JSON.stringify({ role: 'user', content: 'é'.repeat(25000) })}]`];
+  const run = (f) => { try { return JSON.stringify(f()); } catch (e) { return `${e.name} ${e.code} ${e.message} ${JSON.stringify(e.details)}`; } };
+  for (const v of inputs) {
+    const want = run(() => toolerr.convert(v, { from: 'openai-chat', to: 'anthropic' }));
+    t.setTransport(addon);
+    assert.equal(run(() => t.convert(v, { from: 'openai-chat', to: 'anthropic' })), want, String(v).slice(0, 40));
+    t.setTransport({ invoke: addon.invoke, invokeText: addon.invokeText });
+    assert.equal(run(() => t.convert(v, { from: 'openai-chat', to: 'anthropic' })), want, String(v).slice(0, 40));
+    assert.equal(run(() => t.check('openai-chat', v)), run(() => toolerr.check('openai-chat', v)));
+  }
+  t.setTransport(null);
+});
+
 test('a view into a SharedArrayBuffer or at an offset reads just its bytes', { skip }, () => {
   const r = enc.encode('{"op":"version"}');
   const shared = new Uint8Array(new SharedArrayBuffer(r.length + 8), 4, r.length);
