@@ -271,7 +271,15 @@ test('the Go runtime beside V8: a wasm trap, the wasm binding and the addon in o
     }
     const fromWorker = await done;
     if (trap(0) !== 0) throw new Error('an in-bounds load');
-    const got = await new Promise((res) => { process.once('SIGUSR2', () => res('SIGUSR2')); process.kill(process.pid, 'SIGUSR2'); });
+    // the signal may reach another thread (the Go runtime's, V8's) and the
+    // main loop only later: a timer keeps the loop alive until it does (a
+    // signal listener does not: without it the process could end first, exit
+    // code 13, unsettled top-level await; 2 runs in 12 at load 11)
+    const got = await new Promise((res) => {
+      const keep = setTimeout(() => res('no SIGUSR2 within 20 s'), 20_000);
+      process.once('SIGUSR2', () => { clearTimeout(keep); res('SIGUSR2'); });
+      process.kill(process.pid, 'SIGUSR2');
+    });
     console.log(traps, calls, fromWorker, got, t.version().version, t.transport());`;
   const r = node(src);
   assert.equal(r.stderr, '');
