@@ -46,15 +46,16 @@ func fastList(request string) (response []byte, ok bool) {
 		msgs                 []transcript.Message
 		scanned              dialect.ScanRaw // what the messages' Raw hold
 	)
-	const mOp, mFrom, mTo, mFormat, mMessages = 1 << 0, 1 << 1, 1 << 2, 1 << 3, 1 << 6
+	const mOp, mFrom, mTo, mFormat, mMessages, mBody = 1 << 0, 1 << 1, 1 << 2, 1 << 3, 1 << 6, 1 << 8
 	// a list given as text (readSplice): the fast path reads it only where
 	// the framing holds, its list exactly the text
 	sp, framed, bad := readSplice(request)
-	if bad != nil || framed && sp.key != "messages" {
+	if bad != nil || framed && sp.key != "messages" && sp.key != "body" {
 		return nil, false
 	}
+	var body *scannedBody // the request's body, when it gives one
 	var seen uint64
-	seen, ok = s.ReadObject([]string{"op", "from", "to", "format", "id_rules", "model", "messages", "raw_len"}, func(i int) bool {
+	seen, ok = s.ReadObject([]string{"op", "from", "to", "format", "id_rules", "model", "messages", "raw_len", "body"}, func(i int) bool {
 		switch i {
 		case 0:
 			return s.StringMember(&op) && (op == "convert" || op == "check" || op == "repair")
@@ -91,10 +92,20 @@ func fastList(request string) (response []byte, ok bool) {
 			}
 		}
 		start := len(request) - s.Rest()
+		if i == 8 {
+			if op == "convert" && raw != dialect.RawText {
+				return false // to another format: the general path
+			}
+			// a whole body: its other members kept for the ops that
+			// write it back
+			b, ok := scanBody(s, f, raw, arena, raw == dialect.RawText)
+			body, msgs = &b, b.msgs
+			return ok && (!framed || sp.key == "body" && sp.spans(request, start, len(request)-s.Rest()))
+		}
 		msgs, ok = transcript.ScanList(f, s, 1, raw, arena)
-		return ok && (!framed || sp.spans(request, start, len(request)-s.Rest()))
+		return ok && (!framed || sp.key == "messages" && sp.spans(request, start, len(request)-s.Rest()))
 	})
-	if !ok || seen&(mOp|mMessages) != mOp|mMessages || !s.End() || !s.InBudget() {
+	if !ok || seen&mOp == 0 || seen&(mMessages|mBody) != mMessages && seen&(mMessages|mBody) != mBody || !s.End() || !s.InBudget() {
 		return nil, false
 	}
 	// the list's own members: from and to for convert, format for check
@@ -109,6 +120,19 @@ func fastList(request string) (response []byte, ok bool) {
 		if ff != tt {
 			return convertedList(request, ff, tt, msgs, o)
 		}
+		if body != nil {
+			// request.Convert to the body's own format
+			if o = body.options(o); transcript.CheckConvert(ff, tt, o) != nil {
+				return nil, false
+			}
+			c := transcript.Convert(ff, tt, msgs, o)
+			text, ok := body.appendBody(nil, c.Messages)
+			if !ok {
+				return nil, false
+			}
+			result = conversionValue(Conversion{IDMap: c.IDMap, NameMap: c.NameMap, Notes: c.Notes}, "body", canonical.Text(text))
+			break
+		}
 		c := transcript.Convert(ff, tt, msgs, o)
 		result = conversionValue(c, "messages", c.Messages)
 	case op == "repair" && lists == mFormat:
@@ -116,9 +140,23 @@ func fastList(request string) (response []byte, ok bool) {
 		if err != nil {
 			return nil, false
 		}
+		if body != nil {
+			o = body.options(o)
+		}
 		out, ch, err := bounds.Repair(tf, msgs, o)
 		if err != nil {
 			return nil, false
+		}
+		if body != nil {
+			// {"body", "changes"}: opRepairBody's answer, no id_map
+			b := append(make([]byte, 0, responseCap(len(request))), okPrefix+`{"body":`...)
+			if b, ok = body.appendBody(b, transcript.WriteWith(tf, out, o)); !ok {
+				return nil, false
+			}
+			if b = append(appendChanges(append(b, `,"changes":`...), ch), "}}"...); len(b) > MaxResponseBytes {
+				return nil, false
+			}
+			return b, true
 		}
 		if len(ch.IDMap) > 0 {
 			result = repairValue(transcript.WriteWith(tf, out, o), ch)
@@ -143,6 +181,9 @@ func fastList(request string) (response []byte, ok bool) {
 		tf, o, err := listOptions("check", format, opts)
 		if err != nil {
 			return nil, false
+		}
+		if body != nil {
+			o = body.options(o)
 		}
 		o.MaxBytes = MaxResponseBytes // the findings past those cannot be written
 		fs := transcript.Check(tf, msgs, o)

@@ -323,3 +323,25 @@ func (t *transcoder) array(dst []byte, depth int) ([]byte, bool) {
 		}
 	}
 }
+
+// AppendCanonical reads one value at nesting level depth (the arrays and
+// objects around it) as Skip would, with the same checks and charges to the
+// budget of the whole text, and appends its canonical JSON (RFC 8785) to
+// dst, written as AppendObjectText writes a text's: what Append writes for
+// the tree Value would build, without the tree. tc keeps the scratch space
+// where objects are sorted from one call to the next (nil: scratch of this
+// call's own). It reports false for a value Skip refuses (or a duplicate
+// member name, which Parse refuses): the Scanner is then somewhere in the
+// value and the caller gives up on the text, for the tree to say what it
+// is.
+func (s *Scanner) AppendCanonical(dst []byte, depth int, tc *Transcoder) ([]byte, bool) {
+	if tc == nil {
+		tc = new(Transcoder)
+	}
+	s.p.skipSpace()
+	t := transcoder{p: s.p, spans: tc.spans[:0], tmp: tc.tmp[:0]}
+	out, ok := t.value(dst, depth)
+	s.p = t.p
+	tc.spans, tc.tmp = t.spans[:0], t.tmp[:0]
+	return out, ok
+}

@@ -1,0 +1,178 @@
+package core
+
+import (
+	"github.com/toolerr/toolerr/core/internal/canonical"
+	"github.com/toolerr/toolerr/core/internal/format"
+	"github.com/toolerr/toolerr/core/internal/format/dialect"
+	"github.com/toolerr/toolerr/core/internal/transcript"
+)
+
+// The body form of fastList: {"op": "check" | "repair", "format": f,
+// "body": {...}} and {"op": "convert", "from": f, "to": f, "body": {...}}
+// (a conversion to the body's own format), a whole request body of a format
+// whose list fastList's scanner takes (openai-chat), read in the one pass
+// over the request: its message list scanned as fastList scans a list
+// (transcript.ScanList), its model read as a string, and each other member
+// skipped (check) or transcoded to its canonical JSON straight from the
+// bytes (canonical.Scanner.AppendCanonical: repair and convert write the
+// body back with only its list replaced), never a value tree of the body.
+// The answer is the bytes opCheckBody, opRepairBody and opConvertBody give
+// (TestFastBody_sameAsGeneral, FuzzFastBody).
+
+// bodyListPath is the list's path in a body fastList answers
+// (request.Body.ListPath).
+const bodyListPath = "body.messages"
+
+// maxBodyMembers is the most members a body fastList answers may have
+// beside its list (a Chat Completions request has about 35 kinds): each
+// new name is compared with those before it, for a duplicate.
+const maxBodyMembers = 64
+
+// scannedBody is a request body scanBody read.
+type scannedBody struct {
+	msgs []transcript.Message
+	// model is the body's model when it is a string (request.Body.Options
+	// reads no other)
+	model string
+	// members are the body's other members, each its name and where its
+	// canonical JSON is in text (when scanBody was asked for them)
+	members []scannedMember
+	text    []byte
+}
+
+// scannedMember is one member of a scanned body: its name and its value's
+// canonical JSON, text[from:to] of its scannedBody.
+type scannedMember struct {
+	name     string
+	from, to int
+}
+
+// bodyShaped reports whether f's request bodies are ones scanBody reads as
+// request.Read reads them: the list under "messages", required, an array
+// only, and no server-side state.
+func bodyShaped(f transcript.Format) bool {
+	sh := format.RequestShape(string(f))
+	return sh != nil && sh.List == "messages" && sh.Required && sh.TextList == nil && sh.Server == nil
+}
+
+// scanBody reads a request body of format f at s (a member of the request,
+// nesting level 1): its list as transcript.ScanList reads one (raw and
+// arena as there), the other members as Parse would read them, the
+// canonical JSON of each kept when rest is true. It reports false for
+// anything it is not sure of (not an object, no list or one ScanList does
+// not take, a duplicate member, more than maxBodyMembers members, a value
+// Parse refuses): fastList then declines the request.
+func scanBody(s *canonical.Scanner, f transcript.Format, raw dialect.ScanRaw, arena *dialect.Parts, rest bool) (b scannedBody, ok bool) {
+	if !bodyShaped(f) || !s.Byte('{') {
+		return b, false
+	}
+	var (
+		names  = make([]string, 0, 8)
+		hasMsg bool
+		tc     canonical.Transcoder
+	)
+	n := 0
+	for ; ; n++ {
+		name, more, ok := s.Member(n)
+		if !ok || n > maxBodyMembers {
+			return b, false
+		}
+		if !more {
+			break
+		}
+		for _, seen := range names {
+			if seen == name {
+				return b, false // a duplicate, which Parse refuses
+			}
+		}
+		names = append(names, name)
+		if name == "messages" {
+			if b.msgs, ok = transcript.ScanList(f, s, 2, raw, arena); !ok {
+				return b, false
+			}
+			hasMsg = true
+			continue
+		}
+		from := len(b.text)
+		switch {
+		case name == "model" && s.Next() == '"':
+			if !s.StringMember(&b.model) {
+				return b, false
+			}
+			if rest {
+				b.text = canonical.AppendString(b.text, b.model)
+			}
+		case rest:
+			if b.text, ok = s.AppendCanonical(b.text, 2, &tc); !ok {
+				return b, false
+			}
+		default:
+			if s.Skip(2) != nil {
+				return b, false
+			}
+		}
+		if rest {
+			b.members = append(b.members, scannedMember{name, from, len(b.text)})
+		}
+	}
+	return b, hasMsg && s.Object(n)
+}
+
+// options completes o for the body as request.Body.Options does: the list's
+// path, and the body's model when o names none.
+func (b *scannedBody) options(o transcript.Options) transcript.Options {
+	o.Path = bodyListPath
+	if o.Model == "" {
+		o.Model = b.model
+	}
+	return o
+}
+
+// appendBody appends the canonical JSON of the body with its list replaced
+// by list (what canonical.Append writes for request.Body.Write(list)): the
+// members in RFC 8785 order, each other member's value as scanBody
+// transcoded it. It reports false when the bytes would pass
+// MaxResponseBytes.
+func (b *scannedBody) appendBody(dst []byte, list []any) ([]byte, bool) {
+	// the members' order: indices into b.members, len(b.members) the list
+	order := make([]int, 0, len(b.members)+1)
+	name := func(i int) string {
+		if i == len(b.members) {
+			return "messages"
+		}
+		return b.members[i].name
+	}
+	for i := range len(b.members) + 1 {
+		j := len(order)
+		order = append(order, i)
+		for ; j > 0 && canonical.LessUTF16(name(i), name(order[j-1])); j-- {
+			order[j] = order[j-1]
+		}
+		order[j] = i
+	}
+	dst = append(dst, '{')
+	for k, i := range order {
+		if k > 0 {
+			dst = append(dst, ',')
+		}
+		dst = append(canonical.AppendString(dst, name(i)), ':')
+		if i < len(b.members) {
+			m := b.members[i]
+			dst = append(dst, b.text[m.from:m.to]...)
+			continue
+		}
+		dst = append(dst, '[')
+		for j, e := range list {
+			if j > 0 {
+				dst = append(dst, ',')
+			}
+			var err error
+			if dst, err = canonical.AppendMax(dst, e, MaxResponseBytes-2); err != nil {
+				return nil, false
+			}
+		}
+		dst = append(dst, ']')
+	}
+	dst = append(dst, '}')
+	return dst, len(dst) < MaxResponseBytes-2
+}
