@@ -4,6 +4,7 @@ import (
 	"github.com/toolerr/toolerr/core/internal/canonical"
 	"github.com/toolerr/toolerr/core/internal/format"
 	"github.com/toolerr/toolerr/core/internal/format/dialect"
+	"github.com/toolerr/toolerr/core/internal/request"
 	"github.com/toolerr/toolerr/core/internal/transcript"
 )
 
@@ -38,7 +39,19 @@ type scannedBody struct {
 	// canonical JSON is in text (when scanBody was asked for them)
 	members []scannedMember
 	text    []byte
+	// tree holds the other members as values (bodyTree), for a conversion
+	// to another format
+	tree map[string]any
 }
+
+// bodyRead is what scanBody keeps of a body's other members.
+type bodyRead uint8
+
+const (
+	bodySkip bodyRead = iota // nothing (check)
+	bodyText                 // their canonical JSON (repair, convert to the body's format)
+	bodyTree                 // their values (convert to another format)
+)
 
 // scannedMember is one member of a scanned body: its name and its value's
 // canonical JSON, text[from:to] of its scannedBody.
@@ -57,12 +70,12 @@ func bodyShaped(f transcript.Format) bool {
 
 // scanBody reads a request body of format f at s (a member of the request,
 // nesting level 1): its list as transcript.ScanList reads one (raw and
-// arena as there), the other members as Parse would read them, the
-// canonical JSON of each kept when rest is true. It reports false for
+// arena as there), the other members as Parse would read them, each kept
+// as keep says. It reports false for
 // anything it is not sure of (not an object, no list or one ScanList does
 // not take, a duplicate member, more than maxBodyMembers members, a value
 // Parse refuses): fastList then declines the request.
-func scanBody(s *canonical.Scanner, f transcript.Format, raw dialect.ScanRaw, arena *dialect.Parts, rest bool) (b scannedBody, ok bool) {
+func scanBody(s *canonical.Scanner, f transcript.Format, raw dialect.ScanRaw, arena *dialect.Parts, keep bodyRead) (b scannedBody, ok bool) {
 	if !bodyShaped(f) || !s.Byte('{') {
 		return b, false
 	}
@@ -95,14 +108,27 @@ func scanBody(s *canonical.Scanner, f transcript.Format, raw dialect.ScanRaw, ar
 		}
 		from := len(b.text)
 		switch {
+		case keep == bodyTree:
+			v, err := s.Value(2)
+			if err != nil {
+				return b, false
+			}
+			if b.tree == nil {
+				b.tree = make(map[string]any, 8)
+			}
+			b.tree[name] = v
+			if name == "model" {
+				b.model, _ = v.(string)
+			}
+			continue
 		case name == "model" && s.Next() == '"':
 			if !s.StringMember(&b.model) {
 				return b, false
 			}
-			if rest {
+			if keep == bodyText {
 				b.text = canonical.AppendString(b.text, b.model)
 			}
-		case rest:
+		case keep == bodyText:
 			if b.text, ok = s.AppendCanonical(b.text, 2, &tc); !ok {
 				return b, false
 			}
@@ -111,7 +137,7 @@ func scanBody(s *canonical.Scanner, f transcript.Format, raw dialect.ScanRaw, ar
 				return b, false
 			}
 		}
-		if rest {
+		if keep == bodyText {
 			b.members = append(b.members, scannedMember{name, from, len(b.text)})
 		}
 	}
@@ -175,4 +201,39 @@ func (b *scannedBody) appendBody(dst []byte, list []any) ([]byte, bool) {
 	}
 	dst = append(dst, '}')
 	return dst, len(dst) < MaxResponseBytes-2
+}
+
+// convertedBody answers fastList's conversion of a body (its list msgs, its
+// other members b.tree) from ff to another format tt, as opConvertBody
+// does: the list converted and written straight as its canonical JSON
+// (Options.Encoded), the body's other members carried to tt's places
+// (request.Carry) around it. ok is false, for the general path to answer,
+// for anything the conversion refuses, a value it cannot encode or an
+// answer that would reach MaxResponseBytes.
+func convertedBody(req string, ff, tt transcript.Format, b *scannedBody, msgs []transcript.Message, o transcript.Options) (response []byte, ok bool) {
+	if tt == transcript.Format("openai-chat") {
+		return nil, false // its WriteSystem reads the list as a tree (request.Carry)
+	}
+	if o = b.options(o); transcript.CheckConvert(ff, tt, o) != nil {
+		return nil, false
+	}
+	o.Encoded = true
+	c := transcript.Convert(ff, tt, msgs, o)
+	if c.List == nil || len(c.List) >= MaxResponseBytes {
+		return nil, false
+	}
+	rest := b.tree
+	if rest == nil {
+		rest = map[string]any{}
+	}
+	bc, err := request.Carry(ff, tt, rest, "body", c, c.List)
+	if err != nil {
+		return nil, false
+	}
+	out := append(make([]byte, 0, responseCap(len(req))), okPrefix...)
+	out, err = canonical.AppendMax(out, conversionValue(Conversion{IDMap: bc.IDMap, NameMap: bc.NameMap, Notes: bc.Notes}, "body", bc.Body), MaxResponseBytes-1)
+	if err != nil {
+		return nil, false
+	}
+	return append(out, '}'), true
 }

@@ -93,12 +93,16 @@ func fastList(request string) (response []byte, ok bool) {
 		}
 		start := len(request) - s.Rest()
 		if i == 8 {
-			if op == "convert" && raw != dialect.RawText {
-				return false // to another format: the general path
-			}
 			// a whole body: its other members kept for the ops that
-			// write it back
-			b, ok := scanBody(s, f, raw, arena, raw == dialect.RawText)
+			// write it back or carry them to another format
+			keep := bodySkip
+			switch {
+			case raw == dialect.RawText:
+				keep = bodyText
+			case op == "convert":
+				keep = bodyTree
+			}
+			b, ok := scanBody(s, f, raw, arena, keep)
 			body, msgs = &b, b.msgs
 			return ok && (!framed || sp.key == "body" && sp.spans(request, start, len(request)-s.Rest()))
 		}
@@ -116,6 +120,9 @@ func fastList(request string) (response []byte, ok bool) {
 		ff, tt, o, err := convertOptions(Format(from), Format(to), opts)
 		if err != nil || ff == tt && scanned != dialect.RawText {
 			return nil, false
+		}
+		if ff != tt && body != nil {
+			return convertedBody(request, ff, tt, body, msgs, o)
 		}
 		if ff != tt {
 			return convertedList(request, ff, tt, msgs, o)

@@ -42,20 +42,34 @@ func Convert(b *Body, to transcript.Format, o transcript.Options) (Converted, er
 	if to == b.Format {
 		return Converted{Body: b.result(conv.Messages, len(conv.IDMap) > 0), IDMap: conv.IDMap, NameMap: conv.NameMap, Notes: conv.Notes}, nil
 	}
-	src, dst := b.Shape, format.RequestShape(string(to))
+	return Carry(b.Format, to, copyMap(b.Raw), b.Path, conv, conv.Messages)
+}
+
+// Carry is Convert to another format once the list is converted: conv is
+// the conversion of the list of a body of format from (at path in the
+// request) whose members are rest (a copy Carry may change; its list
+// member is ignored), and list is what the written body holds as its list
+// (conv.Messages, or the canonical JSON of the list, conv.List, as a
+// canonical.Text when the conversion was Options.Encoded; to must then be a
+// format whose WriteSystem does not read the list: not openai-chat). It
+// carries the system prompt, the tools, the tool choice, the parallel-calls
+// switch and the generation parameters of rest to to's places for them,
+// and notes every other member, as Convert describes.
+func Carry(from, to transcript.Format, rest map[string]any, path string, conv transcript.Converted, list any) (Converted, error) {
+	src, dst := format.RequestShape(string(from)), format.RequestShape(string(to))
 	var n dialect.Notes
-	rest := copyMap(b.Raw)
+	var err error
 	delete(rest, src.List)
 	var system []string
 	if src.ReadSystem != nil {
-		if system, err = src.ReadSystem(rest, b.Path, &n); err != nil {
+		if system, err = src.ReadSystem(rest, path, &n); err != nil {
 			return Converted{}, err
 		}
 	}
 	if conv.System != "" {
 		system = append(system, conv.System)
 	}
-	tools, err := src.ReadTools(rest, b.Path, &n)
+	tools, err := src.ReadTools(rest, path, &n)
 	if err != nil {
 		return Converted{}, err
 	}
@@ -66,7 +80,7 @@ func Convert(b *Body, to transcript.Format, o transcript.Options) (Converted, er
 	}
 	params, parents := readParams(src, rest)
 
-	out := map[string]any{dst.List: conv.Messages}
+	out := map[string]any{dst.List: list}
 	if len(system) > 0 {
 		dst.WriteSystem(out, system)
 	}
@@ -82,7 +96,7 @@ func Convert(b *Body, to transcript.Format, o transcript.Options) (Converted, er
 	}
 	notes = append(notes, n.List...)
 	if left := leftover(rest, parents); len(left) > 0 {
-		notes = append(notes, "dropped body members "+string(b.Format)+" carries that "+string(to)+" has no place for: "+strings.Join(left, ", "))
+		notes = append(notes, "dropped body members "+string(from)+" carries that "+string(to)+" has no place for: "+strings.Join(left, ", "))
 	}
 	return Converted{Body: out, IDMap: conv.IDMap, NameMap: conv.NameMap, Notes: notes}, nil
 }
