@@ -191,7 +191,7 @@ func TestFastBody_answersAsTheBodyOps(t *testing.T) {
 // with body requests.
 func FuzzFastBody(f *testing.F) {
 	for i, s := range bodySeeds(f) {
-		if len(s) <= 20000 && (i < len(bodyOps) || i%7 == 0) {
+		if len(s) <= 20000 && (i < len(bodyOps) || i%40 == 0) {
 			f.Add(s)
 		}
 	}

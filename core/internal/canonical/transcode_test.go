@@ -133,3 +133,37 @@ func TestAppendObjectText_poolKeepsBoundedScratch(t *testing.T) {
 	require.True(t, ok)
 	assert.Equal(t, `{"a":[2,{"c":4,"d":3}],"b":1}`, string(out))
 }
+
+// TestScannerAppendCanonical_sameAsValue: the value of a request member
+// (nesting level 1) transcoded by Scanner.AppendCanonical is the canonical
+// JSON of the tree Scanner.Value reads there, for every value of
+// objectTexts and the scalars; a value Value refuses is refused; the
+// Scanner ends where Value's does and charges what Value charges, one
+// Transcoder serving every call.
+func TestScannerAppendCanonical_sameAsValue(t *testing.T) {
+	var tc Transcoder
+	values := append(objectTexts(), `"x\u0041"`, `-0`, `1e2`, `0.10`, `true`, `null`, `[3,{"b":1,"a":2}]`, `"`+"\xff"+`"`)
+	for _, v := range values {
+		text := `{"v":` + v + `,"w":1}`
+		ref := NewScanner(text)
+		require.True(t, ref.Byte('{'))
+		_, _, ok := ref.Member(0)
+		require.True(t, ok)
+		tree, err := ref.Value(1)
+
+		s := NewScanner(text)
+		s.Byte('{')
+		s.Member(0)
+		got, ok := s.AppendCanonical([]byte("prefix"), 1, &tc)
+		if err != nil {
+			assert.False(t, ok, "%q", v)
+			continue
+		}
+		want, merr := Marshal(tree)
+		require.NoError(t, merr)
+		require.True(t, ok, "%q", v)
+		assert.Equal(t, "prefix"+string(want), string(got), "%q", v)
+		assert.Equal(t, ref.Rest(), s.Rest(), "%q", v)
+		assert.Equal(t, ref.Cost(), s.Cost(), "%q", v)
+	}
+}
