@@ -217,7 +217,7 @@ func convertedBody(req string, ff, tt transcript.Format, b *scannedBody, msgs []
 	if o = b.options(o); transcript.CheckConvert(ff, tt, o) != nil {
 		return nil, false
 	}
-	o.Encoded = true
+	o.Encoded, o.Into = true, make([]byte, 0, len(req)+len(req)/4) // the list about as long as its text
 	c := transcript.Convert(ff, tt, msgs, o)
 	if c.List == nil || len(c.List) >= MaxResponseBytes {
 		return nil, false
@@ -236,4 +236,31 @@ func convertedBody(req string, ff, tt transcript.Format, b *scannedBody, msgs []
 		return nil, false
 	}
 	return append(out, '}'), true
+}
+
+// appendConverted returns the answer of a conversion of the body to its own
+// format, c its id_map, name_map and notes and list its converted list, as
+// canonical.Append writes opConvertBody's result, conversionValue(c,
+// "body", ...): the body written straight into the response (it sorts
+// first), then the members c gives, in order, each as the encoder writes
+// it. capacity is the response buffer's first capacity. ok is false when a
+// value cannot be encoded or the answer would reach MaxResponseBytes.
+func (b *scannedBody) appendConverted(capacity int, c Conversion, list []any) (response []byte, ok bool) {
+	out := append(make([]byte, 0, capacity), okPrefix+`{"body":`...)
+	if out, ok = b.appendBody(out, list); !ok {
+		return nil, false
+	}
+	rest := conversionValue(c, "body", nil)
+	delete(rest, "body")
+	for _, k := range canonical.SortedKeys(rest) {
+		var err error
+		out = append(canonical.AppendString(append(out, ','), k), ':')
+		if out, err = canonical.AppendMax(out, rest[k], MaxResponseBytes-2); err != nil {
+			return nil, false
+		}
+	}
+	if out = append(out, "}}"...); len(out) > MaxResponseBytes-2 {
+		return nil, false
+	}
+	return out, true
 }

@@ -26,7 +26,10 @@ const listOp = `"messages"`
 // reads, or the element's canonical JSON to write back), and the engine
 // answers as opConvert, opCheck and opRepair do; a conversion to another
 // format writes the converted list straight as its canonical JSON
-// (Options.Encoded).
+// (Options.Encoded). A request with "body" (a whole request body of the
+// format, before or in place of which op and the format come) in place of
+// "messages" is read in the same pass and answered as the body ops answer
+// (core/fast_body.go).
 //
 // It answers only a request it is sure of: any other member or shape, a
 // duplicate member, a message Scan does not take, a bound reached or a value
@@ -133,12 +136,7 @@ func fastList(request string) (response []byte, ok bool) {
 				return nil, false
 			}
 			c := transcript.Convert(ff, tt, msgs, o)
-			text, ok := body.appendBody(nil, c.Messages)
-			if !ok {
-				return nil, false
-			}
-			result = conversionValue(Conversion{IDMap: c.IDMap, NameMap: c.NameMap, Notes: c.Notes}, "body", canonical.Text(text))
-			break
+			return body.appendConverted(responseCap(len(request)), Conversion{IDMap: c.IDMap, NameMap: c.NameMap, Notes: c.Notes}, c.Messages)
 		}
 		c := transcript.Convert(ff, tt, msgs, o)
 		result = conversionValue(c, "messages", c.Messages)
