@@ -133,28 +133,12 @@ func bodyMutations(req []byte) [][]byte {
 // answers; it must answer work item (b) as a body for every op it takes.
 func TestFastBody_sameAsGeneral(t *testing.T) {
 	seeds := bodySeeds(t)
-	answered, declined := 0, 0
-	for i, seed := range seeds {
-		if listSameAsGeneral(t, seed) {
-			answered++
-		} else {
-			declined++
-			if i < len(bodyOps) {
-				t.Fatalf("fastList declines work item (b) as a body: %.200s", seed)
-			}
-		}
+	answered, declined := seedsSameAsGeneral(t, seeds, "work item (b) as a body", len(bodyOps), func(i int, seed []byte) [][]byte {
 		if len(seed) > 20000 || i%5 != 0 && i >= len(bodyOps) {
-			continue // every fifth seed's mutations: the test stays under a minute
+			return nil // every fifth seed's mutations: the test stays under a minute
 		}
-		variants := append(bodyMutations(seed), byteMutations(seed, 30, uint64(i))...)
-		for _, v := range variants {
-			if listSameAsGeneral(t, v) {
-				answered++
-			} else {
-				declined++
-			}
-		}
-	}
+		return append(bodyMutations(seed), byteMutations(seed, 30, uint64(i))...)
+	})
 	t.Logf("%d seeds; fastList answered %d body requests, declined %d", len(seeds), answered, declined)
 	if answered < 2000 {
 		t.Fatalf("fastList answered only %d body requests: the test would prove little", answered)

@@ -124,6 +124,20 @@ func listSameAsGeneral(t *testing.T, req []byte) bool {
 	return true
 }
 
+// allSameAsGeneral is listSameAsGeneral of every request of reqs; it
+// returns how many fastList answered and how many it declined.
+func allSameAsGeneral(t *testing.T, reqs [][]byte) (answered, declined int) {
+	t.Helper()
+	for _, r := range reqs {
+		if listSameAsGeneral(t, r) {
+			answered++
+		} else {
+			declined++
+		}
+	}
+	return answered, declined
+}
+
 // listMutations returns variants of a convert or check request: each member of each
 // message (and of each call and its function) dropped, or replaced by a
 // value of every JSON type, an unknown member added, other roles, the
@@ -241,35 +255,33 @@ func byteMutations(req []byte, n int, seed uint64) [][]byte {
 // real openai-chat transcripts) so that the test proves something.
 func TestFastList_sameAsGeneral(t *testing.T) {
 	seeds := fastListSeeds(t)
-	answered, declined := 0, 0
-	for i, seed := range seeds {
-		if listSameAsGeneral(t, seed) {
-			answered++
-		} else {
-			declined++
-		}
-		if i < 11 {
-			// work item (b): the fast path's own shape
-			if _, ok := fastList(string(seed)); !ok {
-				t.Fatalf("fastList declines work item (b): %.200s", seed)
-			}
-		}
+	answered, declined := seedsSameAsGeneral(t, seeds, "work item (b)", 11, func(i int, seed []byte) [][]byte {
 		if len(seed) > 20000 {
-			continue // the bounds' seeds: mutations of them repeat the big parse
+			return nil // the bounds' seeds: mutations of them repeat the big parse
 		}
-		variants := append(listMutations(t, seed), byteMutations(seed, 60, uint64(i))...)
-		for _, v := range variants {
-			if listSameAsGeneral(t, v) {
-				answered++
-			} else {
-				declined++
-			}
-		}
-	}
+		return append(listMutations(t, seed), byteMutations(seed, 60, uint64(i))...)
+	})
 	t.Logf("%d seeds; fastList answered %d requests, declined %d", len(seeds), answered, declined)
 	if answered < 1000 {
 		t.Fatalf("fastList answered only %d requests: the test would prove little", answered)
 	}
+}
+
+// seedsSameAsGeneral is listSameAsGeneral of every seed and of the
+// variants of each; fastList must answer the first must seeds (what, the
+// shape it is for). It returns how many requests fastList answered and how
+// many it declined.
+func seedsSameAsGeneral(t *testing.T, seeds [][]byte, what string, must int, variants func(i int, seed []byte) [][]byte) (answered, declined int) {
+	t.Helper()
+	for i, seed := range seeds {
+		a, d := allSameAsGeneral(t, [][]byte{seed})
+		if d > 0 && i < must {
+			t.Fatalf("fastList declines %s: %.200s", what, seed)
+		}
+		a2, d2 := allSameAsGeneral(t, variants(i, seed))
+		answered, declined = answered+a+a2, declined+d+d2
+	}
+	return answered, declined
 }
 
 // FuzzFastList holds fastList to the general path on any request.
