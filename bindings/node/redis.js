@@ -108,14 +108,16 @@ export class RedisStore {
 
   /**
    * Connects a new ioredis client to url ("redis://host:6379/0") and resolves
-   * to a store over it; options: timeoutMs (default 50), connectTimeoutMs
-   * (default 500, never shorter than timeoutMs), redis (more ioredis options).
+   * to a store over it; options: timeoutMs (default 50: each command once
+   * Redis has answered), connectTimeoutMs (default 500, never shorter than
+   * timeoutMs: the TCP connect and Redis's first answer, the ready check),
+   * redis (more ioredis options).
    */
   static async connect(url, { timeoutMs = DEFAULT_TIMEOUT_MS, connectTimeoutMs = DEFAULT_CONNECT_TIMEOUT_MS, redis = {} } = {}) {
     const { Redis } = await import('ioredis');
     const wait = Math.max(timeoutMs, connectTimeoutMs, 10);
     const client = new Redis(url, {
-      commandTimeout: timeoutMs,
+      commandTimeout: wait, // the ready check's INFO too: Redis's first answer gets the connect deadline, as Go's
       connectTimeout: wait,
       enableOfflineQueue: false,
       maxRetriesPerRequest: 0,
@@ -150,6 +152,10 @@ export class RedisStore {
     } finally {
       clearTimeout(timer);
     }
+    // Redis has answered (the ready check): from now on each command gets the store's deadline. ioredis reads
+    // options.commandTimeout per command; at 50 ms from the start the ready check timed out on a loaded machine
+    // and connect() rejected ('Connection is closed', the README's Redis example under CI).
+    client.options.commandTimeout = redis.commandTimeout ?? timeoutMs;
     return new RedisStore(client);
   }
 

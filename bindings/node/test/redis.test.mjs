@@ -43,6 +43,18 @@ test("connect() gives the client's connect 500 ms and each command the store's d
   const s = await RedisStore.connect(url);
   assert.deepEqual([s.client.options.connectTimeout, s.client.options.commandTimeout], [500, 50]);
   await s.close();
+  // Before Redis first answers (the ready check's INFO), a command gets the connect deadline: a server that
+  // answers INFO after 200 ms is connected to, not refused at 50 ms.
+  const late = await new Promise((res) => {
+    // a nil per command (ioredis's CLIENT SETINFO twice, then INFO), each 200 ms late
+    const nils = (d) => '$-1\r\n'.repeat(d.toString().match(/(^|\n)\*\d+\r\n/g)?.length ?? 0);
+    const srv = createServer((c) => c.on('data', (d) => setTimeout(() => c.write(nils(d)), 200))).listen(0, '127.0.0.1', () => res(srv));
+  });
+  try {
+    const l = await RedisStore.connect(`redis://127.0.0.1:${late.address().port}/0`);
+    assert.equal(l.client.options.commandTimeout, 50);
+    l.client.disconnect();
+  } finally { late.close(); }
   const slow = await RedisStore.connect(url, { timeoutMs: 800 });
   assert.deepEqual([slow.client.options.connectTimeout, slow.client.options.commandTimeout], [800, 800]);
   await slow.close();
