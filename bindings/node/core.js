@@ -167,6 +167,34 @@ export function invoke(request) {
   return answer(invokeText(JSON.stringify(request)));
 }
 
+// The intrinsic getters of a view's and a buffer's bytes: they read the
+// object's internal slots, so an own "buffer" or "byteLength" property set on
+// it, or a forged Symbol.toStringTag, cannot change which bytes are read.
+const getter = (proto, name) => Object.getOwnPropertyDescriptor(proto, name).get;
+const typedArrayProto = Object.getPrototypeOf(Uint8Array.prototype);
+const viewOf = {
+  typed: [getter(typedArrayProto, 'buffer'), getter(typedArrayProto, 'byteOffset'), getter(typedArrayProto, 'byteLength')],
+  data: [getter(DataView.prototype, 'buffer'), getter(DataView.prototype, 'byteOffset'), getter(DataView.prototype, 'byteLength')],
+};
+const bufferLengths = [getter(ArrayBuffer.prototype, 'byteLength')];
+if (typeof SharedArrayBuffer === 'function') bufferLengths.push(getter(SharedArrayBuffer.prototype, 'byteLength'));
+const isBuffer = (v) => bufferLengths.some((get) => { try { get.call(v); return true; } catch { return false; } });
+
+// textOf is JSON text given as a string (the string itself: frame encodes
+// it in place) or as bytes (any ArrayBuffer, SharedArrayBuffer or
+// ArrayBufferView, of this realm or another: a Uint8Array over them, no
+// copy); null for anything else (a value to send as JSON).
+const textOf = (v) => {
+  if (typeof v === 'string') return v;
+  if (typedArrayKind.call(v) === 'Uint8Array') return v;
+  if (ArrayBuffer.isView(v)) {
+    const [buffer, byteOffset, byteLength] = typedArrayKind.call(v) ? viewOf.typed : viewOf.data;
+    return new Uint8Array(buffer.call(v), byteOffset.call(v), byteLength.call(v));
+  }
+  if (isBuffer(v)) return new Uint8Array(v);
+  return null;
+};
+
 // The transcript ops take the list (messages) or a whole request body
 // (options.body); either may be JSON text (a string or bytes), which goes to
 // the core unparsed: its parser refuses a duplicate key that JSON.parse
@@ -174,12 +202,17 @@ export function invoke(request) {
 // "raw_len" member after it (its length in bytes), for the core to hold it
 // to exactly one JSON value: text such as '[],"id_rules":...' adds no
 // member, it is INVALID_INPUT at "messages" or "body".
+// JSON text as bytes is any ArrayBuffer, SharedArrayBuffer or ArrayBuffer
+// view (a Uint8Array, Buffer, DataView, Int8Array, Uint8ClampedArray, ...),
+// read as its bytes, as Buffer.from and TextDecoder read them: never
+// stringified into an object the core would refuse as a list or body.
 const op = (name, members) => {
   const raw = [];
   const req = { op: name };
   for (const [k, v] of Object.entries(members)) {
     if (v === undefined || v === null) continue;
-    if ((k === 'messages' || k === 'body') && (typeof v === 'string' || v instanceof Uint8Array)) raw.push([k, v]);
+    const text = (k === 'messages' || k === 'body') ? textOf(v) : null;
+    if (text !== null) raw.push([k, text]); // '' too: framed, the core refuses it as text
     else req[k] = v;
   }
   if (!raw.length) return invoke(req);

@@ -127,17 +127,22 @@ export function toBedrock(outcomes: Outcome[]): BedrockMessage[];
 export function toMCP(outcomes: Outcome[], options?: SerializeOptions): MCPCallToolResult[];
 
 /**
- * A message list, or JSON text of one (a string or UTF-8 bytes, read by the core's parser, which
- * refuses duplicate keys); null when `options.body` gives a whole request body instead.
+ * JSON text: a string, or its UTF-8 bytes as any ArrayBuffer, SharedArrayBuffer or ArrayBuffer view
+ * (a Uint8Array or Buffer, a DataView, an Int8Array, ...: its bytes are read, as Buffer.from reads them).
  */
-export type TranscriptList = unknown[] | string | Uint8Array | null;
+export type JSONText = string | ArrayBuffer | SharedArrayBuffer | ArrayBufferView;
+/**
+ * A message list, or JSON text of one (read by the core's parser, which refuses duplicate keys);
+ * null when `options.body` gives a whole request body instead.
+ */
+export type TranscriptList = unknown[] | JSONText | null;
 /**
  * Options of the transcript ops: `body` is a whole request body of the format (a Chat Completions,
  * Responses, Anthropic Messages, Gemini generateContent or Bedrock Converse request, or JSON text of
  * one) given instead of the list; the result then holds `body`, the whole body with only what
  * changed changed. Other members are the op's (id_rules, open_calls, model, max_chars, ...).
  */
-export interface TranscriptOptions { body?: Record<string, unknown> | string | Uint8Array; [k: string]: unknown }
+export interface TranscriptOptions { body?: Record<string, unknown> | JSONText; [k: string]: unknown }
 
 export function check(format: Format, messages: TranscriptList, options?: TranscriptOptions): any;
 export function repair(format: Format, messages: TranscriptList, options?: TranscriptOptions): any;
@@ -152,7 +157,7 @@ export function loopGuard(members: Record<string, unknown>): any;
  * Gemini body's model, from its URL), `id_rules`, `capabilities`,
  * `open_calls`. Throws ToolerrError (INVALID_INPUT) for a body the op cannot read.
  */
-export function egressRequest(format: Format, body: Record<string, unknown> | string | Uint8Array, options?: Record<string, unknown>): { body: Record<string, unknown>; changed: boolean; changes: Record<string, unknown>; id_map?: Record<string, string>; findings: unknown[] };
+export function egressRequest(format: Format, body: Record<string, unknown> | JSONText, options?: Record<string, unknown>): { body: Record<string, unknown>; changed: boolean; changes: Record<string, unknown>; id_map?: Record<string, string>; findings: unknown[] };
 
 export function retryDecision(error: Envelope, attempt: number, options: { draw: number; policy?: Record<string, unknown> }): { retry: boolean; delay_ms: number; reason: string };
 export function breaker(state: Record<string, unknown> | null, event: 'allow' | 'success' | 'failure', options: { nowMs: number; settings?: Record<string, unknown>; error?: Envelope; tool?: string }): { state: Record<string, unknown>; allowed?: boolean; error?: Envelope };

@@ -44,6 +44,39 @@ const call = '{"role":"assistant","content":[{"type":"tool_use","id":"toolu_1","
 const refusedAt = (key) => (e) => e instanceof toolerr.ToolerrError && e.code === 'INVALID_INPUT'
   && e.details.path === key && /must be exactly one JSON value/.test(e.message);
 
+test('JSON text as bytes is any ArrayBuffer or view, read as its bytes, as Buffer.from reads them', async () => {
+  const { runInNewContext } = await import('node:vm');
+  const text = JSON.stringify(body);
+  const want = toolerr.repair('anthropic', null, { body: text });
+  assert.equal(want.body.messages[1].content[0].is_error, true);
+  // the bytes at an offset inside a larger buffer, so a view read from its buffer's start would differ
+  const framed = new TextEncoder().encode(`xx${text}yyy`);
+  const sab = new SharedArrayBuffer(text.length);
+  new Uint8Array(sab).set(framed.subarray(2, 2 + text.length));
+  const exact = framed.slice(2, 2 + text.length);
+  const forged = new Uint8Array(framed.buffer, 2, text.length);
+  Object.defineProperty(forged, 'byteOffset', { value: 0 });
+  const given = [
+    exact.buffer, sab, new DataView(framed.buffer, 2, text.length), new Int8Array(framed.buffer, 2, text.length),
+    new Uint8ClampedArray(framed.buffer, 2, text.length), Buffer.from(text), forged,
+    runInNewContext('new Uint8Array(b)', { b: exact.buffer.slice(0) }), // another realm's view
+    runInNewContext('b.slice(0)', { b: exact.buffer }), // another realm's ArrayBuffer
+  ];
+  for (const bytes of given) {
+    const kind = Object.prototype.toString.call(bytes);
+    assert.deepEqual(toolerr.repair('anthropic', null, { body: bytes }), want, kind);
+    assert.deepEqual(toolerr.egressRequest('anthropic', bytes).body.messages, want.body.messages, kind);
+  }
+  // a view of a list, and a duplicate key inside one, reach the core's parser as they are
+  const list = new TextEncoder().encode(JSON.stringify(body.messages));
+  assert.deepEqual(toolerr.check('anthropic', new DataView(list.buffer)).findings[0].ids, ['toolu_1']);
+  assert.deepEqual(toolerr.check('anthropic', list.buffer).findings[0].ids, ['toolu_1']);
+  assert.throws(() => toolerr.check('anthropic', new Int8Array(new TextEncoder().encode('[{"role":"user","role":"user","content":"x"}]').buffer)),
+    (e) => e instanceof toolerr.ToolerrError && e.code === 'INVALID_INPUT' && e.details.path === 'messages' && /duplicate object key/.test(e.message));
+  // empty bytes are empty text, refused as text, not read as an object
+  assert.throws(() => toolerr.check('anthropic', new ArrayBuffer(0)), refusedAt('messages'));
+});
+
 test('JSON text must be one value: text that adds members, two values or trailing bytes is refused at its member', () => {
   const enc = new TextEncoder();
   // a member added after the list, the framing forged, two values, trailing bytes
