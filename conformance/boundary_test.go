@@ -67,6 +67,10 @@ func TestBoundary_badInput(t *testing.T) {
 	}{
 		{"zero length", nil, invalidInput(`{"offset":0,"path":""}`, "toolerr: request is not valid JSON: empty input.")},
 		{"not JSON", []byte("\x00\xffGIF89a"), ""},
+		{"a UTF-8 byte-order mark first", []byte("\xEF\xBB\xBF{\"op\":\"version\"}"), invalidInput(`{"offset":0,"path":""}`, "toolerr: request is not valid JSON: invalid byte 0xEF (a UTF-8 byte-order mark, U+FEFF) looking for a value.")},
+		{"a byte-order mark on spliced text", []byte("{\"op\":\"check\",\"format\":\"anthropic\",\"messages\":\xEF\xBB\xBF[],\"raw_len\":5}"), invalidInput(`{"offset":46,"path":"messages"}`, "toolerr: messages: must be exactly one JSON value: invalid byte 0xEF (a UTF-8 byte-order mark, U+FEFF) looking for a value.")},
+		{"a non-ASCII byte for a value", []byte("{\"op\":\"canonicalize\",\"value\":\xC3\xA9}"), invalidInput(`{"offset":29,"path":""}`, "toolerr: request is not valid JSON: invalid byte 0xC3 looking for a value.")},
+		{"a non-ASCII byte escaped", []byte("{\"op\":\"canonicalize\",\"value\":\"\\\xC3\xA9\"}"), invalidInput(`{"offset":32,"path":""}`, "toolerr: request is not valid JSON: invalid escape byte 0xC3.")},
 		{"not an object", []byte(`"op"`), invalidInput(`{"path":""}`, "toolerr: request must be a JSON object, got string.")},
 		{"raw invalid UTF-8 in a string", []byte("{\"op\":\"canonicalize\",\"value\":\"a\xffb\xc3\"}"), "{\"ok\":\"a\uFFFDb\uFFFD\"}"},
 		{"raw invalid UTF-8 in a key", []byte("{\"op\":\"canonicalize\",\"value\":{\"\xed\xa0\x80\":1}}"), "{\"ok\":{\"\uFFFD\uFFFD\uFFFD\":1}}"},

@@ -1,6 +1,7 @@
 package canonical
 
 import (
+	"fmt"
 	"math"
 	"testing"
 )
@@ -171,5 +172,45 @@ func BenchmarkMarshal_envelopeDetails(b *testing.B) {
 	b.ReportAllocs()
 	for i := 0; i < b.N; i++ {
 		buf, _ = Append(buf[:0], d)
+	}
+}
+
+// A byte of 0x80 or more where a value or an escape must start is named by
+// its hex value, never decoded as Latin-1 ('ï' for 0xEF), and a UTF-8
+// byte-order mark as one; an ASCII character keeps its quoted form. The
+// same on Parse, on a Scanner and on a Scanner sharing strings.
+func TestParse_errorsNameTheByte(t *testing.T) {
+	tests := []struct{ in, msg string }{
+		{"\xEF\xBB\xBF[]", "invalid byte 0xEF (a UTF-8 byte-order mark, U+FEFF) looking for a value"},
+		{"[\xEF\xBB\xBF1]", "invalid byte 0xEF (a UTF-8 byte-order mark, U+FEFF) looking for a value"},
+		{"\xEF\xBB[]", "invalid byte 0xEF looking for a value"},
+		{"\xC3\xA9", "invalid byte 0xC3 looking for a value"},
+		{"\x80", "invalid byte 0x80 looking for a value"},
+		{"\xFF", "invalid byte 0xFF looking for a value"},
+		{"x", "invalid character 'x' looking for a value"},
+		{"\x00", `invalid character '\x00' looking for a value`},
+		{"[\"a\\\xC3\xA9\"]", "invalid escape byte 0xC3"},
+		{"[\"\\\xEF\xBB\xBF\"]", "invalid escape byte 0xEF (a UTF-8 byte-order mark, U+FEFF)"},
+		{`["a\x"]`, "invalid escape character 'x'"},
+	}
+	for _, tc := range tests {
+		_, err := Parse([]byte(tc.in))
+		shared := NewScanner(tc.in)
+		shared.ShareStrings()
+		_, sharedErr := shared.Value(4)
+		_, scanErr := NewScanner(tc.in).Value(4)
+		for name, err := range map[string]error{"Parse": err, "Scanner": scanErr, "shared Scanner": sharedErr} {
+			se, ok := err.(*SyntaxError)
+			if !ok || se.Msg != tc.msg {
+				t.Errorf("%s(%q) err = %v, want a SyntaxError %q", name, tc.in, err, tc.msg)
+			}
+		}
+	}
+	for c := 0x80; c <= 0xFF; c++ {
+		_, err := Parse([]byte{byte(c)})
+		want := fmt.Sprintf("invalid byte 0x%02X looking for a value", c)
+		if se, ok := err.(*SyntaxError); !ok || se.Msg != want {
+			t.Errorf("Parse(0x%02X) err = %v, want %q", c, err, want)
+		}
 	}
 }

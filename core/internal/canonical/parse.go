@@ -89,6 +89,24 @@ type parser struct {
 	loose bool
 }
 
+// charAt names the byte of text at i that makes it invalid, for an error
+// message: "character 'x'" for an ASCII character, "byte 0xEF" for a byte
+// of 0x80 or more, which is not a character on its own (a UTF-8 lead or
+// continuation byte: strconv.QuoteRune would decode it as Latin-1, 'ï'),
+// and "byte 0xEF (a UTF-8 byte-order mark, U+FEFF)" when the bytes there
+// are EF BB BF, text saved with a BOM.
+func charAt(text string, i int) string {
+	c := text[i]
+	switch {
+	case c < 0x80:
+		return "character " + strconv.QuoteRune(rune(c))
+	case strings.HasPrefix(text[i:], "\xEF\xBB\xBF"):
+		return "byte 0xEF (a UTF-8 byte-order mark, U+FEFF)"
+	default:
+		return "byte 0x" + strings.ToUpper(strconv.FormatUint(uint64(c), 16))
+	}
+}
+
 func (p *parser) fail(msg string) error {
 	return &SyntaxError{Msg: msg, Offset: int64(p.pos)}
 }
@@ -149,7 +167,7 @@ func (p *parser) value(depth int) (any, error) {
 	case c == 'n':
 		return p.literal("null", nil)
 	default:
-		return nil, p.fail("invalid character " + strconv.QuoteRune(rune(c)) + " looking for a value")
+		return nil, p.fail("invalid " + charAt(p.text, p.pos) + " looking for a value")
 	}
 }
 
@@ -400,7 +418,7 @@ func (p *parser) unescape(buf *strings.Builder) (invalid bool, err error) {
 				}
 				buf.WriteRune(r)
 			default:
-				return false, p.fail("invalid escape character " + strconv.QuoteRune(rune(e)))
+				return false, p.fail("invalid escape " + charAt(p.text, p.pos-1))
 			}
 		case c < 0x80:
 			// the run of bytes up to the next escape, quote, control or

@@ -1,7 +1,6 @@
 package canonical
 
 import (
-	"strconv"
 	"strings"
 	"unicode/utf8"
 )
@@ -121,7 +120,7 @@ func (p *parser) decode(dst *[]byte) (invalid bool, err error) {
 				i = p.pos
 			default:
 				p.pos = i
-				return false, p.fail("invalid escape character " + strconv.QuoteRune(rune(e)))
+				return false, p.fail("invalid escape " + charAt(text, i-1))
 			}
 		default:
 			r, size := utf8.DecodeRuneInString(text[i:])
