@@ -128,15 +128,20 @@ func message(s string) string {
 		}
 		return finishSentence(m, MaxMessageChars)
 	}
-	s = redact(s)
-	if strings.TrimSpace(s) == "" {
+	r := redact(s)
+	if strings.TrimSpace(r) == "" {
 		return ""
 	}
-	m, found := withoutTrace(s, firstSentence)
+	m, found := withoutTrace(r, firstSentence)
 	if !found {
-		m = firstSentence(collapse(dropFrames(s)))
+		m = firstSentence(collapse(dropFrames(r)))
 	}
-	m = redact(m) // joining lines must not form a new secret-shaped pair
+	// Joining lines must not form a new secret-shaped pair, so m is
+	// redacted again, unless redact left s as it was and the rules above
+	// left it so too: then m is s, and redact(m) is r, which is s.
+	if r != s || m != s {
+		m = redact(m)
+	}
 	return finishSentence(m, MaxMessageChars)
 }
 
