@@ -132,7 +132,8 @@ func ClassifyError(err error, opt ClassifyOptions) Envelope {
 	if err := o.Check(""); err != nil {
 		return invalidInput("classify", err)
 	}
-	chain := ErrorChain(err)
+	var buf [8]error // most chains fit: no allocation for them
+	chain := AppendErrorChain(buf[:0], err)
 	if cause, ok := contextCause(chain); ok {
 		return classify.Cause(cause, o)
 	}
@@ -156,26 +157,34 @@ const MaxErrorChain = 64
 // it where errors.Is or errors.As would read an error from outside: a
 // chain that leads back to itself makes them loop for ever (ClassifyError
 // and the Go executor's classification of a tool's error hung on one).
-func ErrorChain(err error) []error {
-	var out []error
-	var walk func(error)
-	walk = func(e error) {
-		for e != nil && len(out) < MaxErrorChain {
-			out = append(out, e)
-			switch u := e.(type) {
-			case interface{ Unwrap() error }:
-				e = u.Unwrap()
-			case interface{ Unwrap() []error }:
-				for _, c := range u.Unwrap() {
-					walk(c)
-				}
-				return
-			default:
-				return
+func ErrorChain(err error) []error { return AppendErrorChain(nil, err) }
+
+// AppendErrorChain appends ErrorChain(err) to dst and returns the extended
+// slice (dst as it is for a nil err): at most MaxErrorChain errors are
+// appended, whatever dst already holds. A caller that reads the chain once
+// passes a buffer of its own (an array on its stack) and allocates nothing
+// for a chain that fits in it (ClassifyError and the Go executor do).
+func AppendErrorChain(dst []error, err error) []error {
+	return walkErrorChain(dst, len(dst), err)
+}
+
+// walkErrorChain appends e and the errors under it to out, depth first,
+// while out holds fewer than MaxErrorChain errors after start.
+func walkErrorChain(out []error, start int, e error) []error {
+	for e != nil && len(out)-start < MaxErrorChain {
+		out = append(out, e)
+		switch u := e.(type) {
+		case interface{ Unwrap() error }:
+			e = u.Unwrap()
+		case interface{ Unwrap() []error }:
+			for _, c := range u.Unwrap() {
+				out = walkErrorChain(out, start, c)
 			}
+			return out
+		default:
+			return out
 		}
 	}
-	walk(err)
 	return out
 }
 
