@@ -652,7 +652,8 @@ func (x *Executor) key(tool string) string {
 }
 
 func (x *Executor) classify(err error, tool string, attempt int) core.Envelope {
-	for _, e := range core.ErrorChain(err) { // errors.As, bounded: a tool's error may lead back to itself
+	var buf [8]error                                        // most chains fit: no allocation for them
+	for _, e := range core.AppendErrorChain(buf[:0], err) { // errors.As, bounded: a tool's error may lead back to itself
 		if te, ok := e.(*Error); ok {
 			return te.Envelope
 		}
