@@ -21,7 +21,8 @@ type crossing struct {
 }
 
 // errConvertResponse is the error modifyResponse returns for an upstream
-// success it could not convert into the client's shape.
+// success it could not convert into the client's shape, or one longer than
+// core.MaxRequestBytes (the client gets the gateway's own 502).
 var errConvertResponse = errors.New("gateway: the upstream's response could not be converted")
 
 // cross converts a request body of route rt (the model from its path, for
@@ -142,10 +143,16 @@ func translateAuth(r *http.Request, from, to core.Format) {
 // client's shape, or, when it is no success of the upstream's format,
 // into the error op's 502 in the client's shape.
 func (g *Gateway) convertResponse(resp *http.Response, ex *exchange) error {
-	raw, err := io.ReadAll(io.LimitReader(resp.Body, core.MaxRequestBytes))
+	// One byte past the bound is read, so that a longer body is refused
+	// whole instead of cut at the bound (a cut body might parse: a value
+	// followed by whitespace up to the bound, then more).
+	raw, err := io.ReadAll(io.LimitReader(resp.Body, core.MaxRequestBytes+1))
 	_ = resp.Body.Close()
 	if err != nil {
 		return err
+	}
+	if len(raw) > core.MaxRequestBytes {
+		return errConvertResponse
 	}
 	c, err := core.ConvertResponse(ex.cross.to, ex.route.Format, raw, ex.cross.names, g.cfg.Now().UnixMilli())
 	if err != nil {

@@ -10,6 +10,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus/testutil"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+	"github.com/toolerr/toolerr/core"
 )
 
 // A Chat Completions history whose last tool message carries the envelope,
@@ -217,5 +218,39 @@ func TestGateway_crossFamilyModelIsOneSegment(t *testing.T) {
 		resp.Body.Close()
 		require.Equal(t, 200, resp.StatusCode, c.model)
 		assert.Equal(t, c.path, up.paths[len(up.paths)-1], c.model)
+	}
+}
+
+// TestGateway_crossFamilyResponsePastTheBound: an upstream success longer
+// than core.MaxRequestBytes is refused whole with the gateway's own 502,
+// not cut at the bound: here the cut would be a whole Anthropic message
+// followed by spaces, which converts, and the bytes past it are dropped.
+func TestGateway_crossFamilyResponsePastTheBound(t *testing.T) {
+	msg := `{"id":"msg_01","type":"message","role":"assistant","model":"claude-sonnet-4-5","content":[{"type":"text","text":"ok"}],"stop_reason":"end_turn","usage":{"input_tokens":1,"output_tokens":1}}`
+	for _, tc := range []struct {
+		name   string
+		tail   string
+		status int
+	}{
+		{"at the bound", "", 200},
+		{"one value past the bound", "{}", 502},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			body := msg + strings.Repeat(" ", core.MaxRequestBytes-len(msg)) + tc.tail
+			up := newFakeUpstream(t, okJSON(body))
+			tg := newTestGateway(t, Config{Routes: map[string]string{"openai": "claude"}}, map[string]*fakeUpstream{FamilyAnthropic: up})
+			resp := tg.post(t, "/v1/chat/completions", chatWithEnvelope, nil)
+			raw, err := io.ReadAll(resp.Body)
+			require.NoError(t, err)
+			require.Equal(t, tc.status, resp.StatusCode, "%.300s", raw)
+			var b map[string]any
+			require.NoError(t, json.Unmarshal(raw, &b), "%.300s", raw)
+			if tc.status == 200 {
+				assert.Contains(t, b, "choices")
+				return
+			}
+			assert.NotContains(t, b, "choices", "no completion from a cut body")
+			assert.Contains(t, b, "error")
+		})
 	}
 }
