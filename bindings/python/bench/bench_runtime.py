@@ -405,9 +405,10 @@ def verdict(what: str, ratio: float) -> str:
 
 
 def main() -> None:
-    # The peers log nothing on this work; toolerr's retry records (warn) would
-    # reach logging's last-resort stderr handler in a process that configured
-    # no logging, so its logger is set above them (each record is still made).
+    # The peers log nothing on this work, and neither does toolerr here: its
+    # logger is set above its records' levels, so no record is made (as in a
+    # process that configured no logging, where only the package's
+    # NullHandler would receive them).
     logging.getLogger("toolerr").setLevel(logging.ERROR)
     n = int(os.environ.get("BENCH_RUNTIME_CALLS", "2000"))
     count = int(os.environ.get("BENCH_ROUNDS", "7"))

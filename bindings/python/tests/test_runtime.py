@@ -13,7 +13,7 @@ import pytest
 
 import toolerr
 from toolerr import ToolerrError
-from toolerr.runtime import AsyncExecutor, Budget, Executor, LoopGuard, MemoryStore, ToolFailure
+from toolerr.runtime import AsyncExecutor, Budget, Executor, LoopGuard, MemoryStore, ToolFailure, _heard
 
 from conftest import REPO
 
@@ -176,6 +176,90 @@ def test_decisions_print_nothing_without_logging_configured(tmp_path: Path) -> N
     configured = subprocess.run([sys.executable, "-c", "import logging; logging.basicConfig()\n" + code],
                                 capture_output=True, text=True, timeout=60, cwd=tmp_path)
     assert configured.stderr.count("WARNING:toolerr:toolerr decision") >= 3, configured.stderr  # one per failed attempt at least
+
+
+def test_records_are_made_only_for_someone_who_hears_them() -> None:
+    # With only the package's NullHandler on the way (an application that
+    # configured no logging), no decision record and no LogRecord is made; a
+    # handler, a filter, another logger with no handler (logging.lastResort)
+    # or on_decision each hear every record, the retries' WARNINGs included.
+    made: list = []
+    factory = logging.getLogRecordFactory()
+
+    def counting(*a: object, **k: object) -> logging.LogRecord:
+        made.append(1)
+        return factory(*a, **k)
+
+    def flaky_tool() -> Any:
+        calls: list = []
+
+        def flaky() -> str:
+            calls.append(1)
+            if len(calls) % 2:
+                raise ConnectionResetError("connection reset by peer")
+            return "ok"
+        return flaky
+
+    class Keep(logging.Handler):
+        def __init__(self) -> None:
+            super().__init__()
+            self.records: list = []
+
+        def emit(self, record: logging.LogRecord) -> None:
+            self.records.append(record)
+
+    log = logging.getLogger("toolerr")
+    root = logging.getLogger()
+    saved = (root.handlers[:], root.level, log.level)
+    root.handlers[:] = []  # pytest's own capture handlers out of the way
+    root.setLevel(logging.WARNING)
+    log.setLevel(logging.NOTSET)
+    logging.setLogRecordFactory(counting)
+    try:
+        tool = flaky_tool()
+        r = Executor(sleep=lambda s: None).call("search", tool)
+        assert (r.ok, r.attempts) == (True, 2)
+        assert made == [], "nobody hears: no LogRecord"
+        assert _heard(log) is False
+
+        keep = Keep()
+        root.addHandler(keep)
+        assert _heard(log) is True
+        r = Executor(sleep=lambda s: None).call("search", flaky_tool())
+        assert (r.ok, r.attempts) == (True, 2)
+        warned = [x for x in keep.records if x.levelno == logging.WARNING]
+        assert len(warned) == 1 and warned[0].getMessage().startswith(
+            'toolerr decision {"allowed":false,"attempt":1,"code":"TRANSPORT"')
+        root.removeHandler(keep)
+
+        seen: list = []
+        f = logging.Filter()
+        f.filter = lambda rec: seen.append(rec.getMessage()) or False  # type: ignore[method-assign]
+        log.addFilter(f)
+        try:
+            assert _heard(log) is True
+            Executor(sleep=lambda s: None).call("search", flaky_tool())
+            assert any(m.startswith("toolerr decision") for m in seen)
+        finally:
+            log.removeFilter(f)
+
+        bare = logging.getLogger("toolerr_test_bare")
+        bare.propagate = False
+        assert _heard(bare) is True, "no handler at all: logging.lastResort prints it"
+        root.setLevel(logging.ERROR)
+        assert _heard(log) is False, "not enabled for WARNING"
+        root.setLevel(logging.WARNING)
+
+        recs: list = []
+        before = len(made)
+        r = Executor(sleep=lambda s: None, on_decision=recs.append).call("search", flaky_tool())
+        assert r.ok and any(rec.get("code") == "TRANSPORT" for rec in recs)
+        assert len(made) == before, "on_decision hears the records; logging still makes none"
+    finally:
+        logging.setLogRecordFactory(factory)
+        root.handlers[:], _, _ = saved
+        root.setLevel(saved[1])
+        log.setLevel(saved[2])
 
 
 def test_exceptions_are_classified_and_retried(caplog: pytest.LogCaptureFixture) -> None:

@@ -42,6 +42,36 @@ _log = logging.getLogger("toolerr")
 # (https://docs.python.org/3/howto/logging.html#configuring-logging-for-a-library).
 _log.addHandler(logging.NullHandler())
 _levels = {"debug": logging.DEBUG, "info": logging.INFO, "warn": logging.WARNING}
+
+
+def _heard(logger: Any) -> bool:
+    """Whether a WARNING record logged through logger would be seen by anyone:
+    the logger enabled for WARNING, and on the record's way (Logger.handle,
+    then callHandlers: the logger's filters, each handler up the chain while
+    propagate holds, logging.lastResort when there is none) a filter or a
+    handler other than a plain logging.NullHandler, whose handle does nothing
+    (https://docs.python.org/3/library/logging.handlers.html#nullhandler).
+    An application that configured no logging has only the package's
+    NullHandler on the way: its records are then neither made nor logged, as
+    nothing would show them. A logger of another type (a subclass, a
+    LoggerAdapter) is taken as heard whenever it is enabled."""
+    if not logger.isEnabledFor(logging.WARNING):
+        return False
+    if type(logger) is not logging.Logger and type(logger) is not logging.RootLogger:
+        return True
+    if logger.filters:
+        return True
+    found = False
+    c: Optional[logging.Logger] = logger
+    while c is not None:
+        for h in c.handlers:
+            if type(h) is not logging.NullHandler:
+                return True
+            found = True
+        c = c.parent if c.propagate else None
+    return not found  # no handler at all: logging.lastResort prints a WARNING
+
+
 _record_json = json.JSONEncoder(separators=(",", ":"), ensure_ascii=False).encode
 _json = _encode  # a NaN or an infinity as null, as the Node and Rust executors write them
 # json's own C scanner (what json.loads runs), called at a member's offset:
@@ -601,7 +631,7 @@ class _Base:
 
     def _listened(self) -> bool:
         """Whether anyone hears the decision records (on_decision, or the logger at their levels)."""
-        return self._on_decision is not None or self._logger.isEnabledFor(logging.WARNING)
+        return self._on_decision is not None or _heard(self._logger)
 
     def _decided(self, key: str, ahead: _Ahead, value: Any, listened: bool) -> Optional[_Answer]:
         """The answer the core decided ahead for the event the last action
@@ -670,7 +700,7 @@ class _Base:
         if self._on_decision is not None:
             self._on_decision(rec)
         level = _levels.get(rec.get("level", "debug"), logging.DEBUG)
-        if self._logger.isEnabledFor(level):
+        if self._logger.isEnabledFor(level) and _heard(self._logger):
             self._logger.log(level, "toolerr decision %s", _RecordText(rec), extra={"toolerr": rec})
 
     def _key(self, tool: str) -> str:
@@ -851,7 +881,8 @@ class Executor(_Base):
     keeps its own).
     on_decision receives every decision record (a dict); logger (default
     logging.getLogger("toolerr")) logs each as "toolerr decision <json>" at
-    its level. clock returns ms since the Unix epoch, sleep(seconds) waits,
+    its level (no record is made when only a NullHandler would receive it:
+    _heard). clock returns ms since the Unix epoch, sleep(seconds) waits,
     draw returns a uniform float in [0, 1): defaults time.time_ns, time.sleep,
     random.random.
     """
