@@ -629,10 +629,6 @@ class _Base:
                 lock.release()
         return r
 
-    def _listened(self) -> bool:
-        """Whether anyone hears the decision records (on_decision, or the logger at their levels)."""
-        return self._on_decision is not None or _heard(self._logger)
-
     def _decided(self, key: str, ahead: _Ahead, value: Any, listened: bool) -> Optional[_Answer]:
         """The answer the core decided ahead for the event the last action
         expected (on_success, on_swapped, on_slept), when it holds: the event
@@ -696,11 +692,13 @@ class _Base:
             s = self._seen.get(str(self._config.get("key_prefix") or "toolerr:breaker:") + tool)
         return None if s is None else s.encode()
 
-    def _report(self, rec: Record) -> None:
+    def _report(self, rec: Record, logged: bool) -> None:
+        """Give rec to on_decision, and to the logger at its level when logged
+        (_heard, asked once per call)."""
         if self._on_decision is not None:
             self._on_decision(rec)
         level = _levels.get(rec.get("level", "debug"), logging.DEBUG)
-        if self._logger.isEnabledFor(level) and _heard(self._logger):
+        if logged and self._logger.isEnabledFor(level):
             self._logger.log(level, "toolerr decision %s", _RecordText(rec), extra={"toolerr": rec})
 
     def _key(self, tool: str) -> str:
@@ -736,7 +734,8 @@ class _Base:
         event, loaded, value, retry = yield _START_ACTION
         # Whether anyone hears the call's decision records, as it starts (a
         # level set on the logger during a call applies from the next one).
-        listened = self._listened()
+        logged = _heard(self._logger)
+        listened = logged or self._on_decision is not None
         state: Any = "null"
         ahead: Any = None
         # The start: the answer kept for the tool when it holds, else its step.
@@ -758,7 +757,7 @@ class _Base:
             state, ahead = r.state, r.ahead
             if r.records is not None:
                 for rec in r.records:
-                    self._report(rec)
+                    self._report(rec, logged)
             action: Dict[str, Any] = r.action
             if action["kind"] == "stop":
                 return action
