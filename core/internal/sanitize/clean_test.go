@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 )
 
 // cleanCandidates joins fragments of everyday and secret-holding text into
@@ -66,4 +67,50 @@ func TestQuietDetail_impliesDetailsKeepsIt(t *testing.T) {
 	assert.False(t, QuietDetail(strings.Repeat("k", MaxKeyChars+1), true))
 	assert.False(t, QuietDetail(strings.Repeat("v", MaxDetailChars+1), false))
 	assert.Greater(t, accepted, 10)
+}
+
+// TestMessageClean_isMessageAndClean: MessageClean answers what Message and
+// Clean answer, for every text of the fast paths' corpus (secrets, traces,
+// encodings, invalid UTF-8, the sentence rules' edges), and it finds the
+// work item (b)'s INVALID_ARGS message, which quiet refuses for its ':',
+// kept and clean.
+func TestMessageClean_isMessageAndClean(t *testing.T) {
+	kept, unclean := 0, 0
+	for _, s := range append(fastPathCorpus(t, 3000), cleanCandidates()...) {
+		m, clean := MessageClean(s)
+		if m != Message(s) || clean != Clean(s) {
+			t.Fatalf("MessageClean(%q) = %q, %v; Message %q, Clean %v", s, m, clean, Message(s), Clean(s))
+		}
+		if m == s && clean {
+			kept++
+		}
+		if !clean {
+			unclean++
+		}
+	}
+	assert.Greater(t, kept, 50)
+	assert.Greater(t, unclean, 500)
+	const invalidArgs = "The arguments for book_flight are invalid: /frequent_flyer must match the pattern ^[A-Z]{2}-[0-9]{9}$."
+	m, clean := MessageClean(invalidArgs)
+	assert.False(t, quiet(invalidArgs))
+	assert.Equal(t, invalidArgs, m)
+	assert.True(t, clean)
+	m, clean = MessageClean("Failed: token=sk-abcdefghijklmnopqrstuvwxyz012345")
+	assert.Equal(t, "Failed: token=[REDACTED].", m)
+	assert.False(t, clean)
+	m, clean = MessageClean("caf\xff: done.")
+	assert.Equal(t, "caf\ufffd: done.", m)
+	assert.False(t, clean, "invalid UTF-8 is repaired")
+}
+
+// FuzzMessageClean: whatever the text, MessageClean is Message and Clean.
+func FuzzMessageClean(f *testing.F) {
+	for _, s := range cleanCandidates() {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		m, clean := MessageClean(s)
+		require.Equal(t, Message(s), m)
+		require.Equal(t, Clean(s), clean, "Clean(%q)", s)
+	})
 }

@@ -114,23 +114,36 @@ func Message(s string) string {
 
 func message(s string) string {
 	if quiet(s) {
-		// No pass can change s (see quiet): only the sentence rules apply.
-		if finished(s) {
-			return s
-		}
-		m := s
-		if strings.Contains(s, "  ") || s != "" && s[len(s)-1] == ' ' {
-			m = collapse(s) // quiet s has no other white space than ' '
-		}
-		m = firstSentence(m)
-		if len(m) != len(s) && !quiet(m) {
-			m = redact(m)
-		}
-		return finishSentence(m, MaxMessageChars)
+		return quietMessage(s)
 	}
-	r := redact(s)
+	m, _ := redactedMessage(s, redact(s))
+	return m
+}
+
+// quietMessage is message for quiet s (see quiet): no pass can change s,
+// so only the sentence rules apply.
+func quietMessage(s string) string {
+	if finished(s) {
+		return s
+	}
+	m := s
+	if strings.Contains(s, "  ") || s != "" && s[len(s)-1] == ' ' {
+		m = collapse(s) // quiet s has no other white space than ' '
+	}
+	m = firstSentence(m)
+	if len(m) != len(s) && !quiet(m) {
+		m = redact(m)
+	}
+	return finishSentence(m, MaxMessageChars)
+}
+
+// redactedMessage is message for s that is not quiet, given r, redact(s).
+// mayTrace is false when r holds no stack trace (reduceTrace found none),
+// so that FailureText of s is r itself; true when r holds one or was not
+// looked at (blank).
+func redactedMessage(s, r string) (m string, mayTrace bool) {
 	if strings.TrimSpace(r) == "" {
-		return ""
+		return "", true
 	}
 	m, found := withoutTrace(r, firstSentence)
 	if !found {
@@ -142,7 +155,34 @@ func message(s string) string {
 	if r != s || m != s {
 		m = redact(m)
 	}
-	return finishSentence(m, MaxMessageChars)
+	return finishSentence(m, MaxMessageChars), found
+}
+
+// MessageClean returns Message(s) and Clean(s), in one run of the
+// redaction passes where calling both runs them twice: an envelope reader
+// (outcome.RecognizeSafe) learns both whether the message is already what
+// Message makes of it and whether it holds anything the sanitizer removes.
+// On the impossible fault in a scanner it returns Message's placeholder
+// and false.
+func MessageClean(s string) (m string, clean bool) {
+	if CleanMessage(s) {
+		return s, true
+	}
+	done := false
+	m = guard(s, func(v string) string {
+		if quiet(v) {
+			clean, done = v == s, true
+			return quietMessage(v)
+		}
+		r := redact(v)
+		out, mayTrace := redactedMessage(v, r)
+		// Clean is FailureText(s) == s: FailureText of v is r when r holds
+		// no trace, else failureRedacted(r).
+		clean = v == s && (r == s && !mayTrace || mayTrace && failureRedacted(r) == s)
+		done = true
+		return out
+	})
+	return m, clean && done
 }
 
 // CleanMessage reports, cheaply, that Message(s) == s: s is quiet text (see
@@ -201,12 +241,18 @@ func FailureText(s string) string {
 		if quiet(s) {
 			return s
 		}
-		s = redact(s)
-		if r, found := withoutTrace(s, same); found {
-			s = redact(r)
-		}
-		return s
+		return failureRedacted(redact(s))
 	})
+}
+
+// failureRedacted is FailureText of a text that is not quiet, given r, its
+// redaction: a stack trace in r reduced to its final exception line, and
+// redacted again (the joined lines may form a secret-shaped pair).
+func failureRedacted(r string) string {
+	if t, found := withoutTrace(r, same); found {
+		return redact(t)
+	}
+	return r
 }
 
 // Clean reports whether s holds nothing Message, Details or FailureText
@@ -366,11 +412,7 @@ func detailString(s string) string {
 	if len(s) <= MaxDetailChars && quiet(s) {
 		return s // no pass changes it and it is short enough (see quiet)
 	}
-	s = redact(s)
-	if r, found := withoutTrace(s, same); found {
-		s = redact(r)
-	}
-	out, _ := Cap(s, MaxDetailChars)
+	out, _ := Cap(failureRedacted(redact(s)), MaxDetailChars)
 	return out
 }
 

@@ -27,11 +27,13 @@ func safeFailures(msgs []Message) {
 func safeResult(r *Result) bool {
 	o := &r.Outcome
 	if o.Error != nil {
-		if sanitize.Clean(o.Error.Message) && sanitize.DetailsClean(o.Error.Details) {
+		// Its reader may have found it clean (outcome.FoundClean) in the
+		// pass that recognized it; else it is asked here.
+		if outcome.FoundClean(o) || sanitize.Clean(o.Error.Message) && sanitize.DetailsClean(o.Error.Details) {
 			return false
 		}
 		e := outcome.Safe(*o.Error)
-		o.Error, o.SafeDetails = &e, ""
+		*o = outcome.Outcome{Call: o.Call, Error: &e, Result: o.Result}
 		return true
 	}
 	if !r.Failed || o.Result == nil {

@@ -66,8 +66,8 @@ func TextOutcome(s string, f outcome.Flag) (outcome.Outcome, bool) {
 // TextOutcome is the package's TextOutcome with the Result or the
 // envelope in the arena (a nil *Parts allocates it).
 func (a *Parts) TextOutcome(s string, f outcome.Flag) (outcome.Outcome, bool) {
-	if e, details, ok := outcome.RecognizeSafe(s, f); ok {
-		return outcome.Outcome{Error: a.Envelope(e), SafeDetails: details}, true
+	if e, details, clean, ok := outcome.RecognizeSafe(s, f); ok {
+		return outcome.Recognized(a.Envelope(e), details, clean), true
 	}
 	if outcome.IsBlank(s) {
 		return outcome.Outcome{Result: a.Result(outcome.Result{Kind: outcome.Empty})}, false

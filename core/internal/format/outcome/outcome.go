@@ -97,7 +97,27 @@ type Outcome struct {
 	// path) sets it, and the writers (AppendError) copy it instead of
 	// sanitizing the envelope and encoding its details again.
 	SafeDetails string
+
+	// clean, set only beside SafeDetails (Recognized), says further that
+	// Error holds nothing the sanitizer removes (FoundClean). It is
+	// unexported so that only a reader here sets it; whoever sets Error
+	// anew makes a new Outcome.
+	clean bool
 }
+
+// Recognized is the outcome of a failure whose envelope e a reader found
+// by RecognizeSafe, with what that returned of it: details, the canonical
+// JSON of its details (SafeDetails), and clean (FoundClean).
+func Recognized(e *envelope.Envelope, details string, clean bool) Outcome {
+	return Outcome{Error: e, SafeDetails: details, clean: clean}
+}
+
+// FoundClean reports whether o's envelope was found clean by the reader
+// that recognized it (Recognized, RecognizeSafe's clean): sanitize.Clean
+// holds for its message and sanitize.DetailsClean for its details, so a
+// caller that makes failures safe (the transcript engine's safeFailures)
+// need not scan them again. It is false for an Outcome made any other way.
+func FoundClean(o *Outcome) bool { return o.clean && o.Error != nil && o.SafeDetails != "" }
 
 // EmptyPlaceholder is the text sent where a format rejects empty content
 // (Anthropic text blocks, OpenAI content and output). Parsers map it back to

@@ -53,7 +53,7 @@ func FlagOf(set bool) Flag {
 // See RATIONALE.md ("Why is an envelope recognized only in the exact bytes
 // toolerr writes?").
 func RecognizeText(s string, f Flag) (envelope.Envelope, bool) {
-	e, _, _, ok := recognizeText(s, f)
+	e, _, _, _, ok := recognizeText(s, f)
 	return e, ok
 }
 
@@ -61,32 +61,38 @@ func RecognizeText(s string, f Flag) (envelope.Envelope, bool) {
 // again: it returns the envelope as Safe makes it, which the rule holds to
 // the same bytes, and the canonical JSON of its details, the text
 // Outcome.SafeDetails holds, so that the writers copy them instead of
-// sanitizing and encoding the envelope once more.
-func RecognizeSafe(s string, f Flag) (envelope.Envelope, string, bool) {
-	_, safe, details, ok := recognizeText(s, f)
-	return safe, details, ok
+// sanitizing and encoding the envelope once more. clean says further that
+// the envelope holds nothing the sanitizer removes (sanitize.Clean of its
+// message, sanitize.DetailsClean of its details), learnt in the same pass
+// (sanitize.MessageClean); Recognized carries it.
+func RecognizeSafe(s string, f Flag) (e envelope.Envelope, details string, clean, ok bool) {
+	_, e, details, clean, ok = recognizeText(s, f)
+	return e, details, clean, ok
 }
 
 // recognizeText is RecognizeText, with what RecognizeSafe returns.
-func recognizeText(s string, f Flag) (e, safe envelope.Envelope, details string, ok bool) {
+func recognizeText(s string, f Flag) (e, safe envelope.Envelope, details string, clean, ok bool) {
 	// toolerr's bytes open with the code and close with the source's string.
 	if len(s) < minEnvelopeBytes || !strings.HasPrefix(s, `{"code":"`) || !strings.HasSuffix(s, `"}`) {
-		return e, safe, "", false
+		return e, safe, "", false, false
 	}
-	if e, details, ok, sure := recognizeScan(s, f); sure {
-		return e, e, details, ok
+	if e, details, clean, ok, sure := recognizeScan(s, f); sure {
+		return e, e, details, clean, ok
 	}
 	return recognizeParse(s, f)
 }
 
 // recognizeParse is recognizeText by the rule itself: s parsed into a
-// tree, read as an envelope, made Safe and encoded again to compare.
-func recognizeParse(s string, f Flag) (e, safe envelope.Envelope, details string, ok bool) {
+// tree, read as an envelope, made Safe and encoded again to compare; clean
+// is then asked of the envelope as Safe made it, as safeFailures would.
+func recognizeParse(s string, f Flag) (e, safe envelope.Envelope, details string, clean, ok bool) {
 	v, err := canonical.Parse([]byte(s))
 	if err != nil {
-		return e, safe, "", false
+		return e, safe, "", false, false
 	}
-	return recognize(v, s, f)
+	e, safe, details, clean, ok = recognize(v, s, f)
+	clean = ok && clean && safe.Message == e.Message && sanitize.DetailsClean(safe.Details)
+	return e, safe, details, clean, ok
 }
 
 // RecognizeValue is RecognizeText for content carried as a JSON value (a
@@ -104,24 +110,26 @@ func RecognizeValue(v any, f Flag) (envelope.Envelope, bool) {
 	if err != nil {
 		return envelope.Envelope{}, false
 	}
-	e, _, _, ok := recognize(v, string(b), f)
+	e, _, _, _, ok := recognize(v, string(b), f)
 	return e, ok
 }
 
 // recognize checks the value v read from text s against the rule, and
 // returns the envelope, what Safe makes of it and that one's details as
-// canonical JSON.
-func recognize(v any, s string, f Flag) (e, safe envelope.Envelope, details string, ok bool) {
+// canonical JSON; msgClean is sanitize.Clean of e's message.
+func recognize(v any, s string, f Flag) (e, safe envelope.Envelope, details string, msgClean, ok bool) {
 	e, err := envelope.FromValue(v, "")
 	if err != nil || f == Unflagged && !envelope.Registered(e.Code) {
-		return envelope.Envelope{}, safe, "", false
+		return envelope.Envelope{}, safe, "", false, false
 	}
-	safe = Safe(e)
+	safe = e // Safe(e), with the message's cleanness learnt on the way
+	safe.Message, msgClean = sanitize.MessageClean(e.Message)
+	safe.Details = sanitize.Details(e.Details)
 	b, from, to, err := safe.AppendCanonicalSpan(make([]byte, 0, len(s)))
 	if err != nil || string(b) != s {
-		return envelope.Envelope{}, envelope.Envelope{}, "", false
+		return envelope.Envelope{}, envelope.Envelope{}, "", false, false
 	}
-	return e, safe, s[from:to], true // b is s
+	return e, safe, s[from:to], msgClean, true // b is s
 }
 
 // minEnvelopeBytes is the length of the shortest envelope text.
@@ -172,47 +180,50 @@ func nearShape(v any) bool {
 // EnvelopeText(Safe(e)) byte for byte; with another message it is not one.
 // sure is false for any other text, which recognizeText then parses and
 // compares as the rule says, so that the answer is the same either way
-// (TestRecognizeScan_sameAsParse, FuzzRecognizeScan).
-func recognizeScan(s string, f Flag) (e envelope.Envelope, details string, ok, sure bool) {
+// (TestRecognizeScan_sameAsParse, FuzzRecognizeScan). clean is
+// sanitize.Clean of the message (one call, sanitize.MessageClean, answers
+// it with Message): the details, every string QuietDetail's, are clean.
+func recognizeScan(s string, f Flag) (e envelope.Envelope, details string, clean, ok, sure bool) {
 	// the '}' it closes with is the text's last byte: End then reads nothing
 	if !strings.HasSuffix(s, "}") {
-		return e, "", false, false
+		return e, "", false, false, false
 	}
 	sc := canonical.NewTextScanner(s)
 	if !sc.Literal(`{"code":`) {
-		return e, "", false, false
+		return e, "", false, false, false
 	}
 	code, plain := sc.Plain()
 	if !plain || !sc.Literal(`,"details":`) {
-		return e, "", false, false
+		return e, "", false, false, false
 	}
 	raw, v, quiet := sc.CanonicalValue(1, sanitize.QuietDetail)
 	d, isObject := v.(map[string]any)
 	if !quiet || !isObject || !sc.Literal(`,"message":`) {
-		return e, "", false, false
+		return e, "", false, false, false
 	}
 	msg, plain := sc.Plain()
 	if !plain {
-		return e, "", false, false
+		return e, "", false, false, false
 	}
 	switch {
 	case sc.Literal(`,"retryable":true,"source":`):
 		e.Retryable = true
 	case sc.Literal(`,"retryable":false,"source":`):
 	default:
-		return e, "", false, false
+		return e, "", false, false, false
 	}
 	src, plain := sc.Plain()
 	// Parse's charges for the envelope's object and its three strings
 	if !plain || !sc.Literal("}") || !sc.End() || !sc.Object(5) || !sc.Str(code) || !sc.Str(msg) || !sc.Str(src) || !sc.InBudget() {
-		return e, "", false, false
+		return e, "", false, false, false
 	}
 	e = envelope.Envelope{Code: envelope.Code(code), Details: d, Message: msg, Retryable: e.Retryable, Source: envelope.Source(src)}
 	if !envelope.ValidCodeToken(code) || !e.Source.Valid() || f == Unflagged && !envelope.Registered(e.Code) {
-		return envelope.Envelope{}, "", false, true // FromValue's and recognize's refusals
+		return envelope.Envelope{}, "", false, false, true // FromValue's and recognize's refusals
 	}
-	if !sanitize.CleanMessage(msg) && sanitize.Message(msg) != msg {
-		return envelope.Envelope{}, "", false, true // Safe's message is another text
+	m, clean := sanitize.MessageClean(msg)
+	if m != msg {
+		return envelope.Envelope{}, "", false, false, true // Safe's message is another text
 	}
-	return e, raw, true, true
+	return e, raw, clean, true, true
 }

@@ -6,6 +6,8 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/toolerr/toolerr/core/internal/sanitize"
 )
 
 // scanSeeds are envelope texts and near ones: what toolerr writes (nested
@@ -56,21 +58,27 @@ var scanSeeds = []string{
 
 // recognizedSame holds recognizeScan to recognizeParse, the rule itself,
 // for s under both flags: where the scan is sure, the same envelope, its
-// details and their text.
+// details and their text; and either way, the clean it reports is what
+// safeFailures asks of the envelope (sanitize.Clean of its message,
+// sanitize.DetailsClean of its details).
 func recognizedSame(t *testing.T, s string) (sure int) {
 	for _, f := range []Flag{Unflagged, Flagged} {
-		e, details, ok, isSure := recognizeScan(s, f)
+		_, safe, want, wantClean, isOne := recognizeParse(s, f)
+		if isOne {
+			assert.Equal(t, sanitize.Clean(safe.Message) && sanitize.DetailsClean(safe.Details), wantClean, "clean of %q by the rule", s)
+		}
+		e, details, clean, ok, isSure := recognizeScan(s, f)
 		if !isSure {
 			continue
 		}
 		sure++
-		_, safe, want, isOne := recognizeParse(s, f)
 		require.Equal(t, isOne, ok, "the scan and the rule disagree on %q (flag %d)", s, f)
 		if !ok {
 			continue
 		}
 		assert.Equal(t, safe, e, "%q", s)
 		assert.Equal(t, string(want), string(details), "%q", s)
+		assert.Equal(t, wantClean, clean, "clean of %q", s)
 		assert.Equal(t, s, EnvelopeText(e))
 	}
 	return sure
@@ -86,7 +94,7 @@ func TestRecognizeScan_sameAsParse(t *testing.T) {
 		sure += recognizedSame(t, s)
 	}
 	for _, s := range scanSeeds[:4] {
-		_, _, ok, sure := recognizeScan(s, Flagged)
+		_, _, _, ok, sure := recognizeScan(s, Flagged)
 		assert.True(t, ok && sure, "the scan reads %q", s)
 		e, ok := RecognizeText(s, Flagged)
 		assert.True(t, ok)
