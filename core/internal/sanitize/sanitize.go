@@ -165,16 +165,19 @@ func redactedMessage(s, r string) (m string, mayTrace bool) {
 // On the impossible fault in a scanner it returns Message's placeholder
 // and false.
 func MessageClean(s string) (m string, clean bool) {
-	if CleanMessage(s) {
-		return s, true
+	q := quiet(s) // asked once: quiet s is ASCII, so guard's v is s
+	if q && finished(s) {
+		return s, true // CleanMessage
 	}
 	done := false
 	m = guard(s, func(v string) string {
-		if quiet(v) {
-			clean, done = v == s, true
+		if q {
+			clean, done = true, true
 			return quietMessage(v)
 		}
-		r := redact(v)
+		// v is not quiet either (a repaired v holds U+FFFD): redact(v)
+		// would only ask again
+		r := redactPasses(v, 0)
 		out, mayTrace := redactedMessage(v, r)
 		// Clean is FailureText(s) == s: FailureText of v is r when r holds
 		// no trace, else failureRedacted(r).
