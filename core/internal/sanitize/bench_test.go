@@ -49,3 +49,29 @@ func BenchmarkSanitize(b *testing.B) {
 		}
 	}
 }
+
+// BenchmarkMessageClean runs, on work item (b)'s messages, what an envelope
+// reader and safeFailures asked of a message before MessageClean
+// ("separate": CleanMessage, else Message, then Clean) beside MessageClean
+// alone ("together"), in one binary so that -count interleaves them.
+func BenchmarkMessageClean(b *testing.B) {
+	for _, m := range []struct{ name, s string }{
+		{"invalidArgs", "The arguments for book_flight are invalid: /frequent_flyer must match the pattern ^[A-Z]{2}-[0-9]{9}$."},
+		{"quiet", "The booking service is unavailable (HTTP 503); retry later."},
+	} {
+		b.Run(m.name+"/separate", func(b *testing.B) {
+			for b.Loop() {
+				if !CleanMessage(m.s) && Message(m.s) != m.s || !Clean(m.s) {
+					b.Fatal("not clean")
+				}
+			}
+		})
+		b.Run(m.name+"/together", func(b *testing.B) {
+			for b.Loop() {
+				if out, clean := MessageClean(m.s); out != m.s || !clean {
+					b.Fatal("not clean")
+				}
+			}
+		})
+	}
+}
