@@ -922,6 +922,36 @@ def test_answers_decided_ahead_read_again_are_the_values_the_answer_holds(monkey
     assert read[1].action is read[0].action  # the same cas, taken as it was read
 
 
+def test_a_failure_answer_read_again_scans_only_its_sleep(monkeypatch: pytest.MonkeyPatch) -> None:
+    # A retried call's failure answer repeats the last one's but for its
+    # sleep's delay (its action and records) and its state (the draw): read
+    # again, json's scanner reads its sleep's action alone; the members of
+    # the sleep's level after its records (if_loaded, the chain decided
+    # ahead, replica, state) are taken whole, as read before, and are the
+    # values json reads from the whole answer.
+    answers = _failure_answers(monkeypatch, [0.25, 0.75, 0.5])
+    toolerr.runtime._ahead_read.clear()  # what the calls read forgotten: the first answer read afresh
+    first = toolerr.runtime._read_answer(answers[0], records=False)
+    scanned: List[int] = []
+    real_scan = toolerr.runtime._scan
+
+    def scan(s: str, i: int) -> Tuple[Any, int]:
+        scanned.append(i)
+        return real_scan(s, i)
+    monkeypatch.setattr(toolerr.runtime, "_scan", scan)
+    for a in answers[1:]:
+        scanned.clear()
+        r = toolerr.runtime._read_answer(a, records=False)
+        s = a.decode()
+        assert [s[i:i + 12] for i in scanned] == ['{"delay_ms":']
+        whole = json.loads(a)["ok"]["on_swapped"]
+        assert _ahead_value(r.ahead) == whole and r.ahead.action == {"delay_ms": whole["action"]["delay_ms"],
+                                                                     "kind": "sleep"}
+        assert (r.ahead.if_loaded, r.ahead.state, r.ahead.ahead) == \
+            (first.ahead.if_loaded, first.ahead.state, first.ahead.ahead)
+        assert r.ahead.ahead is first.ahead.ahead
+
+
 _AHEAD_MEMBER = {"call": "on_success", "cas": "on_swapped", "sleep": "on_slept"}
 
 

@@ -498,7 +498,10 @@ def _first_line(exc: BaseException) -> str:
 def _cause_chain(exc: BaseException) -> str:
     """exc's _causes as the "Caused by:" blocks the classify_exception op
     reads for a transport cause (docs/classify.md), each "Type: first line";
-    "" when exc has no cause."""
+    "" when exc has no cause (told without _causes, for the exception most
+    often classified: one raised while handling none, with no cause)."""
+    if exc.__cause__ is None and (exc.__context__ is None or exc.__suppress_context__):
+        return ""
     return "".join(f"\n\nCaused by:\n    {t}: {line}" for t, line in _causes(exc))
 
 

@@ -451,9 +451,9 @@ def _read_at(s: str, i: int, name: str) -> Tuple[Any, int]:
             for text, value in texts:
                 if s.startswith(text, i):
                     return value, i + len(text)
-    value, end = _level(s, i) if name in _AHEAD_NAMES else _scan(s, i)
+    value, end = _level(s, i) if name in _AHEAD_NAMES else _tail(s, i) if name == _TAIL else _scan(s, i)
     action = value.action if type(value) is _Ahead else value
-    if s[i] in '{["n' and not (type(action) is dict and action.get("kind") == "sleep"):
+    if end > 0 and s[i] in '{["n' and not (type(action) is dict and action.get("kind") == "sleep"):
         if len(kept) >= _KEYS_KEPT:
             kept.clear()
         # A new list, stored whole: another thread may be reading the old one.
@@ -471,24 +471,49 @@ def _level(s: str, i: int) -> Tuple[_Ahead, int]:
     records of an answer inside it would). Anything unexpected is read
     whole by json's scanner."""
     if s.startswith('{"action":', i):
-        action, j = _read_at(s, i + 10, "action")
+        action, j = _scan(s, i + 10) if s.startswith(_SLEEP, i + 10) else _read_at(s, i + 10, "action")
         if type(action) is dict and s.startswith(',"decisions":[', j):
             at = j + 13
             k = s.find('],"if_loaded":', at)
             if k > 0 and s.find("[", at + 1, k) < 0:
-                if_loaded, j = _read_at(s, k + 14, "if_loaded")
-                ahead, name = None, _AHEAD_OF.get(action.get("kind"))  # type: ignore[arg-type]
-                if name is not None and s.startswith(',"' + name + '":', j):
-                    ahead, j = _read_at(s, j + len(name) + 4, name)
-                replica = None
-                if s.startswith(',"replica":', j):
-                    replica, j = _read_at(s, j + 11, "replica")
-                if s.startswith(',"state":', j):
-                    state, j = _read_at(s, j + 9, "state")
-                    if s.startswith("}", j):
-                        return _Ahead(action, s[at:k + 1], if_loaded, replica, state, ahead), j + 1
+                name = _AHEAD_OF.get(action.get("kind"))  # type: ignore[arg-type]
+                # A sleep's level, never kept whole (its delay comes from the
+                # draw), has its members after the records kept as one text.
+                tail, j = _read_at(s, k + 14, _TAIL) if name == "on_slept" else _tail(s, k + 14, name)
+                if j > 0:
+                    if_loaded, ahead, replica, state = tail
+                    return _Ahead(action, s[at:k + 1], if_loaded, replica, state, ahead), j
     value, end = _scan(s, i)
     return _ahead_of(value), end
+
+
+# How a sleep's action starts (canonical key order): its level, and the
+# action, are never kept (_read_at), so they are read without looking them up.
+_SLEEP = '{"delay_ms":'
+# The name the members of a sleep's level after its records are kept by in
+# _ahead_read (_tail): from its if_loaded to its closing brace.
+_TAIL = "tail"
+
+
+def _tail(s: str, i: int, name: Optional[str] = "on_slept") -> Tuple[Any, int]:
+    """The members of a level after its records, its if_loaded's JSON text
+    starting at s[i]: (if_loaded, the answer decided ahead under name or
+    None, replica or None, state), each through _read_at, and where the
+    level's closing brace ends; (None, -1) for any other shape. Read as one
+    value (_read_at, _TAIL) for a sleep's level: a JSON value ends at its
+    closing brace, bracket or quote, so the same text gives the same
+    members, however it was read."""
+    if_loaded, j = _read_at(s, i, "if_loaded")
+    ahead = replica = None
+    if name is not None and s.startswith(',"' + name + '":', j):
+        ahead, j = _read_at(s, j + len(name) + 4, name)
+    if s.startswith(',"replica":', j):
+        replica, j = _read_at(s, j + 11, "replica")
+    if s.startswith(',"state":', j):
+        state, j = _read_at(s, j + 9, "state")
+        if s.startswith("}", j):
+            return (if_loaded, ahead, replica, state), j + 1
+    return None, -1
 
 
 def _read_answer(out: bytes, records: bool) -> _Answer:
@@ -520,7 +545,8 @@ def _read_answer(out: bytes, records: bool) -> _Answer:
             if i:
                 for m in _AHEAD_MEMBERS:
                     if s.startswith(m, i):
-                        ahead, i = _read_at(s, i + len(m), m[2:-2])
+                        i += len(m)
+                        ahead, i = _level(s, i) if s.startswith(_SLEEP, i + 10) else _read_at(s, i, m[2:-2])
                         break
             if i and s.startswith(',"replica":', i):
                 replica, i = _read_at(s, i + 11, "replica")
