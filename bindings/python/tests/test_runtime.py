@@ -7,7 +7,7 @@ import json
 import logging
 import threading
 from pathlib import Path
-from typing import Any, Dict, List, Optional, Tuple
+from typing import Any, Callable, Dict, List, Optional, Tuple
 
 import pytest
 
@@ -154,6 +154,45 @@ def test_memory_store_compare_and_swap() -> None:
     assert s.compare_and_swap("k", b"a", b"b") == (True, None)
     assert s.load("k") == b"b" and s.load("none") is None
     assert s.compare_and_swap("none", b"a", b"b") == (False, None)
+
+
+def test_successful_calls_wait_for_no_lock_another_thread_holds() -> None:
+    # A successful call on a closed breaker whose start answer stood reads
+    # the store and checks the replica without a lock (MemoryStore.load, the
+    # executor's _clear): it ends while another thread holds the store's
+    # lock (a compare-and-swap) and the replica's (a step in flight), with
+    # what it gives when no lock is held. A call that must change the
+    # replica (a failure, counted in the store) waits for them.
+    store = MemoryStore()
+    ex = Executor(store=store, sleep=lambda s: None)
+    assert ex.call("search", lambda: "ok").attempts == 1  # the start answer stands from here on
+    key = "toolerr:breaker:search"
+    fresh = store.load(key)
+    got: List[Any] = []
+
+    def calls(fn: Callable[[], str]) -> None:
+        for _ in range(3):
+            r = ex.call("search", fn)
+            got.append((r.value, r.attempts, r.error))
+
+    def failing() -> str:
+        raise TimeoutError("down")
+    with store._lock, ex._replica_lock:
+        t = threading.Thread(target=calls, args=(lambda: "ok",))
+        t.start()
+        t.join(10)
+        assert not t.is_alive()
+        assert got == [("ok", 1, None)] * 3
+        got.clear()
+        t = threading.Thread(target=calls, args=(failing,))
+        t.start()
+        t.join(0.2)
+        assert t.is_alive() and got == []  # waits for the replica's lock
+    t.join(10)
+    # Three failed attempts opened the breaker: the calls after it are refused.
+    assert not t.is_alive() and [(v, a, e.code) for v, a, e in got] == [(None, 3, "TIMEOUT")] + \
+        [(None, 0, "CIRCUIT_OPEN")] * 2
+    assert store.load(key) != fresh and ex.replica_state("search") == store.load(key)
 
 
 def test_decisions_print_nothing_without_logging_configured(tmp_path: Path) -> None:
