@@ -594,7 +594,11 @@ class _Base:
         self._replica_lock = threading.Lock()
         self._down_until_ms = 0
         self._seen: Dict[str, Optional[str]] = {}
-        self._seen_text: Dict[str, str] = {}  # the same states as JSON values, as a request carries them
+        # Per key, a state of _seen and its JSON value, as a request carries
+        # it: written by the step that sends it (_seen_json), not by every
+        # change of the state (a retried call changes it twice, and sends it
+        # once, as it was before the call).
+        self._seen_text: Dict[str, Tuple[Optional[str], str]] = {}
         # _seen while down_until_ms is 0, else None: what an answer decided
         # ahead or a start answer kept is checked against without the lock
         # (_holds). Written under the lock; replaced whole, never changed,
@@ -630,7 +634,7 @@ class _Base:
         if b is None and g is None:
             with self._replica_lock:
                 req += ',"replica":{"down_until_ms":' + str(self._down_until_ms) + ',"state":' + \
-                    self._seen_text.get(key, "null") + "}}"
+                    self._seen_json(key) + "}}"
                 r = _read_answer(invoke_bytes(req.encode()), records)
                 if r.replica is not None:
                     self._replica(key, r.replica)
@@ -644,7 +648,7 @@ class _Base:
                 lock.acquire()
                 held.append(lock)
             parts = [req, ',"replica":{"down_until_ms":', str(self._down_until_ms), ',"state":',
-                     self._seen_text.get(key, "null"), '}']
+                     self._seen_json(key), '}']
             if b is not None:
                 budget: Dict[str, Any] = {"limits": b.limits, "state": b.state}
                 if tokens:
@@ -724,14 +728,22 @@ class _Base:
         down = replica["down_until_ms"]
         seen = replica["state"]
         changed = self._seen.get(key, _NO_LOAD) != seen
-        if changed:  # the text written again only for a state that changed
+        if changed:
             self._seen[key] = seen
-            self._seen_text[key] = "null" if seen is None else _string(seen)
         if down != self._down_until_ms:
             self._down_until_ms = down
             self._clear = dict(self._seen) if down == 0 else None
         elif changed and self._clear is not None:
             self._clear[key] = seen
+
+    def _seen_json(self, key: str) -> str:
+        """The state of key in _seen as the JSON value a step carries (under
+        the replica's lock): written again only for a state that changed."""
+        seen = self._seen.get(key)
+        t = self._seen_text.get(key)
+        if t is None or t[0] != seen:
+            t = self._seen_text[key] = (seen, "null" if seen is None else _string(seen))
+        return t[1]
 
     def replica_state(self, tool: str) -> Optional[bytes]:
         """Return the breaker state of tool this executor last saw in its store
