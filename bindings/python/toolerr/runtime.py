@@ -782,46 +782,46 @@ class _Base:
         is not left alone after failing (the replica's down_until_ms is 0)."""
         return self._down_until_ms == 0 and (event[0] in _AHEAD or (event[0] == "cancelled" and kind == "call"))
 
-    def _steps(self, tool: str, head: str, key: str, args: Any, tokens: Optional[int],
-               raw: Dict[str, bytes]) -> Generator[Dict[str, Any], Sent, Dict[str, Any]]:
+    def _steps(self, tool: str, head: str, key: str, args: Any, tokens: Optional[int], raw: Dict[str, bytes],
+               logged: Optional[bool] = None, resume: Optional[Tuple[_Answer, Optional[Sent]]] = None
+               ) -> Generator[Dict[str, Any], Sent, Dict[str, Any]]:
         """Yield the actions of one call and receive the events (Sent); return the stop action.
 
         The first action is {"kind": "start"}: the caller answers with the
         start event (with its load made ahead, see _ahead). head and key are
         the tool's (_head). An event's text is written only for the step
         that carries it (_closed; raw: the call's stored bytes that are not
-        UTF-8, see _literal)."""
-        event, loaded, value, retry = yield _START_ACTION
-        # Whether anyone hears the call's decision records, as it starts (a
-        # level set on the logger during a call applies from the next one).
-        logged = _heard(self._logger)
-        listened = logged or self._on_decision is not None
-        state: Any = "null"
-        ahead: Any = None
-        # The start: the answer kept for the tool when it holds, else its step.
-        r = self._kept(tool, key, value, listened)
-        if r is None:
-            text = _closed(event, loaded, raw)
-            if args is not None:
-                text = text[:-1] + ',"args":' + _json(args) + "}"
-            r = self._step(head, key, tokens, state, text, listened)
-            if r.stands is not None:
-                # Kept apart from the records this call reports (and its
-                # on_decision may change).
-                kept = _own_records(r)
-                self._stood[tool] = (kept, _Answer(kept.action, None, kept.state, ahead=kept.ahead),
-                                     r.stands["if_loaded"])
-        elif raw:
-            _closed(event, loaded, raw)  # raw as a step would leave it
+        UTF-8, see _literal). logged is _heard's answer when the caller
+        asked it already. resume (answer, sent) goes on with a call whose
+        records nobody hears, started by the caller (Executor.call, _quick):
+        answer is the one it applied, sent the event of its action (None: the
+        action not yet performed), so the first action yielded is the one
+        after it."""
+        sent: Optional[Sent] = None
+        r: Optional[_Answer]
+        if resume is not None:
+            r, sent = resume
+            logged = listened = False
+        else:
+            event, loaded, value, retry = yield _START_ACTION
+            # Whether anyone hears the call's decision records, as it starts (a
+            # level set on the logger during a call applies from the next one).
+            if logged is None:
+                logged = _heard(self._logger)
+            listened = logged or self._on_decision is not None
+            r = self._start(tool, head, key, args, tokens, raw, event, loaded, value, listened)
         while True:
             state, ahead = r.state, r.ahead
-            if r.records is not None:
-                for rec in r.records:
-                    self._report(rec, logged)
-            action: Dict[str, Any] = r.action
-            if action["kind"] == "stop":
-                return action
-            event, loaded, value, retry = yield action
+            if sent is None:
+                if r.records is not None:
+                    for rec in r.records:
+                        self._report(rec, logged)
+                action: Dict[str, Any] = r.action
+                if action["kind"] == "stop":
+                    return action
+                event, loaded, value, retry = yield action
+            else:
+                (event, loaded, value, retry), sent = sent, None
             r = self._decided(key, ahead, value, listened) if ahead is not None else None
             if r is None:
                 if type(state) is not str:  # the state of an answer decided ahead, written when a step carries it
@@ -836,6 +836,26 @@ class _Base:
                     r = self._step(head, key, tokens, state, _closed(retry(), loaded, raw), listened)
             elif raw:
                 _closed(event, loaded, raw)  # raw as a step would leave it
+
+    def _start(self, tool: str, head: str, key: str, args: Any, tokens: Optional[int], raw: Dict[str, bytes],
+               event: Event, loaded: Any, value: Any, listened: bool) -> _Answer:
+        """The start's answer: the answer kept for the tool when it holds, else its step's."""
+        state = "null"
+        r = self._kept(tool, key, value, listened)
+        if r is None:
+            text = _closed(event, loaded, raw)
+            if args is not None:
+                text = text[:-1] + ',"args":' + _json(args) + "}"
+            r = self._step(head, key, tokens, state, text, listened)
+            if r.stands is not None:
+                # Kept apart from the records this call reports (and its
+                # on_decision may change).
+                kept = _own_records(r)
+                self._stood[tool] = (kept, _Answer(kept.action, None, kept.state, ahead=kept.ahead),
+                                     r.stands["if_loaded"])
+        elif raw:
+            _closed(event, loaded, raw)  # raw as a step would leave it
+        return r
 
     def _failure(self, exc: BaseException, tool: str) -> Tuple[Event, Optional[Callable[[], Event]]]:
         """The failure event of exc, and when it carries the request that
@@ -962,12 +982,47 @@ class Executor(_Base):
         """
         raw: Dict[str, bytes] = {}  # stored bytes that are not UTF-8, by the text the core was given (_literal)
         head, key = self._head(tool)
-        gen = self._steps(tool, head, key, args, tokens, raw)
         value: Any = None
         exc: Optional[BaseException] = None
         store = self._shared
         try:
-            action = next(gen)
+            if self._on_decision is None and tool in self._stood:
+                # A start answer may be kept for the tool (_kept): when it
+                # holds and nobody hears the records (_heard), its call, and
+                # the stop its answer decided ahead for a success, are made
+                # here, the generator entered after them only when needed
+                # (_steps' resume). A successful call's generator, its sends
+                # and its StopIteration cost about a third of the call.
+                start = self._sent_ahead(store, key, raw, _START, None)
+                logged = _heard(self._logger)
+                r = None if logged else self._kept(tool, key, start[2], False)
+                if r is None or r.action["kind"] != "call" or raw:
+                    gen = self._steps(tool, head, key, args, tokens, raw, logged)
+                    next(gen)
+                    action = gen.send(start)
+                else:
+                    retry: Optional[Callable[[], Event]] = None
+                    try:
+                        value = fn()
+                        event = _SUCCESS
+                    except Exception as e:
+                        exc = e
+                        event, retry = self._failure(e, tool)
+                    sent: Optional[Sent] = self._sent_ahead(store, key, raw, event, retry)
+                    if event is _SUCCESS and r.ahead is not None and not raw:
+                        d = self._decided(key, r.ahead, sent[2], False)  # type: ignore[index]
+                        if d is not None:
+                            if d.action["kind"] == "stop":
+                                return self._result(d.action, value, None)
+                            r, sent = d, None
+                    gen = self._steps(tool, head, key, args, tokens, raw, False, (r, sent))
+                    # The failure's retry holds its exception, whose traceback
+                    # holds this frame: not kept in it (a cycle for the GC).
+                    sent = retry = None
+                    action = next(gen)
+            else:
+                gen = self._steps(tool, head, key, args, tokens, raw)
+                action = next(gen)
             while True:
                 kind = action["kind"]
                 if kind == "load" or kind == "cas":
@@ -980,7 +1035,7 @@ class Executor(_Base):
                         event = ("store_error", _store_error(e)[:-1])
                     action = gen.send((event, _NO_LOAD, held, None))
                     continue
-                retry: Optional[Callable[[], Event]] = None
+                retry = None
                 if kind == "call":
                     try:
                         value, exc = fn(), None
@@ -1009,6 +1064,24 @@ class Executor(_Base):
                 action = gen.send((event, loaded, held, retry))
         except StopIteration as stop:
             return self._result(stop.value, value, exc)
+
+    def _sent_ahead(self, store: Any, key: str, raw: Dict[str, bytes], event: Event,
+                    retry: Optional[Callable[[], Event]]) -> Sent:
+        """What the step loop is sent for a start, a success or a failure
+        (events that carry a load made ahead), as call's loop sends it: the
+        load made while the store is not left alone, and for a start or a
+        success the value it answered."""
+        loaded = held = _NO_LOAD
+        if self._down_until_ms == 0:
+            try:
+                b = store.load(key)
+                loaded = b if b is None or type(b) is bytes else _loaded(b, raw)
+                if event is not _START and event is not _SUCCESS:
+                    return event, loaded, held, retry
+                held = _text(b)
+            except Exception as e:
+                loaded = _store_error(e)
+        return event, loaded, held, retry
 
 
 class AsyncExecutor(_Base):
