@@ -600,9 +600,10 @@ class _Base:
         # once, as it was before the call).
         self._seen_text: Dict[str, Tuple[Optional[str], str]] = {}
         # _seen while down_until_ms is 0, else None: what an answer decided
-        # ahead or a start answer kept is checked against without the lock
-        # (_holds). Written under the lock; replaced whole, never changed,
-        # when down_until_ms changes, so that one read of it is a state the
+        # ahead that changes no replica state, or a start answer kept, is
+        # checked against without the lock (_decided, _kept). Written under
+        # the lock; replaced whole, and the old one never changed again, when
+        # down_until_ms changes, so that one read of it is a state the
         # replica was in.
         self._clear: Optional[Dict[str, Optional[str]]] = {}
         self._tools: Dict[str, Tuple[str, str]] = {}  # per tool: its requests' constant head and its key
@@ -793,8 +794,8 @@ class _Base:
         that carries it (_closed; raw: the call's stored bytes that are not
         UTF-8, see _literal). logged is _heard's answer when the caller
         asked it already. resume (answer, sent) goes on with a call whose
-        records nobody hears, started by the caller (Executor.call, _quick):
-        answer is the one it applied, sent the event of its action (None: the
+        records nobody hears, started by the caller (Executor.call): answer
+        is the one it applied, sent the event of its action (None: the
         action not yet performed), so the first action yielded is the one
         after it."""
         sent: Optional[Sent] = None
@@ -1008,9 +1009,10 @@ class Executor(_Base):
                     except Exception as e:
                         exc = e
                         event, retry = self._failure(e, tool)
-                    sent: Optional[Sent] = self._sent_ahead(store, key, raw, event, retry)
+                    called = self._sent_ahead(store, key, raw, event, retry)
+                    sent: Optional[Sent] = called
                     if event is _SUCCESS and r.ahead is not None and not raw:
-                        d = self._decided(key, r.ahead, sent[2], False)  # type: ignore[index]
+                        d = self._decided(key, r.ahead, called[2], False)
                         if d is not None:
                             if d.action["kind"] == "stop":
                                 return self._result(d.action, value, None)
@@ -1018,7 +1020,7 @@ class Executor(_Base):
                     gen = self._steps(tool, head, key, args, tokens, raw, False, (r, sent))
                     # The failure's retry holds its exception, whose traceback
                     # holds this frame: not kept in it (a cycle for the GC).
-                    sent = retry = None
+                    del called, sent, retry
                     action = next(gen)
             else:
                 gen = self._steps(tool, head, key, args, tokens, raw)
