@@ -32,6 +32,6 @@ tar -xzf "$tgz" -C node_modules/toolerr --strip-components=1
 node_modules/.bin/tsc -p .
 echo "test-frameworks-js: tsc: the integrations' types check against the frameworks' own"
 mkdir -p "$root/build"
-node --disable-warning=ExperimentalWarning --test --test-concurrency=1 --test-reporter=spec --test-reporter-destination=stdout \
+node --disable-warning=ExperimentalWarning --test --test-timeout=900000 --test-concurrency=1 --test-reporter=spec --test-reporter-destination=stdout \
   --test-reporter=junit --test-reporter-destination="$root/build/node-frameworks-junit.xml" ./*.test.mjs
 bash "$root/scripts/testreport.sh" junit node-frameworks "$root/build/node-frameworks-junit.xml"

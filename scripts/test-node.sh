@@ -43,12 +43,14 @@ if [ -f "$dist/toolerr_native.node" ]; then
 else
   echo "test-node: $dist/toolerr_native.node not built (make native): the native addon's tests skip"
 fi
-node --disable-warning=ExperimentalWarning --test --test-reporter=spec --test-reporter-destination=stdout \
+# --test-timeout bounds each test and each file (15 min): a file whose process is kept alive
+# after its tests (a client left open by a failed assertion) fails instead of stopping the run.
+node --disable-warning=ExperimentalWarning --test --test-timeout=900000 --test-reporter=spec --test-reporter-destination=stdout \
   --test-reporter=junit --test-reporter-destination="$root/build/node-junit.xml" test/
 bash "$root/scripts/testreport.sh" junit node "$root/build/node-junit.xml"
 if [ -n "$native" ]; then
   echo "test-node: the same tests over the native addon (TOOLERR_NATIVE=1, $TOOLERR_NATIVE_ADDON)"
-  TOOLERR_NATIVE=1 node --disable-warning=ExperimentalWarning --test --test-reporter=spec --test-reporter-destination=stdout \
+  TOOLERR_NATIVE=1 node --disable-warning=ExperimentalWarning --test --test-timeout=900000 --test-reporter=spec --test-reporter-destination=stdout \
     --test-reporter=junit --test-reporter-destination="$root/build/node-native-junit.xml" \
     test/api.test.mjs test/ops.test.mjs test/typed.test.mjs test/bodies.test.mjs test/egress.test.mjs test/smoke.test.mjs test/conformance.test.mjs
   bash "$root/scripts/testreport.sh" junit 'node (native addon)' "$root/build/node-native-junit.xml"

@@ -38,11 +38,11 @@ test('the script is the one Go embeds', { skip: !existsSync(new URL('../../../re
   assert.equal(createHash('sha1').update(CAS_SCRIPT).digest('hex'), createHash('sha1').update(go).digest('hex'));
 });
 
-test("connect() gives the client's connect 500 ms and each command the store's deadline", { skip }, async () => {
+test("connect() gives the client's connect 500 ms and each command the store's deadline", { skip }, async (t) => {
   // connect() is awaited before the store exists; with a 50 ms connectTimeout it rejected on a loaded machine.
   const s = await RedisStore.connect(url);
+  t.after(() => s.close()); // closed when an assertion fails too: an open client keeps the file's process alive
   assert.deepEqual([s.client.options.connectTimeout, s.client.options.commandTimeout], [500, 50]);
-  await s.close();
   // Before Redis first answers (the ready check's INFO), a command gets the connect deadline: a server that
   // answers INFO after 200 ms is connected to, not refused at 50 ms.
   const late = await new Promise((res) => {
@@ -56,8 +56,8 @@ test("connect() gives the client's connect 500 ms and each command the store's d
     l.client.disconnect();
   } finally { late.close(); }
   const slow = await RedisStore.connect(url, { timeoutMs: 800 });
+  t.after(() => slow.close());
   assert.deepEqual([slow.client.options.connectTimeout, slow.client.options.commandTimeout], [800, 800]);
-  await slow.close();
 });
 
 test('compareAndSwap', { skip }, async (t) => {
@@ -74,8 +74,9 @@ test('compareAndSwap', { skip }, async (t) => {
   assert.equal(dec(await s.load('k')), 'b');
 });
 
-test('replicas share one breaker', { skip }, async () => {
+test('replicas share one breaker', { skip }, async (t) => {
   const stores = [];
+  t.after(async () => { for (const x of stores) await x.close(); });
   for (let i = 0; i < 3; i++) {
     const s = await RedisStore.connect(url, { timeoutMs: 1000 }); stores.push(s); // a loaded CI machine: no fallback here
     await new Executor({ store: s, retry: { max_attempts: 1 } }).call('node-shared', fail);
@@ -86,11 +87,11 @@ test('replicas share one breaker', { skip }, async () => {
   assert.equal(r.error.code, 'CIRCUIT_OPEN');
   assert.equal(calls, 0);
   assert.match(dec(await s.load('toolerr:breaker:node-shared')), /^\{"failures":0,"open_until_ms":\d+,"phase":"open"/);
-  for (const x of stores) await x.close();
 });
 
-test('a paused server costs one deadline per back-off window', { skip }, async () => {
+test('a paused server costs one deadline per back-off window', { skip }, async (t) => {
   const s = await RedisStore.connect(url, { timeoutMs: 30 });
+  t.after(() => s.close());
   const records = [];
   const x = new Executor({ store: s, storeBackoffMs: 300, onDecision: (r) => records.push(r) });
   // Warmed until one call is answered by the store: on a loaded machine a
@@ -128,7 +129,6 @@ test('a paused server costs one deadline per back-off window', { skip }, async (
   const tried = reasons.filter((r) => r === 'store_error').length;
   assert.ok(tried <= windows, `${tried} store attempts in ${windows} back-off windows (${rest} ms for 50 calls)`);
   assert.deepEqual([...new Set(reasons)].sort(), ['backoff', 'store_error']);
-  await s.close();
 });
 
 test('a corrupt key is repaired', { skip }, async (t) => {
@@ -176,10 +176,11 @@ test('compareAndSwap reads only the script\'s replies', async () => {
   }
 });
 
-test('a malformed reply falls back at once', { skip }, async () => {
+test('a malformed reply falls back at once', { skip }, async (t) => {
   // The real client and server, each compare-and-swap's reply replaced by
   // [0, 5]: one store error, then the back-off window.
   const s = await RedisStore.connect(url, { timeoutMs: 1000 });
+  t.after(() => s.close());
   const real = s.client.toolerrCasBuffer.bind(s.client);
   let n = 0;
   s.client.toolerrCasBuffer = async (...a) => { await real(...a); n++; return [0, 5]; };
@@ -187,7 +188,6 @@ test('a malformed reply falls back at once', { skip }, async () => {
   await new Executor({ store: s, retry: { max_attempts: 1 }, onDecision: (r) => records.push(r) }).call('malformed', fail);
   assert.equal(n, 1);
   assert.equal(records.filter((r) => r.kind === 'fallback')[0]?.reason, 'store_error');
-  await s.close();
 });
 
 // notRedis: a loopback server that answers each INFO, GET and EVALSHA with
