@@ -19,7 +19,7 @@ import (
 // writes the response, as opSerialize does. An envelope's details already in
 // canonical form with every string clean (canonical.Scanner.Canonical,
 // sanitize.QuietDetail), the form the bindings send, are not read into a
-// tree at all: the codec copies their text (outcome.Outcome.SafeDetails),
+// tree at all: the codec copies their text (outcome.SafeDetails),
 // and the envelope's message passes the sanitizer here, once, instead of in
 // the codec. Other details become a tree, sanitized by the codec as always.
 //
@@ -232,6 +232,7 @@ func fastResult(s *canonical.Scanner, o *outcome.Outcome, sl *fastSlot) bool {
 // into o, pointing into sl.
 func fastError(s *canonical.Scanner, depth int, o *outcome.Outcome, sl *fastSlot) bool {
 	e := &sl.e
+	var safe string // the details' canonical JSON, when every string of them is quiet
 	seen, ok := s.EachKey(errorKeys, func(i int) bool {
 		switch i {
 		case 0:
@@ -253,7 +254,7 @@ func fastError(s *canonical.Scanner, depth int, o *outcome.Outcome, sl *fastSlot
 			return false
 		}
 		if raw, ok := s.Canonical(depth, sanitize.QuietDetail); ok {
-			o.SafeDetails = raw
+			safe = raw
 			return true
 		}
 		v, err := s.Value(depth)
@@ -266,13 +267,15 @@ func fastError(s *canonical.Scanner, depth int, o *outcome.Outcome, sl *fastSlot
 	if !ok || seen != 31 || !envelope.ValidCodeToken(string(e.Code)) || !e.Source.Valid() {
 		return false
 	}
-	if o.SafeDetails != "" {
+	if safe != "" {
 		// What outcome.Safe does to it, done here once: the details need
 		// nothing (QuietDetail accepted every string of them).
 		if !sanitize.CleanMessage(e.Message) {
 			e.Message = sanitize.Message(e.Message)
 		}
 	}
-	o.Error = e
+	call := o.Call
+	*o = outcome.Recognized(e, safe, false)
+	o.Call = call
 	return true
 }

@@ -143,5 +143,10 @@ func Parse(f Format, msgs []any) ([]Outcome, error) {
 	if err != nil {
 		return nil, requestError("parse", err)
 	}
+	for i := range outs {
+		// what the reader learnt of an envelope is not handed on: the
+		// caller may change it, and Serialize then sanitizes what it holds
+		outs[i] = outcome.Plain(outs[i])
+	}
 	return outs, nil
 }

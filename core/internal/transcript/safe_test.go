@@ -43,7 +43,7 @@ func TestSafeFailures_cleanAsRead(t *testing.T) {
 	o := unmarked.Outcome
 	assert.Equal(t, "Failed with key=[REDACTED].", o.Error.Message)
 	assert.Equal(t, outcome.Call{ID: "call_1", Name: "f"}, o.Call)
-	assert.Equal(t, "", o.SafeDetails)
+	assert.Equal(t, "", outcome.SafeDetails(&o))
 	assert.False(t, outcome.FoundClean(&o))
 }
 

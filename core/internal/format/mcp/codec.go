@@ -79,15 +79,15 @@ func (c Codec) AppendSerialized(dst []byte, outs []outcome.Outcome) ([]byte, err
 // the envelope's canonical JSON as the one text block, and with
 // NoOutputSchema the same envelope as structuredContent (members in RFC 8785
 // order). The envelope passes Safe once for both (not at all when
-// o.SafeDetails says its reader did that).
+// outcome.SafeDetails says its reader did that).
 func (c Codec) appendFailure(dst []byte, o *outcome.Outcome) ([]byte, error) {
-	e := *o.Error
-	if o.SafeDetails == "" {
+	e, safe := *o.Error, outcome.SafeDetails(o)
+	if safe == "" {
 		e = outcome.Safe(e)
 	}
 	appendEnvelope := func(dst []byte) ([]byte, error) {
-		if o.SafeDetails != "" {
-			return e.AppendCanonicalDetails(dst, o.SafeDetails), nil
+		if safe != "" {
+			return e.AppendCanonicalDetails(dst, safe), nil
 		}
 		return e.AppendCanonical(dst)
 	}

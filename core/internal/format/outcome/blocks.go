@@ -159,13 +159,13 @@ func QuoteTail(dst []byte, start int) []byte {
 
 // AppendError appends the canonical JSON text of Safe(*o.Error), the
 // envelope of a failure as every format writes it: o.Error with
-// o.SafeDetails when those are set (the reader sanitized it already),
+// SafeDetails(o) when those are set (the reader sanitized it already),
 // otherwise o.Error passed through Safe and encoded. Returns dst unchanged
 // and the canonical writer's error when the details hold a value JSON
 // cannot carry (NaN, ±Inf).
 func AppendError(dst []byte, o *Outcome) ([]byte, error) {
-	if o.SafeDetails != "" {
-		return o.Error.AppendCanonicalDetails(dst, o.SafeDetails), nil
+	if o.safeDetails != "" {
+		return o.Error.AppendCanonicalDetails(dst, o.safeDetails), nil
 	}
 	start := len(dst)
 	dst, err := Safe(*o.Error).AppendCanonical(dst)

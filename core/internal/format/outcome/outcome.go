@@ -90,34 +90,49 @@ type Outcome struct {
 	Error  *envelope.Envelope
 	Result *Result
 
-	// SafeDetails, when not "", says that Error is already what Safe makes
+	// safeDetails, when not "", says that Error is already what Safe makes
 	// of it, and holds the canonical JSON (RFC 8785) of its details, which
 	// Error.Details then need not hold: a reader that found the envelope's
 	// details in that form and its strings clean (the serialize op's fast
-	// path) sets it, and the writers (AppendError) copy it instead of
-	// sanitizing the envelope and encoding its details again.
-	SafeDetails string
+	// path, RecognizeSafe) sets it (Recognized), and the writers
+	// (AppendError) copy it instead of sanitizing the envelope and encoding
+	// its details again. It is unexported, so that no caller of the public
+	// API (core.Outcome is this type) can claim an envelope safe, and
+	// core.Parse drops it from what it returns (Plain): a caller may change
+	// the envelope after, and its writer must then see the change.
+	safeDetails string
 
-	// clean, set only beside SafeDetails (Recognized), says further that
-	// Error holds nothing the sanitizer removes (FoundClean). It is
-	// unexported so that only a reader here sets it; whoever sets Error
-	// anew makes a new Outcome.
+	// clean, set only beside safeDetails (Recognized), says further that
+	// Error holds nothing the sanitizer removes (FoundClean). Whoever sets
+	// Error anew makes a new Outcome.
 	clean bool
 }
 
 // Recognized is the outcome of a failure whose envelope e a reader found
-// by RecognizeSafe, with what that returned of it: details, the canonical
-// JSON of its details (SafeDetails), and clean (FoundClean).
+// by RecognizeSafe (or read as the serialize op's fast path does), with
+// what that returned of it: details, the canonical JSON of its details
+// (SafeDetails), and clean (FoundClean).
 func Recognized(e *envelope.Envelope, details string, clean bool) Outcome {
-	return Outcome{Error: e, SafeDetails: details, clean: clean}
+	return Outcome{Error: e, safeDetails: details, clean: clean}
 }
+
+// SafeDetails returns the canonical JSON of o's envelope's details when
+// its reader found the envelope as Safe makes it (Recognized), for a
+// writer to copy; "" otherwise, when the writer passes Error through Safe.
+func SafeDetails(o *Outcome) string { return o.safeDetails }
+
+// Plain returns o without what its reader learnt of it (SafeDetails,
+// FoundClean), for a caller who may change its envelope: whatever Error
+// then holds is sanitized by the writer. Every reader's Error holds its
+// details as a map as well (RecognizeSafe's), so nothing is lost.
+func Plain(o Outcome) Outcome { return Outcome{Call: o.Call, Error: o.Error, Result: o.Result} }
 
 // FoundClean reports whether o's envelope was found clean by the reader
 // that recognized it (Recognized, RecognizeSafe's clean): sanitize.Clean
 // holds for its message and sanitize.DetailsClean for its details, so a
 // caller that makes failures safe (the transcript engine's safeFailures)
 // need not scan them again. It is false for an Outcome made any other way.
-func FoundClean(o *Outcome) bool { return o.clean && o.Error != nil && o.SafeDetails != "" }
+func FoundClean(o *Outcome) bool { return o.clean && o.Error != nil && o.safeDetails != "" }
 
 // EmptyPlaceholder is the text sent where a format rejects empty content
 // (Anthropic text blocks, OpenAI content and output). Parsers map it back to

@@ -60,7 +60,7 @@ func RecognizeText(s string, f Flag) (envelope.Envelope, bool) {
 // RecognizeSafe is RecognizeText for a reader whose envelope is written
 // again: it returns the envelope as Safe makes it, which the rule holds to
 // the same bytes, and the canonical JSON of its details, the text
-// Outcome.SafeDetails holds, so that the writers copy them instead of
+// SafeDetails gives of the Outcome Recognized makes, so that the writers copy them instead of
 // sanitizing and encoding the envelope once more. clean says further that
 // the envelope holds nothing the sanitizer removes (sanitize.Clean of its
 // message, sanitize.DetailsClean of its details), learnt in the same pass
