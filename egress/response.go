@@ -2,6 +2,7 @@ package egress
 
 import (
 	"bytes"
+	"errors"
 	"io"
 	"net/http"
 	"strconv"
@@ -23,14 +24,25 @@ const MaxErrorBodyBytes = 1 << 20
 // retry-after and retry-after-ms are dropped when the op gives none (a
 // value the classifier could not read: no hint, no header); every other
 // upstream header stays (request-id, the rate-limit headers). At most MaxErrorBodyBytes of
-// the body are read, and the body is closed.
+// the body are read, and the body is closed. A body left in a content
+// coding (one the transport did not undo: x-gzip, deflate) is read decoded
+// (DecodeBody); one in a coding DecodeBody cannot undo (br, zstd), or not
+// what its coding says, is read as no body, its status and headers classifying it, so that its bytes are
+// never read as the error they encode.
 //
 // rewritten is false when the op refused the response (a status past
 // 599): resp then holds the body as it was read. err is the error of
 // reading the body (resp.Body then closed and empty); the caller answers
 // it as a transport failure.
 func RewriteError(resp *http.Response, ingress core.Format, opt core.EgressOptions) (rep core.ErrorReply, rewritten bool, err error) {
-	raw, err := io.ReadAll(io.LimitReader(resp.Body, MaxErrorBodyBytes))
+	src, coded, err := DecodeBody(resp.Header, resp.Body)
+	var raw []byte
+	if err == nil {
+		raw, err = io.ReadAll(io.LimitReader(src, MaxErrorBodyBytes))
+	}
+	if errors.Is(err, ErrContentCoding) { // a coding not undone: read as no body
+		raw, err = nil, nil
+	}
 	_ = resp.Body.Close()
 	if err != nil {
 		resp.Body = http.NoBody
@@ -38,7 +50,12 @@ func RewriteError(resp *http.Response, ingress core.Format, opt core.EgressOptio
 	}
 	rep, err = core.EgressHTTPError(ingress, resp.StatusCode, resp.Header, raw, opt)
 	if err != nil {
-		resp.Body = io.NopCloser(bytes.NewReader(raw))
+		if coded { // the body as it was read: decoded
+			resp.Header.Del("Content-Encoding")
+			setBody(resp, raw)
+		} else {
+			resp.Body = io.NopCloser(bytes.NewReader(raw))
+		}
 		return core.ErrorReply{}, false, nil
 	}
 	// The upstream's wait hints go whatever the op says: the op emits the

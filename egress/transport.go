@@ -26,7 +26,9 @@ import (
 //  1. The body goes through the request op (Endpoint.Prepare): the body
 //     sent is the op's (the same bytes when nothing changed); a body the op
 //     cannot read, or one larger than core.MaxRequestBytes, is sent as it
-//     came. Accept-Encoding is dropped, so that Base decodes a compressed
+//     came. A body with a Content-Encoding is read decoded (DecodeBody)
+//     and, when the op changed it, sent as the op's bytes without one.
+//     Accept-Encoding is dropped, so that Base decodes a compressed
 //     answer itself (net/http's Transport asks for gzip and removes
 //     Content-Encoding) and the error op and the stream reader read it.
 //  2. An answer of status 400-599 is rewritten by the error op
@@ -35,7 +37,10 @@ import (
 //     own exception class and retries by its own rule.
 //  3. A text/event-stream answer passes through NewStreamReader, event by
 //     event; each error event inside it is rewritten and reported to
-//     OnStreamError.
+//     OnStreamError. A stream Base left in a content coding is read decoded
+//     (DecodeResponse); one in a coding DecodeBody cannot undo (br, zstd)
+//     is answered with the error op's 502 in the native shape instead of
+//     passed unread.
 //  4. A request the upstream never answered (a refused connection, Base's
 //     own timeout) is answered by the error op (core.EgressTransportError):
 //     502, or 504 for a timeout, in the native shape, so the SDK's retry
@@ -106,6 +111,13 @@ func (t *Transport) RoundTrip(req *http.Request) (*http.Response, error) {
 			return nil, err
 		}
 	case IsEventStream(resp.Header):
+		if err := DecodeResponse(resp); err != nil {
+			// A stream in a coding no reader here undoes (br, zstd): its
+			// error events cannot be found, so it is not passed unread.
+			_ = resp.Body.Close()
+			opt.NowMs = t.now().UnixMilli()
+			return unreadableStream(req, ep.Format, opt), nil
+		}
 		// A rewritten error event changes the length: the body has none.
 		resp.Header.Del("Content-Length")
 		resp.ContentLength = -1
@@ -136,10 +148,21 @@ func (t *Transport) prepare(req *http.Request, ep Endpoint) (*http.Request, erro
 	}
 	_ = req.Body.Close()
 	body := raw
-	if p, err := ep.Prepare(raw); err == nil {
-		body = p.Body
-		if t.OnPrepare != nil {
-			t.OnPrepare(req, ep, p)
+	// A body in a content coding (Content-Encoding: gzip) goes through the
+	// op decoded; changed, it is sent as the op's identity bytes, else as
+	// it came. One that does not decode, or in a coding DecodeBody cannot
+	// undo, is a body the op cannot read.
+	if content, coded, err := decodeAll(req.Header, raw); err == nil {
+		if p, err := ep.Prepare(content); err == nil {
+			if p.Changed || !coded {
+				body = p.Body
+			}
+			if p.Changed && coded {
+				out.Header.Del("Content-Encoding")
+			}
+			if t.OnPrepare != nil {
+				t.OnPrepare(req, ep, p)
+			}
 		}
 	}
 	out.Body = io.NopCloser(bytes.NewReader(body))
@@ -147,6 +170,18 @@ func (t *Transport) prepare(req *http.Request, ep Endpoint) (*http.Request, erro
 	out.GetBody = func() (io.ReadCloser, error) { return io.NopCloser(bytes.NewReader(body)), nil }
 	out.Header.Del("Content-Length")
 	return out, nil
+}
+
+// unreadableStream is the answer to req for an upstream stream in a
+// content coding DecodeBody cannot undo: the error op's 502 (TRANSPORT) in
+// the native shape, toolerr's own sentence in it.
+func unreadableStream(req *http.Request, ingress core.Format, opt core.EgressOptions) *http.Response {
+	opt.DropUpstreamMessage = true
+	rep, err := core.EgressHTTPError(ingress, http.StatusBadGateway, nil, nil, opt)
+	if err != nil { // unreachable: an endpoint's format has an error shape, 502 is in range
+		return replyResponse(req, core.ErrorReply{Status: http.StatusBadGateway})
+	}
+	return replyResponse(req, rep)
 }
 
 func (t *Transport) streamError(req *http.Request, ep Endpoint, rep core.ErrorReply) {

@@ -30,8 +30,9 @@ const (
 	DefaultTimeout      = 10 * time.Minute         // the whole upstream exchange, stream included (openai-python's default timeout)
 	DefaultMaxErrorBody = egress.MaxErrorBodyBytes // 1 MiB of an upstream error body read for the error op
 	// DefaultMaxConcurrent is the most route requests served at once: each
-	// may hold a body of up to DefaultMaxBodyBytes and the request op's
-	// work on it, so 64 bounds that memory near 64 times the largest body.
+	// may hold a body of up to DefaultMaxBodyBytes (twice, compressed and
+	// decoded, for one with a Content-Encoding) and the request op's work
+	// on it, so 64 bounds that memory near 64 times the largest body.
 	DefaultMaxConcurrent = 64
 )
 
@@ -53,7 +54,8 @@ type Config struct {
 	// family absent from the map takes DefaultUpstreams' URL.
 	Upstreams map[string]string
 	// MaxBodyBytes is the largest request body read, in bytes; a larger
-	// one is answered 413 in the client's native error shape. 0 means
+	// one is answered 413 in the client's native error shape, and so is a
+	// body with a Content-Encoding whose decoded content is larger. 0 means
 	// DefaultMaxBodyBytes; it cannot exceed core.MaxRequestBytes.
 	MaxBodyBytes int64
 	// ReadTimeout bounds reading the client's request body (a slow or

@@ -21,8 +21,9 @@ type crossing struct {
 }
 
 // errConvertResponse is the error modifyResponse returns for an upstream
-// success it could not convert into the client's shape, or one longer than
-// core.MaxRequestBytes (the client gets the gateway's own 502).
+// success it could not convert into the client's shape, one longer than
+// core.MaxRequestBytes, or one in a content coding egress.DecodeBody
+// cannot undo (the client gets the gateway's own 502).
 var errConvertResponse = errors.New("gateway: the upstream's response could not be converted")
 
 // cross converts a request body of route rt (the model from its path, for
@@ -143,6 +144,11 @@ func translateAuth(r *http.Request, from, to core.Format) {
 // client's shape, or, when it is no success of the upstream's format,
 // into the error op's 502 in the client's shape.
 func (g *Gateway) convertResponse(resp *http.Response, ex *exchange) error {
+	// A body left in a content coding is read decoded; one in a coding no
+	// reader here undoes (br, zstd) cannot be converted.
+	if err := egress.DecodeResponse(resp); err != nil {
+		return errConvertResponse
+	}
 	// One byte past the bound is read, so that a longer body is refused
 	// whole instead of cut at the bound (a cut body might parse: a value
 	// followed by whitespace up to the bound, then more).

@@ -95,8 +95,9 @@ func exchangeOf(ctx context.Context) *exchange {
 }
 
 // ServeHTTP serves one request: /healthz, /metrics, or a route, whose body
-// goes through the request op, then upstream, and whose answer comes back
-// through the error op when it is a failure.
+// goes through the request op (decoded, when it has a Content-Encoding the
+// gateway undoes), then upstream, and whose answer comes back through the
+// error op when it is a failure.
 func (g *Gateway) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	switch r.URL.Path {
 	case "/healthz":
@@ -139,7 +140,18 @@ func (g *Gateway) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		g.log.LogAttrs(r.Context(), slog.LevelInfo, "toolerr gateway request", slog.String("route", rt.Name), slog.Int("status", sw.code()), slog.String("error", "request body not read"))
 		return
 	}
+	// body is the body to send: as it came, unless the op changed it or it
+	// is routed to another family. content is what the op and the
+	// conversion read: the body with its content codings undone.
 	body := buf.Bytes()
+	content, dec, codingErr := g.decodeBody(r, body)
+	if codingErr != nil && isTooLarge(codingErr) {
+		g.putBody(buf)
+		g.ownError(sw, rt, http.StatusRequestEntityTooLarge)
+		g.log.LogAttrs(r.Context(), slog.LevelInfo, "toolerr gateway request", slog.String("route", rt.Name), slog.Int("status", sw.code()), slog.String("error", "request body past the bound once decoded"))
+		return
+	}
+	identity := false // the body sent is decoded content: its Content-Encoding goes
 	// The log record's attributes are gathered only when it is written.
 	logged := g.log.Enabled(r.Context(), slog.LevelInfo)
 	var attrs []slog.Attr
@@ -147,31 +159,55 @@ func (g *Gateway) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		attrs = make([]slog.Attr, 1, 8) // route, the changes (usually none), routed_to, status, duration, upstream_code
 		attrs[0] = slog.String("route", rt.Name)
 	}
-	p, err := egress.Endpoint{API: rt.Name, Format: rt.Format, Model: model}.Prepare(body)
+	err := codingErr
+	if err == nil {
+		var p core.PreparedRequest
+		if p, err = (egress.Endpoint{API: rt.Name, Format: rt.Format, Model: model}).Prepare(content); err == nil {
+			content = p.Body
+			if p.Changed {
+				body, identity = p.Body, dec != nil
+			}
+			g.metrics.prepared(rt, p)
+			if logged && p.Changed {
+				attrs = append(attrs, changeAttrs(p)...)
+			}
+		}
+	}
 	if err != nil {
 		// A body the op cannot read goes as it came: the upstream answers
 		// it in its own words, and the gateway never blocks a request.
 		g.metrics.opFailures.WithLabelValues(rt.Name).Inc()
 		var re *core.RequestError
-		if logged && errors.As(err, &re) {
+		switch {
+		case !logged:
+		case codingErr != nil:
+			attrs = append(attrs, slog.String("request_op_error", "content-encoding"))
+		case errors.As(err, &re):
 			attrs = append(attrs, slog.String("request_op_error", re.Path))
-		}
-	} else {
-		body = p.Body
-		g.metrics.prepared(rt, p)
-		if logged && p.Changed {
-			attrs = append(attrs, changeAttrs(p)...)
 		}
 	}
 
 	if to, ok := g.routes[rt.Format]; ok {
 		var failed bool
-		if body, ex.cross, failed = g.cross(sw, r, rt, to, body, model); failed {
+		if codingErr != nil {
+			g.refuse(sw, rt, "the request body's Content-Encoding cannot be read, so it cannot be converted for the "+string(to)+" upstream", "content-encoding")
+			failed = true
+		} else if body, ex.cross, failed = g.cross(sw, r, rt, to, content, model); !failed {
+			identity = dec != nil
+		}
+		if failed {
 			g.putBody(buf)
+			g.putDecoded(dec)
 			g.log.LogAttrs(r.Context(), slog.LevelInfo, "toolerr gateway request", slog.String("route", rt.Name), slog.Int("status", sw.code()), slog.String("error", "not routed to "+string(to)))
 			return
 		}
 		attrs = append(attrs, slog.String("routed_to", string(to)))
+	}
+	// The body sent is raw's bytes, the op's or the conversion's, never
+	// dec's: its buffer goes back now.
+	g.putDecoded(dec)
+	if identity {
+		r.Header.Del("Content-Encoding")
 	}
 
 	ctx := context.WithValue(r.Context(), ctxKey{}, ex)
@@ -228,11 +264,7 @@ func (g *Gateway) readBody(w http.ResponseWriter, r *http.Request, rt route) (bo
 	// the room ReadFrom wants to see EOF), not grown by doubling; up to
 	// presizeLimit only, so that a Content-Length claimed but never sent
 	// reserves no more than that.
-	buf, _ := g.bodies.Get().(*bytes.Buffer)
-	if buf == nil {
-		buf = new(bytes.Buffer)
-	}
-	buf.Reset()
+	buf := g.getBody()
 	if r.ContentLength > 0 {
 		buf.Grow(int(min(r.ContentLength, presizeLimit)) + bytes.MinRead)
 	}
@@ -252,6 +284,58 @@ func (g *Gateway) readBody(w http.ResponseWriter, r *http.Request, rt route) (bo
 		g.ownError(w, rt, http.StatusBadRequest)
 	}
 	return nil, true
+}
+
+// getBody returns an empty buffer of g.bodies.
+func (g *Gateway) getBody() *bytes.Buffer {
+	buf, _ := g.bodies.Get().(*bytes.Buffer)
+	if buf == nil {
+		buf = new(bytes.Buffer)
+	}
+	buf.Reset()
+	return buf
+}
+
+// decodeBody returns the content of raw, the request body of r, with the
+// content codings of its Content-Encoding undone (egress.DecodeBody: gzip,
+// x-gzip, deflate) in a buffer of g.bodies, dec; content is raw and dec
+// nil when r names no coding. At most Config.MaxBodyBytes of content are
+// read (a body of a few KiB may decode to GiB): past them err is an
+// *http.MaxBytesError. err matches egress.ErrContentCoding for a coding it
+// cannot undo (br, zstd), else is the coding's read error (a body that is
+// not what its coding says); content is then raw and dec nil.
+func (g *Gateway) decodeBody(r *http.Request, raw []byte) (content []byte, dec *bytes.Buffer, err error) {
+	if _, has := r.Header["Content-Encoding"]; !has { // most bodies: no reader made
+		return raw, nil, nil
+	}
+	src, coded, err := egress.DecodeBody(r.Header, io.NopCloser(bytes.NewReader(raw)))
+	if err != nil || !coded {
+		return raw, nil, err
+	}
+	dec = g.getBody()
+	n, err := dec.ReadFrom(io.LimitReader(src, g.cfg.MaxBodyBytes+1))
+	if err == nil && n > g.cfg.MaxBodyBytes {
+		err = &http.MaxBytesError{Limit: g.cfg.MaxBodyBytes}
+	}
+	if err != nil {
+		g.putBody(dec)
+		return raw, nil, err
+	}
+	return dec.Bytes(), dec, nil
+}
+
+// isTooLarge reports an *http.MaxBytesError in err's chain.
+func isTooLarge(err error) bool {
+	var tooLarge *http.MaxBytesError
+	return errors.As(err, &tooLarge)
+}
+
+// putDecoded lends dec, a buffer of decodeBody, back to g.bodies; nil is
+// none.
+func (g *Gateway) putDecoded(dec *bytes.Buffer) {
+	if dec != nil {
+		g.putBody(dec)
+	}
 }
 
 // putBody lends buf back to g.bodies, unless it grew past what readBody
@@ -303,6 +387,11 @@ func (b *sentBody) Close() error {
 	}
 	return nil
 }
+
+// errUnreadableStream is the error modifyResponse returns for an upstream
+// stream in a content coding egress.DecodeBody cannot undo (the client gets
+// the gateway's own 502).
+var errUnreadableStream = errors.New("gateway: the upstream's stream is in a content coding the gateway cannot read")
 
 var errBodyClosed = errors.New("toolerr gateway: request body read after close")
 
@@ -366,6 +455,13 @@ func (g *Gateway) modifyResponse(resp *http.Response) error {
 	}
 	if resp.StatusCode < 400 {
 		if egress.IsEventStream(resp.Header) {
+			// A stream left in a content coding is read decoded; one in a
+			// coding no reader here undoes (br, zstd) would pass unread,
+			// its error events with the upstream's text in them: the
+			// client gets the gateway's own 502 instead.
+			if err := egress.DecodeResponse(resp); err != nil {
+				return errUnreadableStream
+			}
 			// An error event rewritten changes the length: the stream goes
 			// out chunked.
 			resp.Header.Del("Content-Length")
@@ -395,7 +491,7 @@ func (g *Gateway) modifyResponse(resp *http.Response) error {
 // client's native shape: 502, 504, or 499 for a client that went away.
 func (g *Gateway) transportError(w http.ResponseWriter, r *http.Request, err error) {
 	ex := exchangeOf(r.Context())
-	if errors.Is(err, errConvertResponse) {
+	if errors.Is(err, errConvertResponse) || errors.Is(err, errUnreadableStream) {
 		g.ownError(w, ex.route, http.StatusBadGateway)
 		return
 	}
