@@ -225,8 +225,13 @@ func (g *Gateway) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	out.ContentLength = int64(len(body))
 	out.TransferEncoding = nil
 	g.metrics.upstreamCalls.WithLabelValues(rt.Name).Inc()
-	g.proxy.ServeHTTP(sw, out)
+	cut := g.serveProxy(sw, out)
 	_ = sent.Close()
+	if cut {
+		// The response was cut after its headers: the connection must
+		// end without the rest, as net/http ends it for the proxy.
+		defer panic(http.ErrAbortHandler)
+	}
 
 	if !logged {
 		return
@@ -238,7 +243,43 @@ func (g *Gateway) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	if ex.streamErrs > 0 {
 		attrs = append(attrs, slog.Int("stream_errors", ex.streamErrs))
 	}
+	if cut {
+		attrs = append(attrs, slog.String("cut", cutCause(r.Context(), ctx)))
+	}
 	g.log.LogAttrs(r.Context(), slog.LevelInfo, "toolerr gateway request", attrs...)
+}
+
+// serveProxy serves r through the proxy; cut is true when the response
+// was cut after its headers were sent (the upstream's body failed, the
+// Timeout passed or the client went away in the middle of it), which
+// ReverseProxy tells by panicking with http.ErrAbortHandler: recovered
+// here, so that the request is still logged, and raised again by the
+// caller. Any other panic goes on as it was.
+func (g *Gateway) serveProxy(w http.ResponseWriter, r *http.Request) (cut bool) {
+	defer func() {
+		if v := recover(); v != nil {
+			if v != http.ErrAbortHandler { //nolint:errorlint // ReverseProxy panics with the sentinel itself
+				panic(v)
+			}
+			cut = true
+		}
+	}()
+	g.proxy.ServeHTTP(w, r)
+	return false
+}
+
+// cutCause names, for the log, why a response was cut: "client" when the
+// client went away (in, its request's context, ended), "timeout" when
+// Config.Timeout passed (out, the upstream exchange's), else "upstream"
+// (its body failed: a connection cut, a coding that did not decode).
+func cutCause(in, out context.Context) string {
+	switch {
+	case in.Err() != nil:
+		return "client"
+	case errors.Is(out.Err(), context.DeadlineExceeded):
+		return "timeout"
+	}
+	return "upstream"
 }
 
 // presizeLimit is the most readBody reserves ahead of the bytes received.

@@ -7,7 +7,9 @@ import (
 	"net/http"
 	"strings"
 	"testing"
+	"time"
 
+	"github.com/prometheus/client_golang/prometheus/testutil"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
@@ -96,4 +98,38 @@ func head(s string) string {
 		return s[:60]
 	}
 	return s
+}
+
+// TestGateway_cutResponseIsLogged: a response cut after its headers (a
+// stream past the Timeout, an upstream that closes in the middle of its
+// body) still ends the client's connection without the rest (the client
+// reads an unexpected EOF, never a clean end), and still gets its log
+// record, with status, duration and what cut it; the gateway serves on.
+func TestGateway_cutResponseIsLogged(t *testing.T) {
+	up := newFakeUpstream(t, func(w http.ResponseWriter, r *http.Request, body []byte) {
+		w.Header().Set("Content-Type", "text/event-stream")
+		_, _ = io.WriteString(w, "event: message_start\ndata: {\"type\":\"message_start\"}\n\n")
+		w.(http.Flusher).Flush()
+		if strings.Contains(string(body), `"content":"cut"`) {
+			panic(http.ErrAbortHandler) // the connection closes inside the chunked body
+		}
+		<-r.Context().Done() // never ends
+	})
+	tg := newTestGateway(t, Config{Timeout: 300 * time.Millisecond}, map[string]*fakeUpstream{FamilyAnthropic: up})
+	for _, content := range []string{"wait", "cut"} {
+		resp := tg.post(t, "/v1/messages", `{"model":"m","max_tokens":1,"stream":true,"messages":[{"role":"user","content":"`+content+`"}]}`, nil)
+		got, err := io.ReadAll(resp.Body)
+		assert.ErrorIs(t, err, io.ErrUnexpectedEOF, content)
+		assert.Equal(t, "event: message_start\ndata: {\"type\":\"message_start\"}\n\n", string(got), content)
+	}
+	tg.settle(t)
+	log := tg.log.String()
+	assert.Equal(t, 2, strings.Count(log, `"msg":"toolerr gateway request"`), "%s", log)
+	assert.Regexp(t, `"status":200,"duration_ms":\d+,"cut":"timeout"`, log)
+	assert.Regexp(t, `"status":200,"duration_ms":\d+,"cut":"upstream"`, log)
+	assert.Equal(t, 2.0, testutil.ToFloat64(tg.g.metrics.requests.WithLabelValues("messages", "200")))
+	hz, err := http.Get(tg.URL + "/healthz")
+	require.NoError(t, err)
+	hz.Body.Close()
+	assert.Equal(t, 200, hz.StatusCode)
 }
