@@ -107,3 +107,60 @@ def test_transcript_text_with_a_lone_surrogate_reads_as_node_sends_it(text: str,
     assert got["messages"][0]["content"][0]["text"] == want
     escaped = '[{"role":"user","content":' + json.dumps(text) + '}]'
     assert got == toolerr.convert(escaped, from_format="openai-chat", to_format="anthropic")
+
+
+class _StrRaises(Exception):
+    def __str__(self) -> str:
+        raise RuntimeError("a __str__ that raises")
+
+
+class _StrNotStr(Exception):
+    def __str__(self):  # type: ignore[no-untyped-def]
+        return 7
+
+
+@pytest.mark.parametrize("exc", [_StrRaises("x"), _StrNotStr("y")], ids=["str-raises", "str-not-str"])
+def test_an_exception_whose_str_cannot_be_read_is_classified_by_its_type(exc: Exception) -> None:
+    # Called in the handler of the tool's exception: raising there would lose the tool's failure.
+    for env in (toolerr.classify_exception(exc, tool="search"), toolerr.classify_response(exc, source="tool", tool="search")):
+        assert (env.code, env.retryable, env.source) == ("TOOL_ERROR", False, "tool")
+        assert type(exc).__qualname__ in env.message
+
+
+@pytest.mark.parametrize("bad", [None, "text", {"call_id": "c"}, 7, toolerr.envelope("TIMEOUT", "t")],
+                         ids=["none", "str", "dict", "int", "envelope"])
+def test_serialize_of_what_is_not_an_outcome_raises_type_error(bad: object) -> None:
+    good = toolerr.Outcome(call_id="c1", name="f", result={"text": "ok"})
+    for f in (lambda o: toolerr.serialize("anthropic", o), toolerr.to_openai_chat, toolerr.to_gemini,
+              lambda o: toolerr.to_mcp(o, output_schema=False)):
+        with pytest.raises(TypeError, match="must be a toolerr.Outcome"):
+            f([good, bad])
+        with pytest.raises(TypeError, match="must be a toolerr.Outcome"):
+            f(iter([bad]))
+
+
+@pytest.mark.parametrize("bad", ["TIMEOUT", {"code": "TIMEOUT"}, 0, ValueError("x")], ids=["str", "dict", "int", "exception"])
+def test_an_envelope_argument_that_is_not_one_raises_type_error(bad: object) -> None:
+    with pytest.raises(TypeError, match="Outcome.error must be a toolerr.Envelope"):
+        toolerr.to_anthropic([toolerr.Outcome(call_id="c1", name="f", error=bad)])  # type: ignore[arg-type]
+    with pytest.raises(TypeError, match="Outcome.error must be a toolerr.Envelope"):
+        toolerr.Outcome(call_id="c1", error=bad).to_dict()  # type: ignore[arg-type]
+    with pytest.raises(TypeError, match="error must be a toolerr.Envelope"):
+        toolerr.retry_decision(bad, 1, draw=0.5)  # type: ignore[arg-type]
+    with pytest.raises(TypeError, match="error must be a toolerr.Envelope"):
+        toolerr.breaker(None, "failure", now_ms=0, error=bad)  # type: ignore[arg-type]
+
+
+@pytest.mark.parametrize("bad", [10**9, 2**64, -1, "{}", [123, 125], None, {"op": "version"}],
+                         ids=["int-1e9", "int-2^64", "int-neg", "str", "list-of-ints", "none", "dict"])
+def test_invoke_bytes_of_what_is_not_bytes_raises_type_error(bad: object) -> None:
+    # bytes(bad) would have sent bytes no one wrote: a GB of zeros for 10**9, "{}" for [123, 125].
+    with pytest.raises(TypeError, match="must be bytes or bytes-like"):
+        toolerr.invoke_bytes(bad)  # type: ignore[arg-type]
+
+
+def test_invoke_bytes_reads_any_bytes_like() -> None:
+    req = b'{"op":"version"}'
+    want = toolerr.invoke_bytes(req)
+    assert toolerr.invoke_bytes(bytearray(req)) == want
+    assert toolerr.invoke_bytes(memoryview(b"xx" + req)[2:]) == want

@@ -448,8 +448,14 @@ def classify_exception(exc: BaseException, *, tool: Optional[str] = None) -> Env
 
 def _exception_request(exc: BaseException, tool: Optional[str]) -> _Request:
     """The classify_exception op's request for exc: its type's name, its str
-    and, when it has causes, the traceback of its _cause_chain after its str."""
-    message = str(exc)
+    and, when it has causes, the traceback of its _cause_chain after its str.
+    A str that cannot be read (its __str__ raises, or returns no str) is
+    read as "": exc is classified by its type and causes, as the executor
+    classifies it, not raised out of the handler that classifies it."""
+    try:
+        message = str(exc)
+    except Exception:
+        message = ""
     exception = {"type": _type_name(exc), "message": message}
     chain = _cause_chain(exc)
     if chain:
@@ -544,7 +550,10 @@ def _response_request_text(obj: Any, tool: Optional[str]) -> str:
     three lookups)."""
     if ((type(obj) in _PLAIN_EXCEPTIONS and not obj.__dict__) or _http_status(obj)[1] is None) and \
             isinstance(obj, BaseException) and type(tool) is str:
-        message = str(obj)
+        try:
+            message = str(obj)
+        except Exception:  # read as "", as _exception_request reads it
+            message = ""
         if type(message) is str:
             chain = _cause_chain(obj)
             return ('{"op":"classify_exception","exception":{"type":' + _string(_type_name(obj)) + ',"message":'
@@ -623,7 +632,7 @@ class Outcome:
         call = {k: v for k, v in (("id", self.call_id), ("name", self.name)) if v}
         d: Dict[str, Any] = {"call": call}
         if self.error is not None:
-            d["error"] = self.error.to_dict()
+            d["error"] = _envelope_of(self.error, "Outcome.error").to_dict()
         if self.result is not None:
             d["result"] = dict(self.result)
         return d
@@ -637,7 +646,7 @@ class Outcome:
             out += b'"name":' + _text(self.name)
         out += b"}"
         if self.error is not None:
-            out += b',"error":' + self.error.wire()
+            out += b',"error":' + _envelope_of(self.error, "Outcome.error").wire()
         if self.result is not None:
             out += b',"result":' + _encode(dict(self.result)).encode()
         return out + b"}"
@@ -660,13 +669,35 @@ def serialize(format: str, outcomes: Iterable[Outcome], *, output_schema: Option
     if output_schema is not None:
         head = (b'{"op":"serialize","format":' + _encode(format).encode()
                 + b',"output_schema":' + (b"true" if output_schema else b"false") + b',"results":[')
-        return _answer(invoke_bytes(head + b",".join([o.wire() for o in outcomes]) + b"]}"))  # type: ignore[no-any-return]
+        return _answer(invoke_bytes(head + _results(outcomes) + b"]}"))  # type: ignore[no-any-return]
     req = _serialize_head.get(format) if type(format) is str else None
     if req is None:
         req = b'{"op":"serialize","format":' + _encode(format).encode() + b',"results":['
         if type(format) is str and len(_serialize_head) < 64:
             _serialize_head[format] = req
-    return _answer(invoke_bytes(req + b",".join([o.wire() for o in outcomes]) + b"]}"))  # type: ignore[no-any-return]
+    return _answer(invoke_bytes(req + _results(outcomes) + b"]}"))  # type: ignore[no-any-return]
+
+
+def _results(outcomes: Iterable[Outcome]) -> bytes:
+    """The serialize op's results of outcomes: each one's wire(), joined by
+    commas. Raises TypeError for an item that is not an Outcome (a dict, an
+    Envelope, None), which has no wire of its own."""
+    return b",".join([o.wire() if type(o) is Outcome else _outcome_of(o).wire() for o in outcomes])
+
+
+def _outcome_of(o: Any) -> Outcome:
+    """o, an Outcome (a subclass included); TypeError for anything else."""
+    if not isinstance(o, Outcome):
+        raise TypeError(f"toolerr: an outcome must be a toolerr.Outcome, not {type(o).__name__}")
+    return o
+
+
+def _envelope_of(e: Any, what: str) -> Envelope:
+    """e, an Envelope (a subclass included); TypeError naming what for
+    anything else (a dict, a code string, an exception)."""
+    if not isinstance(e, Envelope):
+        raise TypeError(f"toolerr: {what} must be a toolerr.Envelope, not {type(e).__name__}")
+    return e
 
 
 _serialize_head: Dict[str, bytes] = {}  # format -> the serialize request's bytes up to its results
@@ -805,7 +836,7 @@ def retry_decision(error: Envelope, attempt: int, *, draw: float,
     attempt is the 1-based number of the attempt that just failed; draw a
     uniform random number in [0, 1) (full jitter); policy overrides defaults.
     """
-    return _op("retry", dict(error=error.to_dict(), attempt=attempt, draw=draw,  # type: ignore[no-any-return]
+    return _op("retry", dict(error=_envelope_of(error, "error").to_dict(), attempt=attempt, draw=draw,  # type: ignore[no-any-return]
                              policy=policy))
 
 
@@ -818,7 +849,7 @@ def breaker(state: Optional[Mapping[str, Any]], event: str, *, now_ms: int,
     "allowed"?, "error"?}. Keep the state yourself (memory, Redis).
     """
     return _op("breaker", dict(state=state, event=event, now_ms=now_ms, settings=settings,  # type: ignore[no-any-return]
-                               error=error.to_dict() if error else None, tool=tool))
+                               error=_envelope_of(error, "error").to_dict() if error is not None else None, tool=tool))
 
 
 def budget(state: Optional[Mapping[str, Any]], *, limits: Mapping[str, Any], now_ms: int,

@@ -121,11 +121,19 @@ _scratch = _Scratch()
 
 
 def invoke_bytes(request: bytes) -> bytes:
-    """Run one request (UTF-8 JSON bytes) through the core and return the response bytes."""
+    """Run one request (UTF-8 JSON bytes, or any bytes-like object: bytearray,
+    memoryview) through the core and return the response bytes. Raises
+    TypeError for anything else (a str, an int, a list of ints), which
+    bytes() would turn into bytes no one wrote (bytes(10**9) is a GB of
+    zeros)."""
     h = _lib if _lib is not None and not _stale else lib()
     s = _scratch
     if not isinstance(request, bytes):
-        request = bytes(request)
+        try:
+            view = memoryview(request)
+        except TypeError:
+            raise TypeError(f"toolerr: a request must be bytes or bytes-like, not {type(request).__name__}") from None
+        request = view.tobytes()
     if s.busy:  # a signal handler calling toolerr inside a call of its thread: no buffer for it
         size = ctypes.c_size_t(0)
         return _take(h, h.toolerr_invoke_into(request, len(request), None, 0, ctypes.byref(size)), size.value)
