@@ -282,15 +282,32 @@ const causeChain = (err) => {
   return out;
 };
 
+// readText is String(read()), or '' when that throws: a thrown value that
+// cannot be read as text (a null-prototype object, a toString, message or
+// constructor getter that throws, a revoked Proxy) is classified by what can
+// be read of it, never thrown out of the handler that classifies it.
+const readText = (read) => {
+  try {
+    return String(read());
+  } catch {
+    return '';
+  }
+};
+
 const exceptionRequest = (err, { tool } = {}) => {
-  const type = err?.constructor?.name ?? typeof err;
-  const exception = { type, message: String(err?.message ?? err) };
+  let type;
+  try {
+    type = err?.constructor?.name ?? typeof err; // '' (an anonymous class): the op reads the stack
+  } catch {
+    type = typeof err;
+  }
+  const exception = { type, message: readText(() => err?.message ?? err) };
   // The op reads a stack to find the type and message when no type is
   // given, and a cause chain for a transport cause (docs/classify.md);
   // err.stack is formatted when first read, so it is read only for an error
   // whose constructor has no name.
   const chain = causeChain(err);
-  if (!type) exception.traceback = String(err?.stack ?? '') + chain;
+  if (!type) exception.traceback = readText(() => err?.stack ?? '') + chain;
   else if (chain) exception.traceback = exception.message + chain;
   return { op: 'classify_exception', exception, tool };
 };
@@ -354,8 +371,19 @@ export const fromOutcomeValue = (v) => {
 // outputSchema (mcp only): whether the tool declares an outputSchema; false puts a failure's envelope
 // in structuredContent too, true or undefined (not known) keeps it in the text block alone.
 export const serialize = (format, outcomes, { outputSchema } = {}) => op('serialize', outputSchema === undefined
-  ? { format, results: outcomes.map(outcomeValue) }
-  : { format, output_schema: outputSchema, results: outcomes.map(outcomeValue) });
+  ? { format, results: resultsOf(outcomes) }
+  : { format, output_schema: outputSchema, results: resultsOf(outcomes) });
+
+// resultsOf is the serialize op's results of outcomes, an array of outcome
+// objects; a TypeError naming the argument for anything else (null, an
+// object, a string, an array holding null or a number).
+const resultsOf = (outcomes) => {
+  if (!Array.isArray(outcomes)) throw new TypeError(`toolerr: outcomes must be an array of outcomes, got ${outcomes === null ? 'null' : typeof outcomes}`);
+  return outcomes.map((o, i) => {
+    if (o === null || typeof o !== 'object') throw new TypeError(`toolerr: outcomes[${i}] must be an outcome ({callId, name, error or result}), got ${o === null ? 'null' : typeof o}`);
+    return outcomeValue(o);
+  });
+};
 export const parse = (format, messages) => op('parse', { format, messages }).map(fromOutcomeValue);
 export const toOpenAIChat = (outcomes) => serialize('openai-chat', outcomes);
 export const toOpenAIResponses = (outcomes) => serialize('openai-responses', outcomes);
@@ -369,7 +397,7 @@ export const repair = (format, messages, options = {}) => op('repair', { format,
 export const convert = (messages, { from, to, ...options }) => op('convert', { from, to, messages, ...options });
 export const trim = (format, messages, options = {}) => op('trim', { format, messages, ...options });
 export const normalizeIds = (format, messages, options = {}) => op('normalize_ids', { format, messages, ...options });
-export const loopGuard = (members) => op('loop_guard', members);
+export const loopGuard = (members) => op('loop_guard', members ?? {});
 /** The egress_request op on a whole request body (an object, or its JSON text: a string or bytes, sent unparsed). */
 export const egressRequest = (format, body, options = {}) => op('egress_request', { format, body, ...options });
 

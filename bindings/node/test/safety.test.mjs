@@ -111,3 +111,32 @@ test('a module out of memory answers INTERNAL naming memory, not an empty reques
   }
   assert.equal(Buffer.from(toolerr.invokeBytes(REQ)).toString(), WANT);
 });
+
+test('a thrown value that cannot be read as text is classified by its type, never thrown again', () => {
+  // A tool may throw anything; the handler that classifies it must not throw instead.
+  const cases = [
+    Object.create(null),
+    { toString() { throw new Error('toString throws'); } },
+    Object.defineProperty(new Error('x'), 'message', { get() { throw new Error('message getter throws'); } }),
+    Object.defineProperty({}, 'constructor', { get() { throw new Error('constructor getter throws'); } }),
+  ];
+  for (const thrown of cases) {
+    for (const env of [toolerr.classifyException(thrown, { tool: 'search' }), toolerr.classifyResponse(thrown, { source: 'tool', tool: 'search' })]) {
+      assert.equal(env.code, 'TOOL_ERROR');
+      assert.equal(env.retryable, false);
+      assert.equal(env.source, 'tool');
+    }
+  }
+  assert.match(toolerr.classifyException(cases[2]).message, /Error/, 'the type that could be read');
+});
+
+test('serialize of what is not an array of outcomes throws a TypeError naming it', () => {
+  const good = { callId: 'c1', name: 'f', result: { text: 'ok' } };
+  for (const [outcomes, what] of [[null, /outcomes must be an array/], [undefined, /outcomes must be an array/], ['x', /outcomes must be an array/],
+    [{ 0: good }, /outcomes must be an array/], [[good, null], /outcomes\[1\] must be an outcome/], [[7], /outcomes\[0\] must be an outcome/]]) {
+    for (const f of [(o) => toolerr.serialize('anthropic', o), toolerr.toOpenAIChat, (o) => toolerr.toMCP(o, { outputSchema: false })]) {
+      assert.throws(() => f(outcomes), (e) => e instanceof TypeError && what.test(e.message));
+    }
+  }
+  assert.throws(() => toolerr.loopGuard(undefined), toolerr.ToolerrError, 'no members: the op names the missing one');
+});
