@@ -83,7 +83,8 @@ func TestDecodeBody(t *testing.T) {
 // request op decoded (changed: sent as the op's bytes, no
 // Content-Encoding; unchanged: as it came); an answer Base left in a
 // coding is read decoded (x-gzip, which net/http never undoes; gzip from a
-// Base that does not ask for it); a stream in a coding nothing here undoes
+// Base that does not ask for it), a success handed back decoded; a stream
+// in a coding nothing here undoes
 // is answered with the error op's 502, never passed unread.
 func TestTransport_codedBodies(t *testing.T) {
 	const overloaded = `{"type":"error","error":{"type":"overloaded_error","message":"Overloaded"}}`
@@ -136,6 +137,12 @@ func TestTransport_codedBodies(t *testing.T) {
 	assert.Empty(t, resp.Header.Values("Content-Encoding"))
 	assert.Contains(t, got, `"code":"OVERLOADED"`)
 	assert.NotContains(t, got, `"message":"Overloaded"`)
+
+	xgzOK := newUpstream(t, reply(200, "application/json", "x-gzip", codingtest.Gzip(anthropicOK)))
+	resp, got = do(nil, xgzOK.URL, "", "{}")
+	assert.Equal(t, 200, resp.StatusCode)
+	assert.Empty(t, resp.Header.Values("Content-Encoding"))
+	assert.Equal(t, anthropicOK, got, "a success handed back decoded, as net/http hands back gzip")
 
 	brStream := newUpstream(t, reply(200, "text/event-stream", "br", "\x1b\x4a\x00\xf8event: error\ndata: "+overloaded+"\n\n"))
 	resp, got = do(nil, brStream.URL, "", "{}")

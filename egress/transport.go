@@ -40,7 +40,8 @@ import (
 //     OnStreamError. A stream Base left in a content coding is read decoded
 //     (DecodeResponse); one in a coding DecodeBody cannot undo (br, zstd)
 //     is answered with the error op's 502 in the native shape instead of
-//     passed unread.
+//     passed unread. Any other answer Base left in such a coding is handed
+//     back decoded too, as net/http hands back a gzip one.
 //  4. A request the upstream never answered (a refused connection, Base's
 //     own timeout) is answered by the error op (core.EgressTransportError):
 //     502, or 504 for a timeout, in the native shape, so the SDK's retry
@@ -123,6 +124,12 @@ func (t *Transport) RoundTrip(req *http.Request) (*http.Response, error) {
 		resp.ContentLength = -1
 		resp.Body = NewStreamReader(resp.Body, StreamConfig{Ingress: ep.Format, Options: opt, Now: t.Now,
 			OnError: func(rep core.ErrorReply) { t.streamError(req, ep, rep) }})
+	default:
+		// A success Base left in a coding DecodeBody undoes is handed
+		// back decoded, as net/http hands back a gzip one: the caller's
+		// Accept-Encoding was not sent. Another coding (br) passes as it
+		// came.
+		_ = DecodeResponse(resp)
 	}
 	return resp, nil
 }

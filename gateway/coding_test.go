@@ -104,7 +104,8 @@ func codedReply(status int, contentType, coding, body string) func(http.Response
 // transport (x-gzip and deflate, which net/http never undoes; gzip from a
 // transport that does not ask for it) is read decoded: the error keeps its
 // provider type, the stream's error event is rewritten, the routed success
-// converted. One in a coding the gateway cannot undo (br) is never read as
+// converted, a success of the route's family handed on decoded. One in a
+// coding the gateway cannot undo (br) is never read as
 // what it encodes, nor is one that is not what its coding says: an error
 // is classified by its status and headers alone, a stream or a
 // routed success answered with the gateway's own 502; no reply carries a
@@ -149,6 +150,24 @@ func TestGateway_codedUpstreamBody(t *testing.T) {
 		require.NoError(t, err)
 		hz.Body.Close()
 		assert.Equal(t, 200, hz.StatusCode, c.name)
+	}
+
+	// A success of the route's own family passes unread, decoded when the
+	// gateway undoes its coding (the client never asked for one), else as
+	// it came.
+	for _, c := range []struct{ coding, body, want, wantCoding string }{
+		{"x-gzip", codingtest.Gzip(anthropicOK), anthropicOK, ""},
+		{"deflate", codingtest.Deflate(anthropicOK), anthropicOK, ""},
+		{"br", "\x1b\x4a\x00\xf8" + anthropicOK, "\x1b\x4a\x00\xf8" + anthropicOK, "br"},
+	} {
+		up := newFakeUpstream(t, codedReply(200, "application/json", c.coding, c.body))
+		tg := newTestGateway(t, Config{}, map[string]*fakeUpstream{FamilyAnthropic: up})
+		resp := tg.post(t, "/v1/messages", minimalBody(FamilyAnthropic), nil)
+		got, err := io.ReadAll(resp.Body)
+		require.NoError(t, err, c.coding)
+		assert.Equal(t, 200, resp.StatusCode, c.coding)
+		assert.Equal(t, c.want, string(got), c.coding)
+		assert.Equal(t, c.wantCoding, resp.Header.Get("Content-Encoding"), c.coding)
 	}
 
 	for _, c := range []struct {

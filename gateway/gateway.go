@@ -495,25 +495,32 @@ func (g *Gateway) modifyResponse(resp *http.Response) error {
 		return g.convertResponse(resp, ex)
 	}
 	if resp.StatusCode < 400 {
-		if egress.IsEventStream(resp.Header) {
-			// A stream left in a content coding is read decoded; one in a
-			// coding no reader here undoes (br, zstd) would pass unread,
-			// its error events with the upstream's text in them: the
-			// client gets the gateway's own 502 instead.
-			if err := egress.DecodeResponse(resp); err != nil {
-				return errUnreadableStream
-			}
-			// An error event rewritten changes the length: the stream goes
-			// out chunked.
-			resp.Header.Del("Content-Length")
-			resp.ContentLength = -1
-			resp.Body = egress.NewStreamReader(resp.Body, egress.StreamConfig{Ingress: ex.route.Format, Options: g.errorOptions(ex), Now: g.cfg.Now,
-				OnError: func(rep core.ErrorReply) {
-					ex.streamErrs++
-					ex.upstream = rep.Envelope.Code
-					g.metrics.upstreamError(ex.route, rep.Envelope.Code, true)
-				}})
+		if !egress.IsEventStream(resp.Header) {
+			// A success passes unread, but decoded when the transport left
+			// it in a coding the gateway undoes (x-gzip, deflate): the
+			// client's Accept-Encoding never reached the upstream (rewrite
+			// drops it), so it gets the body as the transport hands back a
+			// gzip one. One in another coding (br) passes as it came.
+			_ = egress.DecodeResponse(resp)
+			return nil
 		}
+		// A stream left in a content coding is read decoded; one in a
+		// coding no reader here undoes (br, zstd) would pass unread,
+		// its error events with the upstream's text in them: the
+		// client gets the gateway's own 502 instead.
+		if err := egress.DecodeResponse(resp); err != nil {
+			return errUnreadableStream
+		}
+		// An error event rewritten changes the length: the stream goes
+		// out chunked.
+		resp.Header.Del("Content-Length")
+		resp.ContentLength = -1
+		resp.Body = egress.NewStreamReader(resp.Body, egress.StreamConfig{Ingress: ex.route.Format, Options: g.errorOptions(ex), Now: g.cfg.Now,
+			OnError: func(rep core.ErrorReply) {
+				ex.streamErrs++
+				ex.upstream = rep.Envelope.Code
+				g.metrics.upstreamError(ex.route, rep.Envelope.Code, true)
+			}})
 		return nil
 	}
 	rep, rewritten, err := egress.RewriteError(resp, ex.route.Format, g.errorOptions(ex))
