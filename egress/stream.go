@@ -2,6 +2,7 @@ package egress
 
 import (
 	"bytes"
+	"encoding/json"
 	"io"
 	"mime"
 	"net/http"
@@ -309,7 +310,14 @@ func parseEvent(raw []byte) (name string, data []byte) {
 // API), or data that is a JSON object with an "error" object (Chat
 // Completions and Gemini chunks; an "error" that is null, a string or
 // nested deeper is content). The data is parsed only when it holds the
-// bytes "error" in quotes, so a content delta costs one byte search.
+// bytes "error" in quotes, or an escape of one of its letters (a member
+// name "\u0065rror" is "error" to every JSON reader), so a content delta
+// costs a byte search or two.
+//
+// Data the core does not read as JSON (a number past a double, a member
+// twice, nesting past its bound, bytes after the object) is still an error
+// event when a lenient reader (Python's json, JSON.parse) would find one
+// in it, as looseError tells: the SDK would raise the upstream's text.
 //
 // See https://docs.claude.com/en/docs/build-with-claude/streaming#error-events,
 // https://platform.openai.com/docs/api-reference/responses-streaming/error
@@ -318,14 +326,107 @@ func isErrorEvent(name string, data []byte) bool {
 	if name == "error" {
 		return true
 	}
-	if !bytes.Contains(data, []byte(`"error"`)) {
+	if !bytes.Contains(data, []byte(`"error"`)) && !escapesErrorLetter(data) {
 		return false
 	}
 	v, err := core.ParseJSON(data)
 	if err != nil {
-		return false
+		return looseError(data)
 	}
 	m, _ := v.(map[string]any)
 	_, isObj := m["error"].(map[string]any)
 	return isObj
+}
+
+// escapesErrorLetter reports whether data holds a JSON escape of a letter
+// of "error" (\u0065, \u0072, \u006f, in either case of hex digit).
+func escapesErrorLetter(data []byte) bool {
+	for i := bytes.Index(data, []byte(`\u00`)); i >= 0; {
+		if i+6 <= len(data) {
+			// |0x20 lower-cases a hex letter and leaves a digit as it is.
+			if hi, lo := data[i+4], data[i+5]|0x20; hi == '6' && (lo == '5' || lo == 'f') || hi == '7' && lo == '2' {
+				return true
+			}
+		}
+		next := bytes.Index(data[i+1:], []byte(`\u00`))
+		if next < 0 {
+			break
+		}
+		i += 1 + next
+	}
+	return false
+}
+
+// looseError reports whether data, no JSON value the core reads, opens a
+// JSON object with a member named "error" (its name's escapes decoded)
+// whose value opens with "{": what a lenient reader would take for an
+// error chunk. It scans the bytes once, strings skipped whole, and never
+// builds a value.
+func looseError(data []byte) bool {
+	i := skipSpace(data, 0)
+	if i == len(data) || data[i] != '{' {
+		return false
+	}
+	depth := 0
+	for i < len(data) {
+		switch data[i] {
+		case '"':
+			end := stringEnd(data, i)
+			if end < 0 {
+				return false
+			}
+			if depth == 1 {
+				j := skipSpace(data, end)
+				if j < len(data) && data[j] == ':' && isErrorName(data[i:end]) {
+					k := skipSpace(data, j+1)
+					if k < len(data) && data[k] == '{' {
+						return true
+					}
+				}
+			}
+			i = end
+			continue
+		case '{', '[':
+			depth++
+		case '}', ']':
+			if depth--; depth == 0 {
+				return false // the object ended without one
+			}
+		}
+		i++
+	}
+	return false
+}
+
+// skipSpace returns the index of the first byte of b from i that is not
+// JSON whitespace.
+func skipSpace(b []byte, i int) int {
+	for i < len(b) && (b[i] == ' ' || b[i] == '\t' || b[i] == '\n' || b[i] == '\r') {
+		i++
+	}
+	return i
+}
+
+// stringEnd returns the index just past the closing quote of the JSON
+// string that opens at b[i], or -1 when it does not close.
+func stringEnd(b []byte, i int) int {
+	for j := i + 1; j < len(b); j++ {
+		switch b[j] {
+		case '\\':
+			j++
+		case '"':
+			return j + 1
+		}
+	}
+	return -1
+}
+
+// isErrorName reports whether quoted, a JSON string with its quotes, is
+// "error" once its escapes are decoded.
+func isErrorName(quoted []byte) bool {
+	if bytes.Equal(quoted, []byte(`"error"`)) {
+		return true
+	}
+	var name string
+	return bytes.IndexByte(quoted, '\\') >= 0 && json.Unmarshal(quoted, &name) == nil && name == "error"
 }
