@@ -272,13 +272,18 @@ function parseEvent(raw) {
   return [name, data.join('\n')];
 }
 
+// A JSON escape of a letter of "error" (e, r, o): a member named
+// "\u0065rror" is "error" to JSON.parse and to the SDK, though the text holds
+// no "error".
+const ESCAPED_ERROR_LETTER = /\\u00(?:65|72|6[fF])/;
+
 // An error event: named "error" (Anthropic, the Responses API), or data that
 // is a JSON object with an "error" object (Chat Completions and Gemini
-// chunks), parsed only when it names an "error" member; as egress/stream.go
-// tests it.
+// chunks), parsed only when it names an "error" member, in any escaping; as
+// egress/stream.go tests it.
 function isErrorEvent(name, data) {
   if (name === 'error') return true;
-  if (!data.includes('"error"')) return false;
+  if (!data.includes('"error"') && !ESCAPED_ERROR_LETTER.test(data)) return false;
   try {
     const v = JSON.parse(data);
     return v !== null && typeof v === 'object' && !Array.isArray(v) && v.error !== null && typeof v.error === 'object' && !Array.isArray(v.error);

@@ -48,3 +48,18 @@ def test_an_event_longer_than_max_event_bytes_that_is_no_error_passes(event: byt
     out = b"".join(events.feed(src[i:i + (64 << 10)]) for i in range(0, len(src), 64 << 10)) + events.flush()
     assert seen == []
     assert out == src
+
+
+@pytest.mark.parametrize("data", [b'{"\\u0065rror":{"message":"' + SECRET + b'"}}', b'{"e\\u0072ror":{"message":"' + SECRET + b'"}}',
+                                  b'{"err\\u006Fr":{"message":"' + SECRET + b'"}}'], ids=["e", "r", "O"])
+def test_an_error_chunk_whose_member_name_is_escaped_is_replaced(data: bytes) -> None:
+    # json.loads (and the SDK) read "\u0065rror" as "error": the chunk is an error chunk, though
+    # its bytes hold no "error", and the provider's text in it is sanitized as in any error chunk.
+    seen: List[Any] = []
+    events = _Events(_Egress(None, False, None, lambda request, ev: seen.append(ev), time.time), None,
+                     endpoint_of("POST", "/v1/chat/completions"))
+    out = events.feed(b"data: " + data + b"\n\n") + events.flush()
+    assert len(seen) == 1
+    assert SECRET not in out and b'"toolerr":' in out
+    content = b'data: {"choices":[{"delta":{"content":"caf\\u00e9 \\u0065rror"}}]}\n\n'
+    assert events.feed(content) + events.flush() == content, "a content delta passes byte for byte"

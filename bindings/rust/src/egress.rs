@@ -599,10 +599,21 @@ fn is_error_event(name: &str, data: &str) -> bool {
     if name == "error" {
         return true;
     }
-    if !data.contains("\"error\"") {
+    if !data.contains("\"error\"") && !escapes_error_letter(data) {
         return false;
     }
     matches!(serde_json::from_str::<Value>(data), Ok(Value::Object(m)) if m.get("error").is_some_and(Value::is_object))
+}
+
+/// Whether data holds a JSON escape of a letter of "error" (`\u0065`,
+/// `\u0072`, `\u006f`, either case of hex digit): a member named
+/// `"\u0065rror"` is "error" to serde_json and to the SDK, though the text
+/// holds no "error".
+fn escapes_error_letter(data: &str) -> bool {
+    data.match_indices("\\u00").any(|(i, _)| {
+        let b = data.as_bytes();
+        i + 6 <= b.len() && matches!((b[i + 4], b[i + 5] | 0x20), (b'6', b'5' | b'f') | (b'7', b'2'))
+    })
 }
 
 #[cfg(test)]
@@ -696,6 +707,17 @@ mod tests {
             assert_eq!(*seen.lock().unwrap(), 0);
             assert!(out == src, "{:.40} passes as it came", event);
         }
+    }
+
+    /// A member named "\u0065rror" is "error" to serde_json and the SDK: the
+    /// chunk is an error chunk, though its text holds no "error"; a content
+    /// delta with escapes is content.
+    #[test]
+    fn an_error_member_name_in_any_escaping_is_an_error_event() {
+        for escaped in [r#"{"\u0065rror":{"message":"x"}}"#, r#"{"e\u0072ror":{}}"#, r#"{"err\u006Fr":{}}"#] {
+            assert!(is_error_event("", escaped), "{escaped}: serde_json reads the name as error");
+        }
+        assert!(!is_error_event("", r#"{"choices":[{"delta":{"content":"caf\u00e9 \u0065rror"}}]}"#));
     }
 
     #[test]

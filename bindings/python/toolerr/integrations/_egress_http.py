@@ -6,6 +6,7 @@ from __future__ import annotations
 import functools
 import json
 import logging
+import re
 import time
 from dataclasses import dataclass
 from types import ModuleType
@@ -263,13 +264,19 @@ def _parse_event(raw: bytes) -> Tuple[str, bytes]:
     return name, b"\n".join(data)
 
 
+# A JSON escape of a letter of "error" (e, r, o): a member named "\u0065rror" is
+# "error" to json.loads and to the SDK, though its bytes hold no "error".
+_ESCAPED_ERROR_LETTER = re.compile(rb"\\u00(?:65|72|6[fF])")
+
+
 def _is_error_event(name: str, data: bytes) -> bool:
     """An error event: named "error" (Anthropic, the Responses API), or data that is
     a JSON object with an "error" object (Chat Completions and Gemini chunks); the
-    data is parsed only when it names an "error" member. As egress/stream.go tests it."""
+    data is parsed only when it names an "error" member, in any escaping. As
+    egress/stream.go tests it."""
     if name == "error":
         return True
-    if b'"error"' not in data:
+    if b'"error"' not in data and _ESCAPED_ERROR_LETTER.search(data) is None:
         return False
     try:
         v = json.loads(data)
