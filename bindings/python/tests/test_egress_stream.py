@@ -63,3 +63,17 @@ def test_an_error_chunk_whose_member_name_is_escaped_is_replaced(data: bytes) ->
     assert SECRET not in out and b'"toolerr":' in out
     content = b'data: {"choices":[{"delta":{"content":"caf\\u00e9 \\u0065rror"}}]}\n\n'
     assert events.feed(content) + events.flush() == content, "a content delta passes byte for byte"
+
+
+def test_a_chunk_nested_too_deep_for_json_is_read_by_the_core_never_raised() -> None:
+    # json.loads raises RecursionError on it (it was raised out of the stream): an error chunk is
+    # replaced by the core's head rule, read without its data; content passes as it came.
+    deep = b"[" * 100000 + b"]" * 100000
+    seen: List[Any] = []
+    events = _Events(_Egress(None, False, None, lambda request, ev: seen.append(ev), time.time), None,
+                     endpoint_of("POST", "/v1/chat/completions"))
+    out = events.feed(b'data: {"error":{"message":"' + SECRET + b'","x":' + deep + b"}}\n\n") + events.flush()
+    assert len(seen) == 1 and SECRET not in out and b'"toolerr":' in out
+    content = b'data: {"choices":[],"x":' + deep + b',"error":{}}\n\n'
+    assert events.feed(content) + events.flush() == content
+    assert len(seen) == 1

@@ -170,7 +170,15 @@ class _Egress:
         or "\ufeffdata" would hide an error event; a passed event keeps it.
         """
         name, data = _parse_event(raw[len(_BOM):] if first and raw.startswith(_BOM) else raw)
-        if not _is_error_event(name, data):
+        is_error = _is_error_event(name, data)
+        if is_error is None:
+            # Nested too deep for json.loads (it raised RecursionError out of the
+            # stream): the core's rule for an event too long to hold decides (data
+            # that opens with an "error" object), and the reply is read without it.
+            rep = self.long_error(ep, raw, emitted, first)
+            if rep is not None:
+                return self.stream_write(request, ep, rep, _line_end(raw)), emitted
+        if not is_error:
             return raw, emitted or (bool(data) and name != "ping")
         rep = self._stream_reply(ep, {"event": name, "data": data.decode("utf-8", "replace")}, emitted)
         return (raw if rep is None else self.stream_write(request, ep, rep, _line_end(raw))), emitted
@@ -269,11 +277,12 @@ def _parse_event(raw: bytes) -> Tuple[str, bytes]:
 _ESCAPED_ERROR_LETTER = re.compile(rb"\\u00(?:65|72|6[fF])")
 
 
-def _is_error_event(name: str, data: bytes) -> bool:
+def _is_error_event(name: str, data: bytes) -> Optional[bool]:
     """An error event: named "error" (Anthropic, the Responses API), or data that is
     a JSON object with an "error" object (Chat Completions and Gemini chunks); the
     data is parsed only when it names an "error" member, in any escaping. As
-    egress/stream.go tests it."""
+    egress/stream.go tests it. None for data nested too deep for json.loads
+    (its RecursionError), which the caller asks the core's head rule about."""
     if name == "error":
         return True
     if b'"error"' not in data and _ESCAPED_ERROR_LETTER.search(data) is None:
@@ -282,6 +291,8 @@ def _is_error_event(name: str, data: bytes) -> bool:
         v = json.loads(data)
     except ValueError:
         return False
+    except RecursionError:
+        return None
     return isinstance(v, dict) and isinstance(v.get("error"), dict)
 
 
