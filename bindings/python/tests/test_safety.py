@@ -164,3 +164,24 @@ def test_invoke_bytes_reads_any_bytes_like() -> None:
     want = toolerr.invoke_bytes(req)
     assert toolerr.invoke_bytes(bytearray(req)) == want
     assert toolerr.invoke_bytes(memoryview(b"xx" + req)[2:]) == want
+
+
+def _nested(n: int, in_dict: bool) -> object:
+    v: object = {} if in_dict else []
+    for _ in range(n):
+        v = {"a": v} if in_dict else [v]
+    return v
+
+
+@pytest.mark.parametrize("n", [5000, 100000])
+@pytest.mark.parametrize("in_dict", [False, True], ids=["lists", "dicts"])
+def test_a_value_nested_past_the_recursion_limit_raises_value_error(n: int, in_dict: bool) -> None:
+    # json raised RecursionError for it; 300 levels are sent, and the core answers past 512.
+    v = _nested(n, in_dict)
+    for f in (toolerr.canonicalize, lambda v: toolerr.envelope("TIMEOUT", "m", details={"x": v}),
+              lambda v: toolerr.check("anthropic", [{"role": "user", "content": v}]),
+              lambda v: toolerr.invoke({"op": "canonicalize", "value": v}),
+              lambda v: toolerr.to_anthropic([toolerr.Outcome(call_id="c", name="n", result={"json": v})])):
+        with pytest.raises(ValueError, match="nested too deep"):
+            f(v)
+    assert toolerr.canonicalize(_nested(300, in_dict)).startswith('{"a":' if in_dict else "[[")

@@ -43,13 +43,19 @@ def _encode(value: Any) -> str:
     refused as a request that is not JSON. A dict key that is such a float
     is written as its name ("NaN"), as JSON.stringify writes a key
     (String(NaN)). Raises TypeError for a value json cannot write and
-    ValueError for one that holds itself. A value with no NaN or infinity
-    is written once, by json's C encoder."""
+    ValueError for one that holds itself or is nested past Python's
+    recursion limit (json raised RecursionError for it; the core reads
+    512 levels at most). A value with no NaN or infinity is written once,
+    by json's C encoder."""
     try:
-        return _encode_finite(value)
-    except ValueError:
-        _encode_any(value)  # raises ValueError again for a value that holds itself
-        return _encode_any(_finite(value))
+        try:
+            return _encode_finite(value)
+        except ValueError:
+            _encode_any(value)  # raises ValueError again for a value that holds itself
+            return _encode_any(_finite(value))
+    except RecursionError:
+        raise ValueError("toolerr: a value nested too deep to write as JSON (past Python's recursion limit; "
+                         "the core reads at most 512 levels)") from None
 
 
 def _finite(value: Any) -> Any:
