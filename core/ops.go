@@ -76,7 +76,7 @@ var opTable = [...]op{
 		`{"op":"breaker","state":{"phase":"closed","failures":2},"event":"failure","now_ms":1000,"error":` + exampleEnvelope + `}`}, opBreaker},
 	{OpInfo{"budget", "`limits` {steps, tokens, wall_ms}, `charge`?, `state`?, `now_ms`", "`{allowed, state, remaining, error?}`", "docs/resilience.md",
 		`{"op":"budget","state":{"steps":10,"tokens":1200,"started_ms":1000},"limits":{"steps":10,"tokens":5000,"wall_ms":60000},"charge":{"steps":1},"now_ms":3000}`}, opBudget},
-	{OpInfo{"replay", "`format`, `trace` {description, steps, bound}, `transcript`?", "`{calls, terminated, reason, transcript?}`", "docs/resilience.md",
+	{OpInfo{"replay", "`format`, `trace` {description, steps, bound}, `transcript`?", "`{calls, turns, terminated, reason, transcript?}`", "docs/resilience.md",
 		`{"op":"replay","format":"anthropic","transcript":false,"trace":{"description":"503 then success","bound":20,"steps":[{"error":` + exampleEnvelope + `},{"result":{"text":"Found 5 flights."}}]}}`}, opReplay},
 	{OpInfo{"step", "`tool`, `state` \\| null, `event` {kind, ...}, `now_ms`, `policy`?, `settings`?, `key_prefix`?, `timeout_ms`?, `store_backoff_ms`?, `budget`? {limits, state?, charge?}, `loop`? {threshold?, state?}, `replica`? {down_until_ms?, state?}, `on_success`?, `on_swapped`?, `on_slept`?, `standing`?", "`{action, decisions, state, budget?, loop?, replica?, on_success? \\| on_swapped? \\| on_slept?, stands?}`", "docs/resilience.md",
 		`{"op":"step","tool":"search","state":{"phase":"breaker","attempt":1,"event":"failure","tries":0,"draw":0.5,"error":` + exampleEnvelope + `},"event":{"kind":"loaded","value":null},"now_ms":1000}`}, opStep},

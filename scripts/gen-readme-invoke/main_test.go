@@ -2,7 +2,10 @@ package main
 
 import (
 	"bytes"
+	"encoding/json"
 	"os"
+	"regexp"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -33,4 +36,28 @@ func TestOpsJSON(t *testing.T) {
 	b, err := os.ReadFile("../../conformance/ops.json")
 	require.NoError(t, err)
 	require.Equal(t, string(opsJSON()), string(b), "conformance/ops.json is stale: run go run ./scripts/gen-readme-invoke")
+}
+
+// TestResultNamesEveryMember keeps the table's "ok result" column true to
+// the examples: every member of an example's ok object is named in its op's
+// Result (e.g. replay's "turns", which the column once left out).
+func TestResultNamesEveryMember(t *testing.T) {
+	word := regexp.MustCompile(`[a-z_]+`)
+	for _, o := range core.Ops() {
+		if !strings.HasPrefix(o.Result, "`{") {
+			continue // not an object: an envelope, the registry rows, a value
+		}
+		named := map[string]bool{}
+		for _, w := range word.FindAllString(o.Result, -1) {
+			named[w] = true
+		}
+		var resp struct {
+			OK map[string]json.RawMessage `json:"ok"`
+		}
+		require.NoError(t, json.Unmarshal(core.Invoke([]byte(o.Example)), &resp), o.Name)
+		require.NotEmpty(t, resp.OK, o.Name)
+		for k := range resp.OK {
+			require.True(t, named[k], "op %s: its example's ok result has %q, which the Result column %s does not name", o.Name, k, o.Result)
+		}
+	}
 }
