@@ -5,6 +5,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"strconv"
 	"strings"
 	"testing"
 	"unicode/utf8"
@@ -115,4 +116,16 @@ func TestLintDescription_rules(t *testing.T) {
 			assert.Equal(t, tc.name != "fits", fake.failed, "lint of %q", tc.description)
 		})
 	}
+}
+
+// TestFixtures_readmeCount keeps the README's count of request/response
+// pairs ("Build targets and the ABI") the number the fixtures hold.
+func TestFixtures_readmeCount(t *testing.T) {
+	readme, err := os.ReadFile("../README.md")
+	require.NoError(t, err)
+	m := regexp.MustCompile(`\(([0-9,]+)\s+request/response pairs today`).FindSubmatch(readme)
+	require.NotNil(t, m, "README no longer says how many request/response pairs the fixtures hold")
+	_, fixtures := loadFixtures(t)
+	require.Equal(t, strings.ReplaceAll(string(m[1]), ",", ""), strconv.Itoa(len(fixtures)),
+		"README's count of conformance pairs is stale: the fixtures hold %d", len(fixtures))
 }

@@ -94,3 +94,25 @@ func TestPrototypes_normalize(t *testing.T) {
 	got := prototypes("extern uint8_t* toolerr_invoke(uint8_t* req, size_t n, size_t* outLen);\nuint32_t toolerr_abi_version(void);\n")
 	assert.Equal(t, []string{"uint32_t toolerr_abi_version(void)", "uint8_t* toolerr_invoke(uint8_t*,size_t,size_t*)"}, got)
 }
+
+// TestHeader_docsListEveryFunction holds the C ABI blocks of the README
+// ("Build targets and the ABI") and docs/targets.md to the public header:
+// the same prototypes, every one of them (the README once listed three of
+// the four).
+func TestHeader_docsListEveryFunction(t *testing.T) {
+	public, err := os.ReadFile("toolerr.h")
+	require.NoError(t, err)
+	want := prototypes(string(public))
+	require.Len(t, want, 4, "toolerr.h: %v", want)
+	block := regexp.MustCompile("(?s)```c\n(.*?)```")
+	for _, doc := range []string{"../README.md", "../docs/targets.md"} {
+		b, err := os.ReadFile(doc)
+		require.NoError(t, err)
+		var got []string
+		for _, m := range block.FindAllSubmatch(b, -1) {
+			got = append(got, prototypes(string(m[1]))...)
+		}
+		sort.Strings(got)
+		assert.Equal(t, want, got, "%s: its C blocks' prototypes differ from toolerr.h's", doc)
+	}
+}
