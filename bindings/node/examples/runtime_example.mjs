@@ -3,7 +3,7 @@ import * as toolerr from 'toolerr';
 
 const url = process.argv[2]; // the search service (the test starts one on loopback)
 if (!url) {
-  console.error('usage: node runtime_example.mjs URL (a search service: bindings/python/examples/search_service.py starts one)');
+  console.error('usage: node runtime_example.mjs URL (a search service: bindings/python/examples/search_service.py in the clone starts one)');
   process.exit(2);
 }
 let seed = 7;

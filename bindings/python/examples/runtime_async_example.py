@@ -10,7 +10,7 @@ import toolerr
 from toolerr.runtime import AsyncExecutor
 
 if len(sys.argv) != 2:
-    sys.exit("usage: runtime_async_example.py URL (a search service: examples/search_service.py starts one)")
+    sys.exit("usage: runtime_async_example.py URL (a search service: bindings/python/examples/search_service.py in the clone starts one)")
 url = sys.argv[1]  # the search service (the test starts one on loopback)
 
 

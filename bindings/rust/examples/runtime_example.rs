@@ -41,7 +41,10 @@ pub fn run(url: &str) -> Vec<String> {
 
 #[allow(dead_code)]
 fn main() {
-    let url = std::env::args().nth(1).expect("usage: runtime_example URL (the search service)");
+    let Some(url) = std::env::args().nth(1) else {
+        eprintln!("usage: runtime_example URL (a search service: bindings/python/examples/search_service.py in the clone starts one)");
+        std::process::exit(2);
+    };
     for line in run(&url) {
         println!("{line}");
     }

@@ -6,7 +6,7 @@ import { z } from 'zod';
 import { Executor } from 'toolerr';
 import { tool } from 'toolerr/integrations/ai-sdk';
 
-if (process.argv.length < 3) throw new Error('usage: ai_sdk_test_model_example.mjs URL (a search service: search_service.py starts one)');
+if (process.argv.length < 3) throw new Error('usage: ai_sdk_test_model_example.mjs URL (a search service: bindings/python/examples/search_service.py in the clone starts one)');
 const searchUrl = process.argv.at(-1); // the search service
 
 const search = tool({

@@ -13,7 +13,7 @@ from toolerr.integrations.langgraph import handle_tool_errors, tool
 from toolerr.runtime import Executor
 
 if len(sys.argv) < 2:
-    sys.exit("usage: langgraph_test_model_example.py URL (a search service: examples/search_service.py starts one)")
+    sys.exit("usage: langgraph_test_model_example.py URL (a search service: bindings/python/examples/search_service.py in the clone starts one)")
 search_url = sys.argv[-1]  # the search service
 
 

@@ -11,7 +11,7 @@ from toolerr.integrations.mcp import tool_errors
 from toolerr.runtime import AsyncExecutor
 
 if len(sys.argv) < 2:
-    sys.exit("usage: mcp_example.py URL (a search service: examples/search_service.py starts one)")
+    sys.exit("usage: mcp_example.py URL (a search service: bindings/python/examples/search_service.py in the clone starts one)")
 search_url = sys.argv[-1]  # the search service (the test's, on loopback)
 server = MCPServer("travel")
 

@@ -13,7 +13,7 @@ from toolerr.integrations.pydantic_ai import ToolErrors, tool
 from toolerr.runtime import AsyncExecutor
 
 if len(sys.argv) < 2:
-    sys.exit("usage: pydantic_ai_test_model_example.py URL (a search service: examples/search_service.py starts one)")
+    sys.exit("usage: pydantic_ai_test_model_example.py URL (a search service: bindings/python/examples/search_service.py in the clone starts one)")
 search_url = sys.argv[-1]  # the search service
 
 
