@@ -8,7 +8,7 @@ FUZZTIME ?= 10s
 .PHONY: gateway-check-litellm bench-litellm help build wasm cshared native packages demo test test-reset test-go conformance test-python test-frameworks test-frameworks-js test-node test-rust test-redis test-packages fuzz bench lint fmt check clean
 
 help: ## show this list
-	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  %-12s %s\n", $$1, $$2}'
+	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  %-22s %s\n", $$1, $$2}'
 
 build: wasm cshared native ## build dist/toolerr.wasm, dist/libtoolerr.{so,a}, dist/toolerr.h, the Node addon dist/toolerr_native.node, the CLI dist/toolerr, the gateway dist/toolerr-gateway and dist/toolerr-gateway-check
 	$(GO) build -trimpath -o $(DIST)/toolerr ./cmd/toolerr
