@@ -119,3 +119,33 @@ func TestDocExamplesAreTheRunFiles(t *testing.T) {
 	// The README shows at least the three bindings' examples.
 	assert.GreaterOrEqual(t, seen, 3, "no README code block names its example file")
 }
+
+// quickStartModules is the Quick start's list of the modules that the
+// root module's replace line does not cover.
+var quickStartModules = regexp.MustCompile("((?:`[a-z]+`(?:,|\\s+and)?\\s+)+)are modules of their own")
+
+// TestReadmeQuickStartNamesEveryModule fails when the README names a
+// package path github.com/toolerr/toolerr/X whose folder is a module of its
+// own (X/go.mod) and the Quick start's list of modules that need their own
+// replace line leaves X out: a user who imports it then has go mod tidy ask
+// the module proxy for it, and fail (argscheck was once left out).
+func TestReadmeQuickStartNamesEveryModule(t *testing.T) {
+	b, err := os.ReadFile("../README.md")
+	require.NoError(t, err)
+	m := quickStartModules.FindSubmatch(b)
+	require.NotNil(t, m, "the Quick start no longer lists the modules of their own")
+	listed := map[string]bool{}
+	for _, w := range regexp.MustCompile("`([a-z]+)`").FindAllSubmatch(m[1], -1) {
+		listed[string(w[1])] = true
+	}
+	named := 0
+	for _, p := range regexp.MustCompile(`github\.com/toolerr/toolerr/([a-z]+)`).FindAllSubmatch(b, -1) {
+		dir := string(p[1])
+		if _, err := os.Stat(filepath.Join("..", dir, "go.mod")); err != nil {
+			continue // a package of the root module (core, resilience, egress)
+		}
+		named++
+		assert.True(t, listed[dir], "README names github.com/toolerr/toolerr/%s, a module of its own, which the Quick start's list (%s) leaves out", dir, strings.TrimSpace(string(m[1])))
+	}
+	assert.Positive(t, named)
+}
