@@ -67,7 +67,8 @@ export function selectTransport(asked) {
   const addon = loadAddon();
   if (!addon) {
     throw new Error(`toolerr: the native addon was asked for (${asked ? 'toolerr/native' : 'TOOLERR_NATIVE=1'}) but toolerr-native is not installed: ` +
-      'npm install toolerr-native (linux-x64, glibc), or set TOOLERR_NATIVE_ADDON, or TOOLERR_NATIVE=0 for the wasm');
+      'npm install ./toolerr-native-<version>.tgz beside toolerr (make packages builds it into dist/packages/; linux-x64, glibc), ' +
+      'or set TOOLERR_NATIVE_ADDON, or TOOLERR_NATIVE=0 for the wasm');
   }
   setTransport(addon);
 }

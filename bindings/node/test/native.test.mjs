@@ -208,6 +208,9 @@ test('the transport: wasm by default, the addon through toolerr/native or TOOLER
   const missing = node(show, { ...env('./native.js', ''), TOOLERR_NATIVE_ADDON: '' });
   assert.notEqual(missing.status, 0);
   assert.match(missing.stderr, /the native addon was asked for \(toolerr\/native\) but toolerr-native is not installed/);
+  // it names the tarball make packages builds, not a registry name nothing of toolerr's is published under
+  assert.match(missing.stderr, /npm install \.\/toolerr-native-<version>\.tgz beside toolerr \(make packages builds it into dist\/packages\//);
+  assert.doesNotMatch(missing.stderr, /npm install toolerr-native\b/);
   const notAddon = node(show, { ...env('./index.js', '1'), TOOLERR_NATIVE_ADDON: fileURLToPath(new URL('../package.json', import.meta.url)) });
   assert.notEqual(notAddon.status, 0);
   assert.match(notAddon.stderr, /the native addon \S+package\.json did not load: \S+package\.json: invalid ELF header/);
