@@ -17,7 +17,7 @@ from typing import Iterator
 
 import pytest
 
-redis = pytest.importorskip("redis", reason="the redis extra is not installed (pip install 'toolerr[redis]')")
+redis = pytest.importorskip("redis", reason="the redis extra is not installed (pip install './toolerr-<version>-py3-none-<platform>.whl[redis]')")
 
 from toolerr.redis_store import CAS_SCRIPT, AsyncRedisStore, RedisStore  # noqa: E402
 from toolerr.runtime import AsyncExecutor, Executor, ToolFailure  # noqa: E402

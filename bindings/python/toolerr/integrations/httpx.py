@@ -1,11 +1,11 @@
-"""toolerr's egress ops as an httpx transport (``pip install 'toolerr[httpx]'``).
+"""toolerr's egress ops as an httpx transport (the wheel's ``httpx`` extra).
 
 ``EgressTransport`` (sync, an ``httpx.BaseTransport``) and
 ``AsyncEgressTransport`` (an ``httpx.AsyncBaseTransport``) wrap the transport
 that makes the requests, so the official provider SDKs run through them by
 their HTTP client option. Each SDK takes clients of its own module: openai
 (3.x) and anthropic (2.x) are on ``httpx2`` (toolerr.integrations.httpx2,
-the same classes built for it, ``pip install 'toolerr[httpx2]'``),
+the same classes built for it, the wheel's ``httpx2`` extra),
 google-genai takes an ``httpx`` client::
 
     from toolerr.integrations import httpx as egress_httpx, httpx2 as egress_httpx2

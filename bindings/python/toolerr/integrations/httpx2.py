@@ -1,4 +1,4 @@
-"""toolerr's egress ops as an httpx2 transport (``pip install 'toolerr[httpx2]'``):
+"""toolerr's egress ops as an httpx2 transport (the wheel's ``httpx2`` extra):
 the classes of toolerr.integrations.httpx (see its doc) built for ``httpx2``,
 the module the openai (3.x) and anthropic (2.x) SDKs take clients of::
 

@@ -1,4 +1,4 @@
-"""toolerr inside LangGraph and LangChain (``pip install 'toolerr[langgraph]'``).
+"""toolerr inside LangGraph and LangChain (the wheel's ``langgraph`` extra).
 
 Two hooks, used together or apart::
 

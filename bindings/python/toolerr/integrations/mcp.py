@@ -1,4 +1,4 @@
-"""toolerr inside MCP servers built with the MCP Python SDK (``pip install 'toolerr[mcp]'``).
+"""toolerr inside MCP servers built with the MCP Python SDK (the wheel's ``mcp`` extra).
 
 A decorator under the server's own::
 

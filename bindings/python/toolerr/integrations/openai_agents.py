@@ -1,4 +1,4 @@
-"""toolerr inside the OpenAI Agents SDK (``pip install 'toolerr[openai-agents]'``).
+"""toolerr inside the OpenAI Agents SDK (the wheel's ``openai-agents`` extra).
 
 Two hooks, used together or apart::
 

@@ -1,4 +1,4 @@
-"""toolerr inside pydantic-ai (``pip install 'toolerr[pydantic-ai]'``).
+"""toolerr inside pydantic-ai (the wheel's ``pydantic-ai`` extra).
 
 Two hooks, used together or apart::
 
