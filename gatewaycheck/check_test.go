@@ -332,6 +332,22 @@ func TestMain_exitStatus(t *testing.T) {
 	assert.Contains(t, errOut.String(), "loopback only")
 }
 
+// TestMain_usage: -h prints the usage on standard output and exits 0, as
+// every toolerr command does (README, "Command-line tool"); a bad flag
+// prints it on standard error and exits 2.
+func TestMain_usage(t *testing.T) {
+	var out, errOut bytes.Buffer
+	assert.Equal(t, 0, Main([]string{"-h"}, &out, &errOut))
+	assert.Contains(t, out.String(), "usage: toolerr-gateway-check")
+	assert.Contains(t, out.String(), "-base-url value")
+	assert.Empty(t, errOut.String())
+	out.Reset()
+	assert.Equal(t, 2, Main([]string{"--no-such-flag"}, &out, &errOut))
+	assert.Contains(t, errOut.String(), "flag provided but not defined: -no-such-flag")
+	assert.Contains(t, errOut.String(), "usage: toolerr-gateway-check")
+	assert.Empty(t, out.String())
+}
+
 // TestMain_gatewayCmd launches this test binary as the gateway (the
 // GWCHECK_HELPER_GATEWAY branch of TestHelperGateway) with the fakes' URLs in
 // its environment, runs the anthropic tests through it and stops it.

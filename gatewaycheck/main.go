@@ -1,6 +1,7 @@
 package gatewaycheck
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"flag"
@@ -41,8 +42,11 @@ flags:
 // exit status: 0, 1 (lost) or 2 (usage or setup error).
 func Main(args []string, stdout, stderr io.Writer) int {
 	fl := flag.NewFlagSet("toolerr-gateway-check", flag.ContinueOnError)
-	fl.SetOutput(stderr)
-	fl.Usage = func() { fmt.Fprint(stderr, usage); fl.PrintDefaults() }
+	// The usage goes to stdout when -h asks for it (as every toolerr command
+	// prints it) and to stderr after a bad flag.
+	var help bytes.Buffer
+	fl.SetOutput(&help)
+	fl.Usage = func() { fmt.Fprint(&help, usage); fl.PrintDefaults() }
 	var bases multiFlag
 	fl.Var(&bases, "base-url", "the gateway's base URL (repeatable; FAMILY=URL sets one ingress family's, e.g. bedrock=http://127.0.0.1:4000/bedrock)")
 	gatewayCmd := fl.String("gateway-cmd", "", "a shell command that starts the gateway pointed at the fakes (GWCHECK_*_URL in its environment); stopped after the run")
@@ -62,8 +66,10 @@ func Main(args []string, stdout, stderr io.Writer) int {
 	apiKey := fl.String("api-key", "", "the credential the client sends the gateway (default gwcheck-key; env GWCHECK_API_KEY)")
 	if err := fl.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
+			stdout.Write(help.Bytes())
 			return 0
 		}
+		stderr.Write(help.Bytes())
 		return 2
 	}
 	fail := func(format string, a ...any) int {

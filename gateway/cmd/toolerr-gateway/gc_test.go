@@ -56,7 +56,7 @@ func TestRun_gcFlags(t *testing.T) {
 	require.Equal(t, 0, <-exit)
 	assert.Equal(t, before.percent, debug.SetGCPercent(before.percent))
 	assert.Equal(t, before.limit, debug.SetMemoryLimit(-1))
-	assert.Equal(t, 2, run(t.Context(), []string{"-gc-percent", "x"}, &nopWriter{}, nil))
+	assert.Equal(t, 2, run(t.Context(), []string{"-gc-percent", "x"}, &nopWriter{}, &nopWriter{}, nil))
 }
 
 type nopWriter struct{}

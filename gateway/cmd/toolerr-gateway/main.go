@@ -22,6 +22,7 @@
 package main
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"flag"
@@ -43,7 +44,7 @@ import (
 func main() {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	os.Exit(run(ctx, os.Args[1:], os.Stderr, nil))
+	os.Exit(run(ctx, os.Args[1:], os.Stdout, os.Stderr, nil))
 }
 
 // options are the command's flags.
@@ -57,9 +58,12 @@ type options struct {
 	gc                                         gcFlags
 }
 
-func parseFlags(args []string, stderr io.Writer) (options, error) {
+// parseFlags reads args; the usage goes to stdout when -h asks for it (as
+// every toolerr command prints it) and to stderr after a bad flag.
+func parseFlags(args []string, stdout, stderr io.Writer) (options, error) {
 	fs := flag.NewFlagSet("toolerr-gateway", flag.ContinueOnError)
-	fs.SetOutput(stderr)
+	var usage bytes.Buffer
+	fs.SetOutput(&usage)
 	var o options
 	def := gateway.DefaultUpstreams()
 	o.bases = map[string]*string{}
@@ -80,6 +84,11 @@ func parseFlags(args []string, stderr io.Writer) (options, error) {
 	fs.StringVar(&o.gc.percent, "gc-percent", "", "GOGC: how far the heap grows past what is live before a collection, in percent, or off (default $GOGC, else 100)")
 	fs.StringVar(&o.gc.limit, "memory-limit", "", "GOMEMLIMIT: a soft limit on the process's Go memory, e.g. 512MiB, or off (default $GOMEMLIMIT, else none)")
 	if err := fs.Parse(args); err != nil {
+		w := stderr
+		if errors.Is(err, flag.ErrHelp) {
+			w = stdout
+		}
+		w.Write(usage.Bytes())
 		return o, err
 	}
 	if fs.NArg() > 0 {
@@ -112,9 +121,10 @@ func (r *routeFlag) Set(v string) error {
 }
 
 // run serves until ctx is done (a signal), then shuts down gracefully. When
-// ready is not nil it receives the address listened on.
-func run(ctx context.Context, args []string, stderr io.Writer, ready chan<- string) int {
-	o, err := parseFlags(args, stderr)
+// ready is not nil it receives the address listened on. stdout takes the
+// usage -h asks for; stderr the logs and errors.
+func run(ctx context.Context, args []string, stdout, stderr io.Writer, ready chan<- string) int {
+	o, err := parseFlags(args, stdout, stderr)
 	if err != nil {
 		if errors.Is(err, flag.ErrHelp) {
 			return 0 // -h asked for the usage, which was printed

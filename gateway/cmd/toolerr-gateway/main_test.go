@@ -28,7 +28,7 @@ func start(t *testing.T, args ...string) (string, context.CancelFunc, <-chan int
 	ready := make(chan string, 1)
 	exit := make(chan int, 1)
 	logs := &lockbuf.Buffer{}
-	go func() { exit <- run(ctx, args, logs, ready) }()
+	go func() { exit <- run(ctx, args, io.Discard, logs, ready) }()
 	select {
 	case addr := <-ready:
 		t.Cleanup(cancel)
@@ -88,13 +88,22 @@ func TestRun_gracefulShutdown(t *testing.T) {
 func TestRun_usage(t *testing.T) {
 	for _, args := range [][]string{{"-upstream-message", "hide"}, {"-log-format", "xml"}, {"extra"}, {"-openai-base", "ftp://x"}, {"-log-level", "loud"}} {
 		var stderr lockbuf.Buffer
-		assert.Equal(t, 2, run(context.Background(), args, &stderr, nil), "%v", args)
+		var stdout lockbuf.Buffer
+		assert.Equal(t, 2, run(context.Background(), args, &stdout, &stderr, nil), "%v", args)
 		assert.Contains(t, stderr.String(), "toolerr-gateway", "%v", args)
+		assert.Empty(t, stdout.String(), "%v", args)
 	}
-	// -h asks for the usage: printed, exit 0, as every toolerr command does.
-	var stderr lockbuf.Buffer
-	assert.Equal(t, 0, run(context.Background(), []string{"-h"}, &stderr, nil))
-	assert.Contains(t, stderr.String(), "-addr string")
+	// -h asks for the usage: on standard output, exit 0, as every toolerr
+	// command prints it (README, "Command-line tool"); a bad flag's usage
+	// goes to standard error.
+	var stdout, stderr lockbuf.Buffer
+	assert.Equal(t, 0, run(context.Background(), []string{"-h"}, &stdout, &stderr, nil))
+	assert.Contains(t, stdout.String(), "-addr string")
+	assert.Empty(t, stderr.String())
+	var badOut, badErr lockbuf.Buffer
+	assert.Equal(t, 2, run(context.Background(), []string{"-no-such-flag"}, &badOut, &badErr, nil))
+	assert.Contains(t, badErr.String(), "-addr string")
+	assert.Empty(t, badOut.String())
 }
 
 // TestRun_netHTTPLogsNoUpstreamBytes: an upstream that writes past its
