@@ -72,4 +72,5 @@ func TestRunGateway_notFound(t *testing.T) {
 	var out, errb bytes.Buffer
 	assert.Equal(t, 2, run([]string{"gateway"}, strings.NewReader(""), &out, &errb))
 	assert.Contains(t, errb.String(), "toolerr-gateway not found beside toolerr or on PATH")
+	assert.Contains(t, errb.String(), "(cd gateway && go install ./cmd/toolerr-gateway)") // as the README's Quick start says
 }

@@ -102,7 +102,10 @@ func external(program string) func(args []string, stdin io.Reader, stdout, stder
 		if path == "" {
 			p, err := exec.LookPath(program)
 			if err != nil {
-				fmt.Fprintf(stderr, "toolerr: %s not found beside toolerr or on PATH (make build puts it in dist/)\n", program)
+				// Its module's folder in a clone: toolerr-gateway's is gateway/, toolerr-gateway-check's gatewaycheck/.
+				mod := strings.ReplaceAll(strings.TrimPrefix(program, "toolerr-"), "-", "")
+				fmt.Fprintf(stderr, "toolerr: %s not found beside toolerr or on PATH (make build puts it in dist/ beside dist/toolerr; "+
+					"after go install ./cmd/toolerr, also run (cd %s && go install ./cmd/%s) in the clone)\n", program, mod, program)
 				return 2
 			}
 			path = p

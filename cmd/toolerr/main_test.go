@@ -264,6 +264,7 @@ func TestRun_externalCommand(t *testing.T) {
 	code, _, stderr := runCLI(t, "", "gateway-check", "--base-url", "http://127.0.0.1:1")
 	assert.Equal(t, 2, code)
 	assert.Contains(t, stderr, "toolerr-gateway-check not found beside toolerr or on PATH")
+	assert.Contains(t, stderr, "(cd gatewaycheck && go install ./cmd/toolerr-gateway-check)")
 
 	script := "#!/bin/sh\necho \"args: $*\"\nread line\necho \"stdin: $line\" >&2\nexit 1\n"
 	require.NoError(t, os.WriteFile(filepath.Join(dir, "toolerr-gateway-check"), []byte(script), 0o755))
