@@ -325,6 +325,15 @@ func TestText_transport(t *testing.T) {
 	}{
 		{"dial tcp 127.0.0.1:9: connect: connection refused", envelope.Transport, true, CauseConnectionRefused},
 		{"read tcp 10.0.0.1:5000->10.0.0.2:443: read: connection reset by peer", envelope.Transport, true, CauseConnectionReset},
+		// Go's net/http: a connection that failed under the request (an
+		// unreadable response, a broken chunked body, HTTP/2's GOAWAY)
+		// was UNEXPECTED_STATUS, never retried
+		{`Post "http://127.0.0.1:8/v1/messages": net/http: HTTP/1.x transport connection broken: malformed HTTP response "\x00\x01"`, envelope.Transport, true, CauseConnectionReset},
+		{`net/http: HTTP/1.x transport connection broken: http: server sent repeated Content-Length headers`, envelope.Transport, true, CauseConnectionReset},
+		{"malformed chunked encoding", envelope.Transport, true, CauseConnectionReset},
+		{"invalid byte in chunk length", envelope.Transport, true, CauseConnectionReset},
+		{`http2: server sent GOAWAY and closed the connection; LastStreamID=1, ErrCode=NO_ERROR, debug=""`, envelope.Transport, true, CauseConnectionReset},
+		{"http2: client connection lost", envelope.Transport, true, CauseConnectionReset},
 		{`Post "https://api.openai.com/v1/chat/completions": context deadline exceeded (Client.Timeout exceeded while awaiting headers)`, envelope.Timeout, true, CauseTimeout},
 		{"dial tcp: lookup api.example.invalid: no such host", envelope.Transport, true, CauseDNS},
 		{"read tcp 1.2.3.4:443: i/o timeout", envelope.Timeout, true, CauseTimeout},

@@ -185,8 +185,16 @@ const (
 // SocketError (code UND_ERR_SOCKET, "there is an error with the socket",
 // undici docs/api/Errors.md; "other side closed" when the server ends the
 // connection before the response is whole, lib/dispatcher/client-h1.js),
-// Python socket, httpx and requests exceptions, Java java.net exceptions.
-func causePhrases() [44][2]string {
+// Python socket, httpx and requests exceptions, Java java.net exceptions;
+// Go's net/http of go1.26: an HTTP/1 response it cannot read (a malformed
+// status line or header, repeated Content-Length) wrapped as "net/http:
+// HTTP/1.x transport connection broken: %w" (transport.go), a body's
+// "malformed chunked encoding" and "invalid byte in chunk length"
+// (internal/chunked.go), and HTTP/2's GoAwayError ("http2: server sent
+// GOAWAY and closed the connection; ...") and "http2: client connection
+// lost" (h2_bundle.go): the connection failed under the request, as a
+// reset does, and a new one may carry it.
+func causePhrases() [49][2]string {
 	return [...][2]string{
 		{"context canceled", CauseCancelled}, {"context cancelled", CauseCancelled},
 		{"operation was canceled", CauseCancelled},
@@ -202,6 +210,9 @@ func causePhrases() [44][2]string {
 		{"server closed", CauseConnectionReset}, {"remote end closed", CauseConnectionReset},
 		{"remotedisconnected", CauseConnectionReset}, {"other side closed", CauseConnectionReset},
 		{"und_err_socket", CauseConnectionReset},
+		{"transport connection broken", CauseConnectionReset}, {"malformed chunked encoding", CauseConnectionReset},
+		{"invalid byte in chunk length", CauseConnectionReset}, {"server sent goaway", CauseConnectionReset},
+		{"client connection lost", CauseConnectionReset},
 		{"no such host", CauseDNS}, {"enotfound", CauseDNS}, {"eai_again", CauseDNS},
 		{"name resolution", CauseDNS}, {"name or service not known", CauseDNS},
 		{"nodename nor servname", CauseDNS}, {"getaddrinfo", CauseDNS}, {"unknownhost", CauseDNS},
