@@ -2,7 +2,6 @@ package core
 
 import (
 	"github.com/toolerr/toolerr/core/internal/canonical"
-	"github.com/toolerr/toolerr/core/internal/format"
 	"github.com/toolerr/toolerr/core/internal/format/dialect"
 	"github.com/toolerr/toolerr/core/internal/request"
 	"github.com/toolerr/toolerr/core/internal/transcript"
@@ -17,8 +16,14 @@ import (
 // skipped (check) or transcoded to its canonical JSON straight from the
 // bytes (canonical.Scanner.AppendCanonical: repair and convert write the
 // body back with only its list replaced), never a value tree of the body.
-// The answer is the bytes opCheckBody, opRepairBody and opConvertBody give
-// (TestFastBody_sameAsGeneral, FuzzFastBody).
+// A conversion to anthropic or gemini whose to comes before the body reads
+// the tools, the tool choice and the parameters from the bytes and writes
+// the target's body from them (the carried form, fast_body_carry.go); one
+// to another format, or whose to comes after the body, reads the other
+// members as values and carries them with request.Carry. The answer is the
+// bytes opCheckBody, opRepairBody and opConvertBody give
+// (TestFastBody_sameAsGeneral, TestFastBody_carriedSameAsGeneral,
+// FuzzFastBody).
 
 // bodyListPath is the list's path in a body fastList answers
 // (request.Body.ListPath).
@@ -42,15 +47,20 @@ type scannedBody struct {
 	// tree holds the other members as values (bodyTree), for a conversion
 	// to another format
 	tree map[string]any
+	// carry is what the carried form reads of them (bodyCarry), their
+	// values in text; carried says scanBody read it so
+	carry   carriedMembers
+	carried bool
 }
 
 // bodyRead is what scanBody keeps of a body's other members.
 type bodyRead uint8
 
 const (
-	bodySkip bodyRead = iota // nothing (check)
-	bodyText                 // their canonical JSON (repair, convert to the body's format)
-	bodyTree                 // their values (convert to another format)
+	bodySkip  bodyRead = iota // nothing (check)
+	bodyText                  // their canonical JSON (repair, convert to the body's format)
+	bodyTree                  // their values (convert to another format)
+	bodyCarry                 // what the carried form reads (convert to anthropic or gemini: fast_body_carry.go)
 )
 
 // scannedMember is one member of a scanned body: its name and its value's
@@ -64,7 +74,7 @@ type scannedMember struct {
 // request.Read reads them: the list under "messages", required, an array
 // only, and no server-side state.
 func bodyShaped(f transcript.Format) bool {
-	sh := format.RequestShape(string(f))
+	sh := requestShapes()[f]
 	return sh != nil && sh.List == "messages" && sh.Required && sh.TextList == nil && sh.Server == nil
 }
 
@@ -74,44 +84,57 @@ func bodyShaped(f transcript.Format) bool {
 // as keep says. It reports false for
 // anything it is not sure of (not an object, no list or one ScanList does
 // not take, a duplicate member, more than maxBodyMembers members, a value
-// Parse refuses): fastList then declines the request.
-func scanBody(s *canonical.Scanner, f transcript.Format, raw dialect.ScanRaw, arena *dialect.Parts, keep bodyRead) (b scannedBody, ok bool) {
-	if !bodyShaped(f) || !s.Byte('{') {
-		return b, false
+// Parse refuses): fastList then declines the request. b is filled in place
+// (its carried tools may be held in b itself).
+func scanBody(s *canonical.Scanner, f transcript.Format, raw dialect.ScanRaw, arena *dialect.Parts, keep bodyRead, b *scannedBody) (ok bool) {
+	if !bodyShaped(f) || keep == bodyCarry && !carrySource(f) || !s.Byte('{') {
+		return false
 	}
+	b.carried = keep == bodyCarry
 	var (
 		names  = make([]string, 0, 8)
 		hasMsg bool
-		tc     canonical.Transcoder
+		tc     = canonical.TakeTranscoder()
 	)
+	defer canonical.PutTranscoder(tc)
+	if keep == bodyCarry {
+		// the members' canonical JSON, then the target's tools written
+		// from it: room for the members of a body with a few tools
+		b.text = make([]byte, 0, min(s.Rest(), 8<<10))
+	}
 	n := 0
 	for ; ; n++ {
 		name, more, ok := s.Member(n)
 		if !ok || n > maxBodyMembers {
-			return b, false
+			return false
 		}
 		if !more {
 			break
 		}
 		for _, seen := range names {
 			if seen == name {
-				return b, false // a duplicate, which Parse refuses
+				return false // a duplicate, which Parse refuses
 			}
 		}
 		names = append(names, name)
 		if name == "messages" {
 			if b.msgs, ok = transcript.ScanList(f, s, 2, raw, arena); !ok {
-				return b, false
+				return false
 			}
 			hasMsg = true
 			continue
 		}
 		from := len(b.text)
 		switch {
+		case keep == bodyCarry:
+			if !b.carryMember(s, name, tc) {
+				return false
+			}
+			continue
 		case keep == bodyTree:
 			v, err := s.Value(2)
 			if err != nil {
-				return b, false
+				return false
 			}
 			if b.tree == nil {
 				b.tree = make(map[string]any, 8)
@@ -123,25 +146,25 @@ func scanBody(s *canonical.Scanner, f transcript.Format, raw dialect.ScanRaw, ar
 			continue
 		case name == "model" && s.Next() == '"':
 			if !s.StringMember(&b.model) {
-				return b, false
+				return false
 			}
 			if keep == bodyText {
 				b.text = canonical.AppendString(b.text, b.model)
 			}
 		case keep == bodyText:
-			if b.text, ok = s.AppendCanonical(b.text, 2, &tc); !ok {
-				return b, false
+			if b.text, ok = s.AppendCanonical(b.text, 2, tc); !ok {
+				return false
 			}
 		default:
 			if s.Skip(2) != nil {
-				return b, false
+				return false
 			}
 		}
 		if keep == bodyText {
 			b.members = append(b.members, scannedMember{name, from, len(b.text)})
 		}
 	}
-	return b, hasMsg && s.Object(n)
+	return hasMsg && s.Object(n)
 }
 
 // options completes o for the body as request.Body.Options does: the list's
@@ -250,17 +273,40 @@ func (b *scannedBody) appendConverted(capacity int, c Conversion, list []any) (r
 	if out, ok = b.appendBody(out, list); !ok {
 		return nil, false
 	}
-	rest := conversionValue(c, "body", nil)
-	delete(rest, "body")
-	for _, k := range canonical.SortedKeys(rest) {
-		var err error
-		out = append(canonical.AppendString(append(out, ','), k), ':')
-		if out, err = canonical.AppendMax(out, rest[k], MaxResponseBytes-2); err != nil {
-			return nil, false
-		}
+	if out, ok = appendConversionMembers(out, c.IDMap, c.NameMap, c.Notes); !ok {
+		return nil, false
 	}
 	if out = append(out, "}}"...); len(out) > MaxResponseBytes-2 {
 		return nil, false
 	}
 	return out, true
+}
+
+// appendConversionMembers appends the id_map, name_map and notes members
+// of a conversion's answer, those not empty, each after its ',', in RFC
+// 8785 order: what canonical.Append writes for them in conversionValue's
+// tree. ok is false when the bytes would pass MaxResponseBytes-2.
+func appendConversionMembers(out []byte, ids, names map[string]string, notes []string) ([]byte, bool) {
+	var err error
+	if len(ids) > 0 {
+		if out, err = canonical.AppendMax(append(out, `,"id_map":`...), ids, MaxResponseBytes-2); err != nil {
+			return nil, false
+		}
+	}
+	if len(names) > 0 {
+		if out, err = canonical.AppendMax(append(out, `,"name_map":`...), names, MaxResponseBytes-2); err != nil {
+			return nil, false
+		}
+	}
+	if len(notes) > 0 {
+		out = append(out, `,"notes":[`...)
+		for i, s := range notes {
+			if i > 0 {
+				out = append(out, ',')
+			}
+			out = canonical.AppendString(out, s)
+		}
+		out = append(out, ']')
+	}
+	return out, len(out) <= MaxResponseBytes-2
 }

@@ -172,12 +172,15 @@ func TestFastBody_answersAsTheBodyOps(t *testing.T) {
 }
 
 // FuzzFastBody holds fastList to the general path on any request, seeded
-// with body requests.
+// with body requests (and conversions of the carried form, carriedRequests).
 func FuzzFastBody(f *testing.F) {
 	for i, s := range bodySeeds(f) {
 		if len(s) <= 20000 && (i < len(bodyOps) || i%40 == 0) {
 			f.Add(s)
 		}
+	}
+	for _, c := range carriedRequests(f, 200, 2) {
+		f.Add(c.req)
 	}
 	f.Fuzz(func(t *testing.T, req []byte) {
 		if len(req) <= MaxRequestBytes {

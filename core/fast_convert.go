@@ -34,18 +34,9 @@ func convertedList(request string, ff, tt transcript.Format, msgs []transcript.M
 	}
 	// the members after messages in RFC 8785 order, each after its ',', as
 	// canonical.Append writes conversionValue's tree of them
-	out := []byte(c.List)
-	if len(c.NameMap) > 0 {
-		var err error
-		if out, err = canonical.AppendMax(append(out, `,"name_map":`...), c.NameMap, MaxResponseBytes-2); err != nil {
-			return nil, false
-		}
-	}
-	if len(c.Notes) > 0 {
-		var err error
-		if out, err = canonical.AppendMax(append(out, `,"notes":`...), c.Notes, MaxResponseBytes-2); err != nil {
-			return nil, false
-		}
+	out, ok := appendConversionMembers([]byte(c.List), nil, c.NameMap, c.Notes)
+	if !ok {
+		return nil, false
 	}
 	if c.System != "" {
 		out = canonical.AppendString(append(out, `,"system":`...), c.System)

@@ -56,7 +56,8 @@ func fastList(request string) (response []byte, ok bool) {
 	if bad != nil || framed && sp.key != "messages" && sp.key != "body" {
 		return nil, false
 	}
-	var body *scannedBody // the request's body, when it gives one
+	var bodyAt scannedBody
+	var body *scannedBody // the request's body (&bodyAt), when it gives one
 	var seen uint64
 	seen, ok = s.ReadObject([]string{"op", "from", "to", "format", "id_rules", "model", "messages", "raw_len", "body"}, func(i int) bool {
 		switch i {
@@ -102,11 +103,14 @@ func fastList(request string) (response []byte, ok bool) {
 			switch {
 			case raw == dialect.RawText:
 				keep = bodyText
+			case op == "convert" && carryTarget(transcript.Format(to)):
+				keep = bodyCarry // to before the body: its writer is known
 			case op == "convert":
 				keep = bodyTree
 			}
-			b, ok := scanBody(s, f, raw, arena, keep)
-			body, msgs = &b, b.msgs
+			body = &bodyAt
+			ok := scanBody(s, f, raw, arena, keep, body)
+			msgs = body.msgs
 			return ok && (!framed || sp.key == "body" && sp.spans(request, start, len(request)-s.Rest()))
 		}
 		msgs, ok = transcript.ScanList(f, s, 1, raw, arena)
@@ -123,6 +127,9 @@ func fastList(request string) (response []byte, ok bool) {
 		ff, tt, o, err := convertOptions(Format(from), Format(to), opts)
 		if err != nil || ff == tt && scanned != dialect.RawText {
 			return nil, false
+		}
+		if ff != tt && body != nil && body.carried {
+			return carriedBody(request, ff, tt, body, msgs, o)
 		}
 		if ff != tt && body != nil {
 			return convertedBody(request, ff, tt, body, msgs, o)

@@ -26,17 +26,28 @@ import (
 // scratch past transcodeKept bytes or transcodeKeptSpans members is left
 // to the collector.
 func AppendObjectText(dst []byte, text string, top func(name string) bool) ([]byte, bool) {
-	t := transcoders.Get().(*Transcoder)
-	defer func() {
-		if cap(t.tmp) > transcodeKept {
-			t.tmp = nil
-		}
-		if cap(t.spans) > transcodeKeptSpans {
-			t.spans = nil
-		}
-		transcoders.Put(t)
-	}()
+	t := TakeTranscoder()
+	defer PutTranscoder(t)
 	return t.AppendObject(dst, text, top)
+}
+
+// TakeTranscoder returns a Transcoder from the pool AppendObjectText draws
+// on, for a reader that transcodes several values of one text
+// (Scanner.AppendCanonical) without scratch space of its own;
+// PutTranscoder gives it back.
+func TakeTranscoder() *Transcoder { return transcoders.Get().(*Transcoder) }
+
+// PutTranscoder puts t, which TakeTranscoder returned and nothing uses any
+// more, back in the pool, its scratch past transcodeKept bytes or
+// transcodeKeptSpans members left to the collector.
+func PutTranscoder(t *Transcoder) {
+	if cap(t.tmp) > transcodeKept {
+		t.tmp = nil
+	}
+	if cap(t.spans) > transcodeKeptSpans {
+		t.spans = nil
+	}
+	transcoders.Put(t)
 }
 
 // transcoders are AppendObjectText's Transcoders.

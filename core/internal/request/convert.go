@@ -1,6 +1,7 @@
 package request
 
 import (
+	"slices"
 	"sort"
 	"strings"
 
@@ -88,17 +89,46 @@ func Carry(from, to transcript.Format, rest map[string]any, path string, conv tr
 	dst.WriteTools(out, tools, &n)
 	writeParams(dst, out, params, to, &n)
 
-	notes := make([]string, 0, len(conv.Notes)+len(n.List)+1)
-	for _, s := range conv.Notes {
+	return Converted{Body: out, IDMap: conv.IDMap, NameMap: conv.NameMap, Notes: CarryNotes(from, to, conv.Notes, n.List, leftover(rest, parents))}, nil
+}
+
+// CarryNotes are the notes of a body carried from format from to format to,
+// in Carry's order: the list conversion's notes (list; but the one saying
+// system text moved out of the list, which the body holds in the target's
+// place), then those of reading and writing the body's members (members),
+// then one naming the members no reader took (left, as read: each shown by
+// its dialect.DisplayName, "(unnamed)" when it has none, sorted), when
+// there are any. It changes none of its slices.
+func CarryNotes(from, to transcript.Format, list, members, left []string) []string {
+	var notes []string
+	add := func(s string) {
+		if notes == nil {
+			notes = make([]string, 0, len(list)+len(members)+1)
+		}
+		notes = append(notes, s)
+	}
+	for _, s := range list {
 		if !strings.HasPrefix(s, "system text moved out of the list") { // the body holds it in the target's place
-			notes = append(notes, s)
+			add(s)
 		}
 	}
-	notes = append(notes, n.List...)
-	if left := leftover(rest, parents); len(left) > 0 {
-		notes = append(notes, "dropped body members "+string(from)+" carries that "+string(to)+" has no place for: "+strings.Join(left, ", "))
+	for _, s := range members {
+		add(s)
 	}
-	return Converted{Body: out, IDMap: conv.IDMap, NameMap: conv.NameMap, Notes: notes}, nil
+	if len(left) > 0 {
+		shown := make([]string, len(left))
+		for i, s := range left {
+			if shown[i] = dialect.DisplayName(s); shown[i] == "" {
+				shown[i] = "(unnamed)"
+			}
+		}
+		sort.Strings(shown)
+		add("dropped body members " + string(from) + " carries that " + string(to) + " has no place for: " + strings.Join(shown, ", "))
+	}
+	if notes == nil {
+		return []string{} // Converted.Notes is never nil
+	}
+	return notes
 }
 
 // renameTools gives the tools the names the conversion gave their calls
@@ -171,13 +201,15 @@ func nestedCopy(rest map[string]any, parent string, proto bool) map[string]any {
 // path), and notes those dst has no place for and those it requires but the
 // body lacks.
 func writeParams(dst *dialect.Request, out map[string]any, params map[string]any, to transcript.Format, n *dialect.Notes) {
-	placed := map[string]bool{}
+	given := make([]string, 0, len(params))
+	for name := range params {
+		given = append(given, name)
+	}
 	for _, p := range dst.Params {
 		v, ok := params[p.Name]
 		if !ok {
 			continue
 		}
-		placed[p.Name] = true
 		if s, isStr := v.(string); isStr && p.Name == "stop" {
 			v = []any{s} // Chat Completions also takes one string; every format takes a list
 		}
@@ -194,30 +226,35 @@ func writeParams(dst *dialect.Request, out map[string]any, params map[string]any
 		}
 		obj[key] = v
 	}
-	var lost []string
-	for name := range params {
-		if !placed[name] {
-			lost = append(lost, name)
+	ParamNotes(dst, to, given, n)
+}
+
+// ParamNotes notes, as a conversion of a body to format to (shape dst)
+// does, the generation parameters of given (their neutral names, in any
+// order) that dst has no place for, sorted by name, then each parameter dst
+// requires that given lacks. It sorts given.
+func ParamNotes(dst *dialect.Request, to transcript.Format, given []string, n *dialect.Notes) {
+	sort.Strings(given)
+	for _, name := range given {
+		if dst.HasParam(name) {
+			continue
 		}
-	}
-	sort.Strings(lost)
-	for _, name := range lost {
-		why := string(to) + " has no place for it"
+		why := " has no place for it"
 		if name == "model" {
-			why = string(to) + " takes the model in the URL, not the body"
+			why = " takes the model in the URL, not the body"
 		} else if name == "stream" {
-			why = string(to) + " streams through another endpoint, not a body member"
+			why = " streams through another endpoint, not a body member"
 		}
-		n.Add("dropped the " + name + " parameter: " + why)
+		n.Add("dropped the " + name + " parameter: " + string(to) + why)
 	}
 	for _, name := range dst.Require {
-		if _, ok := params[name]; !ok {
+		if !slices.Contains(given, name) {
 			n.Add(string(to) + " requires " + name + " and the body gives none: set it before sending")
 		}
 	}
 }
 
-// leftover names the members of rest no reader took, sorted; a nested
+// leftover names the members of rest no reader took, in no order; a nested
 // parameter object is named member by member (generationConfig.candidateCount).
 func leftover(rest map[string]any, parents map[string]bool) []string {
 	var out []string
@@ -230,13 +267,5 @@ func leftover(rest map[string]any, parents map[string]bool) []string {
 		}
 		out = append(out, k)
 	}
-	for i, s := range out {
-		if d := dialect.DisplayName(s); d != "" {
-			out[i] = d
-		} else {
-			out[i] = "(unnamed)"
-		}
-	}
-	sort.Strings(out)
 	return out
 }

@@ -57,6 +57,17 @@ type Request struct {
 	ProtoJSON bool
 }
 
+// HasParam reports whether r has a place for the generation parameter of
+// neutral name name (one of its Params).
+func (r *Request) HasParam(name string) bool {
+	for _, p := range r.Params {
+		if p.Name == name {
+			return true
+		}
+	}
+	return false
+}
+
 // Server is the server-side state a request builds on: a Responses
 // previous_response_id or conversation id. Calls being answered may live
 // there and not in the local list.

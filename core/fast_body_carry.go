@@ -1,0 +1,568 @@
+package core
+
+import (
+	"strings"
+	"sync"
+
+	"github.com/toolerr/toolerr/core/internal/canonical"
+	"github.com/toolerr/toolerr/core/internal/format"
+	"github.com/toolerr/toolerr/core/internal/format/dialect"
+	"github.com/toolerr/toolerr/core/internal/request"
+	"github.com/toolerr/toolerr/core/internal/transcript"
+)
+
+// The carried form of fastList's body conversion: an openai-chat body
+// converted to anthropic or gemini (whose writers copy a tool's JSON Schema
+// as read: input_schema, parametersJsonSchema) without a value tree of its
+// other members. scanBody (bodyCarry) reads the function tools (name,
+// description, the parameters as their canonical JSON, strict), the tool
+// choice, parallel_tool_calls and the generation parameters from the bytes,
+// each value as its canonical JSON (canonical.Scanner.AppendCanonical), and
+// the names of the members no reader takes; carriedBody writes the target's
+// body straight from them around the converted list, in RFC 8785 order, as
+// request.Carry and canonical.Append write it. It declines (the general
+// path answers) anything that would make request.Carry note or refuse a
+// member by its value (a hosted tool, a tool or function member other than
+// those, a tool choice the target cannot take, a value of the wrong type)
+// and any conversion that renames functions (name_map), so that the answer
+// is the general path's byte for byte (TestFastBody_sameAsGeneral,
+// TestFastBody_hostileSameAsGeneral, FuzzFastBody).
+
+// carriedMembers is what scanBody (bodyCarry) keeps of a body's members
+// beside its list and model: each value a span of the scannedBody's text.
+type carriedMembers struct {
+	tools []carriedTool
+	// choice is the tool choice read (Mode "" for none)
+	choice dialect.Choice
+	// parallel is parallel_tool_calls: 0 not given (or null), 1 true, -1 false
+	parallel int8
+	// params are the generation parameters given, by their index in the
+	// source shape's Params (maxCarriedParams at most)
+	params [maxCarriedParams]carriedParam
+	// left are the names of the members no reader takes, as read
+	left []string
+	// toolsAt holds the first tools, so that a body of a few tools reads
+	// them without a slice of their own
+	toolsAt [8]carriedTool
+}
+
+// maxCarriedParams is the most generation parameters a source shape of the
+// carried form may have (openai-chat has 15).
+const maxCarriedParams = 24
+
+// carriedTool is one function tool of a body: its name, its description
+// ("" for none), its parameters' canonical JSON (text[schemaFrom:schemaTo];
+// empty for none) and its strict flag (0 none, 1 true, -1 false).
+type carriedTool struct {
+	name, description  string
+	schemaFrom, schema int
+	strict             int8
+}
+
+// carriedParam is one generation parameter as given: set when a member of
+// one of its names is (not null), alt the index of that name among the
+// names of its Path (the first one's kept, as request.Carry's readParams
+// keeps it), its canonical JSON text[from:to].
+type carriedParam struct {
+	set      bool
+	alt      int
+	from, to int
+}
+
+// requestShapes are the request shapes of the transcript formats by name
+// (format.RequestShape), made once: RequestShape builds one per call. The
+// fast paths only read them.
+var requestShapes = sync.OnceValue(func() map[transcript.Format]*dialect.Request {
+	m := map[transcript.Format]*dialect.Request{}
+	for _, f := range format.TranscriptNames() {
+		if sh := format.RequestShape(f); sh != nil {
+			m[transcript.Format(f)] = sh
+		}
+	}
+	return m
+})
+
+// carrySource reports whether a body of format f is one scanBody reads in
+// the carried form: openai-chat, whose shape has no system member, no
+// server-side state, no proto names and no nested parameter.
+func carrySource(f transcript.Format) bool {
+	src := requestShapes()[f]
+	if f != "openai-chat" || src == nil || src.ReadSystem != nil || src.Server != nil || src.ProtoJSON || len(src.Params) > maxCarriedParams {
+		return false
+	}
+	for _, p := range src.Params {
+		if strings.Contains(p.Path, ".") {
+			return false
+		}
+	}
+	return true
+}
+
+// carryTarget reports whether carriedBody writes bodies of format t.
+func carryTarget(t transcript.Format) bool { return t == "anthropic" || t == "gemini" }
+
+// paramOf finds name among the member names of src's generation
+// parameters: its parameter's index and its index in that Path.
+func paramOf(src *dialect.Request, name string) (param, alt int, ok bool) {
+	for i, p := range src.Params {
+		rest := p.Path
+		for k := 0; rest != ""; k++ {
+			var alt string
+			alt, rest, _ = strings.Cut(rest, "|")
+			if alt == name {
+				return i, k, true
+			}
+		}
+	}
+	return 0, 0, false
+}
+
+// carryMember reads the value of the body member name (neither messages
+// nor a duplicate) at s for the carried form, at nesting level 2. It
+// reports false for a value the carried form does not take.
+func (b *scannedBody) carryMember(s *canonical.Scanner, name string, tc *canonical.Transcoder) bool {
+	c := &b.carry
+	switch name {
+	case "tools":
+		return b.carryTools(s, tc)
+	case "tool_choice":
+		return c.readChoice(s)
+	case "parallel_tool_calls":
+		if s.Null() {
+			return true
+		}
+		v, ok := s.Bool()
+		c.parallel = -1
+		if v {
+			c.parallel = 1
+		}
+		return ok
+	}
+	i, alt, ok := paramOf(requestShapes()["openai-chat"], name)
+	if !ok {
+		c.left = append(c.left, name)
+		return s.Skip(2) == nil
+	}
+	if s.Null() {
+		return true // taken, and not carried: request.Carry reads no null parameter
+	}
+	from := len(b.text)
+	if name == "model" && s.Next() == '"' {
+		if !s.StringMember(&b.model) {
+			return false
+		}
+		b.text = canonical.AppendString(b.text, b.model)
+	} else if b.text, ok = s.AppendCanonical(b.text, 2, tc); !ok {
+		return false
+	}
+	if p := &c.params[i]; !p.set || alt < p.alt {
+		*p = carriedParam{true, alt, from, len(b.text)}
+	}
+	return true
+}
+
+// carryTools reads the tools member: null, or an array of function tools
+// {"type": "function", "function": {"name", "description"?, "parameters"?,
+// "strict"?}}, type optional.
+func (b *scannedBody) carryTools(s *canonical.Scanner, tc *canonical.Transcoder) bool {
+	if s.Null() {
+		return true
+	}
+	if !s.Byte('[') {
+		return false
+	}
+	n := 0
+	for ; ; n++ {
+		more, ok := s.Elem(n)
+		if !ok {
+			return false
+		}
+		if !more {
+			break
+		}
+		var t carriedTool
+		if _, ok := functionObject(s, func() bool { return b.carryFunction(s, &t, tc) }); !ok {
+			return false
+		}
+		if b.carry.tools == nil {
+			b.carry.tools = b.carry.toolsAt[:0]
+		}
+		b.carry.tools = append(b.carry.tools, t)
+	}
+	return s.Array(n)
+}
+
+// carryFunction reads a tool's function object (nesting level 4) into t.
+func (b *scannedBody) carryFunction(s *canonical.Scanner, t *carriedTool, tc *canonical.Transcoder) bool {
+	seen, ok := canonical.EachOnce(s, func(name string) (uint8, bool) {
+		switch name {
+		case "name":
+			return 1, s.StringMember(&t.name) && t.name != ""
+		case "description":
+			return 2, s.Null() || s.StringMember(&t.description)
+		case "parameters":
+			if s.Null() {
+				return 4, true
+			}
+			if s.Next() != '{' {
+				return 4, false
+			}
+			var ok bool
+			t.schemaFrom = len(b.text)
+			b.text, ok = s.AppendCanonical(b.text, 5, tc)
+			t.schema = len(b.text)
+			return 4, ok
+		case "strict":
+			if s.Null() {
+				return 8, true
+			}
+			v, ok := s.Bool()
+			t.strict = -1
+			if v {
+				t.strict = 1
+			}
+			return 8, ok
+		}
+		return 0, false
+	})
+	return ok && seen&1 != 0
+}
+
+// readChoice reads tool_choice: null, "none", "auto", "required", or
+// {"type": "function", "function": {"name"}}.
+func (c *carriedMembers) readChoice(s *canonical.Scanner) bool {
+	switch s.Next() {
+	case 'n':
+		return s.Null()
+	case '"':
+		var v string
+		if !s.StringMember(&v) || v != "none" && v != "auto" && v != "required" {
+			return false
+		}
+		c.choice.Mode = v
+		return true
+	}
+	typed, ok := functionObject(s, func() bool {
+		named, ok := canonical.EachOnce(s, func(name string) (uint8, bool) {
+			return 1, name == "name" && s.StringMember(&c.choice.Name) && c.choice.Name != ""
+		})
+		return ok && named == 1
+	})
+	c.choice.Mode = "tool"
+	return ok && typed
+}
+
+// functionObject reads an object {"type": "function", "function": ...} at
+// s, the function member's value read by function; typed says whether it
+// had its type. ok is false for any other member or type, a duplicate, or
+// no function member.
+func functionObject(s *canonical.Scanner, function func() bool) (typed, ok bool) {
+	seen, ok := canonical.EachOnce(s, func(name string) (uint8, bool) {
+		switch name {
+		case "type":
+			var typ string
+			return 1, s.StringMember(&typ) && typ == "function"
+		case "function":
+			return 2, function()
+		}
+		return 0, false
+	})
+	return seen&1 != 0, ok && seen&2 != 0
+}
+
+// bodyEntry is one member of the body carriedBody writes (the list's
+// aside): its name and its value's canonical JSON, text[from:to] of the
+// scannedBody.
+type bodyEntry struct {
+	name     string
+	from, to int
+}
+
+// carriedBody answers fastList's conversion of a body read in the carried
+// form (scanBody, bodyCarry) from ff to tt (carryTarget), as opConvertBody
+// does: the response written from its head, the body's members that sort
+// before the list, the list converted straight after them
+// (Options.Encoded, Options.Into), then the members after it and the
+// answer's id_map and notes. ok is false, for the general path to answer,
+// for a conversion that refuses the list, renames functions or cannot
+// encode a value, and for an answer that would reach MaxResponseBytes.
+func carriedBody(req string, ff, tt transcript.Format, b *scannedBody, msgs []transcript.Message, o transcript.Options) (response []byte, ok bool) {
+	src, dst := requestShapes()[ff], requestShapes()[tt]
+	if !carryTarget(tt) || dst == nil {
+		return nil, false
+	}
+	if o = b.options(o); transcript.CheckConvert(ff, tt, o) != nil {
+		return nil, false
+	}
+	c := &b.carry
+	var n dialect.Notes
+	entries := make([]bodyEntry, 0, 16)
+	// the generation parameters: each the first of its names given, in the
+	// target's place for it (request.Carry's readParams and writeParams)
+	var givenAt [maxCarriedParams]string
+	given := givenAt[:0]
+	for i, p := range c.params[:len(src.Params)] {
+		if p.set {
+			given = append(given, src.Params[i].Name)
+		}
+	}
+	var nestedAt [16]bodyEntry
+	nested := nestedAt[:0] // members of the target's nested parameter objects, named parent.key
+	for _, p := range dst.Params {
+		i := srcParam(src, p.Name)
+		if i < 0 || !c.params[i].set {
+			continue
+		}
+		v := c.params[i]
+		if p.Name == "stop" && b.text[v.from] == '"' {
+			// one string: every format takes a list
+			from := len(b.text)
+			b.text = append(append(append(b.text, '['), b.text[v.from:v.to]...), ']')
+			v.from, v.to = from, len(b.text)
+		}
+		path, _, _ := strings.Cut(p.Path, "|")
+		if _, _, isNested := strings.Cut(path, "."); isNested {
+			nested = append(nested, bodyEntry{path, v.from, v.to})
+			continue
+		}
+		entries = append(entries, bodyEntry{path, v.from, v.to})
+	}
+	// each parent object written as one value, its members in order: sorted
+	// by their whole names, those of one parent are next to each other
+	nested = sortEntries(nested)
+	for i := 0; i < len(nested); {
+		parent, _, _ := strings.Cut(nested[i].name, ".")
+		from := len(b.text)
+		b.text = append(b.text, '{')
+		for k := i; i < len(nested) && strings.HasPrefix(nested[i].name, parent) && nested[i].name[len(parent)] == '.'; i++ {
+			if i > k {
+				b.text = append(b.text, ',')
+			}
+			e := nested[i]
+			b.text = append(canonical.AppendString(b.text, e.name[len(parent)+1:]), ':')
+			b.text = append(b.text, b.text[e.from:e.to]...)
+		}
+		b.text = append(b.text, '}')
+		entries = append(entries, bodyEntry{parent, from, len(b.text)})
+	}
+	request.ParamNotes(dst, tt, given, &n)
+	// the tools and the tool choice (WriteTools)
+	if len(c.tools) > 0 {
+		from := len(b.text)
+		b.text = b.appendTools(b.text, tt)
+		entries = append(entries, bodyEntry{"tools", from, len(b.text)})
+	}
+	from := len(b.text)
+	var choiceKey string
+	if choiceKey, b.text = appendChoice(b.text, tt, c.choice, c.parallel); choiceKey != "" {
+		entries = append(entries, bodyEntry{choiceKey, from, len(b.text)})
+	}
+	var toolNotes []string
+	if c.parallel < 0 || c.anyStrict() {
+		// the notes WriteTools writes for a strict flag or the
+		// parallel-calls switch off, its body thrown away
+		var tn dialect.Notes
+		dst.WriteTools(map[string]any{}, c.neutralTools(), &tn)
+		toolNotes = tn.List
+	}
+	entries = sortEntries(entries)
+
+	// the response up to the list, then the list (Options.Into)
+	o.Encoded = true
+	o.Into = append(make([]byte, 0, responseCap(len(req))+len(req)/4), okPrefix+`{"body":{`...)
+	at := 0 // the first entry after the list
+	for at < len(entries) && canonical.LessUTF16(entries[at].name, dst.List) {
+		at++
+	}
+	o.Into = b.appendEntries(o.Into, entries[:at], nil)
+	if at > 0 {
+		o.Into = append(o.Into, ',')
+	}
+	o.Into = append(canonical.AppendString(o.Into, dst.List), ':')
+	conv := transcript.Convert(ff, tt, msgs, o)
+	if conv.List == nil || len(conv.List) >= MaxResponseBytes || len(conv.NameMap) > 0 {
+		return nil, false // name_map: the tools would be renamed too (request.Carry's renameTools)
+	}
+	after := entries[at:]
+	if conv.System != "" {
+		key, from := "", len(b.text)
+		if key, b.text = appendSystem(b.text, tt, conv.System); canonical.LessUTF16(key, dst.List) {
+			return nil, false // it would sort before the list, written already
+		}
+		after = sortEntries(append(after, bodyEntry{key, from, len(b.text)}))
+	}
+	out := b.appendEntries([]byte(conv.List), after, []byte{','})
+	out = append(out, '}')
+	if len(toolNotes) > 0 {
+		n.List = append(toolNotes, n.List...) // WriteTools notes before writeParams
+	}
+	notes := request.CarryNotes(ff, tt, conv.Notes, n.List, c.left)
+	if out, ok = appendConversionMembers(out, conv.IDMap, nil, notes); !ok {
+		return nil, false
+	}
+	if out = append(out, "}}"...); len(out) > MaxResponseBytes-2 {
+		return nil, false
+	}
+	return out, true
+}
+
+// srcParam is the index in src.Params of the parameter of neutral name
+// name, or -1.
+func srcParam(src *dialect.Request, name string) int {
+	for i, p := range src.Params {
+		if p.Name == name {
+			return i
+		}
+	}
+	return -1
+}
+
+// sortEntries sorts es by name in RFC 8785 order and returns it.
+func sortEntries(es []bodyEntry) []bodyEntry {
+	for i := 1; i < len(es); i++ {
+		for j := i; j > 0 && canonical.LessUTF16(es[j].name, es[j-1].name); j-- {
+			es[j], es[j-1] = es[j-1], es[j]
+		}
+	}
+	return es
+}
+
+// appendEntries appends each of es as "name":value, each after lead (a
+// ',', or nothing) and separated by commas.
+func (b *scannedBody) appendEntries(dst []byte, es []bodyEntry, lead []byte) []byte {
+	for k, e := range es {
+		if k > 0 {
+			dst = append(dst, ',')
+		} else {
+			dst = append(dst, lead...)
+		}
+		dst = append(canonical.AppendString(dst, e.name), ':')
+		dst = append(dst, b.text[e.from:e.to]...)
+	}
+	return dst
+}
+
+// anyStrict reports whether a tool has strict true (a note in the target).
+func (c *carriedMembers) anyStrict() bool {
+	for _, t := range c.tools {
+		if t.strict > 0 {
+			return true
+		}
+	}
+	return false
+}
+
+// neutralTools are the tools, choice and parallel switch as
+// dialect.Tools, without their schemas: what WriteTools notes from.
+func (c *carriedMembers) neutralTools() dialect.Tools {
+	t := dialect.Tools{Defs: make([]dialect.Tool, len(c.tools)), Choice: c.choice}
+	for i, d := range c.tools {
+		t.Defs[i] = dialect.Tool{Name: d.name, Description: d.description}
+		if d.strict != 0 {
+			v := d.strict > 0
+			t.Defs[i].Strict = &v
+		}
+	}
+	if c.parallel != 0 {
+		v := c.parallel > 0
+		t.Parallel = &v
+	}
+	return t
+}
+
+// appendTools appends the tools' value in format tt, as its WriteTools
+// writes them: Anthropic's [{description?, input_schema, name}] (an
+// ObjectSchema for a tool without parameters), Gemini's
+// [{"functionDeclarations": [{description?, name, parametersJsonSchema?}]}].
+func (b *scannedBody) appendTools(dst []byte, tt transcript.Format) []byte {
+	gemini := tt == "gemini"
+	if gemini {
+		dst = append(dst, `[{"functionDeclarations":`...)
+	}
+	dst = append(dst, '[')
+	for i, t := range b.carry.tools {
+		if i > 0 {
+			dst = append(dst, ',')
+		}
+		dst = append(dst, '{')
+		if t.description != "" {
+			dst = append(canonical.AppendString(append(dst, `"description":`...), t.description), ',')
+		}
+		schema := b.text[t.schemaFrom:t.schema]
+		if gemini {
+			dst = canonical.AppendString(append(dst, `"name":`...), t.name)
+			if len(schema) > 0 {
+				dst = append(append(dst, `,"parametersJsonSchema":`...), schema...)
+			}
+		} else {
+			if len(schema) == 0 {
+				schema = []byte(`{"properties":{},"type":"object"}`) // dialect.ObjectSchema
+			}
+			dst = append(append(dst, `"input_schema":`...), schema...)
+			dst = canonical.AppendString(append(dst, `,"name":`...), t.name)
+		}
+		dst = append(dst, '}')
+	}
+	dst = append(dst, ']')
+	if gemini {
+		dst = append(dst, "}]"...)
+	}
+	return dst
+}
+
+// appendChoice appends the tool choice (and, for Anthropic, the
+// parallel-calls switch off) as tt's WriteTools writes it, and returns its
+// member's name ("" and dst unchanged when tt writes none): Anthropic's
+// tool_choice {disable_parallel_tool_use?, name?, type}, Gemini's
+// toolConfig {"functionCallingConfig": {allowedFunctionNames?, mode}}.
+func appendChoice(dst []byte, tt transcript.Format, c dialect.Choice, parallel int8) (string, []byte) {
+	if tt == "gemini" {
+		var mode string
+		switch c.Mode {
+		case "auto", "none":
+			mode = strings.ToUpper(c.Mode)
+		case "required", "tool":
+			mode = "ANY"
+		default:
+			return "", dst
+		}
+		dst = append(dst, `{"functionCallingConfig":{`...)
+		if c.Mode == "tool" {
+			dst = append(canonical.AppendString(append(dst, `"allowedFunctionNames":[`...), c.Name), "],"...)
+		}
+		return "toolConfig", append(append(append(dst, `"mode":"`...), mode...), `"}}`...)
+	}
+	typ := c.Mode
+	switch typ {
+	case "required":
+		typ = "any"
+	case "auto", "none", "tool":
+	default:
+		typ = ""
+	}
+	if typ == "" && parallel >= 0 {
+		return "", dst
+	}
+	dst = append(dst, '{')
+	if parallel < 0 {
+		if typ == "" {
+			typ = "auto"
+		}
+		dst = append(dst, `"disable_parallel_tool_use":true,`...)
+	}
+	if c.Mode == "tool" {
+		dst = append(canonical.AppendString(append(dst, `"name":`...), c.Name), ',')
+	}
+	return "tool_choice", append(append(append(dst, `"type":"`...), typ...), `"}`...)
+}
+
+// appendSystem appends the system prompt text as tt's WriteSystem writes
+// it, and returns its member's name: Anthropic's system string, Gemini's
+// systemInstruction {"parts": [{"text"}]}.
+func appendSystem(dst []byte, tt transcript.Format, text string) (string, []byte) {
+	if tt == "gemini" {
+		dst = canonical.AppendString(append(dst, `{"parts":[{"text":`...), text)
+		return "systemInstruction", append(dst, "}]}"...)
+	}
+	return "system", canonical.AppendString(dst, text)
+}
