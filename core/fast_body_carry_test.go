@@ -93,7 +93,8 @@ type carriedRequest struct {
 // anthropic and gemini, deterministically (seed): each body up to seven
 // members of carryMembers (a name twice now and then) and one list of
 // carryLists in random order, the request's to before its body (the
-// carried form) or, one in eight, after it (the tree form).
+// carried form) or, one in eight, after it (the tree form), one in five
+// with id_rules and one in five with a model of its own.
 func carriedRequests(tb testing.TB, n int, seed uint64) []carriedRequest {
 	ms, lists := carryMembers(), carryLists(tb)
 	r := rand.New(rand.NewPCG(seed, 12))
@@ -117,11 +118,12 @@ func carriedRequests(tb testing.TB, n int, seed uint64) []carriedRequest {
 		sep := []string{",", ", ", ",\n\t"}[r.IntN(3)]
 		body := "{" + strings.Join(parts, sep) + "}"
 		to := []string{"anthropic", "gemini"}[r.IntN(2)]
+		opts := []string{``, ``, ``, `"id_rules":"mistral",`, `"model":"o1-mini",`}[r.IntN(5)]
 		c := carriedRequest{members: picked, carried: r.IntN(8) > 0}
 		if c.carried {
-			c.req = []byte(`{"op":"convert","from":"openai-chat","to":"` + to + `","body":` + body + `}`)
+			c.req = []byte(`{"op":"convert","from":"openai-chat",` + opts + `"to":"` + to + `","body":` + body + `}`)
 		} else {
-			c.req = []byte(`{"op":"convert","from":"openai-chat","body":` + body + `,"to":"` + to + `"}`)
+			c.req = []byte(`{"op":"convert","from":"openai-chat",` + opts + `"body":` + body + `,"to":"` + to + `"}`)
 		}
 		out = append(out, c)
 	}
