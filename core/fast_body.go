@@ -16,9 +16,11 @@ import (
 // skipped (check) or transcoded to its canonical JSON straight from the
 // bytes (canonical.Scanner.AppendCanonical: repair and convert write the
 // body back with only its list replaced), never a value tree of the body.
-// A conversion to anthropic or gemini whose to comes before the body reads
-// the tools, the tool choice and the parameters from the bytes and writes
-// the target's body from them (the carried form, fast_body_carry.go); one
+// A conversion to a format whose request shape writes its tools, tool
+// choice and system prompt as bytes (dialect.Request.AppendTools, carryTarget)
+// whose to comes before the body reads the tools, the tool choice and the
+// parameters from the bytes and writes the target's body from them (the
+// carried form, fast_body_carry.go); one
 // to another format, or whose to comes after the body, reads the other
 // members as values and carries them with request.Carry. The answer is the
 // bytes opCheckBody, opRepairBody and opConvertBody give
@@ -60,7 +62,7 @@ const (
 	bodySkip  bodyRead = iota // nothing (check)
 	bodyText                  // their canonical JSON (repair, convert to the body's format)
 	bodyTree                  // their values (convert to another format)
-	bodyCarry                 // what the carried form reads (convert to anthropic or gemini: fast_body_carry.go)
+	bodyCarry                 // what the carried form reads (convert to a carryTarget: fast_body_carry.go)
 )
 
 // scannedMember is one member of a scanned body: its name and its value's
@@ -90,7 +92,9 @@ func scanBody(s *canonical.Scanner, f transcript.Format, raw dialect.ScanRaw, ar
 	if !bodyShaped(f) || keep == bodyCarry && !carrySource(f) || !s.Byte('{') {
 		return false
 	}
-	b.carried = keep == bodyCarry
+	if b.carried = keep == bodyCarry; b.carried {
+		b.carry.src = requestShapes()[f]
+	}
 	var (
 		names  = make([]string, 0, 8)
 		hasMsg bool

@@ -12,21 +12,26 @@ import (
 )
 
 // The carried form of fastList's body conversion: an openai-chat body
-// converted to anthropic or gemini (whose writers copy a tool's JSON Schema
-// as read: input_schema, parametersJsonSchema) without a value tree of its
-// other members. scanBody (bodyCarry) reads the function tools (name,
-// description, the parameters as their canonical JSON, strict), the tool
-// choice, parallel_tool_calls and the generation parameters from the bytes,
-// each value as its canonical JSON (canonical.Scanner.AppendCanonical), and
-// the names of the members no reader takes; carriedBody writes the target's
-// body straight from them around the converted list, in RFC 8785 order, as
-// request.Carry and canonical.Append write it. It declines (the general
-// path answers) anything that would make request.Carry note or refuse a
-// member by its value (a hosted tool, a tool or function member other than
-// those, a tool choice the target cannot take, a value of the wrong type)
-// and any conversion that renames functions (name_map), so that the answer
-// is the general path's byte for byte (TestFastBody_sameAsGeneral,
-// TestFastBody_hostileSameAsGeneral, FuzzFastBody).
+// converted to a format whose request shape writes its tools, tool choice
+// and system prompt as bytes (carryTarget: dialect.Request's AppendTools,
+// AppendChoice and AppendSystem, each tool's JSON Schema copied as read),
+// without a value tree of its other members. scanBody (bodyCarry) reads
+// the function tools (name, description, the parameters as their canonical
+// JSON, strict), the tool choice, parallel_tool_calls and the generation
+// parameters from the bytes, each value as its canonical JSON
+// (canonical.Scanner.AppendCanonical), and the names of the members no
+// reader takes; carriedBody writes the target's body straight from them
+// around the converted list, in RFC 8785 order, as request.Carry and
+// canonical.Append write it: the generation parameters where the target's
+// Params place them, the tools, the choice and the system prompt through
+// its hooks (each provider's wire shape lives in its own package). It
+// declines (the general path answers) anything that would make
+// request.Carry note or refuse a member by its value (a hosted tool, a
+// tool or function member other than those, a tool choice the target
+// cannot take, a value of the wrong type) and any conversion that renames
+// functions (name_map), so that the answer is the general path's byte for
+// byte (TestFastBody_sameAsGeneral, TestFastBody_hostileSameAsGeneral,
+// FuzzFastBody).
 
 // carriedMembers is what scanBody (bodyCarry) keeps of a body's members
 // beside its list and model: each value a span of the scannedBody's text.
@@ -41,9 +46,13 @@ type carriedMembers struct {
 	params [maxCarriedParams]carriedParam
 	// left are the names of the members no reader takes, as read
 	left []string
+	// src is the source format's request shape (carrySource)
+	src *dialect.Request
 	// toolsAt holds the first tools, so that a body of a few tools reads
-	// them without a slice of their own
+	// them without a slice of their own; rawAt the first of them as the
+	// target's AppendTools takes them
 	toolsAt [8]carriedTool
+	rawAt   [8]dialect.RawTool
 }
 
 // maxCarriedParams is the most generation parameters a source shape of the
@@ -98,8 +107,12 @@ func carrySource(f transcript.Format) bool {
 	return true
 }
 
-// carryTarget reports whether carriedBody writes bodies of format t.
-func carryTarget(t transcript.Format) bool { return t == "anthropic" || t == "gemini" }
+// carryTarget reports whether carriedBody writes bodies of format t: its
+// request shape writes tools, tool choice and system prompt as bytes.
+func carryTarget(t transcript.Format) bool {
+	dst := requestShapes()[t]
+	return dst != nil && dst.AppendTools != nil && dst.AppendChoice != nil && dst.AppendSystem != nil
+}
 
 // paramOf finds name among the member names of src's generation
 // parameters: its parameter's index and its index in that Path.
@@ -138,7 +151,7 @@ func (b *scannedBody) carryMember(s *canonical.Scanner, name string, tc *canonic
 		}
 		return ok
 	}
-	i, alt, ok := paramOf(requestShapes()["openai-chat"], name)
+	i, alt, ok := paramOf(c.src, name)
 	if !ok {
 		c.left = append(c.left, name)
 		return s.Skip(2) == nil
@@ -288,7 +301,7 @@ type bodyEntry struct {
 // encode a value, and for an answer that would reach MaxResponseBytes.
 func carriedBody(req string, ff, tt transcript.Format, b *scannedBody, msgs []transcript.Message, o transcript.Options) (response []byte, ok bool) {
 	src, dst := requestShapes()[ff], requestShapes()[tt]
-	if !carryTarget(tt) || dst == nil {
+	if !carryTarget(tt) || src == nil {
 		return nil, false
 	}
 	if o = b.options(o); transcript.CheckConvert(ff, tt, o) != nil {
@@ -346,16 +359,18 @@ func carriedBody(req string, ff, tt transcript.Format, b *scannedBody, msgs []tr
 		entries = append(entries, bodyEntry{parent, from, len(b.text)})
 	}
 	request.ParamNotes(dst, tt, given, &n)
-	// the tools and the tool choice (WriteTools)
+	// the tools and the tool choice (the target's AppendTools and
+	// AppendChoice, as its WriteTools)
+	var key string
 	if len(c.tools) > 0 {
 		from := len(b.text)
-		b.text = b.appendTools(b.text, tt)
-		entries = append(entries, bodyEntry{"tools", from, len(b.text)})
+		if key, b.text = dst.AppendTools(b.text, b.rawTools()); key != "" {
+			entries = append(entries, bodyEntry{key, from, len(b.text)})
+		}
 	}
 	from := len(b.text)
-	var choiceKey string
-	if choiceKey, b.text = appendChoice(b.text, tt, c.choice, c.parallel); choiceKey != "" {
-		entries = append(entries, bodyEntry{choiceKey, from, len(b.text)})
+	if key, b.text = dst.AppendChoice(b.text, c.choice, c.parallel); key != "" {
+		entries = append(entries, bodyEntry{key, from, len(b.text)})
 	}
 	var toolNotes []string
 	if c.parallel < 0 || c.anyStrict() {
@@ -385,8 +400,8 @@ func carriedBody(req string, ff, tt transcript.Format, b *scannedBody, msgs []tr
 	}
 	after := entries[at:]
 	if conv.System != "" {
-		key, from := "", len(b.text)
-		if key, b.text = appendSystem(b.text, tt, conv.System); canonical.LessUTF16(key, dst.List) {
+		from := len(b.text)
+		if key, b.text = dst.AppendSystem(b.text, conv.System); key == "" || canonical.LessUTF16(key, dst.List) {
 			return nil, false // it would sort before the list, written already
 		}
 		after = sortEntries(append(after, bodyEntry{key, from, len(b.text)}))
@@ -470,99 +485,12 @@ func (c *carriedMembers) neutralTools() dialect.Tools {
 	return t
 }
 
-// appendTools appends the tools' value in format tt, as its WriteTools
-// writes them: Anthropic's [{description?, input_schema, name}] (an
-// ObjectSchema for a tool without parameters), Gemini's
-// [{"functionDeclarations": [{description?, name, parametersJsonSchema?}]}].
-func (b *scannedBody) appendTools(dst []byte, tt transcript.Format) []byte {
-	gemini := tt == "gemini"
-	if gemini {
-		dst = append(dst, `[{"functionDeclarations":`...)
+// rawTools are the tools as the target's AppendTools takes them, their
+// schemas spans of text (in rawAt for a few tools).
+func (b *scannedBody) rawTools() []dialect.RawTool {
+	raw := b.carry.rawAt[:0]
+	for _, t := range b.carry.tools {
+		raw = append(raw, dialect.RawTool{Name: t.name, Description: t.description, Schema: b.text[t.schemaFrom:t.schema]})
 	}
-	dst = append(dst, '[')
-	for i, t := range b.carry.tools {
-		if i > 0 {
-			dst = append(dst, ',')
-		}
-		dst = append(dst, '{')
-		if t.description != "" {
-			dst = append(canonical.AppendString(append(dst, `"description":`...), t.description), ',')
-		}
-		schema := b.text[t.schemaFrom:t.schema]
-		if gemini {
-			dst = canonical.AppendString(append(dst, `"name":`...), t.name)
-			if len(schema) > 0 {
-				dst = append(append(dst, `,"parametersJsonSchema":`...), schema...)
-			}
-		} else {
-			if len(schema) == 0 {
-				schema = []byte(`{"properties":{},"type":"object"}`) // dialect.ObjectSchema
-			}
-			dst = append(append(dst, `"input_schema":`...), schema...)
-			dst = canonical.AppendString(append(dst, `,"name":`...), t.name)
-		}
-		dst = append(dst, '}')
-	}
-	dst = append(dst, ']')
-	if gemini {
-		dst = append(dst, "}]"...)
-	}
-	return dst
-}
-
-// appendChoice appends the tool choice (and, for Anthropic, the
-// parallel-calls switch off) as tt's WriteTools writes it, and returns its
-// member's name ("" and dst unchanged when tt writes none): Anthropic's
-// tool_choice {disable_parallel_tool_use?, name?, type}, Gemini's
-// toolConfig {"functionCallingConfig": {allowedFunctionNames?, mode}}.
-func appendChoice(dst []byte, tt transcript.Format, c dialect.Choice, parallel int8) (string, []byte) {
-	if tt == "gemini" {
-		var mode string
-		switch c.Mode {
-		case "auto", "none":
-			mode = strings.ToUpper(c.Mode)
-		case "required", "tool":
-			mode = "ANY"
-		default:
-			return "", dst
-		}
-		dst = append(dst, `{"functionCallingConfig":{`...)
-		if c.Mode == "tool" {
-			dst = append(canonical.AppendString(append(dst, `"allowedFunctionNames":[`...), c.Name), "],"...)
-		}
-		return "toolConfig", append(append(append(dst, `"mode":"`...), mode...), `"}}`...)
-	}
-	typ := c.Mode
-	switch typ {
-	case "required":
-		typ = "any"
-	case "auto", "none", "tool":
-	default:
-		typ = ""
-	}
-	if typ == "" && parallel >= 0 {
-		return "", dst
-	}
-	dst = append(dst, '{')
-	if parallel < 0 {
-		if typ == "" {
-			typ = "auto"
-		}
-		dst = append(dst, `"disable_parallel_tool_use":true,`...)
-	}
-	if c.Mode == "tool" {
-		dst = append(canonical.AppendString(append(dst, `"name":`...), c.Name), ',')
-	}
-	return "tool_choice", append(append(append(dst, `"type":"`...), typ...), `"}`...)
-}
-
-// appendSystem appends the system prompt text as tt's WriteSystem writes
-// it, and returns its member's name: Anthropic's system string, Gemini's
-// systemInstruction {"parts": [{"text"}]}.
-func appendSystem(dst []byte, tt transcript.Format, text string) (string, []byte) {
-	if tt == "gemini" {
-		dst = canonical.AppendString(append(dst, `{"parts":[{"text":`...), text)
-		return "systemInstruction", append(dst, "}]}"...)
-	}
-	return "system", canonical.AppendString(dst, text)
+	return raw
 }

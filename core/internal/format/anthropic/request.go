@@ -1,6 +1,7 @@
 package anthropic
 
 import (
+	"github.com/toolerr/toolerr/core/internal/canonical"
 	"github.com/toolerr/toolerr/core/internal/field"
 	"github.com/toolerr/toolerr/core/internal/format/dialect"
 )
@@ -13,6 +14,9 @@ import (
 // tool_choice is {"type": "auto" | "any" | "tool" | "none", "name"?,
 // "disable_parallel_tool_use"?}, "any" being the neutral "required" and
 // disable_parallel_tool_use the inverse of the parallel switch.
+// AppendTools, AppendChoice and AppendSystem write the same members as
+// canonical bytes, sharing choiceType and dialect.AppendObjectSchema with
+// WriteTools.
 //
 // See https://docs.anthropic.com/en/api/messages and anthropic-sdk-go
 // MessageNewParams, ToolParam, ToolChoiceUnionParam, TextBlockParam.
@@ -35,6 +39,9 @@ func Request() *dialect.Request {
 			return nil, field.NewError(field.Join(p, "system"), "must be a string or an array of text blocks, got "+field.TypeName(v))
 		},
 		WriteSystem: func(body map[string]any, texts []string) { body["system"] = dialect.JoinSystem(texts) },
+		AppendSystem: func(dst []byte, text string) (string, []byte) {
+			return "system", canonical.AppendString(dst, text) // WriteSystem's one string
+		},
 		ReadTools: func(rest map[string]any, p string, n *dialect.Notes) (dialect.Tools, error) {
 			var t dialect.Tools
 			var err error
@@ -80,25 +87,22 @@ func Request() *dialect.Request {
 				}
 				body["tools"] = tools
 			}
-			var c map[string]any
-			switch t.Choice.Mode {
-			case "auto", "none":
-				c = map[string]any{"type": t.Choice.Mode}
-			case "required":
-				c = map[string]any{"type": "any"}
-			case "tool":
-				c = map[string]any{"type": "tool", "name": t.Choice.Name}
+			off := t.Parallel != nil && !*t.Parallel
+			typ := choiceType(t.Choice.Mode, off)
+			if typ == "" {
+				return
 			}
-			if t.Parallel != nil && !*t.Parallel {
-				if c == nil {
-					c = map[string]any{"type": "auto"}
-				}
+			c := map[string]any{"type": typ}
+			if t.Choice.Mode == "tool" {
+				c["name"] = t.Choice.Name
+			}
+			if off {
 				c["disable_parallel_tool_use"] = true
 			}
-			if c != nil {
-				body["tool_choice"] = c
-			}
+			body["tool_choice"] = c
 		},
+		AppendTools:  appendTools,
+		AppendChoice: appendChoice,
 		Params: []dialect.Param{
 			{Name: "model", Path: "model"}, {Name: "max_tokens", Path: "max_tokens"},
 			{Name: "temperature", Path: "temperature"}, {Name: "top_p", Path: "top_p"}, {Name: "top_k", Path: "top_k"},
@@ -106,4 +110,52 @@ func Request() *dialect.Request {
 		},
 		Require: []string{"max_tokens"}, // MessageNewParams.MaxTokens is required
 	}
+}
+
+// choiceType is the tool_choice type WriteTools and appendChoice write for
+// the neutral choice mode ("auto", "none", "tool"; "required" is "any")
+// with the parallel-calls switch off or not: "auto" for none given with
+// the switch off (disable_parallel_tool_use needs a tool_choice to sit in),
+// "" for no tool_choice.
+func choiceType(mode string, parallelOff bool) string {
+	switch mode {
+	case "auto", "none", "tool":
+		return mode
+	case "required":
+		return "any"
+	}
+	if parallelOff {
+		return "auto"
+	}
+	return ""
+}
+
+// appendTools is the Request's AppendTools: the tools member, an array of
+// {description?, input_schema, name} in that (RFC 8785) order, a tool
+// without parameters getting dialect.AppendObjectSchema's empty object
+// schema, as WriteTools writes them (ToolParam).
+func appendTools(dst []byte, tools []dialect.RawTool) (string, []byte) {
+	return "tools", dialect.AppendDecls(dst, tools, func(dst []byte, t dialect.RawTool) []byte {
+		dst = dialect.AppendObjectSchema(append(dst, `"input_schema":`...), t.Schema)
+		return canonical.AppendString(append(dst, `,"name":`...), t.Name)
+	})
+}
+
+// appendChoice is the Request's AppendChoice: the tool_choice member
+// {disable_parallel_tool_use?, name?, type} (ToolChoiceUnionParam), typed
+// by choiceType as WriteTools writes it; none when choiceType gives none.
+func appendChoice(dst []byte, c dialect.Choice, parallel int8) (string, []byte) {
+	off := parallel < 0
+	typ := choiceType(c.Mode, off)
+	if typ == "" {
+		return "", dst
+	}
+	dst = append(dst, '{')
+	if off {
+		dst = append(dst, `"disable_parallel_tool_use":true,`...)
+	}
+	if c.Mode == "tool" {
+		dst = append(canonical.AppendString(append(dst, `"name":`...), c.Name), ',')
+	}
+	return "tool_choice", append(append(append(dst, `"type":"`...), typ...), `"}`...)
 }

@@ -74,3 +74,9 @@ func TestWriter_resetKeepsOnlyTheArgumentsSpace(t *testing.T) {
 	w.Reset(d)
 	assert.Nil(t, w.input, "a Writer keeps more than %d bytes of arguments' space", inputKept)
 }
+
+func TestAppendObjectSchema(t *testing.T) {
+	assert.Equal(t, `x{"properties":{},"type":"object"}`, string(AppendObjectSchema([]byte("x"), nil)))
+	assert.Equal(t, `x{"properties":{},"type":"object"}`, string(AppendObjectSchema([]byte("x"), []byte{})))
+	assert.Equal(t, `x{"type":"string"}`, string(AppendObjectSchema([]byte("x"), []byte(`{"type":"string"}`))))
+}

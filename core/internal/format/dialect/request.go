@@ -6,6 +6,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/toolerr/toolerr/core/internal/canonical"
 	"github.com/toolerr/toolerr/core/internal/field"
 )
 
@@ -41,6 +42,27 @@ type Request struct {
 	// has no place for.
 	ReadTools  func(rest map[string]any, p string, n *Notes) (Tools, error)
 	WriteTools func(body map[string]any, t Tools, n *Notes)
+	// AppendTools, AppendChoice and AppendSystem write, as bytes, what
+	// WriteTools and WriteSystem put in a body, for a body written without
+	// a value tree of its members (core's carried form of a body
+	// conversion). Each appends to dst the canonical JSON (RFC 8785) of one
+	// member's value, byte for byte what canonical.Append writes of the
+	// value its tree-writing neighbour puts under that member, and returns
+	// the member's name and dst; a hook that writes nothing returns member
+	// "" and dst as it was. They write no note: WriteTools, given the same
+	// tools, notes what has no place (a strict flag, the parallel switch).
+	// nil in a format without them: its bodies are written through a tree.
+	//
+	// AppendTools writes the function tools (tools not empty), each one's
+	// parameters as given (RawTool.Schema; AppendObjectSchema for a format
+	// that requires a schema). AppendChoice writes the tool choice c (Mode
+	// "" when none given) and the parallel-calls switch (parallel: 0 not
+	// given, 1 on, -1 off) as WriteTools writes Tools.Choice and
+	// Tools.Parallel. AppendSystem writes a system prompt of one text, as
+	// WriteSystem(body, []string{text}) does.
+	AppendTools  func(dst []byte, tools []RawTool) (member string, out []byte)
+	AppendChoice func(dst []byte, c Choice, parallel int8) (member string, out []byte)
+	AppendSystem func(dst []byte, text string) (member string, out []byte)
 	// Server reads the server-side state a body refers to (nil: the format
 	// has none); it deletes what it read from rest.
 	Server func(rest map[string]any) Server
@@ -99,6 +121,16 @@ type Tool struct {
 	Description string
 	Schema      map[string]any
 	Strict      *bool
+}
+
+// RawTool is a function declaration whose parameters are bytes (what
+// Request.AppendTools writes): Name, Description ("" = none) and Schema,
+// the canonical JSON (RFC 8785) of the parameters' JSON Schema object
+// (empty = none given, meaning no parameters), as Tool.Schema encoded.
+type RawTool struct {
+	Name        string
+	Description string
+	Schema      []byte
 }
 
 // Choice is a tool choice: Mode is "auto" (the model decides), "required"
@@ -276,6 +308,43 @@ func ObjectSchema(s map[string]any) map[string]any {
 		return s
 	}
 	return map[string]any{"type": "object", "properties": map[string]any{}}
+}
+
+// objectSchemaJSON is ObjectSchema(nil) as canonical JSON, made from it
+// once (a map of a string and an empty map, which always encodes:
+// TestAppendObjectSchema).
+var objectSchemaJSON, _ = canonical.Marshal(ObjectSchema(nil))
+
+// AppendObjectSchema appends schema, the canonical JSON of a tool's
+// parameters (RawTool.Schema), or, when it is empty, the canonical JSON of
+// ObjectSchema(nil), the schema a format that requires one gets for a tool
+// given without parameters: AppendObjectSchema is ObjectSchema in bytes.
+func AppendObjectSchema(dst, schema []byte) []byte {
+	if len(schema) == 0 {
+		return append(dst, objectSchemaJSON...)
+	}
+	return append(dst, schema...)
+}
+
+// AppendDecls appends tools as a JSON array of function declaration
+// objects, the way a Request's AppendTools writes them: each object begun
+// with its description member when it has one, its other members (those
+// sorting after "description" in RFC 8785 order: the name, the schema)
+// written by rest, which appends them after the object's '{' or the
+// description's ',' and leaves the '}' to AppendDecls.
+func AppendDecls(dst []byte, tools []RawTool, rest func(dst []byte, t RawTool) []byte) []byte {
+	dst = append(dst, '[')
+	for i, t := range tools {
+		if i > 0 {
+			dst = append(dst, ',')
+		}
+		dst = append(dst, '{')
+		if t.Description != "" {
+			dst = append(canonical.AppendString(append(dst, `"description":`...), t.Description), ',')
+		}
+		dst = append(rest(dst, t), '}')
+	}
+	return append(dst, ']')
 }
 
 // TakeBool takes the boolean member key of rest; nil when absent or not a

@@ -5,6 +5,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/toolerr/toolerr/core/internal/canonical"
 	"github.com/toolerr/toolerr/core/internal/field"
 	"github.com/toolerr/toolerr/core/internal/format/dialect"
 )
@@ -19,7 +20,9 @@ import (
 // allowedFunctionNames} is the tool choice, ANY with one allowed name
 // forcing that tool; the generation parameters sit in generationConfig; the
 // model is in the URL path, not the body. Members are read under their
-// lowerCamelCase and their snake_case proto names alike.
+// lowerCamelCase and their snake_case proto names alike. AppendTools,
+// AppendChoice and AppendSystem write the same members as canonical bytes,
+// sharing callingMode with writeTools.
 //
 // See https://ai.google.dev/api/generate-content, googleapis
 // google/ai/generativelanguage/v1beta/generative_service.proto
@@ -48,8 +51,15 @@ func Request() *dialect.Request {
 			}
 			body["systemInstruction"] = map[string]any{"parts": parts}
 		},
-		ReadTools:  readTools,
-		WriteTools: writeTools,
+		AppendSystem: func(dst []byte, text string) (string, []byte) {
+			// WriteSystem's Content of one text part
+			dst = canonical.AppendString(append(dst, `{"parts":[{"text":`...), text)
+			return "systemInstruction", append(dst, "}]}"...)
+		},
+		ReadTools:    readTools,
+		WriteTools:   writeTools,
+		AppendTools:  appendTools,
+		AppendChoice: appendChoice,
 		Params: []dialect.Param{
 			{Name: "max_tokens", Path: "generationConfig.maxOutputTokens"}, {Name: "temperature", Path: "generationConfig.temperature"},
 			{Name: "top_p", Path: "generationConfig.topP"}, {Name: "top_k", Path: "generationConfig.topK"},
@@ -156,23 +166,62 @@ func writeTools(body map[string]any, t dialect.Tools, n *dialect.Notes) {
 		}
 		body["tools"] = []any{map[string]any{"functionDeclarations": decls}}
 	}
-	var fc map[string]any
-	switch t.Choice.Mode {
-	case "auto":
-		fc = map[string]any{"mode": "AUTO"}
-	case "none":
-		fc = map[string]any{"mode": "NONE"}
-	case "required":
-		fc = map[string]any{"mode": "ANY"}
-	case "tool":
-		fc = map[string]any{"mode": "ANY", "allowedFunctionNames": []any{t.Choice.Name}}
-	}
-	if fc != nil {
+	if mode := callingMode(t.Choice.Mode); mode != "" {
+		fc := map[string]any{"mode": mode}
+		if t.Choice.Mode == "tool" {
+			fc["allowedFunctionNames"] = []any{t.Choice.Name}
+		}
 		body["toolConfig"] = map[string]any{"functionCallingConfig": fc}
 	}
 	if t.Parallel != nil && !*t.Parallel {
 		n.Add("the parallel-calls switch (off) has no place in Gemini")
 	}
+}
+
+// callingMode is the FunctionCallingConfig mode writeTools and appendChoice
+// write for the neutral choice mode: AUTO, NONE, ANY for "required" and for
+// "tool" (its one allowed name forcing it); "" for none given.
+func callingMode(mode string) string {
+	switch mode {
+	case "auto":
+		return "AUTO"
+	case "none":
+		return "NONE"
+	case "required", "tool":
+		return "ANY"
+	}
+	return ""
+}
+
+// appendTools is the Request's AppendTools: the tools member, one Tool
+// [{"functionDeclarations": [{description?, name, parametersJsonSchema?}]}]
+// in that (RFC 8785) order, each schema as given, as writeTools writes them
+// (FunctionDeclaration).
+func appendTools(dst []byte, tools []dialect.RawTool) (string, []byte) {
+	dst = dialect.AppendDecls(append(dst, `[{"functionDeclarations":`...), tools, func(dst []byte, t dialect.RawTool) []byte {
+		dst = canonical.AppendString(append(dst, `"name":`...), t.Name)
+		if len(t.Schema) > 0 {
+			dst = append(append(dst, `,"parametersJsonSchema":`...), t.Schema...)
+		}
+		return dst
+	})
+	return "tools", append(dst, "}]"...)
+}
+
+// appendChoice is the Request's AppendChoice: the toolConfig member
+// {"functionCallingConfig": {allowedFunctionNames?, mode}}, its mode
+// callingMode's, as writeTools writes it; none for no choice. Gemini has no
+// parallel-calls switch (writeTools notes one turned off).
+func appendChoice(dst []byte, c dialect.Choice, _ int8) (string, []byte) {
+	mode := callingMode(c.Mode)
+	if mode == "" {
+		return "", dst
+	}
+	dst = append(dst, `{"functionCallingConfig":{`...)
+	if c.Mode == "tool" {
+		dst = append(canonical.AppendString(append(dst, `"allowedFunctionNames":[`...), c.Name), "],"...)
+	}
+	return "toolConfig", append(append(append(dst, `"mode":"`...), mode...), `"}}`...)
 }
 
 // typeNames are the names of the Schema Type enum by number (content.proto
