@@ -183,8 +183,13 @@ test('the addon loaded only in workers that exit, one after another: no crash, a
     const got = [];
     for (let round = 0; round < 3; round++) {
       const w = new Worker(body, { eval: true, execArgv: ['--no-warnings'] });
+      // listened for before the message is awaited: a worker that exits
+      // right after posting can emit 'exit' before the await resumes, and a
+      // listener added then waits for ever (the child ended with status 13,
+      // its top-level await unsettled, in a loaded CI run)
+      const exited = new Promise((res) => w.once('exit', res));
       got.push(await new Promise((res, rej) => { w.once('message', res); w.once('error', rej); }));
-      await new Promise((res) => w.once('exit', res));
+      await exited;
       await new Promise((res) => setTimeout(res, 300)); // the Go runtime's threads keep running meanwhile
     }
     console.log(got.join(','));`;
