@@ -16,7 +16,9 @@
 # by the tests. BENCH_ROUNDS (default 41) and BENCH_CALLS (calls per round of
 # (a), default 400 (4,000 in Rust); (b) runs a 40th of them) size the runs:
 # short rounds, so that both sides of a pair see the same load. BENCH_WORK=a
-# (or b) runs one work item only (a: without the instantiate measurement).
+# (or b) runs one work item only (a: without the instantiate measurement);
+# in Rust an s in BENCH_WORK (s, bs) prints the split of the body rows' time (the
+# core's call alone, its answer read as a Value alone).
 # BENCH_CLOCK=cpu makes the Rust bench time process CPU time, not wall-clock.
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
