@@ -9,7 +9,9 @@ export * from './runtime.js';
 
 /** Loads toolerr.wasm (default: beside this file) and makes the API usable. */
 export async function init(source = new URL('./toolerr.wasm', import.meta.url)) {
-  const wasi = new WASI([], [], []);
+  // debug: false, or the shim logs every WASI call to the page's console
+  // (its Debug.enable(undefined) turns logging on).
+  const wasi = new WASI([], [], [], { debug: false });
   const imports = { wasi_snapshot_preview1: wasi.wasiImport };
   const module = source instanceof WebAssembly.Module ? source
     : await WebAssembly.compileStreaming(source instanceof Response ? source : fetch(source));

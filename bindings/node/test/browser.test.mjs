@@ -31,6 +31,8 @@ test('browser.js runs in headless Chromium', async () => {
   const browser = await chromium.launch({ executablePath: chromiumPath, args: ['--no-sandbox', '--headless=new'] });
   try {
     const tab = await browser.newPage();
+    const logged = []; // what the page wrote to its console (not the browser's own errors: /favicon.ico's 404)
+    tab.on('console', (m) => { if (m.type() !== 'error') logged.push(m.text()); });
     await tab.goto(`http://127.0.0.1:${server.address().port}/`);
     const got = await tab.evaluate(async () => {
       const t = await import('/browser.js');
@@ -44,6 +46,9 @@ test('browser.js runs in headless Chromium', async () => {
     assert.deepEqual(got.env, { code: 'TIMEOUT', details: {}, message: 'Search timed out after 10 s.', retryable: true, source: 'tool' });
     assert.deepEqual(got.thrown, [true, 'INVALID_INPUT', 'op']);
     assert.equal(got.canon, '{"a":"é","b":1}');
+    // @bjorn3/browser_wasi_shim's WASI logs each call ('wasi: 0 0' for args_sizes_get)
+    // unless its options say debug: false.
+    assert.deepEqual(logged, []);
   } finally {
     await browser.close();
     await new Promise((r) => server.close(r));
