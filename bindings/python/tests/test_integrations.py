@@ -1,5 +1,6 @@
-"""Without its framework, an integration says which extra to install (the
-base package depends on no framework; tests_frameworks/ runs them on theirs)."""
+"""Without its framework, an integration says which extra to install, and so does
+the Redis store without redis (the base package depends on neither;
+tests_frameworks/ runs the integrations on their frameworks)."""
 
 import importlib
 import importlib.util
@@ -28,3 +29,16 @@ def test_import_toolerr_imports_no_integration() -> None:
     out = subprocess.run([sys.executable, "-I", "-c", probe], capture_output=True, text=True, timeout=60)
     assert out.returncode == 0, out.stderr
     assert out.stdout.strip() == "[]"
+
+
+@pytest.mark.parametrize("store", ["RedisStore", "AsyncRedisStore"])
+def test_redis_store_without_redis_names_the_extra(store: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The Redis store imports redis in from_url; without it, the wheel's redis extra is named."""
+    from toolerr import redis_store
+
+    for name in ("redis", "redis.asyncio"):  # None in sys.modules: the import fails, as with redis not installed
+        monkeypatch.setitem(sys.modules, name, None)
+    with pytest.raises(ImportError) as e:
+        getattr(redis_store, store).from_url("redis://127.0.0.1:1/0")
+    assert str(e.value).startswith(f"toolerr: {store} needs 'redis")
+    assert "pip install './toolerr-<version>-py3-none-<platform>.whl[redis]'" in str(e.value)

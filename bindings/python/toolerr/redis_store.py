@@ -30,6 +30,8 @@ from importlib import resources
 from pathlib import Path
 from typing import Any, Optional, Tuple
 
+from ._extras import require
+
 __all__ = ["AsyncRedisStore", "CAS_SCRIPT", "DEFAULT_CONNECT_TIMEOUT_MS", "DEFAULT_TIMEOUT_MS", "RedisStore"]
 
 DEFAULT_TIMEOUT_MS = 50
@@ -272,8 +274,9 @@ class RedisStore:
         within connect_timeout_ms (ms, never shorter than timeout_ms; <= 0: the
         default) until then, with no client-side retries; ``close()`` closes that
         client too. options go to redis-py's from_url (socket_timeout or
-        socket_connect_timeout among them: those deadlines, always)."""
-        import redis
+        socket_connect_timeout among them: those deadlines, always).
+        Without the redis package, ImportError naming the wheel's redis extra."""
+        redis = require("redis", "redis", "RedisStore")
 
         client = redis.Redis.from_url(url, **{**_client_options(timeout_ms, connect_timeout_ms), **options})
         store = cls(client)
@@ -415,10 +418,11 @@ class AsyncRedisStore:
         """Return a store over a new ``redis.asyncio.Redis.from_url(url)`` whose every
         operation ends within timeout_ms once Redis has first answered, within
         connect_timeout_ms until then (as RedisStore.from_url), with no
-        client-side retries; ``aclose()`` closes that client too."""
-        import redis.asyncio
+        client-side retries; ``aclose()`` closes that client too. Without the
+        redis package, ImportError naming the wheel's redis extra."""
+        redis_asyncio = require("redis.asyncio", "redis", "AsyncRedisStore")
 
-        client = redis.asyncio.Redis.from_url(url, **{**_client_options(timeout_ms, connect_timeout_ms), **options})
+        client = redis_asyncio.Redis.from_url(url, **{**_client_options(timeout_ms, connect_timeout_ms), **options})
         store = cls(client)
         store._owned = True
         store._deadline = _own_deadline(client, timeout_ms, options)

@@ -10,30 +10,17 @@ from __future__ import annotations
 
 import asyncio
 import functools
-import importlib
 import inspect
 import json
 import re
-from types import ModuleType
 from typing import Any, Callable, Dict, List, Mapping, Optional, Tuple, Type, TypeVar, Union, cast
 
 from .. import Envelope, _encode, canonicalize, envelope, invoke
+from .._extras import require as require  # each integration's framework import (re-exported)
 from ..runtime import AsyncExecutor, CallResult, Executor, ToolFailure, failure_envelope
 
 F = TypeVar("F", bound=Callable[..., Any])
 AnyExecutor = Union[Executor, AsyncExecutor]
-
-
-def require(module: str, extra: str) -> ModuleType:
-    """Import a framework module, or raise ImportError naming toolerr's extra for it:
-    the extra of the wheel a user installed from its file (nothing of
-    toolerr's is on PyPI yet, so a bare 'toolerr[extra]' would ask PyPI for
-    a package of that name)."""
-    try:
-        return importlib.import_module(module)
-    except ImportError as e:
-        raise ImportError(f"toolerr: this integration needs {module!r}: install toolerr's wheel with its {extra!r} extra, "
-                          f"pip install './toolerr-<version>-py3-none-<platform>.whl[{extra}]'") from e
 
 
 def envelope_of(exc: BaseException, tool: Optional[str]) -> Envelope:
