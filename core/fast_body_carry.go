@@ -11,14 +11,16 @@ import (
 	"github.com/toolerr/toolerr/core/internal/transcript"
 )
 
-// The carried form of fastList's body conversion: an openai-chat body
-// converted to a format whose request shape writes its tools, tool choice
-// and system prompt as bytes (carryTarget: dialect.Request's AppendTools,
-// AppendChoice and AppendSystem, each tool's JSON Schema copied as read),
-// without a value tree of its other members. scanBody (bodyCarry) reads
-// the function tools (name, description, the parameters as their canonical
-// JSON, strict), the tool choice, parallel_tool_calls and the generation
-// parameters from the bytes, each value as its canonical JSON
+// The carried form of fastList's body conversion: a body of a format whose
+// request shape reads its tools and tool choice from the bytes (carrySource:
+// dialect.Request's ScanTools and ScanChoice) converted to a format whose
+// request shape writes its tools, tool choice and system prompt as bytes
+// (carryTarget: dialect.Request's AppendTools, AppendChoice and
+// AppendSystem, each tool's JSON Schema copied as read), without a value
+// tree of its other members. scanBody (bodyCarry) reads the function tools
+// (name, description, the parameters as their canonical JSON, strict) and
+// the tool choice through the source's hooks, the parallel switch, and the
+// generation parameters from the bytes, each value as its canonical JSON
 // (canonical.Scanner.AppendCanonical), and the names of the members no
 // reader takes; carriedBody writes the target's body straight from them
 // around the converted list, in RFC 8785 order, as request.Carry and
@@ -36,10 +38,13 @@ import (
 // carriedMembers is what scanBody (bodyCarry) keeps of a body's members
 // beside its list and model: each value a span of the scannedBody's text.
 type carriedMembers struct {
-	tools []carriedTool
+	// tools are the function tools read (the source's ScanTools), their
+	// schemas spans of text
+	tools []dialect.RawTool
 	// choice is the tool choice read (Mode "" for none)
 	choice dialect.Choice
-	// parallel is parallel_tool_calls: 0 not given (or null), 1 true, -1 false
+	// parallel is the parallel switch (the source's ParallelMember): 0 not
+	// given (or null), 1 true, -1 false
 	parallel int8
 	// params are the generation parameters given, by their index in the
 	// source shape's Params (maxCarriedParams at most)
@@ -49,24 +54,13 @@ type carriedMembers struct {
 	// src is the source format's request shape (carrySource)
 	src *dialect.Request
 	// toolsAt holds the first tools, so that a body of a few tools reads
-	// them without a slice of their own; rawAt the first of them as the
-	// target's AppendTools takes them
-	toolsAt [8]carriedTool
-	rawAt   [8]dialect.RawTool
+	// them without a slice of their own
+	toolsAt [8]dialect.RawTool
 }
 
 // maxCarriedParams is the most generation parameters a source shape of the
-// carried form may have (openai-chat has 15).
+// carried form may have (the widest has 15).
 const maxCarriedParams = 24
-
-// carriedTool is one function tool of a body: its name, its description
-// ("" for none), its parameters' canonical JSON (text[schemaFrom:schemaTo];
-// empty for none) and its strict flag (0 none, 1 true, -1 false).
-type carriedTool struct {
-	name, description  string
-	schemaFrom, schema int
-	strict             int8
-}
 
 // carriedParam is one generation parameter as given: set when a member of
 // one of its names is (not null), alt the index of that name among the
@@ -92,11 +86,14 @@ var requestShapes = sync.OnceValue(func() map[transcript.Format]*dialect.Request
 })
 
 // carrySource reports whether a body of format f is one scanBody reads in
-// the carried form: openai-chat, whose shape has no system member, no
+// the carried form: its request shape reads tools and tool choice from the
+// bytes (dialect.Request's ScanTools and ScanChoice, and the members they
+// and the parallel switch are under), and has no system member, no
 // server-side state, no proto names and no nested parameter.
 func carrySource(f transcript.Format) bool {
 	src := requestShapes()[f]
-	if f != "openai-chat" || src == nil || src.ReadSystem != nil || src.Server != nil || src.ProtoJSON || len(src.Params) > maxCarriedParams {
+	if src == nil || src.ScanTools == nil || src.ScanChoice == nil || src.ToolsMember == "" || src.ChoiceMember == "" || src.ParallelMember == "" ||
+		src.ReadSystem != nil || src.Server != nil || src.ProtoJSON || len(src.Params) > maxCarriedParams {
 		return false
 	}
 	for _, p := range src.Params {
@@ -136,11 +133,16 @@ func paramOf(src *dialect.Request, name string) (param, alt int, ok bool) {
 func (b *scannedBody) carryMember(s *canonical.Scanner, name string, tc *canonical.Transcoder) bool {
 	c := &b.carry
 	switch name {
-	case "tools":
-		return b.carryTools(s, tc)
-	case "tool_choice":
-		return c.readChoice(s)
-	case "parallel_tool_calls":
+	case c.src.ToolsMember:
+		if c.tools == nil {
+			c.tools = c.toolsAt[:0]
+		}
+		var ok bool
+		b.text, ok = c.src.ScanTools(s, 2, b.text, tc, &c.tools)
+		return ok
+	case c.src.ChoiceMember:
+		return c.src.ScanChoice(s, 2, &c.choice)
+	case c.src.ParallelMember:
 		if s.Null() {
 			return true
 		}
@@ -172,115 +174,6 @@ func (b *scannedBody) carryMember(s *canonical.Scanner, name string, tc *canonic
 		*p = carriedParam{true, alt, from, len(b.text)}
 	}
 	return true
-}
-
-// carryTools reads the tools member: null, or an array of function tools
-// {"type": "function", "function": {"name", "description"?, "parameters"?,
-// "strict"?}}, type optional.
-func (b *scannedBody) carryTools(s *canonical.Scanner, tc *canonical.Transcoder) bool {
-	if s.Null() {
-		return true
-	}
-	if !s.Byte('[') {
-		return false
-	}
-	n := 0
-	for ; ; n++ {
-		more, ok := s.Elem(n)
-		if !ok {
-			return false
-		}
-		if !more {
-			break
-		}
-		var t carriedTool
-		if _, ok := functionObject(s, func() bool { return b.carryFunction(s, &t, tc) }); !ok {
-			return false
-		}
-		if b.carry.tools == nil {
-			b.carry.tools = b.carry.toolsAt[:0]
-		}
-		b.carry.tools = append(b.carry.tools, t)
-	}
-	return s.Array(n)
-}
-
-// carryFunction reads a tool's function object (nesting level 4) into t.
-func (b *scannedBody) carryFunction(s *canonical.Scanner, t *carriedTool, tc *canonical.Transcoder) bool {
-	seen, ok := canonical.EachOnce(s, func(name string) (uint8, bool) {
-		switch name {
-		case "name":
-			return 1, s.StringMember(&t.name) && t.name != ""
-		case "description":
-			return 2, s.Null() || s.StringMember(&t.description)
-		case "parameters":
-			if s.Null() {
-				return 4, true
-			}
-			if s.Next() != '{' {
-				return 4, false
-			}
-			var ok bool
-			t.schemaFrom = len(b.text)
-			b.text, ok = s.AppendCanonical(b.text, 5, tc)
-			t.schema = len(b.text)
-			return 4, ok
-		case "strict":
-			if s.Null() {
-				return 8, true
-			}
-			v, ok := s.Bool()
-			t.strict = -1
-			if v {
-				t.strict = 1
-			}
-			return 8, ok
-		}
-		return 0, false
-	})
-	return ok && seen&1 != 0
-}
-
-// readChoice reads tool_choice: null, "none", "auto", "required", or
-// {"type": "function", "function": {"name"}}.
-func (c *carriedMembers) readChoice(s *canonical.Scanner) bool {
-	switch s.Next() {
-	case 'n':
-		return s.Null()
-	case '"':
-		var v string
-		if !s.StringMember(&v) || v != "none" && v != "auto" && v != "required" {
-			return false
-		}
-		c.choice.Mode = v
-		return true
-	}
-	typed, ok := functionObject(s, func() bool {
-		named, ok := canonical.EachOnce(s, func(name string) (uint8, bool) {
-			return 1, name == "name" && s.StringMember(&c.choice.Name) && c.choice.Name != ""
-		})
-		return ok && named == 1
-	})
-	c.choice.Mode = "tool"
-	return ok && typed
-}
-
-// functionObject reads an object {"type": "function", "function": ...} at
-// s, the function member's value read by function; typed says whether it
-// had its type. ok is false for any other member or type, a duplicate, or
-// no function member.
-func functionObject(s *canonical.Scanner, function func() bool) (typed, ok bool) {
-	seen, ok := canonical.EachOnce(s, func(name string) (uint8, bool) {
-		switch name {
-		case "type":
-			var typ string
-			return 1, s.StringMember(&typ) && typ == "function"
-		case "function":
-			return 2, function()
-		}
-		return 0, false
-	})
-	return seen&1 != 0, ok && seen&2 != 0
 }
 
 // bodyEntry is one member of the body carriedBody writes (the list's
@@ -364,7 +257,7 @@ func carriedBody(req string, ff, tt transcript.Format, b *scannedBody, msgs []tr
 	var key string
 	if len(c.tools) > 0 {
 		from := len(b.text)
-		if key, b.text = dst.AppendTools(b.text, b.rawTools()); key != "" {
+		if key, b.text = dst.AppendTools(b.text, c.tools); key != "" {
 			entries = append(entries, bodyEntry{key, from, len(b.text)})
 		}
 	}
@@ -460,7 +353,7 @@ func (b *scannedBody) appendEntries(dst []byte, es []bodyEntry, lead []byte) []b
 // anyStrict reports whether a tool has strict true (a note in the target).
 func (c *carriedMembers) anyStrict() bool {
 	for _, t := range c.tools {
-		if t.strict > 0 {
+		if t.Strict > 0 {
 			return true
 		}
 	}
@@ -472,9 +365,9 @@ func (c *carriedMembers) anyStrict() bool {
 func (c *carriedMembers) neutralTools() dialect.Tools {
 	t := dialect.Tools{Defs: make([]dialect.Tool, len(c.tools)), Choice: c.choice}
 	for i, d := range c.tools {
-		t.Defs[i] = dialect.Tool{Name: d.name, Description: d.description}
-		if d.strict != 0 {
-			v := d.strict > 0
+		t.Defs[i] = dialect.Tool{Name: d.Name, Description: d.Description}
+		if d.Strict != 0 {
+			v := d.Strict > 0
 			t.Defs[i].Strict = &v
 		}
 	}
@@ -483,14 +376,4 @@ func (c *carriedMembers) neutralTools() dialect.Tools {
 		t.Parallel = &v
 	}
 	return t
-}
-
-// rawTools are the tools as the target's AppendTools takes them, their
-// schemas spans of text (in rawAt for a few tools).
-func (b *scannedBody) rawTools() []dialect.RawTool {
-	raw := b.carry.rawAt[:0]
-	for _, t := range b.carry.tools {
-		raw = append(raw, dialect.RawTool{Name: t.name, Description: t.description, Schema: b.text[t.schemaFrom:t.schema]})
-	}
-	return raw
 }

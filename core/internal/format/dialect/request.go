@@ -63,6 +63,21 @@ type Request struct {
 	AppendTools  func(dst []byte, tools []RawTool) (member string, out []byte)
 	AppendChoice func(dst []byte, c Choice, parallel int8) (member string, out []byte)
 	AppendSystem func(dst []byte, text string) (member string, out []byte)
+	// ScanTools and ScanChoice read, straight from a body's bytes (core's
+	// carried form of a body conversion), what ReadTools reads of a tree:
+	// ToolsMember's value and ChoiceMember's, at s, the value at nesting
+	// level depth. ParallelMember names the parallel-calls switch, a
+	// boolean or null, read by the caller. They take only what ReadTools
+	// reads without a note or an error (a function tool whose every member
+	// it carries, a choice it takes): anything else reports false, and the
+	// caller reads the body as a tree. ScanTools appends each tool to into,
+	// its parameters' canonical JSON appended to text and RawTool.Schema
+	// that span of it, and returns text; ScanChoice sets into (a null:
+	// Mode ""). nil (and the names "") in a format whose bodies are read
+	// through a tree.
+	ToolsMember, ChoiceMember, ParallelMember string
+	ScanTools                                 func(s *canonical.Scanner, depth int, text []byte, tc *canonical.Transcoder, into *[]RawTool) ([]byte, bool)
+	ScanChoice                                func(s *canonical.Scanner, depth int, into *Choice) bool
 	// Server reads the server-side state a body refers to (nil: the format
 	// has none); it deletes what it read from rest.
 	Server func(rest map[string]any) Server
@@ -126,11 +141,34 @@ type Tool struct {
 // RawTool is a function declaration whose parameters are bytes (what
 // Request.AppendTools writes): Name, Description ("" = none) and Schema,
 // the canonical JSON (RFC 8785) of the parameters' JSON Schema object
-// (empty = none given, meaning no parameters), as Tool.Schema encoded.
+// (empty = none given, meaning no parameters), as Tool.Schema encoded;
+// Strict is Tool.Strict (0 not given, 1 true, -1 false), which no
+// AppendTools writes (WriteTools notes it).
 type RawTool struct {
 	Name        string
 	Description string
 	Schema      []byte
+	Strict      int8
+}
+
+// Raw is d as a RawTool: its schema as canonical JSON (nil for none; the
+// error canonical.Marshal gives for a schema it cannot encode), its strict
+// flag as RawTool.Strict.
+func (d Tool) Raw() (RawTool, error) {
+	r := RawTool{Name: d.Name, Description: d.Description}
+	if d.Schema != nil {
+		var err error
+		if r.Schema, err = canonical.Marshal(d.Schema); err != nil {
+			return RawTool{}, err
+		}
+	}
+	if d.Strict != nil {
+		r.Strict = -1
+		if *d.Strict {
+			r.Strict = 1
+		}
+	}
+	return r, nil
 }
 
 // Choice is a tool choice: Mode is "auto" (the model decides), "required"
@@ -299,6 +337,50 @@ func FunctionFields(m map[string]any, p, schemaKey, known string, n *Notes) (Too
 	return t, nil
 }
 
+// ScanFunctionFields reads at s the function declaration object (nesting
+// level depth) FunctionFields reads of a tree, when FunctionFields would
+// read it whole, without a note or an error: its members are those
+// FunctionFields reads, each once: name a string not empty, description a
+// string or null, the parameters under schemaKey an object (its canonical
+// JSON appended to text, t.Schema that span) or null, strict a boolean or
+// null. It fills t and returns text; ok is false for any other member or
+// value, for the caller to read the tree
+// (TestScanFunctionFields_sameAsFunctionFields).
+func ScanFunctionFields(s *canonical.Scanner, depth int, schemaKey string, text []byte, tc *canonical.Transcoder, t *RawTool) (_ []byte, ok bool) {
+	seen, ok := canonical.EachOnce(s, func(name string) (uint8, bool) {
+		switch {
+		case name == "name":
+			return 1, s.StringMember(&t.Name) && t.Name != ""
+		case name == "description":
+			return 2, s.Null() || s.StringMember(&t.Description)
+		case name == "strict":
+			if s.Null() {
+				return 4, true
+			}
+			v, ok := s.Bool()
+			t.Strict = -1
+			if v {
+				t.Strict = 1
+			}
+			return 4, ok
+		case name == schemaKey && schemaKey != "":
+			if s.Null() {
+				return 8, true
+			}
+			if s.Next() != '{' {
+				return 8, false
+			}
+			from := len(text)
+			var ok bool
+			text, ok = s.AppendCanonical(text, depth+1, tc)
+			t.Schema = text[from:len(text):len(text)]
+			return 8, ok
+		}
+		return 0, false
+	})
+	return text, ok && seen&1 != 0
+}
+
 // ObjectSchema is the schema a format that requires one gets for a tool
 // given without parameters: an object with no properties, which is what an
 // omitted parameters member means to OpenAI. See
@@ -362,12 +444,12 @@ func TakeBool(rest map[string]any, key string) *bool {
 // "function" whose name nameOf reads; any other value is noted and read as
 // none given.
 func ReadOpenAIChoice(rest map[string]any, p string, n *Notes, nameOf func(m map[string]any) string) Choice {
-	v, _ := Take(rest, "tool_choice", false)
+	v, _ := Take(rest, OpenAIChoiceMember, false)
 	switch x := v.(type) {
 	case nil:
 		return Choice{}
 	case string:
-		if x == "none" || x == "auto" || x == "required" {
+		if OpenAIMode(x) {
 			return Choice{Mode: x}
 		}
 	case map[string]any:
@@ -375,9 +457,24 @@ func ReadOpenAIChoice(rest map[string]any, p string, n *Notes, nameOf func(m map
 			return Choice{Mode: "tool", Name: name}
 		}
 	}
-	n.Add(field.Join(p, "tool_choice") + " (" + OtherName(v) + ") has no place in the target")
+	n.Add(field.Join(p, OpenAIChoiceMember) + " (" + OtherName(v) + ") has no place in the target")
 	return Choice{}
 }
+
+// OpenAIMode reports whether s is one of the tool choice modes an OpenAI
+// tool_choice gives as a string ("none", "auto", "required"), which are
+// the neutral Choice modes of the same names. See
+// ChatCompletionToolChoiceOption in github.com/openai/openai-openapi.
+func OpenAIMode(s string) bool { return s == "none" || s == "auto" || s == "required" }
+
+// The members of an OpenAI body (Chat Completions, Responses) holding its
+// tools, its tool choice and its parallel-calls switch, as ReadOpenAITools
+// reads and WriteOpenAITools writes them.
+const (
+	OpenAIToolsMember    = "tools"
+	OpenAIChoiceMember   = "tool_choice"
+	OpenAIParallelMember = "parallel_tool_calls"
+)
 
 // WriteOpenAIChoice writes c as an OpenAI tool_choice: a mode as its
 // string, a named tool through named.
@@ -385,9 +482,9 @@ func WriteOpenAIChoice(body map[string]any, c Choice, named func(name string) an
 	switch c.Mode {
 	case "":
 	case "tool":
-		body["tool_choice"] = named(c.Name)
+		body[OpenAIChoiceMember] = named(c.Name)
 	default:
-		body["tool_choice"] = c.Mode
+		body[OpenAIChoiceMember] = c.Mode
 	}
 }
 
@@ -405,11 +502,11 @@ func TakeDefs(rest map[string]any, key, p string, proto bool, n *Notes, one func
 // an OpenAI body: one reads a function tool object, nameOf the function
 // name of a named tool choice.
 func ReadOpenAITools(rest map[string]any, p string, n *Notes, one func(m map[string]any, p string) (Tool, bool, error), nameOf func(m map[string]any) string) (Tools, error) {
-	defs, err := TakeDefs(rest, "tools", p, false, n, one)
+	defs, err := TakeDefs(rest, OpenAIToolsMember, p, false, n, one)
 	if err != nil {
 		return Tools{}, err
 	}
-	return Tools{Defs: defs, Choice: ReadOpenAIChoice(rest, p, n, nameOf), Parallel: TakeBool(rest, "parallel_tool_calls")}, nil
+	return Tools{Defs: defs, Choice: ReadOpenAIChoice(rest, p, n, nameOf), Parallel: TakeBool(rest, OpenAIParallelMember)}, nil
 }
 
 // WriteOpenAITools writes the tools of an OpenAI body, each through one,
@@ -420,11 +517,11 @@ func WriteOpenAITools(body map[string]any, t Tools, one func(d Tool) any, named 
 		for i, d := range t.Defs {
 			tools[i] = one(d)
 		}
-		body["tools"] = tools
+		body[OpenAIToolsMember] = tools
 	}
 	WriteOpenAIChoice(body, t.Choice, named)
 	if t.Parallel != nil {
-		body["parallel_tool_calls"] = *t.Parallel
+		body[OpenAIParallelMember] = *t.Parallel
 	}
 }
 
