@@ -105,6 +105,28 @@ func EgressStreamError(ingress Format, event string, data []byte, opt EgressOpti
 // See docs/egress.md, "The error op" (upstream.sse_event.head).
 func EgressStreamHead(ingress Format, head []byte, opt EgressOptions) (rep ErrorReply, ok bool, err error) {
 	name, isError := egress.HeadError(head)
+	return headReply(ingress, name, isError, opt)
+}
+
+// EgressElementHead is EgressStreamHead for an element of a JSON-array
+// stream (Gemini's streamGenerateContent without alt=sse) too long to hold
+// whole: head is its held start, from the element's first byte, the last
+// one cut. The element is an error element when head opens a JSON object
+// whose first member is an "error" object; then ok is true and the reply
+// is the error object the client gets for it in place of the element (its
+// Body), read without its data (the upstream's text is never read), as
+// EgressStreamError gives it for a data-only event. head is read in place,
+// never copied. Errors as for EgressHTTPError, whatever the head.
+//
+// See docs/egress.md, "JSON-array streams".
+func EgressElementHead(ingress Format, head []byte, opt EgressOptions) (rep ErrorReply, ok bool, err error) {
+	return headReply(ingress, "", egress.ElementHeadError(head), opt)
+}
+
+// headReply is the error op's reply for the held head of a stream event
+// named name (or an array element, name ""), when isError; the request is
+// checked either way, so an unknown ingress is an error whatever the head.
+func headReply(ingress Format, name string, isError bool, opt EgressOptions) (ErrorReply, bool, error) {
 	r, err := egressRequest(ingress, classify.Request{Kind: classify.KindSSE, Event: name, ContentEmitted: opt.ContentEmitted}, opt)
 	if err != nil || !isError {
 		return ErrorReply{}, false, err

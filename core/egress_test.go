@@ -238,3 +238,26 @@ func TestEgressResponseTypedAPI_agreesWithOps(t *testing.T) {
 		return res, nil, true
 	})
 }
+
+// TestEgressElementHead: an array element's head that opens an "error"
+// object gets the reply a data-only event's head gets (EgressStreamHead),
+// one that does not passes, and an unknown ingress is an error whatever
+// the head.
+func TestEgressElementHead(t *testing.T) {
+	opt := EgressOptions{Upstream: "gemini", NowMs: 1, ContentEmitted: true}
+	rep, ok, err := EgressElementHead(FormatGemini, []byte("{ \"error\" : {\"code\":503,\"message\":\"cut"), opt)
+	require.NoError(t, err)
+	require.True(t, ok)
+	want, ok, err := EgressStreamHead(FormatGemini, []byte("data: {\"error\":{\"code\":503"), opt)
+	require.NoError(t, err)
+	require.True(t, ok)
+	assert.Equal(t, string(want.Body), string(rep.Body))
+	assert.Equal(t, Code("SERVER_ERROR"), rep.Envelope.Code)
+	assert.Equal(t, true, rep.Envelope.Details["partial_output"])
+	_, ok, err = EgressElementHead(FormatGemini, []byte(`{"candidates":[{"content":`), opt)
+	require.NoError(t, err)
+	assert.False(t, ok)
+	_, _, err = EgressElementHead(Format("nope"), []byte(`{"error":{`), opt)
+	var re *RequestError
+	require.ErrorAs(t, err, &re)
+}

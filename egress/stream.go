@@ -73,22 +73,51 @@ func NewStreamReader(src io.ReadCloser, c StreamConfig) io.ReadCloser {
 	if c.Now == nil {
 		c.Now = time.Now
 	}
-	return &streamReader{src: src, c: c, chunk: make([]byte, 32<<10)}
+	return &streamReader{pump: newPump(src), c: c}
 }
 
+// pump is what the stream readers share: the upstream body, the chunk it
+// is read into, what is ready for the client and the read error kept for
+// when that is passed.
+type pump struct {
+	src   io.ReadCloser
+	chunk []byte
+	out   []byte // ready for the client
+	eof   error
+}
+
+func newPump(src io.ReadCloser) pump { return pump{src: src, chunk: make([]byte, 32<<10)} }
+
+// next reads the next bytes of the upstream body, keeping an error for
+// the end; the bytes are valid until the next call.
+func (u *pump) next() []byte {
+	n, err := u.src.Read(u.chunk)
+	if err != nil {
+		u.eof = err
+	}
+	return u.chunk[:n]
+}
+
+// take copies what is ready for the client into p.
+func (u *pump) take(p []byte) (int, error) {
+	n := copy(p, u.out)
+	u.out = u.out[n:]
+	return n, nil
+}
+
+// Close closes the upstream body.
+func (u *pump) Close() error { return u.src.Close() }
+
 type streamReader struct {
-	src     io.ReadCloser
+	pump
 	c       StreamConfig
 	pending []byte           // read, not yet a complete event
 	line    int              // where the line in progress begins in pending (below 0: it began in bytes already passed)
 	pos     int              // how far pending has been scanned
 	skip    bool             // inside an event too long to hold: pass it through to its end
 	drop    *core.ErrorReply // inside an error event too long to hold: dropped to its end, then replaced by this
-	out     []byte           // ready for the client
 	emitted bool             // an event with data went before: output was streamed
 	started bool             // the first event has been read (a BOM is stripped from it only)
-	eof     error
-	chunk   []byte
 }
 
 // Read returns the next complete events (or, past MaxEventBytes, what
@@ -155,19 +184,10 @@ func (s *streamReader) Read(p []byte) (int, error) {
 			s.pending, s.line, s.pos = s.pending[s.pos:], s.line-s.pos, 0
 			continue
 		}
-		n, err := s.src.Read(s.chunk)
-		s.pending = append(s.pending, s.chunk[:n]...)
-		if err != nil {
-			s.eof = err
-		}
+		s.pending = append(s.pending, s.next()...)
 	}
-	n := copy(p, s.out)
-	s.out = s.out[n:]
-	return n, nil
+	return s.take(p)
 }
-
-// Close closes the upstream body.
-func (s *streamReader) Close() error { return s.src.Close() }
 
 // eventEnd returns the length of the first complete event of b, its blank
 // line included, or 0 when b holds none yet. It scans b from pos, in a line
@@ -236,9 +256,14 @@ func (s *streamReader) reply(name string, data []byte) (core.ErrorReply, bool) {
 }
 
 // options are the error op's options for the event being read.
-func (s *streamReader) options() core.EgressOptions {
-	opt := s.c.Options
-	opt.NowMs, opt.ContentEmitted = s.c.Now().UnixMilli(), s.emitted
+func (s *streamReader) options() core.EgressOptions { return eventOptions(s.c, s.emitted) }
+
+// eventOptions are the error op's options for an error event (or array
+// element) read now by a reader configured by c, after content (emitted)
+// or none.
+func eventOptions(c StreamConfig, emitted bool) core.EgressOptions {
+	opt := c.Options
+	opt.NowMs, opt.ContentEmitted = c.Now().UnixMilli(), emitted
 	return opt
 }
 

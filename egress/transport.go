@@ -36,8 +36,10 @@ import (
 //     the envelope inside, retry-after and x-should-retry, and raises its
 //     own exception class and retries by its own rule.
 //  3. A text/event-stream answer passes through NewStreamReader, event by
-//     event; each error event inside it is rewritten and reported to
-//     OnStreamError. A stream Base left in a content coding is read decoded
+//     event, and any other answer of streamGenerateContent (Gemini's JSON
+//     array, without alt=sse) through NewArrayStreamReader, element by
+//     element; each error event or element inside it is rewritten and
+//     reported to OnStreamError. A stream Base left in a content coding is read decoded
 //     (DecodeResponse); one in a coding DecodeBody cannot undo (br, zstd)
 //     is answered with the error op's 502 in the native shape instead of
 //     passed unread. Any other answer Base left in such a coding is handed
@@ -111,7 +113,7 @@ func (t *Transport) RoundTrip(req *http.Request) (*http.Response, error) {
 		if _, _, err := RewriteError(resp, ep.Format, opt); err != nil {
 			return nil, err
 		}
-	case IsEventStream(resp.Header):
+	case IsEventStream(resp.Header) || ep.API == APIStreamGenerateContent:
 		if err := DecodeResponse(resp); err != nil {
 			// A stream in a coding no reader here undoes (br, zstd): its
 			// error events cannot be found, so it is not passed unread.
@@ -122,7 +124,7 @@ func (t *Transport) RoundTrip(req *http.Request) (*http.Response, error) {
 		// A rewritten error event changes the length: the body has none.
 		resp.Header.Del("Content-Length")
 		resp.ContentLength = -1
-		resp.Body = NewStreamReader(resp.Body, StreamConfig{Ingress: ep.Format, Options: opt, Now: t.Now,
+		resp.Body = ReadStream(resp, StreamConfig{Ingress: ep.Format, Options: opt, Now: t.Now,
 			OnError: func(rep core.ErrorReply) { t.streamError(req, ep, rep) }})
 	default:
 		// A success Base left in a coding DecodeBody undoes is handed

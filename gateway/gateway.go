@@ -495,7 +495,7 @@ func (g *Gateway) modifyResponse(resp *http.Response) error {
 		return g.convertResponse(resp, ex)
 	}
 	if resp.StatusCode < 400 {
-		if !egress.IsEventStream(resp.Header) {
+		if !egress.IsEventStream(resp.Header) && ex.route != routeStreamGenerate {
 			// A success passes unread, but decoded when the transport left
 			// it in a coding the gateway undoes (x-gzip, deflate): the
 			// client's Accept-Encoding never reached the upstream (rewrite
@@ -515,7 +515,7 @@ func (g *Gateway) modifyResponse(resp *http.Response) error {
 		// out chunked.
 		resp.Header.Del("Content-Length")
 		resp.ContentLength = -1
-		resp.Body = egress.NewStreamReader(resp.Body, egress.StreamConfig{Ingress: ex.route.Format, Options: g.errorOptions(ex), Now: g.cfg.Now,
+		resp.Body = egress.ReadStream(resp, egress.StreamConfig{Ingress: ex.route.Format, Options: g.errorOptions(ex), Now: g.cfg.Now,
 			OnError: func(rep core.ErrorReply) {
 				ex.streamErrs++
 				ex.upstream = rep.Envelope.Code

@@ -481,3 +481,38 @@ func TestNew_config(t *testing.T) {
 	assert.ErrorIs(t, err, ErrConfig)
 	assert.True(t, strings.HasPrefix(DefaultAddr, "127.0.0.1:"), "loopback by default")
 }
+
+// TestGateway_geminiArrayStreamError: Gemini's streamGenerateContent
+// without alt=sse streams a JSON array; an error element in it is
+// replaced by the error op's Gemini error object (the envelope inside,
+// the upstream's message dropped by UpstreamMessage "drop" as for any
+// error), the elements before it pass byte for byte, and it is counted as
+// a stream error.
+func TestGateway_geminiArrayStreamError(t *testing.T) {
+	first := "[{\"candidates\":[{\"content\":{\"role\":\"model\",\"parts\":[{\"text\":\"a ] and a \\\"{\"}]},\"index\":0}]}\r\n"
+	up := newFakeUpstream(t, func(w http.ResponseWriter, r *http.Request, _ []byte) {
+		w.Header().Set("Content-Type", "application/json; charset=UTF-8")
+		_, _ = io.WriteString(w, first)
+		w.(http.Flusher).Flush()
+		_, _ = io.WriteString(w, ",{\"error\":{\"code\":500,\"message\":\"An internal error has occurred. SECRET-7\",\"status\":\"INTERNAL\"}}\r\n]")
+	})
+	tg := newTestGateway(t, Config{}, map[string]*fakeUpstream{FamilyGemini: up})
+	resp := tg.post(t, "/v1beta/models/gemini-2.5-flash:streamGenerateContent", minimalBody(FamilyGemini), nil)
+	require.Equal(t, 200, resp.StatusCode)
+	got, err := io.ReadAll(resp.Body)
+	require.NoError(t, err)
+	require.True(t, strings.HasPrefix(string(got), first+","), "the element before passes byte for byte: %q", got)
+	var arr []map[string]any
+	require.NoError(t, json.Unmarshal(got, &arr), "%q", got)
+	require.Len(t, arr, 2)
+	e, ok := arr[1]["error"].(map[string]any)
+	require.True(t, ok, "%q", got)
+	assert.Equal(t, "INTERNAL", e["status"])
+	env, ok := e["toolerr"].(map[string]any)
+	require.True(t, ok, "the envelope inside the error object: %q", got)
+	assert.Equal(t, "SERVER_ERROR", env["code"])
+	assert.Equal(t, true, env["details"].(map[string]any)["partial_output"])
+	assert.True(t, strings.HasSuffix(string(got), "}\r\n]"), "the array's end passes: %q", got)
+	tg.settle(t)
+	assert.Equal(t, 1.0, testutil.ToFloat64(tg.g.metrics.upstreamErrs.WithLabelValues("stream_generate_content", "SERVER_ERROR", "true")))
+}

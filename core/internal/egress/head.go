@@ -84,3 +84,17 @@ func (o *errorOpener) feed(b []byte) {
 		}
 	}
 }
+
+// ElementHeadError tells from head, the held start of an element of a
+// JSON-array stream too long to hold whole (Gemini's streamGenerateContent
+// without alt=sse: "[{...},{...}]"), from the element's first byte, the
+// last one cut where the holding stopped, whether the element is an error
+// element as a whole one is told: a JSON object whose first member is an
+// "error" object (`{"error":{`, JSON white space allowed between the
+// tokens). An "error" member after another cannot be told from a head,
+// and such an element is no error element here. Nothing is copied.
+func ElementHeadError(head []byte) bool {
+	var open errorOpener
+	open.feed(head)
+	return open.done()
+}

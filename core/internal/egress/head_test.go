@@ -107,3 +107,28 @@ func FuzzHeadError_sameAsSpec(f *testing.F) {
 		}
 	})
 }
+
+// TestElementHeadError_everyCut: an array element's head is an error
+// element exactly from the byte that completes `{"error":{` (white space
+// between the tokens); content and an "error" member after another are
+// none, wherever they are cut.
+func TestElementHeadError_everyCut(t *testing.T) {
+	for _, tc := range []struct {
+		element string
+		from    string // the shortest head that is an error element ("": none)
+	}{
+		{`{"error":{"code":500,"message":"m"}}`, `{"error":{`},
+		{"{\r\n  \"error\" :\t{\"code\":429}}", "{\r\n  \"error\" :\t{"},
+		{`{"candidates":[{"content":{"parts":[{"text":"{\"error\":{"}]}}]}`, ""},
+		{`{"id":"x","error":{"code":500}}`, ""},
+		{`{"error":"text"}`, ""},
+	} {
+		for n := 0; n <= len(tc.element); n++ {
+			head := tc.element[:n]
+			want := tc.from != "" && n >= len(tc.from)
+			if got := ElementHeadError([]byte(head)); got != want {
+				t.Fatalf("%q: error element %v, want %v", head, got, want)
+			}
+		}
+	}
+}
