@@ -44,7 +44,9 @@ export function endpointOf(method: string, path: string): Endpoint | null;
  * Returns a fetch that runs toolerr's egress ops on every provider request it
  * carries: the body through egress_request, an upstream error (400-599)
  * through egress_error (status kept, native body with the envelope,
- * retry-after, x-should-retry), stream error events rewritten and reported.
+ * retry-after, x-should-retry), stream error events (and the error elements
+ * of Gemini's JSON-array stream, streamGenerateContent without alt=sse)
+ * rewritten and reported.
  * For the `fetch` option of openai, @anthropic-ai/sdk, @google/genai
  * (`httpOptions.fetch`) and the AI SDK provider packages.
  */

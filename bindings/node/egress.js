@@ -75,7 +75,9 @@ const endpoints = new Map(); // endpointOf's answers
  * throws its own error class and retries by its own rule, once (this never
  * retries); a `text/event-stream` answer passes event by event as it
  * arrives, each error event inside it replaced by the op's event for the
- * client's API and reported; a request the upstream never answered (a
+ * client's API and reported, and so does any other success of Gemini's
+ * streamGenerateContent (a JSON array without alt=sse), element by element,
+ * an error element replaced by the op's error object; a request the upstream never answered (a
  * refused or reset connection) gets the op's native 502, while an abort or
  * a timeout (the caller's own signal) is thrown as it came.
  *
@@ -127,7 +129,10 @@ export function egressFetch(options = {}) {
       const rep = invoke(errorRequest(eg, ep, { http: { status: resp.status, headers: hs, body: text } }));
       return reply(rep, [...resp.headers], resp);
     }
-    if (isEventStream(resp.headers) && resp.body) return streamed(eg, ep, resp);
+    if (isEventStream(resp.headers) && resp.body) return streamed(resp, new Events(eg, ep));
+    // Gemini's streamGenerateContent without alt=sse: one JSON array,
+    // element by element (a body that is no array passes unread).
+    if (ep.api === 'stream_generate_content' && resp.body) return streamed(resp, new Elements(eg, ep));
     return resp;
   };
 }
@@ -214,8 +219,9 @@ function isEventStream(headers) {
   return (headers.get('content-type') ?? '').split(';', 1)[0].trim().toLowerCase() === 'text/event-stream';
 }
 
-function streamed(eg, ep, resp) {
-  const events = new Events(eg, ep);
+// The response the SDK reads for resp, a stream that began with a success,
+// its body passed through events (an Events or an Elements).
+function streamed(resp, events) {
   const body = resp.body.pipeThrough(new TransformStream({
     transform(chunk, ctl) {
       const out = events.feed(chunk);
@@ -408,6 +414,166 @@ class Events {
     // splits on one kind only (go-genai splits on "\n\n" before "\r\n\r\n")
     // would otherwise join a CRLF stream's previous event to it.
     return enc.encode(`${rep.event ? `event: ${rep.event}${eol}` : ''}data: ${text}${eol}${eol}`);
+  }
+}
+
+// Splits Gemini's JSON-array stream (streamGenerateContent without alt=sse:
+// "[{...}\r\n,{...}]") into its elements as they arrive, as the Go
+// egress.NewArrayStreamReader does (docs/egress.md, "JSON-array streams"):
+// what lies outside the elements passes as it arrives, each element once
+// complete, an error element (isErrorEvent's data test) replaced by the
+// error op's object for a data-only event of that data. An element past
+// MAX_EVENT_BYTES passes as it arrives, unread, unless its head opens an
+// "error" object: then it is dropped to its end and replaced there. A body
+// whose first byte (after white space and a BOM) is not "[" passes unread.
+class Elements {
+  constructor(eg, ep) {
+    this.eg = eg;
+    this.ep = ep;
+    this.state = 0; // 0: before the array opened, 1: inside it (or after it), 2: no array, passed unread
+    this.seen = 0; // bytes scanned before the array opened
+    this.bom = 0; // how many of them are a leading BOM's
+    this.depth = 0; // nesting of arrays and objects, the outer array counted
+    this.inStr = false;
+    this.esc = false;
+    this.elem = false; // inside an element
+    this.base = 0; // the depth the element began at
+    this.held = []; // the element's bytes so far
+    this.heldLen = 0;
+    this.skip = false; // inside an element too long to hold: passed to its end
+    this.dropped = null; // inside an error element too long to hold: dropped, then replaced by this
+    this.emitted = false;
+  }
+
+  feed(b) {
+    const out = [];
+    let from = 0;
+    for (let i = 0; i < b.length; i++) {
+      const c = b[i];
+      if (this.state === 2) break;
+      if (this.state === 0) {
+        if (c === 0x20 || c === 0x09 || c === 0x0a || c === 0x0d) {
+          // white space
+        } else if (this.bom === this.seen && this.bom < 3 && c === [0xef, 0xbb, 0xbf][this.bom]) {
+          this.bom++;
+        } else if (c === 0x5b) {
+          this.state = 1;
+          this.depth = 1;
+        } else {
+          this.state = 2;
+          break;
+        }
+        this.seen++;
+        continue;
+      }
+      if (this.inStr) {
+        if (this.esc) this.esc = false;
+        else if (c === 0x5c) this.esc = true;
+        else if (c === 0x22) this.inStr = false;
+        continue;
+      }
+      if (c === 0x22) {
+        this.inStr = true;
+      } else if (c === 0x7b || c === 0x5b) {
+        if (!this.elem && (this.depth === 1 || (c === 0x7b && this.depth === 0))) {
+          out.push(b.subarray(from, i));
+          from = i;
+          this.elem = true;
+          this.base = this.depth;
+        }
+        this.depth++;
+      } else if (c === 0x7d || c === 0x5d) {
+        if (this.depth > 0) this.depth--;
+        if (this.elem && this.depth === this.base) {
+          out.push(this.end(b.subarray(from, i + 1)));
+          from = i + 1;
+        }
+      }
+    }
+    const rest = b.subarray(from);
+    if (!this.elem) out.push(rest);
+    else out.push(this.hold(rest));
+    return concat(out);
+  }
+
+  // hold takes the next bytes of an unfinished element and returns what
+  // passes of them now.
+  hold(b) {
+    if (this.dropped) return new Uint8Array(0);
+    if (this.skip) return b;
+    this.held.push(b);
+    this.heldLen += b.length;
+    if (this.heldLen <= MAX_EVENT_BYTES) return new Uint8Array(0);
+    const held = concat(this.held);
+    this.held = [];
+    this.heldLen = 0;
+    this.dropped = this.longError(held);
+    if (this.dropped) return new Uint8Array(0);
+    this.skip = true;
+    this.emitted = true;
+    return held;
+  }
+
+  // end returns what the client gets for the element that ends with tail
+  // (empty: the stream ended inside it).
+  end(tail) {
+    const dropped = this.dropped;
+    const skip = this.skip;
+    const raw = skip || dropped ? null : concat([...this.held, tail]);
+    this.elem = false;
+    this.skip = false;
+    this.dropped = null;
+    this.held = [];
+    this.heldLen = 0;
+    if (dropped) return this.write(dropped);
+    if (skip) return tail;
+    const rep = this.errorReply(raw);
+    if (rep) return this.write(rep);
+    this.emitted = true;
+    return raw;
+  }
+
+  // errorReply returns the error op's reply for raw, a whole element, when
+  // it is an error element, else null. One JSON.parse refuses (cut by the
+  // stream's end) is told by its head, read without its data, as one too
+  // long to hold is.
+  errorReply(raw) {
+    const data = eventDec.decode(raw);
+    if (isErrorEvent('', data)) return this.reply({ event: '', data });
+    if (!data.includes('"error"') && !ESCAPED_ERROR_LETTER.test(data)) return null;
+    try {
+      JSON.parse(data);
+      return null;
+    } catch {
+      return this.longError(raw);
+    }
+  }
+
+  flush() {
+    return this.elem ? this.end(new Uint8Array(0)) : new Uint8Array(0);
+  }
+
+  // longError returns the error op's reply for held, the first
+  // MAX_EVENT_BYTES (about) of an element too long to hold, when it opens an
+  // "error" object, else null. The op's upstream.sse_event.head reads it as a
+  // data line: its CR and LF (JSON white space there, or bytes a JSON reader
+  // refuses) become spaces, so that the head is one line, and the answer is
+  // the Go core.EgressElementHead's.
+  longError(held) {
+    const head = eventDec.decode(held).replace(/[\r\n]/g, ' ');
+    const rep = this.reply({ head: `data: ${head}` });
+    return rep?.pass ? null : rep;
+  }
+
+  reply(event) {
+    return Events.prototype.reply.call(this, event);
+  }
+
+  // write returns rep's error object, in place of an element, and reports it.
+  write(rep) {
+    const text = canonicalize(rep.data);
+    report(this.eg, { endpoint: this.ep, envelope: rep.envelope, event: rep.event, data: text });
+    return enc.encode(text);
   }
 }
 

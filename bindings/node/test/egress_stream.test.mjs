@@ -27,3 +27,64 @@ test('an error chunk whose member name is escaped is replaced, content with esca
   const { text, seen } = await through(content);
   assert.deepEqual([text, seen.length], [content, 0], 'a content delta passes byte for byte');
 });
+
+// Gemini's streamGenerateContent without alt=sse: one JSON array streamed
+// element by element, an error mid-stream an element {"error": {...}}.
+async function throughArray(body, options = {}) {
+  const seen = [];
+  const fetch = egressFetch({
+    fetch: async () => new Response(body, { status: 200, headers: { 'content-type': 'application/json; charset=UTF-8' } }),
+    onStreamError: (ev) => seen.push(ev),
+    ...options,
+  });
+  const resp = await fetch('http://127.0.0.1:9/v1beta/models/gemini-2.5-flash:streamGenerateContent', { method: 'POST', body: '{"contents":[{"role":"user","parts":[{"text":"hi"}]}]}' });
+  return { text: await resp.text(), seen };
+}
+
+test('an error element of a Gemini JSON-array stream is replaced, the elements before pass byte for byte', async () => {
+  const before = '[{"candidates":[{"content":{"parts":[{"text":"a ] and \\"{error}\\""}]}}]}\r\n,';
+  const errEl = `{"error": {"code": 503, "message": "${SECRET} overloaded", "status": "UNAVAILABLE"}}`;
+  const after = '\r\n,{"candidates":[]}]';
+  // Split anywhere: one byte a chunk.
+  const bytes = new TextEncoder().encode(before + errEl + after);
+  const oneByte = new ReadableStream({
+    start(ctl) {
+      for (const b of bytes) ctl.enqueue(new Uint8Array([b]));
+      ctl.close();
+    },
+  });
+  for (const body of [before + errEl + after, oneByte]) {
+    const { text, seen } = await throughArray(body, { dropUpstreamMessage: true });
+    assert.equal(seen.length, 1, text);
+    assert.equal(seen[0].envelope.code, 'OVERLOADED');
+    assert.ok(!text.includes(SECRET), text);
+    assert.ok(text.startsWith(before), text);
+    assert.ok(text.endsWith(after), text);
+    const arr = JSON.parse(text);
+    assert.equal(arr.length, 3);
+    assert.equal(arr[1].error.status, 'UNAVAILABLE');
+    assert.equal(arr[1].error.toolerr.code, 'OVERLOADED');
+    assert.equal(arr[1].error.toolerr.details.partial_output, true);
+    assert.equal(text, before + seen[0].data + after, 'the element replaced by the reported data');
+  }
+});
+
+test('a Gemini JSON-array stream: a cut error element is replaced, one past 4 MiB by its head, content and non-arrays pass', async () => {
+  const cut = await throughArray(`[{},{"error":{"code":500,"message":"${SECRET}`, { dropUpstreamMessage: true });
+  assert.equal(cut.seen.length, 1);
+  assert.equal(cut.text, `[{},${cut.seen[0].data}`);
+  const huge = 'x'.repeat((4 << 20) + 1000);
+  const long = await throughArray(`[{},{ "error" : {"code":500,"message":"${huge}"}},{}]`);
+  assert.equal(long.seen.length, 1);
+  assert.equal(long.seen[0].envelope.code, 'SERVER_ERROR');
+  assert.equal(long.text, `[{},${long.seen[0].data},{}]`);
+  for (const body of [
+    `[{"candidates":[{"content":{"parts":[{"inlineData":{"data":"${huge}"}}]}}]},{"usageMetadata":{}}]`,
+    '{"error":{"code":500,"message":"not an array","status":"INTERNAL"}}',
+    '[{"candidates":[{"content":{"parts":[{"text":"the \\"error\\": {} word"}]}}]}]',
+  ]) {
+    const { text, seen } = await throughArray(body);
+    assert.equal(seen.length, 0);
+    assert.ok(text === body, `${body.slice(0, 40)} passes as it came`);
+  }
+});

@@ -77,3 +77,48 @@ def test_a_chunk_nested_too_deep_for_json_is_read_by_the_core_never_raised() -> 
     content = b'data: {"choices":[],"x":' + deep + b',"error":{}}\n\n'
     assert events.feed(content) + events.flush() == content
     assert len(seen) == 1
+
+
+def _through_array(src: bytes, step: int, drop: bool = True) -> Any:
+    """src, Gemini's streamGenerateContent answer without alt=sse, through the
+    array reader in chunks of step bytes: (what the client gets, the reports)."""
+    from toolerr.integrations._egress_http import _Elements
+
+    seen: List[Any] = []
+    elements = _Elements(_Egress(None, drop, None, lambda request, ev: seen.append(ev), time.time), None,
+                         endpoint_of("POST", "/v1beta/models/gemini-2.5-flash:streamGenerateContent"))
+    out = b"".join(elements.feed(src[i:i + step]) for i in range(0, len(src), step)) + elements.flush()
+    return out, seen
+
+
+ARRAY_BEFORE = b'[{"candidates":[{"content":{"parts":[{"text":"a ] and \\"{error}\\""}]}}]}\r\n,'
+ARRAY_ERROR = b'{"error": {"code": 503, "message": "' + SECRET + b' overloaded", "status": "UNAVAILABLE"}}'
+ARRAY_AFTER = b'\r\n,{"candidates":[]}]'
+
+
+@pytest.mark.parametrize("step", [1, 7, 1 << 16])
+def test_an_error_element_of_a_gemini_array_stream_is_replaced(step: int) -> None:
+    # The elements before it pass byte for byte, the array stays one JSON value, the array goes on.
+    import json
+
+    out, seen = _through_array(ARRAY_BEFORE + ARRAY_ERROR + ARRAY_AFTER, step)
+    assert len(seen) == 1 and seen[0].envelope.code == "OVERLOADED"
+    assert SECRET not in out
+    assert out == ARRAY_BEFORE + seen[0].data + ARRAY_AFTER
+    arr = json.loads(out)
+    assert arr[1]["error"]["status"] == "UNAVAILABLE"
+    assert arr[1]["error"]["toolerr"]["details"]["partial_output"] is True
+
+
+def test_a_gemini_array_stream_cut_long_and_content() -> None:
+    # A cut error element is replaced; one past MAX_EVENT_BYTES by its head; content and non-arrays pass.
+    out, seen = _through_array(b'[{},{"error":{"code":500,"message":"' + SECRET, 5)
+    assert len(seen) == 1 and out == b"[{}," + seen[0].data
+    out, seen = _through_array(b'[{},{ "error" : {"code":500,"message":"' + SECRET + PAD + b'"}},{}]', 64 << 10)
+    assert len(seen) == 1 and seen[0].envelope.code == "SERVER_ERROR"
+    assert out == b"[{}," + seen[0].data + b",{}]"
+    for src in (b'[{"candidates":[{"content":{"parts":[{"inlineData":{"data":"' + PAD + b'"}}]}}]},{"usageMetadata":{}}]',
+                b'{"error":{"code":500,"message":"not an array","status":"INTERNAL"}}',
+                b'[{"candidates":[{"content":{"parts":[{"text":"the \\"error\\": {} word"}]}}]}]'):
+        out, seen = _through_array(src, 64 << 10, drop=False)
+        assert seen == [] and out == src

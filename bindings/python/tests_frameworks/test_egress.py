@@ -498,6 +498,22 @@ def test_a_rewritten_event_keeps_the_crlf_line_ends(route: Route) -> None:
     assert r.content.endswith(b"\r\n\r\n") and r.content.count(b"\n") == r.content.count(b"\r\n") == 4
 
 
+def test_an_error_element_of_a_gemini_array_stream_is_rewritten(route: Route) -> None:
+    """streamGenerateContent without alt=sse answers one JSON array, element by element: an error element
+    in it becomes the error op's Gemini error object, the element before it passes byte for byte."""
+    ok = b'[{"candidates":[{"content":{"parts":[{"text":"Par ] {"}]}}]}\r\n'
+    route.up.script = [Reply(content_type="application/json; charset=UTF-8", events=[
+        ok, b',{"error":{"code":503,"message":"The model is overloaded.","status":"UNAVAILABLE"}}\r\n', b"]"])]
+    r = post(route, "/v1beta/models/gemini-2.5-flash:streamGenerateContent", b'{"contents":[]}')
+    assert r.status_code == 200 and r.content.startswith(ok + b",") and r.content.endswith(b"}\r\n]")
+    arr = json.loads(r.content)
+    assert arr[1]["error"]["status"] == "UNAVAILABLE"
+    assert arr[1]["error"]["toolerr"]["code"] == "OVERLOADED"
+    assert arr[1]["error"]["toolerr"]["details"]["partial_output"] is True
+    if route.mode != "gateway":
+        assert [ev.envelope.code for ev in route.stream_errors] == ["OVERLOADED"]
+
+
 # --- the rest -------------------------------------------------------------------------------------------------------
 
 def test_an_upstream_that_never_answers_is_a_native_502() -> None:

@@ -32,6 +32,7 @@ class Reply:
     headers: Dict[str, str] = field(default_factory=dict)
     body: Any = None
     events: Optional[List[bytes]] = None  # each written and flushed on its own
+    content_type: str = "text/event-stream"  # of events (Gemini's JSON array without alt=sse: application/json)
     gate_after: int = -1  # wait for Upstream.gate after writing this many events
 
 
@@ -79,7 +80,7 @@ class Upstream:
                     self.end_headers()
                     self.wfile.write(data)
                     return
-                self.send_header("content-type", "text/event-stream")
+                self.send_header("content-type", r.content_type)
                 self.send_header("connection", "close")
                 self.end_headers()
                 for i, ev in enumerate(r.events):

@@ -303,7 +303,10 @@ impl Middleware for Egress {
                     .eq_ignore_ascii_case("text/event-stream")
             })
             .unwrap_or(false);
-        if !is_sse {
+        // Gemini's streamGenerateContent without alt=sse: one JSON array,
+        // element by element (a body that is no array passes unread).
+        let is_array = !is_sse && ep.api == "stream_generate_content";
+        if !is_sse && !is_array {
             return Ok(resp);
         }
         let mut b = http::Response::builder()
@@ -317,15 +320,19 @@ impl Middleware for Egress {
                 b = b.header(k, v);
             }
         }
-        let events = Events {
-            eg: self.clone(),
-            ep,
-            pending: Vec::new(),
-            scan: 0,
-            skip: false,
-            dropped: None,
-            emitted: false,
-            started: false,
+        let events: Box<dyn Split + Send> = if is_sse {
+            Box::new(Events {
+                eg: self.clone(),
+                ep,
+                pending: Vec::new(),
+                scan: 0,
+                skip: false,
+                dropped: None,
+                emitted: false,
+                started: false,
+            })
+        } else {
+            Box::new(Elements::new(self.clone(), ep))
         };
         // One event in flight: each is yielded as soon as its blank line has arrived.
         let state = Some((resp.bytes_stream(), events));
@@ -496,21 +503,8 @@ impl Events {
     /// The error op's reply for an event (`{event, data}`, or `{head}` for
     /// one too long to hold), None when the op refused it or answered that
     /// the event passes.
-    fn reply(&self, mut sse: Value) -> Option<StreamError> {
-        sse["content_emitted"] = Value::Bool(self.emitted);
-        let rep = invoke(&self.eg.error_request(&self.ep, json!({"sse_event": sse}))).ok()?;
-        if rep.get("pass").is_some() {
-            return None;
-        }
-        let text = canonicalize(&rep["data"]).ok()?;
-        let envelope: Envelope = serde_json::from_value(rep["envelope"].clone()).ok()?;
-        let event = rep["event"].as_str().unwrap_or("").to_string();
-        Some(StreamError {
-            endpoint: self.ep.clone(),
-            envelope,
-            event,
-            data: text,
-        })
+    fn reply(&self, sse: Value) -> Option<StreamError> {
+        stream_reply(&self.eg, &self.ep, self.emitted, sse)
     }
 
     /// Returns `ev`'s event, its lines ended by `eol`, and reports it.
@@ -525,6 +519,257 @@ impl Events {
         }
         out.extend_from_slice(format!("data: {}{eol}{eol}", ev.data).as_bytes());
         out
+    }
+}
+
+/// The error op's reply for an event of a stream of `ep` (`sse`: `{event,
+/// data}`, or `{head}` for one too long to hold), after output
+/// (`emitted`) or none; None when the op refused it or answered that the
+/// event passes.
+fn stream_reply(eg: &Egress, ep: &Endpoint, emitted: bool, mut sse: Value) -> Option<StreamError> {
+    sse["content_emitted"] = Value::Bool(emitted);
+    let rep = invoke(&eg.error_request(ep, json!({"sse_event": sse}))).ok()?;
+    if rep.get("pass").is_some() {
+        return None;
+    }
+    let text = canonicalize(&rep["data"]).ok()?;
+    let envelope: Envelope = serde_json::from_value(rep["envelope"].clone()).ok()?;
+    let event = rep["event"].as_str().unwrap_or("").to_string();
+    Some(StreamError {
+        endpoint: ep.clone(),
+        envelope,
+        event,
+        data: text,
+    })
+}
+
+/// What a stream's body passes through: `feed` returns what of the next
+/// bytes is ready for the client, `flush` what it gets when the stream
+/// ends.
+trait Split {
+    fn feed(&mut self, chunk: &[u8]) -> Vec<u8>;
+    fn flush(&mut self) -> Vec<u8>;
+}
+
+impl Split for Events {
+    fn feed(&mut self, chunk: &[u8]) -> Vec<u8> {
+        Events::feed(self, chunk)
+    }
+    fn flush(&mut self) -> Vec<u8> {
+        Events::flush(self)
+    }
+}
+
+impl Split for Elements {
+    fn feed(&mut self, chunk: &[u8]) -> Vec<u8> {
+        Elements::feed(self, chunk)
+    }
+    fn flush(&mut self) -> Vec<u8> {
+        Elements::flush(self)
+    }
+}
+
+/// Splits Gemini's JSON-array stream (streamGenerateContent without
+/// alt=sse: `[{...}\r\n,{...}]`) into its elements as they arrive, as the
+/// Go `egress.NewArrayStreamReader` does (docs/egress.md, "JSON-array
+/// streams"): what lies outside the elements passes as it arrives, each
+/// element once complete, an error element (the data test of an error
+/// event) replaced by the error op's object for a data-only event of that
+/// data. An element past `MAX_EVENT_BYTES` passes as it arrives, unread,
+/// unless its head opens an "error" object: then it is dropped to its end
+/// and replaced there. A body whose first byte (after white space and a BOM)
+/// is not `[` passes unread.
+struct Elements {
+    eg: Egress,
+    ep: Endpoint,
+    /// 0: before the array opened, 1: inside it (or after it), 2: no array, passed unread.
+    state: u8,
+    /// Bytes scanned before the array opened, and how many of them are a leading BOM's.
+    seen: usize,
+    bom: usize,
+    /// Nesting of arrays and objects, the outer array counted.
+    depth: usize,
+    in_str: bool,
+    esc: bool,
+    /// Inside an element, which began at depth `base`.
+    elem: bool,
+    base: usize,
+    held: Vec<u8>,
+    /// Inside an element too long to hold: passed to its end.
+    skip: bool,
+    /// Inside an error element too long to hold: dropped, then replaced by this.
+    dropped: Option<StreamError>,
+    emitted: bool,
+}
+
+impl Elements {
+    fn new(eg: Egress, ep: Endpoint) -> Self {
+        Elements {
+            eg,
+            ep,
+            state: 0,
+            seen: 0,
+            bom: 0,
+            depth: 0,
+            in_str: false,
+            esc: false,
+            elem: false,
+            base: 0,
+            held: Vec::new(),
+            skip: false,
+            dropped: None,
+            emitted: false,
+        }
+    }
+
+    fn feed(&mut self, b: &[u8]) -> Vec<u8> {
+        let mut i = 0;
+        while self.state == 0 && i < b.len() {
+            let c = b[i];
+            match c {
+                b' ' | b'\t' | b'\r' | b'\n' => {}
+                b'[' => {
+                    self.state = 1;
+                    self.depth = 1;
+                }
+                _ if self.bom == self.seen && self.bom < UTF8_BOM.len() && c == UTF8_BOM[self.bom] => self.bom += 1,
+                _ => self.state = 2,
+            }
+            self.seen += 1;
+            i += 1;
+        }
+        if self.state != 1 {
+            return b.to_vec(); // nothing is held before the array opens
+        }
+        let mut out = Vec::new();
+        let mut start = 0;
+        while i < b.len() {
+            let c = b[i];
+            i += 1;
+            if self.in_str {
+                if self.esc {
+                    self.esc = false;
+                } else if c == b'\\' {
+                    self.esc = true;
+                } else if c == b'"' {
+                    self.in_str = false;
+                }
+                continue;
+            }
+            match c {
+                b'"' => self.in_str = true,
+                b'{' | b'[' => {
+                    if !self.elem && (self.depth == 1 || (c == b'{' && self.depth == 0)) {
+                        out.extend_from_slice(&b[start..i - 1]);
+                        start = i - 1;
+                        self.elem = true;
+                        self.base = self.depth;
+                    }
+                    self.depth += 1;
+                }
+                b'}' | b']' => {
+                    self.depth = self.depth.saturating_sub(1);
+                    if self.elem && self.depth == self.base {
+                        let done = self.end(&b[start..i]);
+                        out.extend(done);
+                        start = i;
+                    }
+                }
+                _ => {}
+            }
+        }
+        let rest = &b[start..];
+        if self.elem {
+            let passed = self.hold(rest);
+            out.extend(passed);
+        } else {
+            out.extend_from_slice(rest);
+        }
+        out
+    }
+
+    /// Returns what the client gets when the stream ends: an element it
+    /// ended inside is handled as a complete one (an error element replaced).
+    fn flush(&mut self) -> Vec<u8> {
+        if self.elem {
+            self.end(&[])
+        } else {
+            Vec::new()
+        }
+    }
+
+    /// Takes the next bytes of an unfinished element; returns what passes of them now.
+    fn hold(&mut self, b: &[u8]) -> Vec<u8> {
+        if self.dropped.is_some() {
+            return Vec::new();
+        }
+        if self.skip {
+            return b.to_vec();
+        }
+        self.held.extend_from_slice(b);
+        if self.held.len() <= MAX_EVENT_BYTES {
+            return Vec::new();
+        }
+        let held = std::mem::take(&mut self.held);
+        self.dropped = self.long_error(&held);
+        if self.dropped.is_some() {
+            return Vec::new();
+        }
+        self.skip = true;
+        self.emitted = true;
+        held
+    }
+
+    /// Returns what the client gets for the element that ends with `tail`.
+    fn end(&mut self, tail: &[u8]) -> Vec<u8> {
+        let dropped = self.dropped.take();
+        let skip = std::mem::replace(&mut self.skip, false);
+        let mut raw = std::mem::take(&mut self.held);
+        self.elem = false;
+        if let Some(ev) = dropped {
+            return self.write(ev);
+        }
+        if skip {
+            return tail.to_vec();
+        }
+        raw.extend_from_slice(tail);
+        match self.error_reply(&raw) {
+            Some(ev) => self.write(ev),
+            None => {
+                self.emitted = true;
+                raw
+            }
+        }
+    }
+
+    /// The error op's reply for `raw`, a whole element, when it is an error
+    /// element, else None. One serde_json refuses (cut by the stream's end)
+    /// is told by its head, read without its data, as one too long to hold is.
+    fn error_reply(&self, raw: &[u8]) -> Option<StreamError> {
+        let data = String::from_utf8_lossy(raw);
+        if is_error_event("", &data) {
+            return stream_reply(&self.eg, &self.ep, self.emitted, json!({"event": "", "data": data}));
+        }
+        if (data.contains("\"error\"") || escapes_error_letter(&data)) && serde_json::from_str::<Value>(&data).is_err() {
+            return self.long_error(raw);
+        }
+        None
+    }
+
+    /// The error op's reply for `held`, the start of an element, when it
+    /// opens an "error" object, else None. The op's `upstream.sse_event.head`
+    /// reads it as a data line: its CR and LF (JSON white space there, or
+    /// bytes a JSON reader refuses) become spaces, so that the head is one
+    /// line, and the answer is the Go `core.EgressElementHead`'s.
+    fn long_error(&self, held: &[u8]) -> Option<StreamError> {
+        let head = String::from_utf8_lossy(held).replace(['\r', '\n'], " ");
+        stream_reply(&self.eg, &self.ep, self.emitted, json!({"head": format!("data: {head}")}))
+    }
+
+    /// Returns `ev`'s error object, in place of an element, and reports it.
+    fn write(&self, ev: StreamError) -> Vec<u8> {
+        self.eg.report(&ev);
+        ev.data.into_bytes()
     }
 }
 
@@ -680,6 +925,69 @@ mod tests {
             assert_eq!(seen.len(), 1);
             let head = if named { format!("event: error{eol}") } else { String::new() };
             assert_eq!(out, format!("{ping}{head}data: {}{eol}{eol}{tail}", seen[0]));
+        }
+    }
+
+    /// `src`, Gemini's streamGenerateContent answer without alt=sse, through
+    /// the array reader in chunks of `step` bytes: what the client gets and
+    /// the data of each reported error.
+    fn through_array(src: &[u8], step: usize) -> (Vec<u8>, Vec<String>) {
+        let seen = Arc::new(std::sync::Mutex::new(Vec::<String>::new()));
+        let s = seen.clone();
+        let mut eg = Egress::default().on_stream_error(move |ev| s.lock().unwrap().push(ev.data.clone()));
+        eg.drop_upstream_message = true;
+        let ep = endpoint_of("POST", "/v1beta/models/gemini-2.5-flash:streamGenerateContent").unwrap();
+        let mut elements = Elements::new(eg, ep);
+        let mut out = Vec::new();
+        for chunk in src.chunks(step) {
+            out.extend(elements.feed(chunk));
+        }
+        out.extend(elements.flush());
+        let seen = seen.lock().unwrap().clone();
+        (out, seen)
+    }
+
+    /// An error element of a Gemini JSON-array stream is replaced by the
+    /// error op's object, wherever the chunks split it; the elements before
+    /// it pass byte for byte and the array goes on.
+    #[test]
+    fn an_error_element_of_a_gemini_array_stream_is_replaced() {
+        let secret = "sk-proj-abcdefghijklmnopqrstuvwxyz0123456789ABCD";
+        let before = r#"[{"candidates":[{"content":{"parts":[{"text":"a ] and \"{error}\""}]}}]}"#.to_string() + "\r\n,";
+        let err = format!(r#"{{"error": {{"code": 503, "message": "{secret} overloaded", "status": "UNAVAILABLE"}}}}"#);
+        let after = "\r\n,{\"candidates\":[]}]";
+        for step in [1, 7, 1 << 16] {
+            let (out, seen) = through_array(format!("{before}{err}{after}").as_bytes(), step);
+            assert_eq!(seen.len(), 1, "{step}");
+            let out = String::from_utf8(out).unwrap();
+            assert!(!out.contains(secret));
+            assert_eq!(out, format!("{before}{}{after}", seen[0]));
+            let arr: Value = serde_json::from_str(&out).unwrap();
+            assert_eq!(arr[1]["error"]["status"], "UNAVAILABLE");
+            assert_eq!(arr[1]["error"]["toolerr"]["code"], "OVERLOADED");
+            assert_eq!(arr[1]["error"]["toolerr"]["details"]["partial_output"], true);
+        }
+    }
+
+    /// A cut error element is replaced, one past MAX_EVENT_BYTES by its head;
+    /// content past it and a body that is no array pass byte for byte.
+    #[test]
+    fn a_gemini_array_stream_cut_long_and_content() {
+        let (out, seen) = through_array(br#"[{},{"error":{"code":500,"message":"cut"#, 5);
+        assert_eq!(seen.len(), 1);
+        assert_eq!(String::from_utf8(out).unwrap(), format!("[{{}},{}", seen[0]));
+        let pad = "x".repeat(MAX_EVENT_BYTES + 1000);
+        let (out, seen) = through_array(format!(r#"[{{}},{{ "error" : {{"code":500,"message":"{pad}"}}}},{{}}]"#).as_bytes(), 64 << 10);
+        assert_eq!(seen.len(), 1);
+        assert_eq!(String::from_utf8(out).unwrap(), format!("[{{}},{},{{}}]", seen[0]));
+        for src in [
+            format!(r#"[{{"candidates":[{{"content":{{"parts":[{{"inlineData":{{"data":"{pad}"}}}}]}}}}]}},{{"usageMetadata":{{}}}}]"#),
+            r#"{"error":{"code":500,"message":"not an array","status":"INTERNAL"}}"#.to_string(),
+            r#"[{"candidates":[{"content":{"parts":[{"text":"the \"error\": {} word"}]}}]}]"#.to_string(),
+        ] {
+            let (out, seen) = through_array(src.as_bytes(), 64 << 10);
+            assert!(seen.is_empty());
+            assert!(out == src.as_bytes(), "{:.40} passes as it came", src);
         }
     }
 

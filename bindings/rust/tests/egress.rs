@@ -18,6 +18,8 @@ use toolerr::egress::{endpoint_of, Egress, StreamError};
 enum Reply {
     Json(u16, Vec<(&'static str, &'static str)>, Value),
     Events(Vec<String>, bool),
+    /// Gemini's streamGenerateContent without alt=sse: one JSON array, a piece a write.
+    Array(Vec<String>),
 }
 
 struct Upstream {
@@ -66,6 +68,13 @@ fn upstream(reply: Reply) -> Upstream {
                         head.push_str(&format!("{k}: {v}\r\n"));
                     }
                     conn.write_all(format!("{head}\r\n{b}").as_bytes()).unwrap();
+                }
+                Reply::Array(pieces) => {
+                    conn.write_all(b"HTTP/1.1 200 OK\r\ncontent-type: application/json; charset=UTF-8\r\nconnection: close\r\n\r\n").unwrap();
+                    for p in pieces {
+                        conn.write_all(p.as_bytes()).unwrap();
+                        conn.flush().unwrap();
+                    }
                 }
                 Reply::Events(events, gated) => {
                     conn.write_all(b"HTTP/1.1 200 OK\r\ncontent-type: text/event-stream\r\nconnection: close\r\n\r\n").unwrap();
@@ -328,6 +337,32 @@ async fn body_of(up: &Upstream, path: &str, body: &'static str) -> String {
         .await
         .unwrap();
     String::from_utf8(r.bytes().await.unwrap().to_vec()).unwrap()
+}
+
+#[tokio::test]
+async fn an_error_element_of_a_gemini_array_stream_is_rewritten() {
+    // streamGenerateContent without alt=sse: the element before passes byte
+    // for byte, the error element becomes the error op's Gemini object.
+    let ok = r#"[{"candidates":[{"content":{"parts":[{"text":"Par ] {"}]}}]}"#.to_string() + "\r\n";
+    let err = format!(r#",{{"error":{{"code":503,"message":"{SECRET} The model is overloaded.","status":"UNAVAILABLE"}}}}"#);
+    let up = upstream(Reply::Array(vec![ok.clone(), err, "\r\n]".into()]));
+    let seen = Arc::new(Mutex::new(Vec::new()));
+    let s = seen.clone();
+    let mut eg = Egress::default().on_stream_error(move |e| s.lock().unwrap().push(e.envelope.code.clone()));
+    eg.drop_upstream_message = true;
+    let r = client(eg)
+        .post(format!("{}/v1beta/models/gemini-2.5-flash:streamGenerateContent", up.url))
+        .body(r#"{"contents":[]}"#)
+        .send()
+        .await
+        .unwrap();
+    let text = String::from_utf8(r.bytes().await.unwrap().to_vec()).unwrap();
+    assert!(!text.contains(SECRET), "{text}");
+    assert!(text.starts_with(&format!("{ok},")) && text.ends_with("}\r\n]"), "{text}");
+    let arr: Value = serde_json::from_str(&text).unwrap();
+    assert_eq!(arr[1]["error"]["status"], "UNAVAILABLE");
+    assert_eq!(arr[1]["error"]["toolerr"]["code"], "OVERLOADED");
+    assert_eq!(seen.lock().unwrap().len(), 1);
 }
 
 #[tokio::test]

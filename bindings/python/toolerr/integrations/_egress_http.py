@@ -10,7 +10,7 @@ import re
 import time
 from dataclasses import dataclass
 from types import ModuleType
-from typing import Any, AsyncIterator, Callable, Dict, Iterator, List, Mapping, Optional, Tuple
+from typing import Any, AsyncIterator, Callable, Dict, Iterator, List, Mapping, Optional, Tuple, Union
 
 from .. import Envelope, ToolerrError, _error_text, _transcript_op, canonicalize, invoke
 
@@ -200,14 +200,20 @@ class _Egress:
 
     def stream_write(self, request: Any, ep: Endpoint, rep: Mapping[str, Any], eol: bytes) -> bytes:
         """Return rep's event, its lines ended by eol, and report it."""
-        out = canonicalize(rep["data"]).encode()
-        ev = StreamError(ep, Envelope.from_dict(rep["envelope"]), rep["event"], out)
-        self._report(request, ev)
+        ev = self.reported(request, ep, rep)
+        out = ev.data
         # Written with the line end of the event it replaces: a reader that splits
         # on one kind only (go-genai splits on "\n\n" before "\r\n\r\n") would
         # otherwise join a CRLF stream's previous event to it.
         head = b"event: " + ev.event.encode() + eol if ev.event else b""
         return head + b"data: " + out + eol + eol
+
+    def reported(self, request: Any, ep: Endpoint, rep: Mapping[str, Any]) -> StreamError:
+        """Return rep, the error op's reply for an error inside a stream, as the
+        StreamError reported (its data the canonical JSON the client gets), reporting it."""
+        ev = StreamError(ep, Envelope.from_dict(rep["envelope"]), rep["event"], canonicalize(rep["data"]).encode())
+        self._report(request, ev)
+        return ev
 
     def _report(self, request: Any, ev: StreamError) -> None:
         if self._on_stream_error is None:
@@ -353,13 +359,169 @@ class _Events:
         return out
 
 
+# The bytes that end a run the array reader skips: outside a string a quote or
+# a bracket of either kind, inside one a quote or a backslash (an image's
+# base64 is skipped in one search, not byte by byte).
+_STRUCTURAL = re.compile(rb'["{}\[\]]')
+_IN_STRING = re.compile(rb'["\\]')
+_WHITE = frozenset(b" \t\r\n")
+
+
+def _parses(data: bytes) -> bool:
+    try:
+        json.loads(data)
+    except (ValueError, RecursionError):
+        return False
+    return True
+
+
+class _Elements:
+    """Splits Gemini's JSON-array stream (streamGenerateContent without alt=sse:
+    ``[{...}\\r\\n,{...}]``) into its elements as they arrive, as the Go
+    egress.NewArrayStreamReader does (docs/egress.md, "JSON-array streams"):
+    what lies outside the elements passes as it arrives, each element once
+    complete, an error element (the data test of an error event) replaced by
+    the error op's object for a data-only event of that data. An element past
+    MAX_EVENT_BYTES passes as it arrives, unread, unless its head opens an
+    "error" object: then it is dropped to its end and replaced there. A body
+    whose first byte (after white space and a BOM) is not ``[`` passes unread.
+    feed and flush as _Events'."""
+
+    def __init__(self, eg: _Egress, request: Any, ep: Endpoint) -> None:
+        self._eg, self._request, self._ep = eg, request, ep
+        self._state = 0  # 0: before the array opened, 1: inside it (or after it), 2: no array, passed unread
+        self._seen = 0  # bytes scanned before the array opened
+        self._bom = 0  # how many of them are a leading BOM's
+        self._depth = 0  # nesting of arrays and objects, the outer array counted
+        self._in_str = False
+        self._esc = False
+        self._elem = False  # inside an element
+        self._base = 0  # the depth the element began at
+        self._held: List[bytes] = []
+        self._held_len = 0
+        self._skip = False  # inside an element too long to hold: passed to its end
+        self._dropped: Optional[Dict[str, Any]] = None  # inside an error element too long to hold: its reply
+        self._emitted = False
+
+    def feed(self, b: bytes) -> bytes:
+        i, n = 0, len(b)
+        while self._state == 0 and i < n:
+            c = b[i]
+            if c in _WHITE:
+                pass
+            elif self._bom == self._seen and self._bom < len(_BOM) and c == _BOM[self._bom]:
+                self._bom += 1
+            elif c == 0x5B:  # [
+                self._state, self._depth = 1, 1
+            else:
+                self._state = 2
+            self._seen += 1
+            i += 1
+        if self._state != 1:
+            return b  # nothing is held before the array opens
+        out, start = [], 0
+        while i < n:
+            if self._esc:
+                self._esc, i = False, i + 1
+                continue
+            m = (_IN_STRING if self._in_str else _STRUCTURAL).search(b, i)
+            if m is None:
+                break
+            i = m.start()
+            c = b[i]
+            if self._in_str:
+                if c == 0x5C:  # a backslash: the next byte is escaped
+                    self._esc = True
+                else:
+                    self._in_str = False
+            elif c == 0x22:
+                self._in_str = True
+            elif c in (0x7B, 0x5B):  # { [
+                if not self._elem and (self._depth == 1 or (c == 0x7B and self._depth == 0)):
+                    out.append(b[start:i])
+                    start, self._elem, self._base = i, True, self._depth
+                self._depth += 1
+            else:  # } ]
+                self._depth = max(self._depth - 1, 0)
+                if self._elem and self._depth == self._base:
+                    out.append(self._end(b[start:i + 1]))
+                    start = i + 1
+            i += 1
+        rest = b[start:]
+        out.append(self._hold(rest) if self._elem else rest)
+        return b"".join(out)
+
+    def flush(self) -> bytes:
+        """Return what the client gets when the stream ends: an element it ended
+        inside is handled as a complete one (an error element replaced)."""
+        return self._end(b"") if self._elem else b""
+
+    def _hold(self, b: bytes) -> bytes:
+        """Take the next bytes of an unfinished element; return what passes of them now."""
+        if self._dropped is not None:
+            return b""
+        if self._skip:
+            return b
+        self._held.append(b)
+        self._held_len += len(b)
+        if self._held_len <= MAX_EVENT_BYTES:
+            return b""
+        held, self._held, self._held_len = b"".join(self._held), [], 0
+        self._dropped = self._long_error(held)
+        if self._dropped is not None:
+            return b""
+        self._skip = self._emitted = True
+        return held
+
+    def _end(self, tail: bytes) -> bytes:
+        """Return what the client gets for the element that ends with tail."""
+        dropped, skip = self._dropped, self._skip
+        raw = b"".join(self._held) + tail
+        self._elem, self._skip, self._dropped, self._held, self._held_len = False, False, None, [], 0
+        if dropped is not None:
+            return self._eg.reported(self._request, self._ep, dropped).data
+        if skip:
+            return tail
+        rep = self._error_reply(raw)
+        if rep is not None:
+            return self._eg.reported(self._request, self._ep, rep).data
+        self._emitted = True
+        return raw
+
+    def _error_reply(self, raw: bytes) -> Optional[Dict[str, Any]]:
+        """The error op's reply for raw, a whole element, when it is an error element,
+        else None. One json.loads refuses (cut by the stream's end, nested too deep)
+        is told by its head, read without its data, as one too long to hold is."""
+        is_error = _is_error_event("", raw)
+        if is_error:
+            return self._eg._stream_reply(self._ep, {"event": "", "data": raw.decode("utf-8", "replace")},
+                                          self._emitted)
+        if is_error is None or ((b'"error"' in raw or _ESCAPED_ERROR_LETTER.search(raw) is not None)
+                                and not _parses(raw)):
+            return self._long_error(raw)
+        return None
+
+    def _long_error(self, held: bytes) -> Optional[Dict[str, Any]]:
+        """The error op's reply for held, the start of an element, when it opens an
+        "error" object, else None. The op's upstream.sse_event.head reads it as a data
+        line: its CR and LF (JSON white space there, or bytes a JSON reader refuses)
+        become spaces, so that the head is one line, and the answer is the Go
+        core.EgressElementHead's."""
+        head = held.replace(b"\r", b" ").replace(b"\n", b" ").decode("utf-8", "replace")
+        rep = self._eg._stream_reply(self._ep, {"head": "data: " + head}, self._emitted)
+        return None if rep is None or rep.get("pass") else rep
+
+
+_Reader = Union[_Events, _Elements]
+
+
 def build(h: ModuleType) -> Tuple[Any, Any]:
     """Return (EgressTransport, AsyncEgressTransport) for h, the httpx module
     (``httpx`` or its successor ``httpx2``, which openai and anthropic use):
     each SDK takes only clients, requests and responses of its own module."""
 
     class _SyncStream(h.SyncByteStream):  # type: ignore[misc,name-defined]
-        def __init__(self, resp: Any, events: _Events) -> None:
+        def __init__(self, resp: Any, events: _Reader) -> None:
             self._resp, self._events = resp, events
 
         def __iter__(self) -> Iterator[bytes]:
@@ -376,7 +538,7 @@ def build(h: ModuleType) -> Tuple[Any, Any]:
 
 
     class _AsyncStream(h.AsyncByteStream):  # type: ignore[misc,name-defined]
-        def __init__(self, resp: Any, events: _Events) -> None:
+        def __init__(self, resp: Any, events: _Reader) -> None:
             self._resp, self._events = resp, events
 
         async def __aiter__(self) -> AsyncIterator[bytes]:
@@ -466,6 +628,8 @@ def build(h: ModuleType) -> Tuple[Any, Any]:
                 return self._eg.error_response(request, ep, resp, _read_capped_sync(resp))
             if _is_event_stream(resp):
                 return _streamed(request, resp, _SyncStream(resp, _Events(self._eg, request, ep)))
+            if ep.api == "stream_generate_content":  # Gemini's JSON array, without alt=sse
+                return _streamed(request, resp, _SyncStream(resp, _Elements(self._eg, request, ep)))
             return resp
 
         def close(self) -> None:
@@ -499,6 +663,8 @@ def build(h: ModuleType) -> Tuple[Any, Any]:
                 return self._eg.error_response(request, ep, resp, await _read_capped_async(resp))
             if _is_event_stream(resp):
                 return _streamed(request, resp, _AsyncStream(resp, _Events(self._eg, request, ep)))
+            if ep.api == "stream_generate_content":  # Gemini's JSON array, without alt=sse
+                return _streamed(request, resp, _AsyncStream(resp, _Elements(self._eg, request, ep)))
             return resp
 
         async def aclose(self) -> None:
