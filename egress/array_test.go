@@ -256,3 +256,23 @@ func BenchmarkStreamReaders(b *testing.B) {
 		})
 	}
 }
+
+// FuzzArrayStreamReader: whatever the bytes, the reader never panics, reads
+// them alike however they are split (whole, or a byte at a time), and
+// passes them byte for byte when it reports no error element.
+func FuzzArrayStreamReader(f *testing.F) {
+	for _, seed := range append(append([]string(nil), geminiArrayElements...), strings.Join(geminiArrayElements, ""),
+		`[{"error":{"code":500}}]`, "\xEF\xBB\xBF[{}]", `[{"a":"\"]}"},{"\u0065rror":{}}]`, `[{}]{"error":{"x":1}}`, `{"error":{}}`, `[[{"error":{}}]]`) {
+		f.Add([]byte(seed))
+	}
+	f.Fuzz(func(t *testing.T, src []byte) {
+		whole, wholeErrs := readArray(t, string(src), false)
+		split, splitErrs := readArray(t, string(src), true)
+		if whole != split || len(wholeErrs) != len(splitErrs) {
+			t.Fatalf("%q: read whole %q (%d errors), a byte at a time %q (%d)", src, whole, len(wholeErrs), split, len(splitErrs))
+		}
+		if len(wholeErrs) == 0 && whole != string(src) {
+			t.Fatalf("%q passed as %q with no error element", src, whole)
+		}
+	})
+}
