@@ -8,7 +8,9 @@ sys.path. Both load the same libtoolerr.so when given the same file, so the
 core is the same and only the binding differs. Work items as in bench.py
 (issue 12: (a) one failed envelope to an Anthropic tool_result, (b) the
 40-message transcript to Anthropic and to Gemini, as a list and as JSON
-bytes). Each round runs before, after and the peer one after the other
+bytes; and the core's call alone, invoke_bytes of (b)'s convert request,
+which compares two libtoolerr.so builds under one binding without Python's
+part). Each round runs before, after and the peer one after the other
 (BENCH_CALLS calls of (a) each, a 40th of them of (b)); each line prints the
 medians of BENCH_ROUNDS rounds and the medians of the per-round ratios.
 Times are the process's CPU time (time.process_time: every thread's, the Go
@@ -124,6 +126,10 @@ def main() -> None:
             trio(f"(b) -> {to}, {what} in",
                  lambda g=given, t=to: before.convert(g, from_format="openai-chat", to_format=t),
                  lambda g=given, t=to: after.convert(g, from_format="openai-chat", to_format=t), peer, m)
+        req = after._encode({"op": "convert", "from": "openai-chat", "to": to, "messages": msgs}).encode()
+        assert before.invoke_bytes(req) == after.invoke_bytes(req)
+        trio(f"(b) -> {to}, the core's call alone", lambda r=req: before.invoke_bytes(r),
+             lambda r=req: after.invoke_bytes(r), peer, m)
     parts(msgs, rest, m)
     print(f"load {os.getloadavg()[0]:.1f} at the end")
 
