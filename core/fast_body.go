@@ -2,6 +2,7 @@ package core
 
 import (
 	"github.com/toolerr/toolerr/core/internal/canonical"
+	"github.com/toolerr/toolerr/core/internal/format"
 	"github.com/toolerr/toolerr/core/internal/format/dialect"
 	"github.com/toolerr/toolerr/core/internal/request"
 	"github.com/toolerr/toolerr/core/internal/transcript"
@@ -76,7 +77,7 @@ type scannedMember struct {
 // request.Read reads them: the list under "messages", required, an array
 // only, and no server-side state.
 func bodyShaped(f transcript.Format) bool {
-	sh := requestShapes()[f]
+	sh := format.RequestShape(string(f))
 	return sh != nil && sh.List == "messages" && sh.Required && sh.TextList == nil && sh.Server == nil
 }
 
@@ -93,7 +94,7 @@ func scanBody(s *canonical.Scanner, f transcript.Format, raw dialect.ScanRaw, ar
 		return false
 	}
 	if b.carried = keep == bodyCarry; b.carried {
-		b.carry.src = requestShapes()[f]
+		b.carry.src = format.RequestShape(string(f))
 	}
 	var (
 		names  = make([]string, 0, 8)

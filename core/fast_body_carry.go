@@ -2,7 +2,6 @@ package core
 
 import (
 	"strings"
-	"sync"
 
 	"github.com/toolerr/toolerr/core/internal/canonical"
 	"github.com/toolerr/toolerr/core/internal/format"
@@ -72,26 +71,13 @@ type carriedParam struct {
 	from, to int
 }
 
-// requestShapes are the request shapes of the transcript formats by name
-// (format.RequestShape), made once: RequestShape builds one per call. The
-// fast paths only read them.
-var requestShapes = sync.OnceValue(func() map[transcript.Format]*dialect.Request {
-	m := map[transcript.Format]*dialect.Request{}
-	for _, f := range format.TranscriptNames() {
-		if sh := format.RequestShape(f); sh != nil {
-			m[transcript.Format(f)] = sh
-		}
-	}
-	return m
-})
-
 // carrySource reports whether a body of format f is one scanBody reads in
 // the carried form: its request shape reads tools and tool choice from the
 // bytes (dialect.Request's ScanTools and ScanChoice, and the members they
 // and the parallel switch are under), and has no system member, no
 // server-side state, no proto names and no nested parameter.
 func carrySource(f transcript.Format) bool {
-	src := requestShapes()[f]
+	src := format.RequestShape(string(f))
 	if src == nil || src.ScanTools == nil || src.ScanChoice == nil || src.ToolsMember == "" || src.ChoiceMember == "" || src.ParallelMember == "" ||
 		src.ReadSystem != nil || src.Server != nil || src.ProtoJSON || len(src.Params) > maxCarriedParams {
 		return false
@@ -107,7 +93,7 @@ func carrySource(f transcript.Format) bool {
 // carryTarget reports whether carriedBody writes bodies of format t: its
 // request shape writes tools, tool choice and system prompt as bytes.
 func carryTarget(t transcript.Format) bool {
-	dst := requestShapes()[t]
+	dst := format.RequestShape(string(t))
 	return dst != nil && dst.AppendTools != nil && dst.AppendChoice != nil && dst.AppendSystem != nil
 }
 
@@ -193,7 +179,7 @@ type bodyEntry struct {
 // for a conversion that refuses the list, renames functions or cannot
 // encode a value, and for an answer that would reach MaxResponseBytes.
 func carriedBody(req string, ff, tt transcript.Format, b *scannedBody, msgs []transcript.Message, o transcript.Options) (response []byte, ok bool) {
-	src, dst := requestShapes()[ff], requestShapes()[tt]
+	src, dst := format.RequestShape(string(ff)), format.RequestShape(string(tt))
 	if !carryTarget(tt) || src == nil {
 		return nil, false
 	}

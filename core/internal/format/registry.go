@@ -14,6 +14,7 @@ package format
 import (
 	"strconv"
 	"strings"
+	"sync"
 
 	"github.com/toolerr/toolerr/core/internal/field"
 	"github.com/toolerr/toolerr/core/internal/format/anthropic"
@@ -235,13 +236,26 @@ func TranscriptNamed(name, path string) (string, error) {
 
 // RequestShape returns the request-body shape of a transcript format name
 // or alias (how its whole request body holds the list, the system prompt,
-// the tools and the generation parameters), or nil.
+// the tools and the generation parameters), or nil. Each row's shape is
+// made once and shared by every caller, who reads it and never changes it
+// (the request op and the body fast paths ask for it per request).
 func RequestShape(name string) *dialect.Request {
 	if p := row(name); p != nil && p.Request != nil {
-		return p.Request()
+		return requestShapes()[p.Name]
 	}
 	return nil
 }
+
+// requestShapes are the rows' request shapes by row name, each made once.
+var requestShapes = sync.OnceValue(func() map[string]*dialect.Request {
+	m := map[string]*dialect.Request{}
+	for i := range table {
+		if table[i].Request != nil {
+			m[table[i].Name] = table[i].Request()
+		}
+	}
+	return m
+})
 
 // ResponseShape returns the non-streaming response shape of a format name,
 // or nil for a format without one.
