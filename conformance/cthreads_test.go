@@ -26,11 +26,7 @@ import (
 // race detector then fails the run on a data race inside it), on every
 // fourth request.
 func TestCHeader_threads(t *testing.T) {
-	if _, err := exec.LookPath("gcc"); err != nil {
-		t.Skip("gcc not found")
-	}
-	dist, err := filepath.Abs(filepath.Dir(artifact(t, "toolerr.h")))
-	require.NoError(t, err)
+	dist := cHeaderDir(t)
 	lib, err := filepath.Abs(filepath.Dir(artifact(t, "libtoolerr.so")))
 	require.NoError(t, err)
 	link := []string{"-L" + lib, "-ltoolerr", "-Wl,-rpath," + lib}
@@ -56,7 +52,7 @@ func TestCHeader_threads(t *testing.T) {
 	}
 	add := func(line string, req []byte) { addWant(line, core.Invoke(req)) }
 	add("-", nil)
-	addWant("=", []byte(`{"error":{"code":"INVALID_INPUT","details":{"bound":"request_bytes","count":68719476736,"limit":33554432,"path":""},"message":"toolerr: request is 68719476736 bytes; the limit is 33554432.","retryable":false,"source":"orchestrator"}}`))
+	addWant("=", []byte(claimed64GiB))
 	for _, bad := range []string{"{", `{"op":"version"`, "\xff\xfe", `{"op":"classify","error":"` + "\xc3\x28" + `"}`, `{"op":"nope"}`, "null", strings.Repeat("[", 5000)} {
 		add(bad, []byte(bad))
 	}
@@ -72,16 +68,13 @@ func TestCHeader_threads(t *testing.T) {
 	casesFile := filepath.Join(t.TempDir(), "cases")
 	require.NoError(t, os.WriteFile(casesFile, cases.Bytes(), 0o600))
 
-	bin := filepath.Join(t.TempDir(), "threads")
-	args := append([]string{"-std=c99", "-Wall", "-Wextra", "-Werror", "-pthread", "-I", dist, "c/threads.c", "-o", bin}, link...)
-	out, err := exec.Command("gcc", args...).CombinedOutput()
-	require.NoError(t, err, "gcc %s: %s", strings.Join(args, " "), out)
+	bin := compileC(t, dist, "c/threads.c", []string{"-pthread"}, link)
 	const threads = 8
 	cmd := exec.Command(bin, casesFile, strconv.Itoa(threads), strconv.Itoa(rounds))
 	cmd.Env = append(os.Environ(), "GORACE=halt_on_error=1 exitcode=66")
 	var stderr bytes.Buffer
 	cmd.Stderr = &stderr
-	out, err = cmd.Output()
+	out, err := cmd.Output()
 	require.NoError(t, err, "threads: %s\n%s", out, stderr.String())
 	assert.Equal(t, "calls "+strconv.Itoa(n*threads*rounds)+" mismatches 0\n", string(out), "%s", stderr.String())
 	assert.NotContains(t, stderr.String(), "DATA RACE")
