@@ -80,7 +80,9 @@ async function pair(name, a, b, n, goal) {
   for (let i = 0; i < Math.max(1, n); i++) { await a(); await b(); } // V8 tiers wasm and JS up
   const xs = [], ys = [], rs = [];
   for (let r = 0; r < rounds; r++) {
-    const x = await perCall(a, n), y = await perCall(b, n);
+    // ours first in even rounds, the peer first in odd ones: the second slot pays for the first's garbage
+    let x, y;
+    if (r % 2 === 0) { x = await perCall(a, n); y = await perCall(b, n); } else { y = await perCall(b, n); x = await perCall(a, n); }
     xs.push(x); ys.push(y); rs.push(x / y);
   }
   const ratio = median(rs);

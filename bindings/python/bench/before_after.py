@@ -11,7 +11,11 @@ core is the same and only the binding differs. Work items as in bench.py
 bytes; and the core's call alone, invoke_bytes of (b)'s convert request,
 which compares two libtoolerr.so builds under one binding without Python's
 part). Each round runs before, after and the peer one after the other
-(BENCH_CALLS calls of (a) each, a 40th of them of (b)); each line prints the
+(BENCH_CALLS calls of (a) each, a 40th of them of (b)), in an order that
+rotates from round to round (before-after-peer, after-peer-before,
+peer-before-after), because a fixed order was measured to bias one side by
+-20% to +7% (the slot after another's run pays for its caches and its
+garbage); each line prints the
 medians of BENCH_ROUNDS rounds and the medians of the per-round ratios.
 Times are the process's CPU time (time.process_time: every thread's, the Go
 runtime's included), so that the time this process waits for a core on a
@@ -61,21 +65,23 @@ def per_call(fn: Callable[[], Any], n: int) -> float:
 
 
 def trio(name: str, old: Callable[[], Any], new: Callable[[], Any], peer: Callable[[], Any], n: int) -> None:
-    """Rounds of before, after, peer; medians and the medians of the per-round ratios."""
+    """Rounds of before, after, peer in a rotating order; medians and the medians of the per-round ratios."""
     for _ in range(max(1, n // 5)):
         old(), new(), peer()
     b: List[float] = []
     a: List[float] = []
     p: List[float] = []
-    for _ in range(ROUNDS):
-        b.append(per_call(old, n)), a.append(per_call(new, n)), p.append(per_call(peer, n))
+    slots = [(old, b), (new, a), (peer, p)]
+    for r in range(ROUNDS):
+        for fn, out in slots[r % 3:] + slots[:r % 3]:
+            out.append(per_call(fn, n))
     med = statistics.median
     print(f"{name:<40} {med(b):8.2f} {med(a):8.2f} {med(p):8.2f} us   before {med(x / y for x, y in zip(b, p)):5.2f}x"
           f"  after {med(x / y for x, y in zip(a, p)):5.2f}x  after/before {med(x / y for x, y in zip(a, b)):5.2f}x")
 
 
 def parts(msgs: List[Any], rest: List[Any], n: int) -> None:
-    """CPU time of each part of (b) to Gemini, interleaved rounds."""
+    """CPU time of each part of (b) to Gemini, interleaved rounds (every other round in reverse order)."""
     import orjson
     from toolerr import _native
     req_d = {"op": "convert", "from": "openai-chat", "to": "gemini", "messages": msgs}
@@ -94,8 +100,9 @@ def parts(msgs: List[Any], rest: List[Any], n: int) -> None:
         "LiteLLM _gemini_convert_messages_with_history": lambda: _gemini_convert_messages_with_history(messages=rest),
     }
     res: Dict[str, List[float]] = {k: [] for k in fns}
-    for _ in range(ROUNDS):
-        for k, f in fns.items():
+    order = list(fns.items())
+    for r in range(ROUNDS):
+        for k, f in (order if r % 2 == 0 else order[::-1]):
             res[k].append(per_call(f, n))
     print(f"(b) -> gemini, parts: time per call, medians of {ROUNDS} rounds of {n} calls ({len(req)} B request, "
           f"{len(body)} B answer)")

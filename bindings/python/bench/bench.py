@@ -45,12 +45,16 @@ def per_call(fn, n: int) -> float:
 
 
 def pair(name: str, ours, peer, n: int, goal: float) -> None:
-    """Interleaved rounds of n calls each; prints medians and the median per-round ratio."""
+    """Interleaved rounds of n calls each, ours first in even rounds and the peer first in odd ones
+    (the second slot pays for the first's garbage); prints medians and the median per-round ratio."""
     for _ in range(max(1, n // 5)):
         ours(), peer()
     a, b, r = [], [], []
     for _ in range(ROUNDS):
-        x, y = per_call(ours, n), per_call(peer, n)
+        if len(a) % 2 == 0:
+            x, y = per_call(ours, n), per_call(peer, n)
+        else:
+            y, x = per_call(peer, n), per_call(ours, n)
         a.append(x), b.append(y), r.append(x / y)
     ratio = statistics.median(r)
     print(f"{name:<66} {statistics.median(a):9.2f} us {statistics.median(b):9.2f} us {ratio:6.2f}x "

@@ -58,14 +58,21 @@ fn median(mut v: Vec<f64>) -> f64 {
 }
 
 /// `ours` and `peer` in `rounds` interleaved rounds of `n` calls each, after
-/// one warm-up round: the medians of their microseconds per call and the
-/// median of the per-round ratios.
+/// one warm-up round, ours first in even rounds and the peer first in odd ones
+/// (the second slot pays for the first's cache misses): the medians of their
+/// microseconds per call and the median of the per-round ratios.
 fn rounds_of(rounds: usize, n: usize, mut ours: impl FnMut(), mut peer: impl FnMut()) -> (f64, f64, f64) {
     per_call_us(n.max(1), &mut ours);
     per_call_us(n.max(1), &mut peer);
     let (mut a, mut b, mut r) = (vec![], vec![], vec![]);
-    for _ in 0..rounds {
-        let (x, y) = (per_call_us(n, &mut ours), per_call_us(n, &mut peer));
+    for round in 0..rounds {
+        let (x, y) = if round % 2 == 0 {
+            let x = per_call_us(n, &mut ours);
+            (x, per_call_us(n, &mut peer))
+        } else {
+            let y = per_call_us(n, &mut peer);
+            (per_call_us(n, &mut ours), y)
+        };
         a.push(x);
         b.push(y);
         r.push(x / y);
