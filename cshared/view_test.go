@@ -51,15 +51,22 @@ func TestAppendInvoke_keepsNoViewOfTheRequest(t *testing.T) {
 }
 
 // viewedOnce runs request through AppendInvoke as a view of a buffer of its
-// own, into a reused answer buffer as the C library does, and checks it.
+// own, into a reused answer buffer as the C library does and into none as
+// the wasm module does, and checks it.
 func viewedOnce(t *testing.T, request []byte) {
 	t.Helper()
 	want := core.Invoke(request)
+	viewedInto(t, request, want, make([]byte, 0, 16))
+	viewedInto(t, request, want, nil)
+}
+
+// viewedInto is viewedOnce with the answer appended to answer.
+func viewedInto(t *testing.T, request, want, answer []byte) {
+	t.Helper()
 	// (at least 64 bytes: a smaller block may share the tiny allocator's
 	// 16 bytes with other objects, which would keep it alive)
 	buf := append(make([]byte, 0, max(len(request), 64)), request...)
 	w := weak.Make(&buf[0])
-	answer := make([]byte, 0, 16)
 	got := core.AppendInvoke(answer, unsafe.String(&buf[0], len(buf)))
 	keep := bytes.Clone(got)
 	for i := range buf {
