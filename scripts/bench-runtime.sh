@@ -27,6 +27,9 @@
 # bindings/rust is built with this bench and the two binaries run in turn,
 # BENCH_RUST_PROCESSES (default 3) times each, medians of their figures
 # (the work's, and the successful calls' alone).
+# When DIST holds the Node addon (toolerr_native.node, make native), the Node
+# Executor (and BENCH_BEFORE's) also runs over it, as TOOLERR_NATIVE_ADDON
+# names it to bench_runtime.mjs (what an import of toolerr/native takes).
 # BENCH_LANGS (default "python node rust") picks the languages run, e.g.
 # BENCH_LANGS=python for the Python rows alone; BENCH_THREADS (default 4) is
 # how many threads share one store in the Python row that measures them.
@@ -93,6 +96,7 @@ if [[ $langs == *" python "* ]]; then
 fi
 if [[ $langs == *" node "* ]]; then
   [ -z "$before" ] || export TOOLERR_BENCH_BEFORE="$before/bindings/node"
+  [ ! -f "$dist/toolerr_native.node" ] || export TOOLERR_NATIVE_ADDON="$dist/toolerr_native.node"
   node --disable-warning=ExperimentalWarning "$node_dir/bench/bench_runtime.mjs"
   echo
 fi

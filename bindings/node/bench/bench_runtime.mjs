@@ -31,8 +31,14 @@
 // revision's bindings/node, with a toolerr.wasm and node_modules): its
 // Executor and RedisStore run as one more contender ("toolerr before"), so a
 // change is measured before and after in the same rounds.
+// TOOLERR_NATIVE_ADDON=file (bench-runtime.sh sets it when DIST holds
+// toolerr_native.node): the same Executor (and the before one) run once more
+// over the native addon (setTransport for that contender's calls only, the
+// wasm for every other), as "toolerr over toolerr-native", what an
+// application that imports toolerr/native gets.
 import { readFileSync } from 'node:fs';
-import { Executor, invokeBytes } from '../index.js';
+import { Executor, invokeBytes, setTransport, transport } from '../index.js';
+import { loadAddon } from '../native-addon.js';
 import { RedisStore } from '../redis.js';
 import CircuitBreaker from 'opossum';
 import { ConsecutiveBreaker, ConstantBackoff, circuitBreaker, handleType, retry, wrap } from 'cockatiel';
@@ -42,7 +48,20 @@ const beforeDir = process.env.TOOLERR_BENCH_BEFORE;
 const before = beforeDir ? {
   Executor: (await import(`${beforeDir}/index.js`)).Executor,
   RedisStore: (await import(`${beforeDir}/redis.js`)).RedisStore,
+  setTransport: (await import(`${beforeDir}/index.js`)).setTransport,
 } : null;
+// The addon, when named and this thread's transport is the wasm (TOOLERR_NATIVE
+// unset): overAddon(set, run) runs run's calls over it, set being the
+// setTransport of the package copy whose Executor run uses.
+const addon = process.env.TOOLERR_NATIVE_ADDON && transport() === 'wasm' ? loadAddon() : null;
+const overAddon = (set, run) => async (n) => {
+  set(addon);
+  try {
+    return await run(n);
+  } finally {
+    set(null);
+  }
+};
 
 const FAIL_EVERY = 5;
 const MAX_ATTEMPTS = 3;
@@ -192,6 +211,10 @@ async function inProcess(n, count, failEvery = FAIL_EVERY) {
     core: coreFloor(steps),
   };
   if (before) contenders.before = runner(toolerrCall(executor(undefined, before.Executor)), cpu, f);
+  if (addon) contenders.native = overAddon(setTransport, runner(toolerrCall(executor()), cpu, f));
+  if (addon && before) {
+    contenders.nativeBefore = overAddon(before.setTransport, runner(toolerrCall(executor(undefined, before.Executor)), cpu, f));
+  }
   const rs = await rounds(contenders, n, count);
   const over = (r, k) => (r[k] - r.plain) / n * 1e6;
   const lines = [['toolerr', median(rs.map((r) => over(r, 'toolerr'))), 1]];
@@ -211,6 +234,15 @@ async function inProcess(n, count, failEvery = FAIL_EVERY) {
   if (before) {
     console.log(`  ${pad('toolerr before (TOOLERR_BENCH_BEFORE)', 44)} ${fixed(median(rs.map((r) => over(r, 'before'))), 2, 9)} µs/call`
       + `   toolerr ${fixed(median(rs.map((r) => over(r, 'before') / over(r, 'toolerr'))), 2, 6)}x its speed`);
+  }
+  // Each row over the addon beside its own Executor over the wasm (the
+  // before one beside the before Executor) and the peers, as its speed.
+  const speed = (k, peer) => fixed(median(rs.map((r) => over(r, peer) / over(r, k))), 2, 6);
+  for (const [k, name, wasm] of [['native', 'toolerr over toolerr-native', 'toolerr'],
+    ['nativeBefore', 'toolerr before over toolerr-native', 'before']]) {
+    if (!(k in contenders)) continue;
+    console.log(`  ${pad(name, 44)} ${fixed(median(rs.map((r) => over(r, k))), 2, 9)} µs/call   ${speed(k, wasm)}x the wasm's speed, `
+      + `${speed(k, 'cockatiel')}x cockatiel's, ${speed(k, 'opossum')}x opossum's`);
   }
   const core = median(rs.map((r) => r.core / n * 1e6));
   console.log(`  the core: the step crossings of a successful call whose start is not kept (${steps.length}) through invokeBytes `
