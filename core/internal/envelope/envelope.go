@@ -205,6 +205,18 @@ func CheckNew(code Code, source Source) error {
 	return checkSource(source, "")
 }
 
+// CheckTokens is the *field.Error at parent's "code" or "source" for an
+// envelope whose code is not an UPPER_SNAKE token or whose source is not
+// one of the three, as FromValue reports them: what a writer or the step
+// asks of an envelope built by hand (a Go struct literal) before its code
+// and source, which no sanitizer reads, reach the model.
+func CheckTokens(e Envelope, parent string) error {
+	if err := checkCode(e.Code, parent); err != nil {
+		return err
+	}
+	return checkSource(e.Source, parent)
+}
+
 // checkCode is the *field.Error at parent's "code" for a code that is not
 // an UPPER_SNAKE token.
 func checkCode(c Code, parent string) error {

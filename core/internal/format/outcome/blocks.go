@@ -19,13 +19,19 @@ func Path(i int, member string) string {
 }
 
 // Check reports an outcome that is neither a failure nor a result, or both,
-// as a *field.Error at results[i].
+// as a *field.Error at results[i], and a failure whose envelope's code is
+// not an UPPER_SNAKE token or whose source is not one of the three (one
+// built by hand in Go: the serialize op's reader refuses them already) at
+// results[i].error.code or .source: Safe sanitizes the message and the
+// details only, so free text there would reach the model as it is.
 func Check(i int, o *Outcome) error {
 	switch {
 	case o.Error != nil && o.Result != nil:
 		return field.NewError(field.Index("results", i), "give either error or result, not both")
 	case o.Error == nil && o.Result == nil:
 		return field.NewError(field.Index("results", i), "needs an error (an envelope) or a result")
+	case o.Error != nil:
+		return envelope.CheckTokens(*o.Error, Path(i, "error"))
 	}
 	return nil
 }
