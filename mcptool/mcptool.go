@@ -134,13 +134,14 @@ func call[Out any](ctx context.Context, x *resilience.Executor, tool string, arg
 
 // serialized is the core's mcp CallToolResult of env for a tool that
 // declares an output schema or not, as a value tree. An envelope the core
-// cannot write (a hand-built one whose details hold a value JSON cannot
-// carry) is written without its details.
+// refuses to write (a hand-built one: details holding a value JSON cannot
+// carry, a code that is no UPPER_SNAKE token, a source other than the
+// three) is written as writable makes it.
 func serialized(env core.Envelope, declared bool) map[string]any {
 	opts := core.MCPOptions{OutputSchema: declared}
 	msgs, err := core.SerializeMCP([]core.Outcome{{Error: &env}}, opts)
 	if err != nil {
-		env.Details = nil
+		env = writable(env)
 		msgs, _ = core.SerializeMCP([]core.Outcome{{Error: &env}}, opts)
 	}
 	if len(msgs) != 1 {
@@ -150,13 +151,30 @@ func serialized(env core.Envelope, declared bool) map[string]any {
 	return m
 }
 
+// writable is env as the core always writes it: without its details, its
+// code TOOL_ERROR when it is no UPPER_SNAKE token and its source tool when
+// it is not one of the three (core.NewEnvelope's checks), so that free text
+// there never reaches the model; the message and retryable stay (the core
+// sanitizes the message as it writes it).
+func writable(env core.Envelope) core.Envelope {
+	out := core.Envelope{Code: core.CodeToolError, Message: env.Message, Retryable: env.Retryable, Source: core.SourceTool}
+	if _, err := core.NewEnvelope(env.Code, "", nil, core.SourceTool); err == nil {
+		out.Code = env.Code
+	}
+	if _, err := core.NewEnvelope(core.CodeToolError, "", nil, env.Source); err == nil && env.Source != "" {
+		out.Source = env.Source
+	}
+	return out
+}
+
 // resultBytes is the JSON of the core's mcp CallToolResult of env.
 func resultBytes(env core.Envelope, declared bool) []byte {
 	b, _ := json.Marshal(serialized(env, declared))
 	return b
 }
 
-// text is the one text block of the core's CallToolResult for env.
+// text is the one text block of the core's CallToolResult for env (the
+// envelope's canonical JSON, sanitized).
 func text(env core.Envelope) string {
 	content, _ := serialized(env, true)["content"].([]any)
 	if len(content) == 1 {
@@ -166,7 +184,9 @@ func text(env core.Envelope) string {
 			}
 		}
 	}
-	return env.Message
+	// Unreachable: the core writes every writable envelope. Its code alone,
+	// a token by then, never the message the core did not sanitize.
+	return string(writable(env).Code)
 }
 
 // envelopeError is the error For hands the SDK: its text is the envelope's JSON.
