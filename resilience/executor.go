@@ -153,7 +153,10 @@ type Executor struct {
 	LoopGuard *LoopGuard
 	// Classify turns a tool's error into an envelope; nil is
 	// core.ClassifyError with SourceTool, the tool name and the attempt. An
-	// error that is (or wraps) an *Error keeps its Envelope.
+	// error that is (or wraps) an *Error keeps its Envelope. Either is
+	// passed through core.SafeFailure (a secret in its message or details
+	// redacted); a code that is no UPPER_SNAKE token, or a source other
+	// than the three, makes Do return the executor's INTERNAL failure.
 	Classify func(err error, tool string, attempt int) core.Envelope
 	// OnDecision, when set, receives every decision, synchronously.
 	OnDecision func(Decision)
@@ -652,14 +655,17 @@ func (x *Executor) key(tool string) string {
 }
 
 func (x *Executor) classify(err error, tool string, attempt int) core.Envelope {
+	// An envelope not ClassifyError's (a tool's hand-built *Error, the
+	// Classify hook's) is sanitized before the step records and stops with
+	// it: it is what the caller hands the model.
 	var buf [8]error                                        // most chains fit: no allocation for them
 	for _, e := range core.AppendErrorChain(buf[:0], err) { // errors.As, bounded: a tool's error may lead back to itself
 		if te, ok := e.(*Error); ok {
-			return te.Envelope
+			return core.SafeFailure(te.Envelope)
 		}
 	}
 	if x.Classify != nil {
-		return x.Classify(err, tool, attempt)
+		return core.SafeFailure(x.Classify(err, tool, attempt))
 	}
 	return core.ClassifyError(err, core.ClassifyOptions{Source: core.SourceTool, Tool: tool, Attempt: attempt, NowMs: x.nowMs()})
 }

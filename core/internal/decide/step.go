@@ -97,6 +97,11 @@ type StepEvent struct {
 	// StoreError: the store's error text (sanitized before it is logged).
 	Message string
 	// Failure: the call's envelope and a uniform draw in [0, 1) for jitter.
+	// The envelope is recorded and stopped with as it is given: the
+	// classifier's (sanitized), or one the runtime built itself passed
+	// through SafeFailure (the step op's readers do that for its error
+	// member); a code that is no UPPER_SNAKE token or a source other than
+	// the three is refused.
 	Error *envelope.Envelope
 	Draw  float64
 	// Cancelled: "cancelled" or "deadline".
@@ -675,6 +680,9 @@ func (m *machine) step() error {
 			if ev.Error == nil {
 				return field.Errorf("event.error", "is required (the envelope of the failed call)")
 			}
+			if err := envelope.CheckTokens(*ev.Error, "event.error"); err != nil {
+				return err // a Go runtime's hand-built envelope: the JSON event's reader refuses it already
+			}
 			if !(ev.Draw >= 0 && ev.Draw < 1) {
 				return field.Errorf("event.draw", "is required: a uniform random number in [0, 1)")
 			}
@@ -987,4 +995,22 @@ func (m *machine) record(r Record) {
 	r.Tool, r.Attempt = m.in.Config.Tool, m.s.Attempt
 	r.Level = r.level()
 	m.records = append(m.records, r)
+}
+
+// SafeFailure is e, the envelope of a failed call that a runtime's own
+// classifier built (a binding's classify hook, a Go Executor's Classify, a
+// tool's hand-built envelope), with a message that holds a secret or a
+// stack trace sanitized (sanitize.Message) and its details sanitized
+// (sanitize.Details): the envelope the step records, retries on and stops
+// with is what the runtime hands the model and logs. A clean message stays
+// as it came (no sentence rule applied). The step op's readers make the
+// error member of a failure event so; an envelope classify gave (the
+// classify member, ClassifyError) is sanitized already and is not asked
+// again, which saves a failure step about 1 µs of CPU.
+func SafeFailure(e envelope.Envelope) envelope.Envelope {
+	if !sanitize.Clean(e.Message) {
+		e.Message = sanitize.Message(e.Message)
+	}
+	e.Details = sanitize.Details(e.Details)
+	return e
 }

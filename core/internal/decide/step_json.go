@@ -354,6 +354,7 @@ func ReadStepEvent(v any, path string) (StepEvent, error) {
 			if env, err = envelope.FromValue(ev, field.Join(path, "error")); err != nil {
 				return e, err
 			}
+			env = SafeFailure(env) // the runtime's own envelope
 		}
 		e.Error = &env
 		e.Draw, err = readDraw(m, path, true)

@@ -422,7 +422,9 @@ func scanEvent(s *canonical.Scanner, depth int, outer bool, stored *[]byte) (e S
 			e.Cause, ok = s.String()
 			return 1 << 7, ok && s.Str(e.Cause)
 		case "error":
-			e.Error, ok = scanEnvelope(s, depth+1, "event.error")
+			if e.Error, ok = scanEnvelope(s, depth+1, "event.error"); ok {
+				*e.Error = SafeFailure(*e.Error) // the runtime's own envelope
+			}
 			return 1 << 8, ok
 		case "draw":
 			e.Draw, ok = scanDraw(s, depth+1)
