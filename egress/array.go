@@ -30,7 +30,11 @@ import (
 // more value or array a lenient reader might go on to read); an element
 // past MaxEventBytes passes as it arrives, unread, unless its first
 // MaxEventBytes open an "error" object (core.EgressElementHead): then it is
-// dropped to its end, never held whole, and replaced there. A body that is
+// dropped to its end, never held whole, and replaced there. In one that
+// passes, the value of a top-level "error" member that is an object,
+// wherever it lies, is cut out as it arrives and replaced by the error
+// op's error object (its "error" member), so the element stays JSON and
+// the upstream's text never passes. A body that is
 // no array (its first byte, after white space and a UTF-8 BOM, is not "[")
 // passes as it came, unread.
 //
@@ -79,6 +83,7 @@ type arrayReader struct {
 	pending []byte           // the element held so far (when not skip or drop)
 	skip    bool             // inside an element too long to hold: passed to its end
 	drop    *core.ErrorReply // inside an error element too long to hold: dropped to its end, then replaced by this
+	cut     errorCutter      // inside an element too long to hold: what passes of it
 	emitted bool             // an element went before: output was streamed
 }
 
@@ -194,7 +199,7 @@ func (s *arrayReader) hold(b []byte) {
 	case s.drop != nil:
 		return
 	case s.skip:
-		s.out = append(s.out, b...)
+		s.out = s.cut.pass(s.out, b, s)
 		return
 	}
 	s.pending = append(s.pending, b...)
@@ -204,7 +209,7 @@ func (s *arrayReader) hold(b []byte) {
 	if rep, ok, err := core.EgressElementHead(s.c.Ingress, s.pending, eventOptions(s.c, s.emitted)); ok && err == nil {
 		s.drop = &rep
 	} else {
-		s.out, s.skip, s.emitted = append(s.out, s.pending...), true, true
+		s.out, s.skip, s.emitted = s.cut.pass(s.out, s.pending, s), true, true
 	}
 	s.pending = s.pending[:0]
 }
@@ -219,7 +224,7 @@ func (s *arrayReader) endElement(tail []byte) {
 		s.write(*s.drop)
 		return
 	case s.skip:
-		s.out = append(s.out, tail...)
+		s.out, _ = s.cut.end(s.cut.pass(s.out, tail, s), s)
 		return
 	}
 	el := append(s.pending, tail...)
@@ -232,6 +237,10 @@ func (s *arrayReader) endElement(tail []byte) {
 	}
 	s.out, s.emitted = append(s.out, el...), true
 }
+
+// cutReply is what replaces an "error" object inside an element too long
+// to hold (errorCutter).
+func (s *arrayReader) cutReply() []byte { return cutReply(s.c, s.emitted) }
 
 // write writes rep's body, the error op's error object, in place of an
 // element, and reports it to OnError.

@@ -64,7 +64,10 @@ type StreamConfig struct {
 // MaxEventBytes say so, as core.EgressStreamHead tells (named "error" in a
 // line there, or data that opens with an "error" object): it is dropped to
 // its end, never held whole, and replaced there by the error op's event for
-// the event without its data.
+// the event without its data. In one that passes, the value of a top-level
+// "error" member of its data that is an object, wherever it lies, is cut
+// out as it arrives and replaced by the "error" member of the error op's
+// event data, so the data stays JSON and the upstream's text never passes.
 //
 // See the WHATWG HTML standard, "Server-sent events" (an event ends at a
 // blank line; lines end in CRLF, LF or CR; a leading BOM is ignored),
@@ -116,6 +119,7 @@ type streamReader struct {
 	pos     int              // how far pending has been scanned
 	skip    bool             // inside an event too long to hold: pass it through to its end
 	drop    *core.ErrorReply // inside an error event too long to hold: dropped to its end, then replaced by this
+	cut     errorCutter      // inside an event too long to hold: what passes of it
 	emitted bool             // an event with data went before: output was streamed
 	started bool             // the first event has been read (a BOM is stripped from it only)
 }
@@ -133,7 +137,7 @@ func (s *streamReader) Read(p []byte) (int, error) {
 				s.write(*s.drop, lineEnd(s.pending[:end]))
 				s.drop = nil
 			case s.skip:
-				s.out, s.skip = append(s.out, s.pending[:end]...), false
+				s.out, s.skip = s.cutEnd(s.cut.pass(s.out, s.pending[:end], s), s.pending[:end]), false
 			default:
 				s.event(s.pending[:end])
 			}
@@ -153,7 +157,7 @@ func (s *streamReader) Read(p []byte) (int, error) {
 			case s.drop != nil:
 				s.write(*s.drop, lineEnd(s.pending))
 			case s.skip:
-				s.out = append(s.out, s.pending...)
+				s.out = s.cutEnd(s.cut.pass(s.out, s.pending, s), s.pending)
 			default:
 				s.event(s.pending)
 			}
@@ -179,7 +183,7 @@ func (s *streamReader) Read(p []byte) (int, error) {
 				}
 			}
 			if s.drop == nil {
-				s.out, s.skip = append(s.out, s.pending[:s.pos]...), true
+				s.out, s.skip = s.cut.pass(s.out, s.pending[:s.pos], s), true
 			}
 			s.pending, s.line, s.pos = s.pending[s.pos:], s.line-s.pos, 0
 			continue
@@ -253,6 +257,22 @@ func (s *streamReader) event(raw []byte) {
 func (s *streamReader) reply(name string, data []byte) (core.ErrorReply, bool) {
 	rep, err := core.EgressStreamError(s.c.Ingress, name, data, s.options())
 	return rep, err == nil
+}
+
+// cutReply is what replaces an "error" object inside an event too long to
+// hold (errorCutter).
+func (s *streamReader) cutReply() []byte { return cutReply(s.c, s.emitted) }
+
+// cutEnd ends the cut of raw, the rest of an event too long to hold, as
+// out holds it: when the event ended inside an "error" object being cut,
+// its line ends were dropped with it, and are written after the reply.
+func (s *streamReader) cutEnd(out, raw []byte) []byte {
+	out, cut := s.cut.end(out, s)
+	if cut {
+		eol := lineEnd(raw)
+		out = append(append(out, eol...), eol...)
+	}
+	return out
 }
 
 // options are the error op's options for the event being read.

@@ -583,13 +583,14 @@ func TestStreamReader_oversizedErrorEvent(t *testing.T) {
 }
 
 // TestStreamReader_oversizedContentPasses: an event past MaxEventBytes that
-// does not open as an error (a long content chunk, an "error" member after
-// a long one, an unnamed event whose data is not JSON) passes byte for byte.
+// does not open as an error (a long content chunk, an unnamed event whose
+// data is not JSON, an "error" that is a string) passes byte for byte. (An
+// "error" object after a long member is cut out: see
+// TestStreamReaders_aLongElementsErrorMemberIsCut.)
 func TestStreamReader_oversizedContentPasses(t *testing.T) {
 	huge := strings.Repeat("y", MaxEventBytes+(1<<20))
 	for _, ev := range []string{
 		"data: {\"choices\":[{\"delta\":{\"content\":\"" + huge + "\"}}]}\n\n",
-		"data: {\"id\":\"" + huge + "\",\"error\":{\"message\":\"late\"}}\n\n",
 		"event: content_block_delta\ndata: " + huge + "\n\n",
 		"data: {\"error\":\"" + huge + "\"}\n\n",
 	} {
