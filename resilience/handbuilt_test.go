@@ -65,6 +65,7 @@ func TestExecutor_aClassifyHooksFreeTextCodeIsRefused(t *testing.T) {
 	for _, env := range []core.Envelope{
 		{Code: "tool failed badly", Message: "m.", Source: core.SourceTool},
 		{Code: core.CodeToolError, Message: "m.", Source: "the search backend"},
+		{Code: "key sk-proj-AbCdEf0123456789AbCdEf0123456789xyz", Message: "m.", Source: core.SourceTool},
 	} {
 		x := &Executor{Classify: func(error, string, int) core.Envelope { return env }}
 		err := x.Do(context.Background(), "search", func(context.Context) error { return errors.New("boom") })
@@ -73,5 +74,6 @@ func TestExecutor_aClassifyHooksFreeTextCodeIsRefused(t *testing.T) {
 		assert.Equal(t, core.CodeInternal, te.Envelope.Code, "%+v", te.Envelope)
 		assert.Equal(t, core.SourceOrchestrator, te.Envelope.Source)
 		assert.Contains(t, te.Envelope.Message, "event.error.")
+		assert.NotContains(t, err.Error(), "sk-proj-AbCdEf0123456789AbCdEf0123456789xyz")
 	}
 }
