@@ -1,6 +1,7 @@
 package core
 
 import (
+	"bytes"
 	"maps"
 	"slices"
 	"strconv"
@@ -134,6 +135,46 @@ func headReply(ingress Format, name string, isError bool, opt EgressOptions) (Er
 	return reply(r.Respond()), true, nil
 }
 
+// EgressSuccessError returns what a client speaking ingress gets for an
+// upstream's success (2xx) outside a stream whose body is an error object
+// in place of the answer: a JSON object whose one member is an "error"
+// object, {"error":{"code":500,"message":"...","status":"INTERNAL"}}, as
+// the Gemini API sends under 200 (googleapis/python-genai
+// google/genai/_api_client.py, request_streamed, raises APIError for such a
+// chunk of a 200 stream) and a proxy in front of any API may. isError is
+// false for any other body, which passes as it came (a response with an
+// error member beside others, such as a failed Responses API response, is
+// the API's own answer). The reply is EgressHTTPError's for the status the
+// error object stands for: its code when a whole number from 400 to 599
+// (Google's error.code), else 502, the upstream's answer being no answer;
+// header and body as EgressHTTPError takes them (a leading UTF-8 BOM
+// skipped). The body is parsed whole:
+// read it only when EgressSuccessHead says it opens as an error object.
+// Errors as for EgressHTTPError, whatever the body.
+//
+// See docs/egress.md, "An error object under 200".
+func EgressSuccessError(ingress Format, header map[string][]string, body []byte, opt EgressOptions) (rep ErrorReply, isError bool, err error) {
+	v, status, isError := egress.SuccessError(classify.ParseBody(bytes.TrimPrefix(body, []byte("\xef\xbb\xbf")))) // a leading UTF-8 BOM, as EgressSuccessHead skips it
+	r, err := egressRequest(ingress, classify.Request{Kind: classify.KindHTTP, Status: status, Header: classify.Header(header), Body: v}, opt)
+	if err != nil || !isError {
+		return ErrorReply{}, false, err
+	}
+	return reply(r.Respond()), true, nil
+}
+
+// EgressSuccessHead tells from head, the first bytes of the body of an
+// upstream's success outside a stream, whether the body opens as an error
+// object in place of the answer does (`{"error":{`, JSON white space
+// between the tokens, after a UTF-8 BOM): only such a body may be one, and
+// is worth reading whole for EgressSuccessError; any other passes unread.
+// decided is false while head is too short to tell (empty, white space,
+// `{"err`): read on, up to a bound (the transports hold at most 64 bytes,
+// then let the body pass). A Gemini JSON-array stream ("[{...") is
+// decided at its first byte. head is read in place, never copied.
+func EgressSuccessHead(head []byte) (isError, decided bool) {
+	return egress.SuccessHead(head)
+}
+
 // EgressTransportError returns what a client speaking ingress gets when the
 // upstream never answered: err is the HTTP client's error, classified as
 // ClassifyError does (a deadline gives 504 TIMEOUT, a cancellation 499
@@ -146,6 +187,48 @@ func EgressTransportError(ingress Format, err error, opt EgressOptions) (ErrorRe
 	}
 	env := ClassifyError(err, ClassifyOptions{Source: SourceProvider, Provider: opt.Upstream, NowMs: opt.NowMs})
 	return reply(egress.Respond(r.Ingress, egress.Failure{Envelope: env}, r.Message)), nil
+}
+
+// GatewayError is a request toolerr's gateway refuses itself, not an
+// upstream failure: Status the HTTP status it answers with (400-599: 400
+// a body it cannot read or route, 408 one that came too slowly, 413 one too
+// large, 502 an upstream answer it cannot pass on, 503 its bound of
+// concurrent requests reached); Message its own sentence for the native
+// message member ("" puts the envelope's there); Param the request member
+// at fault ("" for none; a token such as body.messages[2]), OpenAI's param
+// and details.param. The egress_error op's gateway member.
+type GatewayError struct {
+	Status  int
+	Message string
+	Param   string
+}
+
+// EgressGatewayError returns what a client speaking ingress gets for a
+// request the gateway refuses itself: the status e gives, in the client's
+// native error shape as EgressHTTPError writes one of that status, but in
+// the gateway's own name. The envelope's source is orchestrator (toolerr's
+// own decision, as a breaker's or a budget's is, not the model provider's),
+// its sentence says "The gateway ..." ("The gateway rejected the request as
+// too large (HTTP 413); shorten the request before sending it again."), its
+// code and retryable are the status's (408 TIMEOUT retryable, 400
+// INVALID_REQUEST and 413 REQUEST_TOO_LARGE not, 502 and 503 TRANSPORT
+// retryable), and details name no provider.
+//
+// Returns a *RequestError, with the egress_error op's path, for an unknown
+// ingress ("ingress"), a status outside 400-599 ("gateway.status") or a
+// param that is no token ("gateway.param").
+//
+// See docs/egress.md, "The gateway's own errors".
+func EgressGatewayError(ingress Format, e GatewayError) (ErrorReply, error) {
+	in, err := egress.IngressNamed(string(ingress), "ingress")
+	if err != nil {
+		return ErrorReply{}, requestError("egress_error", err)
+	}
+	r := egress.ErrorRequest{Ingress: in, Gateway: &egress.GatewayFailure{Status: e.Status, Message: e.Message, Param: e.Param}}
+	if err := r.Check(""); err != nil {
+		return ErrorReply{}, requestError("egress_error", err)
+	}
+	return reply(r.Respond()), nil
 }
 
 // egressRequest builds and checks the egress_error request of the typed
@@ -181,7 +264,8 @@ func reply(r egress.Response) ErrorReply {
 }
 
 // opEgressError: {"ingress", "upstream" {one of http / sse_event /
-// error_text, "provider"?, "now_ms"?}, "upstream_message"?} -> {"status",
+// error_text, "provider"?, "now_ms"?} or "gateway" {"status", "message"?,
+// "param"?}, "upstream_message"?} -> {"status",
 // "headers", "body", "envelope"} for a failure outside a stream, {"event",
 // "data", "envelope"} for a stream event, {"pass": true} for an sse_event
 // given by a head that is no error event's. The members are read and

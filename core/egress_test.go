@@ -20,6 +20,9 @@ import (
 func typedEgressError(req map[string]any) (any, error, bool) {
 	ingress, ok1 := str(req, "ingress")
 	pol, ok2 := str(req, "upstream_message")
+	if present(req, "gateway") {
+		return typedGatewayError(req, ingress, ok1 && ok2 && !present(req, "upstream"))
+	}
 	up, ok3 := req["upstream"].(map[string]any)
 	if !ok1 || !ok2 || !ok3 || pol != "" && pol != "keep" && pol != "drop" {
 		return nil, nil, false
@@ -61,6 +64,13 @@ func typedEgressError(req map[string]any) (any, error, bool) {
 			}
 			header[k] = []string{s}
 		}
+		if status >= 200 && status <= 299 {
+			var isError bool
+			if r, isError, err = EgressSuccessError(Format(ingress), header, bodyBytes(h["body"]), opt); err == nil && !isError {
+				return map[string]any{"pass": true}, nil, true
+			}
+			break
+		}
 		r, err = EgressHTTPError(Format(ingress), int(status), header, bodyBytes(h["body"]), opt)
 	case up["sse_event"] != nil:
 		s, isObj := up["sse_event"].(map[string]any)
@@ -91,11 +101,34 @@ func typedEgressError(req map[string]any) (any, error, bool) {
 	if err != nil {
 		return nil, err, true
 	}
-	body, perr := canonical.Parse(r.Body)
-	if perr != nil {
-		panic(perr)
+	return typedReplyValue(r), nil, true
+}
+
+// typedGatewayError is typedEgressError for a request with a gateway
+// member, through EgressGatewayError; ok as typedEgressError's (a request
+// with an upstream too has no typed form).
+func typedGatewayError(req map[string]any, ingress string, ok bool) (any, error, bool) {
+	g, isObj := req["gateway"].(map[string]any)
+	status, okStatus := num(g, "status")
+	msg, okMsg := str(g, "message")
+	param, okParam := str(g, "param")
+	if !ok || !isObj || !okStatus || !present(g, "status") || status != float64(int(status)) || !okMsg || !okParam {
+		return nil, nil, false
 	}
-	return errorReplyValue(egress.Response{Status: r.Status, Header: r.Header, Event: r.Event, Body: body.(map[string]any), Envelope: r.Envelope}), nil, true
+	r, err := EgressGatewayError(Format(ingress), GatewayError{Status: int(status), Message: msg, Param: param})
+	if err != nil {
+		return nil, err, true
+	}
+	return typedReplyValue(r), nil, true
+}
+
+// typedReplyValue is the op's result for r, a reply of the typed API.
+func typedReplyValue(r ErrorReply) any {
+	body, err := canonical.Parse(r.Body)
+	if err != nil {
+		panic(err)
+	}
+	return errorReplyValue(egress.Response{Status: r.Status, Header: r.Header, Event: r.Event, Body: body.(map[string]any), Envelope: r.Envelope})
 }
 
 // TestEgressTypedAPI_agreesWithOps: for every egress_error fixture the Go

@@ -58,10 +58,17 @@ func RewriteError(resp *http.Response, ingress core.Format, opt core.EgressOptio
 		}
 		return core.ErrorReply{}, false, nil
 	}
-	// The upstream's wait hints go whatever the op says: the op emits the
-	// wait it read from them, and none for one it could not read (-5, abc,
-	// 1e9), so the client waits by the envelope's rule, not by a header the
-	// envelope contradicts.
+	applyReply(resp, rep)
+	return rep, true, nil
+}
+
+// applyReply makes rep, an error op's reply outside a stream, the body and
+// headers of resp, each of its headers replacing the upstream's of that
+// name. The upstream's wait hints go whatever the op says: the op emits
+// the wait it read from them, and none for one it could not read (-5, abc,
+// 1e9), so the client waits by the envelope's rule, not by a header the
+// envelope contradicts.
+func applyReply(resp *http.Response, rep core.ErrorReply) {
 	for _, k := range retryHeaders {
 		resp.Header.Del(k)
 	}
@@ -70,7 +77,60 @@ func RewriteError(resp *http.Response, ingress core.Format, opt core.EgressOptio
 	}
 	resp.Header.Del("Content-Encoding")
 	setBody(resp, rep.Body)
-	return rep, true, nil
+}
+
+// successHeadBytes is the most of a success's body RewriteSuccessError
+// holds to tell whether it opens as an error object.
+const successHeadBytes = 64
+
+// RewriteSuccessError replaces resp, an upstream's success (2xx) outside a
+// stream, its body decoded (DecodeResponse), with what a client speaking
+// ingress gets when its body is an error object in place of the answer
+// (core.EgressSuccessError): the status the error object stands for (a
+// Gemini error.code, else 502), the native error body with the envelope
+// inside and the op's headers, as RewriteError sets them. The body is
+// read only as far as it takes to tell (core.EgressSuccessHead, at most 64
+// bytes): one that does not open as an error object (every answer, a
+// JSON-array stream) passes with those bytes put back in front of the
+// rest, as it came. One that does is read up to MaxErrorBodyBytes; a longer
+// one, or one that is no error object after all, passes as it came too.
+//
+// rewritten reports that resp now holds the reply. A read error leaves the
+// body replaying what was read, then that error, and rewritten false.
+func RewriteSuccessError(resp *http.Response, ingress core.Format, opt core.EgressOptions) (rep core.ErrorReply, rewritten bool) {
+	rb := &replayBody{Closer: resp.Body}
+	var (
+		n                int
+		err              error
+		isError, decided bool
+	)
+	for !decided && n < len(rb.head) && err == nil {
+		var k int
+		k, err = resp.Body.Read(rb.head[n:])
+		n += k
+		isError, decided = core.EgressSuccessHead(rb.head[:n])
+	}
+	if !isError {
+		rb.replay(rb.head[:n], resp.Body, err)
+		resp.Body = rb
+		return core.ErrorReply{}, false
+	}
+	rest, err := io.ReadAll(io.LimitReader(resp.Body, MaxErrorBodyBytes+1-int64(n)))
+	raw := append(rb.head[:n:n], rest...)
+	if err != nil || len(raw) > MaxErrorBodyBytes {
+		rb.replay(raw, resp.Body, err)
+		resp.Body = rb
+		return core.ErrorReply{}, false
+	}
+	rep, isError, err = core.EgressSuccessError(ingress, resp.Header, raw, opt)
+	_ = resp.Body.Close() // read to its end
+	if err != nil || !isError {
+		resp.Body = io.NopCloser(bytes.NewReader(raw))
+		return core.ErrorReply{}, false
+	}
+	resp.StatusCode, resp.Status = rep.Status, strings.TrimSpace(strconv.Itoa(rep.Status)+" "+http.StatusText(rep.Status))
+	applyReply(resp, rep)
+	return rep, true
 }
 
 // retryHeaders are the wait hints of an upstream error response that
@@ -103,3 +163,43 @@ func replyResponse(req *http.Request, rep core.ErrorReply) *http.Response {
 	setBody(resp, rep.Body)
 	return resp
 }
+
+// replayBody is a body whose first bytes were read to tell it apart: it
+// reads held, then rest (nil: nothing more); closing it closes the body.
+// head holds a success's first bytes, so that passing one costs this one
+// allocation.
+type replayBody struct {
+	io.Closer
+	head [successHeadBytes]byte
+	held []byte
+	rest io.Reader
+}
+
+// replay makes b read held, then what is left of body: its rest after a
+// read that ended with err nil, nothing after io.EOF, else err.
+func (b *replayBody) replay(held []byte, body io.Reader, err error) {
+	b.held = held
+	switch {
+	case err == nil:
+		b.rest = body
+	case err != io.EOF: //nolint:errorlint // Read returns io.EOF itself
+		b.rest = errReader{err}
+	}
+}
+
+func (b *replayBody) Read(p []byte) (int, error) {
+	if len(b.held) > 0 {
+		n := copy(p, b.held)
+		b.held = b.held[n:]
+		return n, nil
+	}
+	if b.rest == nil {
+		return 0, io.EOF
+	}
+	return b.rest.Read(p)
+}
+
+// errReader returns err at every read.
+type errReader struct{ err error }
+
+func (r errReader) Read([]byte) (int, error) { return 0, r.err }

@@ -121,6 +121,13 @@ func (t *Transport) RoundTrip(req *http.Request) (*http.Response, error) {
 			opt.NowMs = t.now().UnixMilli()
 			return unreadableStream(req, ep.Format, opt), nil
 		}
+		if !IsEventStream(resp.Header) && resp.StatusCode <= 299 {
+			// An array stream answered with one error object, no array.
+			opt.NowMs = t.now().UnixMilli()
+			if _, ok := RewriteSuccessError(resp, ep.Format, opt); ok {
+				return resp, nil
+			}
+		}
 		// A rewritten error event changes the length: the body has none.
 		resp.Header.Del("Content-Length")
 		resp.ContentLength = -1
@@ -130,8 +137,13 @@ func (t *Transport) RoundTrip(req *http.Request) (*http.Response, error) {
 		// A success Base left in a coding DecodeBody undoes is handed
 		// back decoded, as net/http hands back a gzip one: the caller's
 		// Accept-Encoding was not sent. Another coding (br) passes as it
-		// came.
-		_ = DecodeResponse(resp)
+		// came, unread. A decoded success that is an error object in
+		// place of the answer (Gemini's 200 {"error":{...}}) is answered
+		// as the failure it is.
+		if DecodeResponse(resp) == nil && resp.StatusCode >= 200 && resp.StatusCode <= 299 {
+			opt.NowMs = t.now().UnixMilli()
+			RewriteSuccessError(resp, ep.Format, opt)
+		}
 	}
 	return resp, nil
 }

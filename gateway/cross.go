@@ -85,17 +85,11 @@ func (g *Gateway) cross(w http.ResponseWriter, r *http.Request, rt route, to cor
 	return out, &crossing{to: to, path: upstreamPath(to, model), names: bc.NameMap}, false
 }
 
-// refuse answers a request the gateway cannot route with 400 in the
-// route's native shape: its own sentence as the message (classified as an
-// invalid request, the param naming the member).
+// refuse answers a request the gateway cannot route with its own 400 in
+// the route's native shape (core.EgressGatewayError): its sentence msg as
+// the native message, param naming the member at fault.
 func (g *Gateway) refuse(w http.ResponseWriter, rt route, msg, param string) {
-	body, _ := core.AppendJSON(nil, map[string]any{"error": map[string]any{"message": msg, "type": "invalid_request_error", "param": param, "code": nil}})
-	rep, err := core.EgressHTTPError(rt.Format, http.StatusBadRequest, nil, body, core.EgressOptions{Upstream: string(core.FormatOpenAIChat)})
-	if err != nil {
-		http.Error(w, msg, http.StatusBadRequest)
-		return
-	}
-	writeReply(w, rep)
+	g.writeOwn(w, rt, core.GatewayError{Status: http.StatusBadRequest, Message: msg, Param: param})
 }
 
 // translateAuth moves the client's credential from the header its API

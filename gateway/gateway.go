@@ -436,13 +436,27 @@ var errUnreadableStream = errors.New("gateway: the upstream's stream is in a con
 
 var errBodyClosed = errors.New("toolerr gateway: request body read after close")
 
-// ownError answers the client with a failure the gateway found itself
-// (a body too large, too slow or broken) as the error op answers one of
-// that status: the client's native shape, toolerr's sentence.
+// ownError answers the client with a failure the gateway found itself (a
+// body too large, too slow or broken, the bound of concurrent requests
+// reached, an upstream answer it cannot pass on) as the error op answers
+// its own refusal (core.EgressGatewayError): the client's native shape, in
+// the gateway's name (source orchestrator, "The gateway ..."), never as the
+// model provider's.
 func (g *Gateway) ownError(w http.ResponseWriter, rt route, status int) {
-	rep, err := core.EgressHTTPError(rt.Format, status, nil, nil, core.EgressOptions{DropUpstreamMessage: true})
+	g.writeOwn(w, rt, core.GatewayError{Status: status})
+}
+
+// writeOwn answers the client with e, a refusal of the gateway's own. A
+// param the op refuses (a member path with a character outside a token's,
+// from a key of the client's body) is left out rather than the reply.
+func (g *Gateway) writeOwn(w http.ResponseWriter, rt route, e core.GatewayError) {
+	rep, err := core.EgressGatewayError(rt.Format, e)
+	if err != nil && e.Param != "" {
+		e.Param = ""
+		rep, err = core.EgressGatewayError(rt.Format, e)
+	}
 	if err != nil { // unreachable: a route's format has an error shape and status is 400-599
-		http.Error(w, http.StatusText(status), status)
+		http.Error(w, http.StatusText(e.Status), e.Status)
 		return
 	}
 	writeReply(w, rep)
@@ -501,7 +515,12 @@ func (g *Gateway) modifyResponse(resp *http.Response) error {
 			// client's Accept-Encoding never reached the upstream (rewrite
 			// drops it), so it gets the body as the transport hands back a
 			// gzip one. One in another coding (br) passes as it came.
-			_ = egress.DecodeResponse(resp)
+			// A success that is an error object in place of the answer
+			// (Gemini's 200 {"error":{...}}) is answered as the failure
+			// it is.
+			if egress.DecodeResponse(resp) == nil && resp.StatusCode >= 200 && resp.StatusCode <= 299 {
+				g.successError(resp, ex)
+			}
 			return nil
 		}
 		// A stream left in a content coding is read decoded; one in a
@@ -510,6 +529,9 @@ func (g *Gateway) modifyResponse(resp *http.Response) error {
 		// client gets the gateway's own 502 instead.
 		if err := egress.DecodeResponse(resp); err != nil {
 			return errUnreadableStream
+		}
+		if !egress.IsEventStream(resp.Header) && resp.StatusCode >= 200 && resp.StatusCode <= 299 && g.successError(resp, ex) {
+			return nil // an array stream answered with one error object, no array
 		}
 		// An error event rewritten changes the length: the stream goes
 		// out chunked.
@@ -532,6 +554,18 @@ func (g *Gateway) modifyResponse(resp *http.Response) error {
 		g.metrics.upstreamError(ex.route, rep.Envelope.Code, false)
 	}
 	return nil
+}
+
+// successError answers resp, an upstream's success, as the failure it is
+// when its body is an error object in place of the answer
+// (egress.RewriteSuccessError), and reports whether it was.
+func (g *Gateway) successError(resp *http.Response, ex *exchange) bool {
+	rep, ok := egress.RewriteSuccessError(resp, ex.route.Format, g.errorOptions(ex))
+	if ok {
+		ex.upstream = rep.Envelope.Code
+		g.metrics.upstreamError(ex.route, rep.Envelope.Code, false)
+	}
+	return ok
 }
 
 // transportError answers a request the upstream never answered (a refused

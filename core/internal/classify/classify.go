@@ -14,7 +14,10 @@ import (
 //
 // Source is who made the failing call: SourceProvider or SourceTool, for
 // which a 400 or 422 means the model's arguments were wrong (INVALID_ARGS)
-// and the body is the tool service's own answer. "" means SourceTool when
+// and the body is the tool service's own answer. SourceOrchestrator, which
+// Check refuses, is set by the egress error op alone, for a request
+// toolerr's gateway refuses itself: the sentence's subject is "The
+// gateway", and no provider is detected. "" means SourceTool when
 // Tool names a tool (naming the tool says a tool made the call) and
 // SourceProvider otherwise; this is the one place the rule lives, so every
 // front end (ops, typed API, CLI, bindings) agrees. Provider is a hint

@@ -77,6 +77,12 @@ func message(m msgFacts) string {
 }
 
 func subject(m msgFacts) string {
+	if m.source == envelope.SourceOrchestrator {
+		// Only the egress error op's gateway member classifies with this
+		// source (Options.Check refuses it from callers): a refusal of
+		// toolerr's own gateway, in its own name.
+		return "The gateway"
+	}
 	if m.source == envelope.SourceTool {
 		if m.tool != "" {
 			return "The " + m.tool + " tool"
@@ -121,6 +127,9 @@ func predicate(m msgFacts) string {
 	case envelope.Transport:
 		return transportPredicate(m.cause, tool)
 	case envelope.Timeout:
+		if m.source == envelope.SourceOrchestrator && m.status == 408 {
+			return "timed out waiting for the request body" // the gateway's own 408: the client sent too slowly
+		}
 		return "timed out"
 	case envelope.Conflict:
 		return "reported a conflict"

@@ -45,11 +45,18 @@ const (
 // error event inside a stream that began with 200; Body is the upstream's
 // body or event data (a value tree, or a string), read only for its
 // message and, for a Responses stream event, its sequence_number.
+//
+// Message and Param are set for a failure the gateway raised itself
+// (GatewayFailure): Message, when not "", is the native message member
+// under either policy (toolerr's own words, never an upstream's), Param
+// the native param member (OpenAI's), the request member at fault.
 type Failure struct {
 	Envelope envelope.Envelope
 	Status   int
 	Stream   bool
 	Body     any
+	Message  string
+	Param    string
 }
 
 // Response is what the client gets for one upstream failure.
@@ -94,8 +101,13 @@ type Response struct {
 func Respond(in Ingress, f Failure, p MessagePolicy) Response {
 	e := f.Envelope
 	n := namesFor(in.Shape, e, f.Status)
+	if f.Param != "" {
+		n.param = f.Param
+	}
 	msg := e.Message
-	if p == KeepMessage {
+	if f.Message != "" {
+		msg = f.Message
+	} else if p == KeepMessage {
 		if m := sanitize.Message(upstreamMessage(f.Body)); m != "" {
 			msg = m
 		}

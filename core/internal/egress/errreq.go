@@ -3,10 +3,12 @@ package egress
 import (
 	"maps"
 	"strconv"
+	"strings"
 
 	"github.com/toolerr/toolerr/core/internal/classify"
 	"github.com/toolerr/toolerr/core/internal/envelope"
 	"github.com/toolerr/toolerr/core/internal/field"
+	"github.com/toolerr/toolerr/core/internal/sanitize"
 )
 
 // ErrorRequest is one upstream failure to answer a client with, as the
@@ -18,11 +20,61 @@ import (
 // Pass is set for a stream event given by its head (see ReadErrorRequest)
 // that HeadError tells is no error event: it passes unread, and Respond
 // has nothing to answer.
+//
+// Gateway, when not nil, is a refusal of the gateway's own instead of an
+// upstream failure: Upstream is then unused.
 type ErrorRequest struct {
 	Ingress  Ingress
 	Upstream classify.Request
+	Gateway  *GatewayFailure
 	Message  MessagePolicy
 	Pass     bool
+}
+
+// GatewayFailure is a request toolerr's gateway refuses itself (the
+// egress_error op's gateway member), answered in the client's shape as an
+// upstream failure of that status is, but in the gateway's own name: the
+// envelope's source is orchestrator (the design's source for toolerr's own
+// decisions, as the breaker's, the budget's and a bad Invoke request's
+// are: envelope.SourceOrchestrator), its sentence's subject "The gateway",
+// its code and retryable those of Status (classify.StatusRule: 408
+// TIMEOUT retryable, 400 INVALID_REQUEST and 413 REQUEST_TOO_LARGE not),
+// and no provider in details.
+//
+// Status is the HTTP status (400-599): 400 a body it cannot read or route,
+// 408 one that came too slowly, 413 one too large, 502 an upstream answer
+// it cannot pass on, 503 its bound of concurrent requests reached. Message
+// is the gateway's own sentence for the native message member ("" puts the
+// envelope's sentence there), sanitized as an envelope message is
+// (sanitize.Message). Param names the request member at fault ("" for
+// none; a token, such as body.messages[2]): OpenAI's param and
+// details.param.
+type GatewayFailure struct {
+	Status  int
+	Message string
+	Param   string
+}
+
+// Check reports the first member of g out of range, under path (the
+// gateway member's): a status outside 400-599, a param that is no token.
+func (g *GatewayFailure) Check(path string) error {
+	if g.Status < 400 || g.Status > 599 {
+		return field.InRange(field.Join(path, "status"), int64(g.Status), 400, 599)
+	}
+	if g.Param != "" && !classify.IsToken(g.Param) {
+		return field.NewError(field.Join(path, "param"), "must be a member path such as body.messages[2] (letters, digits and _ . : / - [ ] $ *, at most "+strconv.Itoa(classify.MaxTokenBytes)+" bytes), got "+strconv.Quote(g.Param))
+	}
+	return nil
+}
+
+// Failure returns the failure Respond maps for g, which must have passed
+// Check.
+func (g *GatewayFailure) Failure() Failure {
+	e := classify.HTTP(g.Status, nil, nil, classify.Options{Source: envelope.SourceOrchestrator})
+	if g.Param != "" {
+		e.Details["param"] = g.Param
+	}
+	return Failure{Envelope: e, Status: g.Status, Message: sanitize.Message(g.Message), Param: g.Param}
 }
 
 // Check reports the first member of r the op refuses, under parent (the
@@ -30,6 +82,9 @@ type ErrorRequest struct {
 // (source tool, or a tool named), an HTTP status below 400 (a stream that
 // failed after 200 is an sse_event), then the upstream's own checks.
 func (r *ErrorRequest) Check(parent string) error {
+	if r.Gateway != nil {
+		return r.Gateway.Check(field.Join(parent, "gateway"))
+	}
 	up := field.Join(parent, "upstream")
 	u := &r.Upstream
 	if u.Source != "" && u.Source != envelope.SourceProvider {
@@ -40,7 +95,7 @@ func (r *ErrorRequest) Check(parent string) error {
 	}
 	if u.Kind == classify.KindHTTP && u.Status < 400 && u.Status >= 100 {
 		return field.NewError(field.Join(field.Join(up, "http"), "status"),
-			"must be an error status, 400-599, got "+strconv.Itoa(u.Status)+" (a stream that failed after 200 is an sse_event)")
+			"must be an error status, 400-599, or a success, 200-299, whose body may be an error object, got "+strconv.Itoa(u.Status)+" (a stream that failed after 200 is an sse_event)")
 	}
 	return u.Check(up)
 }
@@ -48,6 +103,9 @@ func (r *ErrorRequest) Check(parent string) error {
 // Respond classifies the upstream failure of r, which must have passed
 // Check, and returns what the client gets (see Respond).
 func (r *ErrorRequest) Respond() Response {
+	if r.Gateway != nil {
+		return Respond(r.Ingress, r.Gateway.Failure(), r.Message)
+	}
 	u := &r.Upstream
 	u.Source = envelope.SourceProvider
 	f := Failure{Envelope: u.Classify()}
@@ -76,8 +134,10 @@ func PolicyNamed(name, path string) (MessagePolicy, error) {
 // object at path parent: "ingress" (required: the format the client speaks),
 // "upstream" (required: the members of a classify request, one of "http",
 // "sse_event" or "error_text", with "provider"? naming the upstream's format
-// or vendor and "now_ms"?), "upstream_message"? (keep | drop). The request
-// returned has passed Check.
+// or vendor and "now_ms"?), "upstream_message"? (keep | drop). Instead of
+// upstream, "gateway" {"status", "message"?, "param"?} is a refusal of the
+// gateway's own (GatewayFailure); exactly one of the two is given. The
+// request returned has passed Check.
 //
 // An sse_event may give, instead of event and data, "head": the held start
 // of an event too long to hold (see HeadError). When HeadError tells it an
@@ -105,8 +165,11 @@ func ReadErrorRequest(m map[string]any, parent string) (ErrorRequest, error) {
 	if err != nil {
 		return r, err
 	}
+	if r.Gateway, err = readGateway(m, parent, ok); err != nil || r.Gateway != nil {
+		return r, err
+	}
 	if !ok {
-		return r, field.NewError(up, "is required (one of http, sse_event or error_text, as the classify op takes them)")
+		return r, field.NewError(up, "is required (one of http, sse_event or error_text, as the classify op takes them; or gateway instead, for a refusal of the gateway's own)")
 	}
 	if u, r.Pass, err = readHead(u, up); err != nil {
 		return r, err
@@ -114,7 +177,45 @@ func ReadErrorRequest(m map[string]any, parent string) (ErrorRequest, error) {
 	if r.Upstream, err = classify.ReadRequest(u, up); err != nil {
 		return r, err
 	}
+	if u := &r.Upstream; u.Kind == classify.KindHTTP && u.Status >= 200 && u.Status <= 299 {
+		// A success: the failure its body stands for, or nothing to answer.
+		var isError bool
+		u.Body, u.Status, isError = SuccessError(u.Body)
+		r.Pass = !isError
+	}
 	return r, r.Check(parent)
+}
+
+// SuccessError tells whether v, the body of an upstream's success (2xx)
+// outside a stream (a value tree, or a string: its JSON text, a leading
+// UTF-8 BOM skipped, is read; body is that value, else v), is an error
+// object in place of the answer: a JSON object whose one member is an "error"
+// object, {"error":{"code":500,"message":"...","status":"INTERNAL"}}, as
+// the Gemini API sends under 200 (google-genai's request_streamed raises
+// APIError for such a chunk of a 200 stream: googleapis/python-genai
+// google/genai/_api_client.py) and proxies in front of any API do. A
+// response with an error member beside others (a failed Responses API
+// response, {"object":"response","status":"failed","error":{...}}) is the
+// API's own answer, not one.
+//
+// status is the HTTP status the failure stands for: the error object's
+// code when it is a whole number from 400 to 599 (Google's error.code, the
+// status it would have come with), else 502 (the answer was no answer, as
+// a gateway's bad upstream answer is: RFC 9110, 15.6.3). For a body that
+// is none, status is 400, a status Check takes, and isError false.
+func SuccessError(v any) (body any, status int, isError bool) {
+	body = v
+	if s, isStr := v.(string); isStr {
+		body = classify.ParseBody([]byte(strings.TrimPrefix(s, "\ufeff")))
+	}
+	m, _ := body.(map[string]any)
+	if _, isObj := m["error"].(map[string]any); !isObj || len(m) != 1 {
+		return v, 400, false
+	}
+	if c, ok := upstreamCode(m); ok {
+		return body, c, true
+	}
+	return body, 502, true
 }
 
 // readHead returns u, the upstream object at path up, with an sse_event
@@ -141,4 +242,34 @@ func readHead(u map[string]any, up string) (_ map[string]any, pass bool, err err
 	out := maps.Clone(u)
 	out["sse_event"] = ev
 	return out, !isError, nil
+}
+
+// readGateway reads the gateway member of m, the object at path parent:
+// nil when absent. hasUpstream says the upstream member is given too,
+// which is refused: one failure is the upstream's or the gateway's own.
+// The failure returned has passed Check.
+func readGateway(m map[string]any, parent string, hasUpstream bool) (*GatewayFailure, error) {
+	g, ok, err := field.Get[map[string]any](m, "gateway", parent)
+	if err != nil || !ok {
+		return nil, err
+	}
+	gp := field.Join(parent, "gateway")
+	if hasUpstream {
+		return nil, field.NewError(gp, "must be absent with upstream (a failure is the upstream's or the gateway's own, not both)")
+	}
+	status, ok, err := field.Int(g, "status", gp, 400, 599)
+	if err != nil {
+		return nil, err
+	}
+	if !ok {
+		return nil, field.NewError(field.Join(gp, "status"), "is required (the HTTP status the gateway answers with, 400-599)")
+	}
+	f := &GatewayFailure{Status: int(status)}
+	if f.Message, _, err = field.Get[string](g, "message", gp); err != nil {
+		return nil, err
+	}
+	if f.Param, _, err = field.Get[string](g, "param", gp); err != nil {
+		return nil, err
+	}
+	return f, f.Check(gp)
 }

@@ -98,3 +98,15 @@ func ElementHeadError(head []byte) bool {
 	open.feed(head)
 	return open.done()
 }
+
+// SuccessHead tells from head, the start of the body of an upstream's
+// success outside a stream (its first bytes as they came), whether the
+// body opens as an error object in place of the answer does (`{"error":{`,
+// JSON white space allowed between the tokens, after a UTF-8 BOM): only
+// such a body may be one (SuccessError). decided is false while head is
+// too short to tell (empty, white space, `{"err`): the caller reads on.
+func SuccessHead(head []byte) (isError, decided bool) {
+	var open errorOpener
+	open.feed(bytes.TrimPrefix(head, []byte("\xef\xbb\xbf")))
+	return open.done(), open.done() || open.failed
+}
