@@ -11,6 +11,7 @@ import { readCauses, readText } from './causes.js';
 const MAX_REQUEST_BYTES = 32 << 20; // the core's request bound (core.MaxRequestBytes): larger bodies go unread
 const MAX_ERROR_BYTES = 1 << 20; // an upstream error body is read up to 1 MiB, as the gateway reads it
 const MAX_EVENT_BYTES = 4 << 20; // a longer stream event passes unread, as in the gateway
+const SUCCESS_HEAD_BYTES = 64; // a success is read this far to tell an error object in place of the answer (core.EgressSuccessHead)
 // Upstream headers a rewritten response does not keep: its body is new, and
 // fetch has already decoded it (length, encoding, type); the wait hints
 // (RFC 9110, 10.2.3 Retry-After; the retry-after-ms the OpenAI and Anthropic
@@ -133,8 +134,73 @@ export function egressFetch(options = {}) {
     // Gemini's streamGenerateContent without alt=sse: one JSON array,
     // element by element (a body that is no array passes unread).
     if (ep.api === 'stream_generate_content' && resp.body) return streamed(resp, new Elements(eg, ep));
+    if (resp.status >= 200 && resp.status <= 299 && resp.body) return success(eg, ep, resp);
     return resp;
   };
+}
+
+// A success that is not a stream: read as far as it takes to tell an error
+// object in place of the answer (Gemini's 200 {"error":{...}}), which the
+// core answers as the failure it stands for (the error op's http status
+// 200-299); any other passes as it came, the bytes read put back in front.
+async function success(eg, ep, resp) {
+  const reader = resp.body.getReader();
+  const parts = [];
+  let n = 0;
+  let ended = false;
+  let gate = false; // the head may open an error object: read on, up to MAX_ERROR_BYTES
+  while (n < (gate ? MAX_ERROR_BYTES + 1 : SUCCESS_HEAD_BYTES)) {
+    const { done, value } = await reader.read();
+    if (done) {
+      ended = true;
+      break;
+    }
+    const before = n;
+    parts.push(value);
+    n += value.length;
+    if (before < SUCCESS_HEAD_BYTES && n >= SUCCESS_HEAD_BYTES) gate = mayBeErrorObject(concat(parts).subarray(0, SUCCESS_HEAD_BYTES));
+  }
+  const held = concat(parts);
+  if (ended && mayBeErrorObject(held.subarray(0, SUCCESS_HEAD_BYTES))) {
+    const hs = Object.create(null);
+    for (const [k, v] of resp.headers) hs[k] = Object.hasOwn(hs, k) ? [].concat(hs[k], v) : v;
+    let rep;
+    try {
+      rep = invoke(errorRequest(eg, ep, { http: { status: resp.status, headers: hs, body: dec.decode(held) } }));
+    } catch (err) {
+      if (!(err instanceof ToolerrError)) throw err;
+    }
+    if (rep && !rep.pass) return reply(rep, [...resp.headers], resp);
+  }
+  const body = new ReadableStream({
+    start(ctl) {
+      if (held.length) ctl.enqueue(held);
+      if (ended) ctl.close();
+    },
+    async pull(ctl) {
+      const { done, value } = await reader.read();
+      if (done) ctl.close();
+      else ctl.enqueue(value);
+    },
+    cancel(reason) {
+      return reader.cancel(reason);
+    },
+  });
+  const headers = new Headers();
+  for (const [k, v] of resp.headers) if (k !== 'content-length' && k !== 'content-encoding' && k !== 'transfer-encoding') headers.append(k, v);
+  const out = new Response(body, { status: resp.status, statusText: resp.statusText, headers });
+  if (resp.url) Object.defineProperty(out, 'url', { value: resp.url });
+  return out;
+}
+
+// Whether head, the first SUCCESS_HEAD_BYTES of a success (or all of a
+// shorter one), may open an error object: "{" first, after a UTF-8 BOM and
+// JSON white space, and "error" named in it. A cheap gate, looser than the
+// core's rule, which decides on the whole body.
+function mayBeErrorObject(head) {
+  let i = head[0] === 0xef && head[1] === 0xbb && head[2] === 0xbf ? 3 : 0;
+  while (i < head.length && (head[i] === 0x20 || head[i] === 0x09 || head[i] === 0x0a || head[i] === 0x0d)) i++;
+  return head[i] === 0x7b && dec.decode(head).includes('"error"');
 }
 
 // The body's bytes, or null when there is none or it is not bytes (a

@@ -54,6 +54,10 @@ pub const MAX_REQUEST_BYTES: usize = 32 << 20;
 pub const MAX_ERROR_BYTES: usize = 1 << 20;
 /// A stream event longer than this (4 MiB, an image chunk) passes unread, as in the gateway.
 pub const MAX_EVENT_BYTES: usize = 4 << 20;
+/// How far a success outside a stream is read to tell whether it may be an
+/// error object in place of the answer (Gemini's 200 `{"error":{...}}`), in
+/// bytes: as `egress.RewriteSuccessError` holds in Go (`core.EgressSuccessHead`).
+pub const SUCCESS_HEAD_BYTES: usize = 64;
 
 /// The provider API a request calls, known from its method and URL path.
 ///
@@ -270,17 +274,7 @@ impl Middleware for Egress {
         if resp.status().as_u16() >= 400 {
             let headers = resp.headers().clone();
             let resp_url = resp.url().clone();
-            let mut hs = Map::new();
-            for (k, v) in &headers {
-                let v = Value::from(String::from_utf8_lossy(v.as_bytes()).into_owned());
-                match hs.get_mut(k.as_str()) {
-                    Some(Value::Array(a)) => a.push(v),
-                    Some(prev) => *prev = Value::Array(vec![prev.take(), v]),
-                    None => {
-                        hs.insert(k.as_str().into(), v);
-                    }
-                }
-            }
+            let hs = header_values(&headers);
             let status = resp.status().as_u16();
             let body = read_capped(resp).await;
             let rep = invoke(&self.error_request(
@@ -307,7 +301,10 @@ impl Middleware for Egress {
         // element by element (a body that is no array passes unread).
         let is_array = !is_sse && ep.api == "stream_generate_content";
         if !is_sse && !is_array {
-            return Ok(resp);
+            if !resp.status().is_success() {
+                return Ok(resp);
+            }
+            return self.success(&ep, resp).await;
         }
         let mut b = http::Response::builder()
             .status(resp.status())
@@ -360,6 +357,101 @@ impl Middleware for Egress {
                 .expect("toolerr: the upstream's headers are valid"),
         ))
     }
+}
+
+impl Egress {
+    /// The response for `resp`, a success outside a stream: read as far as
+    /// it takes to tell an error object in place of the answer (Gemini's
+    /// 200 `{"error":{...}}`, at most [`SUCCESS_HEAD_BYTES`], then up to
+    /// [`MAX_ERROR_BYTES`]), which the core answers as the failure it stands
+    /// for (the error op's `http` status 200-299); any other passes as it
+    /// came, the bytes read put back in front of the rest.
+    async fn success(
+        &self,
+        ep: &Endpoint,
+        mut resp: Response,
+    ) -> reqwest_middleware::Result<Response> {
+        let mut held = Vec::new();
+        let (mut ended, mut limit) = (false, SUCCESS_HEAD_BYTES);
+        while held.len() < limit {
+            match resp
+                .chunk()
+                .await
+                .map_err(reqwest_middleware::Error::Reqwest)?
+            {
+                Some(c) => {
+                    let before = held.len();
+                    held.extend_from_slice(&c);
+                    if before < SUCCESS_HEAD_BYTES
+                        && held.len() >= SUCCESS_HEAD_BYTES
+                        && may_be_error_object(&held[..SUCCESS_HEAD_BYTES])
+                    {
+                        limit = MAX_ERROR_BYTES + 1;
+                    }
+                }
+                None => {
+                    ended = true;
+                    break;
+                }
+            }
+        }
+        if ended && may_be_error_object(&held[..held.len().min(SUCCESS_HEAD_BYTES)]) {
+            let upstream = json!({"http": {"status": resp.status().as_u16(),
+                "headers": header_values(resp.headers()), "body": String::from_utf8_lossy(&held)}});
+            if let Ok(rep) = invoke(&self.error_request(ep, upstream)) {
+                if rep["pass"] != Value::Bool(true) {
+                    return Ok(reply(&rep, Some(resp.headers()), resp.url().clone()));
+                }
+            }
+        }
+        let mut b = http::Response::builder()
+            .status(resp.status())
+            .url(resp.url().clone());
+        for (k, v) in resp.headers() {
+            b = b.header(k, v);
+        }
+        let body = if ended {
+            reqwest::Body::from(held)
+        } else {
+            let first = futures_util::stream::once(async move {
+                Ok::<Bytes, reqwest::Error>(Bytes::from(held))
+            });
+            reqwest::Body::wrap_stream(first.chain(resp.bytes_stream()))
+        };
+        Ok(Response::from(
+            b.body(body)
+                .expect("toolerr: the upstream's headers are valid"),
+        ))
+    }
+}
+
+/// The headers of an upstream response as the error op takes them: each
+/// name's values, one string or an array of them.
+fn header_values(headers: &reqwest::header::HeaderMap) -> Map<String, Value> {
+    let mut hs = Map::new();
+    for (k, v) in headers {
+        let v = Value::from(String::from_utf8_lossy(v.as_bytes()).into_owned());
+        match hs.get_mut(k.as_str()) {
+            Some(Value::Array(a)) => a.push(v),
+            Some(prev) => *prev = Value::Array(vec![prev.take(), v]),
+            None => {
+                hs.insert(k.as_str().into(), v);
+            }
+        }
+    }
+    hs
+}
+
+/// Whether `head`, the first [`SUCCESS_HEAD_BYTES`] of a success (or all of
+/// a shorter one), may open an error object: `{` first, after a UTF-8 BOM
+/// and JSON white space, and `"error"` named in it. A cheap gate, looser
+/// than the core's rule, which decides on the whole body.
+fn may_be_error_object(head: &[u8]) -> bool {
+    let h = head.strip_prefix(UTF8_BOM).unwrap_or(head);
+    let first = h
+        .iter()
+        .find(|c| !matches!(c, b' ' | b'\t' | b'\n' | b'\r'));
+    first == Some(&b'{') && h.windows(7).any(|w| w == b"\"error\"")
 }
 
 /// The error text of a request that got no answer: the error's message and

@@ -216,6 +216,52 @@ async fn an_unchanged_body_goes_byte_for_byte_and_an_unreadable_one_as_it_came()
     }
 }
 
+/// A Gemini generateContent request through the middleware to `up`.
+async fn generate(up: &Upstream) -> reqwest::Response {
+    client(Egress::default())
+        .post(format!(
+            "{}/v1beta/models/gemini-2.5-flash:generateContent",
+            up.url
+        ))
+        .body(r#"{"contents":[{"role":"user","parts":[{"text":"hi"}]}]}"#)
+        .send()
+        .await
+        .unwrap()
+}
+
+#[tokio::test]
+async fn a_200_error_object_is_answered_as_its_failure_and_a_success_passes() {
+    // Gemini's 200 {"error":{...}}: its code as the status, the native shape,
+    // the envelope, the key in its message never passed (docs/egress.md, "An
+    // error object under 200").
+    let up = upstream(Reply::Json(
+        200,
+        vec![],
+        json!({"error": {"code": 503, "message": "The model is overloaded. Please try again later. key=AIzaSyA-secret-key-0123456789abcdefghij", "status": "UNAVAILABLE"}}),
+    ));
+    let r = generate(&up).await;
+    assert_eq!(r.status().as_u16(), 503);
+    assert_eq!(r.headers()["x-should-retry"], "true");
+    let env = json!({"code": "OVERLOADED", "details": {"provider": "gemini", "provider_type": "UNAVAILABLE", "status": 503},
+        "message": "The Gemini API is overloaded (HTTP 503); retry later.", "retryable": true, "source": "provider"});
+    let text = r.text().await.unwrap();
+    assert!(!text.contains("AIzaSy"));
+    let got: Value = serde_json::from_str(&text).unwrap();
+    assert_eq!(
+        got,
+        json!({"error": {"code": 503, "message": "The model is overloaded.", "status": "UNAVAILABLE", "toolerr": env}})
+    );
+    for answer in [
+        json!({"candidates": [{"content": {"role": "model", "parts": [{"text": "hi"}]}, "finishReason": "STOP"}]}),
+        json!({"id": "resp_1", "object": "response", "status": "failed", "error": {"code": "server_error", "message": "x"}, "output": []}),
+        json!({"candidates": [{"content": {"parts": [{"text": "x".repeat(3 << 20)}]}}]}),
+    ] {
+        let r = generate(&upstream(Reply::Json(200, vec![], answer.clone()))).await;
+        assert_eq!(r.status().as_u16(), 200);
+        assert_eq!(r.text().await.unwrap(), answer.to_string());
+    }
+}
+
 #[tokio::test]
 async fn a_stream_error_event_is_rewritten_reported_and_events_pass_one_by_one() {
     let events = vec![

@@ -31,6 +31,22 @@ _DROPPED = frozenset({"content-length", "content-encoding", "transfer-encoding",
 
 _BOM = b"\xef\xbb\xbf"  # U+FEFF in UTF-8
 
+# A success outside a stream is read this far to tell whether it may be an error
+# object in place of the answer (Gemini's 200 {"error":{...}}): at most 64
+# bytes, as egress.RewriteSuccessError holds (core.EgressSuccessHead).
+SUCCESS_HEAD_BYTES = 64
+
+
+def may_be_error_object(head: bytes) -> bool:
+    """Whether head, the first SUCCESS_HEAD_BYTES of a success's body (or all of
+    a shorter one), may open an error object in place of the answer: "{" first
+    (after a UTF-8 BOM and JSON white space) and "error" named in it. A cheap gate
+    only, looser than the core's rule: such a body is read whole (up to
+    MAX_ERROR_BYTES) and the core decides (the error op's ``http`` status
+    200-299: the failure it stands for, or ``pass``); any other passes unread."""
+    h = head[len(_BOM):] if head.startswith(_BOM) else head
+    return h.lstrip(b" \t\r\n")[:1] == b"{" and b'"error"' in h
+
 
 @dataclass(frozen=True)
 class Endpoint:
@@ -142,6 +158,25 @@ class _Egress:
             headers.setdefault(k, []).append(v)
         rep = invoke(self._error_request(ep, {"http": {
             "status": resp.status_code, "headers": headers, "body": body.decode("utf-8", "replace")}}))
+        return self._reply(request, rep, [(k, v) for k, v in resp.headers.multi_items()], resp.extensions)
+
+    def success_response(self, request: Any, ep: Endpoint, resp: Any, body: bytes) -> Optional[Any]:
+        """Return the client's response for an upstream success (not a stream) whose
+        whole body (decoded) is body, when the core tells it an error object in place
+        of the answer (the error op's ``http`` status 200-299), else None: it passes.
+        A body the gate (may_be_error_object) lets pass is not sent to the core."""
+        if not may_be_error_object(body[:SUCCESS_HEAD_BYTES]):
+            return None
+        headers: Dict[str, List[str]] = {}
+        for k, v in resp.headers.multi_items():
+            headers.setdefault(k, []).append(v)
+        try:
+            rep = invoke(self._error_request(ep, {"http": {
+                "status": resp.status_code, "headers": headers, "body": body.decode("utf-8", "replace")}}))
+        except ToolerrError:
+            return None
+        if rep.get("pass"):
+            return None
         return self._reply(request, rep, [(k, v) for k, v in resp.headers.multi_items()], resp.extensions)
 
     def transport_response(self, request: Any, ep: Endpoint, exc: Exception) -> Any:
@@ -562,6 +597,92 @@ def build(h: ModuleType) -> Tuple[Any, Any]:
                               extensions=resp.extensions)
 
 
+    def _replayed(request: Any, resp: Any, held: bytes, rest: Any, stream_type: Any) -> Any:
+        # held, then the rest of the decoded body: its coding and length go when it had a coding.
+        if "content-encoding" not in resp.headers:
+            return h.Response(resp.status_code, headers=resp.headers.multi_items(), stream=stream_type(resp, held, rest),
+                              request=request, extensions=resp.extensions)
+        return _streamed(request, resp, stream_type(resp, held, rest))
+
+
+    class _SyncReplay(h.SyncByteStream):  # type: ignore[misc,name-defined]
+        def __init__(self, resp: Any, held: bytes, rest: Iterator[bytes]) -> None:
+            self._resp, self._held, self._rest = resp, held, rest
+
+        def __iter__(self) -> Iterator[bytes]:
+            if self._held:
+                yield self._held
+            yield from self._rest
+
+        def close(self) -> None:
+            self._resp.close()
+
+
+    class _AsyncReplay(h.AsyncByteStream):  # type: ignore[misc,name-defined]
+        def __init__(self, resp: Any, held: bytes, rest: AsyncIterator[bytes]) -> None:
+            self._resp, self._held, self._rest = resp, held, rest
+
+        async def __aiter__(self) -> AsyncIterator[bytes]:
+            if self._held:
+                yield self._held
+            async for chunk in self._rest:
+                yield chunk
+
+        async def aclose(self) -> None:
+            await self._resp.aclose()
+
+
+    class _Head:
+        """The bytes of a success read so far, and whether they are enough: its
+        first SUCCESS_HEAD_BYTES, then, when they may open an error object, one
+        byte past MAX_ERROR_BYTES (a longer body passes as it came)."""
+
+        def __init__(self) -> None:
+            self.parts: List[bytes] = []
+            self.n, self.limit = 0, SUCCESS_HEAD_BYTES
+
+        def full(self, chunk: bytes) -> bool:
+            self.parts.append(chunk)
+            self.n += len(chunk)
+            if self.limit == SUCCESS_HEAD_BYTES <= self.n and may_be_error_object(
+                    b"".join(self.parts)[:SUCCESS_HEAD_BYTES]):
+                self.limit = MAX_ERROR_BYTES + 1
+            return self.n >= self.limit
+
+
+    def _success_sync(eg: _Egress, request: Any, ep: Endpoint, resp: Any) -> Any:
+        # A success: read as far as it takes to tell an error object in place of the answer.
+        chunks, head = resp.iter_bytes(), _Head()
+        ended = not any(head.full(c) for c in chunks)  # stops at the first chunk that fills it
+        held = b"".join(head.parts)
+        if ended:
+            resp.close()
+            rep = eg.success_response(request, ep, resp, held)
+            if rep is not None:
+                return rep
+        return _replayed(request, resp, held, iter(()) if ended else chunks, _SyncReplay)
+
+
+    async def _success_async(eg: _Egress, request: Any, ep: Endpoint, resp: Any) -> Any:
+        chunks, head, ended = resp.aiter_bytes(), _Head(), True
+        async for c in chunks:
+            if head.full(c):
+                ended = False
+                break
+        held = b"".join(head.parts)
+        if ended:
+            await resp.aclose()
+            rep = eg.success_response(request, ep, resp, held)
+            if rep is not None:
+                return rep
+        return _replayed(request, resp, held, _empty() if ended else chunks, _AsyncReplay)
+
+
+    async def _empty() -> AsyncIterator[bytes]:
+        return
+        yield b""  # an async generator of nothing
+
+
     def _read_capped_sync(resp: Any) -> bytes:
         parts, n = [], 0
         try:
@@ -630,6 +751,8 @@ def build(h: ModuleType) -> Tuple[Any, Any]:
                 return _streamed(request, resp, _SyncStream(resp, _Events(self._eg, request, ep)))
             if ep.api == "stream_generate_content":  # Gemini's JSON array, without alt=sse
                 return _streamed(request, resp, _SyncStream(resp, _Elements(self._eg, request, ep)))
+            if 200 <= resp.status_code <= 299:
+                return _success_sync(self._eg, request, ep, resp)
             return resp
 
         def close(self) -> None:
@@ -665,6 +788,8 @@ def build(h: ModuleType) -> Tuple[Any, Any]:
                 return _streamed(request, resp, _AsyncStream(resp, _Events(self._eg, request, ep)))
             if ep.api == "stream_generate_content":  # Gemini's JSON array, without alt=sse
                 return _streamed(request, resp, _AsyncStream(resp, _Elements(self._eg, request, ep)))
+            if 200 <= resp.status_code <= 299:
+                return await _success_async(self._eg, request, ep, resp)
             return resp
 
         async def aclose(self) -> None:
