@@ -12,7 +12,7 @@ export class RedisStore implements Store {
   /** Over an ioredis client the caller owns (its commandTimeout is the store's deadline). */
   constructor(client: unknown);
   readonly client: unknown;
-  /** A new ioredis client for url whose every command ends within timeoutMs (default 50) and whose connect within connectTimeoutMs (default 500, never under timeoutMs), with no offline queue and no client retries. */
+  /** A new ioredis client for url whose every command ends within timeoutMs (default 50) and whose connect within connectTimeoutMs (default 500, never under timeoutMs), with no offline queue and no client retries. Rejects with an Error naming the host and port and why ("toolerr: could not connect to Redis at 127.0.0.1:6380: Connection is closed. (connect ECONNREFUSED 127.0.0.1:6380)"; ioredis's error as cause), or, without ioredis installed, saying to install it. */
   static connect(url: string, options?: { timeoutMs?: number; connectTimeoutMs?: number; redis?: Record<string, unknown> }): Promise<RedisStore>;
   load(key: string): Promise<Uint8Array | null>;
   compareAndSwap(key: string, old: Uint8Array | null, next: Uint8Array): Promise<{ swapped: boolean; current: Uint8Array | null }>;

@@ -90,6 +90,27 @@ function guardReplies(client) {
   wrap();
 }
 
+// importIoredis imports the optional peer dependency, saying how to install
+// it when it is not (Node's own error names only the importing file).
+async function importIoredis() {
+  try {
+    return await import('ioredis');
+  } catch (e) {
+    if (e?.code !== 'ERR_MODULE_NOT_FOUND' || !/'ioredis'/.test(e.message)) throw e;
+    throw new Error('toolerr: RedisStore.connect needs ioredis, an optional peer dependency of toolerr: npm install ioredis', { cause: e });
+  }
+}
+
+// connectError is connect()'s rejection: where it connected (host and port or
+// socket path from the client's options, never the URL, which may hold a
+// password), why (e), and the client's last 'error' event when it says more
+// (a refused port: "connect ECONNREFUSED 127.0.0.1:6380"), with e as cause.
+function connectError(options, e, last) {
+  const where = options.path ?? `${options.host}:${options.port}`;
+  const more = last && last !== e && last.message && last.message !== e?.message ? ` (${last.message})` : '';
+  return new Error(`toolerr: could not connect to Redis at ${where}: ${e?.message ?? e}${more}`, { cause: e });
+}
+
 /**
  * The runtime's Store over an ioredis client (the caller owns it). Use
  * RedisStore.connect(url) for a client whose every command ends within
@@ -111,10 +132,14 @@ export class RedisStore {
    * to a store over it; options: timeoutMs (default 50: each command once
    * Redis has answered), connectTimeoutMs (default 500, never shorter than
    * timeoutMs: the TCP connect and Redis's first answer, the ready check),
-   * redis (more ioredis options).
+   * redis (more ioredis options). Rejects with an Error naming the host and
+   * port and why ("toolerr: could not connect to Redis at 127.0.0.1:6380:
+   * Connection is closed. (connect ECONNREFUSED 127.0.0.1:6380)"), ioredis's
+   * error as its cause; without ioredis installed, with one saying to
+   * install it.
    */
   static async connect(url, { timeoutMs = DEFAULT_TIMEOUT_MS, connectTimeoutMs = DEFAULT_CONNECT_TIMEOUT_MS, redis = {} } = {}) {
-    const { Redis } = await import('ioredis');
+    const { Redis } = await importIoredis();
     const wait = Math.max(timeoutMs, connectTimeoutMs, 10);
     const client = new Redis(url, {
       commandTimeout: wait, // the ready check's INFO too: Redis's first answer gets the connect deadline, as Go's
@@ -125,7 +150,8 @@ export class RedisStore {
       retryStrategy: (times) => Math.min(times * 50, 1000),
       ...redis,
     });
-    client.on('error', () => {}); // every failure reaches the executor as a store_error
+    let lastError; // ioredis rejects connect() with "Connection is closed." alone; the reason came as an 'error' event
+    client.on('error', (e) => { lastError = e; }); // every failure reaches the executor as a store_error
     guardReplies(client); // before connect(): its ready check reads a reply
     // ioredis's connectTimeout bounds the TCP connect only: a server that
     // accepts and never answers held connect() in its ready check and
@@ -148,7 +174,7 @@ export class RedisStore {
       })]);
     } catch (e) {
       client.disconnect(); // no reconnecting in the background after a failed first connect
-      throw e;
+      throw connectError(client.options, e, lastError);
     } finally {
       clearTimeout(timer);
     }

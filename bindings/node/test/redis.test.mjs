@@ -3,7 +3,7 @@ import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawn, execFileSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { mkdtempSync, readFileSync, existsSync } from 'node:fs';
+import { mkdtempSync, readFileSync, existsSync, copyFileSync, rmSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -254,4 +254,30 @@ test('connect() to a server that never answers rejects at connectTimeoutMs', asy
       assert.ok(took >= connectTimeoutMs - 5 && took < connectTimeoutMs + 700, `took ${took} ms`);
     }
   } finally { for (const c of held) c.destroy(); srv.close(); }
+});
+
+// ioredis rejected connect() with "Connection is closed." alone: no host, no
+// reason (the refusal came as an 'error' event), nothing to act on.
+test('connect() to a refused port says where and why', async () => {
+  const port = await freePort(); // nothing listens there
+  const err = await RedisStore.connect(`redis://:hunter2@127.0.0.1:${port}/0`).then(() => null, (e) => e);
+  assert.equal(err?.message,
+    `toolerr: could not connect to Redis at 127.0.0.1:${port}: Connection is closed. (connect ECONNREFUSED 127.0.0.1:${port})`);
+  assert.equal(err.cause?.message, 'Connection is closed.'); // ioredis's own error kept
+  assert.doesNotMatch(err.message, /hunter2/); // the URL's password is never in it
+});
+
+// Without ioredis, Node's error named only the importing file ("Cannot find
+// package 'ioredis' imported from .../redis.js").
+test('connect() without ioredis installed says to install it', async (t) => {
+  const dir = mkdtempSync(join(tmpdir(), 'toolerr-no-ioredis-')); // no node_modules above it
+  t.after(() => rmSync(dir, { recursive: true, force: true }));
+  copyFileSync(new URL('../redis.js', import.meta.url), join(dir, 'redis.js'));
+  copyFileSync(new URL('../../../redisstore/cas.lua', import.meta.url), join(dir, 'cas.lua'));
+  const { RedisStore: Bare } = await import(join(dir, 'redis.js'));
+  await assert.rejects(Bare.connect('redis://127.0.0.1:6379/0'), (e) => {
+    assert.equal(e.message, 'toolerr: RedisStore.connect needs ioredis, an optional peer dependency of toolerr: npm install ioredis');
+    assert.equal(e.cause?.code, 'ERR_MODULE_NOT_FOUND');
+    return true;
+  });
 });
