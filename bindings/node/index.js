@@ -7,9 +7,17 @@ import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { setExports } from './core.js';
 import { selectTransport } from './native-addon.js';
+import { nodeVersionWarning } from './node-version.js';
 
 export * from './core.js';
 export * from './runtime.js';
+
+const tooOld = nodeVersionWarning(process.versions.node);
+if (tooOld) {
+  // Emitted at once: process.emitWarning waits for the next tick, and the Executor's ReferenceError, thrown in
+  // the importing module's top-level await, ended the process before it (Node 18.20.8).
+  process.emit('warning', Object.assign(new Error(tooOld), { name: 'Warning', code: 'TOOLERR_NODE_VERSION' }));
+}
 
 let wasmExports;
 

@@ -16,3 +16,20 @@ test('envelope gets the registry defaults', () => {
 test('canonicalize sorts keys and shortens numbers', () => {
   assert.equal(toolerr.canonicalize({ b: 1.0, a: [2.5e30, 'é'] }), '{"a":[2.5e+30,"é"],"b":1}');
 });
+
+// On Node 18 npm only warned at install (EBADENGINE), and the Executor then
+// died with "ReferenceError: CustomEvent is not defined", saying nothing of the
+// version. Importing toolerr on an older Node now warns, naming both versions,
+// at once (the example's failure ended the process before the next tick).
+test('importing toolerr on a Node older than 20 warns, saying which and what to do', async () => {
+  const { execFileSync } = await import('node:child_process');
+  const run = (version) => execFileSync(process.execPath, ['--input-type=module', '-e',
+    `${version ? `Object.defineProperty(process.versions, 'node', { value: '${version}' });` : ''}
+     process.on('warning', (w) => { if (w.code === 'TOOLERR_NODE_VERSION') console.log(w.message); });
+     await import(${JSON.stringify(new URL('../index.js', import.meta.url).href)});
+     process.exit(0); // before the next tick: a warning emitted then (process.emitWarning) never shows`],
+  { encoding: 'utf8' }).trim();
+  assert.equal(run('18.20.8'), "toolerr needs Node 20 or newer, and this is Node 18.20.8: the Executor fails here " +
+    "(its 'decision' events need the global CustomEvent); upgrade Node to 20 or newer");
+  assert.equal(run(''), ''); // this Node (20 or newer): no warning
+});
