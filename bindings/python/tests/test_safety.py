@@ -185,3 +185,31 @@ def test_a_value_nested_past_the_recursion_limit_raises_value_error(n: int, in_d
         with pytest.raises(ValueError, match="nested too deep"):
             f(v)
     assert toolerr.canonicalize(_nested(300, in_dict)).startswith('{"a":' if in_dict else "[[")
+
+
+def _load_error(lib: str) -> str:
+    # A fresh interpreter whose TOOLERR_LIB is lib: the first call loads it.
+    code = "import toolerr\ntry:\n    toolerr.version()\nexcept ImportError as e:\n    print(e)\n"
+    env = {**os.environ, "TOOLERR_LIB": lib}
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60, env=env)
+    assert out.returncode == 0, out.stderr
+    return out.stdout.strip()
+
+
+FIX = ("install a toolerr wheel for this platform (linux x86_64 glibc), or the sdist with Go and a C compiler "
+       "present; from a clone, run `make build` and set TOOLERR_LIB=dist/libtoolerr.so")
+
+
+def test_a_library_that_does_not_load_says_which_and_what_to_do(tmp_path: Path) -> None:
+    # ctypes' OSError ("file too short") and AttributeError (an undefined symbol) came through bare,
+    # naming neither TOOLERR_LIB nor a way out.
+    junk = tmp_path / "libtoolerr.so"
+    junk.write_bytes(b"not a library\n")
+    assert _load_error(str(junk)) == f"toolerr: the core library {junk} (TOOLERR_LIB) does not load: {junk}: file too short; {FIX}"
+    import _ctypes  # an ELF shared object that is no libtoolerr.so
+    other = _ctypes.__file__
+    got = _load_error(other)
+    assert got.startswith(f"toolerr: the core library {other} (TOOLERR_LIB) does not load: ") and "toolerr_invoke" in got, got
+    assert got.endswith(FIX), got
+    missing = tmp_path / "nowhere.so"
+    assert _load_error(str(missing)) == f"toolerr: the core library {missing} (TOOLERR_LIB) does not exist; {FIX}"

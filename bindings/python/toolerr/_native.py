@@ -38,13 +38,23 @@ def library_path() -> str:
     return os.environ.get("TOOLERR_LIB") or str(Path(__file__).with_name("libtoolerr.so"))
 
 
+def _where(path: str) -> str:
+    # Where the path came from, for the errors: TOOLERR_LIB, or the package.
+    return f"{path} (TOOLERR_LIB)" if os.environ.get("TOOLERR_LIB") else path
+
+
+_FIX = ("install a toolerr wheel for this platform (linux x86_64 glibc), or the sdist with Go and a C compiler "
+        "present; from a clone, run `make build` and set TOOLERR_LIB=dist/libtoolerr.so")
+
+
 def _open(path: str) -> _Library:
     if not os.path.isfile(path):
-        raise ImportError(
-            f"toolerr: the core library {path} does not exist; install a toolerr wheel for this platform "
-            "(linux x86_64 glibc), or the sdist with Go and a C compiler present, or set TOOLERR_LIB"
-        )
-    lib = _Library(path)
+        raise ImportError(f"toolerr: the core library {_where(path)} does not exist; {_FIX}")
+    try:
+        lib = _Library(path)
+        lib.toolerr_invoke  # an ELF library that is not libtoolerr.so loads, and lacks the symbols
+    except (OSError, AttributeError) as e:  # not a library, another platform's, or another library
+        raise ImportError(f"toolerr: the core library {_where(path)} does not load: {e}; {_FIX}") from e
     lib.toolerr_invoke.argtypes = [ctypes.c_char_p, ctypes.c_size_t, ctypes.POINTER(ctypes.c_size_t)]
     lib.toolerr_invoke.restype = ctypes.c_void_p
     lib.toolerr_invoke_into.argtypes = [ctypes.c_char_p, ctypes.c_size_t, ctypes.c_void_p, ctypes.c_size_t,
