@@ -340,6 +340,8 @@ func TestText_transport(t *testing.T) {
 		{"net/http: TLS handshake timeout", envelope.Timeout, true, CauseTimeout},
 		{"tls: failed to verify certificate: x509: certificate signed by unknown authority", envelope.Transport, false, CauseTLSCertificate},
 		{"remote error: tls: handshake failure", envelope.Transport, true, CauseTLS},
+		// an https:// upstream URL for a plain-HTTP port: was UNEXPECTED_STATUS ("could not be classified")
+		{`Post "https://127.0.0.1:47291/v1/messages": http: server gave HTTP response to HTTPS client`, envelope.Transport, true, CauseTLS},
 		{"connect ECONNREFUSED 127.0.0.1:5432", envelope.Transport, true, CauseConnectionRefused},
 		{"getaddrinfo ENOTFOUND api.example.com", envelope.Transport, true, CauseDNS},
 		{"request to https://x failed, reason: socket hang up", envelope.Transport, true, CauseConnectionReset},

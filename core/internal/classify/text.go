@@ -193,8 +193,11 @@ const (
 // (internal/chunked.go), and HTTP/2's GoAwayError ("http2: server sent
 // GOAWAY and closed the connection; ...") and "http2: client connection
 // lost" (h2_bundle.go): the connection failed under the request, as a
-// reset does, and a new one may carry it.
-func causePhrases() [49][2]string {
+// reset does, and a new one may carry it; and "http: server gave HTTP
+// response to HTTPS client" (transport.go, an https:// URL for a plain-HTTP
+// port), a TLS failure, as Python's "[SSL: ...]" for the same mistake (a
+// retryable TRANSPORT there too; Node's fetch reports ECONNRESET).
+func causePhrases() [50][2]string {
 	return [...][2]string{
 		{"context canceled", CauseCancelled}, {"context cancelled", CauseCancelled},
 		{"operation was canceled", CauseCancelled},
@@ -202,6 +205,7 @@ func causePhrases() [49][2]string {
 		{"timeout", CauseTimeout}, {"etimedout", CauseTimeout}, {"deadline has elapsed", CauseTimeout},
 		{"x509:", CauseTLSCertificate}, {"certificate", CauseTLSCertificate},
 		{"tls:", CauseTLS}, {"tls handshake", CauseTLS}, {"ssl", CauseTLS},
+		{"http response to https client", CauseTLS},
 		{"connection refused", CauseConnectionRefused}, {"econnrefused", CauseConnectionRefused},
 		{"connection reset", CauseConnectionReset}, {"econnreset", CauseConnectionReset},
 		{"broken pipe", CauseConnectionReset}, {"epipe", CauseConnectionReset},
