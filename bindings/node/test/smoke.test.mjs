@@ -29,7 +29,11 @@ test('importing toolerr on a Node older than 20 warns, saying which and what to 
      await import(${JSON.stringify(new URL('../index.js', import.meta.url).href)});
      process.exit(0); // before the next tick: a warning emitted then (process.emitWarning) never shows`],
   { encoding: 'utf8' }).trim();
-  assert.equal(run('18.20.8'), "toolerr needs Node 20 or newer, and this is Node 18.20.8: the Executor fails here " +
-    "(its 'decision' events need the global CustomEvent); upgrade Node to 20 or newer");
+  const says = (v) => `toolerr needs Node 20.3 or newer, and this is Node ${v}: the Executor fails here ` +
+    "(its 'decision' events need the global CustomEvent, a call with a signal and a timeout AbortSignal.any); " +
+    'upgrade Node to 20.3 or newer';
+  assert.equal(run('18.20.8'), says('18.20.8'));
+  assert.equal(run('20.2.0'), says('20.2.0')); // AbortSignal.any came in 20.3
+  assert.equal(run('20.3.0'), '');
   assert.equal(run(''), ''); // this Node (20 or newer): no warning
 });
