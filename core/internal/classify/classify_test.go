@@ -342,6 +342,9 @@ func TestText_transport(t *testing.T) {
 		{"remote error: tls: handshake failure", envelope.Transport, true, CauseTLS},
 		// an https:// upstream URL for a plain-HTTP port: was UNEXPECTED_STATUS ("could not be classified")
 		{`Post "https://127.0.0.1:47291/v1/messages": http: server gave HTTP response to HTTPS client`, envelope.Transport, true, CauseTLS},
+		// a server that closes before it answers, through Go's http.Client (a *url.Error over io.EOF): was UNEXPECTED_STATUS
+		{`Post "http://127.0.0.1:47291/v1/messages": EOF`, envelope.Transport, true, CauseConnectionReset},
+		{`Get "https://api.example.com/v1/models?limit=2": EOF`, envelope.Transport, true, CauseConnectionReset},
 		{"connect ECONNREFUSED 127.0.0.1:5432", envelope.Transport, true, CauseConnectionRefused},
 		{"getaddrinfo ENOTFOUND api.example.com", envelope.Transport, true, CauseDNS},
 		{"request to https://x failed, reason: socket hang up", envelope.Transport, true, CauseConnectionReset},
@@ -356,6 +359,15 @@ func TestText_transport(t *testing.T) {
 		assert.Equal(t, tc.retry, e.Retryable, tc.text)
 		assert.Equal(t, tc.cause, e.Details["cause"], tc.text)
 		assert.NotContains(t, e.Details, "status", tc.text)
+	}
+}
+
+// TestText_eofOfNoClient checks that an EOF that is not Go's http.Client's
+// (a tool's own read to the end, another op's text) names no transport cause.
+func TestText_eofOfNoClient(t *testing.T) {
+	for _, text := range []string{"EOF", "read config: EOF", `open "a.txt": EOF`, `Post "": EOF`,
+		`Post "http://x": EOF trailing`, "Post \"http://x\ny\": EOF", `POST "http://x": EOF`} {
+		assert.Equal(t, "", CauseInText(text), text)
 	}
 }
 

@@ -234,7 +234,33 @@ func CauseInText(text string) string {
 			return p[1]
 		}
 	}
+	if clientEOF(text) {
+		return CauseConnectionReset
+	}
 	return ""
+}
+
+// clientEOF reports whether text is Go's net/http client error for a server
+// that closed the connection before it answered: a *url.Error of a request
+// whose transport read io.EOF, printed `Post "https://host/path": EOF`
+// (url.Error.Error is Op + " " + strconv.Quote(URL) + ": " + Err; the client
+// names Op by the method with only its first letter upper, client.go
+// urlErrorOp). A bare "EOF", or any other text ending in it, is a tool's own
+// and stays unclassified: a file read to its end is no transport failure.
+func clientEOF(text string) bool {
+	rest, ok := strings.CutSuffix(text, `": EOF`)
+	if !ok {
+		return false
+	}
+	op, url, ok := strings.Cut(rest, ` "`)
+	if !ok || url == "" || strings.ContainsAny(url, "\"\n") {
+		return false
+	}
+	switch op {
+	case "Get", "Head", "Post", "Put", "Patch", "Delete", "Options", "Connect", "Trace":
+		return true
+	}
+	return false
 }
 
 // CauseRule maps a transport cause. A certificate failure is not retried: it
