@@ -70,11 +70,16 @@ impl Store for MemoryStore {
 
     fn compare_and_swap(&self, key: &str, old: Option<&[u8]>, new: &[u8]) -> Result<Cas, StoreError> {
         let mut m = self.data.lock().unwrap_or_else(|e| e.into_inner());
-        let cur = m.get(key);
-        if cur.map(|v| v.as_slice()) != old {
-            return Ok(Cas { swapped: false, current: cur.cloned() });
+        match m.get_mut(key) {
+            Some(cur) if Some(cur.as_slice()) == old => {
+                cur.clear();
+                cur.extend_from_slice(new);
+            }
+            None if old.is_none() => {
+                m.insert(key.to_string(), new.to_vec());
+            }
+            cur => return Ok(Cas { swapped: false, current: cur.map(|v| v.clone()) }),
         }
-        m.insert(key.to_string(), new.to_vec());
         Ok(Cas { swapped: true, current: None })
     }
 }
@@ -296,7 +301,7 @@ struct Action {
     #[serde(default)]
     new: Option<String>,
     #[serde(default)]
-    error: Option<Envelope>,
+    error: Option<Box<Envelope>>,
 }
 
 /// The step op's response as it is read: the members the runtime uses, the
@@ -326,9 +331,9 @@ struct StepAnswer<'a> {
     #[serde(default)]
     if_loaded: Option<String>,
     #[serde(default)]
-    budget: Option<Value>,
+    budget: Option<Box<Value>>,
     #[serde(default, rename = "loop")]
-    loop_state: Option<Value>,
+    loop_state: Option<Box<Value>>,
     #[serde(borrow, default)]
     on_slept: Option<Box<StepAnswer<'a>>>,
     #[serde(borrow, default)]
@@ -358,7 +363,7 @@ impl StepAnswer<'_> {
         let mut a = self.on_success.take().or(self.on_swapped.take()).or(self.on_slept.take())?;
         let ahead = a.ahead();
         Some(Arc::new(Decided {
-            action: a.action,
+            action: Arc::new(a.action),
             decisions: a.decisions.get().into(),
             if_loaded: a.if_loaded,
             replica: a.replica.map(|r| (r.down_until_ms, r.state.get().into())),
@@ -373,7 +378,7 @@ impl StepAnswer<'_> {
 /// its decision records kept as the core's text (read when applied, if
 /// someone hears them).
 struct Decided {
-    action: Action,
+    action: Arc<Action>,
     decisions: Box<str>,
     /// The stored value it holds for (`None`: no key).
     if_loaded: Option<String>,
@@ -394,7 +399,7 @@ struct ReplicaAnswer<'a> {
 
 /// One step's answer as the call loop uses it.
 struct Step {
-    action: Action,
+    action: Arc<Action>,
     /// The decision records, read only when someone hears them.
     records: Vec<Value>,
     /// The call's next state, as the core's JSON text.
@@ -413,7 +418,7 @@ struct Step {
 /// the replica at `{"down_until_ms": 0, "state": if_loaded}` gets these
 /// very bytes. Kept per tool and applied instead of that start step.
 struct Stood {
-    action: Action,
+    action: Arc<Action>,
     /// The decision records as the core's JSON text (read when applied, if someone hears them).
     decisions: String,
     state: Arc<str>,
@@ -426,6 +431,8 @@ struct Stood {
 struct Tool {
     /// The tool's constant request members as JSON text without the closing brace ([`Executor::head`]).
     head: Arc<str>,
+    /// The tool's breaker key ([`Executor::key`]).
+    key: Arc<str>,
     /// The last start answer of this head that stood.
     stood: Option<Arc<Stood>>,
 }
@@ -491,6 +498,20 @@ fn random_draw() -> f64 {
     x ^= x << 25;
     x ^= x >> 27;
     (x.wrapping_mul(0x2545_F491_4F6C_DD1D) >> 11) as f64 / (1u64 << 53) as f64
+}
+
+/// An event's text begun with `start`, with room for the load made ahead
+/// that follows it (a breaker state's loaded event is about 130 bytes).
+fn event_text(start: &str) -> String {
+    let mut e = String::with_capacity(start.len() + 192);
+    e.push_str(start);
+    e
+}
+
+/// A new call's state, `null` (one text shared by every call).
+fn null_state() -> Arc<str> {
+    static NULL: std::sync::OnceLock<Arc<str>> = std::sync::OnceLock::new();
+    NULL.get_or_init(|| "null".into()).clone()
 }
 
 /// The JSON text of a value serde_json writes (a string, an envelope, a
@@ -560,11 +581,21 @@ fn cas_old<'a>(old: Option<&'a str>, raw: &'a Raw) -> Option<&'a [u8]> {
 }
 
 /// Keeps the replica state a step (or an answer decided ahead) answered:
-/// its `down_until_ms` and its state's JSON literal.
+/// its `down_until_ms` and its state's JSON literal (a state it holds
+/// already is not read or copied again).
 fn keep_replica(replica: &mut Replica, key: &str, down_until_ms: u64, literal: &str) {
     replica.down_until_ms = down_until_ms;
-    let value = serde_json::from_str(literal).unwrap_or(None);
-    replica.seen.insert(key.to_string(), Seen { value, literal: literal.to_string() });
+    match replica.seen.get_mut(key) {
+        Some(seen) if seen.literal == literal => {}
+        Some(seen) => {
+            seen.value = serde_json::from_str(literal).unwrap_or(None);
+            seen.literal.clear();
+            seen.literal.push_str(literal);
+        }
+        None => {
+            replica.seen.insert(key.to_string(), Seen { value: serde_json::from_str(literal).unwrap_or(None), literal: literal.to_string() });
+        }
+    }
 }
 
 /// The event of a store call that failed with `e`.
@@ -690,12 +721,12 @@ impl Executor {
 
     /// The constant members of `tool`'s step requests (its configuration,
     /// op, tool, on_success, on_swapped, on_slept and standing), as JSON
-    /// text without the closing brace, written once per tool; and the last
-    /// start answer of the tool that stood, if any.
-    fn head(&self, tool: &str) -> (Arc<str>, Option<Arc<Stood>>) {
+    /// text without the closing brace, written once per tool; its breaker
+    /// key; and the last start answer of the tool that stood, if any.
+    fn head(&self, tool: &str) -> (Arc<str>, Arc<str>, Option<Arc<Stood>>) {
         let mut tools = self.tools.lock().unwrap_or_else(|e| e.into_inner());
         if let Some(t) = tools.get(tool) {
-            return (t.head.clone(), t.stood.clone());
+            return (t.head.clone(), t.key.clone(), t.stood.clone());
         }
         let mut base = self.config.clone();
         base.insert("op".into(), "step".into());
@@ -709,8 +740,9 @@ impl Executor {
         let mut text = json_text(&base);
         text.pop(); // the closing brace: the request's other members follow
         let h: Arc<str> = text.into();
-        tools.insert(tool.to_string(), Tool { head: h.clone(), stood: None });
-        (h, None)
+        let key: Arc<str> = self.key(tool).into();
+        tools.insert(tool.to_string(), Tool { head: h.clone(), key: key.clone(), stood: None });
+        (h, key, None)
     }
 
     /// Keeps `stood`, a start answer of `tool` sent with `head`, in place of
@@ -731,7 +763,7 @@ impl Executor {
     /// `timeout` is the head's `timeout_ms`, and a start with one never
     /// stands), and the answer stood for this executor's head. Else None,
     /// and the start step is sent.
-    fn kept(&self, key: &str, stood: &Stood, held: &Held) -> Option<Step> {
+    fn kept(&self, key: &str, stood: &Stood, held: &Held, heard: bool) -> Option<Step> {
         match held {
             Held::Loaded(v) if *v == stood.if_loaded => {}
             _ => return None,
@@ -743,7 +775,7 @@ impl Executor {
         drop(replica);
         Some(Step {
             action: stood.action.clone(),
-            records: if self.listened() { serde_json::from_str(&stood.decisions).unwrap_or_default() } else { Vec::new() },
+            records: if heard { serde_json::from_str(&stood.decisions).unwrap_or_default() } else { Vec::new() },
             state: stood.state.clone(),
             ahead: stood.ahead.clone(),
             stood: None,
@@ -762,7 +794,7 @@ impl Executor {
     /// the replica's state and the run's budget and loop states (under
     /// their locks: every step is one request). Err is the envelope of a
     /// request the core refused.
-    fn step(&self, head: &str, key: &str, tokens: Option<u64>, state: &str, event: &str) -> Result<Step, Envelope> {
+    fn step(&self, head: &str, key: &str, tokens: Option<u64>, state: &str, event: &str, heard: bool) -> Result<Step, Envelope> {
         use std::fmt::Write;
         let mut bstate = self.budget.as_ref().map(|b| b.state.lock().unwrap_or_else(|e| e.into_inner()));
         let mut lstate = self.loop_guard.as_ref().map(|g| g.state.lock().unwrap_or_else(|e| e.into_inner()));
@@ -790,9 +822,15 @@ impl Executor {
             let _ = write!(req, r#","loop":{m}"#);
         }
         req.push('}');
-        let listened = self.listened();
         crate::with_response(req.as_bytes(), |out| {
-            let r: StepResponse = serde_json::from_slice(out)
+            // Text checked as UTF-8 once (serde_json's byte reader checks
+            // each string and raw member again); other bytes go to the byte
+            // reader, for its error.
+            let read = match std::str::from_utf8(out) {
+                Ok(text) => serde_json::from_str(text),
+                Err(_) => serde_json::from_slice(out),
+            };
+            let r: StepResponse = read
                 .unwrap_or_else(|e| panic!("toolerr: the step op's answer is not one ({e}): {}", String::from_utf8_lossy(out)));
             let mut a = match (r.error, r.ok) {
                 (None, Some(a)) => a,
@@ -801,18 +839,19 @@ impl Executor {
             };
             let ahead = a.ahead();
             if let (Some(st), Some(v)) = (bstate.as_mut(), a.budget) {
-                **st = v;
+                **st = *v;
             }
             if let (Some(st), Some(v)) = (lstate.as_mut(), a.loop_state) {
-                **st = v;
+                **st = *v;
             }
             if let Some(v) = &a.replica {
                 keep_replica(&mut replica, key, v.down_until_ms, v.state.get());
             }
             let state: Arc<str> = a.state.get().into();
+            let action = Arc::new(a.action);
             let stood = a.stands.map(|s| {
                 Arc::new(Stood {
-                    action: a.action.clone(),
+                    action: action.clone(),
                     decisions: a.decisions.get().to_string(),
                     state: state.clone(),
                     ahead: ahead.clone(),
@@ -820,8 +859,8 @@ impl Executor {
                 })
             });
             Ok(Step {
-                action: a.action,
-                records: if listened { serde_json::from_str(a.decisions.get()).unwrap_or_default() } else { Vec::new() },
+                action,
+                records: if heard { serde_json::from_str(a.decisions.get()).unwrap_or_default() } else { Vec::new() },
                 state,
                 ahead,
                 stood,
@@ -836,7 +875,7 @@ impl Executor {
     /// replica is still `{"down_until_ms": 0, "state": if_loaded}`; the
     /// replica then takes the answer's, as a step's (docs/resilience.md,
     /// "The step op"). Else None, and the step is sent.
-    fn decided(&self, key: &str, d: &Decided, held: &Held) -> Option<Step> {
+    fn decided(&self, key: &str, d: &Decided, held: &Held, heard: bool) -> Option<Step> {
         match held {
             Held::Other => return None,
             Held::Loaded(v) if *v != d.if_loaded => return None,
@@ -852,7 +891,7 @@ impl Executor {
         drop(replica);
         Some(Step {
             action: d.action.clone(),
-            records: if self.listened() { serde_json::from_str(&d.decisions).unwrap_or_default() } else { Vec::new() },
+            records: if heard { serde_json::from_str(&d.decisions).unwrap_or_default() } else { Vec::new() },
             state: d.state.clone(),
             ahead: d.ahead.clone(),
             stood: None,
@@ -946,12 +985,14 @@ impl Executor {
     where
         F: FnMut(&Attempt) -> std::result::Result<T, ToolError>,
     {
-        let (head, stood) = self.head(tool);
+        let (head, key, stood) = self.head(tool);
+        // Whether someone hears the records, asked once for the call.
+        let heard = self.listened();
         let cancel = opts.cancel.clone().unwrap_or_default();
         // The event to send, as its JSON text without the closing brace
         // (a load made ahead is appended before it) unless it is a store's
         // answer, which is complete.
-        let mut event = String::from(r#"{"kind":"start""#);
+        let mut event = event_text(r#"{"kind":"start""#);
         if let Some(args) = &opts.args {
             event.push_str(r#","args":"#);
             event.push_str(&json_text(args));
@@ -962,45 +1003,45 @@ impl Executor {
         // to send the failure with the envelope classified here when the
         // core refuses that request.
         let mut classified: Option<String> = None;
-        let mut state: Arc<str> = "null".into();
+        let mut state: Arc<str> = null_state();
         let (mut value, mut cause): (Option<T>, Option<ToolError>) = (None, None);
-        let key = self.key(tool);
         let mut ahead: Option<Arc<Decided>> = None; // the answer decided ahead for the event the last action expects
         let mut raw = Raw::new(); // stored bytes that are no UTF-8, by the text the core was given (stored_text)
         let mut calls = 0; // the calls of the tool made
         loop {
             // A load made ahead, while the store is not left alone after
             // failing: the step uses it for the breaker's load, one step fewer.
-            let mut close = String::new();
+            // The event's close (the load made ahead and its brace) is
+            // event[close..].
+            let close = event.len();
             if sent != Sent::Store {
                 if sent != Sent::Plain && self.replica.lock().unwrap_or_else(|e| e.into_inner()).down_until_ms == 0 {
                     let (loaded, v) = self.load(&key, &mut raw);
-                    close.push_str(r#","loaded":"#);
-                    close.push_str(&loaded);
+                    event.push_str(r#","loaded":"#);
+                    event.push_str(&loaded);
                     if let (Sent::Success | Sent::Start, Some(v)) = (sent, v) {
                         held = Held::Loaded(v);
                     }
                 }
-                close.push('}');
-                event.push_str(&close);
+                event.push('}');
             }
             // The start: the answer kept for the tool when it holds, else its
             // step (whose answer is kept if it stands); later, the answer
             // decided ahead when it holds, else the step.
             let decided = if sent == Sent::Start {
-                stood.as_deref().and_then(|s| self.kept(&key, s, &held))
+                stood.as_deref().and_then(|s| self.kept(&key, s, &held, heard))
             } else {
-                ahead.as_deref().and_then(|a| self.decided(&key, a, &held))
+                ahead.as_deref().and_then(|a| self.decided(&key, a, &held, heard))
             };
             let r = match decided {
                 Some(r) => r,
-                None => match self.step(&head, &key, opts.tokens, &state, &event) {
+                None => match self.step(&head, &key, opts.tokens, &state, &event, heard) {
                     Ok(r) => r,
                     Err(refused) => {
                         // The core refused the failure's classify request: the
                         // envelope classified here (its fallbacks included).
                         let again = match (&classified, &cause) {
-                            (Some(draw), Some(e)) => self.step(&head, &key, opts.tokens, &state, &(self.failed(e, tool, draw) + &close)),
+                            (Some(draw), Some(e)) => self.step(&head, &key, opts.tokens, &state, &(self.failed(e, tool, draw) + &event[close..]), heard),
                             _ => Err(refused),
                         };
                         match again {
@@ -1028,8 +1069,8 @@ impl Executor {
             (event, sent) = match a.kind.as_str() {
                 "stop" => {
                     let attempts = a.attempts.unwrap_or(0);
-                    return match a.error {
-                        Some(e) => CallResult { value: None, error: Some(e), attempts, cause },
+                    return match &a.error {
+                        Some(e) => CallResult { value: None, error: Some((**e).clone()), attempts, cause },
                         None => CallResult { value, error: None, attempts, cause: None },
                     };
                 }
@@ -1045,7 +1086,7 @@ impl Executor {
                         Ok(v) => {
                             value = Some(v);
                             cause = None;
-                            (String::from(r#"{"kind":"success""#), Sent::Success)
+                            (event_text(r#"{"kind":"success""#), Sent::Success)
                         }
                         Err(e) => {
                             let draw = json_text(&(self.draw)());
@@ -1073,9 +1114,9 @@ impl Executor {
                 _ => {
                     self.clock.sleep(a.delay_ms.unwrap_or(0), &cancel);
                     if cancel.is_cancelled() {
-                        (String::from(r#"{"kind":"cancelled""#), Sent::Plain)
+                        (event_text(r#"{"kind":"cancelled""#), Sent::Plain)
                     } else {
-                        (String::from(r#"{"kind":"slept""#), Sent::Success)
+                        (event_text(r#"{"kind":"slept""#), Sent::Success)
                     }
                 }
             };
