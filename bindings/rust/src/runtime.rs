@@ -433,7 +433,25 @@ struct Tool {
     head: Arc<str>,
     /// The tool's breaker key ([`Executor::key`]).
     key: Arc<str>,
+    /// The last value loaded for the tool and its loaded event's text.
+    loaded: Arc<LastLoaded>,
     /// The last start answer of this head that stood.
+    stood: Option<Arc<Stood>>,
+}
+
+/// The last value a tool's loads read (`None`: no key) and its loaded
+/// event's text, so that loading the same value again does not write its
+/// JSON literal again (the text depends on the value alone). One per tool,
+/// not a map by key: the map's lookups (SipHash of the key, twice per
+/// successful call) cost more than the text they saved.
+type LastLoaded = Mutex<Option<(Option<String>, Arc<str>)>>;
+
+/// What [`Executor::head`] gives a call of a tool: its request head, its
+/// breaker key, its last loaded event and its start answer kept.
+struct ToolCall {
+    head: Arc<str>,
+    key: Arc<str>,
+    loaded: Arc<LastLoaded>,
     stood: Option<Arc<Stood>>,
 }
 
@@ -470,10 +488,6 @@ pub struct Executor {
     replica: Mutex<Replica>,
     config: Map<String, Value>,
     tools: Mutex<HashMap<String, Tool>>,
-    /// Per breaker key, the last value loaded from the store (`None`: no
-    /// key) and its loaded event's text, so that loading the same value
-    /// again does not write its JSON literal again.
-    loaded: Mutex<HashMap<String, (Option<String>, Arc<str>)>>,
     budget: Option<Arc<Budget>>,
     loop_guard: Option<Arc<LoopGuard>>,
     clock: Arc<dyn Clock>,
@@ -598,6 +612,22 @@ fn keep_replica(replica: &mut Replica, key: &str, down_until_ms: u64, literal: &
     }
 }
 
+/// The loaded event of `value` (`None`: no key): the one written for the
+/// last value loaded (`last`) when it is the same, else written now and
+/// kept in its place.
+fn loaded_event(last: &LastLoaded, value: Option<&str>) -> Arc<str> {
+    let mut kept = last.lock().unwrap_or_else(|e| e.into_inner());
+    if let Some((v, event)) = kept.as_ref() {
+        if v.as_deref() == value {
+            return event.clone();
+        }
+    }
+    let literal = value.map(json_text).unwrap_or_else(|| "null".into());
+    let event: Arc<str> = format!(r#"{{"kind":"loaded","value":{literal}}}"#).into();
+    *kept = Some((value.map(str::to_string), event.clone()));
+    event
+}
+
 /// The event of a store call that failed with `e`.
 fn store_error_text(e: &StoreError) -> String {
     format!(r#"{{"kind":"store_error","message":{}}}"#, json_text(&e.to_string()))
@@ -615,7 +645,6 @@ impl Executor {
             replica: Mutex::new(Replica::default()),
             config: Map::new(),
             tools: Mutex::new(HashMap::new()),
-            loaded: Mutex::new(HashMap::new()),
             budget: None,
             loop_guard: None,
             clock: Arc::new(SystemClock),
@@ -722,11 +751,12 @@ impl Executor {
     /// The constant members of `tool`'s step requests (its configuration,
     /// op, tool, on_success, on_swapped, on_slept and standing), as JSON
     /// text without the closing brace, written once per tool; its breaker
-    /// key; and the last start answer of the tool that stood, if any.
-    fn head(&self, tool: &str) -> (Arc<str>, Arc<str>, Option<Arc<Stood>>) {
+    /// key; its last loaded event; and the last start answer of the tool
+    /// that stood, if any.
+    fn head(&self, tool: &str) -> ToolCall {
         let mut tools = self.tools.lock().unwrap_or_else(|e| e.into_inner());
         if let Some(t) = tools.get(tool) {
-            return (t.head.clone(), t.key.clone(), t.stood.clone());
+            return ToolCall { head: t.head.clone(), key: t.key.clone(), loaded: t.loaded.clone(), stood: t.stood.clone() };
         }
         let mut base = self.config.clone();
         base.insert("op".into(), "step".into());
@@ -741,8 +771,9 @@ impl Executor {
         text.pop(); // the closing brace: the request's other members follow
         let h: Arc<str> = text.into();
         let key: Arc<str> = self.key(tool).into();
-        tools.insert(tool.to_string(), Tool { head: h.clone(), key: key.clone(), stood: None });
-        (h, key, None)
+        let loaded = Arc::new(LastLoaded::default());
+        tools.insert(tool.to_string(), Tool { head: h.clone(), key: key.clone(), loaded: loaded.clone(), stood: None });
+        ToolCall { head: h, key, loaded, stood: None }
     }
 
     /// Keeps `stood`, a start answer of `tool` sent with `head`, in place of
@@ -914,40 +945,25 @@ impl Executor {
 
     /// A load of `key`: the loaded event's text, and the value read
     /// (`None` when the store failed; then the event is a store_error;
-    /// `raw`: the call's, see [`stored_text`]).
-    fn load(&self, key: &str, raw: &mut Raw) -> (Arc<str>, Option<Option<String>>) {
+    /// `last`: the tool's last loaded event; `raw`: the call's, see
+    /// [`stored_text`]).
+    fn load(&self, key: &str, last: &LastLoaded, raw: &mut Raw) -> (Arc<str>, Option<Option<String>>) {
         match self.shared_store().load(key) {
             Ok(v) => {
                 let value = v.map(|b| stored_text(b, raw));
-                (self.loaded_event(key, value.as_deref()), Some(value))
+                (loaded_event(last, value.as_deref()), Some(value))
             }
             Err(e) => (store_error_text(&e).into(), None),
         }
     }
 
-    /// The loaded event of `value` under `key` (`None`: no key): the one
-    /// written for the last value loaded under `key` when it is the same,
-    /// else written now and kept in its place.
-    fn loaded_event(&self, key: &str, value: Option<&str>) -> Arc<str> {
-        let mut kept = self.loaded.lock().unwrap_or_else(|e| e.into_inner());
-        if let Some((v, event)) = kept.get(key) {
-            if v.as_deref() == value {
-                return event.clone();
-            }
-        }
-        let literal = value.map(json_text).unwrap_or_else(|| "null".into());
-        let event: Arc<str> = format!(r#"{{"kind":"loaded","value":{literal}}}"#).into();
-        kept.insert(key.to_string(), (value.map(str::to_string), event.clone()));
-        event
-    }
-
     /// The store's answer to a load or cas action, as the event's text, and
     /// what an answer decided ahead is checked against (Swapped for a cas
     /// that swapped); `raw`: the call's, see [`stored_text`].
-    fn store_event(&self, a: &Action, raw: &mut Raw) -> (String, Held) {
+    fn store_event(&self, a: &Action, last: &LastLoaded, raw: &mut Raw) -> (String, Held) {
         let key = a.key.as_deref().unwrap_or_default();
         if a.kind == "load" {
-            return (self.load(key, raw).0.to_string(), Held::Other);
+            return (self.load(key, last, raw).0.to_string(), Held::Other);
         }
         let cas = self.shared_store().compare_and_swap(key, cas_old(a.old.as_deref(), raw), a.new.as_deref().unwrap_or_default().as_bytes());
         match cas {
@@ -985,7 +1001,7 @@ impl Executor {
     where
         F: FnMut(&Attempt) -> std::result::Result<T, ToolError>,
     {
-        let (head, key, stood) = self.head(tool);
+        let ToolCall { head, key, loaded: last, stood } = self.head(tool);
         // Whether someone hears the records, asked once for the call.
         let heard = self.listened();
         let cancel = opts.cancel.clone().unwrap_or_default();
@@ -1016,7 +1032,7 @@ impl Executor {
             let close = event.len();
             if sent != Sent::Store {
                 if sent != Sent::Plain && self.replica.lock().unwrap_or_else(|e| e.into_inner()).down_until_ms == 0 {
-                    let (loaded, v) = self.load(&key, &mut raw);
+                    let (loaded, v) = self.load(&key, &last, &mut raw);
                     event.push_str(r#","loaded":"#);
                     event.push_str(&loaded);
                     if let (Sent::Success | Sent::Start, Some(v)) = (sent, v) {
@@ -1075,7 +1091,7 @@ impl Executor {
                     };
                 }
                 "load" | "cas" => {
-                    let (text, h) = self.store_event(&a, &mut raw);
+                    let (text, h) = self.store_event(&a, &last, &mut raw);
                     held = h;
                     (text, Sent::Store)
                 }
