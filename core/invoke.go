@@ -66,6 +66,13 @@ func AppendInvoke(dst []byte, request string) (response []byte) {
 	// A request that opens with "op" and a path's marker (the bindings put
 	// the op first) is tried on that path at once, without a search of its
 	// bytes for the markers of the paths before it.
+	// A stream's chunk (egress_scan, framed) carries raw bytes no JSON
+	// reader takes: answered by its own path, always with the op first.
+	if strings.HasPrefix(request, scanOp) {
+		if out, ok := fastScan(dst, request); ok {
+			return out
+		}
+	}
 	tried := -1
 	if rest, ok := strings.CutPrefix(request, `{"op":`); ok {
 		for i, f := range fastPaths {

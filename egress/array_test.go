@@ -208,7 +208,7 @@ func TestArrayStreamReader_oversized(t *testing.T) {
 	r := NewArrayStreamReader(io.NopCloser(strings.NewReader(`[{"error":{"message":"`+strings.Repeat("z", 3*MaxEventBytes)+`"}}]`)), StreamConfig{Ingress: core.FormatGemini})
 	_, err := io.Copy(io.Discard, r)
 	require.NoError(t, err)
-	assert.Less(t, cap(r.(*arrayReader).pending), 2*MaxEventBytes)
+	assert.Less(t, cap(r.(*scanReader).held), 2*MaxEventBytes)
 	for _, src := range []string{
 		`[{"candidates":[{"content":{"parts":[{"inlineData":{"data":"` + huge + `"}}]}}]},{"error":{"code":500}}]`,
 		`[{"id":"` + huge + `","error":{"code":500}}]`,

@@ -15,6 +15,7 @@ INVOKE_ONLY = {
     "egress_error": "the egress transports (issue 10, part 2) wrap it; until then through invoke",
     "egress_request": "the egress transports (issue 10, part 2) wrap it; until then through invoke",
     "egress_response": "the egress transports (issue 10, part 2) wrap it; until then through invoke",
+    "egress_scan": "the egress transports (toolerr.integrations.httpx) call it for each chunk of a stream",
 }
 
 

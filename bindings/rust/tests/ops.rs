@@ -10,6 +10,7 @@ const INVOKE_ONLY: &[(&str, &str)] = &[
     ("egress_error", "the egress transports (issue 10, part 2) wrap it; until then through invoke"),
     ("egress_request", "the egress transports (issue 10, part 2) wrap it; until then through invoke"),
     ("egress_response", "the egress transports (issue 10, part 2) wrap it; until then through invoke"),
+    ("egress_scan", "the stream framing of the core (Go egress and Python so far); src/egress.rs still frames streams itself"),
 ];
 
 /// The op names in `text` after each of the markers (`op("`, `"op": "`, ...).
