@@ -6,20 +6,19 @@ from __future__ import annotations
 import functools
 import json
 import logging
-import re
 import time
 from dataclasses import dataclass
 from types import ModuleType
-from typing import Any, AsyncIterator, Callable, Dict, Iterator, List, Mapping, Optional, Tuple, Union
+from typing import Any, AsyncIterator, Callable, Dict, Iterator, List, Optional, Tuple, Union
 
-from .. import Envelope, ToolerrError, _error_text, _transcript_op, canonicalize, invoke
+from .. import Envelope, ToolerrError, _answer, _error_text, _transcript_op, canonicalize, invoke, invoke_bytes
 
 
 log = logging.getLogger("toolerr.egress")
 
 MAX_REQUEST_BYTES = 32 << 20  # the core's request bound (core.MaxRequestBytes): larger bodies go unread
 MAX_ERROR_BYTES = 1 << 20  # an upstream error body is read up to 1 MiB, as the gateway reads it
-MAX_EVENT_BYTES = 4 << 20  # a longer stream event (an image chunk) passes unread, as in the gateway
+MAX_EVENT_BYTES = 4 << 20  # the core's (core.MaxEventBytes): a longer stream event (an image chunk) passes unread
 
 # Upstream headers the rewritten error response does not keep: its body is
 # new (length, encoding, type), and the wait hints (RFC 9110, 10.2.3
@@ -193,63 +192,6 @@ class _Egress:
         return self._h.Response(rep["status"], headers=headers, content=canonicalize(rep["body"]).encode(),
                               request=request, extensions=ext)
 
-    def stream_event(self, request: Any, ep: Endpoint, raw: bytes, emitted: bool,
-                     first: bool = False) -> Tuple[bytes, bool]:
-        """Return what the client gets for one complete event (raw, its blank line included)
-        and whether output has now been streamed; first is true for the stream's first event.
-
-        The first event is read without one leading UTF-8 BOM, which the WHATWG
-        parser ignores ("One leading U+FEFF BYTE ORDER MARK character must be
-        ignored if any are present",
-        https://html.spec.whatwg.org/multipage/server-sent-events.html#parsing-an-event-stream),
-        or "\ufeffdata" would hide an error event; a passed event keeps it.
-        """
-        name, data = _parse_event(raw[len(_BOM):] if first and raw.startswith(_BOM) else raw)
-        is_error = _is_error_event(name, data)
-        if is_error is None:
-            # Nested too deep for json.loads (it raised RecursionError out of the
-            # stream): the core's rule for an event too long to hold decides (data
-            # that opens with an "error" object), and the reply is read without it.
-            rep = self.long_error(ep, raw, emitted, first)
-            if rep is not None:
-                return self.stream_write(request, ep, rep, _line_end(raw)), emitted
-        if not is_error:
-            return raw, emitted or (bool(data) and name != "ping")
-        rep = self._stream_reply(ep, {"event": name, "data": data.decode("utf-8", "replace")}, emitted)
-        return (raw if rep is None else self.stream_write(request, ep, rep, _line_end(raw))), emitted
-
-    def long_error(self, ep: Endpoint, held: bytes, emitted: bool, first: bool) -> Optional[Dict[str, Any]]:
-        """Return the error op's reply for held, the first MAX_EVENT_BYTES (about) of an
-        event too long to hold, its last line cut, when the core tells it an error event
-        (the op's ``upstream.sse_event.head``; the reply is read without its data), else None."""
-        head = held[len(_BOM):] if first and held.startswith(_BOM) else held
-        rep = self._stream_reply(ep, {"head": head.decode("utf-8", "replace")}, emitted)
-        return None if rep is None or rep.get("pass") else rep
-
-    def _stream_reply(self, ep: Endpoint, event: Dict[str, Any], emitted: bool) -> Optional[Dict[str, Any]]:
-        try:
-            return invoke(self._error_request(ep, {"sse_event": {  # type: ignore[no-any-return]
-                **event, "content_emitted": emitted}}))
-        except ToolerrError:
-            return None
-
-    def stream_write(self, request: Any, ep: Endpoint, rep: Mapping[str, Any], eol: bytes) -> bytes:
-        """Return rep's event, its lines ended by eol, and report it."""
-        ev = self.reported(request, ep, rep)
-        out = ev.data
-        # Written with the line end of the event it replaces: a reader that splits
-        # on one kind only (go-genai splits on "\n\n" before "\r\n\r\n") would
-        # otherwise join a CRLF stream's previous event to it.
-        head = b"event: " + ev.event.encode() + eol if ev.event else b""
-        return head + b"data: " + out + eol + eol
-
-    def reported(self, request: Any, ep: Endpoint, rep: Mapping[str, Any]) -> StreamError:
-        """Return rep, the error op's reply for an error inside a stream, as the
-        StreamError reported (its data the canonical JSON the client gets), reporting it."""
-        ev = StreamError(ep, Envelope.from_dict(rep["envelope"]), rep["event"], canonicalize(rep["data"]).encode())
-        self._report(request, ev)
-        return ev
-
     def _report(self, request: Any, ev: StreamError) -> None:
         if self._on_stream_error is None:
             log.warning("toolerr egress: an error event inside a stream: api=%s code=%s retryable=%s",
@@ -266,285 +208,80 @@ def _is_event_stream(resp: Any) -> bool:
     return media.strip().lower() == "text/event-stream"
 
 
-def _event_end(b: bytes, start: int) -> Tuple[int, int]:
-    """Return (end, resume): the length of b's first complete event, its blank line
-    included, or 0 when b holds none yet, and the start of b's last unfinished line,
-    where a later call resumes (a long event is scanned once, not once per chunk).
+class _Scan:
+    """Frames a stream as it arrives with the core (the egress_scan op), which
+    every transport of every binding and the gateway run: this class only
+    moves bytes. Each chunk goes to the core after the bytes it held last time
+    (the frame in progress), with the state it answered; the core answers
+    which bytes pass, which are replaced (an error event or element, by the
+    error op's) and which it holds. feed returns what is ready for the client;
+    flush what it gets when the stream ends (an unfinished frame read as a
+    complete one: an error there is replaced). See docs/egress.md, "Streams"."""
 
-    See the WHATWG HTML standard, "Server-sent events" (an event ends at a blank
-    line; lines end in CRLF, LF or CR).
-    """
-    i, n = start, len(b)
-    line = start
-    while True:
-        lf, cr = b.find(b"\n", i), b.find(b"\r", i)
-        if lf < 0 and cr < 0:
-            return 0, line
-        j = lf if cr < 0 or (0 <= lf < cr) else cr
-        nxt = j + 1
-        if b[j] == 13:  # CR
-            if nxt == n:
-                return 0, line  # a CR at the end may be the first half of a CRLF
-            if b[nxt] == 10:
-                nxt += 1
-        if j == line:
-            return nxt, 0  # an empty line ends the event
-        line = i = nxt
-
-
-def _line_end(raw: bytes) -> bytes:
-    """Return the line end of raw, one complete event: the one that ends its last line."""
-    if raw.endswith(b"\r\n"):
-        return b"\r\n"
-    return b"\r" if raw.endswith(b"\r") else b"\n"
-
-
-def _parse_event(raw: bytes) -> Tuple[str, bytes]:
-    """Return an event's name and its data (data lines joined by LF)."""
-    name, data = "", []
-    for line in raw.splitlines():
-        field, _, value = line.partition(b":")
-        if value.startswith(b" "):
-            value = value[1:]
-        if field == b"event":
-            name = value.decode("utf-8", "replace")
-        elif field == b"data":
-            data.append(value)
-    return name, b"\n".join(data)
-
-
-# A JSON escape of a letter of "error" (e, r, o): a member named "\u0065rror" is
-# "error" to json.loads and to the SDK, though its bytes hold no "error".
-_ESCAPED_ERROR_LETTER = re.compile(rb"\\u00(?:65|72|6[fF])")
-
-
-def _is_error_event(name: str, data: bytes) -> Optional[bool]:
-    """An error event: named "error" (Anthropic, the Responses API), or data that is
-    a JSON object with an "error" object (Chat Completions and Gemini chunks); the
-    data is parsed only when it names an "error" member, in any escaping. As
-    egress/stream.go tests it. None for data nested too deep for json.loads
-    (its RecursionError), which the caller asks the core's head rule about."""
-    if name == "error":
-        return True
-    if b'"error"' not in data and _ESCAPED_ERROR_LETTER.search(data) is None:
-        return False
-    try:
-        v = json.loads(data)
-    except ValueError:
-        return False
-    except RecursionError:
-        return None
-    return isinstance(v, dict) and isinstance(v.get("error"), dict)
-
-
-class _Events:
-    """Splits a stream into complete events as they arrive (the state both stream
-    wrappers share); feed returns what is ready for the client."""
+    _KIND = "sse"
 
     def __init__(self, eg: _Egress, request: Any, ep: Endpoint) -> None:
         self._eg, self._request, self._ep = eg, request, ep
-        self._pending = b""
-        self._scan = 0
-        self._skip = False
-        self._dropped: Optional[Dict[str, Any]] = None  # with _skip: the reply for an error event too long to hold
-        self._emitted = False
-        self._started = False  # the first event has been read (a BOM is stripped from it only)
+        self._held = b""
+        self._state = self._KIND.encode()
+        self._passing = False  # the core refused a chunk: the rest passes unread
+        members = {"ingress": ep.format, "provider": ep.format}
+        if eg._drop:
+            members["upstream_message"] = "drop"
+        self._prefix = ('{"op":"egress_scan",' + json.dumps(members, separators=(",", ":"))[1:-1]
+                        + ',"state":"').encode()
 
     def feed(self, chunk: bytes) -> bytes:
-        self._pending += chunk
-        out = []
-        while True:
-            end, resume = _event_end(self._pending, self._scan)
-            if end == 0:
-                self._scan = resume
-                if len(self._pending) > MAX_EVENT_BYTES:  # too long to hold: it passes as it arrives
-                    # An error event (by the part held) is dropped instead, and at its end
-                    # replaced as an event cut short at the end of the stream is (the Go
-                    # StreamReader does the same): the upstream's text never passes.
-                    if not self._skip:
-                        first, self._started = not self._started, True
-                        self._dropped = self._eg.long_error(self._ep, self._pending, self._emitted, first)
-                    if self._dropped is None:
-                        out.append(self._pending)
-                    self._pending, self._scan, self._skip = b"", 0, True
-                return b"".join(out)
-            ev, self._pending, self._scan = self._pending[:end], self._pending[end:], 0
-            first, self._started = not self._started, True
-            if self._skip:
-                dropped, self._dropped, self._skip = self._dropped, None, False
-                out.append(ev if dropped is None else self._eg.stream_write(self._request, self._ep, dropped, _line_end(ev)))
-                continue
-            rewritten, self._emitted = self._eg.stream_event(self._request, self._ep, ev, self._emitted, first)
-            out.append(rewritten)
+        return self._scan(chunk, False)
 
     def flush(self) -> bytes:
-        """Return what the client gets for the bytes after the last complete event when
-        the stream ends: an event with no blank line after it, which a WHATWG parser
-        discards and a line reader may not, so an error event there is replaced as a
-        complete one is (the Go StreamReader does the same); anything else, and the
-        rest of an event too long to read, passes as it came."""
-        rest, self._pending, self._scan = self._pending, b"", 0
-        if self._dropped is not None:
-            dropped, self._dropped = self._dropped, None
-            return self._eg.stream_write(self._request, self._ep, dropped, _line_end(rest))
-        if not rest or self._skip:
-            return rest
-        first, self._started = not self._started, True
-        out, self._emitted = self._eg.stream_event(self._request, self._ep, rest, self._emitted, first)
-        return out
+        return self._scan(b"", True)
+
+    def _scan(self, chunk: bytes, eof: bool) -> bytes:
+        data = self._held + chunk if self._held else bytes(chunk)
+        if self._passing or (not data and not eof):
+            return data
+        out = invoke_bytes(b"".join((self._prefix, self._state, b'","now_ms":%d' % int(self._eg._clock() * 1000),
+                                     b',"eof":true,"input":' if eof else b',"input":', data,
+                                     b',"raw_len":%d}' % len(data))))
+        if out.startswith(_CLEAN):  # no cuts: {"ok":{"cuts":[],"hold":N,"state":"..."}}
+            hold_text, _, state = out[len(_CLEAN):].partition(b',"state":"')
+            hold, self._state = int(hold_text), state[:-3]
+            self._held = data[hold:]
+            return data[:hold]
+        try:
+            rep = _answer(out)
+        except ToolerrError:
+            self._passing, self._held = True, b""  # not reached: the state is the core's own
+            return data
+        parts, at = [], 0
+        for cut in rep["cuts"]:
+            parts.append(data[at:cut["start"]])
+            at = cut["end"]
+            if "write" in cut:
+                parts.append(cut["write"].encode())
+                self._eg._report(self._request, StreamError(self._ep, Envelope.from_dict(cut["envelope"]), cut["event"],
+                                                            cut["data"].encode()))
+        hold = rep["hold"]
+        parts.append(data[at:hold])
+        self._held, self._state = data[hold:], rep["state"].encode()
+        return b"".join(parts)
 
 
-# The bytes that end a run the array reader skips: outside a string a quote or
-# a bracket of either kind, inside one a quote or a backslash (an image's
-# base64 is skipped in one search, not byte by byte).
-_STRUCTURAL = re.compile(rb'["{}\[\]]')
-_IN_STRING = re.compile(rb'["\\]')
-_WHITE = frozenset(b" \t\r\n")
+_CLEAN = b'{"ok":{"cuts":[],"hold":'
 
 
-def _parses(data: bytes) -> bool:
-    try:
-        json.loads(data)
-    except (ValueError, RecursionError):
-        return False
-    return True
+class _Events(_Scan):
+    """A text/event-stream's events (the core's sse scan)."""
+
+    _KIND = "sse"
 
 
-class _Elements:
-    """Splits Gemini's JSON-array stream (streamGenerateContent without alt=sse:
-    ``[{...}\\r\\n,{...}]``) into its elements as they arrive, as the Go
-    egress.NewArrayStreamReader does (docs/egress.md, "JSON-array streams"):
-    what lies outside the elements passes as it arrives, each element once
-    complete, an error element (the data test of an error event) replaced by
-    the error op's object for a data-only event of that data. An element past
-    MAX_EVENT_BYTES passes as it arrives, unread, unless its head opens an
-    "error" object: then it is dropped to its end and replaced there. A body
-    whose first byte (after white space and a BOM) is not ``[`` passes unread.
-    feed and flush as _Events'."""
+class _Elements(_Scan):
+    """Gemini's JSON-array stream (streamGenerateContent without alt=sse:
+    ``[{...}\\r\\n,{...}]``), element by element (the core's array scan)."""
 
-    def __init__(self, eg: _Egress, request: Any, ep: Endpoint) -> None:
-        self._eg, self._request, self._ep = eg, request, ep
-        self._state = 0  # 0: before the array opened, 1: inside it (or after it), 2: no array, passed unread
-        self._seen = 0  # bytes scanned before the array opened
-        self._bom = 0  # how many of them are a leading BOM's
-        self._depth = 0  # nesting of arrays and objects, the outer array counted
-        self._in_str = False
-        self._esc = False
-        self._elem = False  # inside an element
-        self._base = 0  # the depth the element began at
-        self._held: List[bytes] = []
-        self._held_len = 0
-        self._skip = False  # inside an element too long to hold: passed to its end
-        self._dropped: Optional[Dict[str, Any]] = None  # inside an error element too long to hold: its reply
-        self._emitted = False
-
-    def feed(self, b: bytes) -> bytes:
-        i, n = 0, len(b)
-        while self._state == 0 and i < n:
-            c = b[i]
-            if c in _WHITE:
-                pass
-            elif self._bom == self._seen and self._bom < len(_BOM) and c == _BOM[self._bom]:
-                self._bom += 1
-            elif c == 0x5B:  # [
-                self._state, self._depth = 1, 1
-            else:
-                self._state = 2
-            self._seen += 1
-            i += 1
-        if self._state != 1:
-            return b  # nothing is held before the array opens
-        out, start = [], 0
-        while i < n:
-            if self._esc:
-                self._esc, i = False, i + 1
-                continue
-            m = (_IN_STRING if self._in_str else _STRUCTURAL).search(b, i)
-            if m is None:
-                break
-            i = m.start()
-            c = b[i]
-            if self._in_str:
-                if c == 0x5C:  # a backslash: the next byte is escaped
-                    self._esc = True
-                else:
-                    self._in_str = False
-            elif c == 0x22:
-                self._in_str = True
-            elif c in (0x7B, 0x5B):  # { [
-                if not self._elem and (self._depth == 1 or (c == 0x7B and self._depth == 0)):
-                    out.append(b[start:i])
-                    start, self._elem, self._base = i, True, self._depth
-                self._depth += 1
-            else:  # } ]
-                self._depth = max(self._depth - 1, 0)
-                if self._elem and self._depth == self._base:
-                    out.append(self._end(b[start:i + 1]))
-                    start = i + 1
-            i += 1
-        rest = b[start:]
-        out.append(self._hold(rest) if self._elem else rest)
-        return b"".join(out)
-
-    def flush(self) -> bytes:
-        """Return what the client gets when the stream ends: an element it ended
-        inside is handled as a complete one (an error element replaced)."""
-        return self._end(b"") if self._elem else b""
-
-    def _hold(self, b: bytes) -> bytes:
-        """Take the next bytes of an unfinished element; return what passes of them now."""
-        if self._dropped is not None:
-            return b""
-        if self._skip:
-            return b
-        self._held.append(b)
-        self._held_len += len(b)
-        if self._held_len <= MAX_EVENT_BYTES:
-            return b""
-        held, self._held, self._held_len = b"".join(self._held), [], 0
-        self._dropped = self._long_error(held)
-        if self._dropped is not None:
-            return b""
-        self._skip = self._emitted = True
-        return held
-
-    def _end(self, tail: bytes) -> bytes:
-        """Return what the client gets for the element that ends with tail."""
-        dropped, skip = self._dropped, self._skip
-        raw = b"".join(self._held) + tail
-        self._elem, self._skip, self._dropped, self._held, self._held_len = False, False, None, [], 0
-        if dropped is not None:
-            return self._eg.reported(self._request, self._ep, dropped).data
-        if skip:
-            return tail
-        rep = self._error_reply(raw)
-        if rep is not None:
-            return self._eg.reported(self._request, self._ep, rep).data
-        self._emitted = True
-        return raw
-
-    def _error_reply(self, raw: bytes) -> Optional[Dict[str, Any]]:
-        """The error op's reply for raw, a whole element, when it is an error element,
-        else None. One json.loads refuses (cut by the stream's end, nested too deep)
-        is told by its head, read without its data, as one too long to hold is."""
-        is_error = _is_error_event("", raw)
-        if is_error:
-            return self._eg._stream_reply(self._ep, {"event": "", "data": raw.decode("utf-8", "replace")},
-                                          self._emitted)
-        if is_error is None or ((b'"error"' in raw or _ESCAPED_ERROR_LETTER.search(raw) is not None)
-                                and not _parses(raw)):
-            return self._long_error(raw)
-        return None
-
-    def _long_error(self, held: bytes) -> Optional[Dict[str, Any]]:
-        """The error op's reply for held, the start of an element, when it opens an
-        "error" object, else None. The op's upstream.sse_event.head reads it as a data
-        line: its CR and LF (JSON white space there, or bytes a JSON reader refuses)
-        become spaces, so that the head is one line, and the answer is the Go
-        core.EgressElementHead's."""
-        head = held.replace(b"\r", b" ").replace(b"\n", b" ").decode("utf-8", "replace")
-        rep = self._eg._stream_reply(self._ep, {"head": "data: " + head}, self._emitted)
-        return None if rep is None or rep.get("pass") else rep
+    _KIND = "array"
 
 
 _Reader = Union[_Events, _Elements]
