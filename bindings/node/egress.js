@@ -1,16 +1,15 @@
 // toolerr/egress: the core's egress ops as a fetch wrapper, for the official
 // SDKs' `fetch` option (docs/egress.md, "For the in-process transports"; the
 // gateway, gateway/, is the reference). Every decision is the core's
-// (egress_request, egress_error); this module does I/O only.
+// (egress_request, egress_error, egress_scan); this module does I/O only.
 
 // The package's own entry, so that Node loads toolerr.wasm and a browser
 // bundle takes browser.js, as for `import 'toolerr'`.
-import { ToolerrError, canonicalize, egressRequest, invoke } from 'toolerr';
+import { ToolerrError, canonicalize, egressRequest, invoke, invokeBytes } from 'toolerr';
 import { readCauses, readText } from './causes.js';
 
 const MAX_REQUEST_BYTES = 32 << 20; // the core's request bound (core.MaxRequestBytes): larger bodies go unread
 const MAX_ERROR_BYTES = 1 << 20; // an upstream error body is read up to 1 MiB, as the gateway reads it
-const MAX_EVENT_BYTES = 4 << 20; // a longer stream event passes unread, as in the gateway
 const SUCCESS_HEAD_BYTES = 64; // a success is read this far to tell an error object in place of the answer (core.EgressSuccessHead)
 // Upstream headers a rewritten response does not keep: its body is new, and
 // fetch has already decoded it (length, encoding, type); the wait hints
@@ -20,10 +19,6 @@ const SUCCESS_HEAD_BYTES = 64; // a success is read this far to tell an error ob
 const DROPPED = new Set(['content-length', 'content-encoding', 'transfer-encoding', 'content-type', 'retry-after', 'retry-after-ms']);
 const enc = new TextEncoder();
 const dec = new TextDecoder();
-// Events are read with a BOM kept (the default decoder strips one from every
-// event): Events.event strips it from the stream's first only, as the
-// WHATWG parser does.
-const eventDec = new TextDecoder('utf-8', { ignoreBOM: true });
 
 /**
  * Returns the provider API a request of method to path calls, `null` for any
@@ -130,10 +125,10 @@ export function egressFetch(options = {}) {
       const rep = invoke(errorRequest(eg, ep, { http: { status: resp.status, headers: hs, body: text } }));
       return reply(rep, [...resp.headers], resp);
     }
-    if (isEventStream(resp.headers) && resp.body) return streamed(resp, new Events(eg, ep));
+    if (isEventStream(resp.headers) && resp.body) return streamed(resp, new Scan(eg, ep, 'sse'));
     // Gemini's streamGenerateContent without alt=sse: one JSON array,
     // element by element (a body that is no array passes unread).
-    if (ep.api === 'stream_generate_content' && resp.body) return streamed(resp, new Elements(eg, ep));
+    if (ep.api === 'stream_generate_content' && resp.body) return streamed(resp, new Scan(eg, ep, 'array'));
     if (resp.status >= 200 && resp.status <= 299 && resp.body) return success(eg, ep, resp);
     return resp;
   };
@@ -286,7 +281,7 @@ function isEventStream(headers) {
 }
 
 // The response the SDK reads for resp, a stream that began with a success,
-// its body passed through events (an Events or an Elements).
+// its body passed through events (a Scan).
 function streamed(resp, events) {
   const body = resp.body.pipeThrough(new TransformStream({
     transform(chunk, ctl) {
@@ -305,349 +300,76 @@ function streamed(resp, events) {
   return out;
 }
 
-/**
- * Returns [end, resume]: the length of b's first complete event, its blank
- * line included, or 0 when b holds none yet, and the start of b's last
- * unfinished line, where a later call resumes. See the WHATWG HTML standard,
- * "Server-sent events" (an event ends at a blank line; lines end in CRLF, LF
- * or CR).
- */
-function eventEnd(b, from) {
-  let line = from;
-  for (let i = from; i < b.length; i++) {
-    const c = b[i];
-    if (c !== 10 && c !== 13) continue;
-    let next = i + 1;
-    if (c === 13) {
-      if (next === b.length) return [0, line]; // a CR at the end may be the first half of a CRLF
-      if (b[next] === 10) next++;
-    }
-    if (i === line) return [next, 0]; // an empty line ends the event
-    line = next;
-    i = next - 1;
-  }
-  return [0, line];
-}
-
-/** An event's name and its data (data lines joined by LF). */
-function parseEvent(raw) {
-  let name = '';
-  const data = [];
-  for (const line of eventDec.decode(raw).split(/\r\n|\r|\n/)) {
-    const colon = line.indexOf(':');
-    const field = colon < 0 ? line : line.slice(0, colon);
-    let value = colon < 0 ? '' : line.slice(colon + 1);
-    if (value.startsWith(' ')) value = value.slice(1);
-    if (field === 'event') name = value;
-    else if (field === 'data') data.push(value);
-  }
-  return [name, data.join('\n')];
-}
-
-// A JSON escape of a letter of "error" (e, r, o): a member named
-// "\u0065rror" is "error" to JSON.parse and to the SDK, though the text holds
-// no "error".
-const ESCAPED_ERROR_LETTER = /\\u00(?:65|72|6[fF])/;
-
-// An error event: named "error" (Anthropic, the Responses API), or data that
-// is a JSON object with an "error" object (Chat Completions and Gemini
-// chunks), parsed only when it names an "error" member, in any escaping; as
-// egress/stream.go tests it.
-function isErrorEvent(name, data) {
-  if (name === 'error') return true;
-  if (!data.includes('"error"') && !ESCAPED_ERROR_LETTER.test(data)) return false;
-  try {
-    const v = JSON.parse(data);
-    return v !== null && typeof v === 'object' && !Array.isArray(v) && v.error !== null && typeof v.error === 'object' && !Array.isArray(v.error);
-  } catch {
-    return false;
-  }
-}
-
-// Splits a stream into complete events as they arrive; feed returns what is
-// ready for the client.
-class Events {
-  constructor(eg, ep) {
+// Frames a stream as it arrives with the core (the egress_scan op), which
+// every transport of every binding and the gateway run: this class only
+// moves bytes. Each chunk goes to the core after the bytes it held last time
+// (the frame in progress), with the state it answered; the core answers
+// which bytes pass, which are replaced (an error event or element, by the
+// error op's) and which it holds. feed returns what is ready for the client;
+// flush what it gets when the stream ends (an unfinished frame read as a
+// complete one: an error there is replaced). kind is 'sse' (a
+// text/event-stream) or 'array' (Gemini's streamGenerateContent without
+// alt=sse). See docs/egress.md, "Streams".
+class Scan {
+  constructor(eg, ep, kind) {
     this.eg = eg;
     this.ep = ep;
-    this.pending = new Uint8Array(0);
-    this.scan = 0;
-    this.skip = false;
-    this.dropped = null; // with skip: the error op's reply for an error event too long to hold, written at its end
-    this.emitted = false;
-    this.started = false; // the first event has been read (a BOM is stripped from it only)
+    this.held = new Uint8Array(0);
+    this.state = kind;
+    this.passing = false; // the core refused a chunk: the rest passes unread
+    const members = { ingress: ep.format, provider: ep.format };
+    if (eg.drop) members.upstream_message = 'drop';
+    this.prefix = `{"op":"egress_scan",${JSON.stringify(members).slice(1, -1)},"state":"`;
   }
 
   feed(chunk) {
-    this.pending = this.pending.length ? concat([this.pending, chunk]) : chunk;
-    const out = [];
-    for (;;) {
-      const [end, resume] = eventEnd(this.pending, this.scan);
-      if (end === 0) {
-        this.scan = resume;
-        if (this.pending.length > MAX_EVENT_BYTES) { // too long to hold: it passes as it arrives
-          // An error event (by the part held) is dropped instead, and at its
-          // end replaced as an event cut short at the end of the stream is
-          // (the Go StreamReader does the same): the upstream's text never passes.
-          if (!this.skip) this.dropped = this.longError(this.pending);
-          if (!this.dropped) out.push(this.pending);
-          this.pending = new Uint8Array(0);
-          this.scan = 0;
-          this.skip = true;
-        }
-        return concat(out);
-      }
-      const ev = this.pending.subarray(0, end);
-      this.pending = this.pending.subarray(end);
-      this.scan = 0;
-      const first = !this.started;
-      this.started = true;
-      if (this.skip) {
-        out.push(this.dropped ? this.write(this.dropped, lineEnd(ev)) : ev);
-        this.skip = false;
-        this.dropped = null;
-        continue;
-      }
-      out.push(this.event(ev, first));
-    }
-  }
-
-  // flush returns what the client gets for the bytes after the last
-  // complete event when the stream ends: an event with no blank line after
-  // it, which a WHATWG parser discards and a line reader may not, so an
-  // error event there is replaced as a complete one is (the Go StreamReader
-  // does the same); anything else, and the rest of an event too long to
-  // read, passes as it came.
-  flush() {
-    const rest = this.pending;
-    this.pending = new Uint8Array(0);
-    this.scan = 0;
-    if (this.dropped) {
-      const rep = this.dropped;
-      this.dropped = null;
-      return this.write(rep, lineEnd(rest));
-    }
-    if (!rest.length || this.skip) return rest;
-    const first = !this.started;
-    this.started = true;
-    return this.event(rest, first);
-  }
-
-  // event returns what the client gets for raw, one complete event (first:
-  // the stream's first). The first is read without one leading UTF-8 BOM,
-  // which the WHATWG parser ignores ("One leading U+FEFF BYTE ORDER MARK
-  // character must be ignored if any are present",
-  // https://html.spec.whatwg.org/multipage/server-sent-events.html#parsing-an-event-stream),
-  // or "\ufeffdata" would hide an error event; a passed event keeps it.
-  event(raw, first) {
-    const bom = first && raw.length >= 3 && raw[0] === 0xef && raw[1] === 0xbb && raw[2] === 0xbf;
-    const [name, data] = parseEvent(bom ? raw.subarray(3) : raw);
-    if (!isErrorEvent(name, data)) {
-      if (data.length && name !== 'ping') this.emitted = true;
-      return raw;
-    }
-    const rep = this.reply({ event: name, data });
-    return rep ? this.write(rep, lineEnd(raw)) : raw;
-  }
-
-  // longError returns the error op's reply for held, the first
-  // MAX_EVENT_BYTES (about) of an event too long to hold, its last line
-  // cut, when the core tells it an error event (the op's
-  // upstream.sse_event.head; the reply is read without its data), else null.
-  longError(held) {
-    const bom = !this.started && held.length >= 3 && held[0] === 0xef && held[1] === 0xbb && held[2] === 0xbf;
-    this.started = true;
-    const rep = this.reply({ head: eventDec.decode(bom ? held.subarray(3) : held) });
-    return rep?.pass ? null : rep;
-  }
-
-  // reply returns the error op's reply for an event ({event, data}, or
-  // {head} for one too long to hold), null when the op refused it.
-  reply(event) {
-    try {
-      return invoke(errorRequest(this.eg, this.ep, { sse_event: { ...event, content_emitted: this.emitted } }));
-    } catch (err) {
-      if (err instanceof ToolerrError) return null;
-      throw err;
-    }
-  }
-
-  // write returns rep's event, its lines ended by eol, and reports it.
-  write(rep, eol) {
-    const text = canonicalize(rep.data);
-    report(this.eg, { endpoint: this.ep, envelope: rep.envelope, event: rep.event, data: text });
-    // Written with the line end of the event it replaces: a reader that
-    // splits on one kind only (go-genai splits on "\n\n" before "\r\n\r\n")
-    // would otherwise join a CRLF stream's previous event to it.
-    return enc.encode(`${rep.event ? `event: ${rep.event}${eol}` : ''}data: ${text}${eol}${eol}`);
-  }
-}
-
-// Splits Gemini's JSON-array stream (streamGenerateContent without alt=sse:
-// "[{...}\r\n,{...}]") into its elements as they arrive, as the Go
-// egress.NewArrayStreamReader does (docs/egress.md, "JSON-array streams"):
-// what lies outside the elements passes as it arrives, each element once
-// complete, an error element (isErrorEvent's data test) replaced by the
-// error op's object for a data-only event of that data. An element past
-// MAX_EVENT_BYTES passes as it arrives, unread, unless its head opens an
-// "error" object: then it is dropped to its end and replaced there. A body
-// whose first byte (after white space and a BOM) is not "[" passes unread.
-class Elements {
-  constructor(eg, ep) {
-    this.eg = eg;
-    this.ep = ep;
-    this.state = 0; // 0: before the array opened, 1: inside it (or after it), 2: no array, passed unread
-    this.seen = 0; // bytes scanned before the array opened
-    this.bom = 0; // how many of them are a leading BOM's
-    this.depth = 0; // nesting of arrays and objects, the outer array counted
-    this.inStr = false;
-    this.esc = false;
-    this.elem = false; // inside an element
-    this.base = 0; // the depth the element began at
-    this.held = []; // the element's bytes so far
-    this.heldLen = 0;
-    this.skip = false; // inside an element too long to hold: passed to its end
-    this.dropped = null; // inside an error element too long to hold: dropped, then replaced by this
-    this.emitted = false;
-  }
-
-  feed(b) {
-    const out = [];
-    let from = 0;
-    for (let i = 0; i < b.length; i++) {
-      const c = b[i];
-      if (this.state === 2) break;
-      if (this.state === 0) {
-        if (c === 0x20 || c === 0x09 || c === 0x0a || c === 0x0d) {
-          // white space
-        } else if (this.bom === this.seen && this.bom < 3 && c === [0xef, 0xbb, 0xbf][this.bom]) {
-          this.bom++;
-        } else if (c === 0x5b) {
-          this.state = 1;
-          this.depth = 1;
-        } else {
-          this.state = 2;
-          break;
-        }
-        this.seen++;
-        continue;
-      }
-      if (this.inStr) {
-        if (this.esc) this.esc = false;
-        else if (c === 0x5c) this.esc = true;
-        else if (c === 0x22) this.inStr = false;
-        continue;
-      }
-      if (c === 0x22) {
-        this.inStr = true;
-      } else if (c === 0x7b || c === 0x5b) {
-        if (!this.elem && (this.depth === 1 || (c === 0x7b && this.depth === 0))) {
-          out.push(b.subarray(from, i));
-          from = i;
-          this.elem = true;
-          this.base = this.depth;
-        }
-        this.depth++;
-      } else if (c === 0x7d || c === 0x5d) {
-        if (this.depth > 0) this.depth--;
-        if (this.elem && this.depth === this.base) {
-          out.push(this.end(b.subarray(from, i + 1)));
-          from = i + 1;
-        }
-      }
-    }
-    const rest = b.subarray(from);
-    if (!this.elem) out.push(rest);
-    else out.push(this.hold(rest));
-    return concat(out);
-  }
-
-  // hold takes the next bytes of an unfinished element and returns what
-  // passes of them now.
-  hold(b) {
-    if (this.dropped) return new Uint8Array(0);
-    if (this.skip) return b;
-    this.held.push(b);
-    this.heldLen += b.length;
-    if (this.heldLen <= MAX_EVENT_BYTES) return new Uint8Array(0);
-    const held = concat(this.held);
-    this.held = [];
-    this.heldLen = 0;
-    this.dropped = this.longError(held);
-    if (this.dropped) return new Uint8Array(0);
-    this.skip = true;
-    this.emitted = true;
-    return held;
-  }
-
-  // end returns what the client gets for the element that ends with tail
-  // (empty: the stream ended inside it).
-  end(tail) {
-    const dropped = this.dropped;
-    const skip = this.skip;
-    const raw = skip || dropped ? null : concat([...this.held, tail]);
-    this.elem = false;
-    this.skip = false;
-    this.dropped = null;
-    this.held = [];
-    this.heldLen = 0;
-    if (dropped) return this.write(dropped);
-    if (skip) return tail;
-    const rep = this.errorReply(raw);
-    if (rep) return this.write(rep);
-    this.emitted = true;
-    return raw;
-  }
-
-  // errorReply returns the error op's reply for raw, a whole element, when
-  // it is an error element, else null. One JSON.parse refuses (cut by the
-  // stream's end) is told by its head, read without its data, as one too
-  // long to hold is.
-  errorReply(raw) {
-    const data = eventDec.decode(raw);
-    if (isErrorEvent('', data)) return this.reply({ event: '', data });
-    if (!data.includes('"error"') && !ESCAPED_ERROR_LETTER.test(data)) return null;
-    try {
-      JSON.parse(data);
-      return null;
-    } catch {
-      return this.longError(raw);
-    }
+    return this.scan(chunk, false);
   }
 
   flush() {
-    return this.elem ? this.end(new Uint8Array(0)) : new Uint8Array(0);
+    return this.scan(new Uint8Array(0), true);
   }
 
-  // longError returns the error op's reply for held, the first
-  // MAX_EVENT_BYTES (about) of an element too long to hold, when it opens an
-  // "error" object, else null. The op's upstream.sse_event.head reads it as a
-  // data line: its CR and LF (JSON white space there, or bytes a JSON reader
-  // refuses) become spaces, so that the head is one line, and the answer is
-  // the Go core.EgressElementHead's.
-  longError(held) {
-    const head = eventDec.decode(held).replace(/[\r\n]/g, ' ');
-    const rep = this.reply({ head: `data: ${head}` });
-    return rep?.pass ? null : rep;
-  }
-
-  reply(event) {
-    return Events.prototype.reply.call(this, event);
-  }
-
-  // write returns rep's error object, in place of an element, and reports it.
-  write(rep) {
-    const text = canonicalize(rep.data);
-    report(this.eg, { endpoint: this.ep, envelope: rep.envelope, event: rep.event, data: text });
-    return enc.encode(text);
+  scan(chunk, eof) {
+    const data = this.held.length ? concat([this.held, chunk]) : chunk;
+    if (this.passing || (!data.length && !eof)) return data;
+    const head = enc.encode(`${this.prefix}${this.state}","now_ms":${Math.floor(this.eg.now())}${eof ? ',"eof":true' : ''},"input":`);
+    const out = invokeBytes(concat([head, data, enc.encode(`,"raw_len":${data.length}}`)]));
+    if (startsWith(out, CLEAN)) { // no cuts: {"ok":{"cuts":[],"hold":N,"state":"..."}}
+      const [hold, state] = dec.decode(out.subarray(CLEAN.length, out.length - 3)).split(',"state":"');
+      this.state = state;
+      this.held = data.subarray(Number(hold));
+      return data.subarray(0, Number(hold));
+    }
+    const resp = JSON.parse(dec.decode(out));
+    if (!resp.ok) { // not reached: the state is the core's own
+      this.passing = true;
+      this.held = new Uint8Array(0);
+      return data;
+    }
+    const parts = [];
+    let at = 0;
+    for (const cut of resp.ok.cuts) {
+      parts.push(data.subarray(at, cut.start));
+      at = cut.end;
+      if ('write' in cut) {
+        parts.push(enc.encode(cut.write));
+        report(this.eg, { endpoint: this.ep, envelope: cut.envelope, event: cut.event, data: cut.data });
+      }
+    }
+    parts.push(data.subarray(at, resp.ok.hold));
+    this.held = data.subarray(resp.ok.hold);
+    this.state = resp.ok.state;
+    return concat(parts);
   }
 }
 
-// The line end of raw, one complete event: the one that ends its last line.
-function lineEnd(raw) {
-  const n = raw.length;
-  if (n >= 2 && raw[n - 2] === 13 && raw[n - 1] === 10) return '\r\n';
-  return n >= 1 && raw[n - 1] === 13 ? '\r' : '\n';
+const CLEAN = enc.encode('{"ok":{"cuts":[],"hold":');
+
+function startsWith(b, prefix) {
+  if (b.length < prefix.length) return false;
+  for (let i = 0; i < prefix.length; i++) if (b[i] !== prefix[i]) return false;
+  return true;
 }
 
 function report(eg, ev) {
