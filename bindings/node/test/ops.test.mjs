@@ -16,7 +16,7 @@ const invokeOnly = {
   egress_error: 'the egress transports (issue 10, part 2) wrap it; until then through invoke',
   egress_request: 'the egress transports (issue 10, part 2) wrap it; until then through invoke',
   egress_response: 'the egress transports (issue 10, part 2) wrap it; until then through invoke',
-  egress_scan: 'the stream framing of the core (Go egress and Python so far); egress.js still frames streams itself',
+  egress_scan: 'the egress fetch (toolerr/egress) calls it for each chunk of a stream, its input raw bytes',
 };
 
 test('every op of the table is reachable', () => {

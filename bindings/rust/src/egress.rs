@@ -52,7 +52,7 @@ use crate::{canonicalize, egress_request, invoke, invoke_as, Envelope, Transcrip
 pub const MAX_REQUEST_BYTES: usize = 32 << 20;
 /// An upstream error body is read up to this many bytes (1 MiB), as the gateway reads it.
 pub const MAX_ERROR_BYTES: usize = 1 << 20;
-/// A stream event longer than this (4 MiB, an image chunk) passes unread, as in the gateway.
+/// A stream event longer than this (4 MiB, an image chunk; the core's `MaxEventBytes`) passes unread.
 pub const MAX_EVENT_BYTES: usize = 4 << 20;
 /// How far a success outside a stream is read to tell whether it may be an
 /// error object in place of the answer (Gemini's 200 `{"error":{...}}`), in
@@ -317,20 +317,7 @@ impl Middleware for Egress {
                 b = b.header(k, v);
             }
         }
-        let events: Box<dyn Split + Send> = if is_sse {
-            Box::new(Events {
-                eg: self.clone(),
-                ep,
-                pending: Vec::new(),
-                scan: 0,
-                skip: false,
-                dropped: None,
-                emitted: false,
-                started: false,
-            })
-        } else {
-            Box::new(Elements::new(self.clone(), ep))
-        };
+        let events: Box<dyn Split + Send> = Box::new(Scan::new(self.clone(), ep, if is_sse { "sse" } else { "array" }));
         // One event in flight: each is yielded as soon as its blank line has arrived.
         let state = Some((resp.bytes_stream(), events));
         let stream = futures_util::stream::unfold(state, |state| async move {
@@ -478,163 +465,6 @@ async fn read_capped(mut resp: Response) -> Vec<u8> {
     out
 }
 
-/// Splits a stream into complete events as they arrive; `feed` returns what
-/// is ready for the client.
-struct Events {
-    eg: Egress,
-    ep: Endpoint,
-    pending: Vec<u8>,
-    scan: usize,
-    skip: bool,
-    /// With `skip`: the reply for an error event too long to hold, written at its end.
-    dropped: Option<StreamError>,
-    emitted: bool,
-    /// The first event has been read (a BOM is stripped from it only).
-    started: bool,
-}
-
-impl Events {
-    fn feed(&mut self, chunk: &[u8]) -> Vec<u8> {
-        self.pending.extend_from_slice(chunk);
-        let mut out = Vec::new();
-        loop {
-            let (end, resume) = event_end(&self.pending, self.scan);
-            if end == 0 {
-                self.scan = resume;
-                if self.pending.len() > MAX_EVENT_BYTES {
-                    // Too long to hold: it passes as it arrives, unread. An
-                    // error event (by the part held) is dropped instead, and at
-                    // its end replaced as an event cut short at the end of the
-                    // stream is (the Go StreamReader does the same): the
-                    // upstream's text never passes.
-                    if !self.skip {
-                        let held = std::mem::take(&mut self.pending);
-                        self.dropped = self.long_error(&held);
-                        self.pending = held;
-                    }
-                    if self.dropped.is_none() {
-                        out.append(&mut self.pending);
-                    }
-                    self.pending.clear();
-                    self.scan = 0;
-                    self.skip = true;
-                }
-                return out;
-            }
-            let ev: Vec<u8> = self.pending.drain(..end).collect();
-            self.scan = 0;
-            let first = !std::mem::replace(&mut self.started, true);
-            if self.skip {
-                self.skip = false;
-                match self.dropped.take() {
-                    Some(rep) => out.extend_from_slice(&self.write(rep, line_end(&ev))),
-                    None => out.extend_from_slice(&ev),
-                }
-                continue;
-            }
-            out.extend_from_slice(&self.event(ev, first));
-        }
-    }
-
-    /// Returns what the client gets for the bytes after the last complete
-    /// event when the stream ends: an event with no blank line after it,
-    /// which a WHATWG parser discards and a line reader may not, so an error
-    /// event there is replaced as a complete one is (the Go StreamReader
-    /// does the same); anything else, and the rest of an event too long to
-    /// read, passes as it came.
-    fn flush(&mut self) -> Vec<u8> {
-        let rest = std::mem::take(&mut self.pending);
-        self.scan = 0;
-        if let Some(rep) = self.dropped.take() {
-            return self.write(rep, line_end(&rest));
-        }
-        if rest.is_empty() || self.skip {
-            return rest;
-        }
-        let first = !std::mem::replace(&mut self.started, true);
-        self.event(rest, first)
-    }
-
-    /// Returns what the client gets for `raw`, one complete event (`first`:
-    /// the stream's first). The first is read without one leading UTF-8
-    /// BOM, which the WHATWG parser ignores ("One leading U+FEFF BYTE ORDER
-    /// MARK character must be ignored if any are present",
-    /// https://html.spec.whatwg.org/multipage/server-sent-events.html#parsing-an-event-stream),
-    /// or "\u{feff}data" would hide an error event; a passed event keeps it.
-    fn event(&mut self, raw: Vec<u8>, first: bool) -> Vec<u8> {
-        let fields = match raw.strip_prefix(UTF8_BOM) {
-            Some(rest) if first => rest,
-            _ => &raw[..],
-        };
-        let (name, data) = parse_event(fields);
-        if !is_error_event(&name, &data) {
-            if !data.is_empty() && name != "ping" {
-                self.emitted = true;
-            }
-            return raw;
-        }
-        match self.reply(json!({"event": name, "data": data})) {
-            Some(ev) => self.write(ev, line_end(&raw)),
-            None => raw,
-        }
-    }
-
-    /// The error op's reply for `held`, the first `MAX_EVENT_BYTES` (about)
-    /// of an event too long to hold, its last line cut, when the core tells
-    /// it an error event (the op's `upstream.sse_event.head`; the reply is
-    /// read without its data), else None.
-    fn long_error(&mut self, held: &[u8]) -> Option<StreamError> {
-        let fields = match held.strip_prefix(UTF8_BOM) {
-            Some(rest) if !self.started => rest,
-            _ => held,
-        };
-        self.started = true;
-        self.reply(json!({"head": String::from_utf8_lossy(fields)}))
-    }
-
-    /// The error op's reply for an event (`{event, data}`, or `{head}` for
-    /// one too long to hold), None when the op refused it or answered that
-    /// the event passes.
-    fn reply(&self, sse: Value) -> Option<StreamError> {
-        stream_reply(&self.eg, &self.ep, self.emitted, sse)
-    }
-
-    /// Returns `ev`'s event, its lines ended by `eol`, and reports it.
-    fn write(&self, ev: StreamError, eol: &str) -> Vec<u8> {
-        self.eg.report(&ev);
-        // Written with the line end of the event it replaces: a reader that
-        // splits on one kind only (go-genai splits on "\n\n" before
-        // "\r\n\r\n") would otherwise join a CRLF stream's previous event to it.
-        let mut out = Vec::new();
-        if !ev.event.is_empty() {
-            out.extend_from_slice(format!("event: {}{eol}", ev.event).as_bytes());
-        }
-        out.extend_from_slice(format!("data: {}{eol}{eol}", ev.data).as_bytes());
-        out
-    }
-}
-
-/// The error op's reply for an event of a stream of `ep` (`sse`: `{event,
-/// data}`, or `{head}` for one too long to hold), after output
-/// (`emitted`) or none; None when the op refused it or answered that the
-/// event passes.
-fn stream_reply(eg: &Egress, ep: &Endpoint, emitted: bool, mut sse: Value) -> Option<StreamError> {
-    sse["content_emitted"] = Value::Bool(emitted);
-    let rep = invoke(&eg.error_request(ep, json!({"sse_event": sse}))).ok()?;
-    if rep.get("pass").is_some() {
-        return None;
-    }
-    let text = canonicalize(&rep["data"]).ok()?;
-    let envelope: Envelope = serde_json::from_value(rep["envelope"].clone()).ok()?;
-    let event = rep["event"].as_str().unwrap_or("").to_string();
-    Some(StreamError {
-        endpoint: ep.clone(),
-        envelope,
-        event,
-        data: text,
-    })
-}
-
 /// What a stream's body passes through: `feed` returns what of the next
 /// bytes is ready for the client, `flush` what it gets when the stream
 /// ends.
@@ -643,314 +473,111 @@ trait Split {
     fn flush(&mut self) -> Vec<u8>;
 }
 
-impl Split for Events {
-    fn feed(&mut self, chunk: &[u8]) -> Vec<u8> {
-        Events::feed(self, chunk)
-    }
-    fn flush(&mut self) -> Vec<u8> {
-        Events::flush(self)
-    }
-}
-
-impl Split for Elements {
-    fn feed(&mut self, chunk: &[u8]) -> Vec<u8> {
-        Elements::feed(self, chunk)
-    }
-    fn flush(&mut self) -> Vec<u8> {
-        Elements::flush(self)
-    }
-}
-
-/// Splits Gemini's JSON-array stream (streamGenerateContent without
-/// alt=sse: `[{...}\r\n,{...}]`) into its elements as they arrive, as the
-/// Go `egress.NewArrayStreamReader` does (docs/egress.md, "JSON-array
-/// streams"): what lies outside the elements passes as it arrives, each
-/// element once complete, an error element (the data test of an error
-/// event) replaced by the error op's object for a data-only event of that
-/// data. An element past `MAX_EVENT_BYTES` passes as it arrives, unread,
-/// unless its head opens an "error" object: then it is dropped to its end
-/// and replaced there. A body whose first byte (after white space and a BOM)
-/// is not `[` passes unread.
-struct Elements {
+/// Frames a stream as it arrives with the core (the `egress_scan` op),
+/// which every transport of every binding and the gateway run: this only
+/// moves bytes. Each chunk goes to the core after the bytes it held last
+/// time (the frame in progress), with the state it answered; the core
+/// answers which bytes pass, which are replaced (an error event or element,
+/// by the error op's) and which it holds. `kind` is `sse` (a
+/// text/event-stream) or `array` (Gemini's streamGenerateContent without
+/// alt=sse). See docs/egress.md, "The scan op".
+struct Scan {
     eg: Egress,
     ep: Endpoint,
-    /// 0: before the array opened, 1: inside it (or after it), 2: no array, passed unread.
-    state: u8,
-    /// Bytes scanned before the array opened, and how many of them are a leading BOM's.
-    seen: usize,
-    bom: usize,
-    /// Nesting of arrays and objects, the outer array counted.
-    depth: usize,
-    in_str: bool,
-    esc: bool,
-    /// Inside an element, which began at depth `base`.
-    elem: bool,
-    base: usize,
     held: Vec<u8>,
-    /// Inside an element too long to hold: passed to its end.
-    skip: bool,
-    /// Inside an error element too long to hold: dropped, then replaced by this.
-    dropped: Option<StreamError>,
-    emitted: bool,
-}
-
-impl Elements {
-    fn new(eg: Egress, ep: Endpoint) -> Self {
-        Elements {
-            eg,
-            ep,
-            state: 0,
-            seen: 0,
-            bom: 0,
-            depth: 0,
-            in_str: false,
-            esc: false,
-            elem: false,
-            base: 0,
-            held: Vec::new(),
-            skip: false,
-            dropped: None,
-            emitted: false,
-        }
-    }
-
-    fn feed(&mut self, b: &[u8]) -> Vec<u8> {
-        let mut i = 0;
-        while self.state == 0 && i < b.len() {
-            let c = b[i];
-            match c {
-                b' ' | b'\t' | b'\r' | b'\n' => {}
-                b'[' => {
-                    self.state = 1;
-                    self.depth = 1;
-                }
-                _ if self.bom == self.seen && self.bom < UTF8_BOM.len() && c == UTF8_BOM[self.bom] => self.bom += 1,
-                _ => self.state = 2,
-            }
-            self.seen += 1;
-            i += 1;
-        }
-        if self.state != 1 {
-            return b.to_vec(); // nothing is held before the array opens
-        }
-        let mut out = Vec::new();
-        let mut start = 0;
-        while i < b.len() {
-            let c = b[i];
-            i += 1;
-            if self.in_str {
-                if self.esc {
-                    self.esc = false;
-                } else if c == b'\\' {
-                    self.esc = true;
-                } else if c == b'"' {
-                    self.in_str = false;
-                }
-                continue;
-            }
-            match c {
-                b'"' => self.in_str = true,
-                b'{' | b'[' => {
-                    if !self.elem && (self.depth == 1 || (c == b'{' && self.depth == 0)) {
-                        out.extend_from_slice(&b[start..i - 1]);
-                        start = i - 1;
-                        self.elem = true;
-                        self.base = self.depth;
-                    }
-                    self.depth += 1;
-                }
-                b'}' | b']' => {
-                    self.depth = self.depth.saturating_sub(1);
-                    if self.elem && self.depth == self.base {
-                        let done = self.end(&b[start..i]);
-                        out.extend(done);
-                        start = i;
-                    }
-                }
-                _ => {}
-            }
-        }
-        let rest = &b[start..];
-        if self.elem {
-            let passed = self.hold(rest);
-            out.extend(passed);
-        } else {
-            out.extend_from_slice(rest);
-        }
-        out
-    }
-
-    /// Returns what the client gets when the stream ends: an element it
-    /// ended inside is handled as a complete one (an error element replaced).
-    fn flush(&mut self) -> Vec<u8> {
-        if self.elem {
-            self.end(&[])
-        } else {
-            Vec::new()
-        }
-    }
-
-    /// Takes the next bytes of an unfinished element; returns what passes of them now.
-    fn hold(&mut self, b: &[u8]) -> Vec<u8> {
-        if self.dropped.is_some() {
-            return Vec::new();
-        }
-        if self.skip {
-            return b.to_vec();
-        }
-        self.held.extend_from_slice(b);
-        if self.held.len() <= MAX_EVENT_BYTES {
-            return Vec::new();
-        }
-        let held = std::mem::take(&mut self.held);
-        self.dropped = self.long_error(&held);
-        if self.dropped.is_some() {
-            return Vec::new();
-        }
-        self.skip = true;
-        self.emitted = true;
-        held
-    }
-
-    /// Returns what the client gets for the element that ends with `tail`.
-    fn end(&mut self, tail: &[u8]) -> Vec<u8> {
-        let dropped = self.dropped.take();
-        let skip = std::mem::replace(&mut self.skip, false);
-        let mut raw = std::mem::take(&mut self.held);
-        self.elem = false;
-        if let Some(ev) = dropped {
-            return self.write(ev);
-        }
-        if skip {
-            return tail.to_vec();
-        }
-        raw.extend_from_slice(tail);
-        match self.error_reply(&raw) {
-            Some(ev) => self.write(ev),
-            None => {
-                self.emitted = true;
-                raw
-            }
-        }
-    }
-
-    /// The error op's reply for `raw`, a whole element, when it is an error
-    /// element, else None. One serde_json refuses (cut by the stream's end)
-    /// is told by its head, read without its data, as one too long to hold is.
-    fn error_reply(&self, raw: &[u8]) -> Option<StreamError> {
-        let data = String::from_utf8_lossy(raw);
-        if is_error_event("", &data) {
-            return stream_reply(&self.eg, &self.ep, self.emitted, json!({"event": "", "data": data}));
-        }
-        if (data.contains("\"error\"") || escapes_error_letter(&data)) && serde_json::from_str::<Value>(&data).is_err() {
-            return self.long_error(raw);
-        }
-        None
-    }
-
-    /// The error op's reply for `held`, the start of an element, when it
-    /// opens an "error" object, else None. The op's `upstream.sse_event.head`
-    /// reads it as a data line: its CR and LF (JSON white space there, or
-    /// bytes a JSON reader refuses) become spaces, so that the head is one
-    /// line, and the answer is the Go `core.EgressElementHead`'s.
-    fn long_error(&self, held: &[u8]) -> Option<StreamError> {
-        let head = String::from_utf8_lossy(held).replace(['\r', '\n'], " ");
-        stream_reply(&self.eg, &self.ep, self.emitted, json!({"head": format!("data: {head}")}))
-    }
-
-    /// Returns `ev`'s error object, in place of an element, and reports it.
-    fn write(&self, ev: StreamError) -> Vec<u8> {
-        self.eg.report(&ev);
-        ev.data.into_bytes()
-    }
+    state: String,
+    /// The request's members before the state: `{"op":"egress_scan",...,"state":"`.
+    prefix: String,
+    /// The core refused a chunk (not reached: the state is its own): the rest passes unread.
+    passing: bool,
 }
 
 /// U+FEFF in UTF-8.
 const UTF8_BOM: &[u8] = b"\xEF\xBB\xBF";
 
-/// The line end of `raw`, one complete event: the one that ends its last line.
-fn line_end(raw: &[u8]) -> &'static str {
-    if raw.ends_with(b"\r\n") {
-        "\r\n"
-    } else if raw.ends_with(b"\r") {
-        "\r"
-    } else {
-        "\n"
-    }
-}
+/// The start of the answer for a chunk without cuts.
+const CLEAN: &[u8] = br#"{"ok":{"cuts":[],"hold":"#;
 
-/// Returns `(end, resume)`: the length of `b`'s first complete event, its
-/// blank line included, or 0 when `b` holds none yet, and the start of `b`'s
-/// last unfinished line, where a later call resumes. See the WHATWG HTML
-/// standard, "Server-sent events" (an event ends at a blank line; lines end
-/// in CRLF, LF or CR).
-fn event_end(b: &[u8], from: usize) -> (usize, usize) {
-    let mut line = from;
-    let mut i = from;
-    while i < b.len() {
-        let c = b[i];
-        if c != b'\n' && c != b'\r' {
-            i += 1;
-            continue;
+impl Scan {
+    fn new(eg: Egress, ep: Endpoint, kind: &str) -> Scan {
+        let mut members = json!({"ingress": ep.format, "provider": ep.format});
+        if eg.drop_upstream_message {
+            members["upstream_message"] = "drop".into();
         }
-        let mut next = i + 1;
-        if c == b'\r' {
-            if next == b.len() {
-                return (0, line); // a CR at the end may be the first half of a CRLF
+        let m = members.to_string();
+        let prefix = format!(r#"{{"op":"egress_scan",{},"state":""#, &m[1..m.len() - 1]);
+        Scan { eg, ep, held: Vec::new(), state: kind.to_string(), prefix, passing: false }
+    }
+
+    fn scan(&mut self, chunk: &[u8], eof: bool) -> Vec<u8> {
+        let mut data = std::mem::take(&mut self.held);
+        data.extend_from_slice(chunk);
+        if self.passing || (data.is_empty() && !eof) {
+            return data;
+        }
+        let head = format!(
+            r#"{}{}","now_ms":{}{},"input":"#,
+            self.prefix,
+            self.state,
+            self.eg.now(),
+            if eof { r#","eof":true"# } else { "" }
+        );
+        let tail = format!(r#","raw_len":{}}}"#, data.len());
+        let mut req = Vec::with_capacity(head.len() + data.len() + tail.len());
+        req.extend_from_slice(head.as_bytes());
+        req.extend_from_slice(&data);
+        req.extend_from_slice(tail.as_bytes());
+        let out = crate::invoke_bytes(&req);
+        if let Some(rest) = out.strip_prefix(CLEAN) {
+            // No cuts: {"ok":{"cuts":[],"hold":N,"state":"..."}}
+            let rest = std::str::from_utf8(&rest[..rest.len().saturating_sub(3)]).unwrap_or("");
+            if let Some((hold, state)) = rest.split_once(r#","state":""#) {
+                if let Ok(hold) = hold.parse::<usize>() {
+                    self.state = state.to_string();
+                    self.held = data.split_off(hold.min(data.len()));
+                    return data;
+                }
             }
-            if b[next] == b'\n' {
-                next += 1;
+        }
+        let rep: Value = serde_json::from_slice(&out).unwrap_or(Value::Null);
+        let ok = &rep["ok"];
+        let (Some(hold), Some(state), Some(cuts)) = (ok["hold"].as_u64(), ok["state"].as_str(), ok["cuts"].as_array()) else {
+            self.passing = true;
+            return data;
+        };
+        let hold = (hold as usize).min(data.len());
+        let mut parts = Vec::with_capacity(hold);
+        let mut at = 0;
+        for cut in cuts {
+            let start = (cut["start"].as_u64().unwrap_or(0) as usize).clamp(at, hold);
+            parts.extend_from_slice(&data[at..start]);
+            at = (cut["end"].as_u64().unwrap_or(0) as usize).clamp(start, hold);
+            if let Some(write) = cut["write"].as_str() {
+                parts.extend_from_slice(write.as_bytes());
+                if let Ok(envelope) = serde_json::from_value::<Envelope>(cut["envelope"].clone()) {
+                    self.eg.report(&StreamError {
+                        endpoint: self.ep.clone(),
+                        envelope,
+                        event: cut["event"].as_str().unwrap_or("").to_string(),
+                        data: cut["data"].as_str().unwrap_or("").to_string(),
+                    });
+                }
             }
         }
-        if i == line {
-            return (next, 0); // an empty line ends the event
-        }
-        line = next;
-        i = next;
+        parts.extend_from_slice(&data[at..hold]);
+        self.state = state.to_string();
+        self.held = data.split_off(hold);
+        parts
     }
-    (0, line)
 }
 
-/// An event's name and its data (data lines joined by LF).
-fn parse_event(raw: &[u8]) -> (String, String) {
-    let text = String::from_utf8_lossy(raw);
-    let mut name = String::new();
-    let mut data: Vec<&str> = Vec::new();
-    for line in text.split(['\n', '\r']) {
-        let (field, value) = line.split_once(':').unwrap_or((line, ""));
-        let value = value.strip_prefix(' ').unwrap_or(value);
-        match field {
-            "event" => name = value.to_string(),
-            "data" => data.push(value),
-            _ => {}
-        }
+impl Split for Scan {
+    fn feed(&mut self, chunk: &[u8]) -> Vec<u8> {
+        self.scan(chunk, false)
     }
-    (name, data.join("\n"))
-}
-
-/// An error event: named "error" (Anthropic, the Responses API), or data
-/// that is a JSON object with an "error" object (Chat Completions and Gemini
-/// chunks), parsed only when it names an "error" member; as
-/// egress/stream.go tests it.
-fn is_error_event(name: &str, data: &str) -> bool {
-    if name == "error" {
-        return true;
+    fn flush(&mut self) -> Vec<u8> {
+        self.scan(&[], true)
     }
-    if !data.contains("\"error\"") && !escapes_error_letter(data) {
-        return false;
-    }
-    matches!(serde_json::from_str::<Value>(data), Ok(Value::Object(m)) if m.get("error").is_some_and(Value::is_object))
-}
-
-/// Whether data holds a JSON escape of a letter of "error" (`\u0065`,
-/// `\u0072`, `\u006f`, either case of hex digit): a member named
-/// `"\u0065rror"` is "error" to serde_json and to the SDK, though the text
-/// holds no "error".
-fn escapes_error_letter(data: &str) -> bool {
-    data.match_indices("\\u00").any(|(i, _)| {
-        let b = data.as_bytes();
-        i + 6 <= b.len() && matches!((b[i + 4], b[i + 5] | 0x20), (b'6', b'5' | b'f') | (b'7', b'2'))
-    })
 }
 
 #[cfg(test)]
@@ -977,16 +604,6 @@ mod tests {
         assert_eq!(text, format!("connect error: Connection refused\nsecond line{}", ": connect error: Connection refused".repeat(8)));
     }
 
-    #[test]
-    fn event_end_finds_blank_lines_of_every_line_ending() {
-        assert_eq!(event_end(b"data: a\n\ndata: b", 0), (9, 0));
-        assert_eq!(event_end(b"data: a\r\n\r\n", 0), (11, 0));
-        assert_eq!(event_end(b"data: a\r\rdata: b", 0), (9, 0));
-        assert_eq!(event_end(b"data: a\r\n\r", 0).0, 0); // the CR may be half of a CRLF
-        assert_eq!(event_end(b"data: a\ndata: b", 0), (0, 8));
-        assert_eq!(event_end(b"\ndata: a", 0), (1, 0));
-    }
-
     /// An error event longer than MAX_EVENT_BYTES is dropped and, at its end,
     /// replaced as an event cut short is (as the Go StreamReader does): the
     /// provider's text never passes; the events after it pass as they came.
@@ -1003,7 +620,7 @@ mod tests {
             let seen = Arc::new(std::sync::Mutex::new(Vec::<String>::new()));
             let s = seen.clone();
             let eg = Egress::default().on_stream_error(move |ev| s.lock().unwrap().push(ev.data.clone()));
-            let mut events = Events { eg, ep: endpoint_of("POST", path).unwrap(), pending: Vec::new(), scan: 0, skip: false, dropped: None, emitted: false, started: false };
+            let mut events = Scan::new(eg, endpoint_of("POST", path).unwrap(), "sse");
             let tail = if event.ends_with(&format!("{eol}{eol}")) { ping } else { "" };
             let src = format!("{ping}{event}{tail}").into_bytes();
             let mut out = Vec::new();
@@ -1021,20 +638,26 @@ mod tests {
     }
 
     /// `src`, Gemini's streamGenerateContent answer without alt=sse, through
-    /// the array reader in chunks of `step` bytes: what the client gets and
-    /// the data of each reported error.
+    /// the array scan in chunks of `step` bytes (the upstream's message
+    /// dropped): what the client gets and the data of each reported error.
     fn through_array(src: &[u8], step: usize) -> (Vec<u8>, Vec<String>) {
+        through("/v1beta/models/gemini-2.5-flash:streamGenerateContent", "array", true, src, step)
+    }
+
+    /// `src`, a stream of the API at `path`, through the scan of `kind` in
+    /// chunks of `step` bytes: what the client gets and each reported
+    /// error's data.
+    fn through(path: &str, kind: &str, drop: bool, src: &[u8], step: usize) -> (Vec<u8>, Vec<String>) {
         let seen = Arc::new(std::sync::Mutex::new(Vec::<String>::new()));
         let s = seen.clone();
         let mut eg = Egress::default().on_stream_error(move |ev| s.lock().unwrap().push(ev.data.clone()));
-        eg.drop_upstream_message = true;
-        let ep = endpoint_of("POST", "/v1beta/models/gemini-2.5-flash:streamGenerateContent").unwrap();
-        let mut elements = Elements::new(eg, ep);
+        eg.drop_upstream_message = drop;
+        let mut scan = Scan::new(eg, endpoint_of("POST", path).unwrap(), kind);
         let mut out = Vec::new();
         for chunk in src.chunks(step) {
-            out.extend(elements.feed(chunk));
+            out.extend(scan.feed(chunk));
         }
-        out.extend(elements.flush());
+        out.extend(scan.flush());
         let seen = seen.lock().unwrap().clone();
         (out, seen)
     }
@@ -1097,7 +720,7 @@ mod tests {
             let seen = Arc::new(std::sync::Mutex::new(0));
             let s = seen.clone();
             let eg = Egress::default().on_stream_error(move |_| *s.lock().unwrap() += 1);
-            let mut events = Events { eg, ep: endpoint_of("POST", "/v1/chat/completions").unwrap(), pending: Vec::new(), scan: 0, skip: false, dropped: None, emitted: false, started: false };
+            let mut events = Scan::new(eg, endpoint_of("POST", "/v1/chat/completions").unwrap(), "sse");
             let src = format!("{event}data: [DONE]\n\n").into_bytes();
             let mut out = Vec::new();
             for chunk in src.chunks(64 << 10) {
@@ -1111,25 +734,97 @@ mod tests {
 
     /// A member named "\u0065rror" is "error" to serde_json and the SDK: the
     /// chunk is an error chunk, though its text holds no "error"; a content
-    /// delta with escapes is content.
+    /// delta with escapes is content (the core's rule, through the scan).
     #[test]
     fn an_error_member_name_in_any_escaping_is_an_error_event() {
         for escaped in [r#"{"\u0065rror":{"message":"x"}}"#, r#"{"e\u0072ror":{}}"#, r#"{"err\u006Fr":{}}"#] {
-            assert!(is_error_event("", escaped), "{escaped}: serde_json reads the name as error");
+            let (out, seen) = through_sse(format!("data: {escaped}\n\n").as_bytes(), 3);
+            assert_eq!(seen.len(), 1, "{escaped}: serde_json reads the name as error");
+            assert!(String::from_utf8(out).unwrap().contains("\"toolerr\":"));
         }
-        assert!(!is_error_event("", r#"{"choices":[{"delta":{"content":"caf\u00e9 \u0065rror"}}]}"#));
+        let content = br#"data: {"choices":[{"delta":{"content":"caf\u00e9 \u0065rror"}}]}"#.to_vec();
+        let (out, seen) = through_sse(&[content.as_slice(), b"\n\n"].concat(), 5);
+        assert!(seen.is_empty() && out == [content.as_slice(), b"\n\n"].concat());
     }
 
+    /// `src`, a text/event-stream of Chat Completions, through the scan in
+    /// chunks of `step` bytes: what the client gets and each reported error's data.
+    fn through_sse(src: &[u8], step: usize) -> (Vec<u8>, Vec<String>) {
+        through("/v1/chat/completions", "sse", false, src, step)
+    }
+
+    /// The bytes of a fixture's pieces: a string's UTF-8, `{"b64"}`, `{"repeat", "times"}`.
+    fn pieces(ps: &Value) -> Vec<u8> {
+        let mut out = Vec::new();
+        for p in ps.as_array().unwrap() {
+            match p {
+                Value::String(s) => out.extend_from_slice(s.as_bytes()),
+                _ if p.get("b64").is_some() => out.extend(unbase64(p["b64"].as_str().unwrap())),
+                _ => out.extend(p["repeat"].as_str().unwrap().repeat(p["times"].as_u64().unwrap() as usize).into_bytes()),
+            }
+        }
+        out
+    }
+
+    /// `s` decoded from base64 (RFC 4648, padded).
+    fn unbase64(s: &str) -> Vec<u8> {
+        const ABC: &[u8] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+        let (mut out, mut acc, mut bits) = (Vec::new(), 0u32, 0);
+        for c in s.bytes().filter(|&c| c != b'=') {
+            acc = acc << 6 | ABC.iter().position(|&x| x == c).unwrap() as u32;
+            bits += 6;
+            if bits >= 8 {
+                bits -= 8;
+                out.push((acc >> bits) as u8);
+            }
+        }
+        out
+    }
+
+    /// The shared stream fixtures (conformance/streams/*.json): each case's
+    /// input, in each of its chunkings, gives the client the case's output
+    /// bytes and reports its errors, as the Go readers and every binding do.
     #[test]
-    fn parse_event_joins_data_lines() {
-        assert_eq!(
-            parse_event(b"event: error\ndata: {\"a\":\ndata: 1}\n\n"),
-            ("error".into(), "{\"a\":\n1}".into())
-        );
-        assert!(is_error_event("", r#"{"error":{"message":"x"}}"#));
-        assert!(!is_error_event(
-            "",
-            r#"{"choices":[{"delta":{"content":"\"error\""}}],"error":"x"}"#
-        ));
+    fn the_stream_fixtures_give_their_output_in_every_chunking() {
+        let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../conformance/streams");
+        let mut files: Vec<_> = std::fs::read_dir(&dir).unwrap().map(|e| e.unwrap().path()).filter(|p| p.extension().is_some_and(|x| x == "json")).collect();
+        files.sort();
+        assert!(!files.is_empty());
+        for file in files {
+            let cases: Value = serde_json::from_slice(&std::fs::read(&file).unwrap()).unwrap();
+            for c in cases.as_array().unwrap() {
+                let (src, want) = (pieces(&c["input"]), pieces(&c["output"]));
+                let size = c["chunk_size"].as_u64().unwrap_or(0) as usize;
+                let mut chunkings: Vec<Vec<&[u8]>> = vec![if size > 0 { src.chunks(size).collect() } else { vec![&src[..]] }];
+                if c["every_split"].as_bool().unwrap_or(false) {
+                    for i in 1..src.len() {
+                        chunkings.push(vec![&src[..i], &src[i..]]);
+                    }
+                    chunkings.push(src.chunks(1).collect());
+                }
+                let now = c["now_ms"].as_i64().unwrap();
+                let path = match c["ingress"].as_str().unwrap() {
+                    "openai-chat" => "/v1/chat/completions",
+                    "openai-responses" => "/v1/responses",
+                    "anthropic" => "/v1/messages",
+                    _ => "/v1beta/models/gemini-2.5-flash:streamGenerateContent",
+                };
+                for chunks in chunkings {
+                    let seen = Arc::new(std::sync::Mutex::new(0));
+                    let s = seen.clone();
+                    let mut eg = Egress::default().on_stream_error(move |_| *s.lock().unwrap() += 1);
+                    eg.now_ms = Some(Arc::new(move || now));
+                    let mut scan = Scan::new(eg, endpoint_of("POST", path).unwrap(), c["kind"].as_str().unwrap());
+                    let mut out = Vec::new();
+                    for ch in &chunks {
+                        out.extend(scan.feed(ch));
+                    }
+                    out.extend(scan.flush());
+                    let what = format!("{}: {}, {} chunks", file.display(), c["description"], chunks.len());
+                    assert!(out == want, "{what}");
+                    assert_eq!(*seen.lock().unwrap(), c["errors"].as_u64().unwrap(), "{what}");
+                }
+            }
+        }
     }
 }

@@ -10,7 +10,7 @@ const INVOKE_ONLY: &[(&str, &str)] = &[
     ("egress_error", "the egress transports (issue 10, part 2) wrap it; until then through invoke"),
     ("egress_request", "the egress transports (issue 10, part 2) wrap it; until then through invoke"),
     ("egress_response", "the egress transports (issue 10, part 2) wrap it; until then through invoke"),
-    ("egress_scan", "the stream framing of the core (Go egress and Python so far); src/egress.rs still frames streams itself"),
+    ("egress_scan", "the egress middleware (toolerr::egress) calls it for each chunk of a stream, its input raw bytes"),
 ];
 
 /// The op names in `text` after each of the markers (`op("`, `"op": "`, ...).
