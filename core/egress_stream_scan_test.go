@@ -110,3 +110,26 @@ func FuzzEgressScan(f *testing.F) {
 		}
 	})
 }
+
+// TestEgressScan_unread: an event past MaxEventBytes that is content
+// passes as it arrives, its bytes reported as Unread spans that cover it
+// exactly, the last one ending the event; the event after it is read.
+func TestEgressScan_unread(t *testing.T) {
+	long := "data: {\"choices\":[{\"delta\":{\"content\":\"" + string(bytes.Repeat([]byte("y"), MaxEventBytes+200000)) + "\"}}]}\n\n"
+	src := []byte(long + "data: {\"error\":{\"message\":\"x\"}}\n\n")
+	st, held, unread, ends := ScanState{Kind: ScanSSE}, []byte(nil), 0, 0
+	for from := 0; from < len(src); from += 1 << 16 {
+		in := append(held, src[from:min(from+1<<16, len(src))]...)
+		r, err := EgressScan(FormatOpenAIChat, st, in, from+1<<16 >= len(src), EgressOptions{})
+		require.NoError(t, err)
+		for _, u := range r.Unread {
+			unread += u.End - u.Start
+			if u.Ends {
+				ends++
+			}
+		}
+		held, st = in[r.Hold:], r.State
+	}
+	assert.Equal(t, len(long), unread)
+	assert.Equal(t, 1, ends)
+}
