@@ -357,7 +357,7 @@ func (sc *scanner) array(eof bool) {
 			case c == '"':
 				st.InStr = false
 			default:
-				// A long string (an image's base64) is scanned by IndexAny,
+				// A long string (an image's base64) is scanned by IndexIn,
 				// not byte by byte.
 				if k := egress.IndexIn(b[i:], inString); k < 0 {
 					i = len(b)
