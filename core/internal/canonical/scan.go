@@ -109,6 +109,20 @@ func (s *Scanner) Value(depth int) (any, error) {
 	return s.p.value(depth)
 }
 
+// Number skips white space and reads a number as Value would read it (the
+// same checks and charges to the budget), unboxed: a decoder that wants a
+// float64 gets it without the allocation boxing it into an any costs. ok is
+// false when the next value is no number or not a valid one.
+func (s *Scanner) Number() (float64, bool) {
+	s.p.skipSpace()
+	p := &s.p
+	if p.pos >= len(p.text) || (p.text[p.pos] != '-' && (p.text[p.pos] < '0' || p.text[p.pos] > '9')) {
+		return 0, false
+	}
+	f, err := p.float()
+	return f, err == nil
+}
+
 // Skip reads one value as Value would (the same checks, errors and charges
 // to the budget) without building its objects and arrays, for a member the
 // decoder must hold to Parse's rules but does not use. A string with

@@ -1,6 +1,9 @@
 package classify
 
-import "strings"
+import (
+	"strings"
+	"unicode/utf8"
+)
 
 // FinalException returns the type and message of the final exception line of
 // a traceback as Python, JavaScript (Node.js), Go, Java or Rust print it, and
@@ -165,11 +168,10 @@ func shortType(t string) string {
 // java.net (SocketTimeoutException, ConnectException, UnknownHostException)
 // and java.net.http.HttpTimeoutException.
 func exceptionCause(typ string) string {
-	full := strings.ToLower(typ)
-	switch full {
-	case "socket.timeout":
+	switch {
+	case lowerIs(typ, "socket.timeout"):
 		return CauseTimeout
-	case "socket.gaierror":
+	case lowerIs(typ, "socket.gaierror"):
 		return CauseDNS
 	}
 	switch shortType(typ) {
@@ -261,4 +263,30 @@ func chainCause(tb string) string {
 		}
 	}
 	return ""
+}
+
+// lowerIs reports whether strings.ToLower(s) == lower, lower being ASCII
+// lowercase: an ASCII s is compared byte by byte, folded, without the copy
+// ToLower makes of a name with capitals (TimeoutError); any other s through
+// ToLower itself, whose Unicode mappings (U+212A KELVIN SIGN to 'k', U+0130
+// to 'i') may give lower from a longer s.
+func lowerIs(s, lower string) bool {
+	for i := 0; i < len(s); i++ {
+		if s[i] >= utf8.RuneSelf {
+			return strings.ToLower(s) == lower
+		}
+	}
+	if len(s) != len(lower) {
+		return false
+	}
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if 'A' <= c && c <= 'Z' {
+			c += 'a' - 'A'
+		}
+		if c != lower[i] {
+			return false
+		}
+	}
+	return true
 }

@@ -145,3 +145,36 @@ func TestException_noTool(t *testing.T) {
 	assert.Equal(t, "ValueError", e.Details["exception_type"])
 	assert.NotContains(t, e.Details, "tool")
 }
+
+// TestLowerIs_sameAsToLower: lowerIs answers as strings.ToLower(s) == lower
+// for ASCII names of every case and for names whose Unicode capitals lower
+// to ASCII (U+212A KELVIN SIGN is 'k', U+0130 is 'i' with a dot).
+func TestLowerIs_sameAsToLower(t *testing.T) {
+	for _, lower := range []string{"socket.timeout", "socket.gaierror"} {
+		for _, s := range []string{
+			"socket.timeout", "Socket.Timeout", "SOCKET.TIMEOUT", "socket.gaierror", "SOCKET.GAIERROR", "socket.timeou",
+			"socket.timeoutx", "", "TimeoutError", "soc\u212Aet.timeout", "socket.t\u0130meout", "sócket.timeout",
+			"socket\x00timeout", "socket.timeout\xff",
+		} {
+			assert.Equal(t, strings.ToLower(s) == lower, lowerIs(s, lower), "%q against %q", s, lower)
+		}
+	}
+	assert.True(t, lowerIs("soc\u212Aet.timeout", "socket.timeout"), "the Kelvin sign lowers to k")
+	assert.Equal(t, CauseTimeout, exceptionCause("Socket.Timeout"))
+	assert.Equal(t, CauseDNS, exceptionCause("socket.GAIERROR"))
+}
+
+// FuzzLowerIs_sameAsToLower: whatever the name, lowerIs answers as
+// strings.ToLower(s) == lower.
+func FuzzLowerIs_sameAsToLower(f *testing.F) {
+	for _, s := range []string{"socket.timeout", "SOCKET.gaierror", "soc\u212Aet.timeout", "x"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		for _, lower := range []string{"socket.timeout", "socket.gaierror"} {
+			if got, want := lowerIs(s, lower), strings.ToLower(s) == lower; got != want {
+				t.Fatalf("lowerIs(%q, %q) = %v, ToLower says %v", s, lower, got, want)
+			}
+		}
+	})
+}

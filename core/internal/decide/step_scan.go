@@ -62,10 +62,10 @@ func ScanStepRequest(request string) (in StepInput, ok bool) {
 			c.KeyPrefix, ok = s.String()
 			return mPrefix, ok && s.Str(c.KeyPrefix)
 		case "timeout_ms":
-			c.TimeoutMs, ok = scanInt(s, 1, 1, maxMs)
+			c.TimeoutMs, ok = scanInt(s, 1, maxMs)
 			return mTimeout, ok
 		case "store_backoff_ms":
-			c.StoreBackoffMs, ok = scanInt(s, 1, 1, maxMs)
+			c.StoreBackoffMs, ok = scanInt(s, 1, maxMs)
 			return mBackoff, ok
 		case "on_success", "on_swapped", "on_slept":
 			v, err := s.Value(1)
@@ -86,7 +86,7 @@ func ScanStepRequest(request string) (in StepInput, ok bool) {
 			in.Standing = b && ok && err == nil
 			return mStanding, ok && err == nil
 		case "now_ms":
-			in.NowMs, ok = scanInt(s, 1, 0, MaxNowMs)
+			in.NowMs, ok = scanInt(s, 0, MaxNowMs)
 			return mNow, ok
 		case "replica":
 			in.Replica, ok = scanReplica(s, &stored)
@@ -99,10 +99,10 @@ func ScanStepRequest(request string) (in StepInput, ok bool) {
 			return mEvent, ok
 		case "policy":
 			p := &c.Policy
-			return mPolicy, scanInts(s, 2, 1, retryPolicyMembers, &p.MaxAttempts, &p.BaseMs, &p.CapMs, &p.MaxWaitMs)
+			return mPolicy, scanInts(s, 1, retryPolicyMembers, &p.MaxAttempts, &p.BaseMs, &p.CapMs, &p.MaxWaitMs)
 		case "settings":
 			st := &c.Settings
-			return mSettings, scanInts(s, 2, 1, breakerSettingsMembers, &st.FailureThreshold, &st.OpenMs, &st.SuccessThreshold)
+			return mSettings, scanInts(s, 1, breakerSettingsMembers, &st.FailureThreshold, &st.OpenMs, &st.SuccessThreshold)
 		case "budget", "loop":
 			// No bit: the map of these trees is what refuses a duplicate.
 			v, err := s.Value(1)
@@ -172,7 +172,7 @@ func scanClassified(s *canonical.Scanner) (envelope.Envelope, bool) {
 			return 16, ok
 		case "attempt":
 			var ok bool
-			r.Attempt, ok = scanInt(s, 3, 0, classify.MaxAttempt)
+			r.Attempt, ok = scanInt(s, 0, classify.MaxAttempt)
 			r.HasAttempt = true
 			return 32, ok
 		}
@@ -188,25 +188,24 @@ func scanClassified(s *canonical.Scanner) (envelope.Envelope, bool) {
 // (scanClassified).
 var exceptionMembers = []string{"type", "message", "traceback"}
 
-// scanInts reads an object at nesting depth - 1 whose members are among
-// names, each a whole number in [min, maxMs] (readInts' rule) read into
-// dsts[i] for names[i]; ok false for anything else (a null, an unknown or
-// duplicate member), which the tree's reader answers instead.
-func scanInts(s *canonical.Scanner, depth int, min int64, names []string, dsts ...*int64) bool {
+// scanInts reads an object whose members are among names, each a whole
+// number in [min, maxMs] (readInts' rule) read into dsts[i] for names[i];
+// ok false for anything else (a null, an unknown or duplicate member),
+// which the tree's reader answers instead.
+func scanInts(s *canonical.Scanner, min int64, names []string, dsts ...*int64) bool {
 	_, ok := s.ReadObject(names, func(i int) bool {
 		var ok bool
-		*dsts[i], ok = scanInt(s, depth, min, maxMs)
+		*dsts[i], ok = scanInt(s, min, maxMs)
 		return ok
 	})
 	return ok
 }
 
-// scanInt reads a number at nesting depth that is a whole number in [min,
-// max], as field.Int accepts it.
-func scanInt(s *canonical.Scanner, depth int, min, max int64) (int64, bool) {
-	v, err := s.Value(depth)
-	f, ok := v.(float64)
-	if err != nil || !ok || f != math.Trunc(f) || f < float64(min) || f > float64(max) {
+// scanInt reads a number that is a whole number in [min, max], as field.Int
+// accepts it (unboxed: Scanner.Number).
+func scanInt(s *canonical.Scanner, min, max int64) (int64, bool) {
+	f, ok := s.Number()
+	if !ok || f != math.Trunc(f) || f < float64(min) || f > float64(max) {
 		return 0, false
 	}
 	return int64(f), true
@@ -254,7 +253,7 @@ func scanReplica(s *canonical.Scanner, stored *[]byte) (r ReplicaState, ok bool)
 		var ok bool
 		switch key {
 		case "down_until_ms":
-			r.DownUntilMs, ok = scanInt(s, 2, 0, maxMs)
+			r.DownUntilMs, ok = scanInt(s, 0, maxMs)
 			return 1, ok
 		case "state":
 			b, absent, ok := scanStored(s, stored)
@@ -295,10 +294,9 @@ func scanName(s *canonical.Scanner, names []string) (int, bool) {
 }
 
 // scanDraw reads a draw: a number in [0, 1).
-func scanDraw(s *canonical.Scanner, depth int) (float64, bool) {
-	v, err := s.Value(depth)
-	f, ok := v.(float64)
-	return f, err == nil && ok && f >= 0 && f < 1
+func scanDraw(s *canonical.Scanner) (float64, bool) {
+	f, ok := s.Number()
+	return f, ok && f >= 0 && f < 1
 }
 
 // scanState reads "state": null, or a call's state as ReadStepState reads
@@ -316,13 +314,13 @@ func scanState(s *canonical.Scanner) (st StepState, ok bool) {
 			st.Phase = StepPhase(i)
 			return 1 << 0, ok && i > int(PhaseNew)
 		case "attempt":
-			st.Attempt, ok = scanInt(s, 2, 0, maxMs)
+			st.Attempt, ok = scanInt(s, 0, maxMs)
 			return 1 << 1, ok
 		case "deadline_ms":
-			st.DeadlineMs, ok = scanInt(s, 2, 0, maxMs)
+			st.DeadlineMs, ok = scanInt(s, 0, maxMs)
 			return 1 << 2, ok
 		case "tries":
-			st.Tries, ok = scanInt(s, 2, 0, maxMs)
+			st.Tries, ok = scanInt(s, 0, maxMs)
 			return 1 << 3, ok
 		case "args":
 			st.ArgsKey, ok = s.String()
@@ -338,7 +336,7 @@ func scanState(s *canonical.Scanner) (st StepState, ok bool) {
 			st.Error, ok = scanEnvelope(s, 2, "state.error")
 			return 1 << 7, ok
 		case "draw":
-			st.Draw, ok = scanDraw(s, 2)
+			st.Draw, ok = scanDraw(s)
 			return 1 << 8, ok
 		case "cancelled":
 			st.Cancelled, ok = s.Bool()
@@ -403,7 +401,7 @@ func scanEvent(s *canonical.Scanner, depth int, outer bool, stored *[]byte) (e S
 			args = v
 			return 1 << 1, err == nil
 		case "deadline_ms":
-			e.DeadlineMs, ok = scanInt(s, depth+1, 0, maxMs)
+			e.DeadlineMs, ok = scanInt(s, 0, maxMs)
 			return 1 << 2, ok
 		case "value", "current":
 			e.Value, e.Absent, ok = scanStored(s, stored)
@@ -427,7 +425,7 @@ func scanEvent(s *canonical.Scanner, depth int, outer bool, stored *[]byte) (e S
 			}
 			return 1 << 8, ok
 		case "draw":
-			e.Draw, ok = scanDraw(s, depth+1)
+			e.Draw, ok = scanDraw(s)
 			return 1 << 9, ok
 		case "classify":
 			at := s.Mark()
