@@ -20,6 +20,13 @@ func FuzzFastPaths_sameAsGeneral(f *testing.F) {
 		if got := Invoke(req); !bytes.Equal(got, want) {
 			t.Fatalf("request %.400q\nfast path: %.400s\ngeneral:   %.400s", req, got, want)
 		}
+		// AppendInvoke (cshared's path) into a buffer with room to spare
+		// (the step path writes its answer there in place), after bytes
+		// it must keep.
+		dst := append(make([]byte, 0, 8192), "abc"...)
+		if got := AppendInvoke(dst, string(req)); string(got) != "abc"+string(want) {
+			t.Fatalf("request %.400q\nAppendInvoke after abc: %.400s\ngeneral: %.400s", req, got, want)
+		}
 	})
 }
 

@@ -50,15 +50,16 @@ func opStep(req map[string]any) (any, error) {
 // the tree itself for one that would pass MaxResponseBytes, so that Invoke
 // reports that bound as for any op.
 func stepResponse(r decide.StepResult) any {
-	if out, ok := appendStepResponse(r); ok {
-		return out
+	if out, ok := appendStepResponse(nil, r); ok {
+		return okResponse(out)
 	}
 	return r.Value()
 }
 
-// appendStepResponse writes the whole response, ok false for one that
-// would pass MaxResponseBytes (or that AppendJSON refuses).
-func appendStepResponse(r decide.StepResult) (okResponse, bool) {
+// appendStepResponse appends the whole response to dst (nil: a buffer of
+// its own), ok false for one that would pass MaxResponseBytes (or that
+// AppendJSON refuses).
+func appendStepResponse(dst []byte, r decide.StepResult) ([]byte, bool) {
 	// About what the answer takes, so that it is written in one buffer: each
 	// answer decided ahead is about 400 bytes of members and records around
 	// its stored bytes, which it holds about four times (if_loaded, a cas's
@@ -67,22 +68,28 @@ func appendStepResponse(r decide.StepResult) (okResponse, bool) {
 	for a := r.Ahead; a != nil; a = a.Result.Ahead {
 		n += 400 + 5*len(a.Loaded)
 	}
-	out, err := r.AppendJSON(append(make([]byte, 0, n), okPrefix...))
-	if err != nil || len(out)+1 > MaxResponseBytes {
+	if cap(dst)-len(dst) < n {
+		dst = append(make([]byte, 0, len(dst)+n), dst...)
+	}
+	start := len(dst)
+	out, err := r.AppendJSON(append(dst, okPrefix...))
+	if err != nil || len(out)-start+1 > MaxResponseBytes {
 		return nil, false
 	}
-	return okResponse(append(out, '}')), true
+	return append(out, '}'), true
 }
 
 // stepOp is in every request fastStep answers.
 const stepOp = `"step"`
 
-// fastStep answers a step request without a value tree: ScanStepRequest
-// reads it into the step's input, Step decides, stepResponse writes the
-// answer. It answers only what ScanStepRequest is sure of and Step accepts
-// (ok false otherwise: Invoke takes the general path, which gives the same
-// answer or the error); TestFastStep_sameAsGeneral holds the bytes equal.
-func fastStep(request string) (response []byte, ok bool) {
+// fastStep appends the answer to a step request to dst (nil: a buffer of
+// its own) without a value tree: ScanStepRequest reads it into the step's
+// input, Step decides, appendStepResponse writes the answer, straight into
+// dst's spare room when it has enough (cshared's reused buffer). It answers
+// only what ScanStepRequest is sure of and Step accepts (ok false
+// otherwise: Invoke takes the general path, which gives the same answer or
+// the error); TestFastStep_sameAsGeneral holds the bytes equal.
+func fastStep(dst []byte, request string) (response []byte, ok bool) {
 	in, ok := decide.ScanStepRequest(request)
 	if !ok {
 		return nil, false
@@ -91,5 +98,5 @@ func fastStep(request string) (response []byte, ok bool) {
 	if err != nil {
 		return nil, false
 	}
-	return appendStepResponse(r)
+	return appendStepResponse(dst, r)
 }

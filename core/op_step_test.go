@@ -19,7 +19,7 @@ import (
 func stepSameAsGeneral(t *testing.T, req []byte) bool {
 	t.Helper()
 	sameAsGeneral(t, req)
-	_, fast := fastStep(string(req))
+	_, fast := fastStep(nil, string(req))
 	return fast
 }
 

@@ -121,3 +121,21 @@ func BenchmarkInvoke_stepFailureChained(b *testing.B) {
 	benchSteps(b, [][]byte{benchStepFailureChained})
 	b.ReportMetric(float64(cpuTime()-cpu)/float64(b.N), "cpu-ns/op")
 }
+
+// BenchmarkAppendInvoke_stepFailureChained is that failure step as cshared
+// takes it (libtoolerr.so under the Python and Rust bindings, Node's
+// native addon): AppendInvoke on the request as a string, into one buffer
+// reused from call to call (ns/op is the one step; cpu-ns/op as above).
+func BenchmarkAppendInvoke_stepFailureChained(b *testing.B) {
+	req := string(benchStepFailureChained)
+	answer := AppendInvoke(nil, req)
+	if !bytes.Equal(answer, Invoke(benchStepFailureChained)) {
+		b.Fatalf("AppendInvoke answers otherwise: %s", answer)
+	}
+	b.ReportAllocs()
+	cpu := cpuTime()
+	for b.Loop() {
+		answer = AppendInvoke(answer[:0], req)
+	}
+	b.ReportMetric(float64(cpuTime()-cpu)/float64(b.N), "cpu-ns/op")
+}

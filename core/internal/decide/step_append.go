@@ -84,11 +84,16 @@ func (r StepResult) appendJSON(dst []byte, of *StepAhead, w *storedText) ([]byte
 // success and that success's cas decided ahead, holds a breaker's bytes
 // about a dozen times. A nil *storedText writes every one afresh. The
 // offsets are into the dst the answer is appended to, which only grows
-// while it is written.
+// while it is written. It remembers the first error envelope written too:
+// a failure's state carries the same envelope (one pointer) into every
+// state decided ahead after it, three times in that answer.
 type storedText struct {
 	n    int
 	raw  [4][]byte
 	text [4][2]int // the start and end of raw's JSON string in dst
+
+	env     *envelope.Envelope // the first envelope written, nil before
+	envText [2]int             // the start and end of env's JSON in dst
 }
 
 // append appends stored bytes b as a JSON string to dst (null when absent).
@@ -113,8 +118,19 @@ func (w *storedText) append(dst []byte, b []byte, absent bool) []byte {
 	return dst
 }
 
-func appendEnvelope(dst []byte, e *envelope.Envelope) ([]byte, error) {
-	return e.AppendCanonical(dst)
+// appendEnvelope appends the canonical JSON of e to dst: a copy of the text
+// written for the same envelope (the same pointer) earlier in the answer,
+// else afresh (always so with a nil w).
+func (w *storedText) appendEnvelope(dst []byte, e *envelope.Envelope) ([]byte, error) {
+	if w != nil && w.env == e {
+		return append(dst, dst[w.envText[0]:w.envText[1]]...), nil
+	}
+	start := len(dst)
+	dst, err := e.AppendCanonical(dst)
+	if err == nil && w != nil && w.env == nil {
+		w.env, w.envText = e, [2]int{start, len(dst)}
+	}
+	return dst, err
 }
 
 // appendJSON writes {"started_ms", "steps", "tokens"} (Value's members).
@@ -172,7 +188,7 @@ func (a StepAction) appendJSON(dst []byte, w *storedText) ([]byte, error) {
 		if a.Error != nil {
 			dst = append(dst, `,"error":`...)
 			var err error
-			if dst, err = appendEnvelope(dst, a.Error); err != nil {
+			if dst, err = w.appendEnvelope(dst, a.Error); err != nil {
 				return dst, err
 			}
 		}
@@ -211,7 +227,7 @@ func (s StepState) appendJSON(dst []byte, w *storedText) ([]byte, error) {
 	if s.Error != nil {
 		dst = append(dst, `,"error":`...)
 		var err error
-		if dst, err = appendEnvelope(dst, s.Error); err != nil {
+		if dst, err = w.appendEnvelope(dst, s.Error); err != nil {
 			return dst, err
 		}
 	}
