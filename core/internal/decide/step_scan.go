@@ -124,7 +124,7 @@ func ScanStepRequest(request string) (in StepInput, ok bool) {
 		return in, false
 	}
 	if in.AheadFor != 0 {
-		in.Ahead = newStepAhead(in.AheadFor)
+		in.Ahead = scanAhead(in.AheadFor) // given back by the caller's ReleaseAhead
 	}
 	if rest != nil {
 		if readRun(rest, &in) != nil {
