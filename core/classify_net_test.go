@@ -1,6 +1,8 @@
 package core_test
 
 import (
+	"bufio"
+	"io"
 	"net"
 	"net/http"
 	"strings"
@@ -14,7 +16,7 @@ import (
 
 // TestClassifyError_serverClosedBeforeAnswering checks the error net/http's
 // client returns when a server on loopback accepts the connection and closes
-// it without a byte (`Post "http://127.0.0.1:port/v1": EOF`): the connection
+// it without a byte of answer (`Post "http://127.0.0.1:port/v1": EOF`): the connection
 // failed under the request, a retryable TRANSPORT with cause connection_reset
 // as Node's "socket hang up" for the same server, not UNEXPECTED_STATUS.
 func TestClassifyError_serverClosedBeforeAnswering(t *testing.T) {
@@ -26,6 +28,11 @@ func TestClassifyError_serverClosedBeforeAnswering(t *testing.T) {
 			c, err := ln.Accept()
 			if err != nil {
 				return
+			}
+			// the request read whole first, so that the close is a FIN (the
+			// client reads EOF), not a reset for bytes left unread
+			if req, err := http.ReadRequest(bufio.NewReader(c)); err == nil {
+				_, _ = io.Copy(io.Discard, req.Body)
 			}
 			c.Close()
 		}
