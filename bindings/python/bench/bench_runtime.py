@@ -16,6 +16,10 @@ with the tool's value after the same number of attempts, or the bench stops.
     breaker) beside tenacity (retry only), pybreaker (breaker only, under the
     plain loop) and tenacity around pybreaker (retry and breaker, what toolerr
     does);
+  * the same overhead under asyncio: toolerr's AsyncExecutor beside
+    tenacity's AsyncRetrying, each awaited call above a plain async
+    try/except loop (one event loop per contender and round, its CPU time
+    taken inside the loop's coroutine);
   * Redis-backed throughput (calls per wall-clock second, one replica, the redis-server at
     TOOLERR_BENCH_REDIS=host:port that scripts/bench-runtime.sh started):
     toolerr's RedisStore beside pybreaker's CircuitRedisStorage (under the
@@ -37,6 +41,7 @@ same rounds. Run by scripts/bench-runtime.sh.
 
 from __future__ import annotations
 
+import asyncio
 import importlib
 import importlib.util
 import json
@@ -47,7 +52,7 @@ import sys
 import threading
 import time
 from importlib.metadata import version
-from typing import Callable, Dict, List, Tuple
+from typing import Awaitable, Callable, Dict, List, Tuple
 
 import pybreaker
 import redis
@@ -55,7 +60,7 @@ import tenacity
 
 import toolerr
 from toolerr.redis_store import RedisStore
-from toolerr.runtime import Executor
+from toolerr.runtime import AsyncExecutor, Executor
 
 def load_before(path: str) -> Tuple[object, object]:
     """The runtime and redis_store modules of the package at path, imported as
@@ -255,6 +260,95 @@ def in_process(n: int, count: int, fail_every: int = FAIL_EVERY) -> List[Tuple[s
           f"invoke_bytes {core:.2f} µs/call ({share:.0%} of toolerr's overhead; none once a start stood)")
     return lines
 
+async def no_sleep_async(_seconds: float) -> None:
+    """The async libraries' sleep hook: the retry delay is decided, never waited."""
+
+
+class AsyncTool(Tool):
+    """Tool as a coroutine function: each await makes one attempt of Tool's."""
+
+    async def attempt(self) -> str:
+        return Tool.__call__(self)
+
+
+async def plain_retry_async(call: Callable[[], Awaitable[str]]) -> str:
+    """plain_retry, awaiting call."""
+    for attempt in range(1, MAX_ATTEMPTS + 1):
+        try:
+            return await call()
+        except TimeoutError:
+            if attempt == MAX_ATTEMPTS:
+                raise
+    raise AssertionError("unreachable")
+
+
+def async_runner(make: Callable[[AsyncTool], Callable[[], Awaitable[str]]]) -> Runner:
+    """runner for a coroutine: n awaited calls in one event loop, their CPU
+    time (the process's) measured inside it, checked as runner checks them."""
+
+    def run(n: int) -> float:
+        tool = AsyncTool()
+        call = make(tool)
+
+        async def calls() -> float:
+            t0 = cpu()
+            for _ in range(n):
+                if await call() != "ok":
+                    raise AssertionError("a call did not return the tool's value")
+            return cpu() - t0
+
+        elapsed = asyncio.run(calls())
+        want = n + n // (FAIL_EVERY - 1)
+        if abs(tool.attempts - want) > 1:
+            raise AssertionError(f"{tool.attempts} attempts for {n} calls, want {want}")
+        return elapsed
+
+    return run
+
+
+def toolerr_async_call(ex: AsyncExecutor) -> Callable[[AsyncTool], Callable[[], Awaitable[str]]]:
+    def make(tool: AsyncTool) -> Callable[[], Awaitable[str]]:
+        async def call() -> str:
+            r = await ex.call("search", tool.attempt)
+            if not r.ok:
+                raise AssertionError(f"toolerr: {r.error}")
+            return r.value  # type: ignore[return-value]
+        return call
+    return make
+
+
+def in_process_async(n: int, count: int) -> List[Tuple[str, float, float]]:
+    """The decision overhead on the work under asyncio: AsyncExecutor beside
+    tenacity's AsyncRetrying (full jitter, as tenacity_retrying), each above
+    the plain async loop."""
+    retrying = tenacity.AsyncRetrying(stop=tenacity.stop_after_attempt(MAX_ATTEMPTS),
+                                      wait=tenacity.wait_random_exponential(multiplier=0.5, max=8),
+                                      retry=tenacity.retry_if_exception_type(TimeoutError), sleep=no_sleep_async,
+                                      reraise=True)
+    options = {"retry": POLICY, "breaker": SETTINGS, "sleep": no_sleep_async}
+    contenders: Dict[str, Runner] = {
+        "plain": async_runner(lambda tool: lambda: plain_retry_async(tool.attempt)),
+        "toolerr": async_runner(toolerr_async_call(AsyncExecutor(**options))),  # type: ignore[arg-type]
+        "tenacity": async_runner(lambda tool: lambda: retrying(tool.attempt)),
+    }
+    if BEFORE is not None:
+        contenders["before"] = async_runner(toolerr_async_call(BEFORE[0].AsyncExecutor(**options)))  # type: ignore[attr-defined]
+    rs = rounds(contenders, n, count)
+    over = lambda r, k: (r[k] - r["plain"]) / n * 1e6  # noqa: E731  µs per call above the plain loop
+    lines = [("toolerr", statistics.median(over(r, "toolerr") for r in rs), 1.0),
+             ("tenacity", statistics.median(over(r, "tenacity") for r in rs),
+              median_ratio(rs, lambda r: over(r, "tenacity") / over(r, "toolerr")))]
+    plain = statistics.median(r["plain"] / n * 1e6 for r in rs)
+    print(f"== python {sys.version.split()[0]}, asyncio, in process: decision overhead per call "
+          f"(µs above the plain async loop, {plain:.2f} µs/call; median of {count} rounds of {n} calls)")
+    label = {"toolerr": "toolerr AsyncExecutor", "tenacity": "tenacity AsyncRetrying"}
+    for name, us, ratio in lines:
+        print(f"  {label[name]:<44} {us:9.2f} µs/call" + ("" if name == "toolerr" else f"   toolerr {ratio:6.2f}x its speed"))
+    if BEFORE is not None:
+        print(f"  {'toolerr before (TOOLERR_BENCH_BEFORE)':<44} {statistics.median(over(r, 'before') for r in rs):9.2f} µs/call"
+              f"   toolerr {median_ratio(rs, lambda r: over(r, 'before') / over(r, 'toolerr')):6.2f}x its speed")
+    return [(f"{name} (asyncio)", us, ratio) for name, us, ratio in lines]
+
 
 def through_redis(addr: str, n: int, count: int) -> List[Tuple[str, float, float]]:
     host, port = addr.rsplit(":", 1)
@@ -415,6 +509,7 @@ def main() -> None:
     print("python peers: " + ", ".join(f"{p} {version(p)}" for p in ("pybreaker", "tenacity", "redis")))
     lines = in_process(n, count)
     in_process(n, count, fail_every=0)
+    lines += in_process_async(n, count)[1:]
     addr = os.environ.get("TOOLERR_BENCH_REDIS")
     rlines = through_redis(addr, max(1, n // 2), count) if addr else []
     if addr:
