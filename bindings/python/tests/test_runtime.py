@@ -808,6 +808,101 @@ def test_a_retried_call_leaves_no_cycle_for_the_collector() -> None:
             gc.enable()
 
 
+def test_an_async_kept_start_nobody_hears_is_called_without_the_step_loop(monkeypatch: pytest.MonkeyPatch) -> None:
+    # AsyncExecutor as Executor: once its start stands, a successful call
+    # that nobody hears is awaited by call itself (no step loop entered, no
+    # crossing); a failure goes on in the loop from its call (its step sent,
+    # its retry), with the same result as a call from the start.
+    store = MemoryStore()
+    quiet = logging.getLogger("toolerr.tests.quiet")
+    quiet.propagate = False
+    quiet.addHandler(logging.NullHandler())
+    ex = AsyncExecutor(store=store, sleep=lambda s: asyncio.sleep(0), logger=quiet)
+    entered: List[Any] = []
+    real = AsyncExecutor._steps
+
+    def steps(self: AsyncExecutor, *a: Any, **k: Any) -> Any:
+        entered.append(a[7] if len(a) > 7 else k.get("resume"))
+        return real(self, *a, **k)
+
+    async def run() -> None:
+        assert (await ex.call("search", _async(lambda: "ok"))).attempts == 1  # the start stands from here on
+        monkeypatch.setattr(AsyncExecutor, "_steps", steps)
+        sent = _spy_steps(monkeypatch)
+        r = await ex.call("search", _async(lambda: "ok"))
+        assert (r.value, r.attempts, r.error, entered, sent) == ("ok", 1, None, [], [])
+        r = await ex.call("search", _async(_flaky()))
+        assert (r.value, r.attempts, len(entered)) == ("ok", 2, 1) and entered[0] is not None
+        assert len(sent) == 1 and b'"kind":"failure"' in sent[0] and store.load("toolerr:breaker:search") == FRESH
+    asyncio.run(run())
+
+
+class _Down(Exception):
+    """A tool's retryable failure (an HTTP 503) that a weak reference can
+    follow (a builtin exception takes none)."""
+
+    status_code = 503
+
+
+def test_a_failed_call_result_is_freed_without_the_collector() -> None:
+    # A failed call's CallResult holds the tool's exception, whose traceback
+    # holds the frame of the executor's call: that frame keeps no reference
+    # to the exception once the call returns, so the result and the
+    # exception are freed with the caller's last reference (before, exc,
+    # the last retry and the event in that frame made a cycle that only the
+    # collector freed). The exception and its traceback stay readable.
+    import gc
+    import weakref
+
+    def down() -> None:
+        raise _Down("upstream down")
+
+    async def adown() -> None:
+        raise _Down("upstream down")
+
+    quiet = logging.getLogger("toolerr.tests.quiet")
+    quiet.propagate = False
+    quiet.addHandler(logging.NullHandler())
+    for logger in (quiet, None):
+        ex = Executor(sleep=lambda s: None, logger=logger, retry={"max_attempts": 2})
+        ax = AsyncExecutor(sleep=lambda s: asyncio.sleep(0), logger=logger, retry={"max_attempts": 2})
+        assert ex.call("search", lambda: "ok").ok and asyncio.run(ax.call("search", _async(lambda: "ok"))).ok
+        gc.collect()
+        gc.disable()
+        try:
+            for call in (lambda: ex.call("search", down), lambda: asyncio.run(ax.call("search", adown))):
+                r = call()
+                assert r.attempts == 2 and r.error is not None and r.error.code == "TRANSPORT"
+                assert isinstance(r.exception, _Down) and r.exception.__traceback__ is not None
+                result, exception = weakref.ref(r), weakref.ref(r.exception)
+                del r
+                assert (result(), exception()) == (None, None)
+        finally:
+            gc.enable()
+
+
+def test_an_async_retried_call_leaves_no_cycle_for_the_collector() -> None:
+    import gc
+
+    async def run(ax: AsyncExecutor) -> None:
+        tool = _async(_flaky())
+        assert (await ax.call("search", _async(lambda: "ok"))).ok
+        gc.collect()
+        gc.disable()
+        try:
+            for _ in range(20):
+                assert (await ax.call("search", tool)).attempts == 2
+            assert gc.collect() == 0
+        finally:
+            gc.enable()
+
+    quiet = logging.getLogger("toolerr.tests.quiet")
+    quiet.propagate = False
+    quiet.addHandler(logging.NullHandler())
+    for logger in (quiet, None):
+        asyncio.run(run(AsyncExecutor(sleep=lambda s: asyncio.sleep(0), logger=logger)))
+
+
 def test_a_start_kept_yields_to_a_breaker_another_replica_opened(monkeypatch: pytest.MonkeyPatch) -> None:
     # Two executors share a store. One keeps the fresh breaker's start; the
     # other opens the breaker; the first one's next call loads the open

@@ -271,15 +271,22 @@ class CallResult(Generic[T]):
         return Outcome(call_id, name, result={"json": self.value})
 
 
-def _call_result(value: Any, error: Optional[Envelope], attempts: int,
-                 exception: Optional[BaseException]) -> CallResult[Any]:
-    """CallResult(value, error, attempts, exception), its fields set in its
-    __dict__ as the frozen dataclass's __init__ sets them (each through
-    object.__setattr__, about twice the cost of a successful call's own
-    work), with no __post_init__ to run."""
+def _result(stop: Mapping[str, Any], value: Any, exc: Optional[BaseException]) -> CallResult[Any]:
+    """The CallResult of a call that ended with stop (the stop action): value
+    on success, else the stop's error (copied when a nested detail may be
+    shared) and exc. Its fields are set in its __dict__ as the frozen
+    dataclass's __init__ sets them (each through object.__setattr__, about
+    twice the cost of a successful call's own work), with no __post_init__
+    to run."""
     r: CallResult[Any] = object.__new__(CallResult)
     d = r.__dict__
-    d["value"], d["error"], d["attempts"], d["exception"] = value, error, attempts, exception
+    if "error" in stop:
+        err = stop["error"]
+        if any(type(v) is dict or type(v) is list for v in err["details"].values()):
+            err = copy.deepcopy(err)  # a stop read before may hold it (_ahead_read): the caller's own
+        d["value"], d["error"], d["attempts"], d["exception"] = None, Envelope.from_dict(err), stop["attempts"], exc
+    else:
+        d["value"], d["error"], d["attempts"], d["exception"] = value, None, stop["attempts"], None
     return r
 
 
@@ -838,6 +845,32 @@ class _Base:
             elif raw:
                 _closed(event, loaded, raw)  # raw as a step would leave it
 
+    def _kept_call(self, tool: str, key: str, start: Sent, raw: Dict[str, bytes]) -> Optional[_Answer]:
+        """The start answer kept for tool whose call the executor makes
+        itself, with no step loop entered, after the start event start: when
+        the answer holds for it (_kept), nobody hears the records (no
+        on_decision, the logger not _heard), its action is the tool's call
+        and no stored bytes are not UTF-8 (raw empty). Else None: the loop is
+        entered and sent the start. A successful call's generator, its sends
+        and its StopIteration cost about a third of the call."""
+        if self._on_decision is not None or tool not in self._stood or _heard(self._logger) or raw:
+            return None
+        r = self._kept(tool, key, start[2], False)
+        return r if r is not None and r.action["kind"] == "call" else None
+
+    def _called(self, key: str, kept: _Answer, sent: Sent,
+                raw: Dict[str, bytes]) -> Union[Dict[str, Any], Tuple[_Answer, Optional[Sent]]]:
+        """What follows the call of a start answer kept (_kept_call), whose
+        event is sent: the stop action when the answer decided ahead for a
+        success holds and is the stop (the call's end); else the resume of
+        the step loop (_steps), on that answer when it holds (its action not
+        yet performed), else on kept with sent."""
+        if sent[0] is _SUCCESS and kept.ahead is not None and not raw:
+            d = self._decided(key, kept.ahead, sent[2], False)
+            if d is not None:
+                return d.action if d.action["kind"] == "stop" else (d, None)
+        return kept, sent
+
     def _start(self, tool: str, head: str, key: str, args: Any, tokens: Optional[int], raw: Dict[str, bytes],
                event: Event, loaded: Any, value: Any, listened: bool) -> _Answer:
         """The start's answer: the answer kept for the tool when it holds, else its step's."""
@@ -882,15 +915,6 @@ class _Base:
             env = self._classify(exc, tool) if self._classify else failure_envelope(exc, tool)
         return "failure", '{"kind":"failure","error":' + env.wire().decode() + ',"draw":' + draw
 
-    @staticmethod
-    def _result(stop: Mapping[str, Any], value: Any, exc: Optional[BaseException]) -> CallResult[Any]:
-        if "error" in stop:
-            err = stop["error"]
-            if any(type(v) is dict or type(v) is list for v in err["details"].values()):
-                err = copy.deepcopy(err)  # a stop read before may hold it (_ahead_read): the caller's own
-            return _call_result(None, Envelope.from_dict(err), stop["attempts"], exc)
-        return _call_result(value, None, stop["attempts"], None)
-
 
 _CAS_SWAPPED: Event = ("cas", '{"kind":"cas","swapped":true,"current":null')
 
@@ -927,12 +951,16 @@ def _closed(event: Event, loaded: Any, raw: Dict[str, bytes]) -> str:
     return event[1] + ',"loaded":' + (loaded if type(loaded) is str else _loaded(loaded, raw)) + "}"
 
 
-def _ahead_loaded(b: Any, raw: Dict[str, bytes]) -> Any:
-    """What the step loop is sent for the bytes a load made ahead answered
-    (b, or None): b itself, written only for a step that carries it, when
-    it is bytes as the Store port says; anything else written now, so that
-    what cannot be raises here, as a store's error."""
-    return b if b is None or type(b) is bytes else _loaded(b, raw)
+def _held(event: Event, b: Any, raw: Dict[str, bytes], retry: Optional[Callable[[], Event]]) -> Sent:
+    """What the step loop is sent for event whose load made ahead answered b
+    (the stored bytes, or None): b itself, written only for a step that
+    carries it, when it is bytes as the Store port says (anything else is
+    written now, so that what cannot be raises here, as a store's error);
+    for a start, a success or a slept the value it answered (what an answer
+    decided ahead, or a start answer kept, is checked against); and retry
+    (the failure's event classified before, _failure)."""
+    loaded = b if b is None or type(b) is bytes else _loaded(b, raw)
+    return event, loaded, _text(b) if event is _SUCCESS or event is _SLEPT or event is _START else _NO_LOAD, retry
 
 
 def _cas_old(action: Mapping[str, Any], raw: Dict[str, bytes]) -> Optional[bytes]:
@@ -985,42 +1013,30 @@ class Executor(_Base):
         head, key = self._head(tool)
         value: Any = None
         exc: Optional[BaseException] = None
+        retry: Optional[Callable[[], Event]] = None
         store = self._shared
         try:
             if self._on_decision is None and tool in self._stood:
-                # A start answer may be kept for the tool (_kept): when it
-                # holds and nobody hears the records (_heard), its call, and
-                # the stop its answer decided ahead for a success, are made
-                # here, the generator entered after them only when needed
-                # (_steps' resume). A successful call's generator, its sends
-                # and its StopIteration cost about a third of the call.
+                # A start answer may be kept for the tool: its call is then
+                # made here, the loop entered after it only when needed.
                 start = self._sent_ahead(store, key, raw, _START, None)
-                logged = _heard(self._logger)
-                r = None if logged else self._kept(tool, key, start[2], False)
-                if r is None or r.action["kind"] != "call" or raw:
-                    gen = self._steps(tool, head, key, args, tokens, raw, logged)
+                kept = self._kept_call(tool, key, start, raw)
+                if kept is None:
+                    gen = self._steps(tool, head, key, args, tokens, raw)
                     next(gen)
                     action = gen.send(start)
                 else:
-                    retry: Optional[Callable[[], Event]] = None
                     try:
                         value = fn()
                         event = _SUCCESS
                     except Exception as e:
                         exc = e
                         event, retry = self._failure(e, tool)
-                    called = self._sent_ahead(store, key, raw, event, retry)
-                    sent: Optional[Sent] = called
-                    if event is _SUCCESS and r.ahead is not None and not raw:
-                        d = self._decided(key, r.ahead, called[2], False)
-                        if d is not None:
-                            if d.action["kind"] == "stop":
-                                return self._result(d.action, value, None)
-                            r, sent = d, None
-                    gen = self._steps(tool, head, key, args, tokens, raw, False, (r, sent))
-                    # The failure's retry holds its exception, whose traceback
-                    # holds this frame: not kept in it (a cycle for the GC).
-                    del called, sent, retry
+                    resume = self._called(key, kept, self._sent_ahead(store, key, raw, event, retry), raw)
+                    if isinstance(resume, dict):
+                        return _result(resume, value, None)
+                    gen = self._steps(tool, head, key, args, tokens, raw, False, resume)
+                    del resume  # its sent holds retry
                     action = next(gen)
             else:
                 gen = self._steps(tool, head, key, args, tokens, raw)
@@ -1065,7 +1081,14 @@ class Executor(_Base):
                         loaded = _store_error(e)
                 action = gen.send((event, loaded, held, retry))
         except StopIteration as stop:
-            return self._result(stop.value, value, exc)
+            return _result(stop.value, value, exc)
+        finally:
+            # The failure's exception (exc, and the retry that holds it) has
+            # a traceback holding this frame: neither is kept in it once the
+            # call returns, so that the exception, and a CallResult holding
+            # it, is freed with its last reference, not left to the cyclic
+            # collector (the value returned is computed before this runs).
+            exc = retry = None
 
     def _sent_ahead(self, store: Any, key: str, raw: Dict[str, bytes], event: Event,
                     retry: Optional[Callable[[], Event]]) -> Sent:
@@ -1107,13 +1130,17 @@ class AsyncExecutor(_Base):
         """
         raw: Dict[str, bytes] = {}  # stored bytes that are not UTF-8, by the text the core was given (_literal)
         head, key = self._head(tool)
-        gen = self._steps(tool, head, key, args, tokens, raw)
+        gen: Any = None  # the step loop, entered after the start (_kept_call)
+        kept: Optional[_Answer] = None  # the start answer kept whose call is made before the loop
+        action: Dict[str, Any] = _START_ACTION
         value: Any = None
         exc: Optional[BaseException] = None
         cancelled: Optional[BaseException] = None
+        retry: Optional[Callable[[], Event]] = None
+        sent: Optional[Sent] = None
+        resume: Any = None  # what follows the kept answer's call (_called)
         store = self._shared
         try:
-            action = next(gen)
             while True:
                 kind = action["kind"]
                 if kind == "load" or kind == "cas":
@@ -1128,7 +1155,7 @@ class AsyncExecutor(_Base):
                         event = ("store_error", _store_error(e)[:-1])
                     action = gen.send((event, _NO_LOAD, held, None))
                     continue
-                retry: Optional[Callable[[], Event]] = None
+                retry = None
                 if kind == "call":
                     timeout = action.get("timeout_ms")
                     try:
@@ -1153,18 +1180,38 @@ class AsyncExecutor(_Base):
                         event = _SLEPT
                     except asyncio.CancelledError as e:
                         cancelled, event = e, _CANCELLED
-                loaded, held = _NO_LOAD, _NO_LOAD
                 if self._ahead(event, kind):
                     try:
                         answer = store.load(key)
-                        if inspect.isawaitable(answer):
+                        # A Store's bytes or None, else an AsyncStore's awaitable.
+                        if answer is not None and type(answer) is not bytes and inspect.isawaitable(answer):
                             answer = await answer
-                        loaded, held = _ahead_loaded(answer, raw), \
-                            _text(answer) if event is _SUCCESS or event is _SLEPT or event is _START else _NO_LOAD
+                        sent = _held(event, answer, raw, retry)
                     except Exception as e:
-                        loaded = _store_error(e)
-                action = gen.send((event, loaded, held, retry))
+                        sent = (event, _store_error(e), _NO_LOAD, retry)
+                else:
+                    sent = (event, _NO_LOAD, _NO_LOAD, retry)
+                if gen is not None:
+                    action = gen.send(sent)
+                elif kept is None:  # the start: its kept answer's call made here, or the loop entered
+                    kept = self._kept_call(tool, key, sent, raw)
+                    if kept is not None:
+                        action = kept.action
+                        continue
+                    gen = self._steps(tool, head, key, args, tokens, raw)
+                    next(gen)
+                    action = gen.send(sent)
+                else:
+                    resume = self._called(key, kept, sent, raw)
+                    if isinstance(resume, dict):
+                        return _result(resume, value, None)
+                    gen = self._steps(tool, head, key, args, tokens, raw, False, resume)
+                    action = next(gen)
         except StopIteration as stop:
             if cancelled is not None:
                 raise cancelled
-            return self._result(stop.value, value, exc)
+            return _result(stop.value, value, exc)
+        finally:
+            # As in Executor.call: no reference to the failure's exception
+            # (whose traceback holds this coroutine's frame) is kept in it.
+            exc = cancelled = retry = sent = resume = None
