@@ -56,13 +56,21 @@ type GatewayFailure struct {
 }
 
 // Check reports the first member of g out of range, under path (the
-// gateway member's): a status outside 400-599, a param that is no token.
+// gateway member's): a status outside 400-599, a param that is no token
+// or that holds a secret's shape (sanitize.Text would change it).
 func (g *GatewayFailure) Check(path string) error {
 	if g.Status < 400 || g.Status > 599 {
 		return field.InRange(field.Join(path, "status"), int64(g.Status), 400, 599)
 	}
 	if g.Param != "" && !classify.IsToken(g.Param) {
 		return field.NewError(field.Join(path, "param"), "must be a member path such as body.messages[2] (letters, digits and _ . : / - [ ] $ *, at most "+strconv.Itoa(classify.MaxTokenBytes)+" bytes), got "+strconv.Quote(g.Param))
+	}
+	// A token may still be a key's shape (a member named by a client's
+	// body, "body.AIza..."): param reaches the model unsanitized, as the
+	// native param and details.param, so such a param is refused, not
+	// echoed.
+	if g.Param != "" && sanitize.Text(g.Param) != g.Param {
+		return field.NewError(field.Join(path, "param"), "holds a secret-shaped value (sanitize redacts part of it); name the member at fault without it")
 	}
 	return nil
 }
