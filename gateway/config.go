@@ -64,8 +64,10 @@ type Config struct {
 	// Timeout bounds the whole upstream exchange: connecting, the
 	// response headers and, for a stream, its last byte. When it passes
 	// before the headers, the client gets 504 (TIMEOUT) in its native
-	// shape; a stream still running is cut. 0 means DefaultTimeout;
-	// negative, none.
+	// shape; a stream still running is cut. The writes to the client end
+	// by then too (and a second after, for the last of them), so a client
+	// that never reads its answer holds nothing past it. 0 means
+	// DefaultTimeout; negative, none.
 	Timeout time.Duration
 	// Routes sends the requests of a client API to an upstream of another
 	// family, by format name: {"openai-chat": "anthropic"} serves

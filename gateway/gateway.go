@@ -215,11 +215,21 @@ func (g *Gateway) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		var cancel context.CancelFunc
 		ctx, cancel = context.WithTimeout(ctx, g.cfg.Timeout)
 		defer cancel()
+		// Cancelling the upstream's exchange ends no write blocked on a
+		// client that never reads: the writes get the Timeout too, and a
+		// grace for the last of them (a 504 written at the deadline).
+		rc := http.NewResponseController(sw)
+		_ = rc.SetWriteDeadline(g.cfg.Now().Add(g.cfg.Timeout + writeGrace))
+		defer func() { _ = rc.SetWriteDeadline(time.Time{}) }()
 	}
 	// A shallow copy with the body to send: the proxy clones it (headers
 	// included) for the outbound request, so a deep Clone here would copy
 	// every header twice.
 	out := r.WithContext(ctx)
+	// A client's Upgrade (websocket, h2c) never goes upstream: a 101 would
+	// open a raw tunnel between them, past every rule here. The request
+	// goes without it; an upstream that switches anyway gets 502.
+	out.Header.Del("Upgrade")
 	sent := newSentBody(g, body, buf)
 	out.Body = sent
 	out.ContentLength = int64(len(body))
@@ -268,19 +278,26 @@ func (g *Gateway) serveProxy(w http.ResponseWriter, r *http.Request) (cut bool) 
 	return false
 }
 
-// cutCause names, for the log, why a response was cut: "client" when the
-// client went away (in, its request's context, ended), "timeout" when
-// Config.Timeout passed (out, the upstream exchange's), else "upstream"
+// cutCause names, for the log, why a response was cut: "timeout" when
+// Config.Timeout passed (out, the upstream exchange's), "client" when the
+// client went away before (in, its request's context, ended), else "upstream"
 // (its body failed: a connection cut, a coding that did not decode).
 func cutCause(in, out context.Context) string {
+	// The Timeout first: a write to a client that stopped reading fails
+	// at its deadline, and ends the client's context after it.
 	switch {
-	case in.Err() != nil:
-		return "client"
 	case errors.Is(out.Err(), context.DeadlineExceeded):
 		return "timeout"
+	case in.Err() != nil:
+		return "client"
 	}
 	return "upstream"
 }
+
+// writeGrace is how long past Config.Timeout the gateway may still write
+// to a client: the answer the Timeout's end gives (504, or the stream's
+// last event) must get out, but no write blocks longer.
+const writeGrace = time.Second
 
 // presizeLimit is the most readBody reserves ahead of the bytes received.
 const presizeLimit = 1 << 20
@@ -434,6 +451,11 @@ func (b *sentBody) Close() error {
 // the gateway's own 502).
 var errUnreadableStream = errors.New("gateway: the upstream's stream is in a content coding the gateway cannot read")
 
+// errUpstreamAnswer is the error modifyResponse returns for an upstream
+// answer the gateway never passes on, a redirect (3xx) or a switch of
+// protocols (101): the client gets the gateway's own 502.
+var errUpstreamAnswer = errors.New("gateway: the upstream answered with a redirect or a switch of protocols")
+
 var errBodyClosed = errors.New("toolerr gateway: request body read after close")
 
 // ownError answers the client with a failure the gateway found itself (a
@@ -477,7 +499,8 @@ func writeReply(w http.ResponseWriter, rep core.ErrorReply) {
 // URL joined with the request's path and query, the upstream's Host. Every
 // header but the hop-by-hop ones passes (Authorization, x-api-key,
 // x-goog-api-key, anthropic-version, anthropic-beta, OpenAI-Organization,
-// ...); none is added (no X-Forwarded-For). Accept-Encoding is dropped so
+// ...), but Upgrade (ServeHTTP drops it) and Expect; none is added (no
+// X-Forwarded-For). Accept-Encoding is dropped so
 // that the transport asks for gzip itself and hands back the body decoded,
 // which the error op and the stream reader must read.
 func (g *Gateway) rewrite(pr *httputil.ProxyRequest) {
@@ -496,15 +519,27 @@ func (g *Gateway) rewrite(pr *httputil.ProxyRequest) {
 		pr.SetURL(g.bases[ex.route.Family])
 	}
 	pr.Out.Header.Del("Accept-Encoding")
+	// The gateway has the whole body already and its server answered the
+	// client's Expect: 100-continue; forwarded, the transport would hold
+	// the body back for a 100 (ExpectContinueTimeout) on every request.
+	pr.Out.Header.Del("Expect")
 	// The body sent is the request op's, of its own length (pr.Out.ContentLength).
 	pr.Out.Header.Del("Content-Length")
 	pr.Out.Header.Del("Transfer-Encoding")
 }
 
 // modifyResponse passes a success through (a stream through the stream
-// reader) and turns an upstream failure into the error op's reply.
+// reader), turns an upstream failure into the error op's reply, and
+// refuses a 3xx or a 101 (errUpstreamAnswer: the gateway's own 502).
 func (g *Gateway) modifyResponse(resp *http.Response) error {
 	ex := exchangeOf(resp.Request.Context())
+	if resp.StatusCode < 200 || resp.StatusCode >= 300 && resp.StatusCode < 400 {
+		// A 101 (the request asked for no upgrade) or a 3xx is no answer
+		// the client may have: a redirect's Location would take its SDK
+		// past the gateway, to any host, with the body and the credential
+		// headers it keeps across origins (httpx drops only Authorization).
+		return errUpstreamAnswer
+	}
 	if resp.StatusCode < 400 && ex.cross != nil {
 		return g.convertResponse(resp, ex)
 	}
@@ -573,7 +608,7 @@ func (g *Gateway) successError(resp *http.Response, ex *exchange) bool {
 // client's native shape: 502, 504, or 499 for a client that went away.
 func (g *Gateway) transportError(w http.ResponseWriter, r *http.Request, err error) {
 	ex := exchangeOf(r.Context())
-	if errors.Is(err, errConvertResponse) || errors.Is(err, errUnreadableStream) {
+	if errors.Is(err, errConvertResponse) || errors.Is(err, errUnreadableStream) || errors.Is(err, errUpstreamAnswer) {
 		g.ownError(w, ex.route, http.StatusBadGateway)
 		return
 	}
