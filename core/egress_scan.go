@@ -51,7 +51,9 @@ const (
 // BOM, Depth, Base, InStr, Esc and Elem the array's scan (before, inside or
 // without the array; bytes before it and how many are a BOM's; nesting, the
 // outer array counted; the depth the element began at; inside a string,
-// after a backslash, inside an element).
+// after a backslash, inside an element); Cut the scan of a frame passing
+// unread for its top-level "error" object (nesting, string flags, a member
+// name up to 48 bytes, whether an object is being cut).
 type ScanState struct {
 	Kind                          string
 	Pos, Line, Mode               int
@@ -59,6 +61,7 @@ type ScanState struct {
 	Emitted, Started              bool
 	Phase, Seen, BOM, Depth, Base int
 	InStr, Esc, Elem              bool
+	Cut                           egress.Cutter
 }
 
 // ScanCut is one replacement EgressScan asks for: the bytes in[Start:End]
@@ -76,22 +79,11 @@ type ScanCut struct {
 // go to the client as they are but for the Cuts (in order, inside
 // in[:Hold], not overlapping), which go replaced; in[Hold:] is held, the
 // start of the frame in progress, given again at the front of the next
-// call's input; State is the next call's. Unread are the spans of
-// in[:Hold] (in order, none inside a cut) that pass unread as part of a
-// frame too long to hold, for a transport that reads them as they pass
-// (the Go readers cut an "error" object out of them).
+// call's input; State is the next call's.
 type ScanResult struct {
-	Hold   int
-	Cuts   []ScanCut
-	Unread []ScanSpan
-	State  ScanState
-}
-
-// ScanSpan is a span in[Start:End] of a frame too long to hold that passes
-// unread; Ends says the frame ends with it.
-type ScanSpan struct {
-	Start, End int
-	Ends       bool
+	Hold  int
+	Cuts  []ScanCut
+	State ScanState
 }
 
 // AppendOutput appends what the client gets for in, the input r answers:
@@ -123,7 +115,13 @@ func (r ScanResult) AppendOutput(dst, in []byte) []byte {
 // with data went before. The stream's leading UTF-8 BOM is read past and
 // passes. An event past MaxEventBytes passes as it arrives, unread, unless
 // its start says error (EgressStreamHead): then it is dropped to its end and
-// replaced there, read without its data.
+// replaced there, read without its data. In one that passes, the value of
+// a top-level "error" member that is an object (its name's escapes
+// decoded), whatever members go before it, is cut out as it passes (the
+// cut spans chunks: dropped, then replaced at its "}") and replaced by the
+// "error" member of the error op's object for an error read without its
+// data ("null" when the op refuses), so the frame stays JSON and the
+// upstream's text never passes.
 //
 // For ScanArray, what lies outside the elements (the brackets, commas and
 // white space) passes, and each element, once complete, passes unless it is
@@ -148,7 +146,7 @@ func EgressScan(ingress Format, st ScanState, in []byte, eof bool, opt EgressOpt
 		sc.array(eof)
 	}
 	sc.st.Pos -= sc.hold
-	return ScanResult{Hold: sc.hold, Cuts: sc.cuts, Unread: sc.unread, State: sc.st}, nil
+	return ScanResult{Hold: sc.hold, Cuts: sc.cuts, State: sc.st}, nil
 }
 
 // check holds st to what EgressScan returns, for an input of n bytes.
@@ -163,7 +161,8 @@ func (st ScanState) check(n int) error {
 		return bad("scans to " + strconv.Itoa(st.Pos) + ", outside the input's " + strconv.Itoa(n) + " bytes")
 	case st.Line > st.Pos || st.Mode < scanRead || st.Mode > scanDrop || st.Phase < arrayStart || st.Phase > arrayPass ||
 		st.Seen < 0 || st.BOM < 0 || st.BOM > len(egress.BOM) || st.BOM > st.Seen || st.Depth < 0 || st.Base < 0 ||
-		st.Mode != scanDrop && st.DropName != "":
+		st.Mode != scanDrop && st.DropName != "" || st.Cut.Depth < 0 || st.Cut.State < egress.CutScan || st.Cut.State > egress.CutDrop ||
+		len(st.Cut.Name) > egress.MaxNameBytes || st.Mode != scanSkip && st.Cut != (egress.Cutter{}):
 		return bad("is not a state the scan returned")
 	}
 	return nil
@@ -179,15 +178,45 @@ type scanner struct {
 	guard   egress.Guard // which frames may be errors: only they are read
 	hold    int          // in[:hold] is answered
 	cuts    []ScanCut
-	unread  []ScanSpan
 }
 
-// pass records in[start:end], of a frame too long to hold, as passed
-// unread; ends: the frame ends with it.
+// pass lets in[start:end], of a frame too long to hold, pass unread but
+// for the value of its top-level "error" object, cut as the Cutter finds
+// it (dropped to its end, replaced there); ends: the frame ends with it.
+// A frame that ends inside that value has it replaced at its end, followed
+// (SSE) by the blank line that went with it.
 func (sc *scanner) pass(start, end int, ends bool) {
-	if start < end || ends {
-		sc.unread = append(sc.unread, ScanSpan{Start: start, End: end, Ends: ends})
+	cut := &sc.st.Cut
+	from := start // where the value being cut begins, once open
+	cut.Scan(sc.in[start:end], func(i int) { from = start + i }, func(i int) { sc.cutError(from, start+i+1, "") })
+	if cut.State == egress.CutDrop {
+		switch {
+		case !ends:
+			sc.drop(from, end)
+		case sc.st.Kind == ScanSSE:
+			eol := egress.LineEnd(sc.in[start:end])
+			sc.cutError(from, end, eol+eol)
+		default:
+			sc.cutError(from, end, "")
+		}
 	}
+	if ends {
+		*cut = egress.Cutter{}
+	}
+}
+
+// cutError replaces in[start:end], an "error" object's value in a frame
+// passing unread, by the "error" member of the error op's object for an
+// error read without its data (the whole object when it has none; "null"
+// when the op refuses), followed by after.
+func (sc *scanner) cutError(start, end int, after string) {
+	rep, err := EgressStreamError(sc.ingress, "", nil, sc.options())
+	if err != nil {
+		sc.cuts = append(sc.cuts, ScanCut{Start: start, End: end, Write: append([]byte("null"), after...)})
+		return
+	}
+	write := egress.ErrorMember(rep.Body)
+	sc.replace(start, end, rep, append(write[:len(write):len(write)], after...))
 }
 
 // options are the error op's options for a frame read now.
@@ -204,7 +233,7 @@ func (sc *scanner) replace(start, end int, rep ErrorReply, write []byte) {
 
 // drop cuts in[start:end] without a reply (joined to a drop just before).
 func (sc *scanner) drop(start, end int) {
-	if n := len(sc.cuts); n > 0 && sc.cuts[n-1].Reply == nil && sc.cuts[n-1].End == start {
+	if n := len(sc.cuts); n > 0 && sc.cuts[n-1].Write == nil && sc.cuts[n-1].End == start {
 		sc.cuts[n-1].End = end
 		return
 	}
@@ -462,24 +491,41 @@ func (sc *scanner) element(start, end int) {
 }
 
 // String is st as the egress_scan op carries it: an opaque string of
-// ASCII, read back by ParseScanState.
+// ASCII, read back by ParseScanState. The Cutter's state follows only
+// while a frame passing unread is being scanned (four parts more).
 func (st ScanState) String() string {
 	b := make([]byte, 0, 48)
 	b = append(b, st.Kind...)
-	flags := 0
-	for i, f := range [...]bool{st.Emitted, st.Started, st.InStr, st.Esc, st.Elem} {
-		if f {
-			flags |= 1 << i
-		}
-	}
-	for _, n := range [...]int{st.Pos, st.Line, st.Mode, flags, st.Phase, st.Seen, st.BOM, st.Depth, st.Base} {
+	for _, n := range [...]int{st.Pos, st.Line, st.Mode, flagBits(st.Emitted, st.Started, st.InStr, st.Esc, st.Elem), st.Phase, st.Seen, st.BOM, st.Depth, st.Base} {
 		b = strconv.AppendInt(append(b, '.'), int64(n), 10)
 	}
-	b = append(b, '.')
-	for i := 0; i < len(st.DropName); i++ {
-		b = append(b, hexDigits[st.DropName[i]>>4], hexDigits[st.DropName[i]&15])
+	b = appendHex(append(b, '.'), st.DropName)
+	if c := st.Cut; c != (egress.Cutter{}) {
+		for _, n := range [...]int{flagBits(c.Object, c.InStr, c.Esc, c.Naming), c.Depth, c.State} {
+			b = strconv.AppendInt(append(b, '.'), int64(n), 10)
+		}
+		b = appendHex(append(b, '.'), c.Name)
 	}
 	return string(b)
+}
+
+// flagBits is fs as the bits of an int, the first the lowest.
+func flagBits(fs ...bool) int {
+	n := 0
+	for i, f := range fs {
+		if f {
+			n |= 1 << i
+		}
+	}
+	return n
+}
+
+// appendHex appends s in lower-case hex digits, two a byte.
+func appendHex(b []byte, s string) []byte {
+	for i := 0; i < len(s); i++ {
+		b = append(b, hexDigits[s[i]>>4], hexDigits[s[i]&15])
+	}
+	return b
 }
 
 const hexDigits = "0123456789abcdef"
@@ -504,22 +550,28 @@ func unhex(s string) (string, bool) {
 // string no state writes.
 func ParseScanState(s string) (st ScanState, ok bool) {
 	parts := strings.Split(s, ".")
-	if len(parts) != 11 {
+	if len(parts) != 11 && len(parts) != 15 {
 		return ScanState{}, false
 	}
-	var n [9]int
-	for i := range n {
-		v, err := strconv.Atoi(parts[i+1])
+	var n [12]int
+	for i, p := range append(parts[1:10:10], parts[11:min(len(parts), 14)]...) {
+		v, err := strconv.Atoi(p)
 		if err != nil || v > MaxRequestBytes || v < -MaxRequestBytes {
 			return ScanState{}, false
 		}
 		n[i] = v
 	}
 	name, ok := unhex(parts[10])
-	if !ok || n[3] < 0 || n[3] >= 1<<5 {
+	cutName := ""
+	if len(parts) == 15 && ok {
+		cutName, ok = unhex(parts[14])
+	}
+	if !ok || n[3] < 0 || n[3] >= 1<<5 || n[9] < 0 || n[9] >= 1<<4 {
 		return ScanState{}, false
 	}
-	f := func(i int) bool { return n[3]&(1<<i) != 0 }
-	return ScanState{Kind: parts[0], Pos: n[0], Line: n[1], Mode: n[2], Emitted: f(0), Started: f(1), InStr: f(2), Esc: f(3), Elem: f(4),
-		Phase: n[4], Seen: n[5], BOM: n[6], Depth: n[7], Base: n[8], DropName: string(name)}, true
+	f := func(bits, i int) bool { return bits&(1<<i) != 0 }
+	return ScanState{Kind: parts[0], Pos: n[0], Line: n[1], Mode: n[2],
+		Emitted: f(n[3], 0), Started: f(n[3], 1), InStr: f(n[3], 2), Esc: f(n[3], 3), Elem: f(n[3], 4),
+		Phase: n[4], Seen: n[5], BOM: n[6], Depth: n[7], Base: n[8], DropName: name,
+		Cut: egress.Cutter{Object: f(n[9], 0), InStr: f(n[9], 1), Esc: f(n[9], 2), Naming: f(n[9], 3), Depth: n[10], State: n[11], Name: cutName}}, true
 }

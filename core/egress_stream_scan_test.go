@@ -3,10 +3,13 @@ package core
 import (
 	"bytes"
 	"errors"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/toolerr/toolerr/core/internal/egress"
 )
 
 // scanAll runs EgressScan over src cut at the offsets cuts, as a transport
@@ -112,24 +115,72 @@ func FuzzEgressScan(f *testing.F) {
 }
 
 // TestEgressScan_unread: an event past MaxEventBytes that is content
-// passes as it arrives, its bytes reported as Unread spans that cover it
-// exactly, the last one ending the event; the event after it is read.
+// passes as it arrives, byte for byte; the event after it is read.
 func TestEgressScan_unread(t *testing.T) {
 	long := "data: {\"choices\":[{\"delta\":{\"content\":\"" + string(bytes.Repeat([]byte("y"), MaxEventBytes+200000)) + "\"}}]}\n\n"
 	src := []byte(long + "data: {\"error\":{\"message\":\"x\"}}\n\n")
-	st, held, unread, ends := ScanState{Kind: ScanSSE}, []byte(nil), 0, 0
+	st, held, out, replies := ScanState{Kind: ScanSSE}, []byte(nil), []byte(nil), 0
 	for from := 0; from < len(src); from += 1 << 16 {
 		in := append(held, src[from:min(from+1<<16, len(src))]...)
 		r, err := EgressScan(FormatOpenAIChat, st, in, from+1<<16 >= len(src), EgressOptions{})
 		require.NoError(t, err)
-		for _, u := range r.Unread {
-			unread += u.End - u.Start
-			if u.Ends {
-				ends++
+		for _, c := range r.Cuts {
+			if c.Reply != nil {
+				replies++
 			}
 		}
+		out = r.AppendOutput(out, in)
 		held, st = in[r.Hold:], r.State
 	}
-	assert.Equal(t, len(long), unread)
-	assert.Equal(t, 1, ends)
+	assert.True(t, bytes.HasPrefix(out, []byte(long)))
+	assert.NotContains(t, string(out[len(long):]), `"message":"x"`)
+	assert.Equal(t, 1, replies)
+}
+
+// TestEgressScan_longErrorMemberIsCut: in an element or event past
+// MaxEventBytes, the top-level "error" object after a long data string is
+// cut out as it passes and the error op's "error" object written at its
+// "}", the state carried as the op's string between calls (its end read a
+// byte at a time, so the name, the colon and the cut span calls); nothing
+// of the upstream's text passes, the rest passes byte for byte. A state
+// string with no cut in progress keeps its eleven parts.
+func TestEgressScan_longErrorMemberIsCut(t *testing.T) {
+	const secret = "sk-proj-AbCdEf0123456789AbCdEf0123456789xyz"
+	errObj := `{"code":500,"message":"key ` + secret + ` {\"x\":[1]}","status":"INTERNAL"}`
+	el := `{"candidates":[{"content":{"parts":[{"inlineData":{"data":"` + strings.Repeat("z", MaxEventBytes+1<<20) + `"}}]}}],"\u0065rror" : ` + errObj + `,"usageMetadata":{}}`
+	for _, kind := range []string{ScanSSE, ScanArray} {
+		src := "[" + el + "\r\n,{\"candidates\":[]}]"
+		if kind == ScanSSE {
+			src = "data: " + el + "\r\n\r\ndata: {\"candidates\":[]}\r\n\r\n"
+		}
+		state, held, out := ScanState{Kind: kind}.String(), []byte(nil), []byte(nil)
+		var reps []ErrorReply
+		tail := len(src) - len(errObj) - 60
+		for from := 0; from < len(src); {
+			n := 32768
+			if from >= tail {
+				n = 1
+			}
+			to := min(from+n, len(src))
+			st, ok := ParseScanState(state)
+			require.True(t, ok, state)
+			in := append(held, src[from:to]...)
+			r, err := EgressScan(FormatGemini, st, in, to == len(src), EgressOptions{Upstream: "gemini"})
+			require.NoError(t, err)
+			for _, c := range r.Cuts {
+				if c.Reply != nil {
+					reps = append(reps, *c.Reply)
+				}
+			}
+			out = r.AppendOutput(out, in)
+			held, state, from = in[r.Hold:], r.State.String(), to
+		}
+		require.Len(t, reps, 1, kind)
+		assert.Equal(t, Code("SERVER_ERROR"), reps[0].Envelope.Code)
+		inner := string(egress.ErrorMember(reps[0].Body))
+		require.True(t, strings.HasPrefix(inner, `{"code":500,`), inner)
+		assert.NotContains(t, string(out), secret)
+		assert.True(t, strings.Replace(src, errObj, inner, 1) == string(out), "%s: %d of %d bytes, ending %q", kind, len(out), len(src), out[max(0, len(out)-400):])
+		assert.Len(t, strings.Split(state, "."), 11, state)
+	}
 }

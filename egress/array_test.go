@@ -220,7 +220,7 @@ func TestArrayStreamReader_oversized(t *testing.T) {
 			src = strings.Replace(src, `{"error":{"code":500}}]`, string(reported[0].Body)+"]", 1)
 		} else {
 			// the long element's own "error" object, not its first member,
-			// is cut out and replaced by the error op's (errorCutter)
+			// is cut out and replaced by the error op's (the scan's Cutter)
 			src = strings.Replace(src, `{"code":500}`, innerError(t, reported[0].Body), 1)
 		}
 		assert.True(t, src == got, "%.60q passes as it came", src)

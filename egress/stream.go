@@ -1,8 +1,6 @@
 package egress
 
 import (
-	"bytes"
-	"encoding/json"
 	"io"
 	"mime"
 	"net/http"
@@ -112,17 +110,15 @@ func (u *pump) take(p []byte) (int, error) {
 func (u *pump) Close() error { return u.src.Close() }
 
 // scanReader is both stream readers: the upstream's bytes go through
-// core.EgressScan a chunk at a time, and what it answers is passed. In a
-// frame too long to hold that passes unread (ScanResult.Unread), the value
-// of a top-level "error" member that is an object is cut out as it passes
-// (errorCutter).
+// core.EgressScan a chunk at a time, and what it answers is passed (in a
+// frame too long to hold, the scan's cuts carry its "error" object's
+// replacement too).
 type scanReader struct {
 	pump
 	c    StreamConfig
 	st   core.ScanState
 	held []byte // the frame in progress: the front of the next scan's input
 	done bool   // the stream's end was scanned
-	cut  errorCutter
 }
 
 func newScanReader(src io.ReadCloser, c StreamConfig, kind string) *scanReader {
@@ -146,7 +142,7 @@ func (s *scanReader) Read(p []byte) (int, error) {
 			r = core.ScanResult{Hold: len(in)}
 			eof = true
 		}
-		s.out = s.output(r, in)
+		s.out = r.AppendOutput(s.out, in)
 		if s.c.OnError != nil {
 			for _, c := range r.Cuts {
 				if c.Reply != nil {
@@ -160,60 +156,6 @@ func (s *scanReader) Read(p []byte) (int, error) {
 		}
 	}
 	return s.take(p)
-}
-
-// output appends what the client gets for in, as r answers it, to s.out:
-// the spans passed unread through the errorCutter.
-func (s *scanReader) output(r core.ScanResult, in []byte) []byte {
-	if len(r.Unread) == 0 {
-		return r.AppendOutput(s.out, in)
-	}
-	out, from, ci := s.out, 0, 0
-	for _, u := range r.Unread {
-		for ; ci < len(r.Cuts) && r.Cuts[ci].Start < u.Start; ci++ {
-			out = append(append(out, in[from:r.Cuts[ci].Start]...), r.Cuts[ci].Write...)
-			from = r.Cuts[ci].End
-		}
-		out = s.cut.pass(append(out, in[from:u.Start]...), in[u.Start:u.End], s)
-		from = u.End
-		if u.Ends {
-			var cut bool
-			if out, cut = s.cut.end(out, s); cut && s.st.Kind == core.ScanSSE {
-				// The event ended inside an "error" object being cut: its
-				// line ends went with it, and are written after the reply.
-				eol := lineEnd(in[u.Start:u.End])
-				out = append(append(out, eol...), eol...)
-			}
-		}
-	}
-	for _, c := range r.Cuts[ci:] {
-		out = append(append(out, in[from:c.Start]...), c.Write...)
-		from = c.End
-	}
-	return append(out, in[from:r.Hold]...)
-}
-
-// isErrorName reports whether quoted, a JSON string with its quotes, is
-// "error" once its escapes are decoded.
-func isErrorName(quoted []byte) bool {
-	var name string
-	return string(quoted) == `"error"` || bytes.IndexByte(quoted, '\\') >= 0 && json.Unmarshal(quoted, &name) == nil && name == "error"
-}
-
-// cutReply is what replaces an "error" object inside a frame too long to
-// hold (errorCutter).
-func (s *scanReader) cutReply() []byte { return cutReply(s.c, s.st.Emitted) }
-
-// lineEnd returns the line end of raw, the end of an event: the one that
-// ends its last line (CRLF, CR or LF).
-func lineEnd(raw []byte) string {
-	switch {
-	case len(raw) > 1 && raw[len(raw)-2] == '\r' && raw[len(raw)-1] == '\n':
-		return "\r\n"
-	case len(raw) > 0 && raw[len(raw)-1] == '\r':
-		return "\r"
-	}
-	return "\n"
 }
 
 // eventOptions are the error op's options for a frame read now by a reader
