@@ -85,9 +85,7 @@ const stepOp = `"step"`
 // fastStep appends the answer to a step request to dst (nil: a buffer of
 // its own) without a value tree: ScanStepRequest reads it into the step's
 // input, Step decides, appendStepResponse writes the answer, straight into
-// dst's spare room when it has enough (cshared's reused buffer), and the
-// chain the answers decided ahead were written from is given back
-// (decide.ReleaseAhead) for the next failure step's scan. It answers
+// dst's spare room when it has enough (cshared's reused buffer). It answers
 // only what ScanStepRequest is sure of and Step accepts (ok false
 // otherwise: Invoke takes the general path, which gives the same answer or
 // the error); TestFastStep_sameAsGeneral holds the bytes equal.
@@ -96,9 +94,6 @@ func fastStep(dst []byte, request string) (response []byte, ok bool) {
 	if !ok {
 		return nil, false
 	}
-	// The chain of answers decided ahead goes back once they are written
-	// (the answer's bytes hold nothing of it).
-	defer decide.ReleaseAhead(in.Ahead)
 	r, err := decide.Step(in)
 	if err != nil {
 		return nil, false

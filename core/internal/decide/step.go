@@ -1,8 +1,6 @@
 package decide
 
 import (
-	"sync"
-
 	"github.com/toolerr/toolerr/core/internal/classify"
 	"github.com/toolerr/toolerr/core/internal/envelope"
 	"github.com/toolerr/toolerr/core/internal/field"
@@ -371,34 +369,6 @@ func newStepAhead(kinds AheadKinds) *StepAhead {
 		return &StepAhead{}
 	}
 	return newAheadChain()
-}
-
-// aheadChains holds chains (newAheadChain) whose step is answered and
-// done with (ReleaseAhead), for ScanStepRequest to take instead of
-// allocating one (2.9 KB, cleared, per failure step asked for its answers
-// ahead). A chain in it is emptied by Reset first: its buffers alone, no
-// part of any request (a view of the caller's bytes, under cshared) or
-// answer.
-var aheadChains = sync.Pool{New: func() any { return newAheadChain() }}
-
-// scanAhead is newStepAhead with the chain taken from aheadChains.
-func scanAhead(kinds AheadKinds) *StepAhead {
-	if kinds&^AheadSuccess == 0 {
-		return &StepAhead{}
-	}
-	return aheadChains.Get().(*StepAhead)
-}
-
-// ReleaseAhead gives back a, the Ahead of an input ScanStepRequest read,
-// once the step is answered and nothing of its StepInput or StepResult is
-// read again: a chain is emptied (Reset) and kept for another step's scan;
-// a single StepAhead or nil is left to the collector.
-func ReleaseAhead(a *StepAhead) {
-	if a == nil || a.next == nil {
-		return
-	}
-	a.Reset()
-	aheadChains.Put(a)
 }
 
 // Reset empties a for reuse by another call: its results and their records

@@ -124,7 +124,7 @@ func ScanStepRequest(request string) (in StepInput, ok bool) {
 		return in, false
 	}
 	if in.AheadFor != 0 {
-		in.Ahead = scanAhead(in.AheadFor) // given back by the caller's ReleaseAhead
+		in.Ahead = newStepAhead(in.AheadFor)
 	}
 	if rest != nil {
 		if readRun(rest, &in) != nil {
