@@ -293,7 +293,6 @@ test('an event longer than 4 MiB that is no error event passes byte for byte, un
   const pad = 'y'.repeat(8 << 20);
   for (const event of [
     `data: {"choices":[{"delta":{"content":"${pad}"}}]}\n\n`,
-    `data: {"id":"${pad}","error":{"message":"late"}}\n\n`,
     `event: content_block_delta\ndata: ${pad}\n\n`,
     `data: {"error":"${pad}"}\n\n`,
   ]) {
@@ -304,6 +303,19 @@ test('an event longer than 4 MiB that is no error event passes byte for byte, un
     assert.equal(seen.length, 0);
     assert.ok(text === src, `${event.slice(0, 40)} passes as it came`);
   }
+});
+
+test('an error object after a long member of an event longer than 4 MiB is cut as it passes and reported', async () => {
+  // the core's scan cuts it (the long frame's error cut): its text never passes, the rest does
+  const pad = 'y'.repeat(8 << 20);
+  const src = `data: {"id":"${pad}","error":{"message":"late ${SECRET}"}}\n\ndata: [DONE]\n\n`;
+  up.script = [stream([src.slice(0, 1 << 20), src.slice(1 << 20)])];
+  const seen = [];
+  const text = await bytes(await egressFetch({ onStreamError: (ev) => seen.push(ev) })(`${up.url}/v1/chat/completions`, CHAT));
+  assert.equal(seen.length, 1);
+  assert.ok(!text.includes(SECRET) && !text.includes('"late '), "the upstream's text is cut");
+  assert.ok(text.startsWith(`data: {"id":"${pad}","error":{`), 'the bytes before the error object pass as they came');
+  assert.ok(text.endsWith('}}\n\ndata: [DONE]\n\n'), 'the events after it pass');
 });
 
 for (const name of ['retry-after', 'retry-after-ms']) {
