@@ -149,6 +149,51 @@ func EgressScan(ingress Format, st ScanState, in []byte, eof bool, opt EgressOpt
 	return ScanResult{Hold: sc.hold, Cuts: sc.cuts, State: sc.st}, nil
 }
 
+// EgressScanTail is EgressScan for an input whose first skip bytes, the
+// front of the frame the last answer held, are left out: in is the rest of
+// the held bytes (at least the ones from st.Pos) and then the new ones,
+// and the answer's offsets (Hold, the Cuts) are in the whole input, held
+// and new, as EgressScan's are. A binding that holds a long frame sends
+// it so, and the frame crosses the boundary between it and the core once,
+// not once per chunk. resend is true when the answer needs the bytes left
+// out (the held frame ends in in, or the stream does, or it grows past
+// MaxEventBytes, or skip is past where the state scanned to, or the state
+// is not one of a frame held to be read): the caller then calls EgressScan
+// with all of them. skip 0 is EgressScan; below 0 it is a *RequestError
+// at "skip".
+func EgressScanTail(ingress Format, st ScanState, skip int, in []byte, eof bool, opt EgressOptions) (r ScanResult, resend bool, err error) {
+	if skip == 0 {
+		r, err = EgressScan(ingress, st, in, eof, opt)
+		return r, false, err
+	}
+	if skip < 0 {
+		return ScanResult{}, false, &RequestError{Op: "egress_scan", Path: "skip", Offset: -1, Msg: "must be 0 or more, got " + strconv.Itoa(skip)}
+	}
+	if err := st.check(len(in) + skip); err != nil {
+		return ScanResult{}, false, err
+	}
+	if skip > st.Pos || eof || st.Mode != scanRead || len(in)+skip > MaxEventBytes || st.Kind == ScanArray && (!st.Elem || st.Phase != arrayIn) {
+		return ScanResult{}, true, nil
+	}
+	sc := scanner{ingress: ingress, opt: opt, st: st, in: in, tail: true}
+	sc.st.Pos -= skip
+	if st.Kind == ScanSSE {
+		// No event ends in in: the held one goes on (EventEnd from where it
+		// stopped; a line that began before in begins below 0 here).
+		end, line, pos := egress.EventEnd(in, st.Line-skip, st.Pos-skip, bytes.IndexByte(in[st.Pos-skip:], '\r') < 0)
+		if end > 0 {
+			return ScanResult{}, true, nil
+		}
+		sc.st.Line, sc.st.Pos = line+skip, pos+skip
+		return ScanResult{State: sc.st}, false, nil
+	}
+	if sc.array(false); sc.resend {
+		return ScanResult{}, true, nil
+	}
+	sc.st.Pos += skip
+	return ScanResult{State: sc.st}, false, nil
+}
+
 // check holds st to what EgressScan returns, for an input of n bytes.
 func (st ScanState) check(n int) error {
 	bad := func(msg string) error {
@@ -178,6 +223,8 @@ type scanner struct {
 	guard   egress.Guard // which frames may be errors: only they are read
 	hold    int          // in[:hold] is answered
 	cuts    []ScanCut
+	tail    bool // in leaves out the front of the element in progress (EgressScanTail's array scan)
+	resend  bool // ... and it ends in in: the scan stopped, it needs the bytes left out
 }
 
 // pass lets in[start:end], of a frame too long to hold, pass unread but
@@ -410,6 +457,10 @@ func (sc *scanner) array(eof bool) {
 				st.Depth--
 			}
 			if st.Elem && st.Depth == st.Base {
+				if sc.tail {
+					sc.resend = true
+					return
+				}
 				sc.element(from, i+1)
 				from = i + 1
 			}

@@ -38,7 +38,38 @@ func scanAll(t testing.TB, kind string, ingress Format, src []byte, cuts ...int)
 		held, st = in[r.Hold:], r.State
 	}
 	require.Empty(t, held, "nothing is held after the end of the stream")
+	tail, _ := scanTail(t, kind, ingress, src, cuts...)
+	require.Equal(t, string(out), string(tail), "EgressScanTail answers as EgressScan does")
 	return out, reps
+}
+
+// scanTail is scanAll through EgressScanTail, as the bindings call it:
+// the held bytes left out but from the state's scan position (all it
+// allows), given again when the answer asks; sent counts the bytes given
+// to the core.
+func scanTail(t testing.TB, kind string, ingress Format, src []byte, cuts ...int) (out []byte, sent int) {
+	st, held := ScanState{Kind: kind}, []byte(nil)
+	from := 0
+	for i := 0; i <= len(cuts); i++ {
+		end := len(src)
+		if i < len(cuts) {
+			end = cuts[i]
+		}
+		in := append(held, src[from:end]...)
+		from = end
+		skip := min(st.Pos, len(held))
+		r, resend, err := EgressScanTail(ingress, st, skip, in[skip:], i == len(cuts), EgressOptions{NowMs: 1})
+		require.NoError(t, err)
+		sent += len(in) - skip
+		if resend {
+			r, err = EgressScan(ingress, st, in, i == len(cuts), EgressOptions{NowMs: 1})
+			require.NoError(t, err)
+			sent += len(in)
+		}
+		out = r.AppendOutput(out, in)
+		held, st = append([]byte(nil), in[r.Hold:]...), r.State
+	}
+	return out, sent
 }
 
 // TestEgressScan_sse: a data-only error chunk cut short (its JSON
@@ -183,4 +214,46 @@ func TestEgressScan_longErrorMemberIsCut(t *testing.T) {
 		assert.True(t, strings.Replace(src, errObj, inner, 1) == string(out), "%s: %d of %d bytes, ending %q", kind, len(out), len(src), out[max(0, len(out)-400):])
 		assert.Len(t, strings.Split(state, "."), 11, state)
 	}
+}
+
+// TestEgressScanTail_longFrameIsSentOnce: a 1 MiB frame in 1 KiB chunks,
+// clean or an error at its end, SSE and array, crosses to the core about
+// twice (once as it arrives, once whole at its end, when the answer asks
+// for the held bytes), not once per chunk (512 times on average through
+// EgressScan); the client gets what EgressScan gives it.
+func TestEgressScanTail_longFrameIsSentOnce(t *testing.T) {
+	long := strings.Repeat("x", 1<<20)
+	for _, c := range []struct {
+		kind, src string
+		ingress   Format
+	}{
+		{ScanSSE, "data: {\"choices\":[{\"delta\":{\"content\":\"" + long + "\"}}]}\n\ndata: [DONE]\n\n", FormatOpenAIChat},
+		{ScanSSE, "data: {\"error\":{\"message\":\"" + long + "\",\"type\":\"server_error\"}}\r\n\r\n", FormatOpenAIChat},
+		{ScanArray, `[{"candidates":[{"content":{"parts":[{"text":"` + long + `"}]}}]}]`, FormatGemini},
+		{ScanArray, `[{"candidates":[]},{"error":{"code":503,"message":"` + long + `","status":"UNAVAILABLE"}}]`, FormatGemini},
+	} {
+		var cuts []int
+		for i := 1024; i < len(c.src); i += 1024 {
+			cuts = append(cuts, i)
+		}
+		want, reps := scanAll(t, c.kind, c.ingress, []byte(c.src), cuts...)
+		out, sent := scanTail(t, c.kind, c.ingress, []byte(c.src), cuts...)
+		assert.Equal(t, string(want), string(out))
+		assert.Equal(t, strings.Contains(c.src, `"error"`), len(reps) == 1, c.src[:40])
+		assert.Less(t, sent, 2*len(c.src)+2048, "%s: bytes sent for %d", c.src[:40], len(c.src))
+		assert.Greater(t, sent, len(c.src), "the frame is sent again whole at its end")
+	}
+}
+
+// TestEgressScanTail_skipOutOfRange: a negative skip is a *RequestError
+// at "skip"; one past the state's scan position asks for the held bytes.
+func TestEgressScanTail_skipOutOfRange(t *testing.T) {
+	_, _, err := EgressScanTail(FormatOpenAIChat, ScanState{Kind: ScanSSE}, -1, []byte("data"), false, EgressOptions{})
+	var re *RequestError
+	require.True(t, errors.As(err, &re))
+	assert.Equal(t, "skip", re.Path)
+	r, resend, err := EgressScanTail(FormatOpenAIChat, ScanState{Kind: ScanSSE, Pos: 4}, 5, []byte("x"), false, EgressOptions{})
+	require.NoError(t, err)
+	assert.True(t, resend)
+	assert.Zero(t, r.Hold)
 }

@@ -21,7 +21,10 @@ const scanInput = "input"
 // for one chunk of a stream. "input" is the held bytes and the new ones,
 // as a JSON string here (its UTF-8 bytes) or, as the bindings send it, raw
 // bytes framed by "raw_len" (fastScan); "state" is "sse" or "array" for a
-// stream's first call, else the state the last answer gave.
+// stream's first call, else the state the last answer gave. "skip"
+// (EgressScanTail) says how many held bytes input leaves out of its front;
+// when the answer needs them it is {"resend": true}, and the caller sends
+// the chunk again with them.
 func opEgressScan(req map[string]any) (any, error) {
 	in, ok, err := field.Get[string](req, scanInput, "")
 	if err == nil && !ok {
@@ -30,9 +33,12 @@ func opEgressScan(req map[string]any) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	r, err := scanRequest(req, []byte(in))
-	if err != nil {
+	r, resend, err := scanRequest(req, []byte(in))
+	switch {
+	case err != nil:
 		return nil, err
+	case resend:
+		return map[string]any{"resend": true}, nil
 	}
 	return scanValue(r), nil
 }
@@ -58,21 +64,27 @@ func fastScan(dst []byte, request string) ([]byte, bool) {
 		return appendResponse(dst, badRequest(&RequestError{Op: "egress_scan", Offset: -1,
 			Msg: "the members before input must be a JSON object's"})), true
 	}
-	r, err := scanRequest(req, []byte(request[sp.at:sp.at+sp.n]))
+	r, resend, err := scanRequest(req, []byte(request[sp.at:sp.at+sp.n]))
 	switch {
 	case err != nil:
 		return appendResponse(dst, badRequest(requestError("egress_scan", err))), true
+	case resend:
+		return append(dst, scanResend...), true
 	case len(r.Cuts) == 0:
 		return scanOK(dst, r), true
 	}
 	return appendResponse(dst, writeOK("egress_scan", scanValue(r), len(request))), true
 }
 
-// scanRequest runs EgressScan for the members of req on in.
-func scanRequest(req map[string]any, in []byte) (ScanResult, error) {
+// scanResend is the answer of a scan that needs the held bytes its input
+// left out (EgressScanTail).
+const scanResend = `{"ok":{"resend":true}}`
+
+// scanRequest runs EgressScanTail for the members of req on in.
+func scanRequest(req map[string]any, in []byte) (ScanResult, bool, error) {
 	names, err := stringMembers(req, "", "ingress", "state")
 	if err != nil {
-		return ScanResult{}, err
+		return ScanResult{}, false, err
 	}
 	st, ok := ParseScanState(names[1])
 	switch names[1] {
@@ -80,30 +92,34 @@ func scanRequest(req map[string]any, in []byte) (ScanResult, error) {
 		st, ok = ScanState{Kind: names[1]}, true
 	}
 	if !ok {
-		return ScanResult{}, field.NewError("state", `must be "sse", "array" or the state an egress_scan answer gave`)
+		return ScanResult{}, false, field.NewError("state", `must be "sse", "array" or the state an egress_scan answer gave`)
 	}
 	eof, _, err := field.Bool(req, "eof", "")
 	if err != nil {
-		return ScanResult{}, err
+		return ScanResult{}, false, err
 	}
 	provider, _, err := field.Get[string](req, "provider", "")
 	if err != nil {
-		return ScanResult{}, err
+		return ScanResult{}, false, err
 	}
 	now, _, err := field.Int(req, "now_ms", "", 0, classify.MaxNowMs)
 	if err != nil {
-		return ScanResult{}, err
+		return ScanResult{}, false, err
 	}
 	pol, _, err := field.Get[string](req, "upstream_message", "")
 	if err != nil {
-		return ScanResult{}, err
+		return ScanResult{}, false, err
 	}
 	msg, err := egress.PolicyNamed(pol, "upstream_message")
 	if err != nil {
-		return ScanResult{}, err
+		return ScanResult{}, false, err
+	}
+	skip, _, err := field.Int(req, "skip", "", 0, MaxRequestBytes)
+	if err != nil {
+		return ScanResult{}, false, err
 	}
 	opt := EgressOptions{Upstream: provider, NowMs: now, DropUpstreamMessage: msg == egress.DropMessage}
-	return EgressScan(Format(names[0]), st, in, eof, opt)
+	return EgressScanTail(Format(names[0]), st, int(skip), in, eof, opt)
 }
 
 // scanValue is the op's result for r: {"cuts": [{start, end, write?,

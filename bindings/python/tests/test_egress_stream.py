@@ -140,3 +140,24 @@ def test_a_gemini_array_stream_cut_long_and_content() -> None:
                 b'[{"candidates":[{"content":{"parts":[{"text":"the \\"error\\": {} word"}]}}]}]'):
         out, seen = _through_array(src, 64 << 10, drop=False)
         assert seen == [] and out == src
+
+
+@pytest.mark.parametrize("frame, errors", [
+    (b'data: {"choices":[{"delta":{"content":"' + b"x" * (1 << 20) + b'"}}]}\n\n', 0),
+    (b'data: {"error":{"message":"' + SECRET + b"x" * (1 << 20) + b'","type":"server_error"}}\n\n', 1),
+], ids=["clean", "error"])
+def test_a_long_frame_in_small_chunks_goes_to_the_core_about_twice(monkeypatch: Any, frame: bytes, errors: int) -> None:
+    # The held bytes but their last few are left out ("skip") until the frame ends, when the core
+    # asks for them: each byte crosses about twice, not once per chunk (512 times on average before).
+    import toolerr.integrations._egress_http as http
+    sent: List[int] = []
+    real = http.invoke_bytes
+    monkeypatch.setattr(http, "invoke_bytes", lambda request: sent.append(len(request)) or real(request))
+    seen: List[Any] = []
+    events = _Events(_Egress(None, False, None, lambda request, ev: seen.append(ev), time.time), None,
+                     endpoint_of("POST", "/v1/chat/completions"))
+    src = frame + b"data: [DONE]\n\n"
+    out = b"".join(events.feed(src[i:i + 1024]) for i in range(0, len(src), 1024)) + events.flush()
+    assert len(seen) == errors
+    assert out == (src if not errors else b"data: " + seen[0].data + b"\n\ndata: [DONE]\n\n")
+    assert len(src) < sum(sent) < 2 * len(src) + 300 * len(sent)  # each request's own members: under 300 bytes

@@ -222,7 +222,7 @@ class _Scan:
 
     def __init__(self, eg: _Egress, request: Any, ep: Endpoint) -> None:
         self._eg, self._request, self._ep = eg, request, ep
-        self._held = b""
+        self._held = bytearray()  # the frame in progress (grown in place: a long one is not copied per chunk)
         self._state = self._KIND.encode()
         self._passing = False  # the core refused a chunk: the rest passes unread
         members = {"ingress": ep.format, "provider": ep.format}
@@ -238,36 +238,58 @@ class _Scan:
         return self._scan(b"", True)
 
     def _scan(self, chunk: bytes, eof: bool) -> bytes:
-        data = self._held + chunk if self._held else bytes(chunk)
-        if self._passing or (not data and not eof):
+        held = self._held
+        if self._passing or (not held and not chunk and not eof):
+            data = bytes(held) + chunk
+            held.clear()
             return data
-        out = invoke_bytes(b"".join((self._prefix, self._state, b'","now_ms":%d' % int(self._eg._clock() * 1000),
-                                     b',"eof":true,"input":' if eof else b',"input":', data,
-                                     b',"raw_len":%d}' % len(data))))
+        # A long frame's held bytes go to the core once, not once per chunk:
+        # only their last _TAIL go again with the chunk ("skip" leaves the rest
+        # out), and the core asks for them all when it must read the frame.
+        skip = len(held) - _TAIL if len(held) >= _LONG and not eof else 0
+        held += chunk
+        out = self._invoke(held[skip:] if skip else held, skip, eof)
+        if out == _RESEND:
+            out = self._invoke(held, 0, eof)
         if out.startswith(_CLEAN):  # no cuts: {"ok":{"cuts":[],"hold":N,"state":"..."}}
             hold_text, _, state = out[len(_CLEAN):].partition(b',"state":"')
             hold, self._state = int(hold_text), state[:-3]
-            self._held = data[hold:]
-            return data[:hold]
+            return self._take(hold)
         try:
             rep = _answer(out)
         except ToolerrError:
-            self._passing, self._held = True, b""  # not reached: the state is the core's own
-            return data
+            self._passing = True  # not reached: the state is the core's own
+            return self._take(len(held))
         parts, at = [], 0
         for cut in rep["cuts"]:
-            parts.append(data[at:cut["start"]])
+            parts.append(held[at:cut["start"]])
             at = cut["end"]
             if "write" in cut:
                 parts.append(cut["write"].encode())
                 self._eg._report(self._request, StreamError(self._ep, Envelope.from_dict(cut["envelope"]), cut["event"],
                                                             cut["data"].encode()))
         hold = rep["hold"]
-        parts.append(data[at:hold])
-        self._held, self._state = data[hold:], rep["state"].encode()
+        parts.append(held[at:hold])
+        del held[:hold]
+        self._state = rep["state"].encode()
         return b"".join(parts)
 
+    def _invoke(self, data: Any, skip: int, eof: bool) -> bytes:
+        """The core's answer for data, the held bytes but the first skip, then the new ones."""
+        return invoke_bytes(b"".join((self._prefix, self._state, b'","now_ms":%d' % int(self._eg._clock() * 1000),
+                                      b',"skip":%d' % skip if skip else b"",
+                                      b',"eof":true,"input":' if eof else b',"input":', data,
+                                      b',"raw_len":%d}' % len(data))))
 
+    def _take(self, n: int) -> bytes:
+        """The first n held bytes, no longer held."""
+        out = bytes(self._held[:n])
+        del self._held[:n]
+        return out
+
+
+_LONG, _TAIL = 4096, 16  # held bytes from which the front is left out; held bytes sent again
+_RESEND = b'{"ok":{"resend":true}}'
 _CLEAN = b'{"ok":{"cuts":[],"hold":'
 
 
