@@ -309,12 +309,14 @@ function streamed(resp, events) {
 // flush what it gets when the stream ends (an unfinished frame read as a
 // complete one: an error there is replaced). kind is 'sse' (a
 // text/event-stream) or 'array' (Gemini's streamGenerateContent without
-// alt=sse). See docs/egress.md, "Streams".
-class Scan {
+// alt=sse). See docs/egress.md, "Streams". Exported for the tests only (not
+// in egress.d.ts): egressFetch is the API.
+export class Scan {
   constructor(eg, ep, kind) {
     this.eg = eg;
     this.ep = ep;
-    this.held = new Uint8Array(0);
+    this.buf = new Uint8Array(0); // the frame in progress is buf[:len]
+    this.len = 0;
     this.state = kind;
     this.passing = false; // the core refused a chunk: the rest passes unread
     const members = { ingress: ep.format, provider: ep.format };
@@ -331,21 +333,25 @@ class Scan {
   }
 
   scan(chunk, eof) {
-    const data = this.held.length ? concat([this.held, chunk]) : chunk;
-    if (this.passing || (!data.length && !eof)) return data;
-    const head = enc.encode(`${this.prefix}${this.state}","now_ms":${Math.floor(this.eg.now())}${eof ? ',"eof":true' : ''},"input":`);
-    const out = invokeBytes(concat([head, data, enc.encode(`,"raw_len":${data.length}}`)]));
+    if (this.passing) return chunk;
+    // A long frame's held bytes go to the core once, not once per chunk: only
+    // their last TAIL go again with the chunk ("skip" leaves the rest out), and
+    // the core asks for them all when it must read the frame.
+    const skip = this.len >= LONG && !eof ? this.len - TAIL : 0;
+    this.append(chunk);
+    if (!this.len && !eof) return new Uint8Array(0);
+    const data = this.buf.subarray(0, this.len);
+    let out = this.invoke(data, skip, eof);
+    if (out.length === RESEND.length && startsWith(out, RESEND)) out = this.invoke(data, 0, eof);
     if (startsWith(out, CLEAN)) { // no cuts: {"ok":{"cuts":[],"hold":N,"state":"..."}}
       const [hold, state] = dec.decode(out.subarray(CLEAN.length, out.length - 3)).split(',"state":"');
       this.state = state;
-      this.held = data.subarray(Number(hold));
-      return data.subarray(0, Number(hold));
+      return this.take(Number(hold));
     }
     const resp = JSON.parse(dec.decode(out));
     if (!resp.ok) { // not reached: the state is the core's own
       this.passing = true;
-      this.held = new Uint8Array(0);
-      return data;
+      return this.take(this.len);
     }
     const parts = [];
     let at = 0;
@@ -358,12 +364,43 @@ class Scan {
       }
     }
     parts.push(data.subarray(at, resp.ok.hold));
-    this.held = data.subarray(resp.ok.hold);
+    const res = parts.length === 1 ? parts[0].slice() : concat(parts);
+    this.take(resp.ok.hold);
     this.state = resp.ok.state;
-    return concat(parts);
+    return res;
+  }
+
+  // The core's answer for data (the held bytes, then the chunk) but its first skip bytes.
+  invoke(data, skip, eof) {
+    const input = data.subarray(skip);
+    const head = enc.encode(`${this.prefix}${this.state}","now_ms":${Math.floor(this.eg.now())}${skip ? `,"skip":${skip}` : ''}${eof ? ',"eof":true' : ''},"input":`);
+    return invokeBytes(concat([head, input, enc.encode(`,"raw_len":${input.length}}`)]));
+  }
+
+  // Adds chunk to the held bytes, the buffer grown by doubling (a long frame is not copied per chunk).
+  append(chunk) {
+    if (this.len + chunk.length > this.buf.length) {
+      const buf = new Uint8Array(Math.max(2 * this.buf.length, this.len + chunk.length, 1024));
+      buf.set(this.buf.subarray(0, this.len));
+      this.buf = buf;
+    }
+    this.buf.set(chunk, this.len);
+    this.len += chunk.length;
+  }
+
+  // The first n held bytes (a copy: the buffer is reused), no longer held.
+  take(n) {
+    const out = this.buf.slice(0, n);
+    this.buf.copyWithin(0, n, this.len);
+    this.len -= n;
+    if (!this.len && this.buf.length > 1 << 16) this.buf = new Uint8Array(0); // a long frame's buffer is not kept
+    return out;
   }
 }
 
+const LONG = 4096; // held bytes from which the front is left out
+const TAIL = 16; // held bytes sent again with the chunk
+const RESEND = enc.encode('{"ok":{"resend":true}}');
 const CLEAN = enc.encode('{"ok":{"cuts":[],"hold":');
 
 function startsWith(b, prefix) {

@@ -88,3 +88,27 @@ test('a Gemini JSON-array stream: a cut error element is replaced, one past 4 Mi
     assert.ok(text === body, `${body.slice(0, 40)} passes as it came`);
   }
 });
+
+test('a long frame in small chunks goes to the core about twice, not once per chunk', async () => {
+  // The held bytes but their last few are left out ("skip") until the frame ends, when the core
+  // asks for them all: 2 MB cross for a 1 MB frame in 1 KiB chunks (537 MB before).
+  const { Scan } = await import('../egress.js');
+  const enc = new TextEncoder();
+  const long = 'x'.repeat(1 << 20);
+  for (const [frame, errors] of [[`data: {"choices":[{"delta":{"content":"${long}"}}]}\n\n`, 0],
+    [`data: {"error":{"message":"${SECRET}${long}","type":"server_error"}}\n\n`, 1]]) {
+    const seen = [];
+    const scan = new Scan({ now: () => 1, onStreamError: (ev) => seen.push(ev) }, { format: 'openai-chat', api: 'chat_completions' }, 'sse');
+    let sent = 0;
+    const invoke = scan.invoke.bind(scan);
+    scan.invoke = (data, skip, eof) => { sent += data.length - skip; return invoke(data, skip, eof); };
+    const src = enc.encode(frame + 'data: [DONE]\n\n');
+    const parts = [];
+    for (let i = 0; i < src.length; i += 1024) parts.push(scan.feed(src.subarray(i, i + 1024)));
+    parts.push(scan.flush());
+    const out = Buffer.concat(parts).toString();
+    assert.equal(seen.length, errors);
+    assert.equal(out, errors ? `data: ${seen[0].data}\n\ndata: [DONE]\n\n` : frame + 'data: [DONE]\n\n');
+    assert.ok(sent > src.length && sent < 2 * src.length + 64 * 1024, `${sent} bytes sent for ${src.length}`);
+  }
+});
