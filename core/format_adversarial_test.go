@@ -83,7 +83,7 @@ func TestSerialize_parseRoundTripsFailures(t *testing.T) {
 		{"code": "TIMEOUT", "message": "Timed out.", "retryable": true, "source": "tool", "details": map[string]any{}},
 		{"code": "RATE_LIMITED", "message": "Slow down; retry after 12 seconds.", "retryable": true, "source": "provider", "details": map[string]any{"retry_after_seconds": 12.0, "status": 429.0}},
 		{"code": "TOOL_ERROR", "message": "Der Dienst \"東京\" antwortete nicht 🙂.", "retryable": false, "source": "tool", "details": map[string]any{"n": -0.5, "big": 9007199254740991.0, "tiny": 1e-7, "nil": nil, "b": false, "list": []any{}, "obj": map[string]any{}}},
-		{"code": "MY_CUSTOM_CODE", "message": "Custom.", "retryable": true, "source": "orchestrator", "details": map[string]any{"text": "line1\nline2\ttab \u2028 \u0001"}},
+		{"code": "MY_CUSTOM_CODE", "message": "Custom.", "retryable": true, "source": "orchestrator", "details": map[string]any{"text": "line1\nline2\ttab \u2028 \u00e9"}}, // a control character would be removed (docs/sanitize.md, "Invisible characters")
 		{"code": "INVALID_ARGS", "message": "Bad.", "retryable": false, "source": "tool", "details": map[string]any{"s": strings.Repeat("x", 200)}},
 	}
 	flagless := map[string]bool{"openai-chat": true, "openai-responses": true, "gemini-openai": true}

@@ -132,7 +132,7 @@ func slowMessage(s string) string {
 }
 
 // redactAll is redact without the quiet fast path.
-func redactAll(s string) string { return redactPasses(s, 0) }
+func redactAll(s string) string { return redactPasses(visible(s), 0) }
 
 // requireFastPathSound checks that the fast paths give what the full passes
 // give for s.

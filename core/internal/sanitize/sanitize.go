@@ -48,7 +48,9 @@ type CapInfo struct {
 	OmittedChars  int
 }
 
-// Text returns s with invalid UTF-8 replaced by U+FFFD and every secret it
+// Text returns s with invalid UTF-8 replaced by U+FFFD, the characters a
+// reader cannot see removed (terminal escape sequences, control, bidi,
+// zero-width and tag characters: see visible), and then every secret it
 // recognises replaced by [REDACTED]: keys and tokens by their published
 // shapes (OpenAI, Anthropic, Google, AWS, Azure, GitHub, GitLab, Slack,
 // Stripe and about 200 more: tokenRules), private key blocks (PEM, PuTTY),
@@ -77,13 +79,14 @@ func guard(s string, fn func(string) string) (out string) {
 	return fn(canonical.ValidString(s))
 }
 
-// redact applies every redaction pass in order. Each pass returns its input
-// unchanged when it finds nothing.
+// redact removes the invisible characters (visible), then applies every
+// redaction pass in order, so that a hidden character cannot split a
+// secret. Each pass returns its input unchanged when it finds nothing.
 func redact(s string) string {
 	if quiet(s) {
-		return s // no pass keys on anything in it
+		return s // no pass keys on anything in it, and it is visible
 	}
-	return redactPasses(s, 0)
+	return redactPasses(visible(s), 0)
 }
 
 // redactPasses runs every pass on s; depth counts the encodings (percent,
@@ -177,7 +180,7 @@ func MessageClean(s string) (m string, clean bool) {
 		}
 		// v is not quiet either (a repaired v holds U+FFFD): redact(v)
 		// would only ask again
-		r := redactPasses(v, 0)
+		r := redactPasses(visible(v), 0)
 		out, mayTrace := redactedMessage(v, r)
 		// Clean is FailureText(s) == s: FailureText of v is r when r holds
 		// no trace, else failureRedacted(r).
