@@ -18,16 +18,16 @@ type binding struct {
 	name  string
 	need  string   // a file, relative to the repository root, that must exist
 	argv  []string // relative paths resolved from the repository root
-	built string   // a file, relative to the dist dir, that must exist too ("" for none)
+	built string   // the file of the dist dir that env points the runner at ("" for none): it must exist too
 	env   func(dist string) []string
 	setup string // what makes need exist
 }
 
 var bindings = []binding{
 	{"python", "bindings/python/.venv/bin/python", []string{"bindings/python/.venv/bin/python", "bindings/python/tests/batch.py"},
-		"", func(dist string) []string { return []string{"TOOLERR_LIB=" + filepath.Join(dist, "libtoolerr.so")} }, "make test-python"},
+		"libtoolerr.so", func(dist string) []string { return []string{"TOOLERR_LIB=" + filepath.Join(dist, "libtoolerr.so")} }, "make test-python"},
 	{"node", "bindings/node/tools/batch.mjs", []string{"node", "--no-warnings", "bindings/node/tools/batch.mjs"},
-		"", func(dist string) []string { return []string{"TOOLERR_WASM=" + filepath.Join(dist, "toolerr.wasm")} }, "make test-node"},
+		"toolerr.wasm", func(dist string) []string { return []string{"TOOLERR_WASM=" + filepath.Join(dist, "toolerr.wasm")} }, "make test-node"},
 	// The same runner over the optional native addon (bindings/node-native):
 	// every fixture byte-identical through toolerr_native.node too.
 	{"node-native", "bindings/node/tools/batch.mjs", []string{"node", "--no-warnings", "bindings/node/tools/batch.mjs"},
@@ -83,4 +83,24 @@ func leftOut(t testing.TB, name, reason string) {
 		return
 	}
 	t.Log(reason)
+}
+
+// TestBindings_needWhatTheyAreGiven: every dist file a runner is pointed at
+// (TOOLERR_LIB, TOOLERR_WASM, TOOLERR_NATIVE_ADDON) is its built file, so a
+// dist dir without it leaves the binding out (or fails under
+// TOOLERR_REQUIRE_BINDINGS with the set-up to run) instead of starting a
+// runner that dies on the missing file with its own stack trace.
+func TestBindings_needWhatTheyAreGiven(t *testing.T) {
+	const dist = "/dist-dir"
+	for _, b := range bindings {
+		for _, kv := range b.env(dist) {
+			_, v, _ := strings.Cut(kv, "=")
+			if !strings.HasPrefix(v, dist+"/") {
+				continue
+			}
+			if got := strings.TrimPrefix(v, dist+"/"); got != b.built {
+				t.Errorf("binding %s is given %s but needs only %q in the dist dir", b.name, kv, b.built)
+			}
+		}
+	}
 }
