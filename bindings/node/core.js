@@ -6,6 +6,7 @@
 // canonical JSON) is the core's.
 
 import { readCauses } from './causes.js';
+import { stringify } from './json.js';
 
 let exportsOf = () => { throw new Error('toolerr: the wasm module is not loaded (browser: await init() first)'); };
 const enc = new TextEncoder();
@@ -54,6 +55,27 @@ let scratch = { x: null, ptr: 0, size: 0 };
 // The largest buffer toolerr_alloc hands out (docs/targets.md, "WASM").
 const MAX_ALLOC = 128 << 20;
 
+// The largest request the core reads (core.MaxRequestBytes, toolerr.h
+// TOOLERR_MAX_REQUEST_BYTES). A longer one is refused by its length alone
+// (toolerr_invoke reads no byte of it, whatever the address: docs/targets.md,
+// "Errors"), so it is never copied into the module's memory, which never
+// shrinks (a 32 MiB text grew it by 210 MiB: the buffer, then the frame).
+const MAX_REQUEST = 32 << 20;
+
+// utf8Length is the length in bytes of text as UTF-8 (TextEncoder's: a lone
+// surrogate is U+FFFD, 3 bytes), counted without encoding it.
+const utf8Length = (text) => {
+  let n = text.length;
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if (c < 0x80) continue;
+    if (c < 0x800) n += 1;
+    else if (c >= 0xd800 && c < 0xdc00 && i + 1 < text.length && (text.charCodeAt(i + 1) & 0xfc00) === 0xdc00) n += 2, i++;
+    else n += 2;
+  }
+  return n;
+};
+
 // The answer when toolerr_alloc fails below MAX_ALLOC: the module's memory is
 // exhausted, and the request, unread, is not the caller's fault.
 const OUT_OF_MEMORY = '{"error":{"code":"INTERNAL","details":{"reason":"out of memory"},' +
@@ -80,7 +102,7 @@ function requestBuffer(x, size) {
 // module memory valid until read returns, to read; the buffers are freed after.
 function call(x, p, len, read) {
   const r = BigInt.asUintN(64, x.toolerr_invoke(p, len));
-  if (scratch.size > 1 << 20) { // do not keep a large buffer after a large request
+  if (p && scratch.size > 1 << 20) { // do not keep a large buffer after a large request
     x.toolerr_free(p);
     scratch = { x: null, ptr: 0, size: 0 };
   }
@@ -116,6 +138,7 @@ export function invokeBytes(request) {
   }
   if (native) return native.invoke(request);
   const x = exportsOf();
+  if (request.length > MAX_REQUEST) return call(x, 0, request.length, copyOut); // refused unread, not copied
   const p = requestBuffer(x, request.length);
   if (p < 0) return enc.encode(OUT_OF_MEMORY);
   if (p && request.length) new Uint8Array(x.memory.buffer, p, request.length).set(request);
@@ -124,10 +147,13 @@ export function invokeBytes(request) {
 
 // invokeBytesText runs one request given as bytes (a Uint8Array) and returns
 // the response text, decoded straight out of module memory (or by the
-// native transport), without the copy invokeBytes hands back.
+// native transport), without the copy invokeBytes hands back. A number is
+// the length of a request over MAX_REQUEST (frame's), answered unread.
 function invokeBytesText(request) {
+  if (typeof request === 'number') return call(exportsOf(), 0, request, textOut);
   if (native) return native.invokeBytesText ? native.invokeBytesText(request) : dec.decode(native.invoke(request));
   const x = exportsOf();
+  if (request.length > MAX_REQUEST) return call(x, 0, request.length, textOut); // refused unread, not copied
   const p = requestBuffer(x, request.length);
   if (p < 0) return OUT_OF_MEMORY;
   if (p && request.length) new Uint8Array(x.memory.buffer, p, request.length).set(request);
@@ -144,15 +170,17 @@ export function invokeText(text) {
   if (typeof text !== 'string') throw argError("toolerr: invokeText(text) takes the request's JSON text as a string");
   if (native) return native.invokeText(text);
   const x = exportsOf();
-  // UTF-8 takes at most 3 bytes per UTF-16 unit; a short text fits the kept buffer as it is.
-  let p = requestBuffer(x, text.length * 3);
-  if (p < 0) return OUT_OF_MEMORY;
-  let len = 0;
-  if (p) {
-    len = enc.encodeInto(text, new Uint8Array(x.memory.buffer, p, scratch.size)).written;
-  } else {
-    len = enc.encode(text).length; // over 128 MiB: the core refuses it by its length alone
+  // UTF-8 takes at most 3 bytes per UTF-16 unit; a short text fits the kept
+  // buffer as it is. One that may not fit MAX_REQUEST is counted first: a
+  // longer one is refused unread, a shorter one gets a buffer of its length.
+  let size = text.length * 3;
+  if (size > MAX_REQUEST) {
+    size = utf8Length(text);
+    if (size > MAX_REQUEST) return call(x, 0, size, textOut);
   }
+  const p = requestBuffer(x, size);
+  if (p < 0) return OUT_OF_MEMORY;
+  const len = p ? enc.encodeInto(text, new Uint8Array(x.memory.buffer, p, scratch.size)).written : 0;
   return call(x, p, len, textOut);
 }
 
@@ -164,7 +192,7 @@ const answer = (text) => {
 
 /** Runs one Invoke request ({op, ...}) and returns its "ok" value; throws ToolerrError on {"error": ...}. */
 export function invoke(request) {
-  return answer(invokeText(JSON.stringify(request)));
+  return answer(invokeText(stringify(request)));
 }
 
 // The intrinsic getters of a view's and a buffer's bytes: they read the
@@ -216,7 +244,7 @@ const op = (name, members) => {
     else req[k] = v;
   }
   if (!raw.length) return invoke(req);
-  return answer(invokeBytesText(frame(JSON.stringify(req).slice(0, -1), raw)));
+  return answer(invokeBytesText(frame(stringify(req).slice(0, -1), raw)));
 };
 
 // A request up to FRAME_KEPT bytes (at most) is framed in frameBuf, kept
@@ -226,10 +254,17 @@ let frameBuf = new Uint8Array(0);
 
 // frame writes the framed request's bytes: head (the other members' JSON
 // text without its closing brace), each [name, text] of raw as a member,
-// then "raw_len", the last text's length in bytes.
+// then "raw_len", the last text's length in bytes. On the wasm, a request
+// over MAX_REQUEST is its length alone (a number), never written.
 function frame(head, raw) {
   let cap = head.length * 3 + 32; // UTF-8 takes at most 3 bytes per UTF-16 unit
   for (const [k, v] of raw) cap += k.length * 3 + 4 + (typeof v === 'string' ? v.length * 3 : v.length);
+  if (cap > MAX_REQUEST && !native) {
+    let n = utf8Length(head), last = 0;
+    for (const [k, v] of raw) n += utf8Length(k) + 4 + (last = typeof v === 'string' ? utf8Length(v) : v.length);
+    n += `,"raw_len":${last}}`.length;
+    if (n > MAX_REQUEST) return n;
+  }
   if (cap > FRAME_KEPT) { // a long one: its parts encoded one by one, then joined
     const parts = [enc.encode(head)];
     for (const [k, v] of raw) parts.push(enc.encode(`,${JSON.stringify(k)}:`), typeof v === 'string' ? enc.encode(v) : v);
@@ -256,7 +291,7 @@ export const codes = () => op('codes', {});
 export const envelope = (code, message, { retryable, details, source } = {}) =>
   op('envelope', { code, message, retryable, details, source });
 export function canonicalize(value) {
-  const out = invokeText(JSON.stringify({ op: 'canonicalize', value }));
+  const out = invokeText(stringify({ op: 'canonicalize', value }));
   if (out.startsWith('{"error":')) throw new ToolerrError(JSON.parse(out).error);
   return out.slice('{"ok":'.length, -1);
 }
@@ -331,7 +366,7 @@ const responseRequest = (obj, { bodyText, provider, source, tool, nowMs } = {}) 
 export function classifyRequestText(obj, options) {
   const req = {};
   for (const [k, v] of Object.entries(responseRequest(obj, options))) if (v !== undefined && v !== null) req[k] = v;
-  return JSON.stringify(req);
+  return stringify(req);
 }
 
 // send runs one of those requests.
@@ -392,14 +427,36 @@ export const toGemini = (outcomes) => serialize('gemini', outcomes);
 export const toBedrock = (outcomes) => serialize('bedrock', outcomes);
 export const toMCP = (outcomes, options = {}) => serialize('mcp', outcomes, options);
 
-export const check = (format, messages, options = {}) => op('check', { format, messages, ...options });
-export const repair = (format, messages, options = {}) => op('repair', { format, messages, ...options });
-export const convert = (messages, { from, to, ...options }) => op('convert', { from, to, messages, ...options });
-export const trim = (format, messages, options = {}) => op('trim', { format, messages, ...options });
-export const normalizeIds = (format, messages, options = {}) => op('normalize_ids', { format, messages, ...options });
-export const loopGuard = (members) => op('loop_guard', members ?? {});
+// The members a caller's options never set: the op's name, and the framing
+// of JSON text spliced into a request (core/splice.go).
+const FRAME = ['op', 'raw_len'];
+
+// withOptions is the members of a request to fn: own (those the function
+// writes from its arguments), then each of options' own enumerable members.
+// A TypeError naming the option (or member) that would replace "op",
+// "raw_len" or one of own: a silently different op or request otherwise.
+const withOptions = (fn, own, options) => {
+  const members = { ...own };
+  for (const k of Object.keys(own)) if (FRAME.includes(k)) throw reserved(fn, k);
+  for (const [k, v] of Object.entries(options ?? {})) {
+    if (FRAME.includes(k) || Object.hasOwn(own, k)) throw reserved(fn, k);
+    members[k] = v;
+  }
+  return members;
+};
+
+const reserved = (fn, name) => Object.assign(new TypeError(
+  `toolerr: ${fn}: "${name}" is a member of the request the binding writes; it cannot be an option`), { code: 'ERR_INVALID_ARG_VALUE' });
+
+export const check = (format, messages, options) => op('check', withOptions('check', { format, messages }, options));
+export const repair = (format, messages, options) => op('repair', withOptions('repair', { format, messages }, options));
+export const convert = (messages, { from, to, ...options }) => op('convert', withOptions('convert', { from, to, messages }, options));
+export const trim = (format, messages, options) => op('trim', withOptions('trim', { format, messages }, options));
+export const normalizeIds = (format, messages, options) =>
+  op('normalize_ids', withOptions('normalizeIds', { format, messages }, options));
+export const loopGuard = (members) => op('loop_guard', withOptions('loopGuard', {}, members));
 /** The egress_request op on a whole request body (an object, or its JSON text: a string or bytes, sent unparsed). */
-export const egressRequest = (format, body, options = {}) => op('egress_request', { format, body, ...options });
+export const egressRequest = (format, body, options) => op('egress_request', withOptions('egressRequest', { format, body }, options));
 
 export const retryDecision = (error, attempt, { draw, policy }) => op('retry', { error, attempt, draw, policy });
 export const breaker = (state, event, { nowMs, settings, error, tool }) =>

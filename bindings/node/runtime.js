@@ -7,6 +7,7 @@
 // It uses no Node-only module, so it runs in browsers too.
 
 import { invokeText, classifyException, classifyRequestText, classifyResponse, ToolerrError } from './core.js';
+import { stringify } from './json.js';
 
 const enc = new TextEncoder();
 const dec = new TextDecoder();
@@ -671,7 +672,7 @@ export class Executor extends EventTarget {
     let state = 'null', value, cause, after = 'start', sent, held, retry, ahead;
     // Stored bytes that are no UTF-8, by the text the core was given (textOf).
     const raw = new Map();
-    let event = args === undefined ? START : { kind: 'start', text: `{"kind":"start","args":${JSON.stringify(args)}` };
+    let event = args === undefined ? START : { kind: 'start', text: `{"kind":"start","args":${stringify(args)}` };
     for (;;) {
       if (event !== null) {
         let close = '}';

@@ -15,7 +15,7 @@ import json
 from dataclasses import dataclass, field
 from typing import Any, Dict, Iterable, List, Mapping, NamedTuple, Optional, Tuple
 
-from ._native import abi_version, invoke_bytes, library_path
+from ._native import MAX_REQUEST_BYTES, abi_version, invoke_bytes, invoke_length, library_path
 
 __all__ = [
     "Envelope", "Outcome", "ToolerrError", "abi_version", "breaker", "budget", "canonicalize", "check",
@@ -360,13 +360,39 @@ def _ok_bytes(out: bytes) -> bytes:
     raise ToolerrError(Envelope.from_dict(json.loads(out)["error"]))
 
 
+# The members a caller's options or members never set: the op's name, and
+# the framing of JSON text spliced into a request (core/splice.go).
+_FRAME = frozenset(("op", "raw_len"))
+
+
+def _request(op: str, members: Mapping[str, Any], options: Mapping[str, Any] = {}) -> Dict[str, Any]:
+    """The request to op: members (the function's own), then options (the
+    caller's keyword arguments), those that are None left out. Raises
+    TypeError naming an option (or a member) that would replace "op",
+    "raw_len" or one of members: a silently different op or request."""
+    for k in members:
+        if k in _FRAME:
+            raise _reserved(op, k)
+    for k in options:
+        if k in _FRAME or k in members:
+            raise _reserved(op, k)
+    req = {"op": op, **{k: v for k, v in members.items() if v is not None}}
+    if options:
+        req.update((k, v) for k, v in options.items() if v is not None)
+    return req
+
+
+def _reserved(op: str, name: str) -> TypeError:
+    return TypeError(f"toolerr: {op}: {name!r} is a member of the request the binding writes; it cannot be an option")
+
+
 def _op(op: str, members: Mapping[str, Any]) -> JSON:
-    return invoke({"op": op, **{k: v for k, v in members.items() if v is not None}})
+    return invoke(_request(op, members))
 
 
 def _op_request(op: str, members: Mapping[str, Any]) -> str:
     """The JSON text of a request to op with members (those that are None left out)."""
-    return _encode({"op": op, **{k: v for k, v in members.items() if v is not None}})
+    return _encode(_request(op, members))
 
 
 def _envelope_op(op: str, members: Mapping[str, Any]) -> Envelope:
@@ -759,7 +785,8 @@ def _utf8(text: str) -> bytes:
         return text.encode("utf-16-le", "surrogatepass").decode("utf-16-le", "replace").encode()
 
 
-def _transcript_op(op: str, members: Mapping[str, Any], messages: Transcript, body: Transcript) -> JSON:
+def _transcript_op(op: str, members: Mapping[str, Any], messages: Transcript, body: Transcript,
+                   options: Mapping[str, Any] = {}) -> JSON:
     """Run a transcript op on the list (messages) or a whole request body (body).
 
     JSON text (str, bytes, bytearray or memoryview, as orjson.loads
@@ -769,24 +796,37 @@ def _transcript_op(op: str, members: Mapping[str, Any], messages: Transcript, bo
     "raw_len" member after it, its length in bytes, for the core to hold it
     to exactly one JSON value (INVALID_INPUT at its member otherwise: text
     such as '[],"id_rules":...' adds no member). Giving both or neither is
-    answered by the core (INVALID_INPUT at "body" or "messages").
+    answered by the core (INVALID_INPUT at "body" or "messages"). options,
+    the caller's, may not name "op", "raw_len", "messages", "body" or one
+    of members (TypeError, _request).
     """
-    req: Dict[str, Any] = {"op": op, **{k: v for k, v in members.items() if v is not None}}
-    raw: List[Tuple[str, bytes]] = []
+    req = _request(op, {**members, "messages": None, "body": None}, options)
+    raw: List[Tuple[str, Any, int]] = []  # (member, its text: bytes or a byte view, its length)
     for key, value in (("messages", messages), ("body", body)):
         t = type(value)
         if t is list or t is dict:  # as they are, without the Mapping check's 1-2.5 us (an ABC's isinstance)
             req[key] = value
+        elif t is bytes or t is str:
+            text = _utf8(value) if t is str else value
+            raw.append((key, text, len(text)))
         elif isinstance(value, (str, bytes, bytearray, memoryview)):  # a memoryview was list()ed: its bytes as numbers
-            raw.append((key, _utf8(value) if isinstance(value, str) else bytes(value)))
+            if isinstance(value, str):
+                text = _utf8(value)
+            else:  # its bytes, not copied until they are joined (a byte view of a contiguous one)
+                view = memoryview(value)
+                text = view.cast("B") if view.c_contiguous else view.tobytes()
+            raw.append((key, text, len(text)))
         elif value is not None:
             req[key] = value if isinstance(value, Mapping) else list(value)
     if not raw:
         return invoke(req)
     out = [_encode(req)[:-1].encode()]  # joined once: the text copied once, not at each +
-    for key, text in raw:
+    for key, text, _ in raw:
         out += (b',"', key.encode(), b'":', text)
-    out.append(b',"raw_len":%d}' % len(raw[-1][1]))
+    out.append(b',"raw_len":%d}' % raw[-1][2])
+    n = sum(map(len, out))
+    if n > MAX_REQUEST_BYTES:  # the core refuses it by its length alone: not joined into one more copy
+        return _answer(invoke_length(n))
     return _answer(invoke_bytes(b"".join(out)))
 
 
@@ -797,7 +837,7 @@ def check(format: str, messages: Transcript = None, *, body: Transcript = None, 
     Chat Completions, Responses, Anthropic, Gemini or Bedrock request), its
     previous_response_id and model read by the core. Either may be JSON text.
     """
-    return _transcript_op("check", {"format": format, **options}, messages, body)
+    return _transcript_op("check", {"format": format}, messages, body, options)
 
 
 def repair(format: str, messages: Transcript = None, *, body: Transcript = None, **options: Any) -> JSON:
@@ -806,7 +846,7 @@ def repair(format: str, messages: Transcript = None, *, body: Transcript = None,
     With body, the answer holds "body": the whole request body with only the
     list changed, every other member as given.
     """
-    return _transcript_op("repair", {"format": format, **options}, messages, body)
+    return _transcript_op("repair", {"format": format}, messages, body, options)
 
 
 def convert(messages: Transcript = None, *, from_format: str, to_format: str, body: Transcript = None,
@@ -817,17 +857,17 @@ def convert(messages: Transcript = None, *, from_format: str, to_format: str, bo
     tool choice and generation parameters go to the target's place, and
     "notes" names what the target has no place for.
     """
-    return _transcript_op("convert", {"from": from_format, "to": to_format, **options}, messages, body)
+    return _transcript_op("convert", {"from": from_format, "to": to_format}, messages, body, options)
 
 
 def trim(format: str, messages: Transcript = None, *, body: Transcript = None, **options: Any) -> JSON:
     """Trim a transcript to a size budget without separating calls from results (op "trim")."""
-    return _transcript_op("trim", {"format": format, **options}, messages, body)
+    return _transcript_op("trim", {"format": format}, messages, body, options)
 
 
 def normalize_ids(format: str, messages: Transcript = None, *, body: Transcript = None, **options: Any) -> JSON:
     """Rewrite call ids to the target's id rules; returns the messages (or body) and the id map."""
-    return _transcript_op("normalize_ids", {"format": format, **options}, messages, body)
+    return _transcript_op("normalize_ids", {"format": format}, messages, body, options)
 
 
 def loop_guard(**members: Any) -> JSON:

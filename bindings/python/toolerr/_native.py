@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import Callable, Optional
 
 ABI_VERSION = 1  # the Invoke contract this binding speaks (toolerr.h TOOLERR_ABI_VERSION)
+MAX_REQUEST_BYTES = 32 << 20  # the largest request the core reads (toolerr.h TOOLERR_MAX_REQUEST_BYTES)
 
 _lock = threading.Lock()
 class _Library(ctypes.CDLL):
@@ -143,6 +144,8 @@ def invoke_bytes(request: bytes) -> bytes:
             view = memoryview(request)
         except TypeError:
             raise TypeError(f"toolerr: a request must be bytes or bytes-like, not {type(request).__name__}") from None
+        if view.nbytes > MAX_REQUEST_BYTES:  # refused by its length alone: not copied
+            return invoke_length(view.nbytes)
         request = view.tobytes()
     if s.busy:  # a signal handler calling toolerr inside a call of its thread: no buffer for it
         size = ctypes.c_size_t(0)
@@ -158,6 +161,19 @@ def invoke_bytes(request: bytes) -> bytes:
     finally:
         s.busy = False
     return _take(h, p, n)
+
+
+def invoke_length(n: int) -> bytes:
+    """Return the core's answer to a request of n bytes over
+    MAX_REQUEST_BYTES, which it refuses by its length alone (INVALID_INPUT,
+    bound "request_bytes", count n; toolerr.h: "a longer one gets
+    INVALID_INPUT unread"), without the bytes: the caller need not copy
+    them into one buffer first."""
+    if n <= MAX_REQUEST_BYTES:
+        raise ValueError(f"toolerr: invoke_length({n}): only a length over {MAX_REQUEST_BYTES} is answered unread")
+    h = _lib if _lib is not None and not _stale else lib()
+    size = ctypes.c_size_t(0)
+    return _take(h, h.toolerr_invoke_into(None, n, None, 0, ctypes.byref(size)), size.value)
 
 
 def _take(h: ctypes.CDLL, p: Optional[int], n: int) -> bytes:
