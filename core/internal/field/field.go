@@ -171,18 +171,41 @@ func Tagged(v any, key, path string) (map[string]any, string, error) {
 	return m, s, nil
 }
 
-// Int returns member key of m as an int64 in [min, max]; a fraction or a
-// value out of range is an *Error (see InRange). See Get for the missing
-// case.
+// MaxWhole is the largest whole number Int takes, 2^53: the largest a
+// float64 (a JSON number as the value tree holds it) holds exactly with
+// every whole number below it, so that no accepted value was rounded on
+// the way. A max above it is taken as MaxWhole.
+const MaxWhole = 1 << 53
+
+// Int returns member key of m as an int64 in [min, max] (max at most
+// MaxWhole): the reader of every member of a request that is a whole number
+// (a count, milliseconds). A missing member gives ok false with no error;
+// a null is an *Error at the member's path ("must be a number, got null"),
+// not the member left out, since a host's NaN or infinity reaches the core
+// as null (JSON.stringify, serde_json, toolerr's Python runtime) and must
+// not become the default; a fraction, a NaN, an infinity or a value out of
+// range is an *Error too (see InRange).
 func Int(m map[string]any, key, parent string, min, max int64) (n int64, ok bool, err error) {
-	f, ok, err := Get[float64](m, key, parent)
-	if err != nil || !ok {
-		return 0, ok, err
+	v, present := m[key]
+	if !present {
+		return 0, false, nil
 	}
-	if f != math.Trunc(f) || f < float64(min) || f > float64(max) {
+	f, isNum := v.(float64)
+	if !isNum {
+		return 0, false, NewError(Join(parent, key), "must be a number, got "+TypeName(v))
+	}
+	max = min64(max, MaxWhole)
+	if f != math.Trunc(f) || f < float64(min) || f > float64(max) { // a NaN fails the first test
 		return 0, false, rangeError(Join(parent, key), min, max)
 	}
 	return int64(f), true, nil
+}
+
+func min64(a, b int64) int64 {
+	if a < b {
+		return a
+	}
+	return b
 }
 
 // InRange checks a whole number given in Go as Int checks one given in

@@ -1,6 +1,7 @@
 package field
 
 import (
+	"math"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -133,6 +134,25 @@ func TestInt(t *testing.T) {
 	assert.False(t, ok)
 	_, _, err = Int(map[string]any{"n": 1e300}, "n", "", 0, 1<<53)
 	errAt(t, err, "n", "must be a whole number from 0 to 9007199254740992")
+}
+
+// TestInt_nullIsNoNumber: a null where a whole number goes is refused with
+// the member's path, not taken as the member left out (JSON.stringify
+// writes a NaN or an infinity as null, so a host's NaN timeout was
+// silently no timeout); NaN, infinities, -0.5 and 2^53+2 are refused too,
+// and no max lets a number past 2^53 through (a float64 holds no larger
+// whole number exactly).
+func TestInt_nullIsNoNumber(t *testing.T) {
+	_, _, err := Int(map[string]any{"timeout_ms": nil}, "timeout_ms", "", 1, 1<<53)
+	errAt(t, err, "timeout_ms", "must be a number, got null")
+	for _, f := range []float64{math.NaN(), math.Inf(1), math.Inf(-1), -0.5, 1<<53 + 2, 0x1p63} {
+		_, _, err := Int(map[string]any{"n": f}, "n", "loop", 0, 1<<62)
+		errAt(t, err, "loop.n", "must be a whole number from 0 to 9007199254740992")
+	}
+	n, ok, err := Int(map[string]any{"n": float64(1 << 53)}, "n", "", 1, 1<<62)
+	require.NoError(t, err)
+	assert.True(t, ok)
+	assert.Equal(t, int64(1<<53), n)
 }
 
 func TestInRange_agreesWithInt(t *testing.T) {
