@@ -23,6 +23,16 @@ const MaxContentCodings = 4
 // MaxContentCodings of them.
 var ErrContentCoding = errors.New("egress: a content coding toolerr does not decode")
 
+// AcceptEncoding is the Accept-Encoding toolerr sends upstream in place of
+// its caller's (egress.Transport, the gateway): gzip, the one coding every
+// provider API serves (RFC 9110, 12.5.3). It is asked for by name, not left
+// to net/http's Transport (which asks for gzip when the header is absent
+// and then decodes the body itself, its errors those of compress/gzip), so
+// that the body comes back in its coding and DecodeBody undoes it: bytes
+// that are not gzip are then an error matching ErrContentCoding, told from
+// a connection cut. Shared: set it, never append to it.
+var AcceptEncoding = []string{"gzip"}
+
 // DecodeBody returns a reader of body with the content codings of h's
 // Content-Encoding undone, last applied first (RFC 9110, 8.4: the header
 // lists them in the order applied): gzip and x-gzip (RFC 1952), deflate

@@ -1,6 +1,7 @@
 package egress
 
 import (
+	"compress/gzip"
 	"errors"
 	"io"
 	"net/http"
@@ -11,6 +12,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/toolerr/toolerr/core"
 	"github.com/toolerr/toolerr/internal/codingtest"
 )
 
@@ -150,4 +152,72 @@ func TestTransport_codedBodies(t *testing.T) {
 	assert.Empty(t, resp.Header.Values("Content-Encoding"))
 	assert.Contains(t, got, `"code":"TRANSPORT"`)
 	assert.NotContains(t, got, "Overloaded", "the upstream's text never passes")
+}
+
+// TestTransport_lyingContentEncoding: an answer whose Content-Encoding
+// (gzip, x-gzip, deflate) lies about its bytes. Transport asks for gzip by
+// name (AcceptEncoding), so the body comes back coded and DecodeBody's
+// error (ErrContentCoding) tells the lie from a cut: a 429 is classified
+// from its status and Retry-After, a success whose head does not decode is
+// core.EgressGatewayError's 502 (source orchestrator), never a 200 failing
+// at its first read; no answer holds the upstream's words or the
+// decoder's. Before, Base decoded gzip: the 429 was a Read error
+// (gzip.ErrHeader) the SDK raised as it came, the success a 200 whose
+// body failed.
+func TestTransport_lyingContentEncoding(t *testing.T) {
+	const limited = `{"type":"error","error":{"type":"rate_limit_error","message":"Upstream says slow down"}}`
+	var asked string
+	reply := func(status int, coding, body string) func(http.ResponseWriter, *http.Request) {
+		return func(w http.ResponseWriter, r *http.Request) {
+			asked = r.Header.Get("Accept-Encoding")
+			w.Header().Set("Content-Type", "application/json")
+			w.Header().Set("Content-Encoding", coding)
+			w.Header().Set("Retry-After", "7")
+			w.WriteHeader(status)
+			_, _ = io.WriteString(w, body)
+		}
+	}
+	for _, coding := range []string{"gzip", "x-gzip", "deflate"} {
+		for _, c := range []struct {
+			status, want int
+			body, has    string
+		}{
+			{429, 429, limited, `"code":"RATE_LIMITED"`},
+			{200, 502, anthropicOK, `"source":"orchestrator"`},
+		} {
+			up := newUpstream(t, reply(c.status, coding, c.body))
+			req, err := http.NewRequest("POST", up.URL+"/v1/messages", strings.NewReader(`{}`))
+			require.NoError(t, err)
+			req.Header.Set("Accept-Encoding", "br, zstd")
+			resp, err := (&http.Client{Transport: &Transport{}}).Do(req)
+			require.NoError(t, err, coding)
+			got, err := io.ReadAll(resp.Body)
+			require.NoError(t, err, coding)
+			resp.Body.Close()
+			assert.Equal(t, "gzip", asked, "%s: gzip asked for by name", coding)
+			assert.Equal(t, c.want, resp.StatusCode, "%s %d: %s", coding, c.status, got)
+			assert.Contains(t, string(got), c.has, coding)
+			assert.Empty(t, resp.Header.Values("Content-Encoding"), coding)
+			assert.NotContains(t, string(got), "Upstream says", coding)
+			assert.NotContains(t, string(got), "gzip", coding)
+			assert.NotContains(t, string(got), "zlib", coding)
+			if c.status == 429 {
+				assert.Equal(t, "7", resp.Header.Get("Retry-After"), coding)
+			}
+		}
+	}
+}
+
+// TestRewriteSuccessError_lyingCoding: a success whose head is not what
+// its coding says is err, matching ErrContentCoding, its body closed and
+// empty; nothing of it is replayed.
+func TestRewriteSuccessError_lyingCoding(t *testing.T) {
+	resp := &http.Response{StatusCode: 200, Header: http.Header{"Content-Encoding": {"gzip"}},
+		Body: io.NopCloser(strings.NewReader(anthropicOK))}
+	require.NoError(t, DecodeResponse(resp))
+	_, ok, err := RewriteSuccessError(resp, core.FormatAnthropic, core.EgressOptions{})
+	assert.False(t, ok)
+	assert.ErrorIs(t, err, ErrContentCoding)
+	assert.ErrorIs(t, err, gzip.ErrHeader)
+	assert.Equal(t, http.NoBody, resp.Body)
 }

@@ -96,12 +96,16 @@ const successHeadBytes = 64
 // one, or one that is no error object after all, passes as it came too.
 //
 // rewritten reports that resp now holds the reply. A read error leaves the
-// body replaying what was read, then that error, and rewritten false.
-func RewriteSuccessError(resp *http.Response, ingress core.Format, opt core.EgressOptions) (rep core.ErrorReply, rewritten bool) {
+// body replaying what was read, then that error, and rewritten false; but
+// a body found not to be what its Content-Encoding says (a Read error
+// matching ErrContentCoding, DecodeBody's) before any of it passed, in its
+// head or in an error object read whole, is err: resp's body is then
+// closed and empty, and the caller answers for it (the gateway with its
+// own 502), since a success cut short after its status is worse.
+func RewriteSuccessError(resp *http.Response, ingress core.Format, opt core.EgressOptions) (rep core.ErrorReply, rewritten bool, err error) {
 	rb := &replayBody{Closer: resp.Body}
 	var (
 		n                int
-		err              error
 		isError, decided bool
 	)
 	for !decided && n < len(rb.head) && err == nil {
@@ -110,27 +114,41 @@ func RewriteSuccessError(resp *http.Response, ingress core.Format, opt core.Egre
 		n += k
 		isError, decided = core.EgressSuccessHead(rb.head[:n])
 	}
+	if errors.Is(err, ErrContentCoding) {
+		return core.ErrorReply{}, false, unreadable(resp, err)
+	}
 	if !isError {
 		rb.replay(rb.head[:n], resp.Body, err)
 		resp.Body = rb
-		return core.ErrorReply{}, false
+		return core.ErrorReply{}, false, nil
 	}
 	rest, err := io.ReadAll(io.LimitReader(resp.Body, MaxErrorBodyBytes+1-int64(n)))
+	if errors.Is(err, ErrContentCoding) {
+		return core.ErrorReply{}, false, unreadable(resp, err)
+	}
 	raw := append(rb.head[:n:n], rest...)
 	if err != nil || len(raw) > MaxErrorBodyBytes {
 		rb.replay(raw, resp.Body, err)
 		resp.Body = rb
-		return core.ErrorReply{}, false
+		return core.ErrorReply{}, false, nil
 	}
 	rep, isError, err = core.EgressSuccessError(ingress, resp.Header, raw, opt)
 	_ = resp.Body.Close() // read to its end
 	if err != nil || !isError {
 		resp.Body = io.NopCloser(bytes.NewReader(raw))
-		return core.ErrorReply{}, false
+		return core.ErrorReply{}, false, nil
 	}
 	resp.StatusCode, resp.Status = rep.Status, strings.TrimSpace(strconv.Itoa(rep.Status)+" "+http.StatusText(rep.Status))
 	applyReply(resp, rep)
-	return rep, true
+	return rep, true, nil
+}
+
+// unreadable closes resp's body, found not to be what its coding says
+// (err), and leaves it empty; it returns err.
+func unreadable(resp *http.Response, err error) error {
+	_ = resp.Body.Close()
+	resp.Body = http.NoBody
+	return err
 }
 
 // retryHeaders are the wait hints of an upstream error response that

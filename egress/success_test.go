@@ -75,7 +75,7 @@ func TestTransport_successErrorObject(t *testing.T) {
 func TestRewriteSuccessError_readsOnlyTheHead(t *testing.T) {
 	src := &countingReader{r: strings.NewReader(`[{"candidates":[]}]`)}
 	resp := &http.Response{StatusCode: 200, Header: http.Header{}, Body: io.NopCloser(iotest.OneByteReader(src))}
-	_, ok := RewriteSuccessError(resp, core.FormatGemini, core.EgressOptions{Upstream: "gemini"})
+	_, ok, _ := RewriteSuccessError(resp, core.FormatGemini, core.EgressOptions{Upstream: "gemini"})
 	assert.False(t, ok)
 	assert.Equal(t, 1, src.n, "decided at the first byte")
 	b, err := io.ReadAll(resp.Body)
@@ -84,7 +84,7 @@ func TestRewriteSuccessError_readsOnlyTheHead(t *testing.T) {
 
 	cut := errors.New("connection reset")
 	resp = &http.Response{StatusCode: 200, Header: http.Header{}, Body: io.NopCloser(io.MultiReader(strings.NewReader(`{"err`), iotest.ErrReader(cut)))}
-	_, ok = RewriteSuccessError(resp, core.FormatGemini, core.EgressOptions{})
+	_, ok, _ = RewriteSuccessError(resp, core.FormatGemini, core.EgressOptions{})
 	assert.False(t, ok)
 	b, err = io.ReadAll(resp.Body)
 	assert.ErrorIs(t, err, cut)
@@ -93,7 +93,7 @@ func TestRewriteSuccessError_readsOnlyTheHead(t *testing.T) {
 	// Past MaxErrorBodyBytes, an error object passes as it came, unparsed.
 	big := `{"error":{"message":"` + strings.Repeat("x", MaxErrorBodyBytes) + `"}}`
 	resp = &http.Response{StatusCode: 200, Header: http.Header{}, Body: io.NopCloser(strings.NewReader(big))}
-	_, ok = RewriteSuccessError(resp, core.FormatGemini, core.EgressOptions{})
+	_, ok, _ = RewriteSuccessError(resp, core.FormatGemini, core.EgressOptions{})
 	assert.False(t, ok)
 	b, err = io.ReadAll(resp.Body)
 	require.NoError(t, err)
@@ -128,7 +128,7 @@ func BenchmarkRewriteSuccessError_pass(b *testing.B) {
 			for b.Loop() {
 				resp := &http.Response{StatusCode: 200, Header: http.Header{}, Body: io.NopCloser(bytes.NewReader(body))}
 				if checked {
-					if _, ok := RewriteSuccessError(resp, core.FormatGemini, core.EgressOptions{Upstream: "gemini"}); ok {
+					if _, ok, _ := RewriteSuccessError(resp, core.FormatGemini, core.EgressOptions{Upstream: "gemini"}); ok {
 						b.Fatal("rewritten")
 					}
 				}

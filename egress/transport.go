@@ -28,9 +28,11 @@ import (
 //     cannot read, or one larger than core.MaxRequestBytes, is sent as it
 //     came. A body with a Content-Encoding is read decoded (DecodeBody)
 //     and, when the op changed it, sent as the op's bytes without one.
-//     Accept-Encoding is dropped, so that Base decodes a compressed
-//     answer itself (net/http's Transport asks for gzip and removes
-//     Content-Encoding) and the error op and the stream reader read it.
+//     The caller's Accept-Encoding is replaced with gzip (AcceptEncoding),
+//     so that Base hands the answer back in its coding and DecodeBody
+//     undoes it: an answer that is not what its Content-Encoding says is
+//     then told from a connection cut (ErrContentCoding), which net/http's
+//     own gzip decoding does not tell.
 //  2. An answer of status 400-599 is rewritten by the error op
 //     (RewriteError): the SDK sees the status, the native error shape with
 //     the envelope inside, retry-after and x-should-retry, and raises its
@@ -43,7 +45,10 @@ import (
 //     (DecodeResponse); one in a coding DecodeBody cannot undo (br, zstd)
 //     is answered with the error op's 502 in the native shape instead of
 //     passed unread. Any other answer Base left in such a coding is handed
-//     back decoded too, as net/http hands back a gzip one.
+//     back decoded too, as net/http hands back a gzip one; a success whose
+//     head does not decode (RewriteSuccessError's err) is answered with
+//     core.EgressGatewayError's 502 rather than handed back to fail at
+//     its first read.
 //  4. A request the upstream never answered (a refused connection, Base's
 //     own timeout) is answered by the error op (core.EgressTransportError):
 //     502, or 504 for a timeout, in the native shape, so the SDK's retry
@@ -118,13 +123,16 @@ func (t *Transport) RoundTrip(req *http.Request) (*http.Response, error) {
 			// A stream in a coding no reader here undoes (br, zstd): its
 			// error events cannot be found, so it is not passed unread.
 			_ = resp.Body.Close()
-			opt.NowMs = t.now().UnixMilli()
-			return unreadableStream(req, ep.Format, opt), nil
+			return unreadableBody(req, ep.Format), nil
 		}
 		if !IsEventStream(resp.Header) && resp.StatusCode <= 299 {
 			// An array stream answered with one error object, no array.
 			opt.NowMs = t.now().UnixMilli()
-			if _, ok := RewriteSuccessError(resp, ep.Format, opt); ok {
+			_, ok, err := RewriteSuccessError(resp, ep.Format, opt)
+			if err != nil {
+				return unreadableBody(req, ep.Format), nil
+			}
+			if ok {
 				return resp, nil
 			}
 		}
@@ -142,7 +150,9 @@ func (t *Transport) RoundTrip(req *http.Request) (*http.Response, error) {
 		// as the failure it is.
 		if DecodeResponse(resp) == nil && resp.StatusCode >= 200 && resp.StatusCode <= 299 {
 			opt.NowMs = t.now().UnixMilli()
-			RewriteSuccessError(resp, ep.Format, opt)
+			if _, _, err := RewriteSuccessError(resp, ep.Format, opt); err != nil {
+				return unreadableBody(req, ep.Format), nil
+			}
 		}
 	}
 	return resp, nil
@@ -157,7 +167,7 @@ func (t *Transport) prepare(req *http.Request, ep Endpoint) (*http.Request, erro
 		return nil, err
 	}
 	out := req.Clone(req.Context())
-	out.Header.Del("Accept-Encoding")
+	out.Header["Accept-Encoding"] = AcceptEncoding
 	if len(raw) > core.MaxRequestBytes {
 		// Past the core's bound: the rest is sent unread, as it comes.
 		out.Body = struct {
@@ -193,12 +203,18 @@ func (t *Transport) prepare(req *http.Request, ep Endpoint) (*http.Request, erro
 	return out, nil
 }
 
-// unreadableStream is the answer to req for an upstream stream in a
-// content coding DecodeBody cannot undo: the error op's 502 (TRANSPORT) in
-// the native shape, toolerr's own sentence in it.
-func unreadableStream(req *http.Request, ingress core.Format, opt core.EgressOptions) *http.Response {
-	opt.DropUpstreamMessage = true
-	rep, err := core.EgressHTTPError(ingress, http.StatusBadGateway, nil, nil, opt)
+// UnreadableMessage is the native message of the 502 toolerr answers for
+// an upstream body it cannot read as its Content-Encoding says (a coding
+// DecodeBody cannot undo, or bytes that are not in that coding).
+const UnreadableMessage = "The gateway could not read the upstream's answer: its body is not in the content coding its Content-Encoding names."
+
+// unreadableBody is the answer to req for an upstream body toolerr must
+// read but cannot (a stream in a coding DecodeBody cannot undo, a success
+// whose head is not what its coding says): core.EgressGatewayError's 502
+// (TRANSPORT, retryable) in the native shape, in toolerr's own name, never
+// the upstream's words or the decoder's.
+func unreadableBody(req *http.Request, ingress core.Format) *http.Response {
+	rep, err := core.EgressGatewayError(ingress, core.GatewayError{Status: http.StatusBadGateway, Message: UnreadableMessage})
 	if err != nil { // unreachable: an endpoint's format has an error shape, 502 is in range
 		return replyResponse(req, core.ErrorReply{Status: http.StatusBadGateway})
 	}

@@ -149,7 +149,7 @@ func (g *Gateway) convertResponse(resp *http.Response, ex *exchange) error {
 	raw, err := io.ReadAll(io.LimitReader(resp.Body, core.MaxRequestBytes+1))
 	_ = resp.Body.Close()
 	if err != nil {
-		return err
+		return err // a body cut, or one not what its coding says (egress.ErrContentCoding): transportError answers
 	}
 	if len(raw) > core.MaxRequestBytes {
 		return errConvertResponse

@@ -500,9 +500,12 @@ func writeReply(w http.ResponseWriter, rep core.ErrorReply) {
 // header but the hop-by-hop ones passes (Authorization, x-api-key,
 // x-goog-api-key, anthropic-version, anthropic-beta, OpenAI-Organization,
 // ...), but Upgrade (ServeHTTP drops it) and Expect; none is added (no
-// X-Forwarded-For). Accept-Encoding is dropped so
-// that the transport asks for gzip itself and hands back the body decoded,
-// which the error op and the stream reader must read.
+// X-Forwarded-For). The client's Accept-Encoding is replaced with
+// egress.AcceptEncoding (gzip), asked for by name so that the transport
+// hands back the body in its coding and the gateway undoes it
+// (egress.DecodeBody) for the error op, the stream reader and the client
+// (who gets it decoded): bytes that are not what their coding says are
+// then told from a connection cut (egress.ErrContentCoding).
 func (g *Gateway) rewrite(pr *httputil.ProxyRequest) {
 	ex := exchangeOf(pr.In.Context())
 	if ex.cross != nil {
@@ -518,7 +521,7 @@ func (g *Gateway) rewrite(pr *httputil.ProxyRequest) {
 	} else {
 		pr.SetURL(g.bases[ex.route.Family])
 	}
-	pr.Out.Header.Del("Accept-Encoding")
+	pr.Out.Header["Accept-Encoding"] = egress.AcceptEncoding
 	// The gateway has the whole body already and its server answered the
 	// client's Expect: 100-continue; forwarded, the transport would hold
 	// the body back for a 100 (ExpectContinueTimeout) on every request.
@@ -552,9 +555,11 @@ func (g *Gateway) modifyResponse(resp *http.Response) error {
 			// gzip one. One in another coding (br) passes as it came.
 			// A success that is an error object in place of the answer
 			// (Gemini's 200 {"error":{...}}) is answered as the failure
-			// it is.
+			// it is; one whose head is not what its coding says, with the
+			// gateway's own 502 (transportError), not a 200 cut short.
 			if egress.DecodeResponse(resp) == nil && resp.StatusCode >= 200 && resp.StatusCode <= 299 {
-				g.successError(resp, ex)
+				_, err := g.successError(resp, ex)
+				return err
 			}
 			return nil
 		}
@@ -565,8 +570,10 @@ func (g *Gateway) modifyResponse(resp *http.Response) error {
 		if err := egress.DecodeResponse(resp); err != nil {
 			return errUnreadableStream
 		}
-		if !egress.IsEventStream(resp.Header) && resp.StatusCode >= 200 && resp.StatusCode <= 299 && g.successError(resp, ex) {
-			return nil // an array stream answered with one error object, no array
+		if !egress.IsEventStream(resp.Header) && resp.StatusCode >= 200 && resp.StatusCode <= 299 {
+			if ok, err := g.successError(resp, ex); ok || err != nil {
+				return err // an array stream answered with one error object, no array, or unreadable
+			}
 		}
 		// An error event rewritten changes the length: the stream goes
 		// out chunked.
@@ -593,14 +600,16 @@ func (g *Gateway) modifyResponse(resp *http.Response) error {
 
 // successError answers resp, an upstream's success, as the failure it is
 // when its body is an error object in place of the answer
-// (egress.RewriteSuccessError), and reports whether it was.
-func (g *Gateway) successError(resp *http.Response, ex *exchange) bool {
-	rep, ok := egress.RewriteSuccessError(resp, ex.route.Format, g.errorOptions(ex))
+// (egress.RewriteSuccessError), and reports whether it was; err (matching
+// egress.ErrContentCoding) is a body whose head is not what its coding
+// says, which transportError answers.
+func (g *Gateway) successError(resp *http.Response, ex *exchange) (bool, error) {
+	rep, ok, err := egress.RewriteSuccessError(resp, ex.route.Format, g.errorOptions(ex))
 	if ok {
 		ex.upstream = rep.Envelope.Code
 		g.metrics.upstreamError(ex.route, rep.Envelope.Code, false)
 	}
-	return ok
+	return ok, err
 }
 
 // transportError answers a request the upstream never answered (a refused
@@ -608,7 +617,13 @@ func (g *Gateway) successError(resp *http.Response, ex *exchange) bool {
 // client's native shape: 502, 504, or 499 for a client that went away.
 func (g *Gateway) transportError(w http.ResponseWriter, r *http.Request, err error) {
 	ex := exchangeOf(r.Context())
-	if errors.Is(err, errConvertResponse) || errors.Is(err, errUnreadableStream) || errors.Is(err, errUpstreamAnswer) {
+	switch {
+	case errors.Is(err, egress.ErrContentCoding) || errors.Is(err, errUnreadableStream):
+		// A body the gateway must read but cannot: never the decoder's
+		// words, nor a transport failure of the upstream's.
+		g.writeOwn(w, ex.route, core.GatewayError{Status: http.StatusBadGateway, Message: egress.UnreadableMessage})
+		return
+	case errors.Is(err, errConvertResponse) || errors.Is(err, errUpstreamAnswer):
 		g.ownError(w, ex.route, http.StatusBadGateway)
 		return
 	}
