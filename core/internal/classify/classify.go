@@ -396,7 +396,9 @@ func (c *classification) details() map[string]any {
 	k.token("quota_id", c.f.quotaID)
 	k.token("request_id", requestID(&c.hs, c.f.requestID))
 	putString(d, "repairable", c.repair)
-	putString(d, "cause", c.in.cause)
+	if c.in.cause != "" {
+		d["cause"] = causeValue(c.in.cause)
+	}
 	c.excType = k.token("exception_type", c.in.excType)
 	if c.f.originalStatus != 0 {
 		d["original_status"] = c.f.originalStatus
@@ -477,6 +479,31 @@ func providerValue(provider string) any {
 		return "mistral"
 	}
 	return provider
+}
+
+// causeValue returns a transport cause as a details value, from its
+// constant (boxed statically by Go, as providerValue's names): a failure's
+// details.cause costs no allocation.
+func causeValue(cause string) any {
+	switch cause {
+	case CauseTimeout:
+		return CauseTimeout
+	case CauseCancelled:
+		return CauseCancelled
+	case CauseConnectionRefused:
+		return CauseConnectionRefused
+	case CauseConnectionReset:
+		return CauseConnectionReset
+	case CauseDNS:
+		return CauseDNS
+	case CauseTLS:
+		return CauseTLS
+	case CauseTLSCertificate:
+		return CauseTLSCertificate
+	case CauseNetwork:
+		return CauseNetwork
+	}
+	return cause
 }
 
 func putString(d map[string]any, k, v string) {
