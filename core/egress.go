@@ -141,16 +141,19 @@ func headReply(ingress Format, name string, isError bool, opt EgressOptions) (Er
 // object, {"error":{"code":500,"message":"...","status":"INTERNAL"}}, as
 // the Gemini API sends under 200 (googleapis/python-genai
 // google/genai/_api_client.py, request_streamed, raises APIError for such a
-// chunk of a 200 stream) and a proxy in front of any API may. isError is
-// false for any other body, which passes as it came (a response with an
-// error member beside others, such as a failed Responses API response, is
-// the API's own answer). The reply is EgressHTTPError's for the status the
-// error object stands for: its code when a whole number from 400 to 599
-// (Google's error.code), else 502, the upstream's answer being no answer;
+// chunk of a 200 stream) and a proxy in front of any API may, or
+// Anthropic's error body, {"type":"error","error":{...},"request_id":"..."}
+// (docs.claude.com/en/api/errors), as a proxy in front of the Messages API
+// may send it. isError is false for any other body, which passes as it
+// came (a response with an error member beside others, such as a failed
+// Responses API response, is the API's own answer). The reply is
+// EgressHTTPError's for the status the error object stands for: its code
+// when a whole number from 400 to 599 (Google's error.code), the status
+// Anthropic sends with an Anthropic body's error.type (529 for
+// overloaded_error), else 502, the upstream's answer being no answer;
 // header and body as EgressHTTPError takes them (a leading UTF-8 BOM
-// skipped). The body is parsed whole:
-// read it only when EgressSuccessHead says it opens as an error object.
-// Errors as for EgressHTTPError, whatever the body.
+// skipped). The body is parsed whole: read it only when EgressSuccessHead
+// says to. Errors as for EgressHTTPError, whatever the body.
 //
 // See docs/egress.md, "An error object under 200".
 func EgressSuccessError(ingress Format, header map[string][]string, body []byte, opt EgressOptions) (rep ErrorReply, isError bool, err error) {
@@ -162,16 +165,29 @@ func EgressSuccessError(ingress Format, header map[string][]string, body []byte,
 	return reply(r.Respond()), true, nil
 }
 
+// EgressSuccessHeadBytes is the most of a success's body outside a stream a
+// transport holds to tell whether to read it whole (EgressSuccessHead; the
+// egress_error op's upstream.http.head): 256 bytes, enough for Anthropic's
+// `{"type":"error","error":{` with every character \u-escaped and white
+// space between.
+const EgressSuccessHeadBytes = egress.SuccessHeadBytes
+
 // EgressSuccessHead tells from head, the first bytes of the body of an
-// upstream's success outside a stream, whether the body opens as an error
-// object in place of the answer does (`{"error":{`, JSON white space
-// between the tokens, after a UTF-8 BOM): only such a body may be one, and
-// is worth reading whole for EgressSuccessError; any other passes unread.
-// decided is false while head is too short to tell (empty, white space,
-// `{"err`): read on, up to a bound (the transports hold at most 64 bytes,
-// then let the body pass). A Gemini JSON-array stream ("[{...") is
-// decided at its first byte. head is read in place, never copied.
-func EgressSuccessHead(head []byte) (isError, decided bool) {
+// upstream's success outside a stream (at most EgressSuccessHeadBytes of
+// them), whether the body must be read whole for EgressSuccessError: read
+// is true when head opens an error object in place of the answer
+// (`{"error":{`, or Anthropic's `{"type":"error","error":{`; names
+// \u-escaped or not, JSON white space between the tokens, after a UTF-8
+// BOM) or may yet; false when it cannot be one, and the body passes
+// unread. decided is false while head is too short to tell (empty, white
+// space, `{"err`): read on up to EgressSuccessHeadBytes, then take read as
+// it is. Every answer ({"id":..., {"candidates":...) and a Gemini
+// JSON-array stream ("[{...") is decided at its first member or byte. The
+// egress_error op's upstream.http.head answers with this read. head is read
+// in place, never copied.
+//
+// See docs/egress.md, "An error object under 200".
+func EgressSuccessHead(head []byte) (read, decided bool) {
 	return egress.SuccessHead(head)
 }
 
@@ -268,7 +284,9 @@ func reply(r egress.Response) ErrorReply {
 // "param"?}, "upstream_message"?} -> {"status",
 // "headers", "body", "envelope"} for a failure outside a stream, {"event",
 // "data", "envelope"} for a stream event, {"pass": true} for an sse_event
-// given by a head that is no error event's. The members are read and
+// given by a head that is no error event's or an http success whose head
+// or body is no error object, {"read": true} for an http success whose
+// head may open one (read the body whole and ask again with it). The members are read and
 // checked by egress.ReadErrorRequest, the same checks the typed API runs.
 func opEgressError(req map[string]any) (any, error) {
 	r, err := egress.ReadErrorRequest(req, "")
@@ -277,6 +295,9 @@ func opEgressError(req map[string]any) (any, error) {
 	}
 	if r.Pass {
 		return map[string]any{"pass": true}, nil
+	}
+	if r.Read {
+		return map[string]any{"read": true}, nil
 	}
 	return errorReplyValue(r.Respond()), nil
 }

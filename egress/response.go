@@ -79,21 +79,18 @@ func applyReply(resp *http.Response, rep core.ErrorReply) {
 	setBody(resp, rep.Body)
 }
 
-// successHeadBytes is the most of a success's body RewriteSuccessError
-// holds to tell whether it opens as an error object.
-const successHeadBytes = 64
-
 // RewriteSuccessError replaces resp, an upstream's success (2xx) outside a
 // stream, its body decoded (DecodeResponse), with what a client speaking
 // ingress gets when its body is an error object in place of the answer
 // (core.EgressSuccessError): the status the error object stands for (a
-// Gemini error.code, else 502), the native error body with the envelope
-// inside and the op's headers, as RewriteError sets them. The body is
-// read only as far as it takes to tell (core.EgressSuccessHead, at most 64
-// bytes): one that does not open as an error object (every answer, a
-// JSON-array stream) passes with those bytes put back in front of the
-// rest, as it came. One that does is read up to MaxErrorBodyBytes; a longer
-// one, or one that is no error object after all, passes as it came too.
+// Gemini error.code, an Anthropic error.type's status, else 502), the
+// native error body with the envelope inside and the op's headers, as
+// RewriteError sets them. The body is read only as far as the core needs
+// to tell (core.EgressSuccessHead, at most core.EgressSuccessHeadBytes):
+// one that cannot open an error object (every answer, a JSON-array
+// stream) passes with those bytes put back in front of the rest, as it
+// came. One that may is read up to MaxErrorBodyBytes; a longer one, or one
+// that is no error object after all, passes as it came too.
 //
 // rewritten reports that resp now holds the reply. A read error leaves the
 // body replaying what was read, then that error, and rewritten false; but
@@ -105,19 +102,19 @@ const successHeadBytes = 64
 func RewriteSuccessError(resp *http.Response, ingress core.Format, opt core.EgressOptions) (rep core.ErrorReply, rewritten bool, err error) {
 	rb := &replayBody{Closer: resp.Body}
 	var (
-		n                int
-		isError, decided bool
+		n             int
+		read, decided bool
 	)
 	for !decided && n < len(rb.head) && err == nil {
 		var k int
 		k, err = resp.Body.Read(rb.head[n:])
 		n += k
-		isError, decided = core.EgressSuccessHead(rb.head[:n])
+		read, decided = core.EgressSuccessHead(rb.head[:n])
 	}
 	if errors.Is(err, ErrContentCoding) {
 		return core.ErrorReply{}, false, unreadable(resp, err)
 	}
-	if !isError {
+	if !read {
 		rb.replay(rb.head[:n], resp.Body, err)
 		resp.Body = rb
 		return core.ErrorReply{}, false, nil
@@ -132,7 +129,7 @@ func RewriteSuccessError(resp *http.Response, ingress core.Format, opt core.Egre
 		resp.Body = rb
 		return core.ErrorReply{}, false, nil
 	}
-	rep, isError, err = core.EgressSuccessError(ingress, resp.Header, raw, opt)
+	rep, isError, err := core.EgressSuccessError(ingress, resp.Header, raw, opt)
 	_ = resp.Body.Close() // read to its end
 	if err != nil || !isError {
 		resp.Body = io.NopCloser(bytes.NewReader(raw))
@@ -188,7 +185,7 @@ func replyResponse(req *http.Request, rep core.ErrorReply) *http.Response {
 // allocation.
 type replayBody struct {
 	io.Closer
-	head [successHeadBytes]byte
+	head [core.EgressSuccessHeadBytes]byte
 	held []byte
 	rest io.Reader
 }

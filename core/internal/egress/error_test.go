@@ -380,3 +380,38 @@ func assertShape(t *testing.T, s Shape, r Response) {
 	}
 	assert.NotEmpty(t, r.Body)
 }
+
+// TestReadErrorRequest_successHead: an http success given by its head is
+// answered Read or Pass, never classified; a head with a body or an error
+// status, or longer than the bound, is refused at its path.
+func TestReadErrorRequest_successHead(t *testing.T) {
+	req := func(http map[string]any) map[string]any {
+		return map[string]any{"ingress": "anthropic", "upstream": map[string]any{"provider": "anthropic", "http": http}}
+	}
+	r, err := ReadErrorRequest(req(map[string]any{"status": 200.0, "head": `{"type":"error","error":{"type":"overloaded_error"`}), "")
+	if err != nil || !r.Read || r.Pass {
+		t.Fatalf("anthropic head: read %v pass %v err %v", r.Read, r.Pass, err)
+	}
+	r, err = ReadErrorRequest(req(map[string]any{"status": 200.0, "head": `{"id":"msg_1","type":"message"`}), "")
+	if err != nil || r.Read || !r.Pass {
+		t.Fatalf("answer head: read %v pass %v err %v", r.Read, r.Pass, err)
+	}
+	for _, tc := range []struct {
+		http map[string]any
+		msg  string
+	}{
+		{map[string]any{"status": 200.0, "head": "{", "body": "{}"}, "upstream.http.body: must be absent with head"},
+		{map[string]any{"status": 500.0, "head": "{"}, "upstream.http.head: must be absent for status 500"},
+		{map[string]any{"status": 200.0, "head": strings.Repeat(" ", 769)}, "upstream.http.head: is 769 bytes"},
+	} {
+		_, err := ReadErrorRequest(req(tc.http), "")
+		if err == nil || !strings.Contains(err.Error(), tc.msg) {
+			t.Errorf("%v: err %v, want %q", tc.http, err, tc.msg)
+		}
+	}
+	// The Anthropic body the head said to read is the failure of its type's status.
+	_, status, isError := SuccessError(map[string]any{"type": "error", "request_id": "req_1", "error": map[string]any{"type": "overloaded_error", "message": "Overloaded"}})
+	if !isError || status != 529 {
+		t.Fatalf("anthropic body: isError %v status %d", isError, status)
+	}
+}

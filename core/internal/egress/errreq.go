@@ -21,6 +21,11 @@ import (
 // that HeadError tells is no error event: it passes unread, and Respond
 // has nothing to answer.
 //
+// Read is set for a success given by the head of its body (see
+// ReadErrorRequest) that SuccessHead tells may open an error object: the
+// transport reads the body whole and asks again with it. Pass is set for
+// one that does not.
+//
 // Gateway, when not nil, is a refusal of the gateway's own instead of an
 // upstream failure: Upstream is then unused.
 type ErrorRequest struct {
@@ -29,6 +34,7 @@ type ErrorRequest struct {
 	Gateway  *GatewayFailure
 	Message  MessagePolicy
 	Pass     bool
+	Read     bool
 }
 
 // GatewayFailure is a request toolerr's gateway refuses itself (the
@@ -101,7 +107,7 @@ func (r *ErrorRequest) Check(parent string) error {
 	if u.Tool != "" {
 		return field.NewError(field.Join(up, "tool"), "must be absent (an upstream is a model provider, not a tool)")
 	}
-	if u.Kind == classify.KindHTTP && u.Status < 400 && u.Status >= 100 {
+	if u.Kind == classify.KindHTTP && u.Status < 400 && u.Status >= 100 && !r.Read && !r.Pass { // a success given by its head has no failure to answer
 		return field.NewError(field.Join(field.Join(up, "http"), "status"),
 			"must be an error status, 400-599, or a success, 200-299, whose body may be an error object, got "+strconv.Itoa(u.Status)+" (a stream that failed after 200 is an sse_event)")
 	}
@@ -152,6 +158,15 @@ func PolicyNamed(name, path string) (MessagePolicy, error) {
 // error event, the request is the event of that name without its data (the
 // upstream's text is never read); when not, the request is read and
 // checked all the same, and Pass is set.
+//
+// An http success (status 200-299) may give, instead of its body, "head":
+// the body's first bytes as they came (at most SuccessHeadBytes of them,
+// or all of a shorter body), as text. When SuccessHead tells they open an
+// error object, or cannot tell from them (SuccessHead's read), Read is set: the transport reads
+// the body whole (up to its bound for an error body) and asks again with
+// it, and SuccessError decides; else Pass is set and the body passes
+// unread. Every transport asks this one question (docs/egress.md, "An
+// error object under 200").
 func ReadErrorRequest(m map[string]any, parent string) (ErrorRequest, error) {
 	var r ErrorRequest
 	name, _, err := field.Get[string](m, "ingress", parent)
@@ -182,10 +197,13 @@ func ReadErrorRequest(m map[string]any, parent string) (ErrorRequest, error) {
 	if u, r.Pass, err = readHead(u, up); err != nil {
 		return r, err
 	}
+	if u, r.Read, r.Pass, err = readSuccessHead(u, up, r.Pass); err != nil {
+		return r, err
+	}
 	if r.Upstream, err = classify.ReadRequest(u, up); err != nil {
 		return r, err
 	}
-	if u := &r.Upstream; u.Kind == classify.KindHTTP && u.Status >= 200 && u.Status <= 299 {
+	if u := &r.Upstream; u.Kind == classify.KindHTTP && u.Status >= 200 && u.Status <= 299 && !r.Read && !r.Pass {
 		// A success: the failure its body stands for, or nothing to answer.
 		var isError bool
 		u.Body, u.Status, isError = SuccessError(u.Body)
@@ -198,7 +216,9 @@ func ReadErrorRequest(m map[string]any, parent string) (ErrorRequest, error) {
 // outside a stream (a value tree, or a string: its JSON text, a leading
 // UTF-8 BOM skipped, is read; body is that value, else v), is an error
 // object in place of the answer: a JSON object whose one member is an "error"
-// object, {"error":{"code":500,"message":"...","status":"INTERNAL"}}, as
+// object, {"error":{"code":500,"message":"...","status":"INTERNAL"}}, or
+// Anthropic's error body, {"type":"error","error":{...},"request_id":"..."}
+// (request_id optional; members in any order), as
 // the Gemini API sends under 200 (google-genai's request_streamed raises
 // APIError for such a chunk of a 200 stream: googleapis/python-genai
 // google/genai/_api_client.py) and proxies in front of any API do. A
@@ -208,7 +228,8 @@ func ReadErrorRequest(m map[string]any, parent string) (ErrorRequest, error) {
 //
 // status is the HTTP status the failure stands for: the error object's
 // code when it is a whole number from 400 to 599 (Google's error.code, the
-// status it would have come with), else 502 (the answer was no answer, as
+// status it would have come with), the status Anthropic sends with the
+// error.type of an Anthropic body (anthropicStatus), else 502 (the answer was no answer, as
 // a gateway's bad upstream answer is: RFC 9110, 15.6.3). For a body that
 // is none, status is 400, a status Check takes, and isError false.
 func SuccessError(v any) (body any, status int, isError bool) {
@@ -217,13 +238,50 @@ func SuccessError(v any) (body any, status int, isError bool) {
 		body = classify.ParseBody([]byte(strings.TrimPrefix(s, "\ufeff")))
 	}
 	m, _ := body.(map[string]any)
-	if _, isObj := m["error"].(map[string]any); !isObj || len(m) != 1 {
+	e, isObj := m["error"].(map[string]any)
+	if !isObj || !errorObjectMembers(m) {
 		return v, 400, false
 	}
 	if c, ok := upstreamCode(m); ok {
 		return body, c, true
 	}
+	if typ, _ := e["type"].(string); m["type"] == "error" {
+		if c, ok := anthropicStatus[typ]; ok {
+			return body, c, true
+		}
+	}
 	return body, 502, true
+}
+
+// errorObjectMembers reports whether m, a body with an "error" object, has
+// no member but those of an error body: "error" alone (Google AIP-193,
+// the OpenAI style), or Anthropic's "type":"error" beside it, with its
+// "request_id" string (docs.claude.com/en/api/errors).
+func errorObjectMembers(m map[string]any) bool {
+	switch len(m) {
+	case 1:
+		return true
+	case 2, 3:
+		_, id := m["request_id"].(string)
+		return m["type"] == "error" && (len(m) == 2 || id)
+	}
+	return false
+}
+
+// anthropicStatus is the HTTP status Anthropic sends with each error.type
+// (docs.claude.com/en/api/errors, "HTTP errors"; anthropic-sdk-python's
+// status-to-exception map): an Anthropic error body under 200 stands for
+// the failure of that status. timeout_error and billing_error, whose
+// statuses the docs do not give, stand for 502 as an unknown type does.
+var anthropicStatus = map[string]int{
+	"invalid_request_error": 400,
+	"authentication_error":  401,
+	"permission_error":      403,
+	"not_found_error":       404,
+	"request_too_large":     413,
+	"rate_limit_error":      429,
+	"api_error":             500,
+	"overloaded_error":      529,
 }
 
 // readHead returns u, the upstream object at path up, with an sse_event
@@ -250,6 +308,39 @@ func readHead(u map[string]any, up string) (_ map[string]any, pass bool, err err
 	out := maps.Clone(u)
 	out["sse_event"] = ev
 	return out, !isError, nil
+}
+
+// maxHeadText is the most bytes of text an http head may be: a head of
+// SuccessHeadBytes bytes decoded with every byte that is no UTF-8 replaced
+// by U+FFFD (three bytes), as the bindings decode it.
+const maxHeadText = 3 * SuccessHeadBytes
+
+// readSuccessHead returns u, the upstream object at path up, with an http
+// success given by its "head" read by SuccessHead: replaced, in a copy, by
+// the success without a body; read is true when the body is to be read
+// whole, pass when it passes unread (pass as given when there is no head).
+// u is returned as it is when its http has no head.
+func readSuccessHead(u map[string]any, up string, pass bool) (_ map[string]any, read, _ bool, err error) {
+	h, _ := u["http"].(map[string]any)
+	hp := field.Join(up, "http")
+	head, ok, err := field.Get[string](h, "head", hp)
+	if err != nil || !ok {
+		return u, false, pass, err
+	}
+	if _, given := h["body"]; given {
+		return u, false, pass, field.NewError(field.Join(hp, "body"), "must be absent with head (the first bytes of a success's body, read to tell whether to read the rest)")
+	}
+	if st, isNum := h["status"].(float64); isNum && (st < 200 || st > 299) {
+		return u, false, pass, field.NewError(field.Join(hp, "head"), "must be absent for status "+strconv.FormatFloat(st, 'f', -1, 64)+" (a head is given for a success, 200-299; an error's body is given whole)")
+	}
+	if len(head) > maxHeadText {
+		return u, false, pass, field.NewError(field.Join(hp, "head"), "is "+strconv.Itoa(len(head))+" bytes; a head is at most the first "+strconv.Itoa(SuccessHeadBytes)+" bytes of the body ("+strconv.Itoa(maxHeadText)+" as text)")
+	}
+	read, _ = SuccessHead([]byte(head))
+	out, hc := maps.Clone(u), maps.Clone(h)
+	delete(hc, "head")
+	out["http"] = hc
+	return out, read, !read, nil
 }
 
 // readGateway reads the gateway member of m, the object at path parent:

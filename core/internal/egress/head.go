@@ -99,14 +99,174 @@ func ElementHeadError(head []byte) bool {
 	return open.done()
 }
 
+// SuccessHeadBytes is the most of a success's body SuccessHead is given:
+// a transport holds at most this many bytes of a success outside a stream
+// before it asks, and the egress_error op refuses a longer head. 256 bytes
+// hold Anthropic's `{"type":"error","error":{` with every name and value
+// escaped (\uXXXX, six bytes a character) and white space between.
+const SuccessHeadBytes = 256
+
 // SuccessHead tells from head, the start of the body of an upstream's
-// success outside a stream (its first bytes as they came), whether the
-// body opens as an error object in place of the answer does (`{"error":{`,
-// JSON white space allowed between the tokens, after a UTF-8 BOM): only
-// such a body may be one (SuccessError). decided is false while head is
-// too short to tell (empty, white space, `{"err`): the caller reads on.
-func SuccessHead(head []byte) (isError, decided bool) {
-	var open errorOpener
-	open.feed(bytes.TrimPrefix(head, []byte("\xef\xbb\xbf")))
-	return open.done(), open.done() || open.failed
+// success outside a stream (its first bytes as they came, a UTF-8 BOM
+// skipped), whether the body must be read whole to tell whether it is an
+// error object in place of the answer, one SuccessError may take for a
+// failure: read is true when head opens one, or may yet (it is too short
+// to tell: empty, white space, `{"err`, `{"type":"error"`); false when it
+// cannot be one, and the body passes unread. decided is false while head is
+// too short to tell: once it is true, more bytes do not change read.
+//
+// An error object opens as a JSON object whose first member is an "error"
+// object (`{"error":{`: Google's error body, AIP-193, and the OpenAI style
+// a proxy sends), or whose first member is "type":"error" and second an
+// "error" object (`{"type":"error","error":{`: Anthropic's error body,
+// docs.claude.com/en/api/errors; in the other order it opens
+// `{"error":{`). Member names and the type's value are read as JSON strings
+// (RFC 8259, 7), their escapes decoded, so `{"\u0065rror":{` opens one
+// too; JSON white space (space, tab, LF, CR) may come between the tokens.
+// An array ("[{...": a Gemini JSON-array stream), a string, non-JSON, or a
+// first member of another name (every answer: "id", "candidates") is
+// decided at once. Nothing is copied.
+func SuccessHead(head []byte) (read, decided bool) {
+	v := successHead(headScanner{b: bytes.TrimPrefix(head, []byte("\xef\xbb\xbf"))})
+	return v != headPass, v != headShort
+}
+
+// A headVerdict is what SuccessHead tells of a head so far.
+type headVerdict int8
+
+const (
+	headOn    headVerdict = iota // no verdict yet: read on
+	headShort                    // the head ends before it tells
+	headPass                     // no error object: the body passes unread
+	headRead                     // an error object's opening: read the body whole
+)
+
+func successHead(s headScanner) headVerdict {
+	if v := s.token('{'); v != headOn {
+		return v
+	}
+	for typed := false; ; typed = true {
+		name, v := s.name()
+		if v == headOn {
+			v = s.token(':')
+		}
+		if v != headOn {
+			return v
+		}
+		switch {
+		case name == "error":
+			if v := s.token('{'); v != headOn {
+				return v
+			}
+			return headRead
+		case name == "type" && !typed:
+			value, v := s.name()
+			if v == headOn && value != "error" {
+				v = headPass
+			}
+			if v == headOn {
+				v = s.token(',')
+			}
+			if v != headOn {
+				return v
+			}
+		default:
+			return headPass
+		}
+	}
+}
+
+// headScanner reads the JSON tokens of a head from b[i:].
+type headScanner struct {
+	b []byte
+	i int
+}
+
+// token skips JSON white space and reads c: headOn when it is next,
+// headShort at the head's end, else headPass.
+func (s *headScanner) token(c byte) headVerdict {
+	for ; s.i < len(s.b); s.i++ {
+		switch s.b[s.i] {
+		case ' ', '\t', '\n', '\r':
+			continue
+		case c:
+			s.i++
+			return headOn
+		}
+		return headPass
+	}
+	return headShort
+}
+
+// name reads a JSON string after white space, its escapes decoded, when it
+// is at most five bytes (the length of "error", the longest SuccessHead
+// looks for): a longer one, or anything else, is headPass; one the head
+// cuts, headShort. A character outside ASCII decodes as 0xff, which no
+// name SuccessHead looks for holds.
+func (s *headScanner) name() (string, headVerdict) {
+	if v := s.token('"'); v != headOn {
+		return "", v
+	}
+	var buf [5]byte
+	n := 0
+	for s.i < len(s.b) {
+		c := s.b[s.i]
+		s.i++
+		switch {
+		case c == '"':
+			return string(buf[:n]), headOn
+		case c < 0x20:
+			return "", headPass // not JSON (RFC 8259, 7: a control character is escaped)
+		case c == '\\':
+			var v headVerdict
+			if c, v = s.escape(); v != headOn {
+				return "", v
+			}
+		}
+		if n == len(buf) {
+			return "", headPass
+		}
+		buf[n] = c
+		n++
+	}
+	return "", headShort
+}
+
+// escape reads the rest of an escape after its backslash (RFC 8259, 7): the
+// character it stands for (0xff for one outside ASCII).
+func (s *headScanner) escape() (byte, headVerdict) {
+	if s.i >= len(s.b) {
+		return 0, headShort
+	}
+	c := s.b[s.i]
+	s.i++
+	switch c {
+	case '"', '\\', '/':
+		return c, headOn
+	case 'b', 'f', 'n', 'r', 't':
+		return 0x1f, headOn // a control character: in no name looked for
+	case 'u':
+	default:
+		return 0, headPass
+	}
+	var r rune
+	for k := 0; k < 4; k++ {
+		if s.i >= len(s.b) {
+			return 0, headShort
+		}
+		h := s.b[s.i]
+		s.i++
+		switch {
+		case h >= '0' && h <= '9':
+			r = r<<4 | rune(h-'0')
+		case h|0x20 >= 'a' && h|0x20 <= 'f':
+			r = r<<4 | rune(h|0x20-'a'+10)
+		default:
+			return 0, headPass
+		}
+	}
+	if r >= 0x80 {
+		return 0xff, headOn
+	}
+	return byte(r), headOn
 }

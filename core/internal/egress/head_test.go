@@ -132,3 +132,44 @@ func TestElementHeadError_everyCut(t *testing.T) {
 		}
 	}
 }
+
+// TestSuccessHead_cases: the one gate every transport asks before it reads
+// a success whole: error objects (Gemini/OpenAI first member "error",
+// Anthropic type-first and error-first, names \u-escaped, white space
+// between tokens) are read, as are heads too short to tell; answers,
+// arrays, strings and non-JSON pass.
+func TestSuccessHead_cases(t *testing.T) {
+	for _, tc := range []struct {
+		head          string
+		read, decided bool
+	}{
+		{`{"error":{"code":503`, true, true},
+		{"\ufeff \n{ \"error\" :\t{", true, true},
+		{`{"\u0065rror":{`, true, true},
+		{`{"\u0045rror":{`, false, true},
+		{`{"type":"error","error":{"type":"overloaded_error"`, true, true},
+		{`{"typ\u0065":"\u0065rror" , "error" : {`, true, true},
+		{`{"error":{"type":"api_error"},"type":"error"}`, true, true},
+		{`{"type":"message","id":"msg_1"}`, false, true},
+		{`{"type":"error","request_id":"req_1","error":{`, false, true},
+		{`{"type":"error","type":"error","error":{`, false, true},
+		{`{"error":"x"}`, false, true},
+		{`{"id":"chatcmpl-1","error":{`, false, true},
+		{`{"candidates":[`, false, true},
+		{`[{"error":{`, false, true},
+		{`"error"`, false, true},
+		{`<html>`, false, true},
+		{`{"err\or":{`, false, true},
+		{``, true, false},
+		{`   `, true, false},
+		{`{"err`, true, false},
+		{`{"\u00`, true, false},
+		{`{"type":"error"`, true, false},
+		{`{"error":`, true, false},
+	} {
+		read, decided := SuccessHead([]byte(tc.head))
+		if read != tc.read || decided != tc.decided {
+			t.Errorf("%q: read %v decided %v, want %v %v", tc.head, read, decided, tc.read, tc.decided)
+		}
+	}
+}
