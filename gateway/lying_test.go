@@ -9,6 +9,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/toolerr/toolerr/core"
 	"github.com/toolerr/toolerr/internal/codingtest"
 )
 
@@ -37,7 +38,8 @@ var goErrorText = []string{"gzip:", "zlib:", "flate", "invalid header", "checksu
 // a 200 cut short; no reply carries the upstream's text or a Go error
 // string. A success passed on after its head (an answer, an array stream)
 // whose coding breaks later is cut, as any body that fails on its way is:
-// the client never reads a whole 200. Before, a gzip body the transport decoded failed with
+// the client never reads a whole 200; one that breaks within that head
+// (a body shorter than core.EgressSuccessHeadBytes) is the gateway's 502. Before, a gzip body the transport decoded failed with
 // gzip.ErrHeader: the 429 became a 502 with the decoder's words in it,
 // and a success a 200 whose body was cut.
 func TestGateway_lyingContentEncoding(t *testing.T) {
@@ -74,6 +76,11 @@ func TestGateway_lyingContentEncoding(t *testing.T) {
 			{"array stream", "/v1beta/models/gemini-2.5-flash:streamGenerateContent", minimalBody(FamilyGemini),
 				`[{"candidates":[{"content":{"role":"model","parts":[{"text":"Upstream says hi"}]}}]}]`, nil, FamilyGemini, false},
 			{"routed success", "/v1/chat/completions", chatWithEnvelope, anthropicOK, map[string]string{"openai-chat": "anthropic"}, FamilyAnthropic, true},
+			// Longer than the head the gateway peeks (core.EgressSuccessHeadBytes):
+			// a cut past it is found only after the head passed on.
+			{"long success", "/v1/messages", minimalBody(FamilyAnthropic), strings.Replace(anthropicOK, "Sorry.", strings.Repeat("Sorry. ", 600), 1), nil, FamilyAnthropic, false},
+			{"long array stream", "/v1beta/models/gemini-2.5-flash:streamGenerateContent", minimalBody(FamilyGemini),
+				`[{"candidates":[{"content":{"role":"model","parts":[{"text":"` + strings.Repeat("Upstream says hi. ", 300) + `"}]}}]}]`, nil, FamilyGemini, false},
 		} {
 			for kind, body := range lyingBodies(coding, c.plain) {
 				name := coding + " " + kind + " " + c.name
@@ -81,7 +88,7 @@ func TestGateway_lyingContentEncoding(t *testing.T) {
 				tg := newTestGateway(t, Config{Routes: c.routes}, map[string]*fakeUpstream{c.family: up})
 				resp := tg.post(t, c.path, c.body, nil)
 				got, err := io.ReadAll(resp.Body)
-				if kind == "cut" && !c.whole {
+				if kind == "cut" && !c.whole && len(c.plain) > core.EgressSuccessHeadBytes {
 					assert.Equal(t, 200, resp.StatusCode, name)
 					assert.ErrorIs(t, err, io.ErrUnexpectedEOF, "%s: passed on after its head, the body is cut where its coding breaks", name)
 					continue
