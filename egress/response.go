@@ -153,11 +153,14 @@ func unreadable(resp *http.Response, err error) error {
 // retry-after-ms the OpenAI and Anthropic SDKs read first).
 var retryHeaders = [...]string{"Retry-After", "Retry-After-Ms"}
 
-// setBody makes b the whole body of resp, its length declared.
+// setBody makes b the whole body of resp, its length declared. The
+// upstream's trailers go with the body they followed: they describe that
+// content (RFC 9110, 6.5.1), not b.
 func setBody(resp *http.Response, b []byte) {
 	resp.Header.Set("Content-Length", strconv.Itoa(len(b)))
 	resp.ContentLength = int64(len(b))
 	resp.Body = io.NopCloser(bytes.NewReader(b))
+	resp.Trailer = nil
 }
 
 // replyResponse is the response of req that rep, an error op's reply

@@ -604,3 +604,23 @@ func TestStreamReader_oversizedContentPasses(t *testing.T) {
 		assert.True(t, src == string(got), "%.40s passes as it came", ev)
 	}
 }
+
+// TestTransport_rewrittenErrorDropsTrailers: an upstream error body the
+// Transport rewrites whole carries none of the upstream's trailers (RFC
+// 9110, 6.5.1: they describe the content they follow).
+func TestTransport_rewrittenErrorDropsTrailers(t *testing.T) {
+	up := newUpstream(t, func(w http.ResponseWriter, _ *http.Request) {
+		w.Header().Set("Trailer", "X-Upstream-Digest")
+		w.Header().Set("Content-Type", "application/json")
+		w.WriteHeader(529)
+		_, _ = io.WriteString(w, `{"type":"error","error":{"type":"overloaded_error","message":"Overloaded"}}`)
+		w.(http.Flusher).Flush()
+		w.Header().Set("X-Upstream-Digest", "sha-256=:upstream:")
+	})
+	c := &http.Client{Transport: &Transport{}}
+	resp := post(t, c, up.URL+"/v1/messages", `{"model":"m","max_tokens":1,"messages":[{"role":"user","content":"hi"}]}`)
+	_, err := io.ReadAll(resp.Body)
+	require.NoError(t, err)
+	assert.Equal(t, 529, resp.StatusCode)
+	assert.Nil(t, resp.Trailer, "the upstream's trailer goes with its body")
+}

@@ -177,5 +177,6 @@ func (g *Gateway) convertResponse(resp *http.Response, ex *exchange) error {
 	resp.Header.Set("Content-Length", strconv.Itoa(len(c.Body)))
 	resp.ContentLength = int64(len(c.Body))
 	resp.Body = io.NopCloser(bytes.NewReader(c.Body))
+	resp.Trailer = nil // the upstream's describe its own body (RFC 9110, 6.5.1), not the conversion
 	return nil
 }
