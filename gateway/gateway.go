@@ -85,6 +85,8 @@ type exchange struct {
 	status     int
 	upstream   core.Code // the upstream failure's code, "" when none
 	streamErrs int
+	interim    int                // the upstream's 1xx so far (statusWriter)
+	cancel     context.CancelFunc // ends the upstream exchange: past maxInterim 1xx
 }
 
 type ctxKey struct{}
@@ -119,7 +121,7 @@ func (g *Gateway) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	g.metrics.inFlight.Inc()
 	defer g.metrics.inFlight.Dec()
 	ex := &exchange{route: rt, model: model}
-	sw := &statusWriter{ResponseWriter: w}
+	sw := &statusWriter{ResponseWriter: w, ex: ex}
 	defer func() {
 		g.metrics.requests.WithLabelValues(rt.Name, strconv.Itoa(sw.code())).Inc()
 		g.metrics.duration.WithLabelValues(rt.Name).Observe(g.cfg.Now().Sub(start).Seconds())
@@ -215,12 +217,18 @@ func (g *Gateway) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		var cancel context.CancelFunc
 		ctx, cancel = context.WithTimeout(ctx, g.cfg.Timeout)
 		defer cancel()
+		ex.cancel = cancel
 		// Cancelling the upstream's exchange ends no write blocked on a
 		// client that never reads: the writes get the Timeout too, and a
 		// grace for the last of them (a 504 written at the deadline).
 		rc := http.NewResponseController(sw)
 		_ = rc.SetWriteDeadline(g.cfg.Now().Add(g.cfg.Timeout + writeGrace))
 		defer func() { _ = rc.SetWriteDeadline(time.Time{}) }()
+	} else {
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithCancel(ctx)
+		defer cancel()
+		ex.cancel = cancel
 	}
 	// A shallow copy with the body to send: the proxy clones it (headers
 	// included) for the outbound request, so a deep Clone here would copy
@@ -456,6 +464,11 @@ var errUnreadableStream = errors.New("gateway: the upstream's stream is in a con
 // protocols (101): the client gets the gateway's own 502.
 var errUpstreamAnswer = errors.New("gateway: the upstream answered with a redirect or a switch of protocols")
 
+// errInterimFlood is the error modifyResponse returns for a final response
+// of an exchange cancelled past maxInterim 1xx (the client gets the
+// gateway's own 502).
+var errInterimFlood = errors.New("gateway: the upstream sent more interim responses than the gateway passes")
+
 var errBodyClosed = errors.New("toolerr gateway: request body read after close")
 
 // ownError answers the client with a failure the gateway found itself (a
@@ -536,6 +549,9 @@ func (g *Gateway) rewrite(pr *httputil.ProxyRequest) {
 // refuses a 3xx or a 101 (errUpstreamAnswer: the gateway's own 502).
 func (g *Gateway) modifyResponse(resp *http.Response) error {
 	ex := exchangeOf(resp.Request.Context())
+	if ex.interim > maxInterim {
+		return errInterimFlood // a final response after the exchange was cancelled
+	}
 	if resp.StatusCode < 200 || resp.StatusCode >= 300 && resp.StatusCode < 400 {
 		// A 101 (the request asked for no upgrade) or a 3xx is no answer
 		// the client may have: a redirect's Location would take its SDK
@@ -623,7 +639,9 @@ func (g *Gateway) transportError(w http.ResponseWriter, r *http.Request, err err
 		// words, nor a transport failure of the upstream's.
 		g.writeOwn(w, ex.route, core.GatewayError{Status: http.StatusBadGateway, Message: egress.UnreadableMessage})
 		return
-	case errors.Is(err, errConvertResponse) || errors.Is(err, errUpstreamAnswer):
+	case ex.interim > maxInterim || errors.Is(err, errConvertResponse) || errors.Is(err, errUpstreamAnswer):
+		// An exchange cancelled for its 1xx flood fails with the
+		// cancellation: no transport failure of the upstream's either.
 		g.ownError(w, ex.route, http.StatusBadGateway)
 		return
 	}
@@ -692,17 +710,49 @@ func (b *bufferPool) Put(buf []byte) {
 	}
 }
 
-// statusWriter records the final status written (never a 1xx), and passes Flush and the rest
-// of http.ResponseController's methods through (Unwrap).
+// maxInterim is the most 1xx of one upstream exchange the gateway takes
+// (net/http's transport takes five without a trace hook; with
+// ReverseProxy's it takes any number): past it, the exchange is cancelled
+// and the client gets the gateway's own 502.
+const maxInterim = 5
+
+// statusWriter records the final status written (never a 1xx), filters
+// the upstream's interim responses, and passes Flush and the rest of
+// http.ResponseController's methods through (Unwrap).
 type statusWriter struct {
 	http.ResponseWriter
+	ex     *exchange
 	status int
 }
 
+// WriteHeader writes the status code. A 1xx is an interim response (RFC
+// 9110, 15.2), which ReverseProxy forwards as the upstream sends it, with
+// every header of the upstream's: not the request's status. A 100
+// Continue is the upstream's answer to an Expect the gateway never sent
+// (its server answered the client's), and is dropped; any other (103 Early
+// Hints, RFC 8297) passes with its Link header only, the one an interim
+// response is for. Past maxInterim of them the upstream exchange is
+// cancelled (ex.cancel) and none passes: transportError or modifyResponse
+// answers with the gateway's 502.
 func (s *statusWriter) WriteHeader(code int) {
-	// A 1xx is an interim response (100 Continue, 103 Early Hints: RFC
-	// 9110, 15.2), which ReverseProxy forwards before the final one: not
-	// the request's status.
+	if code >= 100 && code < 200 && s.ex != nil {
+		h := s.Header() // the 1xx's headers alone: ReverseProxy clears them after
+		s.ex.interim++
+		if s.ex.interim > maxInterim {
+			if s.ex.interim == maxInterim+1 && s.ex.cancel != nil {
+				s.ex.cancel()
+			}
+			return
+		}
+		if code == http.StatusContinue {
+			return
+		}
+		for k := range h {
+			if k != "Link" {
+				delete(h, k)
+			}
+		}
+	}
 	if s.status == 0 && code >= 200 {
 		s.status = code
 	}
