@@ -66,7 +66,7 @@ func New(cfg Config) (*Gateway, error) {
 	}
 	g.proxy = &httputil.ReverseProxy{
 		Rewrite:        g.rewrite,
-		Transport:      cfg.Transport,
+		Transport:      hopTransport{rt: cfg.Transport},
 		FlushInterval:  -1, // every write reaches the client at once: a stream passes event by event
 		ModifyResponse: g.modifyResponse,
 		ErrorHandler:   g.transportError,
@@ -542,6 +542,9 @@ func (g *Gateway) rewrite(pr *httputil.ProxyRequest) {
 	// The body sent is the request op's, of its own length (pr.Out.ContentLength).
 	pr.Out.Header.Del("Content-Length")
 	pr.Out.Header.Del("Transfer-Encoding")
+	// The client's trailers describe the body it sent (RFC 9110, 6.5.1);
+	// the one sent is the gateway's, of a known length, with none.
+	pr.Out.Trailer = nil
 }
 
 // modifyResponse passes a success through (a stream through the stream

@@ -2,7 +2,10 @@ package gateway
 
 import (
 	"io"
+	"net"
 	"net/http"
+	"strconv"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -55,4 +58,48 @@ func TestGateway_rewrittenBodyDropsTrailers(t *testing.T) {
 			assert.NotContains(t, string(b), "upstream:")
 		})
 	}
+}
+
+// TestGateway_hopByHopTrailersDropped: a trailer field is hop-by-hop like
+// a header field (RFC 9110, 7.6.1): one the upstream's Connection header
+// names, and the hop-by-hop names themselves (Keep-Alive, TE,
+// Transfer-Encoding, Upgrade, Proxy-*, Trailer), never reach the client,
+// announced or not; the others pass.
+func TestGateway_hopByHopTrailersDropped(t *testing.T) {
+	body := anthropicOK
+	up := rawUpstream(t, func(c net.Conn) {
+		_, _ = io.WriteString(c, "HTTP/1.1 200 OK\r\nContent-Type: application/json\r\n"+
+			"Connection: X-Conn-Trailer\r\nTrailer: X-Conn-Trailer, X-Kept\r\nTransfer-Encoding: chunked\r\n\r\n"+
+			strconv.FormatInt(int64(len(body)), 16)+"\r\n"+body+"\r\n0\r\n"+
+			"X-Conn-Trailer: secret\r\nX-Kept: yes\r\nX-Unannounced: fine\r\nKeep-Alive: timeout=5\r\nProxy-Foo: x\r\n"+
+			"Upgrade: h2c\r\nTe: trailers\r\nTransfer-Encoding: gzip\r\nTrailer: X-Later\r\n\r\n")
+	})
+	tg := newTestGateway(t, Config{}, map[string]*fakeUpstream{FamilyAnthropic: up})
+	resp := tg.post(t, "/v1/messages", minimalBody(FamilyAnthropic), nil)
+	b, err := io.ReadAll(resp.Body)
+	require.NoError(t, err)
+	require.Equal(t, 200, resp.StatusCode, "%s", b)
+	assert.JSONEq(t, body, string(b))
+	assert.Equal(t, http.Header{"X-Kept": {"yes"}, "X-Unannounced": {"fine"}}, resp.Trailer)
+}
+
+// TestGateway_clientTrailersStay: the client's request trailers describe
+// the body it sent (RFC 9110, 6.5.1); the gateway sends the body it holds,
+// of a known length, and none of them (no Trailer header either).
+func TestGateway_clientTrailersStay(t *testing.T) {
+	up := newFakeUpstream(t, okJSON(anthropicOK))
+	tg := newTestGateway(t, Config{}, map[string]*fakeUpstream{FamilyAnthropic: up})
+	req, err := http.NewRequest(http.MethodPost, tg.URL+"/v1/messages", io.MultiReader(strings.NewReader(minimalBody(FamilyAnthropic))))
+	require.NoError(t, err)
+	req.ContentLength = -1 // chunked, so that the trailer is sent
+	req.Header.Set("Content-Type", "application/json")
+	req.Trailer = http.Header{"X-Client-Digest": {"sha-256=:client:"}}
+	resp, err := http.DefaultClient.Do(req)
+	require.NoError(t, err)
+	_, _ = io.ReadAll(resp.Body)
+	resp.Body.Close()
+	require.Equal(t, 200, resp.StatusCode)
+	_, h := up.last()
+	assert.Empty(t, h.Values("Trailer"), "no trailer announced upstream")
+	assert.Empty(t, h.Values("X-Client-Digest"))
 }
