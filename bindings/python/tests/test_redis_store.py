@@ -12,6 +12,7 @@ import subprocess
 import tempfile
 import threading
 import time
+import warnings
 from pathlib import Path
 from typing import Iterator
 
@@ -221,6 +222,28 @@ def test_first_connect_has_the_connect_deadline(server: subprocess.Popen[bytes])
         t.close()
     finally:
         proxy.close()
+
+
+def test_async_store_gets_an_asyncio_retry(server: subprocess.Popen[bytes]) -> None:
+    """AsyncRedisStore.from_url gives its redis.asyncio client redis.asyncio's Retry (no
+    retries, no backoff), not redis.retry's: redis-py warns of a synchronous one
+    ("A synchronous redis.retry.Retry was passed to an asyncio client ...") and
+    converts it, and an older redis-py awaits its non-coroutine call_with_retry."""
+    from redis.asyncio.retry import Retry as AsyncRetry
+    from redis.backoff import NoBackoff
+
+    async def main() -> None:
+        with warnings.catch_warnings():
+            warnings.simplefilter("error")  # any warning (the synchronous Retry's) fails the test
+            store = AsyncRedisStore.from_url(url(server), timeout_ms=1000)
+            assert await store.compare_and_swap("async-retry", None, b"a") in ((True, None), (False, b"a"))
+            assert await store.load("async-retry") == b"a"
+        for retry in (store.client.get_retry(), store._free[0].connection.retry):
+            assert type(retry) is AsyncRetry
+            assert retry._retries == 0 and isinstance(retry._backoff, NoBackoff)
+        await store.aclose()
+
+    asyncio.run(main())
 
 
 def test_first_connect_has_the_connect_deadline_async(server: subprocess.Popen[bytes]) -> None:

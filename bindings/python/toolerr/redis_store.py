@@ -53,16 +53,24 @@ CAS_SCRIPT: str = _read_script()
 """The compare-and-swap Lua script, byte for byte the one Go embeds (same SHA-1)."""
 
 
-def _client_options(timeout_ms: int, connect_timeout_ms: int) -> dict[str, Any]:
+def _client_options(timeout_ms: int, connect_timeout_ms: int, *, asyncio: bool = False) -> dict[str, Any]:
     """from_url's client options: connect_timeout_ms (never shorter than timeout_ms;
     <= 0: DEFAULT_CONNECT_TIMEOUT_MS) as both redis-py deadlines, socket_timeout
     (which bounds the handshake's replies as well as commands') and
-    socket_connect_timeout (the TCP connect), until _Deadline.saw shortens them."""
+    socket_connect_timeout (the TCP connect), until _Deadline.saw shortens them;
+    and no client-side retries: a Retry of no retries, redis.asyncio.retry's
+    for an asyncio client (asyncio), whose call_with_retry is a coroutine
+    (redis-py warns of redis.retry's there and converts it)."""
     from redis.backoff import NoBackoff
-    from redis.retry import Retry
 
+    if asyncio:
+        from redis.asyncio.retry import Retry as AsyncRetry
+        retry: Any = AsyncRetry(NoBackoff(), 0)
+    else:
+        from redis.retry import Retry
+        retry = Retry(NoBackoff(), 0)
     ct = max(timeout_ms, connect_timeout_ms if connect_timeout_ms > 0 else DEFAULT_CONNECT_TIMEOUT_MS) / 1000
-    return {"socket_timeout": ct, "socket_connect_timeout": ct, "retry": Retry(NoBackoff(), 0)}
+    return {"socket_timeout": ct, "socket_connect_timeout": ct, "retry": retry}
 
 
 class _Deadline:
@@ -422,7 +430,8 @@ class AsyncRedisStore:
         redis package, ImportError naming the wheel's redis extra."""
         redis_asyncio = require("redis.asyncio", "redis", "AsyncRedisStore")
 
-        client = redis_asyncio.Redis.from_url(url, **{**_client_options(timeout_ms, connect_timeout_ms), **options})
+        client = redis_asyncio.Redis.from_url(url, **{**_client_options(timeout_ms, connect_timeout_ms, asyncio=True),
+                                                           **options})
         store = cls(client)
         store._owned = True
         store._deadline = _own_deadline(client, timeout_ms, options)
