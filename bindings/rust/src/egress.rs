@@ -49,7 +49,7 @@ use serde_json::{json, Map, Value};
 use crate::{canonicalize, egress_request, invoke, invoke_as, Envelope, Transcript};
 
 /// The core's request bound (`core.MaxRequestBytes`), in bytes: a larger body goes unread.
-pub const MAX_REQUEST_BYTES: usize = 32 << 20;
+pub const MAX_REQUEST_BYTES: usize = crate::MAX_REQUEST_BYTES;
 /// An upstream error body is read up to this many bytes (1 MiB), as the gateway reads it.
 pub const MAX_ERROR_BYTES: usize = 1 << 20;
 /// A stream event longer than this (4 MiB, an image chunk; the core's `MaxEventBytes`) passes unread,

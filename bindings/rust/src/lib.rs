@@ -100,6 +100,27 @@ pub fn crossings() -> u64 {
 /// the thread's buffer (or from the core's allocation when it is longer,
 /// freed after). Empty only when the core could not allocate.
 fn with_response<T>(request: &[u8], read: impl FnOnce(&[u8]) -> T) -> T {
+    with_response_at(request.as_ptr(), request.len(), read)
+}
+
+/// The core's request limit (core.MaxRequestBytes, toolerr.h
+/// TOOLERR_MAX_REQUEST_BYTES): a longer request is refused by its length
+/// alone (INVALID_INPUT, `details.bound` "request_bytes", `details.count` its
+/// length), the core reading no byte of it.
+pub(crate) const MAX_REQUEST_BYTES: usize = 32 << 20;
+
+/// The core's answer to a request of `len` bytes over [`MAX_REQUEST_BYTES`],
+/// handed to `read` as [`with_response`] hands it, without the bytes: the
+/// core answers such a length unread (toolerr_invoke_into(NULL, len)), so a
+/// caller need not write them out first.
+fn with_length<T>(len: usize, read: impl FnOnce(&[u8]) -> T) -> T {
+    debug_assert!(len > MAX_REQUEST_BYTES);
+    with_response_at(std::ptr::null(), len, read)
+}
+
+/// [`with_response`] on `len` bytes at `req`: the caller's bytes, or null
+/// with a length the core refuses unread ([`with_length`]).
+fn with_response_at<T>(req: *const u8, len: usize, read: impl FnOnce(&[u8]) -> T) -> T {
     CROSSINGS.with(|c| c.set(c.get() + 1));
     SCRATCH.with(|cell| {
         let mut n = 0usize;
@@ -110,7 +131,7 @@ fn with_response<T>(request: &[u8], read: impl FnOnce(&[u8]) -> T) -> T {
             None => (std::ptr::null_mut(), 0),
         };
         unsafe {
-            let p = ffi::toolerr_invoke_into(request.as_ptr(), request.len(), buf, size, &mut n);
+            let p = ffi::toolerr_invoke_into(req, len, buf, size, &mut n);
             if p.is_null() {
                 return read(if n == 0 { &[] } else { &guard.as_deref().expect("toolerr: answered into no buffer")[..n] });
             }
@@ -301,7 +322,7 @@ const MAX_CAUSE_CHARS: usize = 4096;
 
 /// The core's request limit (core.MaxRequestBytes): a message longer than
 /// this cannot be sent in a request, so [`display_text`] stops writing there.
-const MAX_TEXT_BYTES: usize = 32 << 20;
+const MAX_TEXT_BYTES: usize = MAX_REQUEST_BYTES;
 
 /// What `d`'s `Display` writes, as `to_string` gives it, except that a
 /// `Display` that returns an error (which makes `to_string` panic) gives
@@ -497,26 +518,38 @@ impl<V: Serialize + ?Sized> Serialize for WithTail<'_, V> {
 /// value), framed by a last member `"raw_len": N`, its length in bytes, so
 /// that the core refuses text that is not exactly one JSON value
 /// (INVALID_INPUT at `key`) instead of reading extra request members from
-/// it. `rest` holds `op` (see [`request_members`]).
+/// it. `rest` holds `op` (see [`request_members`]). A framed request over
+/// [`MAX_REQUEST_BYTES`] is counted, not written: the core answers its
+/// length alone ([`with_length`]), so the text is never copied.
 fn input_op<T: DeserializeOwned, V: Serialize + ?Sized>(rest: &Map<String, Value>, key: &str, input: Input<V>) -> Result<T> {
     match input {
         Input::Value(tail) => invoke_as(&WithTail { rest, key, tail }),
-        Input::Json(text) => with_request_bytes(
-            |buf| {
-                serde_json::to_writer(&mut *buf, rest)?;
-                buf.pop(); // the closing brace; `rest` holds `op`, so a member came before
-                buf.push(b',');
-                serde_json::to_writer(&mut *buf, key)?;
-                buf.push(b':');
-                buf.extend_from_slice(text.as_bytes());
-                // the framing: the text's length, for the core to hold it to one JSON value
-                buf.extend_from_slice(b",\"raw_len\":");
-                buf.extend_from_slice(text.len().to_string().as_bytes());
-                buf.push(b'}');
-                Ok(())
-            },
-            |req| with_response(req, |out| answer(out)),
-        ),
+        Input::Json(text) => {
+            let over = std::cell::Cell::new(None);
+            with_request_bytes(
+                |buf| {
+                    serde_json::to_writer(&mut *buf, rest)?;
+                    buf.pop(); // the closing brace; `rest` holds `op`, so a member came before
+                    buf.push(b',');
+                    serde_json::to_writer(&mut *buf, key)?;
+                    buf.push(b':');
+                    // the framing: the text's length, for the core to hold it to one JSON value
+                    let tail = format!(",\"raw_len\":{}}}", text.len());
+                    let len = buf.len() + text.len() + tail.len();
+                    if len > MAX_REQUEST_BYTES {
+                        over.set(Some(len)); // refused by its length: the text is not copied
+                        return Ok(());
+                    }
+                    buf.extend_from_slice(text.as_bytes());
+                    buf.extend_from_slice(tail.as_bytes());
+                    Ok(())
+                },
+                |req| match over.get() {
+                    Some(len) => with_length(len, |out| answer(out)),
+                    None => with_response(req, |out| answer(out)),
+                },
+            )
+        }
     }
 }
 
