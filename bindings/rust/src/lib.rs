@@ -234,10 +234,15 @@ pub fn invoke(request: &Value) -> Result<Value> {
     invoke_as(request)
 }
 
+/// Runs op `name` with `members`, the null ones left out; a member named
+/// `op` or `raw_len` is refused (see [`request_members`]).
 fn op<T: DeserializeOwned>(name: &str, members: Value) -> Result<T> {
     let mut req = Map::new();
     req.insert("op".into(), name.into());
     if let Value::Object(m) = members {
+        if let Some(k) = m.keys().find(|k| *k == "op" || *k == "raw_len") {
+            return Err(reserved_option(name, k));
+        }
         req.extend(m.into_iter().filter(|(_, v)| !v.is_null()));
     }
     invoke_as(&Value::Object(req))
@@ -466,26 +471,55 @@ pub fn to_mcp_with(outcomes: &[Outcome], output_schema: bool) -> Result<Vec<McpC
     invoke_as(&SerializeRequest { op: "serialize", format: "mcp", output_schema: Some(output_schema), results: outcomes })
 }
 
-fn with(mut base: Value, options: Value) -> Value {
+/// `base` with `options` added; an option naming a member of `base` (one
+/// the function writes itself) is refused (see [`request_members`]).
+fn with(name: &str, mut base: Value, options: Value) -> Result<Value> {
     if let (Value::Object(b), Value::Object(o)) = (&mut base, options) {
+        if let Some(k) = o.keys().find(|k| b.contains_key(*k)) {
+            return Err(reserved_option(name, k));
+        }
         b.extend(o);
     }
-    base
+    Ok(base)
 }
 
 /// The members of a transcript op's request: `op`, `members`, then
-/// `options` over them, the null ones left out (as in `op`).
-fn request_members(name: &str, members: &[(&str, &str)], options: Value) -> Map<String, Value> {
+/// `options` over them, the null ones left out (as in `op`). An option
+/// named `op`, `raw_len` (the framing of JSON text) or one of `members`
+/// (`format`, `from`, `to`) would make a silently different request: it is
+/// an `INVALID_INPUT` error whose `details.path` names it, as the Python and
+/// Node bindings refuse it (a TypeError there).
+fn request_members(name: &str, members: &[(&str, &str)], options: Value) -> Result<Map<String, Value>> {
     let mut rest = Map::new();
     rest.insert("op".into(), name.into());
     for (k, v) in members {
         rest.insert((*k).into(), (*v).into());
     }
     if let Value::Object(o) = options {
+        for k in o.keys() {
+            if k == "op" || k == "raw_len" || members.iter().any(|(m, _)| m == k) {
+                return Err(reserved_option(name, k));
+            }
+        }
         rest.extend(o);
     }
     rest.retain(|_, v| !v.is_null());
-    rest
+    Ok(rest)
+}
+
+/// The error of an option that names a member the binding writes itself.
+fn reserved_option(op: &str, name: &str) -> ToolerrError {
+    let mut details = Map::new();
+    details.insert("path".into(), Value::from(name));
+    ToolerrError {
+        envelope: Envelope {
+            code: "INVALID_INPUT".into(),
+            details,
+            message: format!("toolerr (Rust binding): {op}: {name:?} is a member of the request the binding writes; it cannot be an option."),
+            retryable: false,
+            source: "orchestrator".into(),
+        },
+    }
 }
 
 /// A request object: the members of `rest`, then `tail` under `key`, written
@@ -563,7 +597,7 @@ enum Input<'a, V: ?Sized> {
 /// from the caller's slice (see [`input_op`]).
 /// Options that hold `messages` replace the list.
 fn list_op<T: DeserializeOwned>(name: &str, members: &[(&str, &str)], messages: &[Value], options: Value) -> Result<T> {
-    let rest = request_members(name, members, options);
+    let rest = request_members(name, members, options)?;
     if rest.contains_key("messages") {
         return invoke_as(&rest); // options replace the list
     }
@@ -600,7 +634,7 @@ pub fn convert_as<T: DeserializeOwned>(messages: &[Value], from: &str, to: &str,
 /// binding; the core reads it (JSON it cannot read is an `INVALID_INPUT` error,
 /// `details.path` naming where, and a duplicate key is refused, not resolved).
 pub fn convert_json_as<T: DeserializeOwned>(messages: &str, from: &str, to: &str, options: Value) -> Result<T> {
-    let rest = request_members("convert", &[("from", from), ("to", to)], options);
+    let rest = request_members("convert", &[("from", from), ("to", to)], options)?;
     input_op::<T, Value>(&rest, "messages", Input::Json(messages)) // a `messages` option too: the core refuses the duplicate
 }
 
@@ -630,7 +664,7 @@ pub enum Transcript<'a> {
 /// `op` leaves nulls out); with body text, a `body` option is a duplicate
 /// key the core refuses.
 fn body_op<T: DeserializeOwned>(name: &str, members: &[(&str, &str)], options: Value, body: Transcript) -> Result<T> {
-    let mut rest = request_members(name, members, options);
+    let mut rest = request_members(name, members, options)?;
     match body {
         Transcript::Value(v) => {
             rest.remove("body");
@@ -709,7 +743,7 @@ pub fn retry_decision(error: &Envelope, attempt: u32, draw: f64, policy: Option<
 /// Advances a circuit breaker for one event (`allow`, `success`, `failure`) at `now_ms`;
 /// returns `{"state", "allowed"?, "error"?}`. `options` may add `settings`, `error`, `tool`.
 pub fn breaker(state: Option<&Value>, event: &str, now_ms: i64, options: Value) -> Result<Value> {
-    op("breaker", with(json!({"state": state, "event": event, "now_ms": now_ms}), options))
+    op("breaker", with("breaker", json!({"state": state, "event": event, "now_ms": now_ms}), options)?)
 }
 
 /// Charges a budget before spending: `{"allowed", "state", "remaining", "error"?}`.

@@ -85,12 +85,15 @@ fn an_answer_longer_than_the_threads_buffer_arrives_whole() {
 }
 
 #[test]
-fn convert_options_override_and_null_members_are_left_out() {
+fn convert_options_cannot_replace_from_or_to_and_null_members_are_left_out() {
     let msgs = vec![serde_json::json!({"role": "user", "content": "hi"})];
     let plain = toolerr::convert(&msgs, "openai-chat", "anthropic", serde_json::json!({})).unwrap();
     let with_null = toolerr::convert(&msgs, "openai-chat", "anthropic", serde_json::json!({"model": null})).unwrap();
     assert_eq!(plain, with_null);
-    let to_gemini = toolerr::convert(&msgs, "openai-chat", "anthropic", serde_json::json!({"to": "gemini"})).unwrap();
+    // `to` is the function's own argument: an option of that name is refused (as in Python and Node).
+    let e = toolerr::convert(&msgs, "openai-chat", "anthropic", serde_json::json!({"to": "gemini"})).unwrap_err();
+    assert_eq!((e.envelope.code.as_str(), &e.envelope.details["path"]), ("INVALID_INPUT", &serde_json::json!("to")));
+    let to_gemini = toolerr::convert(&msgs, "openai-chat", "gemini", serde_json::json!({})).unwrap();
     assert_eq!(to_gemini["messages"][0]["parts"][0]["text"], "hi");
 }
 

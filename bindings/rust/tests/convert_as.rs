@@ -71,9 +71,11 @@ fn json_text_goes_to_the_core_unparsed() {
     // a `messages` option beside the text is a duplicate member too
     let e = toolerr::convert_json_as::<Value>("[]", "openai-chat", "anthropic", json!({"messages": []})).unwrap_err();
     assert_eq!(e.envelope.code, "INVALID_INPUT");
-    // options still override members, and null ones are left out
+    // an option cannot replace the function's own `to` (INVALID_INPUT naming it), and null ones are left out
     let hi = r#"[{"role":"user","content":"hi"}]"#;
-    let g: Value = toolerr::convert_json_as(hi, "openai-chat", "anthropic", json!({"to": "gemini", "model": null})).unwrap();
+    let e = toolerr::convert_json_as::<Value>(hi, "openai-chat", "anthropic", json!({"to": "gemini"})).unwrap_err();
+    assert_eq!((e.envelope.code.as_str(), &e.envelope.details["path"]), ("INVALID_INPUT", &json!("to")));
+    let g: Value = toolerr::convert_json_as(hi, "openai-chat", "gemini", json!({"model": null})).unwrap();
     assert_eq!(g["messages"][0]["parts"][0]["text"], "hi");
 }
 

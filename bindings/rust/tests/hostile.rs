@@ -83,3 +83,31 @@ fn a_transcript_text_at_the_limit_is_still_sent() {
         assert_ne!(e.envelope.details["bound"], "request_bytes", "{:?}", e.envelope);
     }
 }
+
+/// An option naming a member the binding writes itself (`op`, `raw_len`,
+/// the function's own `format`/`from`/`to`, breaker's `state`/`event`/
+/// `now_ms`) is refused with `details.path` naming it, never a silently
+/// different request (before, `check(.., json!({"op": "version"}))` ran the
+/// version op), as the Python and Node bindings refuse it.
+#[test]
+fn an_option_cannot_replace_a_member_the_binding_writes() {
+    let msgs = [json!({"role": "user", "content": "hi"})];
+    let cases: Vec<(&str, toolerr::Result<Value>)> = vec![
+        ("op", toolerr::check("openai-chat", &msgs, json!({"op": "version"}))),
+        ("raw_len", toolerr::repair("openai-chat", &msgs, json!({"raw_len": 3}))),
+        ("format", toolerr::trim("openai-chat", &msgs, json!({"format": "anthropic"}))),
+        ("to", toolerr::convert(&msgs, "openai-chat", "anthropic", json!({"to": "gemini"}))),
+        ("op", toolerr::loop_guard(json!({"op": "version"}))),
+        ("now_ms", toolerr::breaker(None, "allow", 1, json!({"now_ms": 2}))),
+    ];
+    for (name, got) in cases {
+        let e = got.expect_err(name);
+        assert_eq!(e.envelope.code, "INVALID_INPUT", "{name}");
+        assert_eq!(e.envelope.details["path"], json!(name), "{name}");
+    }
+    // The same calls without the clashing option are answered.
+    let findings = toolerr::check("openai-chat", &msgs, json!({})).expect("check");
+    assert!(findings.get("findings").is_some(), "{findings}");
+    let state = toolerr::breaker(None, "allow", 1, json!({})).expect("breaker");
+    assert_eq!(state["allowed"], json!(true), "{state}");
+}
