@@ -296,13 +296,16 @@ func Tokens(n int64) CallOption { return func(o *callOptions) { o.tokens = n } }
 // a deadline). These decisions are core.Step's.
 func (x *Executor) Do(ctx context.Context, tool string, fn func(ctx context.Context) error, opts ...CallOption) error {
 	x.once.Do(x.init)
+	if x.Timeout < 0 || x.StoreBackoff < 0 {
+		return x.configError(tool)
+	}
 	var o callOptions
 	if len(opts) > 0 {
 		o = readOptions(opts)
 	}
 	cfg := core.StepConfig{Tool: tool, KeyPrefix: x.KeyPrefix, Policy: x.Retry, Settings: x.Breaker,
-		TimeoutMs: x.Timeout.Milliseconds(), Charge: core.BudgetCharge{Tokens: o.tokens},
-		StoreBackoffMs: x.StoreBackoff.Milliseconds()}
+		TimeoutMs: ceilMs(x.Timeout), Charge: core.BudgetCharge{Tokens: o.tokens},
+		StoreBackoffMs: ceilMs(x.StoreBackoff)}
 	ev := core.StepEvent{Kind: core.EventStart}
 	if x.Budget != nil {
 		cfg.Budget = &x.Budget.limits
@@ -808,6 +811,33 @@ func (b *Budget) State() core.BudgetState {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	return b.state
+}
+
+// ceilMs returns d in whole milliseconds rounded up, as the step op takes
+// timeout_ms and store_backoff_ms: 500µs is 1 ms, never 0 (which is the
+// default: no timeout). A Duration (at most about 9.2e12 ms) is always
+// under the op's largest, 2^53 ms.
+func ceilMs(d time.Duration) int64 {
+	ms := int64(d / time.Millisecond)
+	if d%time.Millisecond > 0 {
+		ms++
+	}
+	return ms
+}
+
+// configError is the INVALID_INPUT *Error of an Executor whose Timeout or
+// StoreBackoff is negative, which no call can keep: details.path names the
+// step op's member (timeout_ms, store_backoff_ms), as the op names the one
+// it refuses, and details.tool the tool. The Timeout is checked first.
+func (x *Executor) configError(tool string) *Error {
+	path, name, d := "timeout_ms", "Timeout", x.Timeout
+	if d >= 0 {
+		path, name, d = "store_backoff_ms", "StoreBackoff", x.StoreBackoff
+	}
+	e, _ := core.NewEnvelope(core.CodeInvalidInput,
+		"toolerr: "+path+": the Executor's "+name+" is "+d.String()+"; it must be 0 (the default) or more.",
+		map[string]any{"tool": tool, "op": "step", "path": path}, core.SourceOrchestrator)
+	return &Error{Envelope: e}
 }
 
 // orchestratorError is the *Error of a failure of the executor itself,

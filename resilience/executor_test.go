@@ -446,3 +446,63 @@ func TestExecutor_toolErrorThatUnwrapsToItself(t *testing.T) {
 		t.Fatal("Do did not return for an error whose chain leads back to itself")
 	}
 }
+
+// A Timeout under a millisecond is 1 ms (rounded up), not 0: before, 500µs
+// truncated to 0 ms and the call ran with no deadline at all.
+func TestExecutor_subMillisecondTimeoutRoundsUp(t *testing.T) {
+	x := &Executor{Timeout: 500 * time.Microsecond}
+	var had bool
+	var left time.Duration
+	err := x.Do(context.Background(), "t", func(ctx context.Context) error {
+		var dl time.Time
+		dl, had = ctx.Deadline()
+		left = time.Until(dl)
+		return nil
+	})
+	require.NoError(t, err)
+	assert.True(t, had, "the attempt's ctx must carry the 1 ms bound")
+	assert.LessOrEqual(t, left, time.Millisecond)
+}
+
+// ceilMs rounds up and stays exact at the largest Duration.
+func TestCeilMs(t *testing.T) {
+	assert.Equal(t, int64(1), ceilMs(time.Microsecond))
+	assert.Equal(t, int64(2), ceilMs(time.Millisecond+time.Nanosecond))
+	assert.Equal(t, int64(0), ceilMs(0))
+	assert.Equal(t, int64(9223372036855), ceilMs(time.Duration(1<<63-1)))
+}
+
+// A negative Timeout or StoreBackoff is refused before any call, INVALID_INPUT
+// naming the step op's member; before, `t > 0` ignored it (no timeout, the
+// default back-off) and the tool was called.
+func TestExecutor_negativeDurationsAreInvalidInput(t *testing.T) {
+	for _, tc := range []struct {
+		x    *Executor
+		path string
+	}{
+		{&Executor{Timeout: -time.Millisecond}, "timeout_ms"},
+		{&Executor{Timeout: -time.Nanosecond}, "timeout_ms"},
+		{&Executor{StoreBackoff: -time.Second}, "store_backoff_ms"},
+		{&Executor{Timeout: -1, StoreBackoff: -1}, "timeout_ms"},
+	} {
+		calls := 0
+		err := tc.x.Do(context.Background(), "get_weather", func(context.Context) error { calls++; return nil })
+		var te *Error
+		require.ErrorAs(t, err, &te, tc.path)
+		assert.Equal(t, core.CodeInvalidInput, te.Envelope.Code, tc.path)
+		assert.Equal(t, core.SourceOrchestrator, te.Envelope.Source, tc.path)
+		assert.Equal(t, map[string]any{"tool": "get_weather", "op": "step", "path": tc.path}, te.Envelope.Details, tc.path)
+		assert.Contains(t, te.Envelope.Message, tc.path)
+		assert.Equal(t, 0, calls, tc.path)
+	}
+}
+
+// A refusal of what the user's Classify hook returned is the executor's
+// failure to go on, INTERNAL, not the caller's bad input.
+func TestExecutor_classifyHookRefusalStaysInternal(t *testing.T) {
+	x := &Executor{Classify: func(error, string, int) core.Envelope { return core.Envelope{} }}
+	err := x.Do(context.Background(), "t", func(context.Context) error { return errors.New("boom") })
+	var te *Error
+	require.ErrorAs(t, err, &te)
+	assert.Equal(t, core.CodeInternal, te.Envelope.Code, te.Envelope.Message)
+}
