@@ -273,7 +273,7 @@ def test_records_are_made_only_for_someone_who_hears_them() -> None:
 
         seen: list = []
         f = logging.Filter()
-        f.filter = lambda rec: seen.append(rec.getMessage()) or False  # type: ignore[method-assign]
+        f.filter = lambda rec: seen.append(rec.getMessage()) or False
         log.addFilter(f)
         try:
             assert _heard(log) is True
@@ -405,10 +405,10 @@ def test_budget_and_loop_guard_are_the_runs() -> None:
     def bad() -> None:
         raise ToolFailure(toolerr.envelope("INVALID_ARGS", "bad", source="tool"))
 
-    assert ex.call("search", bad, args={"q": 1}).error.code == "INVALID_ARGS"  # type: ignore[union-attr]
-    assert ex.call("search", bad, args={"q": 1}).error.code == "LOOP_DETECTED"  # type: ignore[union-attr]
+    assert ex.call("search", bad, args={"q": 1}).error.code == "INVALID_ARGS"
+    assert ex.call("search", bad, args={"q": 1}).error.code == "LOOP_DETECTED"
     assert ex.call("search", lambda: "ok", args={"q": 2}).ok
-    assert ex.call("search", lambda: "ok", args={"q": 3}).error.code == "BUDGET_EXHAUSTED"  # type: ignore[union-attr]
+    assert ex.call("search", lambda: "ok", args={"q": 3}).error.code == "BUDGET_EXHAUSTED"
     assert b.state is not None and b.state["steps"] == 3
 
 
@@ -425,7 +425,7 @@ class _EnvelopeRaises(Exception):
 
 def _http_error(status: Any = 500, **attrs: Any) -> Exception:
     e = Exception("upstream failed")
-    e.status_code = status  # type: ignore[attr-defined]
+    e.status_code = status
     for k, v in attrs.items():
         setattr(e, k, v)
     return e
@@ -1352,12 +1352,12 @@ def test_an_exception_type_of_a_hostile_module_is_classified_never_raised() -> N
             raise RuntimeError("no format")
 
     class Meta(type):
-        @property  # type: ignore[misc]
-        def __module__(cls) -> str:  # type: ignore[override]
+        @property
+        def __module__(cls) -> str:
             raise RuntimeError("no module")
 
     odd = type("OddModule", (Exception,), {})
-    odd.__module__ = Unformattable()  # type: ignore[assignment]
+    odd.__module__ = Unformattable()
     for exc in (odd("bad city"), Meta("MetaModule", (Exception,), {})("bad city")):
         def fail(exc: BaseException = exc) -> None:
             raise exc
@@ -1402,3 +1402,47 @@ def test_answers_read_before_never_answer_another_call() -> None:
                 assert r.error is not None and r.error.details["tool_message"] == m + "."
                 assert r.error.details["tool"] == f"search{i % 2}"
                 r.error.details["tool_message"] = "changed by the caller"
+
+
+@pytest.mark.parametrize("make,path", [
+    (lambda: Executor(timeout=-1), "timeout_ms"),
+    (lambda: Executor(timeout=0), "timeout_ms"),
+    (lambda: Executor(timeout=float("nan")), "timeout_ms"),
+    (lambda: Executor(timeout=float("inf")), "timeout_ms"),
+    (lambda: Executor(timeout=1e300), "timeout_ms"),
+    (lambda: Executor(store_backoff=-0.5), "store_backoff_ms"),
+    (lambda: Executor(loop_guard=LoopGuard(0)), "loop.threshold"),
+    (lambda: Executor(loop_guard=LoopGuard(-2)), "loop.threshold"),
+    (lambda: Executor(loop_guard=LoopGuard(1.5)), "loop.threshold"),
+    (lambda: Executor(budget=Budget({"steps": -1})), "budget.limits.steps"),
+    (lambda: Executor(budget=Budget({"tokens": float("nan")})), "budget.limits.tokens"),
+], ids=["timeout-neg", "timeout-0", "timeout-nan", "timeout-inf", "timeout-huge", "backoff-neg", "loop-0",
+        "loop-neg", "loop-frac", "budget-neg", "budget-nan"])
+def test_bad_numeric_options_reach_the_core_and_are_invalid_input(make: Callable[[], Executor], path: str) -> None:
+    # Before: a negative timeout became 1 ms (max(1, ...)), 0 and NaN too or a crash (int(nan)), LoopGuard(0)
+    # silently the default threshold: each one now reaches the core, which refuses it at its member's path.
+    calls = []
+    with pytest.raises(ToolerrError) as info:
+        make().call("search", lambda: calls.append(1))
+    assert info.value.envelope.code == "INVALID_INPUT"
+    assert info.value.envelope.details["path"] == path
+    assert calls == []
+
+
+def test_a_timeout_under_a_millisecond_rounds_up() -> None:
+    # 1 µs is 1 ms (int() truncated 1.5 ms to 1 and 1 µs to 0, which max(1, ...) hid).
+    assert Executor(timeout=1e-6)._config["timeout_ms"] == 1
+    assert Executor(timeout=0.0015)._config["timeout_ms"] == 2
+    assert Executor(store_backoff=0.0001)._config["store_backoff_ms"] == 1
+    assert Executor(timeout=2)._config["timeout_ms"] == 2000
+
+
+@pytest.mark.parametrize("make", [
+    lambda: LoopGuard(True), lambda: LoopGuard("3"), lambda: LoopGuard(None),
+    lambda: Budget({"steps": True}), lambda: Budget({"steps": "5"}), lambda: Budget([("steps", 1)]),
+    lambda: Executor(timeout=True), lambda: Executor(timeout="5"),
+], ids=["loop-bool", "loop-str", "loop-none", "budget-bool", "budget-str", "budget-list", "timeout-bool", "timeout-str"])
+def test_a_non_number_option_is_a_type_error(make: Callable[[], Any]) -> None:
+    # Before: True was the number 1, "3" failed deep in a comparison or "5" * 1000 was a 5000-character string.
+    with pytest.raises(TypeError, match="must be a"):
+        make()

@@ -21,6 +21,8 @@ import inspect
 import json
 import json.scanner
 import logging
+import math
+import numbers
 import random
 import threading
 import time
@@ -173,26 +175,53 @@ class MemoryStore:
             return True, None
 
 
+def _number(name: str, v: Any) -> Any:
+    """v, a real number (int or float; a bool is none), as it was: the core
+    checks its range. Anything else is a TypeError naming name."""
+    if isinstance(v, bool) or not isinstance(v, numbers.Real):
+        raise TypeError(f"{name} must be a number, got {type(v).__name__}")
+    return v
+
+
+def _ms(name: str, seconds: Any) -> Any:
+    """seconds (a number: _number) in milliseconds as the step op takes them,
+    rounded up (1 µs is 1 ms, never 0). A 0, a negative, a NaN or an
+    infinity (written as null) is passed on for the core to refuse with
+    INVALID_INPUT at the member's path; so is a value past int64, as a float."""
+    ms = _number(name, seconds) * 1000
+    if not math.isfinite(ms) or abs(ms) >= 2**63:
+        return float(ms)
+    return math.ceil(ms)
+
+
 class Budget:
     """One agent run's step, token and wall-time budget, shared by its calls (thread-safe).
 
-    limits is {"steps"?, "tokens"?, "wall_ms"?} (0 or absent: no limit). The
+    limits is {"steps"?, "tokens"?, "wall_ms"?} (0 or absent: no limit), each
+    a number (TypeError otherwise, a bool included); the core refuses one out
+    of range (INVALID_INPUT at budget.limits.<name>) on the first call. The
     core charges one step (and the call's tokens) before every attempt;
     state is what was spent so far ({"steps", "tokens", "started_ms"}).
     """
 
     def __init__(self, limits: Mapping[str, int]) -> None:
-        self.limits = dict(limits)
+        if not isinstance(limits, Mapping):
+            raise TypeError(f"limits must be a mapping, got {type(limits).__name__}")
+        self.limits = {k: _number(f"limits[{k!r}]", v) for k, v in limits.items()}
         self.state: Optional[Dict[str, Any]] = None
         self._lock = threading.Lock()
 
 
 class LoopGuard:
     """One agent run's loop guard (thread-safe): a call that failed threshold times
-    in a row with the same arguments is refused with LOOP_DETECTED."""
+    in a row with the same arguments is refused with LOOP_DETECTED.
+
+    threshold is a number (TypeError otherwise, a bool included); the core
+    refuses one that is not a whole number from 1 (INVALID_INPUT at
+    loop.threshold) on the first call: 0 is no default."""
 
     def __init__(self, threshold: int = 3) -> None:
-        self.threshold = threshold
+        self.threshold = _number("threshold", threshold)
         self.state: Optional[Dict[str, Any]] = None
         self._lock = threading.Lock()
 
@@ -624,9 +653,9 @@ class _Base:
             if v is not None:
                 self._config[k] = dict(v) if isinstance(v, Mapping) else v
         if timeout is not None:
-            self._config["timeout_ms"] = max(1, int(timeout * 1000))
+            self._config["timeout_ms"] = _ms("timeout", timeout)
         if store_backoff is not None:
-            self._config["store_backoff_ms"] = max(1, int(store_backoff * 1000))
+            self._config["store_backoff_ms"] = _ms("store_backoff", store_backoff)
         self.budget, self.loop_guard = budget, loop_guard
         self._classify = classify
         self._on_decision = on_decision
@@ -663,7 +692,7 @@ class _Base:
                     budget["charge"] = {"tokens": tokens}
                 parts += (',"budget":', _json(budget))
             if g is not None:
-                loop = {"threshold": g.threshold, "state": g.state} if g.threshold > 0 else {"state": g.state}
+                loop = {"threshold": g.threshold, "state": g.state}
                 parts += (',"loop":', _json(loop))
             parts.append("}")
             r = _read_answer(invoke_bytes("".join(parts).encode()), records)
