@@ -190,7 +190,7 @@ export class Budget {
   state: { steps: number; tokens: number; started_ms: number } | null;
 }
 
-/** One agent run's loop guard: refuses a call that failed threshold times in a row with the same args. */
+/** One agent run's loop guard: refuses a call that failed threshold times in a row with the same args. A threshold that is not a whole number from 1 (0 included) is refused on the first call (INVALID_INPUT, loop.threshold). */
 export class LoopGuard {
   constructor(threshold?: number);
   threshold: number;
@@ -249,13 +249,13 @@ export class CallResult<T> {
 export interface ExecutorOptions {
   /** Shared between replicas; default this executor's memory. */
   store?: Store;
-  /** How long a failed store is left alone, in ms (default 1000); meanwhile the breaker decides on the last state this executor saw there. */
+  /** How long a failed store is left alone, in ms (default 1000); meanwhile the breaker decides on the last state this executor saw there. A fraction rounds up; 0, a negative, NaN or null is refused as timeoutMs is (store_backoff_ms). */
   storeBackoffMs?: number;
   /** Goes before the tool name in the store key; default "toolerr:breaker:". */
   keyPrefix?: string;
   retry?: { max_attempts?: number; base_ms?: number; cap_ms?: number; max_wait_ms?: number };
   breaker?: { failure_threshold?: number; open_ms?: number; success_threshold?: number };
-  /** One call's bound in ms, retries and sleeps included. */
+  /** One call's bound in ms, retries and sleeps included; a fraction rounds up. 0, a negative, NaN, Infinity or null is refused on the first call (ToolerrError INVALID_INPUT, details.path timeout_ms). */
   timeoutMs?: number;
   budget?: Budget;
   loopGuard?: LoopGuard;

@@ -124,7 +124,17 @@ export class Budget {
   constructor(limits) { this.limits = { ...limits }; this.state = null; }
 }
 
-/** One agent run's loop guard: a call that failed threshold times in a row with the same args is refused. */
+/**
+ * Milliseconds as the step op takes them: a number rounded up to a whole
+ * one (0.001 is 1, never 0); anything else as it is, for the core to refuse.
+ */
+function wholeMs(ms) { return typeof ms === 'number' ? Math.ceil(ms) : ms; }
+
+/**
+ * One agent run's loop guard: a call that failed threshold times in a row with the same args is refused.
+ * threshold goes to the core as it is: one that is not a whole number from 1 (0 included) is refused
+ * with INVALID_INPUT at loop.threshold on the first call.
+ */
 export class LoopGuard {
   constructor(threshold = 3) { this.threshold = threshold; this.state = null; }
 }
@@ -487,8 +497,11 @@ export class Executor extends EventTarget {
     if (options.keyPrefix !== undefined) this.#config.key_prefix = options.keyPrefix;
     if (options.retry) this.#config.policy = { ...options.retry };
     if (options.breaker) this.#config.settings = { ...options.breaker };
-    if (options.timeoutMs) this.#config.timeout_ms = Math.max(1, Math.floor(options.timeoutMs));
-    if (options.storeBackoffMs) this.#config.store_backoff_ms = Math.max(1, Math.floor(options.storeBackoffMs));
+    // Passed to the core, which refuses a 0, a negative, a NaN or an
+    // infinity (both written as null), a null or a non-number with
+    // INVALID_INPUT at its path; a fraction rounds up (0.001 is 1 ms, never 0).
+    if (options.timeoutMs !== undefined) this.#config.timeout_ms = wholeMs(options.timeoutMs);
+    if (options.storeBackoffMs !== undefined) this.#config.store_backoff_ms = wholeMs(options.storeBackoffMs);
     this.budget = options.budget ?? null;
     this.loopGuard = options.loopGuard ?? null;
   }
@@ -508,7 +521,7 @@ export class Executor extends EventTarget {
       + `,"replica":{"down_until_ms":${this.#downUntilMs},"state":${this.#seen.get(key) ?? 'null'}}`;
     const b = this.budget, g = this.loopGuard;
     if (b) req += `,"budget":${JSON.stringify({ limits: b.limits, state: b.state, ...(tokens ? { charge: { tokens } } : {}) })}`;
-    if (g) req += `,"loop":${JSON.stringify(g.threshold > 0 ? { threshold: g.threshold, state: g.state } : { state: g.state })}`;
+    if (g) req += `,"loop":${JSON.stringify({ threshold: g.threshold, state: g.state })}`;
     const listened = !!(this.#o.onDecision || this.#listened || this.#o.console);
     // synchronous: no other call of this thread runs between read and write
     const r = readAnswer(invokeText(req + '}'), listened);

@@ -614,3 +614,37 @@ test('a draw outside [0, 1) is refused in the words of every executor', async ()
       String(draw));
   }
 });
+
+test('bad numeric options reach the core and are INVALID_INPUT at their path', async () => {
+  // Before: `if (options.timeoutMs)` left 0, NaN and null out silently (no timeout), Math.max(1, floor) turned
+  // a negative into 1 ms, and a loop guard of threshold 0 (or NaN) was sent without it: the default 3.
+  const cases = [
+    [{ timeoutMs: -5 }, 'timeout_ms'], [{ timeoutMs: 0 }, 'timeout_ms'], [{ timeoutMs: NaN }, 'timeout_ms'],
+    [{ timeoutMs: null }, 'timeout_ms'], [{ timeoutMs: Infinity }, 'timeout_ms'], [{ timeoutMs: '100' }, 'timeout_ms'],
+    [{ storeBackoffMs: -1 }, 'store_backoff_ms'], [{ storeBackoffMs: 0 }, 'store_backoff_ms'],
+    [{ loopGuard: new LoopGuard(0) }, 'loop.threshold'], [{ loopGuard: new LoopGuard(NaN) }, 'loop.threshold'],
+    [{ loopGuard: new LoopGuard(-1) }, 'loop.threshold'],
+    [{ budget: new Budget({ steps: -1 }) }, 'budget.limits.steps'],
+  ];
+  for (const [options, path] of cases) {
+    let calls = 0;
+    const x = new Executor(options);
+    await assert.rejects(x.call('search', async () => { calls++; return 'ok'; }),
+      (e) => e instanceof toolerr.ToolerrError && e.envelope.code === 'INVALID_INPUT' && e.envelope.details.path === path,
+      JSON.stringify(options));
+    assert.equal(calls, 0, path);
+  }
+});
+
+test('a fractional timeout rounds up to a whole millisecond', async () => {
+  // Math.floor made 0.5 ms 0 and Math.max(1, ...) then 1; 1.5 ms was 1. Up: 0.001 is 1, 1.5 is 2.
+  for (const [timeoutMs, want] of [[0.001, 1], [1.5, 2], [250, 250]]) {
+    const spy = spySteps();
+    try {
+      await new Executor({ timeoutMs }).call('search', async () => 'ok');
+      assert.match(spy.sent[0], new RegExp(`"timeout_ms":${want}[,}]`), String(timeoutMs));
+    } finally {
+      spy.restore();
+    }
+  }
+});
