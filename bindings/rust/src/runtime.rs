@@ -106,9 +106,19 @@ impl Budget {
     }
 }
 
+/// `d` in whole milliseconds as the step op takes them: rounded up (1 µs is
+/// 1 ms, never 0) and saturated at 2^53 ms, the op's largest (a
+/// `Duration::MAX` is no bound the core refuses, and `as u64` wrapped it).
+fn whole_ms(d: Duration) -> u64 {
+    const MAX_MS: u128 = 1 << 53;
+    let ms = d.as_millis() + u128::from(d.subsec_nanos() % 1_000_000 != 0);
+    ms.min(MAX_MS) as u64
+}
+
 /// One agent run's loop guard (thread-safe): a call that failed `threshold`
-/// times in a row with the same arguments is refused with `LOOP_DETECTED`
-/// (0: the default, 3).
+/// times in a row with the same arguments is refused with `LOOP_DETECTED`.
+/// A `threshold` of 0 is refused by the core on the first call
+/// (`INVALID_INPUT`, `details.path` `loop.threshold`), as in every runtime.
 #[derive(Debug)]
 pub struct LoopGuard {
     threshold: u32,
@@ -662,9 +672,11 @@ impl Executor {
     }
 
     /// How long a failed store is left alone (default 1 s); meanwhile the
-    /// breaker decides on the last state this executor saw there.
+    /// breaker decides on the last state this executor saw there. Whole ms
+    /// rounded up, at most 2^53; `Duration::ZERO` is refused on the first
+    /// call (`INVALID_INPUT`, `details.path` `store_backoff_ms`).
     pub fn store_backoff(mut self, d: Duration) -> Self {
-        self.config.insert("store_backoff_ms".into(), (d.as_millis().max(1) as u64).into());
+        self.config.insert("store_backoff_ms".into(), whole_ms(d).into());
         self.reconfigured()
     }
 
@@ -697,9 +709,11 @@ impl Executor {
         self.reconfigured()
     }
 
-    /// The bound on one call, retries and sleeps included.
+    /// The bound on one call, retries and sleeps included. Whole ms rounded
+    /// up, at most 2^53; `Duration::ZERO` is refused on the first call
+    /// (`INVALID_INPUT`, `details.path` `timeout_ms`).
     pub fn timeout(mut self, d: Duration) -> Self {
-        self.config.insert("timeout_ms".into(), (d.as_millis().max(1) as u64).into());
+        self.config.insert("timeout_ms".into(), whole_ms(d).into());
         self.reconfigured()
     }
 
@@ -846,10 +860,7 @@ impl Executor {
             let _ = write!(req, r#","budget":{m}"#);
         }
         if let (Some(g), Some(st)) = (&self.loop_guard, &lstate) {
-            let mut m = json!({ "state": **st });
-            if g.threshold > 0 {
-                m["threshold"] = g.threshold.into();
-            }
+            let m = json!({ "threshold": g.threshold, "state": **st });
             let _ = write!(req, r#","loop":{m}"#);
         }
         req.push('}');
@@ -1137,5 +1148,23 @@ impl Executor {
                 }
             };
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Rounded up, never 0 for a positive Duration, saturated at 2^53 ms:
+    /// `as_millis().max(1) as u64` truncated 1.5 ms to 1 and wrapped
+    /// `Duration::MAX` to 2^64 - 1 ms, which the core refuses.
+    #[test]
+    fn whole_ms_rounds_up_and_saturates() {
+        assert_eq!(whole_ms(Duration::from_nanos(1)), 1);
+        assert_eq!(whole_ms(Duration::from_micros(1500)), 2);
+        assert_eq!(whole_ms(Duration::from_millis(250)), 250);
+        assert_eq!(whole_ms(Duration::ZERO), 0);
+        assert_eq!(whole_ms(Duration::from_secs(u64::MAX / 1000)), 1 << 53);
+        assert_eq!(whole_ms(Duration::MAX), 1 << 53);
     }
 }

@@ -836,3 +836,37 @@ fn a_draw_outside_0_1_is_refused_in_the_words_of_every_executor() {
         assert_eq!((e.code.as_str(), e.message.as_str()), ("INVALID_INPUT", "toolerr: event.draw: is required: a uniform random number in [0, 1)."), "{draw}");
     }
 }
+
+/// A zero timeout or store back-off and a loop guard of threshold 0 reach
+/// the core, which refuses them at their path, the tool never called (before:
+/// 0 ms became 1 ms by `.max(1)`, and a threshold of 0 was left out: the default 3).
+#[test]
+fn bad_numeric_options_reach_the_core_and_are_invalid_input() {
+    let cases: Vec<(Executor, &str)> = vec![
+        (Executor::new().timeout(Duration::ZERO), "timeout_ms"),
+        (Executor::new().store_backoff(Duration::ZERO), "store_backoff_ms"),
+        (Executor::new().loop_guard(Arc::new(LoopGuard::new(0))), "loop.threshold"),
+        (Executor::new().budget(Arc::new(Budget::new(json!({"steps": -1})))), "budget.limits.steps"),
+    ];
+    for (x, path) in cases {
+        let calls = AtomicUsize::new(0);
+        let r = x.call("search", CallOptions::default(), |_| -> Result<(), ToolError> {
+            calls.fetch_add(1, Ordering::Relaxed);
+            Ok(())
+        });
+        let e = r.error.expect("refused");
+        assert_eq!((e.code.as_str(), e.details["path"].as_str()), ("INVALID_INPUT", Some(path)), "{}", e.message);
+        assert_eq!(calls.load(Ordering::Relaxed), 0, "{path}");
+    }
+}
+
+/// The longest Duration is the longest bound the core takes (2^53 ms), not
+/// a wrapped 2^64 - 1 ms that it refused.
+#[test]
+fn the_longest_timeout_saturates_and_is_taken() {
+    for x in [Executor::new().timeout(Duration::MAX), Executor::new().store_backoff(Duration::MAX)] {
+        let r = x.call("search", CallOptions::default(), |_| -> Result<u8, ToolError> { Ok(7) });
+        assert!(r.error.is_none(), "{:?}", r.error);
+        assert_eq!(r.value, Some(7));
+    }
+}
