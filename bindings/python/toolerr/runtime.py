@@ -1010,7 +1010,10 @@ class Executor(_Base):
     "success_threshold": 2}), timeout the bound on one call in seconds,
     retries and sleeps included; store_backoff how long, in seconds, a failed
     store is left alone (default 1; meanwhile the breaker decides on the last
-    state this executor saw there). budget and loop_guard are the run's.
+    state this executor saw there); both are numbers (TypeError otherwise, a
+    bool included) rounded up to whole ms, and a 0, a negative or a NaN makes
+    the first call raise ToolerrError (INVALID_INPUT, details.path timeout_ms
+    or store_backoff_ms). budget and loop_guard are the run's.
     classify(exc, tool) turns a tool's exception into an Envelope (default:
     toolerr.classify_response, which reads HTTP errors and exceptions, its
     request sent inside the failure's step so that classifying and deciding
