@@ -31,20 +31,22 @@ _DROPPED = frozenset({"content-length", "content-encoding", "transfer-encoding",
 _BOM = b"\xef\xbb\xbf"  # U+FEFF in UTF-8
 
 # A success outside a stream is read this far to tell whether it may be an error
-# object in place of the answer (Gemini's 200 {"error":{...}}): at most 64
-# bytes, as egress.RewriteSuccessError holds (core.EgressSuccessHead).
-SUCCESS_HEAD_BYTES = 64
+# object in place of the answer (Gemini's 200 {"error":{...}}, Anthropic's error
+# body): core.EgressSuccessHeadBytes, the most of a head the egress_error op takes.
+SUCCESS_HEAD_BYTES = 256
 
 
-def may_be_error_object(head: bytes) -> bool:
-    """Whether head, the first SUCCESS_HEAD_BYTES of a success's body (or all of
-    a shorter one), may open an error object in place of the answer: "{" first
-    (after a UTF-8 BOM and JSON white space) and "error" named in it. A cheap gate
-    only, looser than the core's rule: such a body is read whole (up to
-    MAX_ERROR_BYTES) and the core decides (the error op's ``http`` status
-    200-299: the failure it stands for, or ``pass``); any other passes unread."""
-    h = head[len(_BOM):] if head.startswith(_BOM) else head
-    return h.lstrip(b" \t\r\n")[:1] == b"{" and b'"error"' in h
+def may_be_error_object(head: bytes, ingress: str, status: int) -> bool:
+    """Whether head, the first SUCCESS_HEAD_BYTES of the body of a success
+    (status 200-299) outside a stream, or all of a shorter body, may open an
+    error object in place of the answer, as the core tells it: the egress_error
+    op with ``http`` ``head`` (docs/egress.md, "The success-head gate"), for a
+    client speaking ingress. Such a body is read whole (up to MAX_ERROR_BYTES)
+    and the core decides on it (the failure it stands for, or ``pass``); any
+    other passes unread."""
+    rep = invoke({"op": "egress_error", "ingress": ingress,
+                  "upstream": {"http": {"status": status, "head": head.decode("utf-8", "replace")}}})
+    return bool(rep.get("read"))
 
 
 @dataclass(frozen=True)
@@ -164,7 +166,7 @@ class _Egress:
         whole body (decoded) is body, when the core tells it an error object in place
         of the answer (the error op's ``http`` status 200-299), else None: it passes.
         A body the gate (may_be_error_object) lets pass is not sent to the core."""
-        if not may_be_error_object(body[:SUCCESS_HEAD_BYTES]):
+        if not may_be_error_object(body[:SUCCESS_HEAD_BYTES], ep.format, resp.status_code):
             return None
         headers: Dict[str, List[str]] = {}
         for k, v in resp.headers.multi_items():
@@ -396,22 +398,23 @@ def build(h: ModuleType) -> Tuple[Any, Any]:
         first SUCCESS_HEAD_BYTES, then, when they may open an error object, one
         byte past MAX_ERROR_BYTES (a longer body passes as it came)."""
 
-        def __init__(self) -> None:
+        def __init__(self, ingress: str, status: int) -> None:
             self.parts: List[bytes] = []
             self.n, self.limit = 0, SUCCESS_HEAD_BYTES
+            self.ingress, self.status = ingress, status
 
         def full(self, chunk: bytes) -> bool:
             self.parts.append(chunk)
             self.n += len(chunk)
             if self.limit == SUCCESS_HEAD_BYTES <= self.n and may_be_error_object(
-                    b"".join(self.parts)[:SUCCESS_HEAD_BYTES]):
+                    b"".join(self.parts)[:SUCCESS_HEAD_BYTES], self.ingress, self.status):
                 self.limit = MAX_ERROR_BYTES + 1
             return self.n >= self.limit
 
 
     def _success_sync(eg: _Egress, request: Any, ep: Endpoint, resp: Any) -> Any:
         # A success: read as far as it takes to tell an error object in place of the answer.
-        chunks, head = resp.iter_bytes(), _Head()
+        chunks, head = resp.iter_bytes(), _Head(ep.format, resp.status_code)
         ended = not any(head.full(c) for c in chunks)  # stops at the first chunk that fills it
         held = b"".join(head.parts)
         if ended:
@@ -423,7 +426,7 @@ def build(h: ModuleType) -> Tuple[Any, Any]:
 
 
     async def _success_async(eg: _Egress, request: Any, ep: Endpoint, resp: Any) -> Any:
-        chunks, head, ended = resp.aiter_bytes(), _Head(), True
+        chunks, head, ended = resp.aiter_bytes(), _Head(ep.format, resp.status_code), True
         async for c in chunks:
             if head.full(c):
                 ended = False
