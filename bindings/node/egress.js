@@ -10,7 +10,7 @@ import { readCauses, readText } from './causes.js';
 
 const MAX_REQUEST_BYTES = 32 << 20; // the core's request bound (core.MaxRequestBytes): larger bodies go unread
 const MAX_ERROR_BYTES = 1 << 20; // an upstream error body is read up to 1 MiB, as the gateway reads it
-const SUCCESS_HEAD_BYTES = 64; // a success is read this far to tell an error object in place of the answer (core.EgressSuccessHead)
+const SUCCESS_HEAD_BYTES = 256; // a success is read this far to tell an error object in place of the answer (core.EgressSuccessHeadBytes)
 // Upstream headers a rewritten response does not keep: its body is new, and
 // fetch has already decoded it (length, encoding, type); the wait hints
 // (RFC 9110, 10.2.3 Retry-After; the retry-after-ms the OpenAI and Anthropic
@@ -153,10 +153,10 @@ async function success(eg, ep, resp) {
     const before = n;
     parts.push(value);
     n += value.length;
-    if (before < SUCCESS_HEAD_BYTES && n >= SUCCESS_HEAD_BYTES) gate = mayBeErrorObject(concat(parts).subarray(0, SUCCESS_HEAD_BYTES));
+    if (before < SUCCESS_HEAD_BYTES && n >= SUCCESS_HEAD_BYTES) gate = mayBeErrorObject(eg, ep, resp.status, concat(parts).subarray(0, SUCCESS_HEAD_BYTES));
   }
   const held = concat(parts);
-  if (ended && mayBeErrorObject(held.subarray(0, SUCCESS_HEAD_BYTES))) {
+  if (ended && mayBeErrorObject(eg, ep, resp.status, held.subarray(0, SUCCESS_HEAD_BYTES))) {
     const hs = Object.create(null);
     for (const [k, v] of resp.headers) hs[k] = Object.hasOwn(hs, k) ? [].concat(hs[k], v) : v;
     let rep;
@@ -188,14 +188,13 @@ async function success(eg, ep, resp) {
   return out;
 }
 
-// Whether head, the first SUCCESS_HEAD_BYTES of a success (or all of a
-// shorter one), may open an error object: "{" first, after a UTF-8 BOM and
-// JSON white space, and "error" named in it. A cheap gate, looser than the
-// core's rule, which decides on the whole body.
-function mayBeErrorObject(head) {
-  let i = head[0] === 0xef && head[1] === 0xbb && head[2] === 0xbf ? 3 : 0;
-  while (i < head.length && (head[i] === 0x20 || head[i] === 0x09 || head[i] === 0x0a || head[i] === 0x0d)) i++;
-  return head[i] === 0x7b && dec.decode(head).includes('"error"');
+// Whether head, the first SUCCESS_HEAD_BYTES of a success of status (or
+// all of a shorter one), may open an error object in place of the answer,
+// as the core tells it: the egress_error op with http.head answers
+// {read: true} or {pass: true} (docs/egress.md, "The success-head gate").
+// Such a body is read whole and the core decides on it.
+function mayBeErrorObject(eg, ep, status, head) {
+  return invoke(errorRequest(eg, ep, { http: { status, head: dec.decode(head) } })).read === true;
 }
 
 // The body's bytes, or null when there is none or it is not bytes (a

@@ -57,8 +57,8 @@ pub const MAX_ERROR_BYTES: usize = 1 << 20;
 pub const MAX_EVENT_BYTES: usize = 4 << 20;
 /// How far a success outside a stream is read to tell whether it may be an
 /// error object in place of the answer (Gemini's 200 `{"error":{...}}`), in
-/// bytes: as `egress.RewriteSuccessError` holds in Go (`core.EgressSuccessHead`).
-pub const SUCCESS_HEAD_BYTES: usize = 64;
+/// bytes: as `egress.RewriteSuccessError` holds in Go (`core.EgressSuccessHeadBytes`).
+pub const SUCCESS_HEAD_BYTES: usize = 256;
 
 /// The provider API a request calls, known from its method and URL path.
 ///
@@ -372,7 +372,7 @@ impl Egress {
                     held.extend_from_slice(&c);
                     if before < SUCCESS_HEAD_BYTES
                         && held.len() >= SUCCESS_HEAD_BYTES
-                        && may_be_error_object(&held[..SUCCESS_HEAD_BYTES])
+                        && self.may_be_error_object(ep, resp.status().as_u16(), &held[..SUCCESS_HEAD_BYTES])
                     {
                         limit = MAX_ERROR_BYTES + 1;
                     }
@@ -383,7 +383,7 @@ impl Egress {
                 }
             }
         }
-        if ended && may_be_error_object(&held[..held.len().min(SUCCESS_HEAD_BYTES)]) {
+        if ended && self.may_be_error_object(ep, resp.status().as_u16(), &held[..held.len().min(SUCCESS_HEAD_BYTES)]) {
             let upstream = json!({"http": {"status": resp.status().as_u16(),
                 "headers": header_values(resp.headers()), "body": String::from_utf8_lossy(&held)}});
             if let Ok(rep) = invoke(&self.error_request(ep, upstream)) {
@@ -430,16 +430,17 @@ fn header_values(headers: &reqwest::header::HeaderMap) -> Map<String, Value> {
     hs
 }
 
-/// Whether `head`, the first [`SUCCESS_HEAD_BYTES`] of a success (or all of
-/// a shorter one), may open an error object: `{` first, after a UTF-8 BOM
-/// and JSON white space, and `"error"` named in it. A cheap gate, looser
-/// than the core's rule, which decides on the whole body.
-fn may_be_error_object(head: &[u8]) -> bool {
-    let h = head.strip_prefix(UTF8_BOM).unwrap_or(head);
-    let first = h
-        .iter()
-        .find(|c| !matches!(c, b' ' | b'\t' | b'\n' | b'\r'));
-    first == Some(&b'{') && h.windows(7).any(|w| w == b"\"error\"")
+impl Egress {
+    /// Whether `head`, the first [`SUCCESS_HEAD_BYTES`] of a success of
+    /// `status` (or all of a shorter one), may open an error object in place
+    /// of the answer, as the core tells it: the `egress_error` op with
+    /// `http.head` answers `{"read": true}` or `{"pass": true}`
+    /// (docs/egress.md, "The success-head gate"). Such a body is read whole
+    /// and the core decides on it; an answer the op refuses passes.
+    fn may_be_error_object(&self, ep: &Endpoint, status: u16, head: &[u8]) -> bool {
+        let upstream = json!({"http": {"status": status, "head": String::from_utf8_lossy(head)}});
+        invoke(&self.error_request(ep, upstream)).is_ok_and(|rep| rep["read"] == Value::Bool(true))
+    }
 }
 
 /// The error text of a request that got no answer: the error's message and
@@ -494,9 +495,6 @@ struct Scan {
     /// The bytes of input given to the core so far (for the tests).
     sent: usize,
 }
-
-/// U+FEFF in UTF-8.
-const UTF8_BOM: &[u8] = b"\xEF\xBB\xBF";
 
 /// The start of the answer for a chunk without cuts.
 const CLEAN: &[u8] = br#"{"ok":{"cuts":[],"hold":"#;

@@ -262,6 +262,18 @@ async fn a_200_error_object_is_answered_as_its_failure_and_a_success_passes() {
     }
 }
 
+/// The success gate is the core's (`egress_error` with `http.head`): an
+/// escaped member name still opens an error object. The binding's own
+/// 64-byte gate, which looked for the bytes `"error"`, passed it as a 200.
+#[tokio::test]
+async fn a_200_error_object_with_an_escaped_name_is_still_its_failure() {
+    let body = r#"{"\u0065rror": {"code": 503, "message": "The model is overloaded.", "status": "UNAVAILABLE"}}"#;
+    let r = generate(&upstream(Reply::Array(vec![body.into()]))).await;
+    assert_eq!(r.status().as_u16(), 503);
+    let got: Value = serde_json::from_str(&r.text().await.unwrap()).unwrap();
+    assert_eq!(got["error"]["toolerr"]["code"], "OVERLOADED", "{got}");
+}
+
 #[tokio::test]
 async fn a_stream_error_event_is_rewritten_reported_and_events_pass_one_by_one() {
     let events = vec![
