@@ -64,6 +64,22 @@ func typedEgressError(req map[string]any) (any, error, bool) {
 			}
 			header[k] = []string{s}
 		}
+		if head, isHead := h["head"].(string); isHead {
+			// A success given by its head: EgressSuccessHead tells read or pass
+			// (the op's refusals of a head beside a body, with a status that is
+			// no success's or past 3*EgressSuccessHeadBytes of text have no
+			// typed form).
+			if present(h, "body") || status < 200 || status > 299 || len(head) > 3*EgressSuccessHeadBytes {
+				return nil, nil, false
+			}
+			if read, _ := EgressSuccessHead([]byte(head)); read {
+				return map[string]any{"read": true}, nil, true
+			}
+			return map[string]any{"pass": true}, nil, true
+		}
+		if present(h, "head") {
+			return nil, nil, false
+		}
 		if status >= 200 && status <= 299 {
 			var isError bool
 			if r, isError, err = EgressSuccessError(Format(ingress), header, bodyBytes(h["body"]), opt); err == nil && !isError {
