@@ -88,6 +88,27 @@ func (s *Scanner) Quoted() (string, bool) {
 	return s.p.text[s.lit:s.p.pos], !s.p.loose
 }
 
+// Again reads a string literal that is byte for byte lit, the literal of
+// a string read before (Quoted's first answer after String) for which
+// String and Str charged cost, without decoding it again: a decoder that
+// meets the same string twice keeps what it made of the first. It charges
+// cost, as String and Str would for the same literal, and reports whether
+// it read lit; when lit is not next, or the budget would not hold the
+// charge, it reads and charges nothing (String then reads what is there).
+// Quoted is not to be asked after Again.
+func (s *Scanner) Again(lit string, cost int64) bool {
+	if len(lit) < 2 || s.Next() != '"' || len(s.p.text)-s.p.pos < len(lit) || s.p.text[s.p.pos:s.p.pos+len(lit)] != lit {
+		return false
+	}
+	if s.p.cost+cost > s.p.budget {
+		return false
+	}
+	s.lit = s.p.pos
+	s.p.pos += len(lit)
+	s.p.cost += cost
+	return true
+}
+
 // Bool skips white space and reads true or false.
 func (s *Scanner) Bool() (bool, bool) {
 	switch s.Next() {

@@ -48,7 +48,7 @@ func ScanStepRequest(request string) (in StepInput, ok bool) {
 		mSettings
 	)
 	c := &in.Config
-	var stored []byte // the first stored bytes read, shared by the same bytes read again
+	var stored storedRead // the first stored bytes read, shared by the same bytes read again
 	seen, ok = canonical.EachOnce(s, func(key string) (uint16, bool) {
 		var ok bool
 		switch key {
@@ -213,25 +213,40 @@ func scanInt(s *canonical.Scanner, min, max int64) (int64, bool) {
 
 // scanStored reads stored bytes: a string, or null for none. A request
 // mostly carries the same bytes twice (the replica's state and the load
-// made ahead): *first holds the first bytes read, and the same bytes read
-// again share them (Step changes neither).
-func scanStored(s *canonical.Scanner, first *[]byte) (b []byte, absent, ok bool) {
+// made ahead): first holds the first bytes read, and the same literal met
+// again is not decoded again but shares them (Step changes neither),
+// charged as its first reading was (Scanner.Again).
+func scanStored(s *canonical.Scanner, first *storedRead) (b []byte, absent, ok bool) {
 	if s.Next() == 'n' {
 		v, err := s.Value(2)
 		return nil, true, err == nil && v == nil
 	}
+	if first.b != nil && s.Again(first.lit, first.cost) {
+		return first.b, false, true
+	}
+	cost := s.Cost()
 	str, ok := s.String()
 	if !ok || !s.Str(str) {
 		return nil, false, false
 	}
-	if *first != nil && string(*first) == str {
-		return *first, false, true
+	lit, _ := s.Quoted()
+	if first.b != nil && string(first.b) == str {
+		return first.b, false, true
 	}
 	b = []byte(str)
-	if *first == nil {
-		*first = b
+	if first.b == nil {
+		*first = storedRead{b: b, lit: lit, cost: s.Cost() - cost}
 	}
 	return b, false, true
+}
+
+// storedRead is the first stored bytes a request's scan read (scanStored),
+// with the literal they were read from (a slice of the request, kept for
+// the scan only) and what reading it charged.
+type storedRead struct {
+	b    []byte
+	lit  string
+	cost int64
 }
 
 // scanNull reads a null at the top level of the request if one is next
@@ -245,7 +260,7 @@ func scanNull(s *canonical.Scanner) (null, ok bool) {
 }
 
 // scanReplica reads "replica": null, or {"down_until_ms"?, "state"?}.
-func scanReplica(s *canonical.Scanner, stored *[]byte) (r ReplicaState, ok bool) {
+func scanReplica(s *canonical.Scanner, stored *storedRead) (r ReplicaState, ok bool) {
 	if null, ok := scanNull(s); null {
 		return r, ok
 	}
@@ -380,7 +395,7 @@ func scanPending(s *canonical.Scanner) (*Pending, bool) {
 // scanEvent reads an event object at depth (1: the request's "event"; 2:
 // its "loaded") as ReadStepEvent reads it; outer says a "loaded" member may
 // be in it; stored is scanStored's first bytes.
-func scanEvent(s *canonical.Scanner, depth int, outer bool, stored *[]byte) (e StepEvent, args any, ok bool) {
+func scanEvent(s *canonical.Scanner, depth int, outer bool, stored *storedRead) (e StepEvent, args any, ok bool) {
 	var (
 		seen             uint16
 		kind             = -1
