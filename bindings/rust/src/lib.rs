@@ -234,13 +234,17 @@ pub fn invoke(request: &Value) -> Result<Value> {
     invoke_as(request)
 }
 
+/// The members of a request no caller's option or member sets: the op's
+/// name, and the framing of JSON text spliced into a request (`raw_len`).
+const FRAME: [&str; 2] = ["op", "raw_len"];
+
 /// Runs op `name` with `members`, the null ones left out; a member named
 /// `op` or `raw_len` is refused (see [`request_members`]).
 fn op<T: DeserializeOwned>(name: &str, members: Value) -> Result<T> {
     let mut req = Map::new();
     req.insert("op".into(), name.into());
     if let Value::Object(m) = members {
-        if let Some(k) = m.keys().find(|k| *k == "op" || *k == "raw_len") {
+        if let Some(k) = m.keys().find(|k| FRAME.contains(&k.as_str())) {
             return Err(reserved_option(name, k));
         }
         req.extend(m.into_iter().filter(|(_, v)| !v.is_null()));
@@ -497,7 +501,7 @@ fn request_members(name: &str, members: &[(&str, &str)], options: Value) -> Resu
     }
     if let Value::Object(o) = options {
         for k in o.keys() {
-            if k == "op" || k == "raw_len" || members.iter().any(|(m, _)| m == k) {
+            if FRAME.contains(&k.as_str()) || members.iter().any(|(m, _)| m == k) {
                 return Err(reserved_option(name, k));
             }
         }

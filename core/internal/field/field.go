@@ -194,18 +194,13 @@ func Int(m map[string]any, key, parent string, min, max int64) (n int64, ok bool
 	if !isNum {
 		return 0, false, NewError(Join(parent, key), "must be a number, got "+TypeName(v))
 	}
-	max = min64(max, MaxWhole)
+	if max > MaxWhole {
+		max = MaxWhole
+	}
 	if f != math.Trunc(f) || f < float64(min) || f > float64(max) { // a NaN fails the first test
 		return 0, false, rangeError(Join(parent, key), min, max)
 	}
 	return int64(f), true, nil
-}
-
-func min64(a, b int64) int64 {
-	if a < b {
-		return a
-	}
-	return b
 }
 
 // InRange checks a whole number given in Go as Int checks one given in
