@@ -169,12 +169,41 @@ const MaxCASAttempts = decide.MaxCASAttempts
 // changing under it for MaxCASAttempts compare-and-swaps.
 var ErrContention = decide.ErrContention
 
+// MaxStepLoopThreshold is the largest StepConfig.LoopThreshold (the step
+// op's loop.threshold): 2^31. The loop_guard op's bound, 2^20, is lower: it
+// counts a history sent whole in one request, the step a run's failures
+// across calls.
+const MaxStepLoopThreshold = decide.MaxStepLoopThreshold
+
+// CheckStepConfig checks c as the step op checks the same configuration
+// given as JSON, with a zero field meaning the member left out (its
+// default): a *RequestError (Op "step") at the op's path for a policy or
+// breaker setting below 0 or above 2^53 ("policy.max_attempts",
+// "settings.open_ms", ...), a TimeoutMs or StoreBackoffMs below 0 or above
+// 2^53 ("timeout_ms", "store_backoff_ms"), a Budget limit or Charge below 0
+// or above 2^53 ("budget.limits.steps", "budget.charge.tokens", ...) or a
+// LoopThreshold below 0 or above MaxStepLoopThreshold ("loop.threshold");
+// nil otherwise. Step runs it on every start event.
+func CheckStepConfig(c StepConfig) error {
+	if err := decide.CheckStepConfig(c); err != nil {
+		return requestError("step", err)
+	}
+	return nil
+}
+
 // Step advances one call by one event and says what to do next; it is the
 // typed form of the step op, the same code. It returns a *RequestError (Path
-// "event.kind", ...) when the event does not fit the state.
+// "event.kind", ...) when the event does not fit the state, and on a start
+// event (a call not yet started) CheckStepConfig's error for a Config the
+// op would refuse.
 //
 // See docs/resilience.md ("The step op") for every transition.
 func Step(in StepInput) (StepResult, error) {
+	if in.Event.Kind == EventStart && in.State.Phase == PhaseNew {
+		if err := CheckStepConfig(in.Config); err != nil {
+			return StepResult{}, err
+		}
+	}
 	r, err := decide.Step(in)
 	if err != nil {
 		return r, requestError("step", err)

@@ -397,7 +397,7 @@ func CheckBreaker(prev BreakerState, ev BreakerEvent, nowMs int64, s BreakerSett
 // CheckBreakerSettings checks settings given in Go as ReadBreakerSettings
 // checks them given in JSON under path: each 0 (its default) or in [1, 2^53].
 func CheckBreakerSettings(s BreakerSettings, path string) error {
-	return checkInts(path, 1, true, []string{"failure_threshold", "open_ms", "success_threshold"}, s.FailureThreshold, s.OpenMs, s.SuccessThreshold)
+	return checkInts(path, 1, true, breakerSettingsMembers, s.FailureThreshold, s.OpenMs, s.SuccessThreshold)
 }
 
 // ReadBreakerState reads a state value tree at path; nil is a new breaker.

@@ -148,14 +148,34 @@ func CheckBudget(prev BudgetState, l BudgetLimits, c BudgetCharge, nowMs int64) 
 	if err := checkInts("state", 0, false, []string{"steps", "tokens", "started_ms"}, prev.Steps, prev.Tokens, prev.StartedMs); err != nil {
 		return err
 	}
-	if err := checkInts("limits", 0, false, []string{"steps", "tokens", "wall_ms"}, l.Steps, l.Tokens, l.WallMs); err != nil {
+	if err := checkBudgetLimits(l, "limits"); err != nil {
 		return err
 	}
-	if err := checkInts("charge", 0, false, []string{"steps", "tokens"}, c.Steps, c.Tokens); err != nil {
+	if err := checkBudgetCharge(c, "charge"); err != nil {
 		return err
 	}
 	return CheckNowMs(nowMs)
 }
+
+// checkBudgetLimits checks limits given in Go as ReadBudgetLimits checks
+// them given in JSON at path: each in [0, 2^53].
+func checkBudgetLimits(l BudgetLimits, path string) error {
+	return checkInts(path, 0, false, budgetLimitsMembers, l.Steps, l.Tokens, l.WallMs)
+}
+
+// checkBudgetCharge checks a charge given in Go as ReadBudgetCharge checks
+// one given in JSON at path: each member in [0, 2^53].
+func checkBudgetCharge(c BudgetCharge, path string) error {
+	return checkInts(path, 0, false, budgetChargeMembers, c.Steps, c.Tokens)
+}
+
+// budgetLimitsMembers and budgetChargeMembers are the members of a
+// budget's limits and charge, BudgetLimits' and BudgetCharge's fields in
+// order (their readers and checks).
+var (
+	budgetLimitsMembers = []string{"steps", "tokens", "wall_ms"}
+	budgetChargeMembers = []string{"steps", "tokens"}
+)
 
 // ReadBudgetState reads a state value tree at path; nil is a run not yet
 // started. Members are optional, non-negative whole numbers.
@@ -169,7 +189,7 @@ func ReadBudgetState(v any, path string) (BudgetState, error) {
 // 0 = no limit) at path.
 func ReadBudgetLimits(v any, path string) (BudgetLimits, error) {
 	var l BudgetLimits
-	err := readIntObject(v, path, false, []string{"steps", "tokens", "wall_ms"}, &l.Steps, &l.Tokens, &l.WallMs)
+	err := readIntObject(v, path, false, budgetLimitsMembers, &l.Steps, &l.Tokens, &l.WallMs)
 	return l, err
 }
 
@@ -177,7 +197,7 @@ func ReadBudgetLimits(v any, path string) (BudgetLimits, error) {
 // one step.
 func ReadBudgetCharge(v any, path string) (BudgetCharge, error) {
 	var c BudgetCharge
-	err := readIntObject(v, path, true, []string{"steps", "tokens"}, &c.Steps, &c.Tokens)
+	err := readIntObject(v, path, true, budgetChargeMembers, &c.Steps, &c.Tokens)
 	return c, err
 }
 

@@ -98,13 +98,19 @@ func CheckRetry(attempt int64, p RetryPolicy, draw float64) error {
 	if attempt < 1 || attempt > MaxAttempt {
 		return field.Errorf("attempt", "must be a whole number from 1 to "+strconv.FormatInt(MaxAttempt, 10))
 	}
-	if err := checkInts("policy", 1, true, []string{"max_attempts", "base_ms", "cap_ms", "max_wait_ms"}, p.MaxAttempts, p.BaseMs, p.CapMs, p.MaxWaitMs); err != nil {
+	if err := checkRetryPolicy(p, "policy"); err != nil {
 		return err
 	}
 	if !(draw >= 0 && draw < 1) {
 		return field.Errorf("draw", "is required: a uniform random number in [0, 1)")
 	}
 	return nil
+}
+
+// checkRetryPolicy checks a policy given in Go as ReadRetryPolicy checks
+// one given in JSON under path: each member 0 (its default) or in [1, 2^53].
+func checkRetryPolicy(p RetryPolicy, path string) error {
+	return checkInts(path, 1, true, retryPolicyMembers, p.MaxAttempts, p.BaseMs, p.CapMs, p.MaxWaitMs)
 }
 
 // Retry decides whether the orchestrator retries a call whose attempt number

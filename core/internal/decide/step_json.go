@@ -127,7 +127,7 @@ func readRun(req map[string]any, in *StepInput) error {
 			return err
 		}
 		c.Loop = true
-		if c.LoopThreshold, _, err = field.Int(l, "threshold", "loop", 1, 1<<31); err != nil {
+		if c.LoopThreshold, _, err = field.Int(l, "threshold", "loop", 1, MaxStepLoopThreshold); err != nil {
 			return err
 		}
 		if in.Loop, err = ReadLoopState(l["state"], "loop.state"); err != nil {
