@@ -306,12 +306,17 @@ func (x *Executor) Do(ctx context.Context, tool string, fn func(ctx context.Cont
 	cfg := core.StepConfig{Tool: tool, KeyPrefix: x.KeyPrefix, Policy: x.Retry, Settings: x.Breaker,
 		TimeoutMs: ceilMs(x.Timeout), Charge: core.BudgetCharge{Tokens: o.tokens},
 		StoreBackoffMs: ceilMs(x.StoreBackoff)}
-	ev := core.StepEvent{Kind: core.EventStart}
 	if x.Budget != nil {
 		cfg.Budget = &x.Budget.limits
 	}
 	if x.LoopGuard != nil {
 		cfg.Loop, cfg.LoopThreshold = true, int64(x.LoopGuard.threshold)
+	}
+	if err := core.CheckStepConfig(cfg); err != nil { // once per Do: the steps take the same cfg
+		return stepConfigError(tool, err)
+	}
+	ev := core.StepEvent{Kind: core.EventStart}
+	if cfg.Loop {
 		b, err := json.Marshal(o.args)
 		if err == nil {
 			ev.ArgsKey, err = core.LoopArgsKey(b)
@@ -837,6 +842,19 @@ func (x *Executor) configError(tool string) *Error {
 	e, _ := core.NewEnvelope(core.CodeInvalidInput,
 		"toolerr: "+path+": the Executor's "+name+" is "+d.String()+"; it must be 0 (the default) or more.",
 		map[string]any{"tool": tool, "op": "step", "path": path}, core.SourceOrchestrator)
+	return &Error{Envelope: e}
+}
+
+// stepConfigError is the INVALID_INPUT *Error of an Executor (or a Do's
+// options) whose settings the step op refuses given as JSON
+// (core.CheckStepConfig's *core.RequestError err): the op's message,
+// details.path and details.op, and details.tool the tool.
+func stepConfigError(tool string, err error) *Error {
+	path, msg := "", err.Error()
+	if re, ok := errors.AsType[*core.RequestError](err); ok {
+		path = re.Path
+	}
+	e, _ := core.NewEnvelope(core.CodeInvalidInput, msg, map[string]any{"tool": tool, "op": "step", "path": path}, core.SourceOrchestrator)
 	return &Error{Envelope: e}
 }
 
