@@ -99,3 +99,22 @@ func ExampleExecutor_seedWorkedExample() {
 	// the model gets: INVALID_ARGS retryable: false after 3 calls
 	// tool_result is_error: true
 }
+
+// A setting the step op would refuse given as JSON (here a negative
+// MaxAttempts; a zero field is the default) makes Do return INVALID_INPUT
+// before the tool is called, naming the step op's member in details.path.
+func ExampleExecutor_invalidSetting() {
+	x := &resilience.Executor{Retry: core.RetryPolicy{MaxAttempts: -1}}
+	err := x.Do(context.Background(), "search", func(context.Context) error {
+		fmt.Println("not called")
+		return nil
+	})
+	var te *resilience.Error
+	if errors.As(err, &te) {
+		fmt.Println(te.Envelope.Code, te.Envelope.Details["path"])
+		fmt.Println(te.Envelope.Message)
+	}
+	// Output:
+	// INVALID_INPUT policy.max_attempts
+	// toolerr: policy.max_attempts: must be a whole number from 1 to 9007199254740992.
+}

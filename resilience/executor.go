@@ -117,7 +117,12 @@ type Decision struct {
 // tool, retries and classification. The zero value works: in-memory
 // breakers with the seed defaults, the SDK retry defaults, no budget, no
 // loop guard, no reporting. Set the fields before the first Do; an Executor
-// is safe for concurrent use afterwards.
+// is safe for concurrent use afterwards. A setting the step op refuses given
+// as JSON (a negative Retry or Breaker field, Budget limit, Tokens charge,
+// Timeout or StoreBackoff, a field above 2^53 ms, a LoopGuard threshold
+// above core.MaxStepLoopThreshold) makes every Do return INVALID_INPUT, with
+// the op's member in details.path ("policy.max_attempts", "loop.threshold",
+// ...; core.CheckStepConfig), before the tool is called.
 //
 // The decisions are core.Step's (the step op every language's runtime
 // uses); Do only performs the actions Step asks for: store reads and
@@ -772,7 +777,9 @@ type LoopGuard struct {
 }
 
 // NewLoopGuard returns a loop guard refusing after threshold failures in a
-// row (0 or less: 3, the loop_guard op's default).
+// row (0 or less: 3, the loop_guard op's default). A threshold above
+// core.MaxStepLoopThreshold (2^31) makes Do return INVALID_INPUT at
+// loop.threshold, as the step op refuses it.
 func NewLoopGuard(threshold int) *LoopGuard { return &LoopGuard{threshold: max(threshold, 0)} }
 
 // State returns a copy of the failures in a row counted so far, per tool.
