@@ -10,7 +10,15 @@
 --
 -- Returns {1} when ARGV[3] was stored; {0} when the key is absent (and had to
 -- hold ARGV[2]); {0, current} when it holds other bytes than expected.
-local cur = redis.call('GET', KEYS[1])
+--
+-- A key of another Redis type (a list, a hash) reads as the text below, as
+-- every store's GET reads it (Go: redisstore.WrongTypeState): not a breaker
+-- state, so the caller repairs it, and SET replaces the key whatever its type.
+local cur = redis.pcall('GET', KEYS[1])
+if type(cur) == 'table' and cur.err then
+  if string.sub(cur.err, 1, 9) ~= 'WRONGTYPE' then return cur end
+  cur = 'toolerr: the key holds another Redis type than a string (WRONGTYPE)'
+end
 if ARGV[1] == '1' then
   if cur then return {0, cur} end
 elseif cur ~= ARGV[2] then

@@ -33,6 +33,14 @@ var CASScript string
 
 var casScript = redis.NewScript(CASScript)
 
+// WrongTypeState is the text a key of another Redis type than a string (a
+// list, a hash: GET answers WRONGTYPE) reads as, in Load and in cas.lua
+// alike: not a breaker state, so the executor repairs it (a fresh state
+// written over it by compare-and-swap from this text) instead of failing
+// every operation on the key, each a store_error that left the store alone
+// for every tool for a back-off window. Every language's store reads it so.
+const WrongTypeState = "toolerr: the key holds another Redis type than a string (WRONGTYPE)"
+
 // DefaultTimeout is the deadline of each store operation when New is given
 // none: long enough for a loopback or same-zone Redis (a GET or EVALSHA
 // takes well under a millisecond there), short enough that a paused or
@@ -183,13 +191,24 @@ func (s *Store) saw(err error) {
 	}
 }
 
-// Load returns the bytes stored under key, or nil when there are none.
+// Load returns the bytes stored under key, or nil when there are none;
+// WrongTypeState for a key of another Redis type.
 func (s *Store) Load(ctx context.Context, key string) ([]byte, error) {
 	b, err := run(ctx, s, func(ctx context.Context) ([]byte, error) { return s.client.Get(ctx, key).Bytes() })
 	if errors.Is(err, redis.Nil) {
 		return nil, nil
 	}
+	if wrongType(err) {
+		return []byte(WrongTypeState), nil
+	}
 	return b, err
+}
+
+// wrongType reports whether err is Redis's WRONGTYPE reply (the key holds
+// another type than a string).
+func wrongType(err error) bool {
+	var reply redis.Error
+	return errors.As(err, &reply) && strings.HasPrefix(reply.Error(), "WRONGTYPE")
 }
 
 // CompareAndSwap stores next under key if the stored bytes equal old (nil

@@ -597,3 +597,65 @@ func TestStore_replyLengthPastAllocationIsAnError(t *testing.T) {
 		}
 	}
 }
+
+// TestExecutor_repairsWrongTypeKey: a key of another Redis type than a
+// string (a list, a hash, a set) at a breaker's key is an unreadable state,
+// repaired as bytes that are not one: GET's WRONGTYPE error is read as
+// WrongTypeState, as cas.lua reads it, so the fresh state replaces the key.
+// Before, every GET and EVALSHA failed: a store_error for that tool each
+// back-off window, forever, and the executor's one window left the store
+// alone for every other tool too (their failures never reached Redis).
+func TestExecutor_repairsWrongTypeKey(t *testing.T) {
+	addr := startRedis(t)
+	c := client(t, addr)
+	ctx := context.Background()
+	for typ, put := range map[string]func(key string) error{
+		"list": func(k string) error { return c.RPush(ctx, k, "a").Err() },
+		"hash": func(k string) error { return c.HSet(ctx, k, "phase", "closed").Err() },
+		"set":  func(k string) error { return c.SAdd(ctx, k, "a").Err() },
+	} {
+		t.Run(typ, func(t *testing.T) {
+			key := "toolerr:breaker:" + typ
+			require.NoError(t, put(key))
+			var kinds []string
+			x := &resilience.Executor{Store: New(c, WithTimeout(time.Second)), Retry: core.RetryPolicy{MaxAttempts: 1},
+				OnDecision: func(d resilience.Decision) {
+					if d.Kind == resilience.DecisionRepair || d.Kind == resilience.DecisionFallback {
+						kinds = append(kinds, d.Kind.String()+" "+d.Reason)
+					}
+				}}
+			require.NoError(t, x.Do(ctx, typ, func(context.Context) error { return nil }))
+			assert.Equal(t, []string{"repair "}, kinds)
+			assert.Equal(t, "string", c.Type(ctx, key).Val())
+			assert.Equal(t, `{"failures":0,"open_until_ms":0,"phase":"closed","probe_until_ms":0,"successes":0}`, c.Get(ctx, key).Val())
+			// The store is not in a back-off window: another tool's failure is shared.
+			require.Error(t, x.Do(ctx, typ+"-other", func(context.Context) error {
+				return toolFailure(core.CodeTransport, "503", nil, core.SourceTool)
+			}))
+			assert.Equal(t, []string{"repair "}, kinds)
+			assert.Equal(t, `{"failures":1,"open_until_ms":0,"phase":"closed","probe_until_ms":0,"successes":0}`, c.Get(ctx, key+"-other").Val())
+		})
+	}
+}
+
+// TestStore_wrongTypeReadsAsCASScriptDoes: Load reads a key of another
+// Redis type as WrongTypeState, the text cas.lua compares it as, so a
+// compare-and-swap from what Load returned replaces the key.
+func TestStore_wrongTypeReadsAsCASScriptDoes(t *testing.T) {
+	ctx := context.Background()
+	c := client(t, startRedis(t))
+	s := New(c)
+	assert.Contains(t, CASScript, "'"+WrongTypeState+"'")
+	require.NoError(t, c.RPush(ctx, "k", "a").Err())
+	got, err := s.Load(ctx, "k")
+	require.NoError(t, err)
+	assert.Equal(t, WrongTypeState, string(got))
+	cur, ok, err := s.CompareAndSwap(ctx, "k", []byte("other"), []byte("a"))
+	require.NoError(t, err)
+	assert.False(t, ok)
+	assert.Equal(t, WrongTypeState, string(cur))
+	_, ok, err = s.CompareAndSwap(ctx, "k", got, []byte("a"))
+	require.NoError(t, err)
+	assert.True(t, ok)
+	assert.Equal(t, "a", c.Get(ctx, "k").Val())
+}
