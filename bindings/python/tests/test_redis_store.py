@@ -20,7 +20,7 @@ import pytest
 
 redis = pytest.importorskip("redis", reason="the redis extra is not installed (pip install './toolerr-<version>-py3-none-<platform>.whl[redis]')")
 
-from toolerr.redis_store import CAS_SCRIPT, AsyncRedisStore, RedisStore  # noqa: E402
+from toolerr.redis_store import CAS_SCRIPT, WRONG_TYPE_STATE, AsyncRedisStore, RedisStore  # noqa: E402
 from toolerr.runtime import AsyncExecutor, Executor, ToolFailure  # noqa: E402
 from toolerr import Envelope  # noqa: E402
 
@@ -651,3 +651,48 @@ def test_bytes_that_are_not_utf8_are_read_and_repaired_with_decode_responses(ser
 
 async def _ok() -> int:
     return 1
+
+
+def test_a_key_of_another_redis_type_is_repaired(server: subprocess.Popen[bytes]) -> None:
+    # A list, hash or set at a breaker's key: GET answers WRONGTYPE. The
+    # store reads it as WRONG_TYPE_STATE, the text cas.lua compares it as,
+    # so the executor repairs the key (a fresh state over it) as it repairs
+    # bytes that are not a state, as Go's, Node's and Rust's stores do.
+    # Before, every load and compare-and-swap on the key raised: a
+    # store_error each back-off window, forever, and the window left the
+    # store alone for every other tool too.
+    fresh = b'{"failures":0,"open_until_ms":0,"phase":"closed","probe_until_ms":0,"successes":0}'
+    port = server.port  # type: ignore[attr-defined]
+    admin = redis.Redis(port=port)
+    assert f"'{WRONG_TYPE_STATE}'" in CAS_SCRIPT
+    puts = [lambda k: admin.rpush(k, "a"), lambda k: admin.hset(k, "phase", "closed"), lambda k: admin.sadd(k, "a")]
+    for s in (RedisStore.from_url(url(server), timeout_ms=1000), RedisStore(redis.Redis(port=port, socket_timeout=1))):
+        for put in puts:
+            admin.delete("toolerr:breaker:typed", "toolerr:breaker:other")
+            put("toolerr:breaker:typed")
+            assert s.load("toolerr:breaker:typed") == WRONG_TYPE_STATE.encode()
+            assert s.compare_and_swap("toolerr:breaker:typed", b"x", b"y") == (False, WRONG_TYPE_STATE.encode())
+            records: list[dict[str, object]] = []
+            x = Executor(store=s, on_decision=records.append, retry={"max_attempts": 1})
+            assert x.call("typed", lambda: 1).ok
+            assert admin.get("toolerr:breaker:typed") == fresh
+            assert x.call("other", failing).error is not None  # the store is not in a back-off window
+            assert [r["kind"] for r in records if r["kind"] in ("repair", "fallback")] == ["repair"]
+            assert admin.get("toolerr:breaker:other") == fresh.replace(b'"failures":0', b'"failures":1')
+        s.close()
+
+    async def main() -> None:
+        for a in (AsyncRedisStore.from_url(url(server), timeout_ms=1000), AsyncRedisStore(redis.asyncio.Redis(port=port))):
+            admin.delete("toolerr:breaker:typed")
+            admin.rpush("toolerr:breaker:typed", "a")
+            assert await a.load("toolerr:breaker:typed") == WRONG_TYPE_STATE.encode()
+            records: list[dict[str, object]] = []
+            assert (await AsyncExecutor(store=a, on_decision=records.append).call("typed", _ok)).ok
+            assert [r["kind"] for r in records if r["kind"] in ("repair", "fallback")] == ["repair"]
+            assert admin.get("toolerr:breaker:typed") == fresh
+            await a.aclose()
+            if not a._owned:
+                await a.client.aclose()
+
+    asyncio.run(main())
+    admin.close()

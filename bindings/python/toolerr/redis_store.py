@@ -32,7 +32,8 @@ from typing import Any, Optional, Tuple
 
 from ._extras import require
 
-__all__ = ["AsyncRedisStore", "CAS_SCRIPT", "DEFAULT_CONNECT_TIMEOUT_MS", "DEFAULT_TIMEOUT_MS", "RedisStore"]
+__all__ = ["AsyncRedisStore", "CAS_SCRIPT", "DEFAULT_CONNECT_TIMEOUT_MS", "DEFAULT_TIMEOUT_MS", "RedisStore",
+           "WRONG_TYPE_STATE"]
 
 DEFAULT_TIMEOUT_MS = 50
 """The deadline of each store operation from_url sets, in ms (Go: redisstore.DefaultTimeout)."""
@@ -40,6 +41,12 @@ DEFAULT_TIMEOUT_MS = 50
 DEFAULT_CONNECT_TIMEOUT_MS = 500
 """The deadline from_url sets for each operation until Redis first answers, connect and
 handshake included, in ms (Go: redisstore.DefaultConnectTimeout)."""
+
+
+WRONG_TYPE_STATE = "toolerr: the key holds another Redis type than a string (WRONGTYPE)"
+"""What a key of another Redis type than a string (a list, a hash: GET answers WRONGTYPE) reads as,
+in load and in cas.lua alike (Go: redisstore.WrongTypeState): not a breaker state, so the
+executor repairs the key instead of failing every operation on it."""
 
 
 def _read_script() -> str:
@@ -329,15 +336,19 @@ class RedisStore:
             return _parsed(self.client, "EVALSHA", conn.read_response(disable_decoding=True))
 
     def load(self, key: str) -> Optional[bytes]:
-        """Return the bytes stored under key (GET), or None."""
-        if not self._owned:
-            return _as_bytes(self.client.execute_command("GET", key, **_RAW))
-        held = self._take()
-        conn = held.connection
+        """Return the bytes stored under key (GET), or None; WRONG_TYPE_STATE for a key
+        of another Redis type."""
         try:
-            return _as_bytes(conn.retry.call_with_retry(lambda: self._get(conn, key), _disconnect(conn)))
-        finally:
-            self._free.append(held)
+            if not self._owned:
+                return _as_bytes(self.client.execute_command("GET", key, **_RAW))
+            held = self._take()
+            conn = held.connection
+            try:
+                return _as_bytes(conn.retry.call_with_retry(lambda: self._get(conn, key), _disconnect(conn)))
+            finally:
+                self._free.append(held)
+        except _reply_error() as e:
+            return _wrong_type(e)
 
     def compare_and_swap(self, key: str, old: Optional[bytes], new: bytes) -> Tuple[bool, Optional[bytes]]:
         """Store new under key only if it holds exactly old (None: nothing), atomically in Redis.
@@ -385,6 +396,13 @@ def _reply_error() -> type[BaseException]:
     """redis-py's exception for a Redis error reply (the server answered)."""
     from redis.exceptions import ResponseError
     return ResponseError
+
+
+def _wrong_type(e: BaseException) -> bytes:
+    """WRONG_TYPE_STATE when e is Redis's WRONGTYPE reply to a GET; otherwise e, raised again."""
+    if str(e).startswith("WRONGTYPE"):
+        return WRONG_TYPE_STATE.encode()
+    raise e
 
 
 def _disconnect(conn: Any) -> Any:
@@ -468,15 +486,19 @@ class AsyncRedisStore:
             return _parsed(self.client, "EVALSHA", await conn.read_response(disable_decoding=True))
 
     async def load(self, key: str) -> Optional[bytes]:
-        """Return the bytes stored under key (GET), or None."""
-        if not self._owned:
-            return _as_bytes(await self.client.execute_command("GET", key, **_RAW))
-        held = await self._take()
-        conn = held.connection
+        """Return the bytes stored under key (GET), or None; WRONG_TYPE_STATE for a key
+        of another Redis type."""
         try:
-            return _as_bytes(await conn.retry.call_with_retry(lambda: self._get(conn, key), _adisconnect(conn)))
-        finally:
-            self._free.append(held)
+            if not self._owned:
+                return _as_bytes(await self.client.execute_command("GET", key, **_RAW))
+            held = await self._take()
+            conn = held.connection
+            try:
+                return _as_bytes(await conn.retry.call_with_retry(lambda: self._get(conn, key), _adisconnect(conn)))
+            finally:
+                self._free.append(held)
+        except _reply_error() as e:
+            return _wrong_type(e)
 
     async def compare_and_swap(self, key: str, old: Optional[bytes], new: bytes) -> Tuple[bool, Optional[bytes]]:
         """See RedisStore.compare_and_swap."""
