@@ -22,6 +22,14 @@ function readScript() {
 /** The compare-and-swap Lua script, byte for byte the one Go embeds (same SHA-1). */
 export const CAS_SCRIPT = readScript();
 
+/**
+ * What a key of another Redis type than a string (a list, a hash: GET answers
+ * WRONGTYPE) reads as, in load and in cas.lua alike (Go:
+ * redisstore.WrongTypeState): not a breaker state, so the executor repairs
+ * the key instead of failing every operation on it.
+ */
+export const WRONG_TYPE_STATE = 'toolerr: the key holds another Redis type than a string (WRONGTYPE)';
+
 /** The deadline of each store operation connect() sets, in ms (Go: redisstore.DefaultTimeout). */
 export const DEFAULT_TIMEOUT_MS = 50;
 
@@ -185,9 +193,14 @@ export class RedisStore {
     return new RedisStore(client);
   }
 
-  /** Resolves to the bytes stored under key (GET), or null. */
+  /** Resolves to the bytes stored under key (GET), or null; WRONG_TYPE_STATE for a key of another Redis type. */
   async load(key) {
-    return bytes(await this.client.getBuffer(key));
+    try {
+      return bytes(await this.client.getBuffer(key));
+    } catch (e) {
+      if (e?.name === 'ReplyError' && e.message.startsWith('WRONGTYPE')) return new TextEncoder().encode(WRONG_TYPE_STATE);
+      throw e;
+    }
   }
 
   /**

@@ -8,7 +8,7 @@ import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Executor, ToolFailure } from '../index.js';
-import { RedisStore, CAS_SCRIPT } from '../redis.js';
+import { RedisStore, CAS_SCRIPT, WRONG_TYPE_STATE } from '../redis.js';
 
 let server, url;
 const bin = (() => { try { return execFileSync('sh', ['-c', 'command -v redis-server']).toString().trim(); } catch { return ''; } })();
@@ -142,6 +142,30 @@ test('a corrupt key is repaired', { skip }, async (t) => {
     assert.equal((await new Executor({ store: s, onDecision: (r) => records.push(r) }).call('corrupt', () => 1)).error, null);
     assert.equal(dec(await s.load('toolerr:breaker:corrupt')), '{"failures":0,"open_until_ms":0,"phase":"closed","probe_until_ms":0,"successes":0}');
     assert.deepEqual(records.map((r) => r.kind), ['repair', 'breaker', 'call']);
+  }
+});
+
+test('a key of another Redis type is repaired', { skip }, async (t) => {
+  // A list, hash or set at a breaker's key: GET answers WRONGTYPE. load reads it as WRONG_TYPE_STATE, the text
+  // cas.lua compares it as (Go: redisstore.WrongTypeState), so the executor repairs the key as it repairs bytes
+  // that are not a state. Before, every load and compareAndSwap on it rejected: a store_error each back-off
+  // window, forever, and the window left the store alone for every other tool too.
+  const s = await RedisStore.connect(url, { timeoutMs: 1000 }); // as compareAndSwap's
+  t.after(() => s.close());
+  const fresh = '{"failures":0,"open_until_ms":0,"phase":"closed","probe_until_ms":0,"successes":0}';
+  assert.ok(CAS_SCRIPT.includes(`'${WRONG_TYPE_STATE}'`));
+  for (const put of [(k) => s.client.rpush(k, 'a'), (k) => s.client.hset(k, 'phase', 'closed'), (k) => s.client.sadd(k, 'a')]) {
+    await s.client.del('toolerr:breaker:typed', 'toolerr:breaker:other');
+    await put('toolerr:breaker:typed');
+    assert.equal(dec(await s.load('toolerr:breaker:typed')), WRONG_TYPE_STATE);
+    assert.equal(dec((await s.compareAndSwap('toolerr:breaker:typed', enc('x'), enc('y'))).current), WRONG_TYPE_STATE);
+    const records = [];
+    const x = new Executor({ store: s, retry: { max_attempts: 1 }, onDecision: (r) => records.push(r) });
+    assert.equal((await x.call('typed', () => 1)).error, null);
+    assert.equal(dec(await s.load('toolerr:breaker:typed')), fresh);
+    assert.equal((await x.call('other', fail)).error.code, 'TRANSPORT'); // the store is not in a back-off window
+    assert.deepEqual(records.map((r) => r.kind).filter((k) => k === 'repair' || k === 'fallback'), ['repair']);
+    assert.equal(dec(await s.load('toolerr:breaker:other')), fresh.replace('"failures":0', '"failures":1'));
   }
 });
 
