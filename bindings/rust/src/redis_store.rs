@@ -19,6 +19,12 @@ use std::time::Duration;
 /// The compare-and-swap Lua script, byte for byte the one Go embeds (same SHA-1).
 pub const CAS_SCRIPT: &str = include_str!(concat!(env!("OUT_DIR"), "/cas.lua"));
 
+/// What a key of another Redis type than a string (a list, a hash: `GET`
+/// answers `WRONGTYPE`) reads as, in `load` and in cas.lua alike (Go:
+/// `redisstore.WrongTypeState`): not a breaker state, so the executor
+/// repairs the key instead of failing every operation on it.
+pub const WRONG_TYPE_STATE: &str = "toolerr: the key holds another Redis type than a string (WRONGTYPE)";
+
 /// The deadline of each store operation when none is given (Go: `redisstore.DefaultTimeout`).
 pub const DEFAULT_TIMEOUT: Duration = Duration::from_millis(50);
 
@@ -105,8 +111,13 @@ impl RedisStore {
 }
 
 impl Store for RedisStore {
+    /// The bytes stored under `key` (`GET`), or `None`; [`WRONG_TYPE_STATE`]
+    /// for a key of another Redis type.
     fn load(&self, key: &str) -> Result<Option<Vec<u8>>, StoreError> {
-        self.with_conn(|c| redis::cmd("GET").arg(key).query::<Option<Vec<u8>>>(c))
+        self.with_conn(|c| match redis::cmd("GET").arg(key).query::<Option<Vec<u8>>>(c) {
+            Err(e) if e.code() == Some("WRONGTYPE") => Ok(Some(WRONG_TYPE_STATE.as_bytes().to_vec())),
+            r => r,
+        })
     }
 
     fn compare_and_swap(&self, key: &str, old: Option<&[u8]>, new: &[u8]) -> Result<Cas, StoreError> {

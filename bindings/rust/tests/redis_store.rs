@@ -152,3 +152,54 @@ fn a_fresh_store_waits_the_connect_deadline_then_its_own() {
     Command::new("kill").args(["-CONT", &pid]).status().unwrap();
     assert!(answered >= DEFAULT_TIMEOUT && answered < Duration::from_millis(300), "{answered:?}");
 }
+
+/// A list, hash or set at a breaker's key (GET answers WRONGTYPE) reads as
+/// `WRONG_TYPE_STATE`, the text cas.lua compares it as (Go:
+/// `redisstore.WrongTypeState`), so the executor repairs the key as it
+/// repairs bytes that are not a state. Before, every load and
+/// compare-and-swap on it failed: a store_error each back-off window,
+/// forever, and the window left the store alone for every other tool too.
+#[test]
+fn a_key_of_another_redis_type_is_repaired() {
+    use toolerr::redis_store::WRONG_TYPE_STATE;
+    let Some(srv) = server() else { return };
+    assert!(CAS_SCRIPT.contains(&format!("'{WRONG_TYPE_STATE}'")));
+    let mut admin = redis::Client::open(srv.url.as_str()).unwrap().get_connection().unwrap();
+    let fresh = r#"{"failures":0,"open_until_ms":0,"phase":"closed","probe_until_ms":0,"successes":0}"#;
+    let s = Arc::new(RedisStore::with_timeout(&srv.url, Duration::from_secs(1)).unwrap());
+    for put in ["RPUSH", "HSET", "SADD"] {
+        let _: () = redis::cmd("DEL").arg("toolerr:breaker:typed").arg("toolerr:breaker:other").query(&mut admin).unwrap();
+        let mut c = redis::cmd(put);
+        c.arg("toolerr:breaker:typed").arg("a");
+        if put == "HSET" {
+            c.arg("b");
+        }
+        let _: i64 = c.query(&mut admin).unwrap();
+        assert_eq!(s.load("toolerr:breaker:typed").unwrap().as_deref(), Some(WRONG_TYPE_STATE.as_bytes()), "{put}");
+        let cas = s.compare_and_swap("toolerr:breaker:typed", Some(b"x"), b"y").unwrap();
+        assert_eq!(cas.current.as_deref(), Some(WRONG_TYPE_STATE.as_bytes()));
+        let kinds = Arc::new(Mutex::new(Vec::<String>::new()));
+        let k = kinds.clone();
+        let x = Executor::new().store(s.clone()).retry(serde_json::json!({"max_attempts": 1})).on_decision(move |r: &Value| {
+            let kind = r["kind"].as_str().unwrap_or_default();
+            if kind == "repair" || kind == "fallback" {
+                k.lock().unwrap().push(kind.to_string());
+            }
+        });
+        assert!(x.call("typed", CallOptions::default(), |_| Ok::<(), ToolError>(())).error.is_none());
+        assert_eq!(s.load("toolerr:breaker:typed").unwrap().as_deref(), Some(fresh.as_bytes()));
+        let failed = x.call("other", CallOptions::default(), |_| {
+            Err::<(), ToolError>(ToolError::Envelope(Envelope {
+                code: "TRANSPORT".into(),
+                message: "The tool is unavailable.".into(),
+                retryable: true,
+                details: Default::default(),
+                source: "tool".into(),
+            }))
+        });
+        assert_eq!(failed.error.map(|e| e.code).as_deref(), Some("TRANSPORT"));
+        assert_eq!(*kinds.lock().unwrap(), ["repair"], "{put}: the store is not in a back-off window");
+        let other = s.load("toolerr:breaker:other").unwrap().unwrap();
+        assert_eq!(String::from_utf8(other).unwrap(), fresh.replace(r#""failures":0"#, r#""failures":1"#));
+    }
+}
