@@ -77,8 +77,8 @@ type parser struct {
 	pos    int
 	cost   int64 // bytes of tree built so far (see the cost constants)
 	budget int64 // the most cost may reach
-	// discard: objects and arrays are read, checked and charged as
-	// always but not built (Scanner.Skip); value returns nil for them
+	// discard: values are read, checked and charged as always but not
+	// built or boxed (Scanner.Skip); value returns nil for them
 	discard bool
 	// shared, when not nil, is where strings with escapes are built, one
 	// after another (see Scanner.ShareStrings)
@@ -157,8 +157,15 @@ func (p *parser) value(depth int) (any, error) {
 		if !p.charge(costString) {
 			return nil, p.overBudget()
 		}
+		if p.discard {
+			return nil, nil // not boxed: boxing a string allocates
+		}
 		return s, nil
 	case c == '-' || (c >= '0' && c <= '9'):
+		if p.discard {
+			_, err := p.float() // charged as number charges it, not boxed
+			return nil, err
+		}
 		return p.number()
 	case c == 't':
 		return p.literal("true", true)
@@ -288,7 +295,7 @@ func (p *parser) array(depth int) (any, error) {
 	p.skipSpace()
 	if p.pos < len(p.text) && p.text[p.pos] == ']' {
 		p.pos++
-		return a, nil
+		return arrayValue(a, p.discard), nil
 	}
 	for {
 		p.skipSpace()
@@ -305,9 +312,18 @@ func (p *parser) array(depth int) (any, error) {
 		if done, err := p.next(']', "array"); err != nil {
 			return nil, err
 		} else if done {
-			return a, nil
+			return arrayValue(a, p.discard), nil
 		}
 	}
+}
+
+// arrayValue is the value array returns for its elements a: nil when
+// discarding (a slice boxed allocates), else a.
+func arrayValue(a []any, discard bool) any {
+	if discard {
+		return nil
+	}
+	return a
 }
 
 // str reads a string literal starting at the opening quote.

@@ -210,3 +210,23 @@ func FuzzQuoted(f *testing.F) {
 	}
 	f.Fuzz(quotedSame)
 }
+
+// TestScannerSkip_noAllocs holds Skip to reading without building: a value
+// of strings without escapes, numbers (small, fractional, large), arrays,
+// literals and objects of at most 8 members (a function tool as a request
+// declares it) is skipped without one allocation (it took one per string,
+// number past the small ones and array).
+func TestScannerSkip_noAllocs(t *testing.T) {
+	text := `[{"type":"function","function":{"name":"f","description":"Search flights.","parameters":{"type":"object",` +
+		`"properties":{"a":{"type":"string","enum":["x","y"]},"n":{"type":"number","minimum":0.2,"maximum":123456789}},"required":["a"]}}},` +
+		`[],true,null,"auto",1024,-3.5e2]`
+	allocs := testing.AllocsPerRun(50, func() {
+		s := NewScanner(text)
+		if err := s.Skip(1); err != nil {
+			t.Fatal(err)
+		}
+	})
+	if allocs > 1 { // the Scanner itself
+		t.Errorf("Skip took %v allocations, want at most 1 (the Scanner)", allocs)
+	}
+}
