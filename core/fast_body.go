@@ -54,6 +54,9 @@ type scannedBody struct {
 	// values in text; carried says scanBody read it so
 	carry   carriedMembers
 	carried bool
+	// membersAt holds the first members, so that a body of a few members
+	// keeps them without a slice of their own
+	membersAt [8]scannedMember
 }
 
 // bodyRead is what scanBody keeps of a body's other members.
@@ -102,10 +105,12 @@ func scanBody(s *canonical.Scanner, f transcript.Format, raw dialect.ScanRaw, ar
 		tc     = canonical.TakeTranscoder()
 	)
 	defer canonical.PutTranscoder(tc)
-	if keep == bodyCarry {
-		// the members' canonical JSON, then the target's tools written
-		// from it: room for the members of a body with a few tools
+	switch keep {
+	case bodyCarry, bodyText:
+		// the members' canonical JSON (then, carried, the target's tools
+		// written from it): room for the members of a body with a few tools
 		b.text = make([]byte, 0, min(s.Rest(), 8<<10))
+		b.members = b.membersAt[:0]
 	}
 	n := 0
 	for ; ; n++ {
@@ -189,7 +194,8 @@ func (b *scannedBody) options(o transcript.Options) transcript.Options {
 // MaxResponseBytes.
 func (b *scannedBody) appendBody(dst []byte, list []any) ([]byte, bool) {
 	// the members' order: indices into b.members, len(b.members) the list
-	order := make([]int, 0, len(b.members)+1)
+	var orderAt [maxBodyMembers + 1]int
+	order := orderAt[:0]
 	name := func(i int) string {
 		if i == len(b.members) {
 			return "messages"

@@ -188,3 +188,23 @@ func FuzzFastBody(f *testing.F) {
 		}
 	})
 }
+
+// TestFastBody_workBAllocs pins the allocations of check, repair and a
+// conversion to the body's own format of work item (b) as a whole request
+// body (workBBody: model, the 40 messages, 5 tools, tool_choice,
+// temperature, max_tokens) through Invoke: at most 40 each, one per message
+// (session 14: check took 83, its other members skipped by building them;
+// repair 45, their canonical JSON grown a few bytes at a time), each answer
+// the general path's byte for byte.
+func TestFastBody_workBAllocs(t *testing.T) {
+	body := workBBody(t)
+	for _, w := range workBBodyRequests[:3] {
+		req := []byte(`{` + w.members + `,"body":` + body + `}`)
+		if !listSameAsGeneral(t, req) {
+			t.Fatalf("%s: declined", w.name)
+		}
+		if allocs := testing.AllocsPerRun(20, func() { _ = Invoke(req) }); allocs > 40 {
+			t.Errorf("%s: %v allocations, want at most 40", w.name, allocs)
+		}
+	}
+}
