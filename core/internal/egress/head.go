@@ -5,15 +5,18 @@ import "bytes"
 // HeadError tells from head, the held start of a text/event-stream event
 // too long to hold whole (its lines as they came, the last one cut where
 // the holding stopped; the stream's leading UTF-8 BOM, if any, already
-// stripped), whether the event is an error event as a whole one is told:
-// named "error" (Anthropic, the Responses API), or with data that opens a
-// JSON object whose first member is an "error" object (a Chat Completions
-// or Gemini error chunk, `{"error":{`, JSON white space allowed between
-// the tokens). name is the event's name, from its complete lines only: a
-// cut "event:" line may go on past what was held. The data is the data
-// lines joined by LF, as in a whole event, the cut line included; an
-// "error" member after another (a long one) cannot be told from a head, and
-// such an event is no error event here. Nothing is copied but the name.
+// stripped), whether the event is an error event as a whole one is told
+// (IsErrorEvent): named "error" (Anthropic, the Responses API), or with
+// data that opens a JSON object whose first member is an "error" object (a
+// Chat Completions or Gemini error chunk, `{"error":{`). The member name is
+// read as a JSON string (RFC 8259, 7), its escapes decoded, so
+// `{"\u0065rror":{` opens one too; JSON white space (space, tab, LF, CR)
+// may come between the tokens. name is the event's name, from its complete
+// lines only: a cut "event:" line may go on past what was held. The data is
+// the data lines joined by LF, as in a whole event, the cut line included,
+// read a line at a time; a head that ends before it tells, and an "error"
+// member after another (a long one), which cannot be told from a head, are
+// no error event here. Nothing is copied but the name.
 //
 // Lines end in CRLF, LF or CR; a field's value is what follows its first
 // colon, one leading space dropped; a line without a colon is a field with
@@ -22,81 +25,84 @@ import "bytes"
 // https://docs.claude.com/en/docs/build-with-claude/streaming#error-events
 // and https://platform.openai.com/docs/api-reference/responses-streaming/error.
 func HeadError(head []byte) (name string, isError bool) {
-	var open errorOpener
-	data := false
-	for len(head) > 0 {
-		i := bytes.IndexAny(head, "\r\n")
+	s := headScanner{lines: eventLines{head: head}, event: true}
+	v := errorOpening(&s, false)
+	for s.lines.next() {
+		// The rest of the lines, for an "event" line after the data.
+	}
+	return s.lines.name, s.lines.name == "error" || v == headRead
+}
+
+// eventLines reads the held lines of an event (see HeadError) for its
+// name and its data, a data line's value at a time.
+type eventLines struct {
+	head []byte // the lines not read yet
+	name string // the value of the last complete "event" line read
+	data bool   // a data line was read: the next one is joined to it by a LF
+	lf   bool   // the piece is that LF; val, the next call's
+	val  []byte // the value of the data line last read
+}
+
+// next reads on to the next piece of the data, which piece then gives: a
+// data line's value, or the LF that joins it to the one before; false at
+// the head's end.
+func (l *eventLines) next() bool {
+	if l.lf {
+		l.lf = false
+		return true
+	}
+	for len(l.head) > 0 {
+		i := bytes.IndexAny(l.head, "\r\n")
 		complete := i >= 0
 		if !complete {
-			i = len(head)
+			i = len(l.head)
 		}
-		field, value, _ := bytes.Cut(head[:i], []byte(":"))
+		field, value, _ := bytes.Cut(l.head[:i], []byte(":"))
 		value = bytes.TrimPrefix(value, []byte(" "))
+		if complete && l.head[i] == '\r' && i+1 < len(l.head) && l.head[i+1] == '\n' {
+			i++
+		}
+		l.head = l.head[min(i+1, len(l.head)):]
 		switch string(field) {
 		case "event":
 			if complete {
-				name = string(value)
+				l.name = string(value)
 			}
 		case "data":
-			if data {
-				open.feed([]byte("\n"))
+			l.val = value
+			if l.data {
+				l.lf = true
 			}
-			open.feed(value)
-			data = true
-		}
-		if !complete {
-			break
-		}
-		if head[i] == '\r' && i+1 < len(head) && head[i+1] == '\n' {
-			i++
-		}
-		head = head[i+1:]
-	}
-	return name, name == "error" || open.done()
-}
-
-// errorOpener matches the start of a JSON text against {"error":{, white
-// space (RFC 8259, 2: space, tab, LF, CR) allowed between the tokens, fed
-// a piece at a time.
-type errorOpener struct {
-	tok, at int  // the token being matched and how much of it has been
-	failed  bool // a byte that is neither white space nor the token's came
-}
-
-var errorOpening = [...]string{"{", `"error"`, ":", "{"}
-
-func (o *errorOpener) done() bool { return o.tok == len(errorOpening) }
-
-func (o *errorOpener) feed(b []byte) {
-	for _, c := range b {
-		if o.failed || o.done() {
-			return
-		}
-		t := errorOpening[o.tok]
-		switch {
-		case c == t[o.at]:
-			if o.at++; o.at == len(t) {
-				o.tok, o.at = o.tok+1, 0
-			}
-		case o.at == 0 && (c == ' ' || c == '\t' || c == '\n' || c == '\r'):
-		default:
-			o.failed = true
+			l.data = true
+			return true
 		}
 	}
+	return false
+}
+
+// lf joins two data lines.
+var lf = []byte("\n")
+
+// piece is the data piece next read.
+func (l *eventLines) piece() []byte {
+	if l.lf {
+		return lf
+	}
+	return l.val
 }
 
 // ElementHeadError tells from head, the held start of an element of a
 // JSON-array stream too long to hold whole (Gemini's streamGenerateContent
 // without alt=sse: "[{...},{...}]"), from the element's first byte, the
 // last one cut where the holding stopped, whether the element is an error
-// element as a whole one is told: a JSON object whose first member is an
-// "error" object (`{"error":{`, JSON white space allowed between the
-// tokens). An "error" member after another cannot be told from a head,
-// and such an element is no error element here. Nothing is copied.
+// element as a whole one is told (IsErrorEvent): a JSON object whose first
+// member is an "error" object (`{"error":{`, the name read as a JSON string,
+// RFC 8259, 7, its escapes decoded: `{"\u0065rror":{` too; JSON white space
+// allowed between the tokens). A head that ends before it tells, and an
+// "error" member after another, which cannot be told from a head, are no
+// error element here. Nothing is copied.
 func ElementHeadError(head []byte) bool {
-	var open errorOpener
-	open.feed(head)
-	return open.done()
+	return errorOpening(&headScanner{b: head}, false) == headRead
 }
 
 // SuccessHeadBytes is the most of a success's body SuccessHead is given:
@@ -127,11 +133,11 @@ const SuccessHeadBytes = 256
 // first member of another name (every answer: "id", "candidates") is
 // decided at once. Nothing is copied.
 func SuccessHead(head []byte) (read, decided bool) {
-	v := successHead(headScanner{b: bytes.TrimPrefix(head, []byte("\xef\xbb\xbf"))})
+	v := errorOpening(&headScanner{b: bytes.TrimPrefix(head, []byte("\xef\xbb\xbf"))}, true)
 	return v != headPass, v != headShort
 }
 
-// A headVerdict is what SuccessHead tells of a head so far.
+// A headVerdict is what errorOpening tells of a head so far.
 type headVerdict int8
 
 const (
@@ -141,12 +147,17 @@ const (
 	headRead                     // an error object's opening: read the body whole
 )
 
-func successHead(s headScanner) headVerdict {
+// errorOpening reads the opening of an error object from s: headRead when
+// its first member is an "error" object or, with typed (SuccessHead),
+// Anthropic's "type":"error" first and an "error" object second; headPass
+// when it cannot be one; headShort when s ends before it tells.
+func errorOpening(s *headScanner, typed bool) headVerdict {
 	if v := s.token('{'); v != headOn {
 		return v
 	}
-	for typed := false; ; typed = true {
-		name, v := s.name()
+	for first := true; ; first = false {
+		buf, n, v := s.name()
+		name := string(buf[:n]) // compared only: no copy made
 		if v == headOn {
 			v = s.token(':')
 		}
@@ -159,9 +170,9 @@ func successHead(s headScanner) headVerdict {
 				return v
 			}
 			return headRead
-		case name == "type" && !typed:
-			value, v := s.name()
-			if v == headOn && value != "error" {
+		case name == "type" && typed && first:
+			buf, n, v := s.name()
+			if v == headOn && string(buf[:n]) != "error" {
 				v = headPass
 			}
 			if v == headOn {
@@ -176,16 +187,31 @@ func successHead(s headScanner) headVerdict {
 	}
 }
 
-// headScanner reads the JSON tokens of a head from b[i:].
+// headScanner reads the JSON tokens of a head from b[i:] and, for an
+// event's head (event), from the data pieces of lines after it.
 type headScanner struct {
-	b []byte
-	i int
+	b     []byte
+	i     int
+	event bool
+	lines eventLines
+}
+
+// more reports whether a byte is left, at b[i] once it returns true: an
+// event's head reads on into its next data piece.
+func (s *headScanner) more() bool {
+	for s.i >= len(s.b) {
+		if !s.event || !s.lines.next() {
+			return false
+		}
+		s.b, s.i = s.lines.piece(), 0
+	}
+	return true
 }
 
 // token skips JSON white space and reads c: headOn when it is next,
 // headShort at the head's end, else headPass.
 func (s *headScanner) token(c byte) headVerdict {
-	for ; s.i < len(s.b); s.i++ {
+	for ; s.more(); s.i++ {
 		switch s.b[s.i] {
 		case ' ', '\t', '\n', '\r':
 			continue
@@ -198,44 +224,42 @@ func (s *headScanner) token(c byte) headVerdict {
 	return headShort
 }
 
-// name reads a JSON string after white space, its escapes decoded, when it
-// is at most five bytes (the length of "error", the longest SuccessHead
-// looks for): a longer one, or anything else, is headPass; one the head
-// cuts, headShort. A character outside ASCII decodes as 0xff, which no
-// name SuccessHead looks for holds.
-func (s *headScanner) name() (string, headVerdict) {
+// name reads a JSON string after white space, its escapes decoded (RFC
+// 8259, 7), into buf[:n] when it is at most five bytes (the length of
+// "error", the longest errorOpening looks for): a longer one, or anything
+// else, is headPass; one the head cuts, headShort. A character outside
+// ASCII decodes as 0xff, which no name errorOpening looks for holds.
+func (s *headScanner) name() (buf [5]byte, n int, _ headVerdict) {
 	if v := s.token('"'); v != headOn {
-		return "", v
+		return buf, 0, v
 	}
-	var buf [5]byte
-	n := 0
-	for s.i < len(s.b) {
+	for s.more() {
 		c := s.b[s.i]
 		s.i++
 		switch {
 		case c == '"':
-			return string(buf[:n]), headOn
+			return buf, n, headOn
 		case c < 0x20:
-			return "", headPass // not JSON (RFC 8259, 7: a control character is escaped)
+			return buf, 0, headPass // not JSON (RFC 8259, 7: a control character is escaped)
 		case c == '\\':
 			var v headVerdict
 			if c, v = s.escape(); v != headOn {
-				return "", v
+				return buf, 0, v
 			}
 		}
 		if n == len(buf) {
-			return "", headPass
+			return buf, 0, headPass
 		}
 		buf[n] = c
 		n++
 	}
-	return "", headShort
+	return buf, 0, headShort
 }
 
 // escape reads the rest of an escape after its backslash (RFC 8259, 7): the
 // character it stands for (0xff for one outside ASCII).
 func (s *headScanner) escape() (byte, headVerdict) {
-	if s.i >= len(s.b) {
+	if !s.more() {
 		return 0, headShort
 	}
 	c := s.b[s.i]
@@ -251,7 +275,7 @@ func (s *headScanner) escape() (byte, headVerdict) {
 	}
 	var r rune
 	for k := 0; k < 4; k++ {
-		if s.i >= len(s.b) {
+		if !s.more() {
 			return 0, headShort
 		}
 		h := s.b[s.i]

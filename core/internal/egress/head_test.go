@@ -1,6 +1,7 @@
 package egress
 
 import (
+	"encoding/json"
 	"strings"
 	"testing"
 )
@@ -24,6 +25,10 @@ func TestHeadError_everyCut(t *testing.T) {
 		{"data: {\"choices\":[{\"delta\":{\"content\":\"{\\\"error\\\":{\"}}]}\n", "", ""},
 		{"data: {\"id\":\"x\",\"error\":{\"message\":\"late\"}}\n", "", ""},
 		{"event: errors\ndata: {\"error\":\"x\"}\n", "", "errors"},
+		{"data: {\"\\u0065rror\":{\"message\":\"m\"}}\n", "data: {\"\\u0065rror\":{", ""},
+		{"data: {\ndata: \"err\\u006Fr\"\r\ndata: :{}}\n", "data: {\ndata: \"err\\u006Fr\"\r\ndata: :{", ""},
+		{"data: {\"\\u0045rror\":{}}\n", "", ""},
+		{"data: {\"err\ndata: or\":{}}\n", "", ""},
 	} {
 		for n := 0; n <= len(tc.event); n++ {
 			head := tc.event[:n]
@@ -75,15 +80,40 @@ func headErrorSpec(head []byte) (string, bool) {
 			data = append(data, value)
 		}
 	}
-	rest := strings.Join(data, "\n")
-	for _, tok := range []string{"{", `"error"`, ":", "{"} {
-		rest = strings.TrimLeft(rest, " \t\r\n")
-		if !strings.HasPrefix(rest, tok) {
-			return name, name == "error"
-		}
-		rest = rest[len(tok):]
+	return name, name == "error" || opensErrorSpec(strings.Join(data, "\n"))
+}
+
+// opensErrorSpec tells whether text opens `{"error":{`, JSON white space
+// between the tokens, the name read as a JSON string by encoding/json (RFC
+// 8259, 7: escapes decoded), as the whole-frame rule (IsErrorEvent) reads it.
+func opensErrorSpec(text string) bool {
+	rest := strings.TrimLeft(text, " \t\r\n")
+	if !strings.HasPrefix(rest, "{") {
+		return false
 	}
-	return name, true
+	rest = strings.TrimLeft(rest[1:], " \t\r\n")
+	if !strings.HasPrefix(rest, `"`) {
+		return false
+	}
+	end := 1
+	for end < len(rest) && rest[end] != '"' {
+		if rest[end] == '\\' {
+			end++
+		}
+		end++
+	}
+	if end >= len(rest) {
+		return false
+	}
+	var n string
+	if json.Unmarshal([]byte(rest[:end+1]), &n) != nil || n != "error" {
+		return false
+	}
+	rest = strings.TrimLeft(rest[end+1:], " \t\r\n")
+	if !strings.HasPrefix(rest, ":") {
+		return false
+	}
+	return strings.HasPrefix(strings.TrimLeft(rest[1:], " \t\r\n"), "{")
 }
 
 // FuzzHeadError_sameAsSpec: whatever the bytes (CR, LF and CRLF mixed,
@@ -93,7 +123,7 @@ func FuzzHeadError_sameAsSpec(f *testing.F) {
 	for _, s := range []string{
 		"event: error\ndata: {\"type\":\"error\",\"error\":{}}\n", "id: 1\r\nevent: error\r\ndata: x\r\n",
 		"data: {\r\ndata:  \"error\" :\rdata: \t{\"code\":1}}\r\n", "event: message\ndata:{\"error\":{}}\nevent: error\r",
-		"\xef\xbb\xbfevent: error\n", "data\ndata: {\"error\"\n\n:{", "event:error \ndata: \xff{\"error\":{", ": comment\r\n\r\ndata:{ \"error\":{",
+		"\xef\xbb\xbfevent: error\n", "data\ndata: {\"error\"\n\n:{", "data: {\"\\u0065rr\ndata: or\":{", "data: {\"e\\u0072ror\"\r\ndata: :{", "event:error \ndata: \xff{\"error\":{", ": comment\r\n\r\ndata:{ \"error\":{",
 	} {
 		f.Add([]byte(s))
 	}
@@ -122,6 +152,10 @@ func TestElementHeadError_everyCut(t *testing.T) {
 		{`{"candidates":[{"content":{"parts":[{"text":"{\"error\":{"}]}}]}`, ""},
 		{`{"id":"x","error":{"code":500}}`, ""},
 		{`{"error":"text"}`, ""},
+		{`{"\u0065rror":{"code":500}}`, `{"\u0065rror":{`},
+		{`{ "e\u0072\u0072\u006f\u0072" : {"code":500}}`, `{ "e\u0072\u0072\u006f\u0072" : {`},
+		{`{"\u0045rror":{"code":500}}`, ""},
+		{`{"err\or":{"code":500}}`, ""},
 	} {
 		for n := 0; n <= len(tc.element); n++ {
 			head := tc.element[:n]
@@ -129,6 +163,71 @@ func TestElementHeadError_everyCut(t *testing.T) {
 			if got := ElementHeadError([]byte(head)); got != want {
 				t.Fatalf("%q: error element %v, want %v", head, got, want)
 			}
+		}
+	}
+}
+
+// FuzzHeadError_agreesWithWhole: a head whose data tells an error event
+// belongs to an event that IsErrorEvent, the rule for a whole one, tells an
+// error event, however the event goes on past the head (escaped names,
+// data split over lines, any line ends).
+func FuzzHeadError_agreesWithWhole(f *testing.F) {
+	for _, s := range []string{
+		"data: {\"error\":{\"message\":\"m\"}}\n", "data: {\"\\u0065rror\":{\"message\":\"m\"}}\n",
+		"data: {\ndata: \"err\\u006Fr\"\r\ndata: :{}}\n", "data: {\"e\\u0072ror\" : {\"code\":1},\"error\":null}\r\n",
+		"data: {\"\\u0065rror\":{\"a\":[1,2\n", "id: 1\rdata: { \"\\u0065\\u0072\\u0072\\u006f\\u0072\":\t{\r",
+	} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, event []byte) {
+		name, data := ParseEvent(event)
+		whole := IsErrorEvent(name, data)
+		for n := 0; n <= len(event) && n <= 512; n++ {
+			if headName, isError := HeadError(event[:n]); isError && headName != "error" && !whole {
+				t.Fatalf("%q: the head %q tells an error event, the whole event none", event, event[:n])
+			}
+		}
+	})
+}
+
+// FuzzElementHeadError_agreesWithWhole: a head that tells an error element
+// belongs to an element that IsErrorEvent tells an error element, however
+// the element goes on past the head.
+func FuzzElementHeadError_agreesWithWhole(f *testing.F) {
+	for _, s := range []string{
+		`{"error":{"code":500}}`, `{"\u0065rror":{"code":500}}`, `{ "e\u0072\u0072\u006f\u0072" : {"code":500},"x":1}`,
+		`{"\u0065rror":{"code":500`, `{"\u0065rror":{}} trailing`, `{"\u0065rror":{},"\u0065rror":{}}`,
+	} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, element []byte) {
+		whole := IsErrorEvent("", element)
+		for n := 0; n <= len(element) && n <= 512; n++ {
+			if ElementHeadError(element[:n]) && !whole {
+				t.Fatalf("%q: the head %q tells an error element, the whole element none", element, element[:n])
+			}
+		}
+	})
+}
+
+// TestHeadReaders_allocs: the head readers copy nothing but an event's
+// name, escaped names and data lines joined by LF included.
+func TestHeadReaders_allocs(t *testing.T) {
+	event := []byte("data: {\ndata: \"\\u0065rror\":{\"message\":\"m")
+	named := []byte("event: message\ndata: {\"\\u0065rror\":{\"message\":\"m")
+	element := []byte(`{"\u0065rror":{"code":500`)
+	for _, tc := range []struct {
+		what string
+		f    func()
+		want float64
+	}{
+		{"HeadError, data only", func() { HeadError(event) }, 0},
+		{"HeadError, named", func() { HeadError(named) }, 1},
+		{"ElementHeadError", func() { ElementHeadError(element) }, 0},
+		{"SuccessHead", func() { SuccessHead(element) }, 0},
+	} {
+		if got := testing.AllocsPerRun(100, tc.f); got != tc.want {
+			t.Errorf("%s: %v allocations, want %v", tc.what, got, tc.want)
 		}
 	}
 }
