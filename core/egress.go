@@ -95,8 +95,9 @@ func EgressStreamError(ingress Format, event string, data []byte, opt EgressOpti
 // began with 200, too long to hold whole, is an error event, from head, its
 // held start (its lines as they came, the last one cut; the stream's
 // leading UTF-8 BOM stripped): named "error" in a complete line, or with
-// data that opens a JSON object whose first member is an "error" object.
-// When it is, ok is true and the reply is the error event the client gets
+// data that opens a JSON object whose first member is an "error" object
+// (its name read as a JSON string, RFC 8259 §7, escapes decoded, as a
+// whole event's is). When it is, ok is true and the reply is the error event the client gets
 // for it, read without its data (the upstream's text is never read), as
 // EgressStreamError gives it for the event of that name: the transport
 // drops the event to its end and writes the reply there. When it is not, ok
@@ -113,7 +114,8 @@ func EgressStreamHead(ingress Format, head []byte, opt EgressOptions) (rep Error
 // stream (Gemini's streamGenerateContent without alt=sse) too long to hold
 // whole: head is its held start, from the element's first byte, the last
 // one cut. The element is an error element when head opens a JSON object
-// whose first member is an "error" object; then ok is true and the reply
+// whose first member is an "error" object (its name's escapes decoded,
+// RFC 8259 §7, as a whole element's are); then ok is true and the reply
 // is the error object the client gets for it in place of the element (its
 // Body), read without its data (the upstream's text is never read), as
 // EgressStreamError gives it for a data-only event. head is read in place,
