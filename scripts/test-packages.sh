@@ -103,6 +103,8 @@ while i < len(lines):
 PY
   [ "$(grep -c '' "$tmp/readme-blocks.txt")" -ge 20 ] || {
     echo "test-packages: found $(grep -c '' "$tmp/readme-blocks.txt") README blocks naming an example file, expected at least 20" >&2; exit 1; }
+  # The sizes the README's Install table gives, against the packages tested here.
+  python3 "$root/scripts/readme-sizes.py" "$root/README.md" "$pkgs" "$version" >>"$tmp/readme-blocks.txt"
   # redis-server for the Redis examples (installed as root when missing; the examples skip without it).
   bash "$root/scripts/setup-redis.sh" || true
   cp "$0" "$tmp/test-packages.sh"
