@@ -22,11 +22,13 @@ import (
 // that is carried fails the test (remove it from the list).
 var toolerrGatewayKnownFailures = map[string]string{}
 
-// TestRun_toolerrGateway builds toolerr-gateway (../gateway, its own
-// module), launches it pointed at the fakes as a user would (-openai-base,
-// -anthropic-base, -gemini-base from GWCHECK_*_URL) and holds it to every
-// same-family test of the endpoints it serves: each one is carried.
-func TestRun_toolerrGateway(t *testing.T) {
+// launchToolerrGateway builds toolerr-gateway (../gateway, its own module)
+// and launches it on a free loopback port pointed at a fresh set of fakes as
+// a user would (-openai-base, -anthropic-base, -gemini-base from
+// GWCHECK_*_URL), both stopped when the test ends. It answers the fakes and
+// the gateway's address; it skips the test when ../gateway is not in the tree.
+func launchToolerrGateway(t *testing.T) (*fake.Set, string) {
+	t.Helper()
 	dir := filepath.Join("..", "gateway")
 	if _, err := os.Stat(filepath.Join(dir, "cmd", "toolerr-gateway")); err != nil {
 		t.Skip("toolerr-gateway (../gateway/cmd/toolerr-gateway) is not in this tree")
@@ -39,7 +41,7 @@ func TestRun_toolerrGateway(t *testing.T) {
 
 	set, err := fake.Start("", 0, testSpecs(t))
 	require.NoError(t, err)
-	defer set.Close()
+	t.Cleanup(set.Close)
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	require.NoError(t, err)
 	addr := ln.Addr().String()
@@ -47,7 +49,15 @@ func TestRun_toolerrGateway(t *testing.T) {
 	cmd := "exec " + bin + " -addr " + addr + ` -openai-base "$GWCHECK_OPENAI_URL" -anthropic-base "$GWCHECK_ANTHROPIC_URL" -gemini-base "$GWCHECK_GEMINI_URL"`
 	g, err := Launch(context.Background(), cmd, set, io.Discard, "http://"+addr, 30*time.Second)
 	require.NoError(t, err)
-	defer g.Stop()
+	t.Cleanup(g.Stop)
+	return set, addr
+}
+
+// TestRun_toolerrGateway holds toolerr-gateway, launched pointed at the
+// fakes, to every same-family test of the endpoints it serves: each one is
+// carried.
+func TestRun_toolerrGateway(t *testing.T) {
+	set, addr := launchToolerrGateway(t)
 
 	tests, err := LoadTests(gateway.Files)
 	require.NoError(t, err)
