@@ -1,6 +1,9 @@
 // Command cshared is core.Invoke as a C library (dist/libtoolerr.so and
 // dist/libtoolerr.a). The public header is the hand-written toolerr.h beside
-// this file, not the one cgo generates; header_test.go checks they agree.
+// this file, not the one cgo generates; its functions are defined in
+// entry.c, which answers in a forked child without entering Go and otherwise
+// calls the two Go exports here (toolerr_go_invoke, toolerr_go_invoke_into);
+// header_test.go checks they agree.
 package main
 
 /*
@@ -25,11 +28,11 @@ const maxView = 1 << 40
 
 func main() {}
 
-//export toolerr_abi_version
-func toolerr_abi_version() C.uint32_t { return core.ABIVersion }
-
-//export toolerr_invoke
-func toolerr_invoke(req *C.uint8_t, n C.size_t, outLen *C.size_t) *C.uint8_t {
+// toolerr_go_invoke is toolerr_invoke of toolerr.h (entry.c, which calls
+// it unless the process was forked after the library was loaded).
+//
+//export toolerr_go_invoke
+func toolerr_go_invoke(req *C.uint8_t, n C.size_t, outLen *C.size_t) *C.uint8_t {
 	if outLen == nil {
 		return nil
 	}
@@ -46,8 +49,10 @@ func toolerr_invoke(req *C.uint8_t, n C.size_t, outLen *C.size_t) *C.uint8_t {
 	return p
 }
 
-//export toolerr_invoke_into
-func toolerr_invoke_into(req *C.uint8_t, n C.size_t, buf *C.uint8_t, size C.size_t, outLen *C.size_t) *C.uint8_t {
+// toolerr_go_invoke_into is toolerr_invoke_into of toolerr.h (entry.c).
+//
+//export toolerr_go_invoke_into
+func toolerr_go_invoke_into(req *C.uint8_t, n C.size_t, buf *C.uint8_t, size C.size_t, outLen *C.size_t) *C.uint8_t {
 	if outLen == nil {
 		return nil
 	}
@@ -67,9 +72,6 @@ func toolerr_invoke_into(req *C.uint8_t, n C.size_t, buf *C.uint8_t, size C.size
 	copy(unsafe.Slice((*byte)(unsafe.Pointer(p)), len(out)), out)
 	return p
 }
-
-//export toolerr_free
-func toolerr_free(buf *C.uint8_t) { C.free(unsafe.Pointer(buf)) }
 
 // answers holds response buffers reused from call to call: every entry
 // point copies the response out of it before it goes back.

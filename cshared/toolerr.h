@@ -12,6 +12,20 @@
  * Threads: every function may be called from any thread, concurrently.
  * toolerr keeps no state between calls.
  *
+ * Fork: the library's Go runtime does not survive fork(), so in a child
+ * forked after the library was loaded every call answers at once, without
+ * running the core, with {"error": {"code": "UNSUPPORTED", "details":
+ * {"cause": "forked"}, ...}} (toolerr_abi_version still returns the version;
+ * toolerr_free still frees). Load the library in the child after exec (or
+ * dlopen a copy of its own, as the Python binding does), or fork before
+ * loading it. The parent is unaffected.
+ *
+ * Undefined: a req, buf or out_len that does not point at the bytes the
+ * arguments say (a length past the caller's buffer), and freeing with
+ * toolerr_free a pointer toolerr did not return, or one twice. Everything
+ * else (NULL req or buf with any length, a length up to SIZE_MAX) is a
+ * structured response, never a crash.
+ *
  * Versioning: toolerr_abi_version() returns TOOLERR_ABI_VERSION of the build.
  * It grows by one on any incompatible change to the request or response of an
  * op; new ops and new optional members leave it unchanged. A binding checks it
