@@ -6,8 +6,8 @@
 //
 // Exit status: 0 on success; 1 when the core answered with an error envelope
 // (printed to standard output as {"error": ...}, and summarized on standard
-// error); 2 for a usage error or input that cannot be read; 3 when check
-// found something the provider would reject.
+// error); 2 for a usage error, input that cannot be read or output that
+// cannot be written; 3 when check found something the provider would reject.
 package main
 
 import (
@@ -16,6 +16,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"os/exec"
 	"os/signal"
@@ -38,7 +39,7 @@ type command struct {
 // Texts of the commands' help, shared by several commands.
 const (
 	transcriptInput = "FILE: a message list of the format, a whole request body of it (answered with the whole body, every other member kept), or another command's output ({\"ok\": {\"body\" | \"messages\": ...}})."
-	commonExits     = "exit status: 0 success; 1 the core answered with an error envelope (printed on standard output, summarized on standard error); 2 a usage error or unreadable input"
+	commonExits     = "exit status: 0 success; 1 the core answered with an error envelope (printed on standard output, summarized on standard error); 2 a usage error, unreadable input or unwritable output"
 )
 
 func commands() []command {
@@ -67,7 +68,45 @@ func main() {
 	os.Exit(run(os.Args[1:], os.Stdin, os.Stdout, os.Stderr))
 }
 
+// run runs the command args name and returns the exit status: the
+// command's own, or 2 when its standard output could not be written (a full
+// disk, a closed descriptor), so that a lost answer never exits 0.
 func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	out := &outputWriter{w: stdout}
+	code := dispatch(args, stdin, out, stderr)
+	if out.err != nil {
+		err := out.err
+		var pe *fs.PathError
+		if errors.As(err, &pe) {
+			err = pe.Err // "write /dev/stdout: " says nothing the line does not
+		}
+		fmt.Fprintf(stderr, "toolerr: cannot write standard output: %v\n", err)
+		return 2
+	}
+	return code
+}
+
+// outputWriter is standard output as the commands write it: it keeps the
+// first write error, and writes nothing after it.
+type outputWriter struct {
+	w   io.Writer
+	err error
+}
+
+// Write writes p, or returns the first error again.
+func (o *outputWriter) Write(p []byte) (int, error) {
+	if o.err != nil {
+		return 0, o.err
+	}
+	n, err := o.w.Write(p)
+	if err != nil {
+		o.err = err
+	}
+	return n, err
+}
+
+// dispatch runs the command args[0] names with the rest of args.
+func dispatch(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	if len(args) == 0 {
 		usage(stderr) // no command: a usage error
 		return 2
@@ -93,6 +132,9 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 // is a usage error (2) that says how to build it.
 func external(program string) func(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	return func(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+		if o, ok := stdout.(*outputWriter); ok {
+			stdout = o.w // the program's own: it reports its own write errors
+		}
 		path := ""
 		if self, err := os.Executable(); err == nil {
 			if p := filepath.Join(filepath.Dir(self), program); isExecutable(p) {

@@ -1,9 +1,11 @@
 package main
 
 import (
+	"bytes"
 	"os"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -58,5 +60,37 @@ func TestRun_inputOverTheLimit(t *testing.T) {
 			assert.Contains(t, stderr, "limit")
 			assert.NotContains(t, stderr, "not valid JSON")
 		})
+	}
+}
+
+// fullWriter fails every write, as standard output on a full disk
+// (/dev/full: ENOSPC) or a closed descriptor (EBADF) does.
+type fullWriter struct{}
+
+func (fullWriter) Write([]byte) (int, error) { return 0, syscall.ENOSPC }
+
+// Output that cannot be written is exit 2 with a line on standard error,
+// never 0 with the answer lost (`toolerr repair ... > out.json` on a full
+// disk exited 0 and left out.json empty), whatever the command answered.
+func TestRun_unwritableOutput(t *testing.T) {
+	list := `[{"role":"user","content":"hi"}]`
+	for _, tc := range []struct {
+		stdin string
+		args  []string
+	}{
+		{"", []string{"version"}},
+		{"", []string{"--help"}},
+		{"", []string{"check", "--help"}},
+		{list, []string{"repair", "--format", "anthropic"}},
+		{`[{"role":"tool","tool_call_id":"x","content":"orphan"}]`, []string{"check", "--format", "openai-chat"}}, // a finding: 3 when written
+		{"not json {", []string{"invoke"}}, // the core's error answer: 1 when written
+		{"HTTP 503 upstream unavailable", []string{"classify"}},
+		{"", []string{"demo"}},
+	} {
+		var stderr bytes.Buffer
+		code := run(tc.args, strings.NewReader(tc.stdin), fullWriter{}, &stderr)
+		assert.Equal(t, 2, code, "%v", tc.args)
+		assert.Contains(t, stderr.String(), "toolerr: cannot write standard output: no space left on device", "%v", tc.args)
+		assert.Equal(t, 1, strings.Count(stderr.String(), "cannot write"), "%v: said once", tc.args)
 	}
 }
