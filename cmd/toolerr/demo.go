@@ -2,6 +2,7 @@ package main
 
 import (
 	"embed"
+	"errors"
 	"fmt"
 	"io"
 	"io/fs"
@@ -218,7 +219,7 @@ func demoRecordings(w io.Writer, fsys fs.FS, label string) error {
 	fmt.Fprintln(tw, "file\tstatus\tcode\tretryable\tretry_after_seconds")
 	count, retryable := 0, 0
 	for _, f := range files {
-		b, err := fs.ReadFile(fsys, f)
+		b, err := readRecording(fsys, f)
 		if err != nil {
 			return err
 		}
@@ -254,4 +255,57 @@ func demoRecordings(w io.Writer, fsys fs.FS, label string) error {
 	tw.Flush()
 	fmt.Fprintf(w, "%d responses classified: %d retryable, %d terminal.\n", count, retryable, count-retryable)
 	return nil
+}
+
+// readRecording reads the file name of fsys, which must be a regular file
+// (a symbolic link is followed) of at most core.MaxRequestBytes; at most one
+// byte more is read. A FIFO (waited on forever), a device (/dev/zero, read
+// until memory ran out) or a huge file is refused by name instead. Errors
+// read "name: cause".
+func readRecording(fsys fs.FS, name string) ([]byte, error) {
+	fail := func(err error) ([]byte, error) {
+		var pe *fs.PathError
+		if errors.As(err, &pe) {
+			err = pe.Err
+		}
+		return nil, fmt.Errorf("%s: %w", name, err)
+	}
+	st, err := fs.Stat(fsys, name)
+	if err != nil {
+		return fail(err)
+	}
+	if !st.Mode().IsRegular() {
+		return fail(fmt.Errorf("not a regular file (%s)", fileKind(st.Mode())))
+	}
+	if st.Size() > core.MaxRequestBytes {
+		return fail(fmt.Errorf("%d bytes, over the %d-byte request limit", st.Size(), core.MaxRequestBytes))
+	}
+	f, err := fsys.Open(name)
+	if err != nil {
+		return fail(err)
+	}
+	defer f.Close()
+	b, err := io.ReadAll(io.LimitReader(f, core.MaxRequestBytes+1))
+	if err != nil {
+		return fail(err)
+	}
+	if len(b) > core.MaxRequestBytes {
+		return fail(fmt.Errorf("over the %d-byte request limit", core.MaxRequestBytes)) // it grew since the stat
+	}
+	return b, nil
+}
+
+// fileKind names the type of a file that is not a regular one.
+func fileKind(m fs.FileMode) string {
+	switch {
+	case m.IsDir():
+		return "directory"
+	case m&fs.ModeNamedPipe != 0:
+		return "named pipe"
+	case m&fs.ModeSocket != 0:
+		return "socket"
+	case m&fs.ModeDevice != 0:
+		return "device"
+	}
+	return m.Type().String()
 }

@@ -7,8 +7,10 @@ import (
 	"strings"
 	"syscall"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 
 	"github.com/toolerr/toolerr/core"
 )
@@ -92,5 +94,55 @@ func TestRun_unwritableOutput(t *testing.T) {
 		assert.Equal(t, 2, code, "%v", tc.args)
 		assert.Contains(t, stderr.String(), "toolerr: cannot write standard output: no space left on device", "%v", tc.args)
 		assert.Equal(t, 1, strings.Count(stderr.String(), "cannot write"), "%v: said once", tc.args)
+	}
+}
+
+// A recording demo cannot read as one is exit 2 naming it, at once and in
+// bounded memory: a FIFO was waited on forever, a link to /dev/zero read
+// until the runtime died out of memory (a Go stack trace on standard error),
+// and a 40 MiB file read whole and skipped as if it were not a recording.
+func TestRun_demoHostileRecordings(t *testing.T) {
+	for _, tc := range []struct {
+		name, want string
+		make       func(dir string) error
+	}{
+		{"fifo", "fifo.json: not a regular file (named pipe)", func(dir string) error {
+			return syscall.Mkfifo(filepath.Join(dir, "fifo.json"), 0o600)
+		}},
+		{"zero", "zero.json: not a regular file (device)", func(dir string) error {
+			return os.Symlink("/dev/zero", filepath.Join(dir, "zero.json"))
+		}},
+		{"dir", "dir.json: not a regular file (directory)", func(dir string) error {
+			return os.Symlink(".", filepath.Join(dir, "dir.json"))
+		}},
+		{"loop", "loop.json: too many levels of symbolic links", func(dir string) error {
+			return os.Symlink("loop.json", filepath.Join(dir, "loop.json"))
+		}},
+		{"big", "big.json: 41943040 bytes, over the 33554432-byte request limit", func(dir string) error {
+			return os.Truncate(filepath.Join(dir, "big.json"), 40<<20)
+		}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			shared := t.TempDir()
+			real := filepath.Join(shared, "fixtures", "real")
+			require.NoError(t, os.MkdirAll(real, 0o700))
+			if tc.name == "big" {
+				require.NoError(t, os.WriteFile(filepath.Join(real, "big.json"), nil, 0o600))
+			}
+			require.NoError(t, tc.make(real))
+			done := make(chan [3]any, 1)
+			go func() {
+				code, stdout, stderr := runCLI(t, "", "demo", "--shared", shared)
+				done <- [3]any{code, stdout, stderr}
+			}()
+			select {
+			case got := <-done:
+				assert.Equal(t, 2, got[0])
+				assert.Equal(t, "toolerr: "+tc.want+"\n", got[2])
+				assert.Contains(t, got[1], "== 2. Every recorded provider response in "+real)
+			case <-time.After(30 * time.Second):
+				t.Fatal("demo did not answer in 30 s")
+			}
+		})
 	}
 }
