@@ -38,8 +38,13 @@
  * three functions plus an allocator, in wasm32 types:
  *   toolerr_abi_version() -> i32
  *   toolerr_alloc(size i32) -> i32       size bytes the host writes the request
- *                                        into; 0 if size <= 0 or over 128 MiB
- *   toolerr_invoke(ptr i32, len i32) -> i64   (out_ptr << 32) | out_len
+ *                                        into; 0 if size <= 0 or over 128 MiB,
+ *                                        or if the buffers not yet freed would
+ *                                        pass 1 GiB
+ *   toolerr_invoke(ptr i32, len i32) -> i64   (out_ptr << 32) | out_len; while
+ *                                        more than 1 GiB is unfreed, an
+ *                                        INVALID_INPUT answer (details.bound
+ *                                        "host_buffers") in a static buffer
  *   toolerr_free(ptr i32)                frees a toolerr_alloc or toolerr_invoke
  *                                        buffer; 0 or an unknown ptr is a no-op
  * The host calls _initialize once before anything else. Pointers and lengths

@@ -30,6 +30,21 @@ const memoryLimit = 3 << 30
 // keyed by its address in linear memory (Go's GC does not move objects).
 var live = map[uint32][]byte{}
 
+// liveBytes is the length of the buffers in live.
+var liveBytes int64
+
+// maxLive is the most bytes of buffers the host may hold unfreed (1 GiB,
+// eight of the largest toolerr_alloc): past it toolerr_alloc answers 0 and
+// toolerr_invoke answers hostBuffersAnswer while they pass it, so that a host that never frees
+// is told so. Without it, 31 unfreed 128 MiB buffers ran the Go runtime out
+// of wasm32's 4 GiB: a trap, and every later call failed.
+const maxLive = 8 * maxAlloc
+
+// hostBuffersAnswer is toolerr_invoke's response while the host holds
+// more than maxLive bytes: a static buffer (never in live, so toolerr_free of
+// it is a no-op), and nothing allocated to answer.
+var hostBuffersAnswer = []byte(`{"error":{"code":"INVALID_INPUT","details":{"bound":"host_buffers","limit":1073741824,"path":""},"message":"toolerr: the host holds more than 1073741824 bytes of buffers it has not freed (toolerr_free), the limit; free them before the next call.","retryable":false,"source":"orchestrator"}}`)
+
 // sink backs the length-only view of a request longer than MaxRequestBytes,
 // which core.Invoke refuses without reading a byte.
 var sink [1]byte
@@ -53,20 +68,28 @@ func abiVersion() int32 { return core.ABIVersion }
 
 //go:wasmexport toolerr_alloc
 func alloc(size int32) int32 {
-	if size <= 0 || size > maxAlloc {
+	if size <= 0 || size > maxAlloc || liveBytes+int64(size) > maxLive {
 		return 0
 	}
 	return int32(keep(make([]byte, size)))
 }
 
 //go:wasmexport toolerr_free
-func free(ptr int32) { delete(live, uint32(ptr)) }
+func free(ptr int32) {
+	if buf, ok := live[uint32(ptr)]; ok {
+		liveBytes -= int64(len(buf))
+		delete(live, uint32(ptr))
+	}
+}
 
 // invoke runs core.Invoke on the n bytes at ptr (a toolerr_alloc buffer) and
 // returns (out_ptr << 32) | out_len; the host frees out_ptr with toolerr_free.
 //
 //go:wasmexport toolerr_invoke
 func invoke(ptr, n int32) int64 {
+	if liveBytes > maxLive {
+		return int64(uint32(uintptr(unsafe.Pointer(&hostBuffersAnswer[0]))))<<32 | int64(len(hostBuffersAnswer))
+	}
 	// Collect before a large request: the garbage of the last one is then
 	// swept and its memory reused. Without it, 32 MiB requests one after
 	// another grew linear memory by the peak of each (1 -> 2.7 -> 3.4 -> 3.9
@@ -112,5 +135,6 @@ func keep(buf []byte) uint32 {
 	}
 	p := uint32(uintptr(unsafe.Pointer(&buf[0])))
 	live[p] = buf
+	liveBytes += int64(len(buf))
 	return p
 }
