@@ -56,8 +56,10 @@ func classifyRequest(in []byte) (map[string]any, error) {
 		if text == "" {
 			return nil, err
 		}
-		if text[0] == '{' || text[0] == '[' {
-			return nil, err // meant as JSON: a typo must not pass as error text
+		// Meant as JSON: a typo must not pass as error text, nor JSON behind
+		// a byte-order mark (the parser's error names it).
+		if j := strings.TrimLeft(strings.TrimPrefix(text, "\uFEFF"), " \t\r\n"); j != "" && (j[0] == '{' || j[0] == '[') {
+			return nil, err
 		}
 		return map[string]any{"op": "classify", "error_text": text}, nil
 	}

@@ -146,3 +146,23 @@ func TestRun_demoHostileRecordings(t *testing.T) {
 		})
 	}
 }
+
+// A recording behind a UTF-8 byte-order mark (as PowerShell 5's Out-File
+// writes one) is JSON meant, refused as the core refuses a BOM (exit 2),
+// never classified as error text: its headers (retry-after here) were lost
+// and the text's "429" alone decided the code.
+func TestRun_classifyByteOrderMark(t *testing.T) {
+	rec := `{"status":429,"headers":{"retry-after":"7"},"body":"slow down"}`
+	code, stdout, _ := runCLI(t, rec, "classify")
+	require.Equal(t, 0, code)
+	require.Contains(t, stdout, `"retry_after_seconds":7`)
+	for _, in := range []string{"\uFEFF" + rec, "\uFEFF  [1]", " \uFEFF" + rec} {
+		code, stdout, stderr := runCLI(t, in, "classify")
+		assert.Equal(t, 2, code, "%q", in)
+		assert.Empty(t, stdout, "%q", in)
+		assert.Contains(t, stderr, "a UTF-8 byte-order mark, U+FEFF", "%q", in)
+	}
+	code, stdout, _ = runCLI(t, "\uFEFFupstream connect error: connection refused", "classify")
+	assert.Equal(t, 0, code, "error text behind a BOM is still error text")
+	assert.Contains(t, stdout, `"code":"TRANSPORT"`)
+}
