@@ -1,6 +1,8 @@
 package main
 
 import (
+	"flag"
+	"fmt"
 	"io"
 	"net/http"
 	"strings"
@@ -21,6 +23,15 @@ func runClassify(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	attempt := fs.Int("attempt", 0, "attempt number, copied to details.attempt")
 	if err := fs.Parse(args); err != nil {
 		return parseStatus(err)
+	}
+	var bad error
+	fs.Visit(func(f *flag.Flag) { // given, so meant: zero or below is a mistake to say
+		if bad == nil && (f.Name == "attempt" && *attempt <= 0 || f.Name == "now-ms" && *nowMs <= 0) {
+			bad = fmt.Errorf("--%s must be a positive whole number, got %s", f.Name, f.Value)
+		}
+	})
+	if bad != nil {
+		return fail(stderr, bad)
 	}
 	in, err := readInput(fs.Args(), stdin)
 	if err != nil {

@@ -166,3 +166,21 @@ func TestRun_classifyByteOrderMark(t *testing.T) {
 	assert.Equal(t, 0, code, "error text behind a BOM is still error text")
 	assert.Contains(t, stdout, `"code":"TRANSPORT"`)
 }
+
+// classify's number flags given as zero or below are a usage error naming
+// the flag, as trim's budgets are, not silently dropped (the answer carried
+// no attempt and took "now" from the Date header as if no flag were given).
+func TestRun_classifyNumberFlags(t *testing.T) {
+	rec := `{"status":429,"headers":{},"body":"slow down"}`
+	for _, args := range [][]string{
+		{"--attempt", "-1"}, {"--attempt", "0"}, {"--now-ms", "-5"}, {"--now-ms", "0"},
+	} {
+		code, stdout, stderr := runCLI(t, rec, append([]string{"classify"}, args...)...)
+		assert.Equal(t, 2, code, "%v", args)
+		assert.Empty(t, stdout, "%v", args)
+		assert.Equal(t, "toolerr: "+args[0]+" must be a positive whole number, got "+args[1]+"\n", stderr, "%v", args)
+	}
+	code, stdout, _ := runCLI(t, rec, "classify", "--attempt", "3", "--now-ms", "1700000000000")
+	assert.Equal(t, 0, code)
+	assert.Contains(t, stdout, `"attempt":3`)
+}
