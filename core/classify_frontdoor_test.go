@@ -12,8 +12,11 @@ import (
 // typed Go API: members decoded by type assertion alone, the typed function
 // called. ok is false when the Go types cannot express the request (a member
 // of the wrong JSON type, attempt or now_ms given as 0, which Go reads as
-// absent, not exactly one failure member).
+// absent, not exactly one failure member, a member the op does not know).
 func typedClassify(op string, req map[string]any) (Envelope, bool) {
+	if checkOpMembers(op, req) != nil {
+		return Envelope{}, false
+	}
 	var opt ClassifyOptions
 	for k, dst := range map[string]*string{"provider": &opt.Provider, "tool": &opt.Tool} {
 		s, ok := str(req, k)

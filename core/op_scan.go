@@ -64,6 +64,9 @@ func fastScan(dst []byte, request string) ([]byte, bool) {
 		return appendResponse(dst, badRequest(&RequestError{Op: "egress_scan", Offset: -1,
 			Msg: "the members before input must be a JSON object's"})), true
 	}
+	if err := checkOpMembers("egress_scan", req); err != nil {
+		return appendResponse(dst, badRequest(requestError("egress_scan", err))), true
+	}
 	r, resend, err := scanRequest(req, []byte(request[sp.at:sp.at+sp.n]))
 	switch {
 	case err != nil:
