@@ -12,12 +12,14 @@ const LIMIT = 32 << 20; // core.MaxRequestBytes (cshared/toolerr.h TOOLERR_MAX_R
 
 const named = (name) => (e) => e instanceof TypeError && e.message.includes(`"${name}"`);
 
-for (const [fn, call] of [
-  ['check', (o, m = MSGS) => toolerr.check('openai-chat', m, o)],
-  ['repair', (o, m = MSGS) => toolerr.repair('openai-chat', m, o)],
-  ['trim', (o, m = MSGS) => toolerr.trim('openai-chat', m, { max_messages: 5, ...o })],
-  ['normalizeIds', (o, m = MSGS) => toolerr.normalizeIds('openai-chat', m, o)],
-  ['convert', (o, m = MSGS) => toolerr.convert(m, { from: 'openai-chat', to: 'anthropic', ...o })],
+// option: one the op takes, whose value changes nothing here (normalize_ids
+// takes no option but its target, which the format gives)
+for (const [fn, call, option] of [
+  ['check', (o, m = MSGS) => toolerr.check('openai-chat', m, o), { model: 'gpt-4o' }],
+  ['repair', (o, m = MSGS) => toolerr.repair('openai-chat', m, o), { model: 'gpt-4o' }],
+  ['trim', (o, m = MSGS) => toolerr.trim('openai-chat', m, { max_messages: 5, ...o }), { max_messages: 5 }],
+  ['normalizeIds', (o, m = MSGS) => toolerr.normalizeIds('openai-chat', m, o), null],
+  ['convert', (o, m = MSGS) => toolerr.convert(m, { from: 'openai-chat', to: 'anthropic', ...o }), { model: 'gpt-4o' }],
 ]) {
   test(`${fn}: an option cannot replace the request's own members`, () => {
     for (const name of ['op', 'raw_len', 'messages', ...(fn === 'convert' ? [] : ['format'])]) {
@@ -25,7 +27,7 @@ for (const [fn, call] of [
       assert.throws(() => call(bad), named(name), name);
       assert.throws(() => call(bad, '[]'), named(name), `${name}, with JSON text`);
     }
-    assert.deepEqual(call({ model: 'gpt-4o' }), call({})); // a member that is an option still goes
+    if (option) assert.deepEqual(call(option), call({})); // a member that is an option still goes
   });
 }
 
@@ -39,6 +41,15 @@ test('egressRequest: an option cannot replace op, format or body', () => {
 
 test('loopGuard: its members cannot replace op', () => {
   assert.throws(() => toolerr.loopGuard({ op: 'version' }), named('op'));
+});
+
+test('a misspelled option is refused by name, not dropped for its default', () => {
+  const msgs = [{ role: 'user', content: 'hi' }];
+  const unknown = (name) => (e) => e.code === 'INVALID_INPUT' && e.details.path === name && /is not a known member/.test(e.message);
+  assert.throws(() => toolerr.check('openai-chat', msgs, { id_rule: 'anthropic' }), unknown('id_rule'));
+  assert.throws(() => toolerr.check('openai-chat', '[]', { modle: 'gpt-4o' }), unknown('modle'), 'with JSON text (framed)');
+  assert.throws(() => toolerr.trim('openai-chat', msgs, { max_message: 1 }), unknown('max_message'));
+  assert.throws(() => toolerr.loopGuard({ call: { tool: 't', args: {} }, history: [], treshold: 1 }), unknown('treshold'));
 });
 
 const nested = (depth) => {
