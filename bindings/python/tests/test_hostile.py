@@ -94,3 +94,17 @@ def test_a_bytes_like_request_over_32_mib_is_not_copied() -> None:
     with pytest.raises(toolerr.ToolerrError) as e:
         toolerr._answer(toolerr.invoke_bytes(memoryview(buf)))
     assert e.value.details["count"] == LIMIT + 1
+
+
+@pytest.mark.parametrize("call, name", [
+    (lambda: toolerr.check("openai-chat", MSGS, id_rule="anthropic"), "id_rule"),
+    (lambda: toolerr.check("openai-chat", b"[]", modle="gpt-4o"), "modle"),  # with JSON text (framed) too
+    (lambda: toolerr.trim("openai-chat", MSGS, max_message=1), "max_message"),
+    (lambda: toolerr.convert(MSGS, from_format="openai-chat", to_format="anthropic", id_rule="x"), "id_rule"),
+])
+def test_a_misspelled_option_is_refused_by_name(call, name) -> None:
+    # before, the core dropped it and answered with the option's default
+    with pytest.raises(toolerr.ToolerrError) as e:
+        call()
+    assert e.value.code == "INVALID_INPUT" and e.value.details["path"] == name
+    assert "is not a known member" in e.value.envelope.message
