@@ -111,3 +111,22 @@ fn an_option_cannot_replace_a_member_the_binding_writes() {
     let state = toolerr::breaker(None, "allow", 1, json!({})).expect("breaker");
     assert_eq!(state["allowed"], json!(true), "{state}");
 }
+
+/// A misspelled option is refused with `details.path` naming it, where the
+/// core dropped it and answered with the option's default.
+#[test]
+fn a_misspelled_option_is_refused_by_name() {
+    let msgs = [json!({"role": "user", "content": "hi"})];
+    let cases: Vec<(&str, toolerr::Result<Value>)> = vec![
+        ("id_rule", toolerr::check("openai-chat", &msgs, json!({"id_rule": "anthropic"}))),
+        ("max_message", toolerr::trim("openai-chat", &msgs, json!({"max_message": 1}))),
+        ("modle", toolerr::convert(&msgs, "openai-chat", "anthropic", json!({"modle": "gpt-4o"}))),
+        ("settngs", toolerr::breaker(None, "allow", 1, json!({"settngs": {}}))),
+    ];
+    for (name, got) in cases {
+        let e = got.expect_err(name);
+        assert_eq!(e.envelope.code, "INVALID_INPUT", "{name}");
+        assert_eq!(e.envelope.details["path"], json!(name), "{name}");
+        assert!(e.envelope.message.contains("is not a known member"), "{name}: {}", e.envelope.message);
+    }
+}
