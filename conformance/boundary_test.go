@@ -323,14 +323,14 @@ func TestCShared_concurrent(t *testing.T) {
 }
 
 // hostBuffersAnswer is toolerr_invoke's answer while the buffers the host
-// has not freed pass 1 GiB (wasm/main.go maxLive).
-var hostBuffersAnswer = invalidInput(`{"bound":"host_buffers","limit":1073741824,"path":""}`, "toolerr: the host holds more than 1073741824 bytes of buffers it has not freed (toolerr_free), the limit; free them before the next call.")
+// has not freed pass 2.25 GiB (wasm/main.go maxLive).
+var hostBuffersAnswer = invalidInput(`{"bound":"host_buffers","limit":2415919104,"path":""}`, "toolerr: the host holds more than 2415919104 bytes of buffers it has not freed (toolerr_free), the limit; free them before the next call.")
 
 // TestBoundary_wasmHostBuffers: a host that allocates and never frees is
 // told so, never trapped. toolerr_alloc of 128 MiB, 31 times unfreed, ran
 // the Go runtime out of wasm32's 4 GiB ("unreachable"; the instance closed
 // with exit code 4, every later call failing); now toolerr_alloc answers 0
-// once the unfreed buffers would pass 1 GiB, and toolerr_invoke answers
+// once the unfreed buffers would pass 2.25 GiB, and toolerr_invoke answers
 // INVALID_INPUT (one static buffer, allocating nothing) while they do.
 func TestBoundary_wasmHostBuffers(t *testing.T) {
 	for _, w := range wasmTargets(t) {
@@ -345,7 +345,7 @@ func TestBoundary_wasmHostBuffers(t *testing.T) {
 				}
 				bufs = append(bufs, p)
 			}
-			require.Len(t, bufs, 8, "128 MiB buffers handed out before toolerr_alloc answered 0")
+			require.Len(t, bufs, 18, "128 MiB buffers handed out before toolerr_alloc answered 0")
 			p, err := w.alloc(1)
 			require.NoError(t, err)
 			assert.Zero(t, p, "toolerr_alloc(1) at the limit")
@@ -357,7 +357,7 @@ func TestBoundary_wasmHostBuffers(t *testing.T) {
 				ptr, n := uint32(uint64(res)>>32), uint32(res)
 				return int32(ptr), string(w.memory()[ptr : ptr+n])
 			}
-			ptr, got := call() // at exactly 1 GiB the call runs; its answer passes the limit
+			ptr, got := call() // at exactly 2.25 GiB the call runs; its answer passes the limit
 			assert.Equal(t, `{"ok":{"abi":1,"version":"0.1.0"}}`, got)
 			for range 3 {
 				refused, got := call()

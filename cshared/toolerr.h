@@ -40,9 +40,9 @@
  *   toolerr_alloc(size i32) -> i32       size bytes the host writes the request
  *                                        into; 0 if size <= 0 or over 128 MiB,
  *                                        or if the buffers not yet freed would
- *                                        pass 1 GiB
+ *                                        pass 2.25 GiB
  *   toolerr_invoke(ptr i32, len i32) -> i64   (out_ptr << 32) | out_len; while
- *                                        more than 1 GiB is unfreed, an
+ *                                        more than 2.25 GiB is unfreed, an
  *                                        INVALID_INPUT answer (details.bound
  *                                        "host_buffers") in a static buffer
  *   toolerr_free(ptr i32)                frees a toolerr_alloc or toolerr_invoke

@@ -33,17 +33,20 @@ var live = map[uint32][]byte{}
 // liveBytes is the length of the buffers in live.
 var liveBytes int64
 
-// maxLive is the most bytes of buffers the host may hold unfreed (1 GiB,
-// eight of the largest toolerr_alloc): past it toolerr_alloc answers 0 and
-// toolerr_invoke answers hostBuffersAnswer while they pass it, so that a host that never frees
-// is told so. Without it, 31 unfreed 128 MiB buffers ran the Go runtime out
-// of wasm32's 4 GiB: a trap, and every later call failed.
-const maxLive = 8 * maxAlloc
+// maxLive is the most bytes of buffers the host may hold unfreed (2.25 GiB,
+// eighteen of the largest toolerr_alloc buffers, so a host may still hold
+// over 2 GiB and get pointers past 2^31, which bindings/node's
+// unsigned.test.mjs holds): past it toolerr_alloc answers 0 and
+// toolerr_invoke answers hostBuffersAnswer while they pass it, so that a
+// host that never frees is told so. Without it, 31 unfreed 128 MiB buffers
+// ran the Go runtime out of wasm32's 4 GiB: a trap, and every later call
+// failed.
+const maxLive = 18 * maxAlloc
 
 // hostBuffersAnswer is toolerr_invoke's response while the host holds
 // more than maxLive bytes: a static buffer (never in live, so toolerr_free of
 // it is a no-op), and nothing allocated to answer.
-var hostBuffersAnswer = []byte(`{"error":{"code":"INVALID_INPUT","details":{"bound":"host_buffers","limit":1073741824,"path":""},"message":"toolerr: the host holds more than 1073741824 bytes of buffers it has not freed (toolerr_free), the limit; free them before the next call.","retryable":false,"source":"orchestrator"}}`)
+var hostBuffersAnswer = []byte(`{"error":{"code":"INVALID_INPUT","details":{"bound":"host_buffers","limit":2415919104,"path":""},"message":"toolerr: the host holds more than 2415919104 bytes of buffers it has not freed (toolerr_free), the limit; free them before the next call.","retryable":false,"source":"orchestrator"}}`)
 
 // sink backs the length-only view of a request longer than MaxRequestBytes,
 // which core.Invoke refuses without reading a byte.
