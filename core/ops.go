@@ -110,15 +110,24 @@ var opTable = [...]op{
 // dispatch runs the handler of op on req, or returns ErrUnknownOp, or the
 // error of checkMembers for a member the op does not know.
 func dispatch(name string, req map[string]any) (any, error) {
+	o := lookupOp(name)
+	if o == nil {
+		return nil, &RequestError{Path: "op", Offset: -1, Msg: "unknown op " + strconv.Quote(name), err: ErrUnknownOp}
+	}
+	if err := o.checkMembers(req); err != nil {
+		return nil, err
+	}
+	return o.run(req)
+}
+
+// lookupOp returns the row of opTable named name, or nil.
+func lookupOp(name string) *op {
 	for i := range opTable {
 		if opTable[i].Name == name {
-			if err := opTable[i].checkMembers(req); err != nil {
-				return nil, err
-			}
-			return opTable[i].run(req)
+			return &opTable[i]
 		}
 	}
-	return nil, &RequestError{Path: "op", Offset: -1, Msg: "unknown op " + strconv.Quote(name), err: ErrUnknownOp}
+	return nil
 }
 
 // checkMembers returns a *field.Error at the smallest member of req that is
@@ -151,10 +160,8 @@ func (o *op) knows(name string) bool {
 // checkOpMembers is checkMembers for the op named name (nil for an op the
 // table does not have: dispatch reports it).
 func checkOpMembers(name string, req map[string]any) error {
-	for i := range opTable {
-		if opTable[i].Name == name {
-			return opTable[i].checkMembers(req)
-		}
+	if o := lookupOp(name); o != nil {
+		return o.checkMembers(req)
 	}
 	return nil
 }
