@@ -275,12 +275,26 @@ func readInput(args []string, stdin io.Reader) ([]byte, error) {
 		defer f.Close()
 		r = f
 	}
+	b, err := readBounded(r)
+	if errors.Is(err, errOverLimit) {
+		return nil, fmt.Errorf("input is %w", err)
+	}
+	return b, err
+}
+
+// errOverLimit is readBounded's error for input over core.MaxRequestBytes.
+var errOverLimit = fmt.Errorf("over the %d-byte request limit", core.MaxRequestBytes)
+
+// readBounded reads r to its end, at most core.MaxRequestBytes: one byte
+// more is read, and then errOverLimit is returned, so memory stays bounded
+// whatever r is (a pipe that never ends, /dev/zero).
+func readBounded(r io.Reader) ([]byte, error) {
 	b, err := io.ReadAll(io.LimitReader(r, core.MaxRequestBytes+1))
 	if err != nil {
 		return nil, err
 	}
 	if len(b) > core.MaxRequestBytes {
-		return nil, fmt.Errorf("input is over the %d-byte request limit", core.MaxRequestBytes)
+		return nil, errOverLimit
 	}
 	return b, nil
 }
